@@ -1,0 +1,93 @@
+/**
+ * EngineError: every "no" the engine throws. Business outcomes (an inapplicable voucher, a failed
+ * redemption) are results, not exceptions; this is for bad input, missing resources, conflicts and
+ * authentication. The JSON is the hosted service's error shape: `{code, key, message, details, request_id}`.
+ */
+export type ErrorCode = 400 | 401 | 403 | 404 | 409 | 422 | 423 | 500
+
+export interface EngineErrorJSON {
+  code: ErrorCode
+  key: string
+  message: string
+  details: string
+  request_id: string | null
+  resource_id?: string
+  resource_type?: string
+}
+
+export interface EngineErrorInit {
+  code: ErrorCode
+  key: string
+  message: string
+  details?: string
+  /** The field path of bad input, e.g. `redeemables[1].id`. */
+  path?: string
+  resource_id?: string
+  resource_type?: string
+  request_id?: string
+}
+
+export class EngineError extends Error {
+  readonly code: ErrorCode
+  readonly key: string
+  readonly details: string
+  readonly path: string | undefined
+  readonly resource_id: string | undefined
+  readonly resource_type: string | undefined
+  request_id: string | null
+
+  constructor(init: EngineErrorInit) {
+    super(init.message)
+    this.name = 'EngineError'
+    this.code = init.code
+    this.key = init.key
+    this.details = init.details ?? init.message
+    this.path = init.path
+    this.resource_id = init.resource_id
+    this.resource_type = init.resource_type
+    this.request_id = init.request_id ?? null
+  }
+
+  toJSON(): EngineErrorJSON {
+    const json: EngineErrorJSON = {
+      code: this.code,
+      key: this.key,
+      message: this.message,
+      details: this.details,
+      request_id: this.request_id,
+    }
+    if (this.resource_id !== undefined) json.resource_id = this.resource_id
+    if (this.resource_type !== undefined) json.resource_type = this.resource_type
+    return json
+  }
+
+  /** 400 for a bad field: `path` names it, `problem` says what is wrong with it. */
+  static invalid(path: string, problem: string, key = 'invalid_payload'): EngineError {
+    return new EngineError({
+      code: 400,
+      key,
+      message: 'Invalid payload',
+      details: `Property .${path} ${problem}`,
+      path,
+    })
+  }
+
+  static notFound(resourceType: string, resourceId: string, message = 'Resource not found'): EngineError {
+    return new EngineError({
+      code: 404,
+      key: 'not_found',
+      message,
+      details: `Cannot find ${resourceType} with id ${resourceId}`,
+      resource_id: resourceId,
+      resource_type: resourceType,
+    })
+  }
+
+  static conflict(key: string, details: string, path?: string): EngineError {
+    return new EngineError({ code: 409, key, message: 'Conflict', details, ...(path === undefined ? {} : { path }) })
+  }
+}
+
+export function isEngineError(value: unknown): value is EngineError {
+  return value instanceof EngineError
+}

@@ -1,0 +1,5 @@
+export * from './errors'
+export * from './model'
+export * from './money'
+export type * from './ports'
+export { NATURAL_KEYS } from './ports'

@@ -1,0 +1,160 @@
+import type { DateTime, Metadata, Validity } from './common'
+
+export interface PointsExpirationRules {
+  period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
+  period_value?: number
+  rounding_type?: 'END_OF_MONTH' | 'END_OF_QUARTER' | 'END_OF_HALF_YEAR' | 'END_OF_YEAR' | 'PARTICULAR_MONTH'
+  rounding_value?: number
+  fixed_month?: number
+  fixed_day?: number
+}
+
+export type TierPeriod = 'MONTH' | 'QUARTER' | 'HALF_YEAR' | 'YEAR'
+
+export interface LoyaltyTiersExpiration {
+  qualification_type: 'BALANCE' | 'POINTS_IN_PERIOD'
+  qualification_period?: TierPeriod
+  start_date?: { type: 'IMMEDIATE' | 'NEXT_PERIOD' }
+  expiration_date?: {
+    type: 'END_OF_PERIOD' | 'END_OF_NEXT_PERIOD' | 'BALANCE_DROP' | 'CUSTOM'
+    extend?: string
+    rounding?: { type: TierPeriod | 'CUSTOM'; strategy: 'START' | 'END'; unit?: 'MONTH'; value?: number }
+  }
+}
+
+export interface ProportionalSpec {
+  every: number
+  points: number
+  points_formula?: string
+  /** Metadata-based types name the property. */
+  property?: string
+  /** Item-scoped types name what they match. */
+  object?: 'product' | 'sku' | 'products_collection'
+  id?: string
+}
+
+export type ProportionalCalculationType =
+  | 'ORDER_AMOUNT'
+  | 'ORDER_TOTAL_AMOUNT'
+  | 'ORDER_METADATA'
+  | 'ORDER_ITEMS_AMOUNT'
+  | 'ORDER_ITEMS_SUBTOTAL_AMOUNT'
+  | 'ORDER_ITEMS_QUANTITY'
+  | 'CUSTOMER_METADATA'
+  | 'CUSTOM_EVENT_METADATA'
+
+export type EarningLoyalty =
+  | { type: 'FIXED'; points: number; points_formula?: string }
+  | {
+      type: 'PROPORTIONAL'
+      calculation_type: ProportionalCalculationType
+      order?: { amount?: ProportionalSpec; total_amount?: ProportionalSpec; metadata?: ProportionalSpec }
+      order_items?: { amount?: ProportionalSpec; subtotal_amount?: ProportionalSpec; quantity?: ProportionalSpec }
+      customer?: { metadata?: ProportionalSpec }
+      custom_event?: { metadata?: ProportionalSpec }
+    }
+
+export interface EarningRule extends Validity {
+  id: string
+  campaign_id: string
+  validation_rule_id: string | null
+  loyalty: EarningLoyalty
+  event: string
+  segment?: { id: string }
+  custom_event?: { schema_id: string }
+  loyalty_tier?: { id: string }
+  source: { banner?: string; object_id: string; object_type: 'campaign' }
+  expiration_rules?: PointsExpirationRules | null
+  active: boolean
+  automation_id?: string
+  metadata: Metadata
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'earning_rule'
+}
+
+export type MappingPoints = { type: 'MULTIPLY'; multiplier: number } | { type: 'CUSTOM'; points: number }
+
+export interface LoyaltyTier {
+  id: string
+  name: string
+  campaign_id: string
+  points: { from: number; to?: number | null }
+  config: { points: { from: number; to?: number | null } }
+  earning_rules: Record<string, MappingPoints>
+  rewards: Record<string, MappingPoints>
+  metadata: Metadata
+  created_at: DateTime
+  updated_at: DateTime | null
+  expiration?: MemberTierExpiration | null
+  object: 'loyalty_tier'
+}
+
+export interface MemberTierExpiration {
+  customer_id: string
+  campaign_id: string
+  tier_id: string
+  created_at: DateTime
+  start_date: DateTime | null
+  expiration_date: DateTime | null
+  updated_at: DateTime | null
+}
+
+/** One credit of points with its own expiry: the ledger spends the soonest-expiring first. */
+export interface PointsBucket {
+  id: string
+  voucher_id: string
+  campaign_id: string
+  customer_id: string | null
+  points: number
+  /** Points still spendable in this bucket. */
+  remaining: number
+  /** The instant at which the remaining points expire, or null for never. */
+  expires_at: DateTime | null
+  created_at: DateTime
+  source: { type: 'earning_rule' | 'manual' | 'reward' | 'rollback' | 'initial'; id?: string | null }
+  status: 'ACTIVE' | 'EXPIRED' | 'SPENT'
+}
+
+export type RewardType = 'CAMPAIGN' | 'COIN' | 'MATERIAL'
+
+export interface Reward {
+  id: string
+  name: string
+  type: RewardType
+  parameters: {
+    campaign?: { id: string; balance?: number; type?: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'LOYALTY_PROGRAM' }
+    coin?: { exchange_ratio: number; points_ratio: number }
+    product?: { id: string; sku_id?: string | null }
+  }
+  stock: number | null
+  redeemed: number | null
+  attributes?: { image_url?: string; description?: string }
+  metadata: Metadata
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'reward'
+}
+
+export interface RewardAssignment {
+  id: string
+  reward_id: string
+  related_object_id: string
+  related_object_type: 'campaign'
+  parameters?: { loyalty?: { points?: number; auto_redeem?: boolean } }
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'reward_assignment'
+}
+
+/** The member's standing in a program's tiers (stored per card). */
+export interface MemberTierState {
+  id: string
+  voucher_id: string
+  campaign_id: string
+  customer_id: string | null
+  tier_id: string | null
+  expiration: MemberTierExpiration | null
+  updated_at: DateTime
+}
+

@@ -1,0 +1,47 @@
+import type { Category, DateTime, Metadata, Validity } from './common'
+import type { Discount } from './discount'
+
+export interface PromotionTier extends Validity {
+  id: string
+  name: string
+  banner?: string | null
+  action: { discount: Discount }
+  metadata: Metadata
+  hierarchy: number
+  promotion_id: string
+  campaign_id: string
+  campaign: {
+    id: string
+    start_date?: DateTime | null
+    expiration_date?: DateTime | null
+    validity_timeframe?: Validity['validity_timeframe']
+    validity_day_of_week?: number[] | null
+    validity_hours?: Validity['validity_hours']
+    active: boolean
+    category_id: string | null
+    object: 'campaign'
+  }
+  active: boolean
+  summary: {
+    redemptions: { total_redeemed: number }
+    orders: { total_amount: number; total_discount_amount: number }
+  }
+  validation_rule_assignments?: unknown
+  category_id: string | null
+  categories: Category[]
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'promotion_tier'
+}
+
+export interface PromotionStack {
+  id: string
+  name: string
+  campaign_id: string
+  tiers: { ids: string[]; hierarchy_mode: 'MANUAL' }
+  category_id: string | null
+  categories: Category[]
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'promotion_stack'
+}

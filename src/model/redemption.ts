@@ -1,0 +1,69 @@
+import type { DateTime, Metadata, SimpleCustomer } from './common'
+import type { CalculatedOrder } from './order'
+
+export interface Redemption {
+  id: string
+  object: 'redemption'
+  date: DateTime
+  customer_id: string | null
+  tracking_id: string | null
+  metadata: Metadata
+  amount?: number
+  /** Parent redemption id (children of a stacked redemption). */
+  redemption: string | null
+  result: 'SUCCESS' | 'FAILURE'
+  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK'
+  order?: CalculatedOrder | null
+  channel: { channel_id: string | null; channel_type: 'USER' | 'API' | 'AUTO_REDEEM' }
+  customer?: SimpleCustomer | null
+  related_object_type: 'voucher' | 'promotion_tier' | 'redemption' | 'promotion_stack'
+  related_object_id: string
+  related_object_parent_id?: string | null
+  related_redemptions?: { rollbacks: { id: string; date: DateTime; rollback_order_mode?: string }[]; redemptions: string[] }
+  session?: { key: string } | null
+  failure_code?: string
+  failure_message?: string
+  promotion_tier?: unknown
+  reward?: unknown
+  gift?: { amount: number }
+  loyalty_card?: { points: number }
+  voucher?: unknown
+}
+
+export interface RedemptionRollback {
+  id: string
+  object: 'redemption_rollback'
+  date: DateTime
+  redemption: string
+  amount?: number
+  reason?: string | null
+  result: 'SUCCESS' | 'FAILURE'
+  status: 'SUCCEEDED' | 'FAILED'
+  failure_code?: string
+  failure_message?: string
+  order?: CalculatedOrder | null
+  channel: { channel_id: string | null; channel_type: 'USER' | 'API' }
+  customer_id: string | null
+  customer?: SimpleCustomer | null
+  related_object_type: string
+  related_object_id: string
+  gift?: { amount: number }
+  loyalty_card?: { points: number }
+  metadata: Metadata
+}
+
+export interface ValidationSession {
+  id: string
+  key: string
+  voucher_id: string | null
+  promotion_tier_id: string | null
+  type: 'LOCK'
+  ttl: number
+  ttl_unit: 'DAYS' | 'HOURS' | 'MINUTES' | 'SECONDS' | 'MILLISECONDS' | 'MICROSECONDS' | 'NANOSECONDS'
+  /** Reserved gift credits and loyalty points. */
+  credits: number
+  points: number
+  expires_at: DateTime
+  created_at: DateTime
+  released_at: DateTime | null
+}

@@ -1,0 +1,83 @@
+import type { DateTime, Metadata } from './common'
+
+export type ApplicableToObject = 'product' | 'sku' | 'products_collection'
+export type ApplicableToEffect =
+  | 'APPLY_TO_EVERY'
+  | 'APPLY_TO_CHEAPEST'
+  | 'APPLY_FROM_CHEAPEST'
+  | 'APPLY_TO_MOST_EXPENSIVE'
+  | 'APPLY_FROM_MOST_EXPENSIVE'
+
+/** One entry of a validation rule's `applicable_to.included` / `excluded`. */
+export interface ApplicableToEntry {
+  object: ApplicableToObject
+  id: string
+  source_id?: string | null
+  product_id?: string | null
+  product_source_id?: string | null
+  strict?: boolean
+  /** FIXED per-item new price for this target. */
+  price?: number | null
+  price_formula?: string | null
+  effect?: ApplicableToEffect
+  quantity_limit?: number | null
+  aggregated_quantity_limit?: number | null
+  amount_limit?: number | null
+  aggregated_amount_limit?: number | null
+  repeat?: number | null
+  skip_initially?: number | null
+  target?: 'ITEM' | 'UNIT'
+}
+
+export interface ApplicableTo {
+  included?: ApplicableToEntry[]
+  excluded?: ApplicableToEntry[]
+  included_all?: boolean
+}
+
+/** `{"$more_than": [10000]}`: operators map to arrays of values. */
+export type Conditions = Record<string, unknown[]>
+
+export interface RuleDefinition {
+  name: string
+  property?: string | null
+  conditions: Conditions
+  /** Nested sub-rules (e.g. conditions on matched items), numbered like the top level, with `logic`. */
+  rules?: RuleSet
+  error?: { message: string }
+}
+
+/** `{"1": {...}, "2": {...}, "logic": "(1 and 2) or 3"}` */
+export type RuleSet = { logic?: string } & { [n: string]: RuleDefinition | string | undefined }
+
+export interface BundleRules {
+  limit?: number
+  [n: string]: RuleDefinition | number | undefined
+}
+
+export interface ValidationRule {
+  id: string
+  name: string
+  error?: { message: string } | null
+  type?: 'expression' | 'basic' | 'advanced' | 'complex'
+  context_type?: string
+  rules: RuleSet
+  bundle_rules?: BundleRules | null
+  applicable_to?: ApplicableTo
+  metadata?: Metadata
+  created_at: DateTime
+  updated_at: DateTime | null
+  assignments_count?: number
+  object: 'validation_rules'
+}
+
+export type ValidationRuleRelatedObject = 'voucher' | 'campaign' | 'promotion_tier' | 'earning_rule' | 'reward_assignment' | 'distribution'
+
+export interface ValidationRuleAssignment {
+  id: string
+  rule_id: string
+  related_object_id: string
+  related_object_type: ValidationRuleRelatedObject
+  created_at: DateTime
+  object: 'validation_rules_assignment'
+}

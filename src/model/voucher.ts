@@ -1,0 +1,51 @@
+import type { Category, DateTime, Metadata, Validity } from './common'
+import type { VoucherType } from './campaign'
+import type { Discount, GiftInfo } from './discount'
+
+export interface LoyaltyCardInfo {
+  /** Lifetime points added. */
+  points: number
+  balance: number
+  next_expiration_date?: string | null
+  next_expiration_points?: number | null
+  pending_points?: number
+  expired_points?: number
+  subtracted_points?: number
+}
+
+export interface VoucherAssets {
+  qr: { id: string; url: string }
+  barcode: { id: string; url: string }
+}
+
+export interface Voucher extends Validity {
+  id: string
+  code: string
+  campaign: string | null
+  campaign_id: string | null
+  category: string | null
+  category_id: string | null
+  categories: Category[]
+  type: VoucherType
+  discount: Discount | null
+  gift: GiftInfo | null
+  loyalty_card: LoyaltyCardInfo | null
+  additional_info?: string | null
+  metadata: Metadata
+  assets: VoucherAssets
+  is_referral_code: boolean
+  holder_id?: string | null
+  referrer_id?: string | null
+  redemption: {
+    quantity: number | null
+    redeemed_quantity: number
+    redeemed_amount?: number
+    redeemed_points?: number
+    object: 'list'
+    url: string
+  }
+  publish: { object: 'list'; count: number; url: string }
+  created_at: DateTime
+  updated_at: DateTime | null
+  object: 'voucher'
+}
