@@ -1,4 +1,8 @@
+export type { Engine, EngineOptions } from './engine'
+export { createEngine, systemClock } from './engine'
 export * from './errors'
+export { createIdGenerator, ID_PREFIX, seededRandom, systemRandom } from './ids'
+export { createMemoryStore, listRows } from './memory'
 export * from './model'
 export * from './money'
 export type * from './ports'

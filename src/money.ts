@@ -48,7 +48,12 @@ export function percentOf(amount: number, percent: Numeric, mode: RoundingMode =
 }
 
 /** `amount × numerator ÷ denominator`, rounded once. */
-export function mulRatio(amount: number, numerator: Numeric, denominator: Numeric, mode: RoundingMode = 'half-up'): number {
+export function mulRatio(
+  amount: number,
+  numerator: Numeric,
+  denominator: Numeric,
+  mode: RoundingMode = 'half-up',
+): number {
   if (new D(denominator).isZero()) throw new RangeError('mulRatio: denominator is zero')
   return roundToUnit(new D(amount).times(numerator).dividedBy(denominator), mode)
 }

@@ -1,5 +1,6 @@
-import type { ActivityEvent, Customer } from './model/customer'
 import type { Campaign } from './model/campaign'
+import type { Category } from './model/common'
+import type { ActivityEvent, Customer } from './model/customer'
 import type { EarningRule, LoyaltyTier, MemberTierState, PointsBucket, Reward, RewardAssignment } from './model/loyalty'
 import type {
   AccessToken,
@@ -12,7 +13,6 @@ import type {
   Publication,
   RedeemableHolder,
 } from './model/misc'
-import type { Category } from './model/common'
 import type { Order } from './model/order'
 import type { Product, ProductCollection, Sku } from './model/product'
 import type { PromotionStack, PromotionTier } from './model/promotion'
@@ -142,7 +142,9 @@ export interface Repository<C extends CollectionName> {
  * version differs. `null` means "must not exist yet" (an insert).
  */
 export type Write =
-  | { [C in CollectionName]: { op: 'put'; collection: C; value: Entity<C>; expectedVersion: number | null } }[CollectionName]
+  | {
+      [C in CollectionName]: { op: 'put'; collection: C; value: Entity<C>; expectedVersion: number | null }
+    }[CollectionName]
   | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
 
 export interface Changeset {
@@ -151,7 +153,15 @@ export interface Changeset {
 
 export type CommitResult =
   | { ok: true; versions: Record<string, number> }
-  | { ok: false; conflict: { collection: CollectionName; id: string; reason: 'version' | 'exists' | 'missing' | 'unique'; key?: string } }
+  | {
+      ok: false
+      conflict: {
+        collection: CollectionName
+        id: string
+        reason: 'version' | 'exists' | 'missing' | 'unique'
+        key?: string
+      }
+    }
 
 export type Repositories = { [C in CollectionName]: Repository<C> }
 

@@ -46,7 +46,9 @@ export interface ActivityEvent {
   campaign_id?: string | null
   campaign_type?: string | null
   category?: 'ACTION' | 'EFFECT'
-  data: Record<string, unknown> & { event_source: { channel: string; user?: { id: string }; api_key?: { name: string; app_id: string } } }
+  data: Record<string, unknown> & {
+    event_source: { channel: string; user?: { id: string }; api_key?: { name: string; app_id: string } }
+  }
   group_id: string
   created_at: DateTime
   object?: 'customer_activity'

@@ -157,4 +157,3 @@ export interface MemberTierState {
   expiration: MemberTierExpiration | null
   updated_at: DateTime
 }
-

@@ -19,7 +19,10 @@ export interface Redemption {
   related_object_type: 'voucher' | 'promotion_tier' | 'redemption' | 'promotion_stack'
   related_object_id: string
   related_object_parent_id?: string | null
-  related_redemptions?: { rollbacks: { id: string; date: DateTime; rollback_order_mode?: string }[]; redemptions: string[] }
+  related_redemptions?: {
+    rollbacks: { id: string; date: DateTime; rollback_order_mode?: string }[]
+    redemptions: string[]
+  }
   session?: { key: string } | null
   failure_code?: string
   failure_message?: string

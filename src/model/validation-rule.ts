@@ -71,7 +71,13 @@ export interface ValidationRule {
   object: 'validation_rules'
 }
 
-export type ValidationRuleRelatedObject = 'voucher' | 'campaign' | 'promotion_tier' | 'earning_rule' | 'reward_assignment' | 'distribution'
+export type ValidationRuleRelatedObject =
+  | 'voucher'
+  | 'campaign'
+  | 'promotion_tier'
+  | 'earning_rule'
+  | 'reward_assignment'
+  | 'distribution'
 
 export interface ValidationRuleAssignment {
   id: string

@@ -1,5 +1,5 @@
-import type { Category, DateTime, Metadata, Validity } from './common'
 import type { VoucherType } from './campaign'
+import type { Category, DateTime, Metadata, Validity } from './common'
 import type { Discount, GiftInfo } from './discount'
 
 export interface LoyaltyCardInfo {

@@ -1,0 +1,79 @@
+import { EngineError } from './errors'
+import { createIdGenerator, systemRandom } from './ids'
+import { createMemoryStore } from './memory/store'
+import type { StackingRules } from './model/stacking'
+import { ROUNDING_MODES, type RoundingMode } from './money'
+import type { Context } from './operations/context'
+import { customers } from './operations/customers'
+import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+
+export interface EngineOptions {
+  /** Storage adapter; the in-memory store by default. */
+  store?: Store
+  /** Source of "now"; the system clock by default. */
+  clock?: Clock
+  /** Id generator; prefixed random ids like the hosted service's by default. */
+  ids?: IdGenerator
+  /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
+  random?: RandomSource
+  /** IANA time zone for validity hours, days and calendar periods. Default `UTC`. */
+  timezone?: string
+  /** Rounding of every computed money amount. Default `half-up`. */
+  rounding?: RoundingMode
+  /** Project stacking rules in force until one is created with `stackingRules.create`. */
+  stackingRules?: Partial<StackingRules>
+  /** Re-reads after a commit conflict before failing with 409. Default 5. */
+  maxRetries?: number
+  /** OAuth access token lifetime in seconds. Default 3600. */
+  tokenTtlSeconds?: number
+  /** The project id (management endpoints name it). Default `proj_default`. */
+  projectId?: string
+}
+
+export const systemClock: Clock = { now: () => new Date() }
+
+function contextOf(options: EngineOptions): Context {
+  const timezone = options.timezone ?? 'UTC'
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: timezone })
+  } catch {
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_timezone',
+      message: 'Invalid time zone',
+      details: `Unknown IANA time zone ${timezone}`,
+      path: 'timezone',
+    })
+  }
+  const rounding = options.rounding ?? 'half-up'
+  if (!ROUNDING_MODES.includes(rounding)) {
+    throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
+  }
+  const random = options.random ?? systemRandom
+  return {
+    store: options.store ?? createMemoryStore(),
+    clock: options.clock ?? systemClock,
+    ids: options.ids ?? createIdGenerator(random),
+    random,
+    config: {
+      timezone,
+      rounding,
+      stackingRules: options.stackingRules,
+      maxRetries: options.maxRetries ?? 5,
+      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+      projectId: options.projectId ?? 'proj_default',
+    },
+  }
+}
+
+/** Binds a store, a clock, ids and configuration to every operation of the interface. */
+export function createEngine(options: EngineOptions = {}) {
+  const ctx = contextOf(options)
+  return {
+    /** The ports and configuration the operations run on (for adapters and tests). */
+    context: ctx,
+    customers: customers(ctx),
+  }
+}
+
+export type Engine = ReturnType<typeof createEngine>

@@ -1,0 +1,1 @@
+export { createMemoryStore, listRows } from './store'

@@ -1,0 +1,131 @@
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { ActivityEvent } from '../model/customer'
+import type { StackingRules } from '../model/stacking'
+import type { RoundingMode } from '../money'
+import type { Clock, CollectionName, Entity, IdGenerator, RandomSource, Store, Stored, Write } from '../ports'
+
+export interface EngineConfig {
+  /** IANA time zone for validity hours, days of week and calendar periods (reference §9.6). */
+  timezone: string
+  rounding: RoundingMode
+  /** Project stacking rules used until one is created through `stackingRules.create`. */
+  stackingRules: Partial<StackingRules> | undefined
+  /** How many times an operation re-reads and recomputes after a commit conflict. */
+  maxRetries: number
+  /** OAuth access token lifetime. */
+  tokenTtlSeconds: number
+  projectId: string
+}
+
+/** What every operation gets: the ports and the configuration. */
+export interface Context {
+  store: Store
+  clock: Clock
+  ids: IdGenerator
+  random: RandomSource
+  config: EngineConfig
+}
+
+/**
+ * One attempt of a state-changing operation: reads go to the store, writes are collected here and
+ * committed once. `now` is read once per attempt so every timestamp of a changeset agrees.
+ */
+export class Tx {
+  readonly writes: Write[] = []
+  readonly now: Date
+  readonly nowIso: string
+
+  constructor(readonly ctx: Context) {
+    this.now = ctx.clock.now()
+    this.nowIso = this.now.toISOString()
+  }
+
+  get store(): Store {
+    return this.ctx.store
+  }
+
+  id(prefix: string): string {
+    return this.ctx.ids(prefix)
+  }
+
+  insert<C extends CollectionName>(collection: C, value: Entity<C>): Entity<C> {
+    this.writes.push({ op: 'put', collection, value, expectedVersion: null } as Write)
+    return value
+  }
+
+  /** Writes the next version of an entity read as `stored`; the commit fails if it moved meanwhile. */
+  update<C extends CollectionName>(collection: C, stored: Stored<Entity<C>>, next: Entity<C>): Entity<C> {
+    const id = (next as { id: string }).id
+    const existing = this.writes.findIndex(
+      (w) => w.op === 'put' && w.collection === collection && (w.value as { id: string }).id === id,
+    )
+    if (existing >= 0) {
+      // A second update of the same entity in one operation replaces the first, keeping the version read.
+      const first = this.writes[existing] as Extract<Write, { op: 'put' }>
+      this.writes[existing] = { ...first, value: next } as Write
+      return next
+    }
+    this.writes.push({ op: 'put', collection, value: next, expectedVersion: stored.version } as Write)
+    return next
+  }
+
+  delete(collection: CollectionName, stored: Stored<{ id: string }>): void {
+    this.writes.push({ op: 'delete', collection, id: stored.value.id, expectedVersion: stored.version })
+  }
+
+  /** Records an activity item on the customer's feed (reference §9.9). */
+  emit(
+    type: string,
+    customerId: string | null | undefined,
+    data: Record<string, unknown> = {},
+    extra: Pick<ActivityEvent, 'campaign_id' | 'campaign_type' | 'category'> & { group_id?: string } = {},
+  ): void {
+    if (!customerId) return
+    const { group_id, ...filters } = extra
+    this.insert('activities', {
+      id: this.id(ID_PREFIX.activity),
+      type,
+      customer_id: customerId,
+      ...filters,
+      category: filters.category ?? 'ACTION',
+      data: { ...data, event_source: { channel: 'API' } },
+      group_id: group_id ?? this.id('v_grp_'),
+      created_at: this.nowIso,
+      object: 'customer_activity',
+    })
+  }
+}
+
+/**
+ * Runs a state-changing operation with optimistic concurrency: compute on what was read, commit the
+ * changeset once; on a conflict re-read and recompute, a bounded number of times, then fail with 409.
+ */
+export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): Promise<T> {
+  let lastConflict = ''
+  for (let i = 0; i <= ctx.config.maxRetries; i++) {
+    const tx = new Tx(ctx)
+    const result = await attempt(tx)
+    if (tx.writes.length === 0) return result
+    const outcome = await ctx.store.commit({ writes: tx.writes })
+    if (outcome.ok) return result
+    const c = outcome.conflict
+    lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
+  }
+  throw EngineError.conflict(
+    'concurrent_modification',
+    `The operation conflicted with concurrent changes ${ctx.config.maxRetries + 1} times; last on ${lastConflict}. Retry the request.`,
+  )
+}
+
+/** Reads a required entity or throws 404. */
+export async function must<C extends CollectionName>(
+  ctx: Context,
+  collection: C,
+  id: string,
+  resourceType: string,
+): Promise<Stored<Entity<C>>> {
+  const stored = await ctx.store[collection].get(id)
+  if (!stored) throw EngineError.notFound(resourceType, id)
+  return stored as Stored<Entity<C>>
+}

@@ -1,0 +1,38 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+
+/** A path like `redeemables[1].id` from valibot's issue path, under an optional root. */
+export function issuePath(issue: v.BaseIssue<unknown>, root?: string): string {
+  let out = root ?? ''
+  for (const item of issue.path ?? []) {
+    const key = item.key
+    if (typeof key === 'number') out += `[${key}]`
+    else out += out === '' ? String(key) : `.${String(key)}`
+  }
+  return out === '' ? (root ?? 'body') : out
+}
+
+/**
+ * Parses untrusted input at the boundary: the typed value, or a 400 `EngineError` naming the first
+ * bad field (its `details` lists every problem found, so one round trip fixes them all).
+ */
+export function parse<S extends v.GenericSchema>(schema: S, input: unknown, root?: string): v.InferOutput<S> {
+  const result = v.safeParse(schema, input, { abortPipeEarly: true })
+  if (result.success) return result.output
+  const [first, ...rest] = result.issues
+  const describe = (issue: v.BaseIssue<unknown>) => `Property .${issuePath(issue, root)} ${describeIssue(issue)}`
+  const path = issuePath(first, root)
+  return failWith(path, [describe(first), ...rest.map(describe)].join('; '))
+}
+
+function failWith(path: string, details: string): never {
+  throw new EngineError({ code: 400, key: 'invalid_payload', message: 'Invalid payload', details, path })
+}
+
+function describeIssue(issue: v.BaseIssue<unknown>): string {
+  if (issue.received === 'undefined' && issue.kind === 'schema')
+    return `is required (expected ${issue.expected ?? 'a value'})`
+  if (issue.kind === 'schema') return `must be ${issue.expected ?? 'valid'} but received ${issue.received}`
+  // Validation issues carry our own messages (see the pipes in ./common.ts) or valibot's clear defaults.
+  return issue.message.replace(/^Invalid \w+: /, '').replace(/^Expected/, 'expected')
+}

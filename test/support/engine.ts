@@ -1,0 +1,37 @@
+import { createEngine, type EngineOptions } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
+import type { Clock } from '../../src/ports'
+
+/** A clock the test moves by hand. */
+export function manualClock(
+  start = '2026-01-15T10:00:00.000Z',
+): Clock & { set(iso: string): void; advance(ms: number): void } {
+  let now = new Date(start)
+  return {
+    now: () => new Date(now),
+    set(iso) {
+      now = new Date(iso)
+    },
+    advance(ms) {
+      now = new Date(now.getTime() + ms)
+    },
+  }
+}
+
+/** An engine with a manual clock and seeded randomness: every run gives the same ids and codes. */
+export function testEngine(options: EngineOptions = {}) {
+  const clock = manualClock()
+  const engine = createEngine({ clock, random: seededRandom(42), ...options })
+  return { engine, clock, store: engine.context.store }
+}
+
+/** Every entity in the store, for asserting that a rejected operation wrote nothing. */
+export async function snapshot(store: ReturnType<typeof testEngine>['store']): Promise<string> {
+  const out: Record<string, unknown> = {}
+  for (const [name, repo] of Object.entries(store)) {
+    if (typeof repo === 'object' && repo !== null && 'list' in repo) {
+      out[name] = (await (repo as { list(): Promise<{ data: unknown[] }> }).list()).data
+    }
+  }
+  return JSON.stringify(out)
+}
