@@ -3,30 +3,9 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer, CustomerInput } from '../model/customer'
 import type { Stored } from '../ports'
-import { dateTime, metadata, opt } from '../schema/common'
+import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
-
-const address = v.object({
-  city: opt(v.nullable(v.string())),
-  state: opt(v.nullable(v.string())),
-  line_1: opt(v.nullable(v.string())),
-  line_2: opt(v.nullable(v.string())),
-  country: opt(v.nullable(v.string())),
-  postal_code: opt(v.nullable(v.string())),
-})
-
-export const customerInput = v.object({
-  id: opt(v.string()),
-  source_id: opt(v.nullable(v.string())),
-  name: opt(v.nullable(v.string())),
-  email: opt(v.nullable(v.string())),
-  phone: opt(v.nullable(v.string())),
-  birthdate: opt(v.nullable(dateTime)),
-  address: opt(v.nullable(address)),
-  description: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-})
 
 /** Finds a customer by id or `source_id` (the spec's `customerId` path parameter takes either). */
 export async function findCustomer(ctx: Context, idOrSourceId: string): Promise<Stored<Customer> | undefined> {
