@@ -31,32 +31,28 @@ export function resolveStackingRules(projectRules?: Partial<StackingRules> | nul
     applicable_exclusive_redeemables_per_category_limit:
       given.applicable_exclusive_redeemables_per_category_limit ??
       DEFAULT_STACKING_RULES.applicable_exclusive_redeemables_per_category_limit,
-    exclusive_categories: [...(given.exclusive_categories ?? DEFAULT_STACKING_RULES.exclusive_categories)],
-    joint_categories: [...(given.joint_categories ?? DEFAULT_STACKING_RULES.joint_categories)],
+    exclusive_categories: listOf(given, 'exclusive_categories'),
+    joint_categories: listOf(given, 'joint_categories'),
     redeemables_application_mode:
       given.redeemables_application_mode ?? DEFAULT_STACKING_RULES.redeemables_application_mode,
     redeemables_sorting_rule: given.redeemables_sorting_rule ?? DEFAULT_STACKING_RULES.redeemables_sorting_rule,
     redeemables_products_application_mode:
       given.redeemables_products_application_mode ?? DEFAULT_STACKING_RULES.redeemables_products_application_mode,
     redeemables_no_effect_rule: given.redeemables_no_effect_rule ?? DEFAULT_STACKING_RULES.redeemables_no_effect_rule,
-    no_effect_skip_categories: [
-      ...(given.no_effect_skip_categories ?? DEFAULT_STACKING_RULES.no_effect_skip_categories),
-    ],
-    no_effect_redeem_anyway_categories: [
-      ...(given.no_effect_redeem_anyway_categories ?? DEFAULT_STACKING_RULES.no_effect_redeem_anyway_categories),
-    ],
+    no_effect_skip_categories: listOf(given, 'no_effect_skip_categories'),
+    no_effect_redeem_anyway_categories: listOf(given, 'no_effect_redeem_anyway_categories'),
     redeemables_rollback_order_mode:
       given.redeemables_rollback_order_mode ?? DEFAULT_STACKING_RULES.redeemables_rollback_order_mode,
     discount_calculation_mode: given.discount_calculation_mode ?? DEFAULT_STACKING_RULES.discount_calculation_mode,
-    initial_amount_mode_categories: [
-      ...(given.initial_amount_mode_categories ?? DEFAULT_STACKING_RULES.initial_amount_mode_categories),
-    ],
-    discounted_amount_mode_categories: [
-      ...(given.discounted_amount_mode_categories ?? DEFAULT_STACKING_RULES.discounted_amount_mode_categories),
-    ],
+    initial_amount_mode_categories: listOf(given, 'initial_amount_mode_categories'),
+    discounted_amount_mode_categories: listOf(given, 'discounted_amount_mode_categories'),
   }
-  if (given.applicable_redeemables_category_limits != null) {
-    rules.applicable_redeemables_category_limits = { ...given.applicable_redeemables_category_limits }
+  const categoryLimits: unknown = given.applicable_redeemables_category_limits
+  if (categoryLimits != null) {
+    if (typeof categoryLimits !== 'object' || Array.isArray(categoryLimits)) {
+      throw EngineError.invalid('applicable_redeemables_category_limits', 'must be object')
+    }
+    rules.applicable_redeemables_category_limits = { ...(categoryLimits as Record<string, number>) }
   }
   if (given.grouped_redeemables_sorting_rule !== undefined) {
     rules.grouped_redeemables_sorting_rule = given.grouped_redeemables_sorting_rule
@@ -89,9 +85,6 @@ function checkStackingRules(rules: StackingRules): void {
 
   const categoryLimits = rules.applicable_redeemables_category_limits
   if (categoryLimits !== undefined) {
-    if (typeof categoryLimits !== 'object' || Array.isArray(categoryLimits)) {
-      throw EngineError.invalid('applicable_redeemables_category_limits', 'must be an object')
-    }
     for (const [categoryId, limit] of Object.entries(categoryLimits)) {
       const path = `applicable_redeemables_category_limits.${categoryId}`
       checkInt(path, limit, 1, 10)
@@ -115,7 +108,6 @@ function checkStackingRules(rules: StackingRules): void {
     throw EngineError.invalid('grouped_redeemables_sorting_rule', 'must be equal to one of the allowed values')
   }
 
-  for (const field of LIST_FIELDS) stringList(rules, field)
   disjoint(rules, 'no_effect_skip_categories', 'no_effect_redeem_anyway_categories')
   disjoint(rules, 'exclusive_categories', 'joint_categories')
   disjoint(rules, 'initial_amount_mode_categories', 'discounted_amount_mode_categories')
@@ -128,15 +120,6 @@ type NumberField = {
 type ListField = {
   [K in keyof StackingRules]-?: StackingRules[K] extends string[] ? K : never
 }[keyof StackingRules]
-
-const LIST_FIELDS: readonly ListField[] = [
-  'exclusive_categories',
-  'joint_categories',
-  'no_effect_skip_categories',
-  'no_effect_redeem_anyway_categories',
-  'initial_amount_mode_categories',
-  'discounted_amount_mode_categories',
-]
 
 function intIn(rules: StackingRules, field: NumberField, min: number, max: number): void {
   checkInt(field, rules[field], min, max)
@@ -158,13 +141,15 @@ function oneOf<K extends keyof StackingRules>(rules: StackingRules, field: K, al
   }
 }
 
-function stringList(rules: StackingRules, field: ListField): void {
-  const list: unknown = rules[field]
+/** A copy of a category list, checked before copying (spreading a string would split it). */
+function listOf(given: Partial<StackingRules>, field: ListField): string[] {
+  const list: unknown = given[field] ?? DEFAULT_STACKING_RULES[field]
   if (!Array.isArray(list)) throw EngineError.invalid(field, 'must be array')
-  list.forEach((item, i) => {
+  list.forEach((item: unknown, i) => {
     if (typeof item !== 'string' || item === '')
       throw EngineError.invalid(`${field}[${i}]`, 'must be a non-empty string')
   })
+  return [...list]
 }
 
 function disjoint(rules: StackingRules, a: ListField, b: ListField): void {
