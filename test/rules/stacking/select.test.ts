@@ -334,3 +334,45 @@ describe('selectStack: no effect', () => {
     expect(summary(selectStack([bad(0, 'cat_a'), ok(1, 'cat_b')], r))).toEqual(['0:INAPPLICABLE', '1:APPLY'])
   })
 })
+
+describe('planStack: E-20 and application order', () => {
+  it('VIP 50% (exclusive) with newsletter 10% (common): only VIP applies, in either request order', () => {
+    const r = rules()
+    expect(summary(planStack([ok(0, 'cat_vip'), ok(1, 'cat_news')], r))).toEqual([
+      '0:APPLY',
+      '1:exclusion_rules_not_met',
+    ])
+    expect(summary(planStack([ok(0, 'cat_news'), ok(1, 'cat_vip')], r))).toEqual([
+      '0:exclusion_rules_not_met',
+      '1:APPLY',
+    ])
+  })
+
+  it('never stackable plus always stackable: both apply', () => {
+    expect(summary(planStack([ok(0, 'cat_vip'), ok(1, 'cat_joint')], rules()))).toEqual(['0:APPLY', '1:APPLY'])
+  })
+
+  it('under CATEGORY_HIERARCHY the better hierarchy takes the shared slot, whatever the request order', () => {
+    const candidates = [
+      {
+        index: 0,
+        status: 'APPLICABLE' as const,
+        categories: [
+          { id: 'cat_flash', hierarchy: 5 },
+          { id: 'cat_x', hierarchy: 5 },
+        ],
+      },
+      { index: 1, status: 'APPLICABLE' as const, categories: [{ id: 'cat_flash', hierarchy: 2 }] },
+    ]
+    const r = rules({ redeemables_sorting_rule: 'CATEGORY_HIERARCHY', applicable_redeemables_per_category_limit: 1 })
+    expect(summary(planStack(candidates, r))).toEqual([
+      '1:APPLY',
+      '0:applicable_redeemables_per_category_limit_exceeded',
+    ])
+    const requested = rules({ applicable_redeemables_per_category_limit: 1 })
+    expect(summary(planStack(candidates, requested))).toEqual([
+      '0:APPLY',
+      '1:applicable_redeemables_per_category_limit_exceeded',
+    ])
+  })
+})
