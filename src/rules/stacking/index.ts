@@ -1,0 +1,25 @@
+/** Stacking: which requested redeemables apply together, in what order, and why the others do not. */
+
+export type { CalculationMode } from './calculation-mode'
+export { calculationModeFor } from './calculation-mode'
+export {
+  bestHierarchy,
+  byPrecedence,
+  categoryKind,
+  DEFAULT_CATEGORY_HIERARCHY,
+  kindOf,
+  stackingRulesType,
+  withStackingRulesType,
+} from './categories'
+export type { SkipKey } from './messages'
+export { SKIP_MESSAGES } from './messages'
+export type { NoEffectVerdict } from './no-effect'
+export { explainNoEffect, noEffectDecision } from './no-effect'
+export type { Placement, ResultStatus } from './placement'
+export { appliedResults, placeResults } from './placement'
+export { planStack } from './plan'
+export { checkRedeemablesCount, resolveStackingRules } from './resolve-rules'
+export type { SkipDecision, StackDecision } from './select'
+export { selectStack } from './select'
+export { sortRedeemables } from './sort'
+export type { CategoryRef, SkipExplanation, SortCandidate, StackCandidate, StackingField, StackingKind } from './types'
