@@ -1,0 +1,39 @@
+export {
+  type Bundle,
+  type BundleIdentifiedItem,
+  type BundleMissingItem,
+  DEFAULT_BUNDLE_LIMIT,
+  evaluateBundle,
+} from './bundles'
+export type {
+  EvalCollection,
+  EvalCounters,
+  EvalCustomer,
+  EvalOrder,
+  EvalOrderItem,
+  EvalRedemption,
+  EvaluationContext,
+  PeriodCounts,
+} from './context'
+export {
+  evaluateRules,
+  type FailureReason,
+  type RuleFailure,
+  type RuleSetOutcome,
+  SUPPORTED_RULE_NAMES,
+} from './evaluate'
+export { type ItemRef, itemMatchesRef } from './items'
+export { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from './logic'
+export { applyOperator, canonicalOperator, OPERATORS, type Operator, type OperatorEnv, valuesEqual } from './operators'
+export { type TargetingOptions, toDiscountTargeting } from './targeting'
+export {
+  evaluateValidationRule,
+  type RuleCategory,
+  type RulesError,
+  type RulesErrorKey,
+  redeemableLabel,
+  ruleCategory,
+  rulesError,
+  type ValidationRuleVerdict,
+  type VerdictOptions,
+} from './verdict'

@@ -1,0 +1,155 @@
+/**
+ * Wall-clock arithmetic in an IANA time zone, with nothing but `Intl.DateTimeFormat` (pure: the
+ * answer depends only on the instant and the zone name). Validity hours, days of week and calendar
+ * durations are all stated in the engine's zone (reference §9.6), so every rule that reads "the
+ * local day" or "the local time" goes through here.
+ */
+
+export interface LocalParts {
+  year: number
+  /** 1..12 */
+  month: number
+  /** 1..31 */
+  day: number
+  hour: number
+  minute: number
+  second: number
+  millisecond: number
+  /** 0 = Sunday … 6 = Saturday, as `validity_day_of_week` counts. */
+  weekday: number
+}
+
+const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
+const MS_PER_DAY = 86_400_000
+
+// Building a DateTimeFormat is costly; caching one per zone is memoisation, not state.
+const formatters = new Map<string, Intl.DateTimeFormat>()
+
+function formatterFor(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone)
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+      era: 'short',
+    })
+    formatters.set(timeZone, f)
+  }
+  return f
+}
+
+/** Throws a RangeError for a zone name the runtime does not know. */
+export function assertTimeZone(timeZone: string): void {
+  formatterFor(timeZone)
+}
+
+/** The local calendar and clock fields of an instant in `timeZone`. */
+export function localParts(instant: Date | number, timeZone = 'UTC'): LocalParts {
+  const ms = typeof instant === 'number' ? instant : instant.getTime()
+  const parts = formatterFor(timeZone).formatToParts(ms)
+  const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? ''
+  let year = Number(get('year'))
+  if (get('era') === 'BC' || get('era') === 'B') year = 1 - year
+  return {
+    year,
+    month: Number(get('month')),
+    day: Number(get('day')),
+    hour: Number(get('hour')),
+    minute: Number(get('minute')),
+    second: Number(get('second')),
+    millisecond: ((ms % 1000) + 1000) % 1000,
+    weekday: WEEKDAYS[get('weekday')] ?? 0,
+  }
+}
+
+/** The wall-clock fields read as if they were UTC: a linear scale for local arithmetic. */
+function wallMillis(p: Omit<LocalParts, 'weekday'>): number {
+  const d = new Date(0)
+  d.setUTCFullYear(p.year, p.month - 1, p.day)
+  d.setUTCHours(p.hour, p.minute, p.second, p.millisecond)
+  return d.getTime()
+}
+
+/** Offset of `timeZone` from UTC at an instant, in milliseconds (Warsaw in summer: +7_200_000). */
+export function offsetAt(ms: number, timeZone: string): number {
+  return wallMillis(localParts(ms, timeZone)) - ms
+}
+
+export interface WallTime {
+  year: number
+  month: number
+  day: number
+  hour?: number
+  minute?: number
+  second?: number
+  millisecond?: number
+}
+
+/**
+ * The instant a wall-clock time names in `timeZone`. Month/day overflow is normalised like
+ * `Date.UTC`. Ambiguous times (autumn fold) take the earlier instant; times in a spring gap move
+ * forward by the gap, as Temporal's "compatible" disambiguation does.
+ */
+export function zonedTimeToInstant(wall: WallTime, timeZone = 'UTC'): Date {
+  const t = wallMillis({
+    year: wall.year,
+    month: wall.month,
+    day: wall.day,
+    hour: wall.hour ?? 0,
+    minute: wall.minute ?? 0,
+    second: wall.second ?? 0,
+    millisecond: wall.millisecond ?? 0,
+  })
+  const before = offsetAt(t - MS_PER_DAY, timeZone)
+  const after = offsetAt(t + MS_PER_DAY, timeZone)
+  const candidates = [t - before, t - after].filter((c) => c + offsetAt(c, timeZone) === t)
+  if (candidates.length > 0) return new Date(Math.min(...candidates))
+  return new Date(t - before)
+}
+
+/** Days since 1970-01-01 of the local calendar date: for "same day" and "N days ago" checks. */
+export function localDayNumber(instant: Date | number, timeZone = 'UTC'): number {
+  const p = localParts(instant, timeZone)
+  return Math.floor(wallMillis({ ...p, hour: 0, minute: 0, second: 0, millisecond: 0 }) / MS_PER_DAY)
+}
+
+/** Minutes since local midnight. */
+export function localMinuteOfDay(instant: Date | number, timeZone = 'UTC'): number {
+  const p = localParts(instant, timeZone)
+  return p.hour * 60 + p.minute
+}
+
+/** Parses `HH:MM` (or `HH:MM:SS`, seconds ignored) into minutes since midnight; null when malformed. */
+export function parseClockTime(value: string): number | null {
+  const m = /^(\d{1,2}):(\d{2})(?::\d{2})?$/.exec(value.trim())
+  if (m === null) return null
+  const h = Number(m[1])
+  const min = Number(m[2])
+  if (h > 24 || min > 59 || (h === 24 && min !== 0)) return null
+  return h * 60 + min
+}
+
+/**
+ * Whether a local minute-of-day on a local weekday falls in a daily window `[start, end)` open on
+ * `days` (all days when null). A window whose end is not after its start runs past midnight, so its
+ * tail belongs to the day it started on.
+ */
+export function inDailyWindow(
+  minute: number,
+  weekday: number,
+  start: number,
+  end: number,
+  days: readonly number[] | null,
+): boolean {
+  const openOn = (d: number): boolean => days === null || days.includes(d)
+  if (end > start) return openOn(weekday) && minute >= start && minute < end
+  if (minute >= start) return openOn(weekday)
+  return minute < end && openOn((weekday + 6) % 7)
+}
