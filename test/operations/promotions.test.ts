@@ -273,6 +273,29 @@ describe('promotions.tiers', () => {
     expect(stored?.value.updated_at).toBe('2026-01-15T10:01:00.000Z')
   })
 
+  it('counts a tier timeframe from the campaign start when the tier has none', async () => {
+    const { engine, store } = testEngine()
+    const timeframe = { duration: 'PT1H', interval: 'P1D' }
+    const dated = await engine.promotions.create({ ...promotionBody('Dated'), start_date: '2026-02-01T00:00:00Z' })
+    const tier = await engine.promotions.tiers.create(dated.id, {
+      name: 'Happy hour',
+      action: { discount: tenOff },
+      validity_timeframe: timeframe,
+    })
+    expect(tier.validity_timeframe).toEqual(timeframe)
+    const undated = await engine.promotions.create(promotionBody('Undated'))
+    const before = await snapshot(store)
+    const error = await rejection(
+      engine.promotions.tiers.create(undated.id, {
+        name: 'T',
+        action: { discount: tenOff },
+        validity_timeframe: timeframe,
+      }),
+    )
+    expect(error).toMatchObject({ code: 400, path: 'validity_timeframe' })
+    expect(await snapshot(store)).toBe(before)
+  })
+
   it('enables and disables a tier, stamping updated_at', async () => {
     const { engine, clock } = testEngine()
     const campaign = await engine.promotions.create(
