@@ -5,6 +5,9 @@ import type { StackingRules } from './model/stacking'
 import { ROUNDING_MODES, type RoundingMode } from './money'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { promotions } from './operations/promotions'
+import { stackingRules } from './operations/stacking-rules'
+import { validationRules } from './operations/validation-rules'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
 export interface EngineOptions {
@@ -73,6 +76,9 @@ export function createEngine(options: EngineOptions = {}) {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
+    promotions: promotions(ctx),
+    validationRules: validationRules(ctx),
+    stackingRules: stackingRules(ctx),
   }
 }
 

@@ -1,5 +1,7 @@
-import type { Category, DateTime, Metadata, Validity } from './common'
+import type { Campaign } from './campaign'
+import type { Category, DateTime, ListEnvelope, Metadata, Validity } from './common'
 import type { Discount } from './discount'
+import type { ValidationRuleAssignment } from './validation-rule'
 
 export interface PromotionTier extends Validity {
   id: string
@@ -26,7 +28,8 @@ export interface PromotionTier extends Validity {
     redemptions: { total_redeemed: number }
     orders: { total_amount: number; total_discount_amount: number }
   }
-  validation_rule_assignments?: unknown
+  /** Derived from the assignments collection when a tier is read; not stored on the tier. */
+  validation_rule_assignments?: ListEnvelope<'data', ValidationRuleAssignment> | null
   category_id: string | null
   categories: Category[]
   created_at: DateTime
@@ -44,4 +47,9 @@ export interface PromotionStack {
   created_at: DateTime
   updated_at: DateTime | null
   object: 'promotion_stack'
+}
+
+/** A `PROMOTION` campaign as the promotion operations return it: its tiers expanded in a list envelope. */
+export type PromotionCampaign = Omit<Campaign, 'promotion'> & {
+  promotion: ListEnvelope<'tiers', PromotionTier> & { total: number; has_more: boolean }
 }

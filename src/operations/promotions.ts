@@ -1,0 +1,302 @@
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { Campaign } from '../model/campaign'
+import type { Category, ListEnvelope, Validity } from '../model/common'
+import type { PromotionCampaign, PromotionStack, PromotionTier } from '../model/promotion'
+import type { FieldFilter, Store, Stored } from '../ports'
+import { nonEmptyString, orderOf } from '../schema/common'
+import { parse } from '../schema/parse'
+import {
+  checkValidity,
+  promotionCampaignInput,
+  stackInput,
+  stacksQuery,
+  type TierInput,
+  tierInput,
+} from '../schema/promotion'
+import { type Context, mutate, type Tx } from './context'
+import { envelope } from './lists'
+import { type AssignmentRequest, assignRules } from './validation-rules'
+
+const VALIDITY_FIELDS = [
+  'start_date',
+  'expiration_date',
+  'validity_timeframe',
+  'validity_day_of_week',
+  'validity_hours',
+] as const
+
+/** The validity fields the input gave (absent ones stay absent rather than becoming null). */
+function validityOf(input: Validity): Omit<Validity, 'active'> {
+  const out: Record<string, unknown> = {}
+  for (const field of VALIDITY_FIELDS) if (input[field] !== undefined) out[field] = input[field]
+  return out as Omit<Validity, 'active'>
+}
+
+/**
+ * `category_id` names a stored category (404 when unknown); `category` is a category name: the
+ * category of that name when one exists, else a plain tag with no category object.
+ */
+async function resolveCategory(
+  store: Store,
+  input: { category?: string | null; category_id?: string | null },
+  path: string,
+): Promise<{ category: string | null; category_id: string | null; categories: Category[] }> {
+  if (input.category && input.category_id) {
+    throw EngineError.invalid(path === '' ? 'category_id' : `${path}.category_id`, 'must not be given with category')
+  }
+  if (input.category_id) {
+    const found = await store.categories.get(input.category_id)
+    if (!found) throw EngineError.notFound('category', input.category_id)
+    return { category: found.value.name, category_id: found.value.id, categories: [found.value] }
+  }
+  if (input.category) {
+    const found = await store.categories.findBy('name', input.category)
+    if (found) return { category: found.value.name, category_id: found.value.id, categories: [found.value] }
+    return { category: input.category, category_id: null, categories: [] }
+  }
+  return { category: null, category_id: null, categories: [] }
+}
+
+function campaignSummary(campaign: Campaign): PromotionTier['campaign'] {
+  return {
+    id: campaign.id,
+    ...validityOf(campaign),
+    active: campaign.active ?? true,
+    category_id: campaign.category_id,
+    object: 'campaign',
+  }
+}
+
+/** Builds a tier and the assignments of its validation rules; `path` locates the tier in the request. */
+async function newTier(
+  tx: Tx,
+  campaign: Campaign,
+  input: TierInput,
+  hierarchy: number,
+  path: string,
+): Promise<{ tier: PromotionTier; assignments: AssignmentRequest[] }> {
+  checkValidity(input, path, campaign.start_date)
+  const { category_id, categories } = await resolveCategory(tx.store, { category_id: input.category_id ?? null }, path)
+  const tier: PromotionTier = {
+    id: tx.id(ID_PREFIX.promotion_tier),
+    name: input.name,
+    banner: input.banner ?? null,
+    action: { discount: input.action.discount },
+    metadata: input.metadata ?? {},
+    hierarchy: input.hierarchy ?? hierarchy,
+    // The hosted service reports the parent promotion campaign here; we use the campaign id.
+    promotion_id: campaign.id,
+    campaign_id: campaign.id,
+    campaign: campaignSummary(campaign),
+    ...validityOf(input),
+    active: input.active ?? true,
+    summary: {
+      redemptions: { total_redeemed: 0 },
+      orders: { total_amount: 0, total_discount_amount: 0 },
+    },
+    category_id,
+    categories,
+    created_at: tx.nowIso,
+    updated_at: null,
+    object: 'promotion_tier',
+  }
+  const assignments = (input.validation_rules ?? []).map((ruleId, i) => ({
+    ruleId,
+    relatedObjectType: 'promotion_tier' as const,
+    relatedObjectId: tier.id,
+    path: `${path === '' ? '' : `${path}.`}validation_rules[${i}]`,
+  }))
+  return { tier, assignments }
+}
+
+/** A tier as read: its validation rule assignments come from the assignments collection. */
+async function withAssignments(store: Store, tier: PromotionTier): Promise<PromotionTier> {
+  const page = await store.validation_rule_assignments.list({ where: { related_object_id: tier.id } })
+  return { ...tier, validation_rule_assignments: envelope('data', page) }
+}
+
+async function promotionCampaign(tx: Tx, campaignId: string): Promise<Stored<Campaign>> {
+  const found = await tx.store.campaigns.get(campaignId)
+  if (found?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', campaignId)
+  return found
+}
+
+async function tierOf(store: Store, id: string): Promise<Stored<PromotionTier>> {
+  const found = await store.promotion_tiers.get(parse(nonEmptyString, id, 'promotionTierId'))
+  if (!found) throw EngineError.notFound('promotion_tier', id)
+  return found
+}
+
+export function promotions(ctx: Context) {
+  async function expand(campaign: Campaign, tiers: PromotionTier[]): Promise<PromotionCampaign> {
+    const rendered = await Promise.all(tiers.map((t) => withAssignments(ctx.store, t)))
+    return {
+      ...campaign,
+      promotion: { object: 'list', data_ref: 'tiers', tiers: rendered, total: rendered.length, has_more: false },
+    }
+  }
+
+  async function setActive(id: string, active: boolean): Promise<PromotionTier> {
+    const tier = await mutate(ctx, async (tx) => {
+      const stored = await tierOf(tx.store, id)
+      return tx.update('promotion_tiers', stored, { ...stored.value, active, updated_at: tx.nowIso })
+    })
+    return withAssignments(ctx.store, tier)
+  }
+
+  async function listStacks(query: unknown, campaignId?: string): Promise<ListEnvelope<'data', PromotionStack>> {
+    const q = parse(stacksQuery, query ?? {})
+    const where: Record<string, FieldFilter> = {}
+    if (campaignId !== undefined) where.campaign_id = campaignId
+    if (q.created_at) where.created_at = q.created_at
+    if (q.updated_at) where.updated_at = q.updated_at
+    const limit = q.limit ?? 10
+    const page = await ctx.store.promotion_stacks.list({
+      where,
+      order: orderOf(q.order, 'created_at'),
+      limit,
+      page: q.page ?? 1,
+    })
+    return envelope('data', page)
+  }
+
+  return {
+    /**
+     * Creates a `PROMOTION` campaign with its tiers. Tiers without `hierarchy` take their position
+     * (1, 2, …). The result carries the tiers expanded as `promotion: {object: 'list', tiers, …}`;
+     * the stored campaign keeps only their ids.
+     */
+    async create(body: unknown): Promise<PromotionCampaign> {
+      const input = parse(promotionCampaignInput, body)
+      checkValidity(input, '')
+      const { campaign, tiers } = await mutate(ctx, async (tx) => {
+        if (await tx.store.campaigns.findBy('name', input.name)) {
+          throw EngineError.conflict('duplicate_found', `A campaign named ${input.name} already exists`, 'name')
+        }
+        const category = await resolveCategory(tx.store, input, '')
+        const campaign: Campaign = {
+          id: tx.id(ID_PREFIX.campaign),
+          name: input.name,
+          description: input.description ?? null,
+          campaign_type: 'PROMOTION',
+          type: input.type ?? 'STATIC',
+          auto_join: false,
+          join_once: false,
+          use_voucher_metadata_schema: false,
+          vouchers_count: 0,
+          ...validityOf(input),
+          active: input.active ?? true,
+          ...category,
+          metadata: input.metadata ?? {},
+          creation_status: 'DONE',
+          vouchers_generation_status: 'DONE',
+          protected: false,
+          promotion: { tiers: [] },
+          created_at: tx.nowIso,
+          updated_at: null,
+          object: 'campaign',
+        }
+        const tiers: PromotionTier[] = []
+        const assignments: AssignmentRequest[] = []
+        for (const [i, tierBody] of input.promotion.tiers.entries()) {
+          const made = await newTier(tx, campaign, tierBody, i + 1, `promotion.tiers[${i}]`)
+          tiers.push(tx.insert('promotion_tiers', made.tier))
+          assignments.push(...made.assignments)
+        }
+        await assignRules(tx, assignments)
+        campaign.promotion = { tiers: tiers.map((t) => t.id) }
+        tx.insert('campaigns', campaign)
+        return { campaign, tiers }
+      })
+      return expand(campaign, tiers)
+    },
+
+    tiers: {
+      /** Adds a tier to a promotion campaign; without `hierarchy` it comes after the existing tiers. */
+      async create(campaignId: string, body: unknown): Promise<PromotionTier> {
+        const id = parse(nonEmptyString, campaignId, 'campaignId')
+        const input = parse(tierInput, body)
+        const tier = await mutate(ctx, async (tx) => {
+          const campaign = await promotionCampaign(tx, id)
+          const siblings = await tx.store.promotion_tiers.getMany(campaign.value.promotion?.tiers ?? [])
+          const next = Math.max(0, ...siblings.map((s) => s.value.hierarchy)) + 1
+          const made = await newTier(tx, campaign.value, input, next, '')
+          tx.insert('promotion_tiers', made.tier)
+          await assignRules(tx, made.assignments)
+          // Updating the campaign also serialises concurrent tier creation on it.
+          tx.update('campaigns', campaign, {
+            ...campaign.value,
+            promotion: { tiers: [...(campaign.value.promotion?.tiers ?? []), made.tier.id] },
+            updated_at: tx.nowIso,
+          })
+          return made.tier
+        })
+        return withAssignments(ctx.store, tier)
+      },
+
+      async get(id: string): Promise<PromotionTier> {
+        return withAssignments(ctx.store, (await tierOf(ctx.store, id)).value)
+      },
+
+      /** Sets `active` true (and `updated_at`). */
+      enable: (id: string) => setActive(id, true),
+
+      /** Sets `active` false (and `updated_at`). */
+      disable: (id: string) => setActive(id, false),
+    },
+
+    stacks: {
+      /** Creates a stack of 1–30 distinct tiers, all of this campaign, applied in the order given. */
+      async createInCampaign(campaignId: string, body: unknown): Promise<PromotionStack> {
+        const id = parse(nonEmptyString, campaignId, 'campaignId')
+        const input = parse(stackInput, body)
+        return mutate(ctx, async (tx) => {
+          const campaign = await promotionCampaign(tx, id)
+          const tiers = await tx.store.promotion_tiers.getMany(input.tiers.ids)
+          for (const [i, tierId] of input.tiers.ids.entries()) {
+            const tier = tiers.find((t) => t.value.id === tierId)
+            if (!tier) throw EngineError.notFound('promotion_tier', tierId)
+            if (tier.value.campaign_id !== campaign.value.id) {
+              throw EngineError.invalid(`tiers.ids[${i}]`, `is a tier of campaign ${tier.value.campaign_id}, not ${id}`)
+            }
+          }
+          const { category_id, categories } = await resolveCategory(
+            tx.store,
+            { category_id: input.category_id ?? null },
+            '',
+          )
+          const stack: PromotionStack = {
+            id: tx.id(ID_PREFIX.promotion_stack),
+            name: input.name,
+            campaign_id: campaign.value.id,
+            tiers: { ids: [...input.tiers.ids], hierarchy_mode: input.tiers.hierarchy_mode ?? 'MANUAL' },
+            category_id,
+            categories,
+            created_at: tx.nowIso,
+            updated_at: null,
+            object: 'promotion_stack',
+          }
+          return tx.insert('promotion_stacks', stack)
+        })
+      },
+
+      async get(id: string): Promise<PromotionStack> {
+        const found = await ctx.store.promotion_stacks.get(parse(nonEmptyString, id, 'stackId'))
+        if (!found) throw EngineError.notFound('promotion_stack', id)
+        return found.value
+      },
+
+      /** Every stack of the project: `limit` (default 10), `page`, `order`, `created_at`/`updated_at` bounds. */
+      list: (query?: unknown) => listStacks(query),
+
+      /** The stacks of one promotion campaign, with the same query as `list`. */
+      async listInCampaign(campaignId: string, query?: unknown): Promise<ListEnvelope<'data', PromotionStack>> {
+        const id = parse(nonEmptyString, campaignId, 'campaignId')
+        const campaign = await ctx.store.campaigns.get(id)
+        if (campaign?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', id)
+        return listStacks(query, id)
+      },
+    },
+  }
+}

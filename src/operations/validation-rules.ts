@@ -1,0 +1,161 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
+import type { Stored } from '../ports'
+import { nonEmptyString } from '../schema/common'
+import { parse } from '../schema/parse'
+import {
+  type ASSIGNABLE_OBJECTS,
+  assignmentInput,
+  checkBundleRules,
+  checkRuleSet,
+  validationRuleInput,
+} from '../schema/validation-rule'
+import { type Context, mutate, type Tx } from './context'
+
+export type AssignableObject = (typeof ASSIGNABLE_OBJECTS)[number]
+
+/** One assignment to make: the rule, the object it guards, and the request path that named the rule. */
+export interface AssignmentRequest {
+  ruleId: string
+  relatedObjectType: AssignableObject
+  relatedObjectId: string
+  /** Where the rule id came from in the request, for the error of an unknown rule. */
+  path?: string
+}
+
+/**
+ * Writes assignments in `tx`. Each rule's `assignments_count` is bumped once per request, which also
+ * makes the rule's version the lock that serialises concurrent assignments of it: two requests
+ * assigning the same rule to the same object conflict at commit, and the retry sees the duplicate.
+ */
+export async function assignRules(tx: Tx, requests: readonly AssignmentRequest[]): Promise<ValidationRuleAssignment[]> {
+  const rules = new Map<string, { stored: Stored<ValidationRule>; count: number }>()
+  const made: ValidationRuleAssignment[] = []
+  for (const request of requests) {
+    let rule = rules.get(request.ruleId)
+    if (!rule) {
+      const stored = await tx.store.validation_rules.get(request.ruleId)
+      if (!stored) throw EngineError.notFound('validation_rule', request.ruleId)
+      rule = { stored, count: stored.value.assignments_count ?? 0 }
+      rules.set(request.ruleId, rule)
+    }
+    const held =
+      made.some((a) => a.rule_id === request.ruleId && a.related_object_id === request.relatedObjectId) ||
+      (
+        await tx.store.validation_rule_assignments.list({
+          where: { rule_id: request.ruleId, related_object_id: request.relatedObjectId },
+          limit: 1,
+        })
+      ).total > 0
+    if (held) {
+      throw EngineError.conflict(
+        'duplicate_found',
+        `Validation rule ${request.ruleId} is already assigned to ${request.relatedObjectType} ${request.relatedObjectId}`,
+        request.path ?? 'related_object_id',
+      )
+    }
+    const assignment: ValidationRuleAssignment = {
+      id: tx.id(ID_PREFIX.validation_rule_assignment),
+      rule_id: request.ruleId,
+      related_object_id: request.relatedObjectId,
+      related_object_type: request.relatedObjectType,
+      created_at: tx.nowIso,
+      object: 'validation_rules_assignment',
+    }
+    tx.insert('validation_rule_assignments', assignment)
+    made.push(assignment)
+    rule.count++
+  }
+  for (const { stored, count } of rules.values()) {
+    tx.update('validation_rules', stored, { ...stored.value, assignments_count: count })
+  }
+  return made
+}
+
+/** Resolves the object an assignment names to its id (a voucher may be named by code), or 404. */
+async function relatedObjectId(tx: Tx, type: AssignableObject, id: string): Promise<string> {
+  const found = await (async () => {
+    switch (type) {
+      case 'campaign':
+        return (await tx.store.campaigns.get(id)) ?? (await tx.store.campaigns.findBy('name', id))
+      case 'voucher':
+        return (await tx.store.vouchers.get(id)) ?? (await tx.store.vouchers.findBy('code', id))
+      case 'promotion_tier':
+        return tx.store.promotion_tiers.get(id)
+      case 'earning_rule':
+        return tx.store.earning_rules.get(id)
+      case 'reward_assignment':
+        return tx.store.reward_assignments.get(id)
+      default: {
+        const _never: never = type
+        return _never
+      }
+    }
+  })()
+  if (!found) throw EngineError.notFound(type, id)
+  return found.value.id
+}
+
+export function validationRules(ctx: Context) {
+  return {
+    /**
+     * Stores a validation rule after checking its structure (numbered rules, operators, `logic`);
+     * the validation pipeline evaluates it later.
+     */
+    async create(body: unknown): Promise<ValidationRule> {
+      const input = parse(validationRuleInput, body)
+      const rules = checkRuleSet(input.rules, 'rules')
+      if (input.bundle_rules) checkBundleRules(input.bundle_rules, 'bundle_rules')
+      return mutate(ctx, async (tx) => {
+        const rule: ValidationRule = {
+          id: tx.id(ID_PREFIX.validation_rule),
+          name: input.name,
+          error: input.error ?? null,
+          type: input.type ?? 'expression',
+          context_type: input.context_type ?? 'global',
+          rules,
+          bundle_rules: (input.bundle_rules as ValidationRule['bundle_rules']) ?? null,
+          applicable_to: {
+            included: input.applicable_to?.included ?? [],
+            excluded: input.applicable_to?.excluded ?? [],
+            included_all: input.applicable_to?.included_all ?? false,
+          },
+          metadata: input.metadata ?? {},
+          created_at: tx.nowIso,
+          updated_at: null,
+          assignments_count: 0,
+          object: 'validation_rules',
+        }
+        return tx.insert('validation_rules', rule)
+      })
+    },
+
+    async get(id: string): Promise<ValidationRule> {
+      const found = await ctx.store.validation_rules.get(parse(nonEmptyString, id, 'validationRuleId'))
+      if (!found) throw EngineError.notFound('validation_rule', id)
+      return found.value
+    },
+
+    /** Assigns a rule to a campaign, voucher, promotion tier, earning rule or reward assignment. */
+    async createAssignment(ruleId: string, body: unknown): Promise<ValidationRuleAssignment> {
+      const id = parse(nonEmptyString, ruleId, 'validationRuleId')
+      const input = parse(assignmentInput, body)
+      return mutate(ctx, async (tx) => {
+        const objectId = await relatedObjectId(tx, input.related_object_type, input.related_object_id)
+        const [made] = await assignRules(tx, [
+          { ruleId: id, relatedObjectType: input.related_object_type, relatedObjectId: objectId },
+        ])
+        return made as ValidationRuleAssignment
+      })
+    },
+
+    /** The assignments of one object (what the validation pipeline evaluates for it). */
+    async listAssignments(relatedObjectId: string): Promise<ValidationRuleAssignment[]> {
+      const id = parse(v.string(), relatedObjectId, 'relatedObjectId')
+      const page = await ctx.store.validation_rule_assignments.list({ where: { related_object_id: id } })
+      return page.data.map((s) => s.value)
+    },
+  }
+}
