@@ -3,9 +3,10 @@ import { ID_PREFIX } from '../ids'
 import type { ListEnvelope } from '../model/common'
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../model/stacking'
 import type { Stored } from '../ports'
+import { resolveStackingRules } from '../rules/stacking'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
-import { checkStackingBounds, stackingRulesInput } from '../schema/stacking-rules'
+import { stackingRulesInput } from '../schema/stacking-rules'
 import { type Context, mutate } from './context'
 
 type StoredRules = StackingRules & { id: string }
@@ -21,9 +22,7 @@ function rulesIdOf(projectId: string): string {
 /** Reference §9.2 defaults with the engine's `stackingRules` option over them, checked like a create body. */
 function configuredRules(ctx: Context): StackingRules {
   const option = parse(stackingRulesInput, ctx.config.stackingRules ?? {}, 'stackingRules')
-  const rules = { ...DEFAULT_STACKING_RULES, ...option } as StackingRules
-  checkStackingBounds(rules, 'stackingRules')
-  return rules
+  return resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...option } as StackingRules)
 }
 
 export function stackingRules(ctx: Context) {
@@ -63,8 +62,7 @@ export function stackingRules(ctx: Context) {
     async create(projectId: string, body: unknown): Promise<StoredRules> {
       const projectKey = project(projectId)
       const input = parse(stackingRulesInput, body)
-      const merged = { ...DEFAULT_STACKING_RULES, ...input } as StackingRules
-      checkStackingBounds(merged)
+      const merged = resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...input } as StackingRules)
       return mutate(ctx, async (tx) => {
         if (await stored(projectKey)) {
           throw EngineError.conflict(
@@ -91,8 +89,7 @@ export function stackingRules(ctx: Context) {
       return mutate(ctx, async (tx) => {
         const current = await stored(projectKey)
         if (!current || current.value.id !== id) throw EngineError.notFound('stacking_rules', id)
-        const next: StoredRules = { ...current.value, ...input, updated_at: tx.nowIso }
-        checkStackingBounds(next)
+        const next = { ...resolveStackingRules({ ...current.value, ...input }), id, updated_at: tx.nowIso }
         return tx.update('stacking_rules', current, next)
       })
     },

@@ -65,7 +65,7 @@ describe('stackingRules.list / get', () => {
       expect.objectContaining({ code: 400, path: 'stackingRules.redeemables_limit' }),
     )
     expect(() => testEngine({ stackingRules: { redeemables_limit: 3 } })).toThrow(
-      expect.objectContaining({ code: 400, path: 'stackingRules.applicable_redeemables_limit' }),
+      expect.objectContaining({ code: 400, path: 'applicable_redeemables_limit' }),
     )
   })
 
@@ -205,13 +205,13 @@ describe('stackingRules.create / update', () => {
         'overlapping no-effect categories',
         { no_effect_skip_categories: ['cat_a', 'cat_b'], no_effect_redeem_anyway_categories: ['cat_b'] },
         'no_effect_redeem_anyway_categories',
-        'must not share category cat_b with no_effect_skip_categories',
+        'must not contain cat_b, which is listed in no_effect_skip_categories',
       ],
       [
         'a category both exclusive and joint',
         { exclusive_categories: ['cat_a'], joint_categories: ['cat_a'] },
         'joint_categories',
-        'must not share category cat_a',
+        'must not contain cat_a',
       ],
       ['a category list of the wrong type', { exclusive_categories: 'cat_a' }, 'exclusive_categories', 'must be'],
     ]
