@@ -35,15 +35,21 @@ export function assertMoney(value: unknown, path = 'amount'): number {
   return value
 }
 
-/** Rounds a decimal value to an integer with the given mode. */
+/**
+ * Rounds a decimal value to an integer with the given mode. Throws a RangeError when the result is
+ * not a safe integer (NaN, infinite, or beyond 2^53 - 1), where a number could no longer carry it exactly.
+ */
 export function roundToUnit(value: Numeric, mode: RoundingMode = 'half-up'): number {
   const rounded = new D(value).toDecimalPlaces(0, DECIMAL_MODE[mode]).toNumber()
+  if (!Number.isSafeInteger(rounded))
+    throw new RangeError(`roundToUnit: ${String(value)} does not round to a safe integer`)
   // -0 would leak into JSON as 0 anyway, but keeps Object.is checks honest.
   return rounded === 0 ? 0 : rounded
 }
 
 /** `percent`% of `amount`, rounded once. `percent` is a plain percent number (10 means 10%). */
 export function percentOf(amount: number, percent: Numeric, mode: RoundingMode = 'half-up'): number {
+  assertSafeInteger(amount, 'amount', 'percentOf')
   return roundToUnit(new D(amount).times(percent).dividedBy(100), mode)
 }
 
@@ -54,6 +60,7 @@ export function mulRatio(
   denominator: Numeric,
   mode: RoundingMode = 'half-up',
 ): number {
+  assertSafeInteger(amount, 'amount', 'mulRatio')
   if (new D(denominator).isZero()) throw new RangeError('mulRatio: denominator is zero')
   return roundToUnit(new D(amount).times(numerator).dividedBy(denominator), mode)
 }
@@ -120,6 +127,6 @@ export function sum(values: Iterable<number>): number {
   return total
 }
 
-function assertSafeInteger(value: number, name: string): void {
-  if (!Number.isSafeInteger(value)) throw new RangeError(`allocate: ${name} must be a safe integer, got ${value}`)
+function assertSafeInteger(value: number, name: string, fn = 'allocate'): void {
+  if (!Number.isSafeInteger(value)) throw new RangeError(`${fn}: ${name} must be a safe integer, got ${value}`)
 }

@@ -98,7 +98,10 @@ export interface Stored<T> {
 
 export type OrderDirection = 'asc' | 'desc'
 
-/** A scalar equality filter, or a range on an ISO date / number field. */
+/**
+ * A scalar equality filter (`null` also matches an absent field), a set, or a range on an ISO date
+ * (`before`/`after`: exclusive) or number field (`gte`/`lte`: inclusive).
+ */
 export type FieldFilter =
   | string
   | number
@@ -147,11 +150,16 @@ export type Write =
     }[CollectionName]
   | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
 
+/**
+ * Writes apply in order: a second write to the same entity names the version the first one leaves
+ * (an insert gives a version, each put adds one). Natural keys are checked on the final state.
+ */
 export interface Changeset {
   writes: Write[]
 }
 
 export type CommitResult =
+  /** `versions`: the new version of every entity put, keyed `collection/id`. */
   | { ok: true; versions: Record<string, number> }
   | {
       ok: false

@@ -9,10 +9,15 @@ export function readPath(value: unknown, path: string): unknown {
   return current
 }
 
-/** Freezes a plain value in place, deeply, so stored entities cannot be changed behind the store's back. */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
+/**
+ * Freezes a plain value in place, deeply, so stored entities cannot be changed behind the store's back.
+ * A frozen object is still walked: `Object.freeze` is shallow, so a caller's frozen object may hold
+ * mutable children. `seen` only guards against cycles.
+ */
+export function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return value
+  seen.add(value)
   Object.freeze(value)
-  for (const child of Object.values(value as object)) deepFreeze(child)
+  for (const child of Object.values(value as object)) deepFreeze(child, seen)
   return value
 }

@@ -103,38 +103,46 @@ export function createMemoryStore(): Store {
   }
 
   function check(writes: readonly Write[]): Conflict | undefined {
-    // The final value of every entity this changeset touches (null: deleted).
-    const after = new Map<string, unknown>()
+    // Writes apply in order, so each is checked against the state the earlier writes of this same
+    // changeset leave (as sequential conditional statements in one SQL transaction would be).
+    // `after` is that state for every entity the changeset touches: its value and version, or null when deleted.
+    const after = new Map<string, { collection: CollectionName; id: string; value: unknown; version: number } | null>()
     for (const w of writes) {
-      const rows = table(w.collection)
       const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
-      const row = rows.get(id)
+      const slot = `${w.collection}/${id}`
+      const current = after.has(slot)
+        ? (after.get(slot)?.version ?? null)
+        : (table(w.collection).get(id)?.version ?? null)
       if (w.expectedVersion === null) {
-        if (row) return { collection: w.collection, id, reason: 'exists' }
-      } else if (!row) {
+        if (current !== null) return { collection: w.collection, id, reason: 'exists' }
+      } else if (current === null) {
         return { collection: w.collection, id, reason: 'missing' }
-      } else if (row.version !== w.expectedVersion) {
+      } else if (current !== w.expectedVersion) {
         return { collection: w.collection, id, reason: 'version' }
       }
-      after.set(`${w.collection}/${id}`, w.op === 'put' ? w.value : null)
+      after.set(
+        slot,
+        w.op === 'put' ? { collection: w.collection, id, value: w.value, version: (current ?? 0) + 1 } : null,
+      )
     }
+    // Natural keys are checked on the final state, so a key may move between entities in one changeset.
     const claimed = new Map<string, string>()
-    for (const w of writes) {
-      if (w.op !== 'put') continue
-      const id = (w.value as { id: string }).id
-      for (const key of naturalKeysOf(w.collection)) {
-        const value = readPath(w.value, key)
+    for (const entry of after.values()) {
+      if (entry === null) continue
+      const { collection, id, value: next } = entry
+      for (const key of naturalKeysOf(collection)) {
+        const value = readPath(next, key)
         if (typeof value !== 'string') continue
-        const slot = `${w.collection}.${key}=${value}`
+        const slot = `${collection}.${key}=${value}`
         const rival = claimed.get(slot)
-        if (rival !== undefined && rival !== id) return { collection: w.collection, id, reason: 'unique', key }
+        if (rival !== undefined && rival !== id) return { collection, id, reason: 'unique', key }
         claimed.set(slot, id)
-        const holder = indexes.get(`${w.collection}.${key}`)?.get(value)
+        const holder = indexes.get(`${collection}.${key}`)?.get(value)
         if (holder === undefined || holder === id) continue
         // The current holder keeps the key unless this same changeset deletes it or gives it another value.
-        const holderAfter = after.get(`${w.collection}/${holder}`)
-        const keeps = holderAfter === undefined || (holderAfter !== null && readPath(holderAfter, key) === value)
-        if (keeps) return { collection: w.collection, id, reason: 'unique', key }
+        const holderAfter = after.get(`${collection}/${holder}`)
+        const keeps = holderAfter === undefined || (holderAfter !== null && readPath(holderAfter.value, key) === value)
+        if (keeps) return { collection, id, reason: 'unique', key }
       }
     }
     return undefined
