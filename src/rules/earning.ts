@@ -111,8 +111,12 @@ function proportional(spec: ProportionalSpec | undefined, base: number | null | 
   if (!Number.isFinite(base) || base <= 0) return 0
   if (!Number.isFinite(spec.every) || spec.every <= 0) return 0
   if (!Number.isSafeInteger(spec.points) || spec.points <= 0) return 0
-  const blocks = decimal(base).dividedBy(spec.every).floor()
-  return blocks.times(spec.points).toNumber()
+  if (Number.isSafeInteger(base) && Number.isSafeInteger(spec.every)) {
+    // Integer fast path: `base - base % every` is an exact multiple, so the division is exact.
+    const points = ((base - (base % spec.every)) / spec.every) * spec.points
+    if (Number.isSafeInteger(points)) return points
+  }
+  return decimal(base).dividedBy(spec.every).floor().times(spec.points).toNumber()
 }
 
 /** A metadata property counts only when it is a finite number (a Number in the metadata schema). */
@@ -188,7 +192,7 @@ function applyMapping(points: number, mapping: MappingPoints | null | undefined)
   switch (mapping.type) {
     case 'MULTIPLY': {
       if (!Number.isFinite(mapping.multiplier) || mapping.multiplier <= 0) return 0
-      return decimal(points).times(mapping.multiplier).floor().toNumber()
+      return multiplyFloor(points, mapping.multiplier)
     }
     case 'CUSTOM':
       return Number.isSafeInteger(mapping.points) && mapping.points > 0 ? mapping.points : 0
@@ -197,6 +201,39 @@ function applyMapping(points: number, mapping: MappingPoints | null | undefined)
       return _never
     }
   }
+}
+
+/**
+ * floor(points × multiplier), exact: the multiplier is read as the decimal it is written as (1.1 is
+ * 11/10, not the binary float just above it), so 10 points × 1.1 is 11, never 10.
+ */
+function multiplyFloor(points: number, multiplier: number): number {
+  const ratio = decimalRatio(multiplier)
+  if (ratio !== null) {
+    const product = points * ratio.num
+    if (Number.isSafeInteger(product)) return (product - (product % ratio.den)) / ratio.den
+  }
+  return decimal(points).times(multiplier).floor().toNumber()
+}
+
+// Multipliers repeat (a handful per program): memoise their exact num/den form.
+const ratios = new Map<number, { num: number; den: number } | null>()
+
+function decimalRatio(value: number): { num: number; den: number } | null {
+  const known = ratios.get(value)
+  if (known !== undefined) return known
+  const text = String(value)
+  let ratio: { num: number; den: number } | null = null
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text)
+  if (m !== null) {
+    const frac = m[2] ?? ''
+    const num = Number((m[1] ?? '') + frac)
+    const den = 10 ** frac.length
+    if (Number.isSafeInteger(num) && Number.isSafeInteger(den)) ratio = { num, den }
+  }
+  if (ratios.size >= 1000) ratios.clear()
+  ratios.set(value, ratio)
+  return ratio
 }
 
 /** The tier's mapping for an earning rule, if the member's tier has one. */
@@ -269,7 +306,20 @@ function eventMatches(rule: EarningRuleLike, s: EarningRuleSelection): boolean {
  */
 function isInWindow(rule: EarningRuleLike, now: Date): boolean {
   const t = now.getTime()
-  if (rule.start_date != null && t < Date.parse(rule.start_date)) return false
-  if (rule.expiration_date != null && t >= Date.parse(rule.expiration_date)) return false
+  if (rule.start_date != null && t < parseInstant(rule.start_date)) return false
+  if (rule.expiration_date != null && t >= parseInstant(rule.expiration_date)) return false
   return true
+}
+
+// Date.parse dominates selecting rules per event; the same few date strings recur.
+const instants = new Map<string, number>()
+
+function parseInstant(text: string): number {
+  let t = instants.get(text)
+  if (t === undefined) {
+    t = Date.parse(text)
+    if (instants.size >= 10_000) instants.clear()
+    instants.set(text, t)
+  }
+  return t
 }

@@ -40,7 +40,7 @@ interface LocalDateTime extends LocalDate {
   second: number
 }
 
-function localDateTime(instant: Date, timeZone: string): LocalDateTime {
+function formattedParts(instant: Date, timeZone: string): LocalDateTime {
   const out: LocalDateTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 }
   for (const part of formatter(timeZone).formatToParts(instant)) {
     switch (part.type) {
@@ -69,17 +69,30 @@ function localDateTime(instant: Date, timeZone: string): LocalDateTime {
   return out
 }
 
-/** The calendar date of `instant` in `timeZone`. */
-export function localDate(instant: Date, timeZone: string): LocalDate {
-  const { year, month, day } = localDateTime(instant, timeZone)
-  return { year, month, day }
-}
+// Intl is slow (microseconds a call) and zone offsets only change on whole minutes, so the offset
+// is memoised per zone and minute. A bounded memo of a deterministic function: no observable state.
+const offsets = new Map<string, number>()
+const OFFSET_MEMO_LIMIT = 10_000
 
 /** Milliseconds the zone is ahead of UTC at `instant`. */
 function offsetAt(instant: number, timeZone: string): number {
-  const t = localDateTime(new Date(instant), timeZone)
-  const asUtc = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second)
-  return asUtc - (instant - (((instant % 1000) + 1000) % 1000))
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0
+  const minute = Math.floor(instant / 60_000)
+  const key = `${timeZone}|${minute}`
+  const known = offsets.get(key)
+  if (known !== undefined) return known
+  const at = minute * 60_000
+  const t = formattedParts(new Date(at), timeZone)
+  const offset = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) - at
+  if (offsets.size >= OFFSET_MEMO_LIMIT) offsets.clear()
+  offsets.set(key, offset)
+  return offset
+}
+
+/** The calendar date of `instant` in `timeZone`. */
+export function localDate(instant: Date, timeZone: string): LocalDate {
+  const wall = new Date(instant.getTime() + offsetAt(instant.getTime(), timeZone))
+  return { year: wall.getUTCFullYear(), month: wall.getUTCMonth() + 1, day: wall.getUTCDate() }
 }
 
 /**

@@ -145,6 +145,12 @@ describe('calculateEarnedPoints: tier mappings (E-30)', () => {
     expect(calculateEarnedPoints(rule, order({ amount: 4550 }), { type: 'MULTIPLY', multiplier: 1.5 })).toBe(67)
     expect(calculateEarnedPoints(rule, order({ amount: 4550 }), { type: 'MULTIPLY', multiplier: 0.1 })).toBe(4)
   })
+  it('MULTIPLY is exact where floats are not (100 × 0.29 is 29, not 28.999…)', () => {
+    expect(calculateEarnedPoints({ type: 'FIXED', points: 100 }, {}, { type: 'MULTIPLY', multiplier: 0.29 })).toBe(29)
+    expect(calculateEarnedPoints({ type: 'FIXED', points: 2 ** 50 }, {}, { type: 'MULTIPLY', multiplier: 1.5 })).toBe(
+      1688849860263936,
+    )
+  })
   it('CUSTOM gives its fixed points when the rule earns anything', () => {
     expect(calculateEarnedPoints(rule, order({ amount: 4550 }), { type: 'CUSTOM', points: 200 })).toBe(200)
     expect(calculateEarnedPoints(rule, order({ amount: 50 }), { type: 'CUSTOM', points: 200 })).toBe(0)
