@@ -140,7 +140,7 @@ export function expire(
  * Gives spent points back (a redemption rolled back). Each part returns to the bucket it was taken
  * from, keeping that bucket's expiry: a rollback must not extend the life of points. When that bucket
  * has expired by `now`, the returned part is recorded as expired at once (the points would have lapsed
- * had they never been spent), so `restored + expired` is what was given back.
+ * had they never been spent), so `restored + expired` is exactly what was given back.
  */
 export function refund(
   buckets: readonly PointsBucket[],
@@ -163,13 +163,8 @@ export function refund(
     }
     if (bucket.status === 'EXPIRED' || expiresAtMs(bucket) <= now.getTime()) {
       bucket.expired += part.points
-      if (bucket.remaining > 0) {
-        // The expiry job has not reached this bucket yet: expire what it holds along with the refund.
-        bucket.expired += bucket.remaining
-        expired += bucket.remaining
-        bucket.remaining = 0
-      }
-      bucket.status = 'EXPIRED'
+      // Points the bucket still holds are left to the expiry job (`expire`), which reports them.
+      if (bucket.remaining === 0) bucket.status = 'EXPIRED'
       expired += part.points
     } else {
       bucket.remaining += part.points

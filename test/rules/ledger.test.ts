@@ -114,6 +114,25 @@ describe('ledger', () => {
     expect(cardBalance(r.buckets)).toMatchObject({ points: 200, balance: 170, expired_points: 30, redeemed_points: 0 })
   })
 
+  it('refund into a bucket past expiry that still holds points leaves those to the expiry job', () => {
+    let b: PointsBucket[] = credit([], {
+      ...card,
+      id: 'b1',
+      points: 2,
+      expiresAt: d('2025-01-02T00:00:00Z'),
+      createdAt: d('2025-01-01T00:00:00Z'),
+    })
+    const s = spend(b, 1)
+    if (!s.ok) throw new Error('expected ok')
+    const r = refund(s.buckets, s.taken, d('2025-01-02T00:00:00Z'))
+    expect(r).toMatchObject({ restored: 0, expired: 1 })
+    expect(r.buckets[0]).toMatchObject({ remaining: 1, expired: 1, status: 'ACTIVE' })
+    const e = expire(r.buckets, d('2025-01-02T00:00:00Z'))
+    expect(e.expired).toBe(1)
+    b = e.buckets
+    expect(cardBalance(b)).toMatchObject({ points: 2, balance: 0, expired_points: 2, redeemed_points: 0 })
+  })
+
   it('refuses to refund more than was spent from a bucket', () => {
     expect(() => refund(ledger(), [{ bucketId: 'b_feb', points: 1 }], d('2025-01-15T00:00:00Z'))).toThrow(RangeError)
     expect(() => refund(ledger(), [{ bucketId: 'nope', points: 1 }], d('2025-01-15T00:00:00Z'))).toThrow(RangeError)
