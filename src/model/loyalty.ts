@@ -31,6 +31,8 @@ export interface ProportionalSpec {
   /** Item-scoped types name what they match. */
   object?: 'product' | 'sku' | 'products_collection'
   id?: string
+  /** Several item targets (reference §5.2: `object`+`id` or `applicable_to[]`); a line counts once. */
+  applicable_to?: { object: 'product' | 'sku' | 'products_collection'; id: string }[]
 }
 
 export type ProportionalCalculationType =
@@ -109,6 +111,8 @@ export interface PointsBucket {
   points: number
   /** Points still spendable in this bucket. */
   remaining: number
+  /** Points of this bucket that expired; what was spent is `points − remaining − expired`. */
+  expired: number
   /** The instant at which the remaining points expire, or null for never. */
   expires_at: DateTime | null
   created_at: DateTime
@@ -154,6 +158,8 @@ export interface MemberTierState {
   campaign_id: string
   customer_id: string | null
   tier_id: string | null
+  /** With a `NEXT_PERIOD` start: the tier still in force until `expiration.start_date`. */
+  previous_tier_id?: string | null
   expiration: MemberTierExpiration | null
   updated_at: DateTime
 }

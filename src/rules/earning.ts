@@ -1,0 +1,325 @@
+import type { Metadata } from '../model/common'
+import type { EarningLoyalty, EarningRule, MappingPoints, ProportionalSpec } from '../model/loyalty'
+import { decimal } from '../money'
+
+/**
+ * How many points an earning rule gives (reference §5.2, decision §9.4).
+ *
+ * FIXED gives its `points`. PROPORTIONAL gives `floor(base / every) × points`, where the base is the
+ * quantity the `calculation_type` names: a base below `every` gives 0, a negative, missing or
+ * non-numeric base gives 0, and a non-positive `every` gives 0 (a rule that cannot be satisfied).
+ * Amounts are in minor units (`every: 500` is $5). `points_formula` is not evaluated: the plain
+ * `points` applies.
+ *
+ * A tier mapping then adjusts the result: `MULTIPLY` multiplies it (exactly, with decimal.js) and
+ * floors to a whole point, so a member is never given a fraction; `CUSTOM` replaces it by the
+ * mapping's fixed points whenever the rule earns anything (a rule that earns 0 still earns 0).
+ */
+export function calculateEarnedPoints(
+  loyalty: EarningLoyalty,
+  input: EarningInput,
+  mapping?: MappingPoints | null,
+): number {
+  return applyMapping(basePoints(loyalty, input), mapping)
+}
+
+export interface EarningOrderItem {
+  product_id?: string | null
+  sku_id?: string | null
+  quantity?: number | null
+  /** Pre-discount amount of the line, minor units. */
+  amount?: number | null
+  /** Post-discount amount of the line, minor units. */
+  subtotal_amount?: number | null
+  /** A free item (added by a discount) never earns points. */
+  free?: boolean
+}
+
+export interface EarningInput {
+  order?: {
+    amount?: number | null
+    total_amount?: number | null
+    metadata?: Metadata | null
+    items?: readonly EarningOrderItem[] | null
+  } | null
+  customer?: { metadata?: Metadata | null } | null
+  customEvent?: { metadata?: Metadata | null } | null
+  /** Product collections by id, already resolved to the product and SKU ids they hold. */
+  collections?: Readonly<Record<string, { products: readonly string[]; skus: readonly string[] }>>
+}
+
+function basePoints(loyalty: EarningLoyalty, input: EarningInput): number {
+  switch (loyalty.type) {
+    case 'FIXED':
+      return Number.isSafeInteger(loyalty.points) && loyalty.points > 0 ? loyalty.points : 0
+    case 'PROPORTIONAL': {
+      const ct = loyalty.calculation_type
+      switch (ct) {
+        case 'ORDER_AMOUNT':
+          return proportional(loyalty.order?.amount, input.order?.amount)
+        case 'ORDER_TOTAL_AMOUNT':
+          return proportional(loyalty.order?.total_amount, input.order?.total_amount)
+        case 'ORDER_METADATA':
+          return proportional(loyalty.order?.metadata, metadataNumber(input.order?.metadata, loyalty.order?.metadata))
+        case 'CUSTOMER_METADATA':
+          return proportional(
+            loyalty.customer?.metadata,
+            metadataNumber(input.customer?.metadata, loyalty.customer?.metadata),
+          )
+        case 'CUSTOM_EVENT_METADATA':
+          return proportional(
+            loyalty.custom_event?.metadata,
+            metadataNumber(input.customEvent?.metadata, loyalty.custom_event?.metadata),
+          )
+        case 'ORDER_ITEMS_AMOUNT': {
+          const spec = loyalty.order_items?.amount
+          return proportional(
+            spec,
+            sumItems(spec, input, (item) => item.amount),
+          )
+        }
+        case 'ORDER_ITEMS_SUBTOTAL_AMOUNT': {
+          const spec = loyalty.order_items?.subtotal_amount
+          return proportional(
+            spec,
+            sumItems(spec, input, (item) => item.subtotal_amount),
+          )
+        }
+        case 'ORDER_ITEMS_QUANTITY': {
+          const spec = loyalty.order_items?.quantity
+          return proportional(
+            spec,
+            sumItems(spec, input, (item) => item.quantity),
+          )
+        }
+        default: {
+          const _never: never = ct
+          return _never
+        }
+      }
+    }
+    default: {
+      const _never: never = loyalty
+      return _never
+    }
+  }
+}
+
+/** floor(base / every) × points, exact for fractional metadata values too. */
+function proportional(spec: ProportionalSpec | undefined, base: number | null | undefined): number {
+  if (spec === undefined || base === null || base === undefined) return 0
+  if (!Number.isFinite(base) || base <= 0) return 0
+  if (!Number.isFinite(spec.every) || spec.every <= 0) return 0
+  if (!Number.isSafeInteger(spec.points) || spec.points <= 0) return 0
+  if (Number.isSafeInteger(base) && Number.isSafeInteger(spec.every)) {
+    // Integer fast path: `base - base % every` is an exact multiple, so the division is exact.
+    const points = ((base - (base % spec.every)) / spec.every) * spec.points
+    if (Number.isSafeInteger(points)) return points
+  }
+  return decimal(base).dividedBy(spec.every).floor().times(spec.points).toNumber()
+}
+
+/** A metadata property counts only when it is a finite number (a Number in the metadata schema). */
+function metadataNumber(metadata: Metadata | null | undefined, spec: ProportionalSpec | undefined): number | null {
+  if (metadata === null || metadata === undefined || spec?.property === undefined) return null
+  const value = metadata[spec.property]
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
+}
+
+/**
+ * Sums a field over the order lines the spec targets. Each line counts once even when it matches
+ * several targets (an item in two selected collections is not counted twice). Free lines never
+ * count. A spec that names no target covers every line.
+ */
+function sumItems(
+  spec: ProportionalSpec | undefined,
+  input: EarningInput,
+  field: (item: EarningOrderItem) => number | null | undefined,
+): number | null {
+  const items = input.order?.items
+  if (spec === undefined || items === null || items === undefined) return null
+  const targets = itemTargets(spec)
+  let total = 0
+  for (const item of items) {
+    if (item.free === true) continue
+    if (targets.length > 0 && !targets.some((t) => itemMatches(item, t, input.collections))) continue
+    const value = field(item)
+    // A negative or missing line value adds nothing rather than cancelling other lines.
+    if (typeof value === 'number' && Number.isFinite(value) && value > 0) total += value
+  }
+  return total
+}
+
+export interface ItemTarget {
+  object: 'product' | 'sku' | 'products_collection'
+  id: string
+}
+
+function itemTargets(spec: ProportionalSpec): ItemTarget[] {
+  const targets: ItemTarget[] = spec.applicable_to === undefined ? [] : [...spec.applicable_to]
+  if (spec.object !== undefined && spec.id !== undefined) targets.push({ object: spec.object, id: spec.id })
+  return targets
+}
+
+/** A product target matches its SKUs' lines too (the line carries its product id). */
+export function itemMatches(
+  item: EarningOrderItem,
+  target: ItemTarget,
+  collections: EarningInput['collections'],
+): boolean {
+  switch (target.object) {
+    case 'product':
+      return item.product_id === target.id
+    case 'sku':
+      return item.sku_id === target.id
+    case 'products_collection': {
+      const collection = collections?.[target.id]
+      if (collection === undefined) return false
+      return (
+        (item.product_id != null && collection.products.includes(item.product_id)) ||
+        (item.sku_id != null && collection.skus.includes(item.sku_id))
+      )
+    }
+    default: {
+      const _never: never = target.object
+      return _never
+    }
+  }
+}
+
+function applyMapping(points: number, mapping: MappingPoints | null | undefined): number {
+  if (mapping === null || mapping === undefined || points <= 0) return points
+  switch (mapping.type) {
+    case 'MULTIPLY': {
+      if (!Number.isFinite(mapping.multiplier) || mapping.multiplier <= 0) return 0
+      return multiplyFloor(points, mapping.multiplier)
+    }
+    case 'CUSTOM':
+      return Number.isSafeInteger(mapping.points) && mapping.points > 0 ? mapping.points : 0
+    default: {
+      const _never: never = mapping
+      return _never
+    }
+  }
+}
+
+/**
+ * floor(points × multiplier), exact: the multiplier is read as the decimal it is written as (1.1 is
+ * 11/10, not the binary float just above it), so 10 points × 1.1 is 11, never 10.
+ */
+function multiplyFloor(points: number, multiplier: number): number {
+  const ratio = decimalRatio(multiplier)
+  if (ratio !== null) {
+    const product = points * ratio.num
+    if (Number.isSafeInteger(product)) return (product - (product % ratio.den)) / ratio.den
+  }
+  return decimal(points).times(multiplier).floor().toNumber()
+}
+
+// Multipliers repeat (a handful per program): memoise their exact num/den form.
+const ratios = new Map<number, { num: number; den: number } | null>()
+
+function decimalRatio(value: number): { num: number; den: number } | null {
+  const known = ratios.get(value)
+  if (known !== undefined) return known
+  const text = String(value)
+  let ratio: { num: number; den: number } | null = null
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text)
+  if (m !== null) {
+    const frac = m[2] ?? ''
+    const num = Number((m[1] ?? '') + frac)
+    const den = 10 ** frac.length
+    if (Number.isSafeInteger(num) && Number.isSafeInteger(den)) ratio = { num, den }
+  }
+  if (ratios.size >= 1000) ratios.clear()
+  ratios.set(value, ratio)
+  return ratio
+}
+
+/** The tier's mapping for an earning rule, if the member's tier has one. */
+export function tierEarningMapping(
+  tier: { earning_rules?: Readonly<Record<string, MappingPoints>> } | null | undefined,
+  earningRuleId: string,
+): MappingPoints | null {
+  return tier?.earning_rules?.[earningRuleId] ?? null
+}
+
+export const ANY_TIER = '__ANY__'
+
+export const TIER_EVENTS = [
+  'customer.loyalty.tier.joined',
+  'customer.loyalty.tier.left',
+  'customer.loyalty.tier.upgraded',
+  'customer.loyalty.tier.downgraded',
+  'customer.loyalty.tier.prolonged',
+] as const
+
+export interface EarningRuleSelection {
+  /** `order.paid`, `customer.segment.entered`, a tier event, or a custom event's name. */
+  event: string
+  now: Date
+  timeZone: string
+  /** For tier events: the tier the event concerns. */
+  tierId?: string | null
+  /** For `customer.segment.entered`: the segment entered. */
+  segmentId?: string | null
+  /** For custom events: the schema of the event, when known. */
+  customEventSchemaId?: string | null
+}
+
+/**
+ * The rules an event fires: active, inside their validity window at `now`, and whose event matches.
+ * A segment rule needs the entered segment; a tier rule needs the event's tier or `__ANY__`; a
+ * custom-event rule matches by event name and, when both sides know it, by schema id. The validation
+ * rule (`validation_rule_id`) is the caller's to check: it needs the conditions engine.
+ * The input order is kept.
+ */
+export function selectEarningRules<R extends EarningRuleLike>(
+  rules: readonly R[],
+  selection: EarningRuleSelection,
+): R[] {
+  return rules.filter(
+    (rule) => rule.active !== false && isInWindow(rule, selection.now) && eventMatches(rule, selection),
+  )
+}
+
+export type EarningRuleLike = Pick<
+  EarningRule,
+  'event' | 'active' | 'start_date' | 'expiration_date' | 'segment' | 'custom_event' | 'loyalty_tier'
+>
+
+function eventMatches(rule: EarningRuleLike, s: EarningRuleSelection): boolean {
+  if (rule.event !== s.event) return false
+  if (s.event === 'order.paid') return true
+  if (s.event === 'customer.segment.entered') return rule.segment?.id !== undefined && rule.segment.id === s.segmentId
+  if ((TIER_EVENTS as readonly string[]).includes(s.event)) {
+    const wanted = rule.loyalty_tier?.id
+    return wanted === ANY_TIER || (wanted !== undefined && wanted === s.tierId)
+  }
+  const schema = rule.custom_event?.schema_id
+  return schema === undefined || s.customEventSchemaId == null || schema === s.customEventSchemaId
+}
+
+/**
+ * Start and expiration dates only. TODO: when `src/rules/validity.ts` (checkValidity) lands, use it
+ * here so earning rules honour `validity_timeframe`, `validity_day_of_week` and `validity_hours` too.
+ */
+function isInWindow(rule: EarningRuleLike, now: Date): boolean {
+  const t = now.getTime()
+  if (rule.start_date != null && t < parseInstant(rule.start_date)) return false
+  if (rule.expiration_date != null && t >= parseInstant(rule.expiration_date)) return false
+  return true
+}
+
+// Date.parse dominates selecting rules per event; the same few date strings recur.
+const instants = new Map<string, number>()
+
+function parseInstant(text: string): number {
+  let t = instants.get(text)
+  if (t === undefined) {
+    t = Date.parse(text)
+    if (instants.size >= 10_000) instants.clear()
+    instants.set(text, t)
+  }
+  return t
+}
