@@ -3,8 +3,12 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import { ROUNDING_MODES, type RoundingMode } from './money'
+import { campaigns } from './operations/campaigns'
+import { categories } from './operations/categories'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { products } from './operations/products'
+import { vouchers } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
 export interface EngineOptions {
@@ -73,6 +77,10 @@ export function createEngine(options: EngineOptions = {}) {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
+    campaigns: campaigns(ctx),
+    vouchers: vouchers(ctx),
+    categories: categories(ctx),
+    products: products(ctx),
   }
 }
 
