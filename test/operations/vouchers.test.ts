@@ -320,6 +320,28 @@ describe('vouchers.create bad input', () => {
   })
 })
 
+describe('vouchers.create under concurrency', () => {
+  it('lets exactly one of two concurrent creates of the same code win; the other gets 409', async () => {
+    const { engine, store } = testEngine()
+    const results = await Promise.allSettled([engine.vouchers.create(tenOff), engine.vouchers.create(tenOff)])
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
+    const rejected = results.find((r) => r.status === 'rejected')
+    expect(rejected?.reason).toMatchObject({ code: 409, key: 'duplicate_found', path: 'code' })
+    expect((await store.vouchers.list()).total).toBe(1)
+  })
+
+  it('counts every voucher added concurrently to one campaign', async () => {
+    const { engine } = testEngine()
+    await engine.campaigns.create({
+      name: 'C',
+      campaign_type: 'DISCOUNT_COUPONS',
+      voucher: { discount: { type: 'AMOUNT', amount_off: 1 } },
+    })
+    await Promise.all([1, 2, 3].map(() => engine.vouchers.create({ campaign: 'C' })))
+    expect((await engine.campaigns.get('C')).vouchers_count).toBe(3)
+  })
+})
+
 describe('vouchers.get', () => {
   it('gives 404 for an unknown code and 400 for an empty one', async () => {
     const { engine } = testEngine()
