@@ -94,7 +94,14 @@ const unitAny = v.pipe(
     if (result.success)
       return result.output as v.InferOutput<typeof unitManyDiscount> | v.InferOutput<typeof unitDiscount>
     for (const issue of result.issues) {
-      addIssue({ message: issue.message, ...(issue.path ? { path: issue.path } : {}) } as never)
+      // Re-raised from inside a transform: phrase it as the top-level parser would have.
+      const message =
+        issue.kind === 'schema' && issue.received === 'undefined'
+          ? 'is required'
+          : issue.kind === 'schema'
+            ? `must be ${issue.expected ?? 'valid'} but received ${issue.received}`
+            : issue.message
+      addIssue({ message, ...(issue.path ? { path: issue.path } : {}) } as never)
     }
     return NEVER
   }),
