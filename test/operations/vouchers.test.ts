@@ -320,6 +320,15 @@ describe('vouchers.create bad input', () => {
   })
 })
 
+describe('vouchers.create error details', () => {
+  it('phrases a missing UNIT field like any other missing field', async () => {
+    const { engine } = testEngine()
+    await expect(
+      engine.vouchers.create({ type: 'DISCOUNT_VOUCHER', discount: { type: 'UNIT', unit_off: 1 } }),
+    ).rejects.toMatchObject({ path: 'discount.unit_type', details: 'Property .discount.unit_type is required' })
+  })
+})
+
 describe('vouchers.create under concurrency', () => {
   it('lets exactly one of two concurrent creates of the same code win; the other gets 409', async () => {
     const { engine, store } = testEngine()
