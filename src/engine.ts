@@ -3,11 +3,15 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import { ROUNDING_MODES, type RoundingMode } from './money'
+import { campaigns } from './operations/campaigns'
+import { categories } from './operations/categories'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { stackingRules } from './operations/stacking-rules'
 import { validationRules } from './operations/validation-rules'
+import { vouchers } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
 export interface EngineOptions {
@@ -79,6 +83,10 @@ export function createEngine(options: EngineOptions = {}) {
     promotions: promotions(ctx),
     validationRules: validationRules(ctx),
     stackingRules: stackingRules(ctx),
+    campaigns: campaigns(ctx),
+    vouchers: vouchers(ctx),
+    categories: categories(ctx),
+    products: products(ctx),
   }
 }
 

@@ -1,0 +1,255 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../model/campaign'
+import type { Category } from '../model/common'
+import type { Voucher } from '../model/voucher'
+import type { Stored } from '../ports'
+import { resolveCodeConfig } from '../rules/codes'
+import {
+  dateTime,
+  isoDuration,
+  metadata,
+  nonEmptyString,
+  opt,
+  validityEntries,
+  validityTimeframe,
+} from '../schema/common'
+import { discount } from '../schema/discount'
+import { parse } from '../schema/parse'
+import { checkValidity } from '../schema/validity'
+import {
+  checkVoucherValue,
+  codeConfigInput,
+  giftInput,
+  loyaltyCardInput,
+  redemptionInput,
+  voucherType,
+} from '../schema/voucher'
+import { resolveCategoryRef } from './categories'
+import { generateUnusedCodes } from './codes'
+import { type Context, mutate, type Tx } from './context'
+import { duplicateFound } from './duplicates'
+import { buildVoucher, specFromCampaign } from './voucher-entity'
+
+/** Codes one create call may generate: the whole batch is one atomic commit, so it is bounded. */
+export const MAX_VOUCHERS_PER_CAMPAIGN_CREATE = 100_000
+
+/** The voucher template of a campaign (`voucher` in the create body). */
+export const campaignVoucherInput = v.object({
+  type: opt(voucherType),
+  discount: opt(v.nullable(discount)),
+  gift: opt(v.nullable(giftInput)),
+  loyalty_card: opt(v.nullable(loyaltyCardInput)),
+  redemption: opt(redemptionInput),
+  code_config: opt(codeConfigInput),
+  is_referral_code: opt(v.boolean()),
+  start_date: opt(v.nullable(dateTime)),
+  expiration_date: opt(v.nullable(dateTime)),
+  validity_timeframe: opt(v.nullable(validityTimeframe)),
+})
+export type CampaignVoucherInput = v.InferOutput<typeof campaignVoucherInput>
+
+const referralProgram = v.looseObject({
+  conversion_event_type: opt(v.picklist(['redemption', 'custom_event'])),
+  custom_event: opt(v.looseObject({ id: opt(v.string()), name: nonEmptyString })),
+  referee_reward: opt(v.record(v.string(), v.unknown())),
+})
+
+/** The fields every campaign type shares; loyalty and promotion campaigns spread these into their own schemas. */
+export const campaignBaseEntries = {
+  name: nonEmptyString,
+  description: opt(v.nullable(v.string())),
+  type: opt(v.picklist(['AUTO_UPDATE', 'STATIC'])),
+  ...validityEntries,
+  category: opt(v.nullable(nonEmptyString)),
+  category_id: opt(v.nullable(nonEmptyString)),
+  metadata: opt(metadata),
+  activity_duration_after_publishing: opt(v.nullable(isoDuration)),
+  auto_join: opt(v.boolean()),
+  join_once: opt(v.boolean()),
+  use_voucher_metadata_schema: opt(v.boolean()),
+}
+const campaignBase = v.object(campaignBaseEntries)
+export type CampaignBaseInput = v.InferOutput<typeof campaignBase>
+
+/** Campaign types `campaigns.create` makes; loyalty programs and promotions have their own namespaces. */
+export const CODE_CAMPAIGN_TYPES = ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'REFERRAL_PROGRAM'] as const
+
+export const campaignInput = v.object({
+  ...campaignBaseEntries,
+  campaign_type: v.picklist([...CODE_CAMPAIGN_TYPES, 'LOYALTY_PROGRAM', 'PROMOTION']),
+  voucher: campaignVoucherInput,
+  vouchers_count: opt(
+    v.pipe(
+      v.number(),
+      v.safeInteger('must be an integer'),
+      v.minValue(0, 'must be ≥ 0'),
+      v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
+    ),
+  ),
+  referral_program: opt(v.nullable(referralProgram)),
+})
+export type CampaignInput = v.InferOutput<typeof campaignInput>
+
+/** The voucher type a campaign type's codes have. */
+export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
+  DISCOUNT_COUPONS: 'DISCOUNT_VOUCHER',
+  REFERRAL_PROGRAM: 'DISCOUNT_VOUCHER',
+  GIFT_VOUCHERS: 'GIFT_VOUCHER',
+  LOYALTY_PROGRAM: 'LOYALTY_CARD',
+  PROMOTION: null,
+}
+
+/** Finds a campaign by id, else by its (unique) name: the spec's `campaignId` takes either. */
+export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
+  return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
+}
+
+/**
+ * Checks a voucher template against its campaign type and normalises it: the type defaults to the
+ * campaign's, the value object must match the type, `code_config` is reported with its `length` and
+ * `charset` filled in, and a template timeframe needs a start date (its own or the campaign's).
+ */
+export function normaliseVoucherTemplate(
+  campaignType: CampaignType,
+  input: CampaignVoucherInput,
+  campaignStartDate: string | null | undefined,
+  prefix = 'voucher',
+): CampaignVoucher {
+  const expected = VOUCHER_TYPE_OF[campaignType]
+  const type = input.type ?? expected
+  if (type === null) throw EngineError.invalid(`${prefix}.type`, `is not used by ${campaignType} campaigns`)
+  if (expected !== null && type !== expected) {
+    throw EngineError.invalid(`${prefix}.type`, `must be ${expected} for a ${campaignType} campaign`)
+  }
+  checkVoucherValue(type, input, prefix)
+  checkValidity(input, { prefix, inheritedStartDate: campaignStartDate })
+  const template: CampaignVoucher = {
+    type,
+    discount: type === 'DISCOUNT_VOUCHER' ? (input.discount ?? null) : null,
+    gift: type === 'GIFT_VOUCHER' ? (input.gift ?? null) : null,
+    loyalty_card: type === 'LOYALTY_CARD' ? (input.loyalty_card ?? null) : null,
+    redemption: { quantity: input.redemption?.quantity ?? null },
+    code_config: resolveCodeConfig(input.code_config ?? {}, `${prefix}.code_config`),
+    is_referral_code: input.is_referral_code ?? campaignType === 'REFERRAL_PROGRAM',
+  }
+  if (input.start_date !== undefined) template.start_date = input.start_date
+  if (input.expiration_date !== undefined) template.expiration_date = input.expiration_date
+  if (input.validity_timeframe !== undefined) template.validity_timeframe = input.validity_timeframe
+  return template
+}
+
+/** What a campaign type adds to the shared fields when its entity is built. */
+export interface CampaignExtras {
+  campaign_type: CampaignType
+  voucher?: CampaignVoucher
+  vouchers_count?: number
+  creation_status?: Campaign['creation_status']
+  vouchers_generation_status?: Campaign['vouchers_generation_status']
+  referral_program?: Campaign['referral_program']
+  promotion?: Campaign['promotion']
+  loyalty_tiers_expiration?: Campaign['loyalty_tiers_expiration']
+}
+
+/**
+ * Builds a campaign entity from the shared fields and the type's extras, inside a transaction:
+ * checks the name is free (409 `duplicate_found` naming `name`), the validity fields, and resolves
+ * the category (created by name when new). The caller inserts it (`tx.insert('campaigns', c)`),
+ * usually after generating its vouchers.
+ */
+export async function buildCampaign(tx: Tx, input: CampaignBaseInput, extras: CampaignExtras): Promise<Campaign> {
+  if (await tx.store.campaigns.findBy('name', input.name)) throw duplicateFound('campaign', 'name', input.name)
+  checkValidity(input)
+  const category: Category | null = await resolveCategoryRef(tx, input)
+  const campaign: Campaign = {
+    id: tx.id(ID_PREFIX.campaign),
+    name: input.name,
+    description: input.description ?? null,
+    campaign_type: extras.campaign_type,
+    type: input.type ?? 'AUTO_UPDATE',
+    auto_join: input.auto_join ?? false,
+    join_once: input.join_once ?? false,
+    use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? false,
+    vouchers_count: extras.vouchers_count ?? 0,
+    start_date: input.start_date ?? null,
+    expiration_date: input.expiration_date ?? null,
+    validity_timeframe: input.validity_timeframe ?? null,
+    validity_day_of_week: input.validity_day_of_week ?? null,
+    validity_hours: input.validity_hours ?? null,
+    active: input.active ?? true,
+    activity_duration_after_publishing: input.activity_duration_after_publishing ?? null,
+    category: category?.name ?? null,
+    category_id: category?.id ?? null,
+    categories: category ? [category] : [],
+    metadata: input.metadata ?? {},
+    creation_status: extras.creation_status ?? 'DONE',
+    vouchers_generation_status: extras.vouchers_generation_status ?? 'DONE',
+    protected: false,
+    created_at: tx.nowIso,
+    updated_at: null,
+    object: 'campaign',
+  }
+  if (extras.voucher) campaign.voucher = extras.voucher
+  if (extras.referral_program !== undefined) campaign.referral_program = extras.referral_program
+  if (extras.promotion !== undefined) campaign.promotion = extras.promotion
+  if (extras.loyalty_tiers_expiration !== undefined) campaign.loyalty_tiers_expiration = extras.loyalty_tiers_expiration
+  return campaign
+}
+
+/**
+ * Generates and inserts `count` vouchers of a campaign from its template: codes from the template's
+ * `code_config`, unique in the project, each inheriting the campaign's validity, category, value and
+ * redemption quantity. Does not touch the campaign's `vouchers_count` (the caller sets it).
+ */
+export async function generateCampaignVouchers(
+  tx: Tx,
+  campaign: Campaign,
+  count: number,
+  path = 'voucher.code_config',
+): Promise<Voucher[]> {
+  if (count === 0) return []
+  const codes = await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
+  const category = campaign.categories[0] ?? null
+  return codes.map((code) => tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code))))
+}
+
+export function campaigns(ctx: Context) {
+  return {
+    /**
+     * Creates a DISCOUNT_COUPONS, GIFT_VOUCHERS or REFERRAL_PROGRAM campaign and its `vouchers_count`
+     * codes in one commit. Loyalty programs and promotions are made by `loyalties.create` and
+     * `promotions.create`, which need fields this shape does not have.
+     */
+    async create(body: unknown): Promise<Campaign> {
+      const input = parse(campaignInput, body)
+      const campaignType = input.campaign_type
+      if (campaignType === 'LOYALTY_PROGRAM' || campaignType === 'PROMOTION') {
+        throw EngineError.invalid(
+          'campaign_type',
+          `${campaignType} campaigns are created with ${campaignType === 'PROMOTION' ? 'promotions.create' : 'loyalties.create'}`,
+        )
+      }
+      const voucher = normaliseVoucherTemplate(campaignType, input.voucher, input.start_date)
+      const count = input.vouchers_count ?? 0
+      return mutate(ctx, async (tx) => {
+        const campaign = await buildCampaign(tx, input, {
+          campaign_type: campaignType,
+          voucher,
+          vouchers_count: count,
+          ...(input.referral_program !== undefined ? { referral_program: input.referral_program } : {}),
+        })
+        await generateCampaignVouchers(tx, campaign, count)
+        return tx.insert('campaigns', campaign)
+      })
+    },
+
+    /** Reads a campaign by id or name. */
+    async get(campaignId: string): Promise<Campaign> {
+      const id = parse(nonEmptyString, campaignId, 'campaignId')
+      const found = await findCampaign(ctx.store, id)
+      if (!found) throw EngineError.notFound('campaign', id)
+      return found.value
+    },
+  }
+}

@@ -1,0 +1,145 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import type { Voucher } from '../model/voucher'
+import type { Stored } from '../ports'
+import { metadata, nonEmptyString, opt, validityEntries } from '../schema/common'
+import { discount } from '../schema/discount'
+import { parse } from '../schema/parse'
+import { checkValidity } from '../schema/validity'
+import {
+  checkVoucherValue,
+  codeConfigInput,
+  giftInput,
+  loyaltyCardInput,
+  redemptionInput,
+  voucherType,
+} from '../schema/voucher'
+import { findCampaign } from './campaigns'
+import { resolveCategoryRef } from './categories'
+import { generateUnusedCodes } from './codes'
+import { type Context, mutate } from './context'
+import { duplicateFound } from './duplicates'
+import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
+
+export const voucherInput = v.object({
+  code: opt(nonEmptyString),
+  type: opt(voucherType),
+  campaign: opt(v.nullable(nonEmptyString)),
+  campaign_id: opt(v.nullable(nonEmptyString)),
+  category: opt(v.nullable(nonEmptyString)),
+  category_id: opt(v.nullable(nonEmptyString)),
+  discount: opt(v.nullable(discount)),
+  gift: opt(v.nullable(giftInput)),
+  loyalty_card: opt(v.nullable(loyaltyCardInput)),
+  redemption: opt(redemptionInput),
+  code_config: opt(codeConfigInput),
+  is_referral_code: opt(v.boolean()),
+  additional_info: opt(v.nullable(v.string())),
+  metadata: opt(metadata),
+  ...validityEntries,
+})
+export type VoucherInput = v.InferOutput<typeof voucherInput>
+
+/** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
+export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
+  return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
+}
+
+/** Takes the request's value where it gave one (even `null`), else the inherited one. */
+function given<T>(value: T | undefined, inherited: T): T {
+  return value === undefined ? inherited : value
+}
+
+export function vouchers(ctx: Context) {
+  return {
+    /**
+     * Creates one voucher, standalone or in a campaign (`campaign` name or `campaign_id`). In a
+     * campaign, every field the request leaves out comes from the campaign's template and validity,
+     * and the campaign's `vouchers_count` grows by one. Without `code` one is generated from
+     * `code_config` (the request's, else the campaign's, else 8 alphanumeric characters).
+     */
+    async create(body: unknown): Promise<Voucher> {
+      const input = parse(voucherInput, body)
+      if (input.campaign && input.campaign_id) {
+        throw EngineError.invalid('campaign_id', 'must not be given together with campaign (pass one of them)')
+      }
+      return mutate(ctx, async (tx) => {
+        const campaignRef = input.campaign_id ?? input.campaign
+        const stored = campaignRef ? await findCampaign(tx.store, campaignRef) : undefined
+        if (campaignRef && !stored) throw EngineError.notFound('campaign', campaignRef)
+        const campaign = stored?.value
+        if (campaign && !campaign.voucher) {
+          throw EngineError.invalid(
+            input.campaign_id ? 'campaign_id' : 'campaign',
+            `${campaign.campaign_type} campaigns have no codes`,
+          )
+        }
+        const type = input.type ?? campaign?.voucher?.type
+        if (!type) throw EngineError.invalid('type', 'is required for a voucher outside a campaign')
+        if (campaign?.voucher && type !== campaign.voucher.type) {
+          throw EngineError.invalid('type', `must be ${campaign.voucher.type}, the type of campaign ${campaign.name}`)
+        }
+
+        // The voucher's own category wins; without one it is in its campaign's.
+        const category =
+          input.category || input.category_id ? await resolveCategoryRef(tx, input) : (campaign?.categories[0] ?? null)
+
+        const inherited: Partial<VoucherSpec> = campaign ? specFromCampaign(campaign, category, '') : {}
+        const value = {
+          discount: given(input.discount, inherited.discount ?? null),
+          gift: given(input.gift, inherited.gift ?? null),
+          loyalty_card: given(input.loyalty_card, inherited.loyalty_card ?? null),
+        }
+        checkVoucherValue(type, value)
+        const validity = {
+          start_date: given(input.start_date, inherited.start_date ?? null),
+          expiration_date: given(input.expiration_date, inherited.expiration_date ?? null),
+          validity_timeframe: given(input.validity_timeframe, inherited.validity_timeframe ?? null),
+          validity_day_of_week: given(input.validity_day_of_week, inherited.validity_day_of_week ?? null),
+          validity_hours: given(input.validity_hours, inherited.validity_hours ?? null),
+          active: input.active ?? true,
+        }
+        checkValidity(validity)
+
+        let code = input.code
+        if (code !== undefined) {
+          if (await tx.store.vouchers.findBy('code', code)) throw duplicateFound('voucher', 'code', code)
+        } else {
+          const config = input.code_config ?? campaign?.voucher?.code_config ?? {}
+          const [generated] = await generateUnusedCodes(tx, config, 1, 'code_config')
+          code = generated ?? ''
+        }
+
+        const voucher = buildVoucher(tx, {
+          code,
+          type,
+          campaign: campaign ? { id: campaign.id, name: campaign.name } : null,
+          category,
+          ...value,
+          quantity: given(input.redemption?.quantity, inherited.quantity ?? null),
+          is_referral_code: input.is_referral_code ?? inherited.is_referral_code ?? false,
+          ...validity,
+          metadata: input.metadata ?? {},
+          additional_info: input.additional_info ?? null,
+        })
+        tx.insert('vouchers', voucher)
+        if (stored) {
+          tx.update('campaigns', stored, {
+            ...stored.value,
+            vouchers_count: stored.value.vouchers_count + 1,
+            updated_at: tx.nowIso,
+          })
+        }
+        return voucher
+      })
+    },
+
+    /** Reads a voucher by code or id. */
+    async get(code: string): Promise<Voucher> {
+      const key = parse(nonEmptyString, code, 'code')
+      const found = await findVoucher(ctx.store, key)
+      if (!found) throw EngineError.notFound('voucher', key)
+      return found.value
+    },
+  }
+}
