@@ -3,8 +3,13 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import { ROUNDING_MODES, type RoundingMode } from './money'
+import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/async-actions'
+import { auth } from './operations/auth'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
+import { files } from './operations/files'
+import { metadataSchemas } from './operations/metadata-schemas'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
 export interface EngineOptions {
@@ -63,16 +68,24 @@ function contextOf(options: EngineOptions): Context {
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       projectId: options.projectId ?? 'proj_default',
     },
+    asyncHandlers: createAsyncHandlers(),
   }
 }
 
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */
 export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
+  // The work `asyncActions.runPending()` knows how to do, one line per async action type.
+  registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
+    auth: auth(ctx),
+    metadataSchemas: metadataSchemas(ctx),
+    asyncActions: asyncActions(ctx),
+    exports: exports(ctx),
+    files: files(ctx),
   }
 }
 

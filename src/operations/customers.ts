@@ -6,6 +6,7 @@ import type { Stored } from '../ports'
 import { dateTime, metadata, opt } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
+import { enforceMetadata } from './metadata-schemas'
 
 const address = v.object({
   city: opt(v.nullable(v.string())),
@@ -51,6 +52,7 @@ export async function resolveCustomer(
   if (!input.source_id) return undefined
   const found = await tx.store.customers.findBy('source_id', input.source_id)
   if (found || !options.create) return found
+  await enforceMetadata(tx, 'customer', input.metadata, 'customer.metadata')
   const created = newCustomer(tx, input)
   return { value: created, version: 0 }
 }
@@ -83,12 +85,13 @@ export function customers(ctx: Context) {
       const input = parse(customerInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
-        if (!existing) return newCustomer(tx, input)
+        const metadata = await enforceMetadata(tx, 'customer', { ...existing?.value.metadata, ...input.metadata })
+        if (!existing) return newCustomer(tx, { ...input, metadata })
         const { id: _ignored, ...fields } = input
         const next: Customer = {
           ...existing.value,
           ...fields,
-          metadata: { ...existing.value.metadata, ...input.metadata },
+          metadata,
           updated_at: tx.nowIso,
         }
         tx.update('customers', existing, next)
