@@ -3,10 +3,15 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import { ROUNDING_MODES, type RoundingMode } from './money'
+import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/async-actions'
+import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
+import { files } from './operations/files'
+import { metadataSchemas } from './operations/metadata-schemas'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { stackingRules } from './operations/stacking-rules'
@@ -70,12 +75,15 @@ function contextOf(options: EngineOptions): Context {
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       projectId: options.projectId ?? 'proj_default',
     },
+    asyncHandlers: createAsyncHandlers(),
   }
 }
 
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */
 export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
+  // The work `asyncActions.runPending()` knows how to do, one line per async action type.
+  registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
@@ -87,6 +95,11 @@ export function createEngine(options: EngineOptions = {}) {
     vouchers: vouchers(ctx),
     categories: categories(ctx),
     products: products(ctx),
+    auth: auth(ctx),
+    metadataSchemas: metadataSchemas(ctx),
+    asyncActions: asyncActions(ctx),
+    exports: exports(ctx),
+    files: files(ctx),
   }
 }
 

@@ -4,6 +4,7 @@ import type { ActivityEvent } from '../model/customer'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
 import type { Clock, CollectionName, Entity, IdGenerator, RandomSource, Store, Stored, Write } from '../ports'
+import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
   /** IANA time zone for validity hours, days of week and calendar periods (reference §9.6). */
@@ -25,6 +26,8 @@ export interface Context {
   ids: IdGenerator
   random: RandomSource
   config: EngineConfig
+  /** What runs each type of async action (`asyncActions.runPending`); per engine. */
+  asyncHandlers: AsyncHandlers
 }
 
 /**

@@ -6,6 +6,7 @@ import type { Stored } from '../ports'
 import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
+import { enforceMetadata } from './metadata-schemas'
 
 /** Finds a customer by id or `source_id` (the spec's `customerId` path parameter takes either). */
 export async function findCustomer(ctx: Context, idOrSourceId: string): Promise<Stored<Customer> | undefined> {
@@ -30,6 +31,7 @@ export async function resolveCustomer(
   if (!input.source_id) return undefined
   const found = await tx.store.customers.findBy('source_id', input.source_id)
   if (found || !options.create) return found
+  await enforceMetadata(tx, 'customer', input.metadata, 'customer.metadata')
   const created = newCustomer(tx, input)
   return { value: created, version: 0 }
 }
@@ -62,12 +64,13 @@ export function customers(ctx: Context) {
       const input = parse(customerInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
-        if (!existing) return newCustomer(tx, input)
+        const metadata = await enforceMetadata(tx, 'customer', { ...existing?.value.metadata, ...input.metadata })
+        if (!existing) return newCustomer(tx, { ...input, metadata })
         const { id: _ignored, ...fields } = input
         const next: Customer = {
           ...existing.value,
           ...fields,
-          metadata: { ...existing.value.metadata, ...input.metadata },
+          metadata,
           updated_at: tx.nowIso,
         }
         tx.update('customers', existing, next)

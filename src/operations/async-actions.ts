@@ -1,0 +1,124 @@
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { AsyncAction } from '../model/misc'
+import { nonEmptyString } from '../schema/common'
+import { parse } from '../schema/parse'
+import { type Context, must, mutate, type Tx } from './context'
+
+/**
+ * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
+ * action's `DONE` status commit together (or neither), and a conflict re-runs it on fresh reads.
+ * Its return value becomes the action's `result`.
+ */
+export interface AsyncHandler {
+  run(tx: Tx, action: AsyncAction): Promise<unknown>
+  /** Records a failure on the handler's own resources, in the commit that marks the action `FAILED`. */
+  onFailure?(tx: Tx, action: AsyncAction, error: Error): Promise<void>
+}
+
+/** The handlers of one engine, by action type (per engine, so two engines never share work). */
+export type AsyncHandlers = Map<string, AsyncHandler>
+
+export function createAsyncHandlers(): AsyncHandlers {
+  return new Map()
+}
+
+/**
+ * Registers the handler of an action type; a plain function is the `run` of a handler without
+ * failure bookkeeping. Adding `vouchers.bulkUpdate` is one such call in `createEngine`.
+ */
+export function registerAsyncHandler(ctx: Context, type: string, handler: AsyncHandler | AsyncHandler['run']): void {
+  if (ctx.asyncHandlers.has(type)) throw new Error(`An async handler for ${type} is already registered`)
+  ctx.asyncHandlers.set(type, typeof handler === 'function' ? { run: handler } : handler)
+}
+
+/** Queues work in the caller's transaction, so the action exists exactly when the caller's writes do. */
+export function enqueue(tx: Tx, type: string, payload: unknown, runAt?: Date): AsyncAction {
+  if (!tx.ctx.asyncHandlers.has(type)) throw new Error(`No async handler is registered for ${type}`)
+  return tx.insert('async_actions', {
+    id: tx.id(ID_PREFIX.async_action),
+    type,
+    status: 'ENQUEUED',
+    run_at: (runAt ?? tx.now).toISOString(),
+    payload,
+    result: null,
+    created_at: tx.nowIso,
+    updated_at: null,
+    object: 'async_action',
+  })
+}
+
+export interface RunSummary {
+  ran: number
+  succeeded: number
+  failed: number
+}
+
+export function asyncActions(ctx: Context) {
+  return {
+    async get(id: string): Promise<AsyncAction> {
+      const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action')
+      return found.value
+    },
+
+    /**
+     * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
+     * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
+     * Safe to call from several workers: an action another worker finished is skipped on re-read.
+     */
+    async runPending(): Promise<RunSummary> {
+      const now = ctx.clock.now().getTime()
+      const page = await ctx.store.async_actions.list({
+        where: { status: 'ENQUEUED' },
+        order: { field: 'run_at', direction: 'asc' },
+      })
+      const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value.id)
+      const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
+      for (const id of due) {
+        const outcome = await runOne(ctx, id)
+        if (outcome === 'skipped') continue
+        summary.ran++
+        summary[outcome]++
+      }
+      return summary
+    },
+  }
+}
+
+async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped'> {
+  try {
+    return await mutate(ctx, async (tx) => {
+      const stored = await tx.store.async_actions.get(id)
+      if (stored?.value.status !== 'ENQUEUED') return 'skipped' as const
+      const handler = ctx.asyncHandlers.get(stored.value.type)
+      if (!handler) throw new Error(`No async handler is registered for ${stored.value.type}`)
+      const result = await handler.run(tx, stored.value)
+      tx.update('async_actions', stored, { ...stored.value, status: 'DONE', result, updated_at: tx.nowIso })
+      return 'succeeded' as const
+    })
+  } catch (error) {
+    return markFailed(ctx, id, error instanceof Error ? error : new Error(String(error)))
+  }
+}
+
+/** The failed attempt wrote nothing; this separate commit records the failure. */
+async function markFailed(ctx: Context, id: string, failure: Error): Promise<'failed' | 'skipped'> {
+  return mutate(ctx, async (tx) => {
+    const stored = await tx.store.async_actions.get(id)
+    if (stored?.value.status !== 'ENQUEUED') return 'skipped' as const
+    await ctx.asyncHandlers.get(stored.value.type)?.onFailure?.(tx, stored.value, failure)
+    tx.update('async_actions', stored, {
+      ...stored.value,
+      status: 'FAILED',
+      result: { error: errorResult(failure) },
+      updated_at: tx.nowIso,
+    })
+    return 'failed' as const
+  })
+}
+
+function errorResult(error: Error): Record<string, unknown> {
+  if (error instanceof EngineError)
+    return { code: error.code, key: error.key, message: error.message, details: error.details }
+  return { message: error.message }
+}

@@ -1,0 +1,182 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { Campaign } from '../model/campaign'
+import type { AsyncAction, Export } from '../model/misc'
+import type { Stored } from '../ports'
+import { toCsv } from '../rules/csv'
+import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
+import {
+  DEFAULT_TRANSACTION_FIELDS,
+  DEFAULT_TRANSACTION_ORDER,
+  isTransactionField,
+  selectTransactions,
+  TRANSACTION_FIELDS,
+  transactionRows,
+} from '../rules/voucher-transactions'
+import { nonEmptyString, opt } from '../schema/common'
+import { parse } from '../schema/parse'
+import type { AsyncHandler } from './async-actions'
+import { enqueue } from './async-actions'
+import { type Context, must, mutate, type Tx } from './context'
+import { storeFile } from './files'
+
+/** The async action type that writes a campaign transactions CSV. */
+export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
+
+const field = v.picklist(TRANSACTION_FIELDS, `must be one of ${TRANSACTION_FIELDS.join(', ')}`)
+const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
+const fieldFilter = v.object({
+  conditions: v.pipe(
+    v.record(
+      v.picklist(FILTER_OPERATORS, `must be one of ${FILTER_OPERATORS.join(', ')}`),
+      v.union([v.array(conditionValue), conditionValue]),
+    ),
+    v.check((c) => Object.keys(c).length > 0, 'must have at least one operator'),
+  ),
+})
+
+const exportInput = v.object({
+  order: opt(
+    v.picklist(
+      TRANSACTION_FIELDS.flatMap((f) => [f, `-${f}`]),
+      'must be a field name, with - for descending',
+    ),
+  ),
+  parameters: opt(
+    v.object({
+      fields: opt(v.pipe(v.array(field), v.minLength(1, 'must name at least one field'))),
+      filters: opt(v.record(v.string(), v.unknown())),
+    }),
+  ),
+})
+
+/**
+ * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
+ * always hold, so `OR` is refused), each field's operator values as arrays, and the campaign's
+ * `campaign_id` `$in` condition, which replaces any `$in` the caller gave for that field.
+ */
+function normaliseFilters(raw: Record<string, unknown>, campaignId: string): Filters {
+  const fields: Record<string, FilterConditions> = {}
+  for (const [key, value] of Object.entries(raw)) {
+    const path = `parameters.filters.${key}`
+    if (key === 'junction') {
+      if (typeof value !== 'string' || value.toUpperCase() !== 'AND') {
+        throw EngineError.invalid(path, 'must be AND (the campaign condition always applies)')
+      }
+      continue
+    }
+    if (!isTransactionField(key))
+      throw EngineError.invalid(path, `names no export field; use one of ${TRANSACTION_FIELDS.join(', ')}`)
+    const { conditions } = parse(fieldFilter, value, path)
+    const normal: FilterConditions = {}
+    for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
+      normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
+    }
+    fields[key] = normal
+  }
+  fields.campaign_id = { ...fields.campaign_id, $in: [campaignId] }
+  return { junction: 'AND', fields }
+}
+
+function storedFilters(filters: Filters): Record<string, unknown> {
+  const out: Record<string, unknown> = { junction: filters.junction }
+  for (const [key, conditions] of Object.entries(filters.fields)) out[key] = { conditions }
+  return out
+}
+
+function filtersOf(stored: Record<string, unknown>): Filters {
+  const fields: Record<string, FilterConditions> = {}
+  for (const [key, value] of Object.entries(stored)) {
+    if (key !== 'junction') fields[key] = (value as { conditions: FilterConditions }).conditions
+  }
+  return { junction: stored.junction === 'OR' ? 'OR' : 'AND', fields }
+}
+
+async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
+  return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
+}
+
+/** Writes the CSV of the export's campaign, then marks the export `DONE` with the file's url. */
+export const transactionsExportHandler: AsyncHandler = {
+  async run(tx, action) {
+    const { export_id } = action.payload as { export_id: string }
+    const stored = await tx.store.exports.get(export_id)
+    if (!stored) throw EngineError.notFound('export', export_id)
+    const exp = stored.value
+    const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
+    if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
+
+    const vouchers = (await tx.store.vouchers.list({ where: { campaign_id: campaignId } })).data.map((s) => s.value)
+    const redemptions = (
+      await tx.store.redemptions.list({
+        where: { related_object_type: 'voucher', related_object_id: { in: vouchers.map((x) => x.id) } },
+      })
+    ).data.map((s) => s.value)
+    const rollbacks = (
+      await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
+    ).data.map((s) => s.value)
+
+    const rows = selectTransactions(
+      transactionRows(vouchers, redemptions, rollbacks),
+      filtersOf(exp.parameters.filters),
+      exp.parameters.order ?? DEFAULT_TRANSACTION_ORDER,
+    )
+    const fields = exp.parameters.fields.filter(isTransactionField)
+    const file = storeFile(tx, {
+      name: `voucher_transactions_${exp.id}.csv`,
+      content_type: 'text/csv',
+      content: toCsv(
+        fields,
+        rows.map((row) => fields.map((f) => row[f])),
+      ),
+    })
+    tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: file.url } })
+    return { export_id: exp.id, file_id: file.id, url: file.url, rows: rows.length }
+  },
+
+  async onFailure(tx: Tx, action: AsyncAction) {
+    const { export_id } = action.payload as { export_id: string }
+    const stored = await tx.store.exports.get(export_id)
+    if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
+  },
+}
+
+export function exports(ctx: Context) {
+  return {
+    /**
+     * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
+     * export as `SCHEDULED` and queues the CSV for `asyncActions.runPending()`.
+     */
+    async createCampaignTransactionsExport(campaignIdOrName: string, body: unknown = {}): Promise<Export> {
+      const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
+      const input = parse(exportInput, body)
+      return mutate(ctx, async (tx) => {
+        const campaign = await findCampaign(tx, key)
+        if (!campaign) throw EngineError.notFound('campaign', key)
+        const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
+        const created = tx.insert('exports', {
+          id: tx.id(ID_PREFIX.export),
+          object: 'export',
+          created_at: tx.nowIso,
+          status: 'SCHEDULED',
+          channel: 'API',
+          exported_object: 'voucher_transactions',
+          parameters: {
+            order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+            fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+            filters: storedFilters(filters),
+          },
+          result: null,
+          user_id: null,
+        })
+        enqueue(tx, TRANSACTIONS_EXPORT_ACTION, { export_id: created.id })
+        return created
+      })
+    },
+
+    async get(id: string): Promise<Export> {
+      return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export')).value
+    },
+  }
+}

@@ -1,0 +1,102 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { ListEnvelope, Metadata } from '../model/common'
+import type { MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
+import type { Store } from '../ports'
+import { checkMetadata, hasType, METADATA_TYPES } from '../rules/metadata'
+import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
+import { parse } from '../schema/parse'
+import { type Context, mutate } from './context'
+
+// `v.object` (not strict) drops keys outside the definition: the spec's "unknown properties are
+// omitted from the response" for the schema object.
+const propertyDefinition = v.pipe(
+  v.object({
+    type: v.picklist(METADATA_TYPES, `must be one of ${METADATA_TYPES.join(', ')}`),
+    array: opt(v.boolean()),
+    optional: opt(v.boolean()),
+    objectType: opt(v.nullable(v.string())),
+    eq: opt(v.pipe(v.array(v.unknown()), v.minLength(1, 'must list at least one allowed value'))),
+    exactLength: opt(nonNegativeInt),
+  }),
+  v.check((d) => d.exactLength === undefined || d.type === 'string', 'exactLength applies to string properties only'),
+  v.check((d) => (d.eq ?? []).every((x) => hasType(d.type, x)), 'eq values must have the property type'),
+)
+
+const schemaInput = v.object({
+  related_object: nonEmptyString,
+  properties: v.record(nonEmptyString, propertyDefinition),
+  allow_defined_only: opt(v.nullable(v.boolean())),
+})
+
+/**
+ * Checks metadata being written on an object of `relatedObject` against the project's schema for it,
+ * or throws 400 naming the property (`metadata.size`). Call it on every write, with the metadata the
+ * object will have after the write (merged, on an update). Returns the metadata to store.
+ */
+export async function enforceMetadata(
+  on: { store: Store },
+  relatedObject: string,
+  metadata: Metadata | undefined,
+  path = 'metadata',
+): Promise<Metadata> {
+  const schema = await on.store.metadata_schemas.findBy('related_object', relatedObject)
+  const checked = checkMetadata(schema?.value, metadata ?? {}, path)
+  if (checked.error) throw EngineError.invalid(checked.error.path, checked.error.message, 'invalid_metadata')
+  return checked.metadata
+}
+
+export function metadataSchemas(ctx: Context) {
+  return {
+    /**
+     * Defines the metadata schema of a standard (`customer`, `voucher`, …) or custom object type.
+     * One schema per `related_object`: a second one is a 409.
+     */
+    async create(body: unknown): Promise<MetadataSchema> {
+      const input = parse(schemaInput, body)
+      return mutate(ctx, async (tx) => {
+        if (await tx.store.metadata_schemas.findBy('related_object', input.related_object)) {
+          throw EngineError.conflict(
+            'duplicate_metadata_schema',
+            `A metadata schema for ${input.related_object} already exists`,
+            'related_object',
+          )
+        }
+        const properties: Record<string, MetadataPropertyDefinition> = {}
+        for (const [name, d] of Object.entries(input.properties)) {
+          properties[name] = {
+            type: d.type,
+            array: d.array ?? false,
+            optional: d.optional ?? true,
+            objectType: d.objectType ?? null,
+            ...(d.eq === undefined ? {} : { eq: d.eq }),
+            ...(d.exactLength === undefined ? {} : { exactLength: d.exactLength }),
+          }
+        }
+        return tx.insert('metadata_schemas', {
+          id: tx.id(ID_PREFIX.metadata_schema),
+          related_object: input.related_object,
+          properties,
+          allow_defined_only: input.allow_defined_only ?? false,
+          created_at: tx.nowIso,
+          updated_at: null,
+          object: 'metadata_schema',
+        })
+      })
+    },
+
+    /** The schema of a `related_object` (the spec's `resource` path parameter), or 404. */
+    async get(resource: string): Promise<MetadataSchema> {
+      const related = parse(nonEmptyString, resource, 'resource')
+      const found = await ctx.store.metadata_schemas.findBy('related_object', related)
+      if (!found) throw EngineError.notFound('metadata_schema', related)
+      return found.value
+    },
+
+    async list(): Promise<ListEnvelope<'schemas', MetadataSchema>> {
+      const page = await ctx.store.metadata_schemas.list({ order: { field: 'created_at', direction: 'asc' } })
+      return { object: 'list', data_ref: 'schemas', schemas: page.data.map((s) => s.value), total: page.total }
+    },
+  }
+}

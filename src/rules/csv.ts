@@ -1,0 +1,20 @@
+/**
+ * CSV as RFC 4180 writes it: CRLF line breaks; a field holding a comma, a double quote, CR or LF is
+ * enclosed in double quotes and its quotes doubled. `null`/`undefined` are empty fields; objects and
+ * arrays are written as their JSON.
+ */
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return `${[header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`
+}
+
+export function csvField(value: unknown): string {
+  const text = fieldText(value)
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+function fieldText(value: unknown): string {
+  if (value === null || value === undefined) return ''
+  if (typeof value === 'string') return value
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value)
+  return JSON.stringify(value)
+}

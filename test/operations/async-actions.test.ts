@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest'
+import { EngineError } from '../../src/errors'
+import { enqueue, registerAsyncHandler } from '../../src/operations/async-actions'
+import { mutate } from '../../src/operations/context'
+import { testEngine } from '../support/engine'
+
+/** An engine with a `test.echo` handler (returns its payload) and a `test.fail` one (throws). */
+function setup() {
+  const t = testEngine()
+  const ctx = t.engine.context
+  registerAsyncHandler(ctx, 'test.echo', async (tx, action) => {
+    // A handler's writes commit with the action's DONE status.
+    tx.emit('test.ran', 'cust_1', { payload: action.payload })
+    return { echoed: action.payload }
+  })
+  registerAsyncHandler(ctx, 'test.fail', async () => {
+    throw new EngineError({ code: 404, key: 'not_found', message: 'Resource not found', details: 'gone' })
+  })
+  const schedule = (type: string, payload: unknown, runAt?: Date) =>
+    mutate(ctx, async (tx) => enqueue(tx, type, payload, runAt))
+  return { ...t, schedule }
+}
+
+describe('async actions', () => {
+  it('enqueues an action due now and runs it at the clock now', async () => {
+    const { engine, store, schedule } = setup()
+    const action = await schedule('test.echo', { n: 1 })
+    expect(action).toEqual({
+      id: expect.stringMatching(/^aa_[0-9A-Za-z]{24}$/),
+      type: 'test.echo',
+      status: 'ENQUEUED',
+      run_at: '2026-01-15T10:00:00.000Z',
+      payload: { n: 1 },
+      result: null,
+      created_at: '2026-01-15T10:00:00.000Z',
+      updated_at: null,
+      object: 'async_action',
+    })
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    expect(await engine.asyncActions.get(action.id)).toMatchObject({
+      status: 'DONE',
+      result: { echoed: { n: 1 } },
+      updated_at: '2026-01-15T10:00:00.000Z',
+    })
+    expect((await store.activities.list()).data.map((s) => s.value.type)).toEqual(['test.ran'])
+    // Nothing is left to run.
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 0, succeeded: 0, failed: 0 })
+  })
+
+  it('waits for run_at by the injected clock', async () => {
+    const { engine, clock, schedule } = setup()
+    const later = await schedule('test.echo', 'later', new Date('2026-01-15T11:00:00.000Z'))
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 0, succeeded: 0, failed: 0 })
+    clock.set('2026-01-15T10:59:59.999Z')
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 0, succeeded: 0, failed: 0 })
+    clock.set('2026-01-15T11:00:00.000Z')
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    expect((await engine.asyncActions.get(later.id)).status).toBe('DONE')
+  })
+
+  it('marks a failing action FAILED with its error and goes on with the others', async () => {
+    const { engine, store, schedule } = setup()
+    const bad = await schedule('test.fail', null)
+    const good = await schedule('test.echo', 2)
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 2, succeeded: 1, failed: 1 })
+    expect(await engine.asyncActions.get(bad.id)).toMatchObject({
+      status: 'FAILED',
+      result: { error: { code: 404, key: 'not_found', message: 'Resource not found', details: 'gone' } },
+    })
+    expect((await engine.asyncActions.get(good.id)).status).toBe('DONE')
+    // The failed attempt's writes were discarded: only the good action's activity exists.
+    expect((await store.activities.list()).data).toHaveLength(1)
+  })
+
+  it('runs an action once when two workers run pending work concurrently', async () => {
+    const { engine, store, schedule } = setup()
+    await schedule('test.echo', 'once')
+    const [a, b] = await Promise.all([engine.asyncActions.runPending(), engine.asyncActions.runPending()])
+    expect(a.succeeded + b.succeeded).toBe(1)
+    expect((await store.activities.list()).data).toHaveLength(1)
+  })
+
+  it('gives 404 for an unknown action and refuses an unregistered type or a second registration', async () => {
+    const { engine, schedule } = setup()
+    await expect(engine.asyncActions.get('aa_missing')).rejects.toMatchObject({
+      code: 404,
+      resource_type: 'async_action',
+    })
+    await expect(schedule('test.unknown', null)).rejects.toThrow('No async handler is registered for test.unknown')
+    expect(() => registerAsyncHandler(engine.context, 'test.echo', async () => null)).toThrow('already registered')
+  })
+})
