@@ -86,18 +86,27 @@ export function entryLineCap(entry: ApplicableToEntry | null, room: number): num
  * lines with weight)`.
  */
 export function allocateCapped(total: number, weights: readonly number[], caps: readonly number[]): number[] {
-  const parts: number[] = new Array(weights.length).fill(0)
-  let active: number[] = []
+  const n = weights.length
   let capacity = 0
-  for (let i = 0; i < weights.length; i++) {
-    if ((weights[i] as number) > 0 && (caps[i] as number) > 0) {
-      active.push(i)
-      capacity += caps[i] as number
-    }
+  let everyLine = true
+  for (let i = 0; i < n; i++) {
+    if ((weights[i] as number) > 0 && (caps[i] as number) > 0) capacity += caps[i] as number
+    else everyLine = false
   }
-  let remaining = Math.min(total, capacity)
+  const wanted = Math.min(total, capacity)
+  // Usually no line is full before its share: one split settles it.
+  if (everyLine) {
+    const parts = splitByWeight(wanted, weights)
+    let fits = true
+    for (let i = 0; i < n && fits; i++) fits = (parts[i] as number) <= (caps[i] as number)
+    if (fits) return parts
+  }
+  const parts: number[] = new Array(n).fill(0)
+  let active: number[] = []
+  for (let i = 0; i < n; i++) if ((weights[i] as number) > 0 && (caps[i] as number) > 0) active.push(i)
+  let remaining = wanted
   while (remaining > 0 && active.length > 0) {
-    const shares = allocate(
+    const shares = splitByWeight(
       remaining,
       active.map((i) => weights[i] as number),
     )
@@ -114,6 +123,52 @@ export function allocateCapped(total: number, weights: readonly number[], caps: 
     }
     remaining = overflow
     active = next
+  }
+  return parts
+}
+
+/**
+ * Largest remainder, as `allocate` in money.ts (same parts, ties to the earlier line), on plain
+ * numbers while every `total × weight` stays a safe integer; beyond that, `allocate` itself (BigInt).
+ * A proportional step runs this over every line, so the BigInt path would dominate it.
+ */
+export function splitByWeight(total: number, weights: readonly number[]): number[] {
+  const n = weights.length
+  let sum = 0
+  let max = 0
+  for (let i = 0; i < n; i++) {
+    const w = weights[i] as number
+    sum += w
+    if (w > max) max = w
+  }
+  if (total < 0 || !Number.isSafeInteger(sum) || !Number.isSafeInteger(total * max)) return allocate(total, weights)
+  const parts: number[] = new Array(n)
+  if (sum === 0 || total === 0) return parts.fill(0)
+  const remainders: number[] = new Array(n)
+  let given = 0
+  for (let i = 0; i < n; i++) {
+    const exact = total * (weights[i] as number)
+    let q = Math.floor(exact / sum)
+    let r = exact - q * sum
+    if (r < 0) {
+      q -= 1
+      r += sum
+    } else if (r >= sum) {
+      q += 1
+      r -= sum
+    }
+    parts[i] = q
+    remainders[i] = r
+    given += q
+  }
+  let left = total - given
+  if (left === 0) return parts
+  const order: number[] = []
+  for (let i = 0; i < n; i++) if ((weights[i] as number) > 0) order.push(i)
+  order.sort((a, b) => (remainders[b] as number) - (remainders[a] as number) || a - b)
+  for (let k = 0; k < order.length && left > 0; k++, left--) {
+    const i = order[k] as number
+    parts[i] = (parts[i] as number) + 1
   }
   return parts
 }

@@ -76,6 +76,8 @@ export function mulMulDivRound(a: number, b: number, c: number, d: number, e: nu
   return Number(divRoundBig(BigInt(a) * BigInt(b) * BigInt(c), BigInt(d) * BigInt(e), mode))
 }
 
+const PLAIN_DECIMAL = /^(\d+)\.(\d+)$/
+
 /** A non-negative rate as an exact fraction `num ÷ den` of safe integers. */
 export interface Fraction {
   num: number
@@ -84,11 +86,20 @@ export interface Fraction {
 
 /**
  * `value` (a plain JS number such as a `percent_off` of 12.5) as the exact decimal it prints as,
- * which is what decimal.js would read. Computed once per step, so decimal.js is fine here.
+ * which is what decimal.js would read. Once per step; decimal.js only for exponent forms.
  */
 export function toFraction(value: number, path: string): Fraction {
   if (!Number.isFinite(value) || value < 0)
     throw EngineError.invalid(path, `must be a finite number ≥ 0, got ${String(value)}`)
+  if (Number.isSafeInteger(value)) return { num: value, den: 1 }
+  // The common case, a plain decimal such as 12.5, read off its digits; exponent forms go to decimal.js.
+  const match = PLAIN_DECIMAL.exec(String(value))
+  if (match !== null) {
+    const digits = match[2] as string
+    const num = Number((match[1] as string) + digits)
+    const den = 10 ** digits.length
+    if (Number.isSafeInteger(num) && Number.isSafeInteger(den)) return { num, den }
+  }
   const [n, d] = decimal(value).toFraction()
   const num = n?.toNumber() ?? Number.NaN
   const den = d?.toNumber() ?? Number.NaN

@@ -113,7 +113,8 @@ export function selectTargets(
     if (lines.length === 0) continue
     const units = entry !== null ? ([] as OrderItemUnits[]) : undefined
     selectInGroup(items, lines, entry, g, ctx.unitScale, picks, units, listUnits)
-    if (entry !== null) applicable.push(resultItem(entry, lines.slice().sort(byNumber), units ?? []))
+    // Members were collected in line order; only the effect's ordering (a copy) reorders them.
+    if (entry !== null) applicable.push(resultItem(entry, lines, units ?? []))
   }
 
   return {
@@ -259,13 +260,28 @@ function memberSets(members: CollectionMembers): { products: Set<string>; skus: 
 }
 
 function resultItem(entry: ApplicableToEntry, indices: number[], units: OrderItemUnits[]): ApplicableToResultItem {
-  return {
-    ...entry,
+  // Field by field rather than `{ ...entry, … }`: V8 takes a slow path for a spread with additions.
+  const out: ApplicableToResultItem = {
+    object: entry.object,
+    id: entry.id,
     effect: entry.effect ?? 'APPLY_TO_EVERY',
     target: entry.target ?? 'ITEM',
     order_item_indices: indices,
     order_item_units: units,
   }
+  if (entry.source_id !== undefined) out.source_id = entry.source_id
+  if (entry.product_id !== undefined) out.product_id = entry.product_id
+  if (entry.product_source_id !== undefined) out.product_source_id = entry.product_source_id
+  if (entry.strict !== undefined) out.strict = entry.strict
+  if (entry.price !== undefined) out.price = entry.price
+  if (entry.price_formula !== undefined) out.price_formula = entry.price_formula
+  if (entry.quantity_limit !== undefined) out.quantity_limit = entry.quantity_limit
+  if (entry.aggregated_quantity_limit !== undefined) out.aggregated_quantity_limit = entry.aggregated_quantity_limit
+  if (entry.amount_limit !== undefined) out.amount_limit = entry.amount_limit
+  if (entry.aggregated_amount_limit !== undefined) out.aggregated_amount_limit = entry.aggregated_amount_limit
+  if (entry.repeat !== undefined) out.repeat = entry.repeat
+  if (entry.skip_initially !== undefined) out.skip_initially = entry.skip_initially
+  return out
 }
 
 function unitsEntry(index: number, first: number, count: number, step: number, list: boolean): OrderItemUnits {
@@ -289,8 +305,4 @@ function positive(value: number | null | undefined): number | undefined {
 function scaled(value: number | null | undefined, scale: number): number | undefined {
   const v = positive(value)
   return v === undefined ? undefined : v * scale
-}
-
-function byNumber(a: number, b: number): number {
-  return a - b
 }
