@@ -87,3 +87,26 @@ export interface ValidationRuleAssignment {
   created_at: DateTime
   object: 'validation_rules_assignment'
 }
+
+/** Which units of one order line a targeting entry covered (`units` are 1-based, listed up to 1000 units). */
+export interface OrderItemUnits {
+  index: number
+  units?: number[]
+  units_limit_exceeded: boolean
+}
+
+/** A targeting entry as a result reports it: the entry plus the order lines it covered. */
+export interface ApplicableToResultItem extends ApplicableToEntry {
+  effect: ApplicableToEffect
+  target: 'ITEM' | 'UNIT'
+  order_item_indices: number[]
+  order_item_units: OrderItemUnits[]
+}
+
+/** `applicable_to` / `inapplicable_to` on a redeemable result: the spec's list envelope over `data`. */
+export interface ApplicableToResultList {
+  object: 'list'
+  data_ref: 'data'
+  data: ApplicableToResultItem[]
+  total: number
+}

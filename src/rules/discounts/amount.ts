@@ -1,0 +1,90 @@
+import type { AmountDiscount, AmountEffect } from '../../model/discount'
+import type { CalculatedOrderItem } from '../../model/order'
+import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
+import { itemPlan, lineBase, orderPlan, type StepContext, type StepPlan } from './plan'
+import { mulDivRound } from './ratio'
+import type { Pick } from './targeting'
+import type { AppliedLine } from './types'
+
+/** AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over lines. */
+export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: StepContext): StepPlan {
+  const value = discount.amount_off * ctx.multiplier
+  switch (effect) {
+    case 'APPLY_TO_ORDER':
+      return orderPlan(Math.min(minCap(value, discount.aggregated_amount_limit), orderRoom(ctx.order)))
+    case 'APPLY_TO_ITEMS':
+      return perLine(ctx, discount, () => value)
+    case 'APPLY_TO_ITEMS_BY_QUANTITY':
+      // Per unit: bundles multiply the units (the targeting's unit limits), not the value per unit
+      // (reference §F: 2 bundles, limit 1 per line, 3 mice → 2 mice at $20 = $40).
+      return perLine(ctx, discount, (pick) => discount.amount_off * pick.units)
+    case 'APPLY_TO_ITEMS_PROPORTIONALLY':
+      return split(ctx, discount, value, (pick, item) => amountWeight(pick, item, ctx))
+    case 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY':
+      return split(ctx, discount, value, (pick) => pick.units)
+    default: {
+      const _never: never = effect
+      return _never
+    }
+  }
+}
+
+function perLine(ctx: StepContext, discount: AmountDiscount, lineValue: (pick: Pick) => number): StepPlan {
+  const { picks, groups } = ctx.targets
+  const items = ctx.order.items
+  const lines: AppliedLine[] = new Array(picks.length)
+  const lineGroups: number[] = new Array(picks.length)
+  for (let k = 0; k < picks.length; k++) {
+    const pick = picks[k] as Pick
+    const item = items[pick.index] as CalculatedOrderItem
+    const cap = entryLineCap(groups[pick.group]?.entry ?? null, lineRoom(item))
+    const v = lineValue(pick)
+    lines[k] = {
+      index: pick.index,
+      discount_amount: Math.min(v, cap),
+      discount_quantity: pick.units,
+      added_quantity: 0,
+    }
+    lineGroups[k] = pick.group
+  }
+  return itemPlan(ctx, lines, lineGroups, discount.aggregated_amount_limit)
+}
+
+function split(
+  ctx: StepContext,
+  discount: AmountDiscount,
+  value: number,
+  weightOf: (pick: Pick, item: CalculatedOrderItem) => number,
+): StepPlan {
+  const { picks, groups } = ctx.targets
+  const items = ctx.order.items
+  const weights: number[] = new Array(picks.length)
+  const caps: number[] = new Array(picks.length)
+  for (let k = 0; k < picks.length; k++) {
+    const pick = picks[k] as Pick
+    const item = items[pick.index] as CalculatedOrderItem
+    caps[k] = entryLineCap(groups[pick.group]?.entry ?? null, lineRoom(item))
+    weights[k] = weightOf(pick, item)
+  }
+  const total = minCap(value, discount.aggregated_amount_limit)
+  const parts = allocateCapped(total, weights, caps)
+  const lines: AppliedLine[] = new Array(picks.length)
+  const lineGroups: number[] = new Array(picks.length)
+  for (let k = 0; k < picks.length; k++) {
+    const pick = picks[k] as Pick
+    lines[k] = {
+      index: pick.index,
+      discount_amount: parts[k] as number,
+      discount_quantity: pick.units,
+      added_quantity: 0,
+    }
+    lineGroups[k] = pick.group
+  }
+  return itemPlan(ctx, lines, lineGroups, undefined)
+}
+
+/** A line weighs what is left of it; a partly chosen line only its chosen units' share (an integer weight). */
+function amountWeight(pick: Pick, item: CalculatedOrderItem, ctx: StepContext): number {
+  const base = lineBase(item, ctx.mode)
+  return pick.units === item.quantity ? base : mulDivRound(base, pick.units, item.quantity, 'down')
+}

@@ -1,0 +1,61 @@
+import type { FixedDiscount, FixedEffect } from '../../model/discount'
+import type { CalculatedOrderItem } from '../../model/order'
+import { entryLineCap, lineRoom, minCap, orderRoom } from './caps'
+import { itemPlan, orderPlan, type StepContext, type StepPlan } from './plan'
+import { divRound, divRoundBig } from './ratio'
+import type { Pick } from './targeting'
+import type { AppliedLine } from './types'
+
+/**
+ * FIXED ("new price"): the order, or each chosen unit, ends up costing `fixed_amount` (a targeting
+ * entry's own `price` wins for its lines). Never multiplied by bundles in value; the number of units
+ * is (the targeting scales its unit limits). A new price is a target, not a ratio, so it always
+ * starts from what is left to pay, whatever the calculation mode; nothing already cheaper is raised.
+ */
+export function fixedPlan(discount: FixedDiscount, effect: FixedEffect, ctx: StepContext): StepPlan {
+  switch (effect) {
+    case 'APPLY_TO_ORDER': {
+      const room = orderRoom(ctx.order)
+      const d = room > discount.fixed_amount ? room - discount.fixed_amount : 0
+      return orderPlan(minCap(d, discount.aggregated_amount_limit))
+    }
+    case 'APPLY_TO_ITEMS': {
+      const { picks, groups } = ctx.targets
+      const items = ctx.order.items
+      const lines: AppliedLine[] = new Array(picks.length)
+      const lineGroups: number[] = new Array(picks.length)
+      for (let k = 0; k < picks.length; k++) {
+        const pick = picks[k] as Pick
+        const item = items[pick.index] as CalculatedOrderItem
+        const entry = groups[pick.group]?.entry ?? null
+        const newPrice = entry?.price ?? discount.fixed_amount
+        const room = lineRoom(item)
+        const d = unitsAbove(room, item.quantity, pick.units, newPrice, ctx)
+        const cap = entryLineCap(entry, room)
+        lines[k] = {
+          index: pick.index,
+          discount_amount: Math.min(d, cap),
+          discount_quantity: pick.units,
+          added_quantity: 0,
+        }
+        lineGroups[k] = pick.group
+      }
+      return itemPlan(ctx, lines, lineGroups, discount.aggregated_amount_limit)
+    }
+    default: {
+      const _never: never = effect
+      return _never
+    }
+  }
+}
+
+/** `units` units worth `room ÷ quantity` each, brought down to `newPrice` each: Σ max(0, value − new). */
+function unitsAbove(room: number, quantity: number, units: number, newPrice: number, ctx: StepContext): number {
+  if (units === quantity) return room > newPrice * units ? room - newPrice * units : 0
+  // (room × units − newPrice × units × quantity) ÷ quantity, rounded once.
+  const a = room * units
+  const b = newPrice * units * quantity
+  if (Number.isSafeInteger(a) && Number.isSafeInteger(b)) return a > b ? divRound(a - b, quantity, ctx.rounding) : 0
+  const big = BigInt(room) * BigInt(units) - BigInt(newPrice) * BigInt(units) * BigInt(quantity)
+  return big > 0n ? Number(divRoundBig(big, BigInt(quantity), ctx.rounding)) : 0
+}

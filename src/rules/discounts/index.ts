@@ -1,0 +1,30 @@
+/** Discount calculation over orders (reference §3): pure, synchronous, plain data in and out. */
+export { allocateCapped } from './caps'
+export { isItemEffect, type ResolvedEffect, resolveEffect } from './default-effect'
+export { MAX_ORDER_ITEMS, normalizeOrder } from './normalize-order'
+export { calculateSequence } from './sequence'
+export { applyStep } from './step'
+export {
+  MAX_LISTED_UNITS,
+  matches as targetMatches,
+  type Pick as TargetPick,
+  selectTargets,
+  type TargetSelection,
+} from './targeting'
+export { finalizeOrder } from './totals'
+export type {
+  AppliedAmounts,
+  AppliedLine,
+  CalculationMode,
+  CalculationOptions,
+  CatalogPrices,
+  CollectionMembers,
+  Collections,
+  CreditStep,
+  DiscountStep,
+  NormalizeOptions,
+  ProductsApplicationMode,
+  SequenceResult,
+  Step,
+  StepResult,
+} from './types'
