@@ -9,6 +9,8 @@ export {
   matches as targetMatches,
   type Pick as TargetPick,
   selectTargets,
+  type TargetGroup,
+  type TargetingContext,
   type TargetSelection,
 } from './targeting'
 export { finalizeOrder } from './totals'
