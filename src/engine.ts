@@ -16,6 +16,7 @@ import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { stackingRules } from './operations/stacking-rules'
 import { validationRules } from './operations/validation-rules'
+import { validations } from './operations/validations'
 import { vouchers } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
@@ -88,6 +89,7 @@ export function createEngine(options: EngineOptions = {}) {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
+    validations: validations(ctx),
     promotions: promotions(ctx),
     validationRules: validationRules(ctx),
     stackingRules: stackingRules(ctx),

@@ -79,7 +79,6 @@ export const NATURAL_KEYS = {
   products: ['source_id'],
   skus: ['source_id'],
   orders: ['source_id'],
-  sessions: ['key'],
   metadata_schemas: ['related_object'],
   credentials: ['app_id'],
   access_tokens: ['token_hash'],

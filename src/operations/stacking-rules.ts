@@ -25,6 +25,12 @@ function configuredRules(ctx: Context): StackingRules {
   return resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...option } as StackingRules)
 }
 
+/** The rules in force: the project's created object, else the configured defaults. */
+export async function effectiveStackingRules(ctx: Context): Promise<StackingRules> {
+  const stored = await ctx.store.stacking_rules.get(rulesIdOf(ctx.config.projectId))
+  return stored?.value ?? { ...configuredRules(ctx), object: 'stacking_rules' }
+}
+
 export function stackingRules(ctx: Context) {
   // A bad engine option fails at createEngine, not at the first validation that reads it.
   const configured = configuredRules(ctx)

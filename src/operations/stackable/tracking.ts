@@ -1,0 +1,13 @@
+import { createHash } from 'node:crypto'
+import type { Customer } from '../../model/customer'
+import type { StackableRequest } from '../../schema/stackable'
+
+/**
+ * The hashed customer source id the service returns as `tracking_id`: stable for a customer, and
+ * not the source id itself. A request without a customer may send `tracking_id` as the source id.
+ */
+export function trackingId(customer: Customer | undefined, request: StackableRequest): string | null {
+  const source = customer?.source_id ?? request.customer?.source_id ?? request.tracking_id
+  if (!source) return null
+  return `track_${createHash('sha256').update(source).digest('base64url').slice(0, 24)}`
+}

@@ -1,0 +1,265 @@
+import type { CalculatedOrder } from '../../model/order'
+import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
+import { rewardCost, tierRewardMapping } from '../rewards'
+import { campaignValidityError, checkValidity, promotionTierValidityError, voucherValidityError } from '../validity'
+import type { Explanation, PipelineInput, RedeemableError, RedeemableSubject } from './types'
+
+/** A "no" found by a redeemable's own checks: the hosted error, and which check decided it. */
+export interface CheckFailure {
+  error: RedeemableError
+  explanation: Explanation
+}
+
+function failure(
+  error: Omit<RedeemableError, 'request_id'>,
+  check: string,
+  detail: string,
+  extra: { expected?: unknown; actual?: unknown } = {},
+): CheckFailure {
+  return { error: { ...error, request_id: null }, explanation: { check, detail, ...extra } }
+}
+
+/**
+ * The checks a redeemable passes on its own, before stacking (reference §2.4 step 1): it exists,
+ * it and its campaign are active now, it has uses, credits or points left (counting live session
+ * locks), its loyalty reward is valid, and a referral code is not redeemed by its referrer.
+ * Validation rules are checked separately, on the running order (`checkRules`).
+ */
+export function checkSubject(subject: RedeemableSubject, input: PipelineInput): CheckFailure | null {
+  const { now, timeZone } = input
+  if (!subject.voucher && !subject.tier) {
+    const type = subject.object === 'voucher' ? 'voucher' : 'promotion_tier'
+    const label = subject.object === 'voucher' ? 'voucher' : 'promotion tier'
+    return failure(
+      {
+        code: 404,
+        key: 'not_found',
+        message: 'Resource not found',
+        details: `Cannot find ${label} with id ${subject.requested_id}`,
+        resource_id: subject.requested_id,
+        resource_type: type,
+      },
+      'exists',
+      `no ${label} has the id or code ${subject.requested_id}`,
+    )
+  }
+  const campaign = subject.campaign
+  if (campaign) {
+    const verdict = checkValidity({ ...campaign, active: campaign.active ?? true }, now, {
+      timeZone,
+      timeframeAnchor: campaign.start_date ?? null,
+    })
+    if (!verdict.ok)
+      return failure(campaignValidityError(verdict.reason, campaign.id), 'campaign_validity', verdict.detail)
+  }
+  if (subject.tier) {
+    const tier = subject.tier
+    const verdict = checkValidity(tier, now, {
+      timeZone,
+      timeframeAnchor: tier.start_date ?? campaign?.start_date ?? null,
+    })
+    if (!verdict.ok)
+      return failure(promotionTierValidityError(verdict.reason, tier.id), 'promotion_tier_validity', verdict.detail)
+    return null
+  }
+  const voucher = subject.voucher
+  if (!voucher) return null
+  const verdict = checkValidity(voucher, now, { timeZone, timeframeAnchor: voucher.start_date ?? null })
+  if (!verdict.ok)
+    return failure(voucherValidityError(verdict.reason, voucher.code), 'voucher_validity', verdict.detail)
+
+  const quantity = voucher.redemption.quantity
+  const used = voucher.redemption.redeemed_quantity + subject.locks.count
+  if (quantity !== null && used >= quantity) {
+    return failure(
+      { code: 400, key: 'quantity_exceeded', message: 'quantity exceeded', details: voucher.code },
+      'redemption.quantity',
+      `${voucher.redemption.redeemed_quantity} redeemed and ${subject.locks.count} locked by sessions of ${quantity} allowed`,
+      { expected: quantity, actual: used },
+    )
+  }
+  if (voucher.is_referral_code && input.customer && voucher.referrer_id === input.customer.id) {
+    return failure(
+      {
+        code: 400,
+        key: 'referrer_not_permitted_to_redeem',
+        message: 'voucher cannot be redeemed by referrer',
+        details: voucher.code,
+      },
+      'referrer',
+      'the customer is the referrer who published this code',
+    )
+  }
+  switch (voucher.type) {
+    case 'GIFT_VOUCHER':
+      return checkGift(subject, voucher.code, input)
+    case 'LOYALTY_CARD':
+      return checkLoyalty(subject, voucher.code)
+    case 'DISCOUNT_VOUCHER':
+      return null
+    default: {
+      const _never: never = voucher.type
+      return _never
+    }
+  }
+}
+
+function checkGift(subject: RedeemableSubject, code: string, input: PipelineInput): CheckFailure | null {
+  const gift = subject.voucher?.gift
+  if (!input.order_given || input.order.amount === 0) {
+    return failure(
+      {
+        code: 400,
+        key: 'missing_amount',
+        message: 'Missing amount',
+        details: 'Amount is required when redeeming a GIFT_VOUCHER',
+      },
+      'order.amount',
+      'a gift card pays for an order, and the request has no order amount',
+    )
+  }
+  const available = availableCredits(subject)
+  const requested = subject.gift?.credits
+  if (requested !== undefined && requested > available) {
+    return failure(
+      { code: 400, key: 'gift_amount_exceeded', message: 'gift amount exceeded', details: code },
+      'gift.balance',
+      `${requested} credits requested, ${available} available${subject.locks.credits > 0 ? ` (${subject.locks.credits} locked by sessions)` : ''}`,
+      { expected: available, actual: requested },
+    )
+  }
+  if (gift && gift.balance <= 0 && requested === undefined) {
+    return failure(
+      { code: 400, key: 'gift_amount_exceeded', message: 'gift amount exceeded', details: code },
+      'gift.balance',
+      'the gift card has no balance left',
+      { expected: 1, actual: 0 },
+    )
+  }
+  return null
+}
+
+/** Gift credits the request may spend: the balance less what live sessions have locked. */
+export function availableCredits(subject: RedeemableSubject): number {
+  return Math.max(0, (subject.voucher?.gift?.balance ?? 0) - subject.locks.credits)
+}
+
+/** Points the request may spend: the card balance less what live sessions have locked. */
+export function availablePoints(subject: RedeemableSubject): number {
+  return Math.max(0, (subject.voucher?.loyalty_card?.balance ?? 0) - subject.locks.points)
+}
+
+function checkLoyalty(subject: RedeemableSubject, code: string): CheckFailure | null {
+  if (!subject.reward) {
+    return failure(
+      {
+        code: 400,
+        key: 'missing_reward',
+        message: 'Missing reward',
+        details: 'A reward is required when redeeming a LOYALTY_CARD',
+      },
+      'reward',
+      'a loyalty card pays with a reward, and the request names none',
+    )
+  }
+  const loyalty = subject.loyalty
+  if (!loyalty?.reward) {
+    return failure(
+      {
+        code: 404,
+        key: 'not_found',
+        message: 'Resource not found',
+        details: `Cannot find reward with id ${subject.reward.id}`,
+        resource_id: subject.reward.id,
+        resource_type: 'reward',
+      },
+      'reward',
+      `no reward has the id ${subject.reward.id}`,
+    )
+  }
+  if (!loyalty.assignment) {
+    return failure(
+      {
+        code: 400,
+        key: 'reward_not_assigned',
+        message: 'Reward not assigned',
+        details: `Reward ${loyalty.reward.id} is not assigned to the campaign of loyalty card ${code}`,
+      },
+      'reward.assignment',
+      'the reward is not assigned to the card’s loyalty campaign',
+    )
+  }
+  const available = availablePoints(subject)
+  const requested = subject.reward.points ?? rewardPoints(subject)
+  if (requested !== null && requested > available) {
+    return failure(
+      { code: 400, key: 'loyalty_card_points_exceeded', message: 'loyalty card points exceeded', details: code },
+      'loyalty_card.balance',
+      `${requested} points needed, ${available} available${subject.locks.points > 0 ? ` (${subject.locks.points} locked by sessions)` : ''}`,
+      { expected: available, actual: requested },
+    )
+  }
+  return null
+}
+
+/** The points a non-coin reward costs this member (the assignment, mapped by the member's tier). */
+export function rewardPoints(subject: RedeemableSubject): number | null {
+  const loyalty = subject.loyalty
+  if (!loyalty?.reward || !loyalty.assignment || loyalty.reward.type === 'COIN') return null
+  const mapping = loyalty.tier ? tierRewardMapping(loyalty.tier, loyalty.reward.id) : null
+  const cost = rewardCost(loyalty.reward, loyalty.assignment, mapping)
+  return cost.ok ? cost.points : null
+}
+
+/**
+ * The validation rules of a redeemable on the order as it stands when its turn comes: `before` is the
+ * running order (after the earlier redeemables), `after` the order with this redeemable applied.
+ */
+export function checkRules(
+  subject: RedeemableSubject,
+  input: PipelineInput,
+  before: CalculatedOrder,
+  after: CalculatedOrder,
+  discount: number,
+): CheckFailure | null {
+  if (subject.validation_rules.length === 0) return null
+  const context: EvaluationContext = {
+    order: {
+      amount: before.total_amount,
+      total_amount: after.total_amount,
+      initial_amount: input.order.amount,
+      items: before.items,
+      metadata: before.metadata,
+    },
+    customer: input.customer,
+    redemption: {
+      metadata: input.redemption_metadata,
+      gift_credits: subject.gift?.credits ?? null,
+      points_used: subject.reward?.points ?? null,
+      discount_amount: discount,
+    },
+    ...(subject.counters ? { counters: subject.counters } : {}),
+    publication: { holder_id: subject.voucher?.holder_id ?? null, holder_source_id: subject.holder_source_id ?? null },
+    now: input.now,
+    timeZone: input.timeZone,
+    collections: input.collections,
+  }
+  for (const rule of subject.validation_rules) {
+    const verdict = evaluateValidationRule(rule, context, { subject: subjectLabel(subject) })
+    if (verdict.passed || !verdict.error) continue
+    const { reason: _reason, ...error } = verdict.error
+    return {
+      error: { ...error, request_id: null },
+      explanation: { check: 'validation_rule', rule_id: rule.id, failures: verdict.failures },
+    }
+  }
+  return null
+}
+
+function subjectLabel(subject: RedeemableSubject): string {
+  if (subject.tier) return redeemableLabel('PROMOTION_TIER')
+  const voucher = subject.voucher
+  if (!voucher) return redeemableLabel('DISCOUNT_VOUCHER')
+  if (voucher.is_referral_code) return redeemableLabel('REFERRAL_CODE')
+  return redeemableLabel(voucher.type)
+}

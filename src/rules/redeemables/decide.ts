@@ -1,0 +1,276 @@
+import type { CalculatedOrder } from '../../model/order'
+import type { ApplicableTo } from '../../model/validation-rule'
+import { type Bundle, evaluateBundle } from '../conditions'
+import { applyStep, type CalculationOptions, finalizeOrder, type Step, type StepResult } from '../discounts'
+import { payWithPoints } from '../rewards'
+import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
+import { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
+import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './types'
+
+/**
+ * The validation of a stackable request, as one pure decision (reference §2.4):
+ * 1. each redeemable's own checks; 2. stacking sorts and selects (limits, exclusivity, ALL/PARTIAL);
+ * 3. effects in application order on the running order, each redeemable's validation rules checked
+ * on the order as it stands when its turn comes; 4. the no-effect rule.
+ * A redeemable that steps 3–4 turn down changes what stacking selects, so selection runs again until
+ * nothing changes: at most twice per redeemable, since each round settles one more of them.
+ */
+export function decideRedeemables(input: PipelineInput): PipelineResult {
+  const own = new Map<number, CheckFailure>()
+  for (const subject of input.subjects) {
+    const failure = checkSubject(subject, input)
+    if (failure) own.set(subject.index, failure)
+  }
+  const turnedDown = new Map<number, Turndown>()
+  const noEffect = new Set<number>()
+  const bySubject = new Map(input.subjects.map((s) => [s.index, s]))
+
+  for (let round = 0; round <= 2 * input.subjects.length + 1; round++) {
+    const decisions = planStack(
+      input.subjects.map((s) => ({
+        index: s.index,
+        categories: s.categories,
+        status: own.has(s.index) || turnedDown.has(s.index) ? 'INAPPLICABLE' : 'APPLICABLE',
+        no_effect: noEffect.has(s.index),
+      })),
+      input.rules,
+    )
+    const run = runSequence(decisions, bySubject, input, noEffect)
+    if (run.change === null) return finish(decisions, run.applied, own, turnedDown, input)
+    if (run.change.kind === 'no_effect') noEffect.add(run.change.index)
+    else turnedDown.set(run.change.index, run.change.turndown)
+  }
+  // Each round adds one redeemable to `turnedDown` or `noEffect`, neither of which shrinks.
+  throw new Error('decideRedeemables: stacking did not settle')
+}
+
+interface Turndown extends CheckFailure {
+  bundle?: Bundle
+}
+
+interface Applied {
+  step: StepResult | null
+  /** The order after this redeemable (the running order itself when it has no order effect). */
+  order: CalculatedOrder
+  gift?: { credits: number; balance: number }
+  loyalty_card?: { points: number }
+  bundle?: Bundle
+}
+
+type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
+
+/** Step 3–4 for one selection: the effects in order, stopping at the first redeemable that changes the selection. */
+function runSequence(
+  decisions: readonly StackDecision[],
+  subjects: ReadonlyMap<number, RedeemableSubject>,
+  input: PipelineInput,
+  noEffect: ReadonlySet<number>,
+): { change: Change | null; applied: Map<number, Applied> } {
+  const applied = new Map<number, Applied>()
+  const options: CalculationOptions = {
+    rounding: input.rounding,
+    productsApplicationMode: input.rules.redeemables_products_application_mode,
+    collections: input.collections,
+    prices: input.prices,
+  }
+  let running = input.order
+  for (const decision of decisions) {
+    if (decision.decision !== 'APPLY') continue
+    const subject = subjects.get(decision.index) as RedeemableSubject
+    const effect = effectOf(subject, running, input)
+    if ('turndown' in effect)
+      return { change: { kind: 'turned_down', index: subject.index, turndown: effect.turndown }, applied }
+    const result = effect.step ? applyStep(running, effect.step, options) : null
+    const after = result?.order ?? running
+    const rules = checkRules(subject, input, running, after, result?.applied.total_discount_amount ?? 0)
+    if (rules) {
+      const turndown: Turndown = effect.bundle ? { ...rules, bundle: effect.bundle } : rules
+      return { change: { kind: 'turned_down', index: subject.index, turndown }, applied }
+    }
+    if (
+      result?.effect === 'no_effect' &&
+      !noEffect.has(subject.index) &&
+      noEffectDecision(subject.categories, input.rules) === 'SKIP'
+    ) {
+      return { change: { kind: 'no_effect', index: subject.index }, applied }
+    }
+    const entry: Applied = { step: result, order: after }
+    if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.discount_amount ?? 0 }
+    if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
+    if (effect.bundle) entry.bundle = effect.bundle
+    applied.set(subject.index, entry)
+    running = after
+  }
+  return { change: null, applied }
+}
+
+type Effect =
+  | {
+      step: Step | null
+      gift?: { credits: number; balance: number }
+      loyalty_card?: { points: number }
+      bundle?: Bundle
+    }
+  | { turndown: Turndown }
+
+/** What a redeemable does to the order as it stands: a discount, a credit, or (a reward) nothing but points. */
+function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Effect {
+  const voucher = subject.voucher
+  if (voucher?.type === 'GIFT_VOUCHER') {
+    // Without `gift.credits` the card pays what it can of what is left (reference §4 is silent; documented).
+    const credits = subject.gift?.credits ?? Math.min(availableCredits(subject), running.total_amount)
+    return {
+      step: { kind: 'credit', amount: credits, source: 'gift_card' },
+      gift: { credits, balance: voucher.gift?.balance ?? 0 },
+    }
+  }
+  if (voucher?.type === 'LOYALTY_CARD') return loyaltyEffect(subject, running)
+
+  const discount = subject.tier ? subject.tier.action.discount : voucher?.discount
+  if (!discount) return { step: null }
+  const bundle = bundleOf(subject, running, input)
+  if (bundle && bundle.quantity === 0) {
+    return {
+      turndown: {
+        error: {
+          code: 400,
+          key: 'order_rules_violated',
+          message: 'order does not match validation rules',
+          details: 'The order does not hold a complete bundle',
+          request_id: null,
+        },
+        explanation: {
+          check: 'bundle',
+          detail: 'products of the bundle are missing from the order',
+          expected: bundle.missing,
+        },
+        bundle,
+      },
+    }
+  }
+  const step: Step = {
+    kind: 'discount',
+    discount,
+    calculationMode: calculationModeFor(subject.categories, input.rules),
+    ...(bundle ? { bundleMultiplier: bundle.quantity } : {}),
+  }
+  const applicableTo = targetingOf(subject)
+  if (applicableTo) step.applicable_to = applicableTo
+  return bundle ? { step, bundle } : { step }
+}
+
+function loyaltyEffect(subject: RedeemableSubject, running: CalculatedOrder): Effect {
+  const reward = subject.loyalty?.reward
+  const coin = reward?.type === 'COIN' ? reward.parameters.coin : undefined
+  if (!coin) return { step: null, loyalty_card: { points: rewardPoints(subject) ?? 0 } }
+  const paid = payWithPoints(coin, {
+    remainingTotal: running.total_amount,
+    balance: availablePoints(subject),
+    requestedPoints: subject.reward?.points ?? null,
+  })
+  if (!paid.ok) {
+    const code = subject.voucher?.code ?? subject.requested_id
+    return {
+      turndown: {
+        error: {
+          code: 400,
+          key: 'loyalty_card_points_exceeded',
+          message: 'loyalty card points exceeded',
+          details: code,
+          request_id: null,
+        },
+        explanation: {
+          check: 'loyalty_card.balance',
+          detail: paid.reason,
+          expected: availablePoints(subject),
+          actual: paid.requested,
+        },
+      },
+    }
+  }
+  return {
+    step: { kind: 'credit', amount: paid.discount, source: 'loyalty_points' },
+    loyalty_card: { points: paid.points },
+  }
+}
+
+/** The bundles the redeemable's rules identify in the order; the smallest count decides the multiplier. */
+function bundleOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Bundle | undefined {
+  let found: Bundle | undefined
+  for (const rule of subject.validation_rules) {
+    if (!rule.bundle_rules) continue
+    const bundle = evaluateBundle(rule.bundle_rules, running.items, input.collections)
+    if (!found || bundle.quantity < found.quantity) found = bundle
+  }
+  return found
+}
+
+/** The products a discount may touch: the `applicable_to` of every rule assigned to the redeemable. */
+function targetingOf(subject: RedeemableSubject): ApplicableTo | undefined {
+  const withTargets = subject.validation_rules.filter((r) => r.applicable_to)
+  if (withTargets.length === 0) return undefined
+  const included = withTargets.flatMap((r) => r.applicable_to?.included ?? [])
+  const excluded = withTargets.flatMap((r) => r.applicable_to?.excluded ?? [])
+  const includedAll = withTargets.some((r) => r.applicable_to?.included_all === true)
+  if (included.length === 0 && excluded.length === 0 && !includedAll) return undefined
+  return { included, excluded, included_all: includedAll }
+}
+
+function finish(
+  decisions: readonly StackDecision[],
+  applied: ReadonlyMap<number, Applied>,
+  own: ReadonlyMap<number, CheckFailure>,
+  turnedDown: ReadonlyMap<number, Turndown>,
+  input: PipelineInput,
+): PipelineResult {
+  const outcomes: SubjectOutcome[] = decisions.map((d) => {
+    switch (d.decision) {
+      case 'APPLY': {
+        const a = applied.get(d.index) as Applied
+        return { index: d.index, status: 'APPLICABLE', ...a }
+      }
+      case 'INAPPLICABLE': {
+        const f = (own.get(d.index) ?? turnedDown.get(d.index)) as Turndown
+        const outcome: SubjectOutcome = {
+          index: d.index,
+          status: 'INAPPLICABLE',
+          error: f.error,
+          details: { key: f.error.key, message: f.error.error?.message ?? f.error.message },
+          explanation: f.explanation,
+        }
+        return f.bundle ? { ...outcome, bundle: f.bundle } : outcome
+      }
+      case 'SKIP': {
+        const blocked = d.explanation.blocked_by
+        const blockedBy = blocked === undefined ? undefined : input.subjects.find((s) => s.index === blocked)
+        return {
+          index: d.index,
+          status: 'SKIPPED',
+          details: { key: d.key, message: d.message },
+          explanation: {
+            check: 'stacking',
+            key: d.key,
+            limit: d.explanation.limit,
+            value: d.explanation.value,
+            ...(d.explanation.category_id === undefined ? {} : { category_id: d.explanation.category_id }),
+            ...(blockedBy
+              ? { blocked_by: blockedBy.voucher?.code ?? blockedBy.tier?.id ?? blockedBy.requested_id }
+              : {}),
+          },
+        }
+      }
+      default: {
+        const _never: never = d
+        return _never
+      }
+    }
+  })
+  const redeem = appliedResults(outcomes, input.rules).map((o) => o.index)
+  const valid = !outcomes.some((o) => o.status === 'INAPPLICABLE')
+  // The order carries only what is redeemed: nothing when an ALL-mode request fails.
+  let last = input.order
+  for (const o of outcomes) {
+    if (o.status === 'APPLICABLE' && redeem.includes(o.index) && o.step) last = o.step.order
+  }
+  return { outcomes, order: finalizeOrder(input.order, last), valid, redeem }
+}

@@ -1,0 +1,115 @@
+import type { Campaign } from '../../model/campaign'
+import type { Category, Metadata } from '../../model/common'
+import type { LoyaltyTier, Reward, RewardAssignment } from '../../model/loyalty'
+import type { CalculatedOrder } from '../../model/order'
+import type { PromotionTier } from '../../model/promotion'
+import type { StackingRules } from '../../model/stacking'
+import type { ApplicableToResultList, ValidationRule } from '../../model/validation-rule'
+import type { Voucher } from '../../model/voucher'
+import type { RoundingMode } from '../../money'
+import type { Bundle, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
+import type { CatalogPrices, StepResult } from '../discounts'
+import type { SkipExplanation, SkipKey } from '../stacking'
+
+/**
+ * Everything the validation of one requested redeemable needs, read by the operation layer.
+ * The pure pipeline decides on this alone: no store, no clock.
+ */
+export interface RedeemableSubject {
+  /** Position in the request, after a promotion stack was expanded into its tiers. */
+  index: number
+  object: 'voucher' | 'promotion_tier'
+  /** What the request named: a code or an id. */
+  requested_id: string
+  gift?: { credits?: number }
+  reward?: { id: string; points?: number }
+  /** Absent when the id names nothing: the redeemable is `not_found`. */
+  voucher?: Voucher
+  tier?: PromotionTier
+  campaign?: Campaign | null
+  categories: Category[]
+  /** The validation rules assigned to the voucher, its campaign, or the tier. */
+  validation_rules: ValidationRule[]
+  counters?: EvalCounters
+  /** What other live session locks hold on this voucher (the request's own session excluded). */
+  locks: { count: number; credits: number; points: number }
+  /** Loyalty card: the reward named by the request, its assignment to the card's campaign, the member's tier. */
+  loyalty?: { reward: Reward | null; assignment: RewardAssignment | null; tier: LoyaltyTier | null }
+  /** The customer ids of the code's referrer and holder, for the referral and linked-holder checks. */
+  holder_source_id?: string | null
+}
+
+export interface PipelineInput {
+  subjects: RedeemableSubject[]
+  /** The normalised order before any redeemable. */
+  order: CalculatedOrder
+  /** Whether the request sent an order at all (gift cards and pay with points need one). */
+  order_given: boolean
+  customer: EvalCustomer | null
+  redemption_metadata: Metadata
+  rules: StackingRules
+  now: Date
+  timeZone: string
+  rounding: RoundingMode
+  /** Members of the product collections the rules and discounts name, resolved by the operation layer. */
+  collections: Readonly<Record<string, EvalCollection>>
+  prices: CatalogPrices
+}
+
+/** The `result.error` of an inapplicable redeemable: the hosted fields, plus why. */
+export interface RedeemableError {
+  code: number
+  key: string
+  message: string
+  details: string
+  request_id: string | null
+  resource_id?: string
+  resource_type?: string
+  error?: { message: string }
+}
+
+/** Why a "no" happened, as data (DESIGN.md "Explain every no"). */
+export type Explanation =
+  | { check: 'validation_rule'; rule_id: string; failures: RuleFailure[] }
+  | {
+      check: 'stacking'
+      key: SkipKey
+      limit: SkipExplanation['limit']
+      value: SkipExplanation['value']
+      category_id?: string
+      blocked_by?: string
+    }
+  | { check: string; detail: string; expected?: unknown; actual?: unknown }
+
+export type SubjectOutcome =
+  | {
+      index: number
+      status: 'APPLICABLE'
+      step: StepResult | null
+      /** The cumulative order after this redeemable. */
+      order: CalculatedOrder
+      gift?: { credits: number; balance: number }
+      loyalty_card?: { points: number }
+      bundle?: Bundle
+    }
+  | {
+      index: number
+      status: 'INAPPLICABLE'
+      error: RedeemableError
+      details?: { key: string; message: string }
+      bundle?: Bundle
+      explanation: Explanation
+    }
+  | { index: number; status: 'SKIPPED'; details: { key: string; message: string }; explanation: Explanation }
+
+export interface PipelineResult {
+  /** One outcome per subject, in application order (the stacking sort). */
+  outcomes: SubjectOutcome[]
+  /** The order after every applicable redeemable; `applied_*` are the totals of the request. */
+  order: CalculatedOrder
+  valid: boolean
+  /** The subjects a redemption redeems (none when an ALL-mode request fails). */
+  redeem: number[]
+}
+
+export type { ApplicableToResultList }
