@@ -1,8 +1,8 @@
 import { bench, describe } from 'vitest'
 import type { CalculatedOrder } from '../src/model/order'
+import { divRound } from '../src/money'
 import { calculateSequence, normalizeOrder, type Step } from '../src/rules/discounts'
 import { splitByWeight } from '../src/rules/discounts/caps'
-import { divRound } from '../src/rules/discounts/ratio'
 
 /**
  * Discount calculation for 1, 5 and 30 steps over 10, 100 and 500 lines, against the floor: a

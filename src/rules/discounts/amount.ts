@@ -1,8 +1,8 @@
 import type { AmountDiscount, AmountEffect } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
+import { mulDivRound } from '../../money'
 import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { itemPlan, lineBase, orderPlan, type StepContext, type StepPlan } from './plan'
-import { mulDivRound } from './ratio'
 import type { Pick } from './targeting'
 import type { AppliedLine } from './types'
 

@@ -1,8 +1,8 @@
 import type { FixedDiscount, FixedEffect } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
+import { divRound, divRoundBig } from '../../money'
 import { entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { itemPlan, orderPlan, type StepContext, type StepPlan } from './plan'
-import { divRound, divRoundBig } from './ratio'
 import type { Pick } from './targeting'
 import type { AppliedLine } from './types'
 

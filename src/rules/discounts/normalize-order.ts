@@ -1,7 +1,6 @@
 import { EngineError } from '../../errors'
 import type { CalculatedOrder, CalculatedOrderItem, OrderInput, OrderItemInput } from '../../model/order'
-import { assertMoney } from '../../money'
-import { divRound } from './ratio'
+import { assertMoney, divRound } from '../../money'
 import type { CatalogPrices, NormalizeOptions } from './types'
 
 /** The hosted service refuses larger orders; so do we, before any work is done on them. */

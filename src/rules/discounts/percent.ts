@@ -1,8 +1,8 @@
 import type { PercentDiscount, PercentEffect } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
+import { mulDivRound, mulMulDivRound, toFraction } from '../../money'
 import { entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { itemPlan, lineBase, orderPlan, type StepContext, type StepPlan } from './plan'
-import { mulDivRound, mulMulDivRound, toFraction } from './ratio'
 import type { Pick } from './targeting'
 import type { AppliedLine } from './types'
 

@@ -1,7 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { mulRatio, ROUNDING_MODES } from '../../../src/money'
-import { divRound, mulDivRound, toFraction } from '../../../src/rules/discounts/ratio'
+import { divRound, mulDivRound, mulRatio, ROUNDING_MODES, toFraction } from '../src/money'
 
 describe('exact integer ratios', () => {
   it('rounds halves by mode', () => {
@@ -30,6 +29,8 @@ describe('exact integer ratios', () => {
         fc.integer({ min: 1, max: 10 ** 9 }),
         fc.constantFrom(...ROUNDING_MODES),
         (a, b, c, mode) => {
+          // Beyond a safe integer result mulRatio refuses to answer; the exact path is compared where both may.
+          fc.pre(Number.isSafeInteger(Math.ceil((a * b) / c) + 1))
           expect(mulDivRound(a, b, c, mode)).toBe(mulRatio(a, b, c, mode))
         },
       ),
