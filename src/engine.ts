@@ -14,6 +14,7 @@ import { files } from './operations/files'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
+import { redemptions } from './operations/redemptions'
 import { stackingRules } from './operations/stacking-rules'
 import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
@@ -90,6 +91,7 @@ export function createEngine(options: EngineOptions = {}) {
     context: ctx,
     customers: customers(ctx),
     validations: validations(ctx),
+    redemptions: redemptions(ctx),
     promotions: promotions(ctx),
     validationRules: validationRules(ctx),
     stackingRules: stackingRules(ctx),

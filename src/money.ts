@@ -3,7 +3,9 @@ import { EngineError } from './errors'
 
 /**
  * Money is an integer count of minor units (cents). Floats never carry money: a percentage or a
- * non-integer ratio goes through decimal.js and is rounded once, by one of the modes below; a split
+ * ratio is computed exactly — with decimal.js, or on the hot path as an exact integer fraction
+ * (`toFraction` reads the rate as the decimal it prints as, `mulDivRound` keeps the remainder) that
+ * a property test proves equal to decimal.js — and rounded once, by one of the modes below. A split
  * uses exact integer arithmetic (BigInt) so the parts always sum to the whole.
  */
 export type RoundingMode = 'half-up' | 'half-even' | 'down' | 'up'

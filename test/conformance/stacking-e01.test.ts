@@ -60,3 +60,55 @@ describe('E-01 gift card + 20% coupon + $80 promotion tier', () => {
     expect(result.stacking_rules.redeemables_application_mode).toBe('ALL')
   })
 })
+
+describe('E-01 redemption and rollback', () => {
+  it('redeems: a parent with three stacked children, the order PAID, the gift card charged', async () => {
+    const { engine, body, tierId } = await e01()
+    const redemption = await engine.redemptions.redeemStackable(body)
+    expect(redemption.parent_redemption).toMatchObject({ result: 'SUCCESS', status: 'SUCCEEDED', redemption: null })
+    expect(redemption.redemptions.map((r) => [r.related_object_type, r.result, r.redemption])).toEqual([
+      ['voucher', 'SUCCESS', redemption.parent_redemption.id],
+      ['voucher', 'SUCCESS', redemption.parent_redemption.id],
+      ['promotion_tier', 'SUCCESS', redemption.parent_redemption.id],
+    ])
+    expect(redemption.redemptions[0]).toMatchObject({ amount: 100, gift: { amount: 100 } })
+    expect(redemption.order).toMatchObject({ status: 'PAID', total_amount: 151920, total_discount_amount: 48080 })
+    expect(redemption.order.redemptions?.[redemption.parent_redemption.id]).toMatchObject({
+      related_object_type: 'redemption',
+      stacked: redemption.redemptions.map((r) => r.id),
+    })
+    const gift = await engine.vouchers.get('dBj56oqJ')
+    expect(gift.gift).toMatchObject({ amount: 20500, balance: 20400 })
+    expect(gift.redemption).toMatchObject({ redeemed_quantity: 1, redeemed_amount: 100 })
+    expect((await engine.vouchers.get('39vnjyS8')).redemption.redeemed_quantity).toBe(1)
+    expect((await engine.promotions.tiers.get(tierId)).summary).toEqual({
+      redemptions: { total_redeemed: 1 },
+      orders: { total_amount: 200000, total_discount_amount: 8000 },
+    })
+  })
+
+  it('rolls back: negative amounts, every counter and balance restored, the order CANCELED', async () => {
+    const { engine, body, tierId } = await e01()
+    const redemption = await engine.redemptions.redeemStackable(body)
+    const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id, { reason: 'refund' })
+    expect(rollback.rollbacks.map((r) => r.amount)).toEqual([-100, undefined, undefined])
+    expect(rollback.rollbacks[0]?.gift).toEqual({ amount: -100 })
+    expect(rollback.order).toMatchObject({
+      status: 'CANCELED',
+      amount: 200000,
+      total_discount_amount: 0,
+      total_amount: 200000,
+    })
+    const gift = await engine.vouchers.get('dBj56oqJ')
+    expect(gift.gift).toMatchObject({ balance: 20500 })
+    expect(gift.redemption).toMatchObject({ redeemed_quantity: 0, redeemed_amount: 0 })
+    expect((await engine.promotions.tiers.get(tierId)).summary.redemptions.total_redeemed).toBe(0)
+    expect(await engine.redemptions.get(redemption.parent_redemption.id)).toMatchObject({ status: 'ROLLED_BACK' })
+    await expect(engine.redemptions.rollbackStackable(redemption.parent_redemption.id)).rejects.toMatchObject({
+      key: 'already_rolled_back',
+    })
+    await expect(engine.redemptions.rollbackStackable(redemption.redemptions[0]?.id as string)).rejects.toMatchObject({
+      key: 'invalid_redemption_parent',
+    })
+  })
+})

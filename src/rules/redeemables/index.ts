@@ -8,6 +8,7 @@ export {
   type ValidationResult,
   validationResult,
 } from './result'
+export { revertOrder } from './rollback'
 export type {
   Explanation,
   PipelineInput,
