@@ -6,6 +6,8 @@ export { createMemoryStore, listRows } from './memory'
 export * from './model'
 export * from './money'
 export type * from './ports'
+// Names two modules share, resolved explicitly.
+export type { Collections } from './ports'
 export { NATURAL_KEYS } from './ports'
 export {
   CODE_ATTEMPTS_PER_CODE,
@@ -17,3 +19,20 @@ export {
   type ResolvedCodeConfig,
   resolveCodeConfig,
 } from './rules/codes'
+// The pure rules, for hosts that hold their own data and for property tests.
+export * from './rules/conditions'
+export type { CalculationMode } from './rules/discounts'
+export * from './rules/discounts'
+export { addDuration, type Duration, parseDuration } from './rules/duration'
+export * from './rules/loyalty'
+export { availablePoints } from './rules/loyalty'
+export * from './rules/redeemables'
+export * from './rules/stacking'
+export {
+  campaignValidityError,
+  checkValidity,
+  promotionTierValidityError,
+  type ValidityReason,
+  type ValidityVerdict,
+  voucherValidityError,
+} from './rules/validity'

@@ -1,5 +1,5 @@
 /** The validation of a stackable request as one pure decision, and its wire result. */
-export { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
+export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
 export { decideRedeemables } from './decide'
 export {
   type ExpandOption,
