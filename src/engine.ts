@@ -14,11 +14,14 @@ import { files } from './operations/files'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
+import { publications } from './operations/publications'
 import { redemptions } from './operations/redemptions'
+import { referrals } from './operations/referrals'
 import { stackingRules } from './operations/stacking-rules'
+import { templates } from './operations/templates'
 import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
-import { vouchers } from './operations/vouchers'
+import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 
 export interface EngineOptions {
@@ -86,6 +89,7 @@ export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
+  registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
@@ -104,6 +108,9 @@ export function createEngine(options: EngineOptions = {}) {
     asyncActions: asyncActions(ctx),
     exports: exports(ctx),
     files: files(ctx),
+    publications: publications(ctx),
+    referrals: referrals(ctx),
+    templates: templates(ctx),
   }
 }
 

@@ -30,6 +30,7 @@ import { resolveCategoryRef } from './categories'
 import { generateUnusedCodes } from './codes'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
+import { enforceMetadata } from './metadata-schemas'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
 
 /** Codes one create call may generate: the whole batch is one atomic commit, so it is bounded. */
@@ -182,7 +183,7 @@ export async function buildCampaign(tx: Tx, input: CampaignBaseInput, extras: Ca
     category: category?.name ?? null,
     category_id: category?.id ?? null,
     categories: category ? [category] : [],
-    metadata: input.metadata ?? {},
+    metadata: await enforceMetadata(tx, 'campaign', input.metadata),
     creation_status: extras.creation_status ?? 'DONE',
     vouchers_generation_status: extras.vouchers_generation_status ?? 'DONE',
     protected: false,

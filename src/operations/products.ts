@@ -17,6 +17,14 @@ import {
 } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
+import { enforceMetadata } from './metadata-schemas'
+
+/**
+ * The metadata schema SKUs are checked against. The spec's standard `related_object` list has
+ * `product` only, so SKUs use a custom `sku` schema: none by default (no checks) until a host defines one.
+ */
+export const SKU_METADATA_OBJECT = 'sku'
+
 import { duplicateFound } from './duplicates'
 import { envelope } from './lists'
 
@@ -103,7 +111,7 @@ export function products(ctx: Context) {
           const next: Product = {
             ...existing.value,
             ...input,
-            metadata: { ...existing.value.metadata, ...input.metadata },
+            metadata: await enforceMetadata(tx, 'product', { ...existing.value.metadata, ...input.metadata }),
             updated_at: tx.nowIso,
           }
           return tx.update('products', existing, next)
@@ -116,7 +124,7 @@ export function products(ctx: Context) {
           price: input.price ?? null,
           attributes: input.attributes ?? [],
           image_url: input.image_url ?? null,
-          metadata: input.metadata ?? {},
+          metadata: await enforceMetadata(tx, 'product', input.metadata),
           created_at: tx.nowIso,
           updated_at: null,
           object: 'product',
@@ -143,7 +151,7 @@ export function products(ctx: Context) {
             ...existing.value,
             ...input,
             attributes: { ...existing.value.attributes, ...input.attributes },
-            metadata: { ...existing.value.metadata, ...input.metadata },
+            metadata: await enforceMetadata(tx, SKU_METADATA_OBJECT, { ...existing.value.metadata, ...input.metadata }),
             updated_at: tx.nowIso,
           }
           return tx.update('skus', existing, next)
@@ -158,7 +166,7 @@ export function products(ctx: Context) {
           currency: input.currency ?? null,
           attributes: input.attributes ?? {},
           image_url: input.image_url ?? null,
-          metadata: input.metadata ?? {},
+          metadata: await enforceMetadata(tx, SKU_METADATA_OBJECT, input.metadata),
           created_at: tx.nowIso,
           updated_at: null,
           object: 'sku',

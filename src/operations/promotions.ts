@@ -16,6 +16,7 @@ import {
 } from '../schema/promotion'
 import { type Context, mutate, type Tx } from './context'
 import { envelope } from './lists'
+import { enforceMetadata } from './metadata-schemas'
 import { type AssignmentRequest, assignRules } from './validation-rules'
 
 const VALIDITY_FIELDS = [
@@ -83,7 +84,12 @@ async function newTier(
     name: input.name,
     banner: input.banner ?? null,
     action: { discount: input.action.discount },
-    metadata: input.metadata ?? {},
+    metadata: await enforceMetadata(
+      tx,
+      'promotion_tier',
+      input.metadata,
+      path === '' ? 'metadata' : `${path}.metadata`,
+    ),
     hierarchy: input.hierarchy ?? hierarchy,
     // The hosted service reports the parent promotion campaign here; we use the campaign id.
     promotion_id: campaign.id,
@@ -188,7 +194,7 @@ export function promotions(ctx: Context) {
           ...validityOf(input),
           active: input.active ?? true,
           ...category,
-          metadata: input.metadata ?? {},
+          metadata: await enforceMetadata(tx, 'campaign', input.metadata),
           creation_status: 'DONE',
           vouchers_generation_status: 'DONE',
           protected: false,

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
+import type { AsyncAction } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { metadata, nonEmptyString, opt, validityEntries } from '../schema/common'
@@ -14,11 +15,13 @@ import {
   redemptionInput,
   voucherType,
 } from '../schema/voucher'
+import { type AsyncHandler, enqueue } from './async-actions'
 import { findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
 import { generateUnusedCodes } from './codes'
 import { type Context, mutate } from './context'
 import { duplicateFound } from './duplicates'
+import { enforceMetadata } from './metadata-schemas'
 import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
 
 export const voucherInput = v.object({
@@ -39,6 +42,60 @@ export const voucherInput = v.object({
   ...validityEntries,
 })
 export type VoucherInput = v.InferOutput<typeof voucherInput>
+
+/** The async action type of `vouchers.bulkUpdate`. */
+export const VOUCHERS_BULK_UPDATE_ACTION = 'vouchers.bulk_update'
+
+/** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
+export const MAX_BULK_UPDATES = 1000
+
+/** `POST /v1/vouchers/bulk/async`: `[{code, metadata}]`, both required. */
+export const bulkUpdateInput = v.pipe(
+  v.array(v.object({ code: nonEmptyString, metadata })),
+  v.minLength(1, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
+  v.maxLength(MAX_BULK_UPDATES, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
+)
+type BulkUpdate = v.InferOutput<typeof bulkUpdateInput>[number]
+
+/** One code's outcome in a bulk update's `result.results`. */
+export interface BulkUpdateResult {
+  code: string
+  result: 'SUCCESS' | 'FAILURE'
+  error?: { code: number; key: string; message: string; details: string }
+}
+
+/**
+ * Applies a bulk update: each code's metadata merged into the voucher's and checked against the
+ * voucher metadata schema. A code that is unknown or whose metadata is refused is a FAILURE in the
+ * result and does not stop the others; the successful updates commit with the action's DONE status.
+ */
+export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action: AsyncAction) => {
+  const updates = action.payload as BulkUpdate[]
+  // The same code twice: the second update merges into the first one's result.
+  const current = new Map<string, { stored: Stored<Voucher>; value: Voucher }>()
+  const results: BulkUpdateResult[] = []
+  for (const [i, update] of updates.entries()) {
+    try {
+      const stored = await findVoucher(tx.store, update.code)
+      if (!stored) throw EngineError.notFound('voucher', update.code)
+      const entry = current.get(stored.value.id) ?? { stored, value: stored.value }
+      const merged = await enforceMetadata(
+        tx,
+        'voucher',
+        { ...entry.value.metadata, ...update.metadata },
+        `[${i}].metadata`,
+      )
+      entry.value = tx.update('vouchers', entry.stored, { ...entry.value, metadata: merged, updated_at: tx.nowIso })
+      current.set(stored.value.id, entry)
+      results.push({ code: update.code, result: 'SUCCESS' })
+    } catch (error) {
+      if (!(error instanceof EngineError)) throw error
+      const { code, key, message, details } = error
+      results.push({ code: update.code, result: 'FAILURE', error: { code, key, message, details } })
+    }
+  }
+  return { results }
+}
 
 /** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
 export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
@@ -119,7 +176,7 @@ export function vouchers(ctx: Context) {
           quantity: given(input.redemption?.quantity, inherited.quantity ?? null),
           is_referral_code: input.is_referral_code ?? inherited.is_referral_code ?? false,
           ...validity,
-          metadata: input.metadata ?? {},
+          metadata: await enforceMetadata(tx, 'voucher', input.metadata),
           additional_info: input.additional_info ?? null,
         })
         tx.insert('vouchers', voucher)
@@ -132,6 +189,17 @@ export function vouchers(ctx: Context) {
         }
         return voucher
       })
+    },
+
+    /**
+     * Queues metadata updates of many vouchers (`POST /v1/vouchers/bulk/async`): 1–1000 items
+     * `{code, metadata}`, checked now (400 naming `[i].code`), applied by `asyncActions.runPending()`.
+     * `asyncActions.get(async_action_id)` then shows `DONE` and `result.results`, one per item.
+     */
+    async bulkUpdate(body: unknown): Promise<{ async_action_id: string }> {
+      const updates = parse(bulkUpdateInput, body)
+      const action = await mutate(ctx, async (tx) => enqueue(tx, VOUCHERS_BULK_UPDATE_ACTION, updates))
+      return { async_action_id: action.id }
     },
 
     /** Reads a voucher by code or id. */

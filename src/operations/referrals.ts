@@ -1,0 +1,204 @@
+import * as v from 'valibot'
+import { EngineError } from '../errors'
+import type { Campaign } from '../model/campaign'
+import type { ListEnvelope } from '../model/common'
+import type { RedeemableHolder } from '../model/misc'
+import type { Voucher } from '../model/voucher'
+import { matchesFilters } from '../rules/filters'
+import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
+import { parseListFilters } from '../schema/list-filters'
+import { parse } from '../schema/parse'
+import { findCampaign } from './campaigns'
+import type { Context, Tx } from './context'
+import { cursorPage } from './lists'
+import { findHolder, newHolder, type PublicationResult, publicationInput, publish } from './publications'
+import { findVoucher } from './vouchers'
+
+/** The holder fields `filters` may name. */
+export const HOLDER_FILTER_FIELDS = [
+  'id',
+  'holder_role',
+  'customer_id',
+  'created_at',
+  'campaign_id',
+  'campaign_type',
+  'voucher_type',
+] as const
+
+const holdersQuery = v.object({
+  limit: opt(limitParam()),
+  order: opt(orderParam(['id'])),
+  starting_after_id: opt(nonEmptyString),
+  filters: opt(v.unknown()),
+})
+
+/** The referrer of a referral code: the customer it was published to. */
+export function referrerOf(voucher: Voucher): string | null {
+  if (!voucher.is_referral_code) return null
+  return voucher.referrer_id ?? voucher.holder_id ?? null
+}
+
+/** Whether `customerId` is the referrer of this referral code, who may not redeem it (`referrer_not_permitted_to_redeem`). */
+export function isReferrer(voucher: Voucher, customerId: string | null | undefined): boolean {
+  return customerId != null && referrerOf(voucher) === customerId
+}
+
+/** What recording a referee did: the referee's holder row, and whether the referral converted now. */
+export interface ReferralOutcome {
+  /** The referee's holder row (new or existing); null when the customer may not be a referee of the code. */
+  holder: RedeemableHolder | null
+  /** True when this call converted the referral (`customer.referred` was emitted). */
+  referred: boolean
+  /** Why it did not convert, when `referred` is false. */
+  reason?: NoReferralReason
+}
+
+export type NoReferralReason =
+  | 'not_a_referral_code'
+  | 'not_published'
+  | 'referrer'
+  | 'already_referred'
+  | 'converts_on_custom_event'
+  | 'converts_on_redemption'
+  | 'other_custom_event'
+
+/**
+ * Makes a customer the referee of a referral code: a holder row (`holder_role` OWNER — the spec's
+ * roles are REFERRER and OWNER only, and the referrer is the REFERRER), then, when `convert`, the
+ * `customer.referred` activity for the referee naming the referrer, at most once per referee and code.
+ */
+async function recordReferee(
+  tx: Tx,
+  voucher: Voucher,
+  campaign: Campaign | undefined,
+  customerId: string,
+  convert: NoReferralReason | true,
+): Promise<ReferralOutcome> {
+  if (!voucher.is_referral_code) return { holder: null, referred: false, reason: 'not_a_referral_code' }
+  const referrer = referrerOf(voucher)
+  if (!referrer) return { holder: null, referred: false, reason: 'not_published' }
+  if (referrer === customerId) return { holder: null, referred: false, reason: 'referrer' }
+  let holder = await findHolder(tx, voucher.id, customerId)
+  if (!holder) holder = tx.insert('redeemable_holders', newHolder(tx, voucher, campaign, customerId, 'OWNER'))
+  if (convert !== true) return { holder, referred: false, reason: convert }
+  const earlier = await tx.store.activities.list({
+    where: { customer_id: customerId, type: 'customer.referred', 'data.referral.voucher_id': voucher.id },
+    limit: 1,
+  })
+  if (earlier.total > 0) return { holder, referred: false, reason: 'already_referred' }
+  tx.emit(
+    'customer.referred',
+    customerId,
+    {
+      customer: { id: customerId },
+      referrer: { id: referrer, object: 'customer' },
+      referral: { code: voucher.code, voucher_id: voucher.id, campaign_id: voucher.campaign_id },
+    },
+    { campaign_id: voucher.campaign_id, campaign_type: 'REFERRAL_PROGRAM' },
+  )
+  return { holder, referred: true }
+}
+
+async function programOf(tx: Tx, voucher: Voucher): Promise<Campaign | undefined> {
+  return voucher.campaign_id ? (await tx.store.campaigns.get(voucher.campaign_id))?.value : undefined
+}
+
+/**
+ * For the redemption pipeline: a referee redeemed a referral code. The referee becomes a holder of the
+ * code (idempotent) and, when the program converts on redemption (the default), the referral converts
+ * (`customer.referred`, once per referee). The caller checks `isReferrer` first and fails the
+ * redemption with `referrer_not_permitted_to_redeem`; here a referrer is a no-op.
+ */
+export async function recordReferral(tx: Tx, args: { voucher: Voucher; customerId: string }): Promise<ReferralOutcome> {
+  const campaign = await programOf(tx, args.voucher)
+  const onCustomEvent = campaign?.referral_program?.conversion_event_type === 'custom_event'
+  return recordReferee(tx, args.voucher, campaign, args.customerId, onCustomEvent ? 'converts_on_custom_event' : true)
+}
+
+/**
+ * For `events.create`: a custom event carrying `referral {code, referrer_id?}` converts the referral
+ * when the code's program converts on a custom event of that name. An unknown code is a 404, a code
+ * that is not a referral code or a `referrer_id` other than the code's referrer a 400 (naming
+ * `referral.code` / `referral.referrer_id`); any other reason not to convert is the outcome's `reason`.
+ */
+export async function convertReferralOnCustomEvent(
+  tx: Tx,
+  args: { eventName: string; customerId: string; referral: { code: string; referrer_id?: string | null } },
+): Promise<ReferralOutcome> {
+  const stored = await findVoucher(tx.store, args.referral.code)
+  if (!stored) throw EngineError.notFound('voucher', args.referral.code)
+  const voucher = stored.value
+  if (!voucher.is_referral_code) throw EngineError.invalid('referral.code', 'is not a referral code')
+  const referrer = referrerOf(voucher)
+  if (args.referral.referrer_id != null && args.referral.referrer_id !== referrer) {
+    throw EngineError.invalid('referral.referrer_id', `is not the referrer of code ${voucher.code}`)
+  }
+  const campaign = await programOf(tx, voucher)
+  const program = campaign?.referral_program
+  if (program?.conversion_event_type !== 'custom_event') {
+    return { holder: null, referred: false, reason: 'converts_on_redemption' }
+  }
+  if (program.custom_event?.name !== args.eventName) {
+    return { holder: null, referred: false, reason: 'other_custom_event' }
+  }
+  return recordReferee(tx, voucher, campaign, args.customerId, true)
+}
+
+export function referrals(ctx: Context) {
+  return {
+    /**
+     * Publishes a code of a REFERRAL_PROGRAM campaign (id or name) to its referrer: the body of
+     * `publications.create` without `campaign` (`customer`, `voucher?`, `source_id?`, `channel?`,
+     * `metadata?`, `count?`). The referrer becomes the code's REFERRER holder.
+     */
+    async publish(campaignIdOrName: string, body: unknown): Promise<PublicationResult> {
+      const campaign = parse(nonEmptyString, campaignIdOrName, 'campaignId')
+      const raw = parse(v.record(v.string(), v.unknown()), body ?? {})
+      const { count, ...rest } = raw
+      const input = parse(publicationInput, {
+        ...rest,
+        campaign: count === undefined ? { name: campaign } : { name: campaign, count },
+      })
+      return publish(ctx, input, 'REFERRAL_PROGRAM')
+    },
+
+    /**
+     * The holders of a code (`memberId`: the code or its voucher id), optionally within a campaign (id
+     * or name): `limit` 1–100 (default 10), `order` `id`/`-id` (default creation order),
+     * `starting_after_id`, and `filters` (see `parseListFilters`; fields `HOLDER_FILTER_FIELDS`).
+     */
+    async listHolders(
+      memberId: string,
+      query: unknown = {},
+      campaignId?: string,
+    ): Promise<ListEnvelope<'data', RedeemableHolder>> {
+      const member = parse(nonEmptyString, memberId, 'memberId')
+      const q = parse(holdersQuery, query ?? {})
+      const filters = parseListFilters(q.filters, HOLDER_FILTER_FIELDS)
+      const voucher = await findVoucher(ctx.store, member)
+      if (!voucher) throw EngineError.notFound('voucher', member)
+      if (campaignId !== undefined) {
+        const ref = parse(nonEmptyString, campaignId, 'campaignId')
+        const campaign = await findCampaign(ctx.store, ref)
+        if (!campaign) throw EngineError.notFound('campaign', ref)
+        if (voucher.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', member)
+      }
+      const rows = await ctx.store.redeemable_holders.list({
+        where: { redeemable_id: voucher.value.id },
+        order: q.order ? orderOf(q.order, 'id') : { field: 'created_at', direction: 'asc' },
+      })
+      const page = cursorPage(rows.data, (h) => matchesFilters({ ...h }, filters), {
+        limit: q.limit ?? 10,
+        starting_after_id: q.starting_after_id,
+      })
+      return {
+        object: 'list',
+        data_ref: 'data',
+        data: page.data.map((s) => s.value),
+        total: page.total,
+        has_more: page.has_more,
+        more_starting_after: page.more_starting_after,
+      }
+    },
+  }
+}
