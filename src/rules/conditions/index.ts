@@ -24,7 +24,16 @@ export {
 } from './evaluate'
 export { type ItemRef, itemMatchesRef } from './items'
 export { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from './logic'
-export { applyOperator, canonicalOperator, OPERATORS, type Operator, type OperatorEnv, valuesEqual } from './operators'
+export {
+  applyOperator,
+  canonicalOperator,
+  OPERATOR_NAMES,
+  OPERATORS,
+  type Operator,
+  type OperatorAlias,
+  type OperatorEnv,
+  valuesEqual,
+} from './operators'
 export { type TargetingOptions, toDiscountTargeting } from './targeting'
 export {
   evaluateValidationRule,
