@@ -6,14 +6,8 @@ import type { PromotionCampaign, PromotionStack, PromotionTier } from '../model/
 import type { FieldFilter, Store, Stored } from '../ports'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
-import {
-  checkValidity,
-  promotionCampaignInput,
-  stackInput,
-  stacksQuery,
-  type TierInput,
-  tierInput,
-} from '../schema/promotion'
+import { promotionCampaignInput, stackInput, stacksQuery, type TierInput, tierInput } from '../schema/promotion'
+import { checkValidity } from '../schema/validity'
 import { type Context, mutate, type Tx } from './context'
 import { envelope } from './lists'
 import { type AssignmentRequest, assignRules } from './validation-rules'
@@ -76,7 +70,7 @@ async function newTier(
   hierarchy: number,
   path: string,
 ): Promise<{ tier: PromotionTier; assignments: AssignmentRequest[] }> {
-  checkValidity(input, path, campaign.start_date)
+  checkValidity(input, { prefix: path, inheritedStartDate: campaign.start_date })
   const { category_id, categories } = await resolveCategory(tx.store, { category_id: input.category_id ?? null }, path)
   const tier: PromotionTier = {
     id: tx.id(ID_PREFIX.promotion_tier),
@@ -169,7 +163,7 @@ export function promotions(ctx: Context) {
      */
     async create(body: unknown): Promise<PromotionCampaign> {
       const input = parse(promotionCampaignInput, body)
-      checkValidity(input, '')
+      checkValidity(input)
       const { campaign, tiers } = await mutate(ctx, async (tx) => {
         if (await tx.store.campaigns.findBy('name', input.name)) {
           throw EngineError.conflict('duplicate_found', `A campaign named ${input.name} already exists`, 'name')

@@ -1,5 +1,4 @@
 import * as v from 'valibot'
-import { EngineError } from '../errors'
 import {
   dateTime,
   limitParam,
@@ -77,23 +76,3 @@ export const stacksQuery = v.object({
   created_at: opt(dateBounds),
   updated_at: opt(dateBounds),
 })
-
-interface ValidityInput {
-  start_date?: string | null
-  expiration_date?: string | null
-  validity_timeframe?: unknown
-}
-
-/**
- * Cross-field validity checks the field schemas cannot see: an expiration before the start, and a
- * timeframe with no start to count its windows from (`inheritedStart`: a tier counts from its campaign's).
- */
-export function checkValidity(input: ValidityInput, root: string, inheritedStart?: string | null): void {
-  const at = (field: string) => (root === '' ? field : `${root}.${field}`)
-  if (input.start_date && input.expiration_date && Date.parse(input.expiration_date) < Date.parse(input.start_date)) {
-    throw EngineError.invalid(at('expiration_date'), 'must not be before start_date')
-  }
-  if (input.validity_timeframe && !input.start_date && !inheritedStart) {
-    throw EngineError.invalid(at('validity_timeframe'), 'needs start_date: the windows are counted from it')
-  }
-}

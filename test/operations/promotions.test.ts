@@ -213,7 +213,7 @@ describe('promotions.create', () => {
       [
         'a timeframe with no start',
         { ...promotionBody(), validity_timeframe: { duration: 'PT1H', interval: 'P1D' } },
-        'validity_timeframe',
+        'start_date',
       ],
       [
         'a tier naming a rule twice',
@@ -292,7 +292,7 @@ describe('promotions.tiers', () => {
         validity_timeframe: timeframe,
       }),
     )
-    expect(error).toMatchObject({ code: 400, path: 'validity_timeframe' })
+    expect(error).toMatchObject({ code: 400, path: 'start_date' })
     expect(await snapshot(store)).toBe(before)
   })
 
