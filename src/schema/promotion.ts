@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { campaignBaseEntries } from './campaign'
 import {
   dateTime,
   limitParam,
@@ -36,14 +37,8 @@ export const tierInput = v.object({
 export type TierInput = v.InferOutput<typeof tierInput>
 
 export const promotionCampaignInput = v.object({
-  name: nonEmptyString,
-  description: opt(v.nullable(v.string())),
+  ...campaignBaseEntries,
   campaign_type: opt(v.literal('PROMOTION')),
-  type: opt(v.picklist(['AUTO_UPDATE', 'STATIC'])),
-  ...validityEntries,
-  category: opt(v.nullable(nonEmptyString)),
-  category_id: opt(v.nullable(nonEmptyString)),
-  metadata: opt(metadata),
   promotion: v.object({
     tiers: v.pipe(v.array(tierInput), v.minLength(1, 'must hold at least one tier')),
   }),

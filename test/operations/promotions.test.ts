@@ -66,6 +66,10 @@ describe('promotions.create', () => {
       campaign: {
         id: campaign.id,
         start_date: '2026-03-01T00:00:00.000Z',
+        expiration_date: null,
+        validity_timeframe: null,
+        validity_day_of_week: null,
+        validity_hours: null,
         active: true,
         category_id: null,
         object: 'campaign',
@@ -118,7 +122,7 @@ describe('promotions.create', () => {
     expect(campaign.promotion.tiers.map((t) => t.hierarchy)).toEqual([1, 2, 3, 4, 5, 6])
   })
 
-  it('resolves category_id and a category name', async () => {
+  it('resolves category_id and a category name, creating an unknown name', async () => {
     const { engine, store } = testEngine()
     const category = {
       id: 'cat_flash',
@@ -133,8 +137,11 @@ describe('promotions.create', () => {
     expect(byId).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
     const byName = await engine.promotions.create({ ...promotionBody('B'), category: 'Flash' })
     expect(byName).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
-    const tag = await engine.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
-    expect(tag).toMatchObject({ category: 'Seasonal', category_id: null, categories: [] })
+    // An unknown name creates the category, as campaigns.create does.
+    const created = await engine.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
+    const seasonal = (await store.categories.findBy('name', 'Seasonal'))?.value
+    expect(seasonal).toMatchObject({ name: 'Seasonal', hierarchy: 1, object: 'category' })
+    expect(created).toMatchObject({ category: 'Seasonal', category_id: seasonal?.id, categories: [seasonal] })
     await expect(engine.promotions.create({ ...promotionBody('D'), category_id: 'cat_none' })).rejects.toMatchObject({
       code: 404,
       resource_type: 'category',
