@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 const tenOff = { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' }
 
 function promotionBody(name = 'Spring sale', tiers: unknown[] = [{ name: 'Ten off', action: { discount: tenOff } }]) {
   return { name, promotion: { tiers } }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngineError)
-  return error as EngineError
 }
 
 describe('promotions.create', () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
 import { logicProblem } from '../../src/schema/validation-rule'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 const orderOver100 = { name: 'order.amount', conditions: { $more_than: [10000] } }
-
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngineError)
-  return error as EngineError
-}
 
 describe('validationRules.create', () => {
   it('stores a rule with defaults filled in', async () => {
