@@ -6,15 +6,8 @@ import type { Category } from '../model/common'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { resolveCodeConfig } from '../rules/codes'
-import {
-  dateTime,
-  isoDuration,
-  metadata,
-  nonEmptyString,
-  opt,
-  validityEntries,
-  validityTimeframe,
-} from '../schema/common'
+import { type CampaignBaseInput, campaignBaseEntries } from '../schema/campaign'
+import { dateTime, nonEmptyString, opt, validityTimeframe } from '../schema/common'
 import { discount } from '../schema/discount'
 import { parse } from '../schema/parse'
 import { checkValidity } from '../schema/validity'
@@ -56,23 +49,6 @@ const referralProgram = v.looseObject({
   custom_event: opt(v.looseObject({ id: opt(v.string()), name: nonEmptyString })),
   referee_reward: opt(v.record(v.string(), v.unknown())),
 })
-
-/** The fields every campaign type shares; loyalty and promotion campaigns spread these into their own schemas. */
-export const campaignBaseEntries = {
-  name: nonEmptyString,
-  description: opt(v.nullable(v.string())),
-  type: opt(v.picklist(['AUTO_UPDATE', 'STATIC'])),
-  ...validityEntries,
-  category: opt(v.nullable(nonEmptyString)),
-  category_id: opt(v.nullable(nonEmptyString)),
-  metadata: opt(metadata),
-  activity_duration_after_publishing: opt(v.nullable(isoDuration)),
-  auto_join: opt(v.boolean()),
-  join_once: opt(v.boolean()),
-  use_voucher_metadata_schema: opt(v.boolean()),
-}
-const campaignBase = v.object(campaignBaseEntries)
-export type CampaignBaseInput = v.InferOutput<typeof campaignBase>
 
 /** Campaign types `campaigns.create` makes; loyalty programs and promotions have their own namespaces. */
 export const CODE_CAMPAIGN_TYPES = ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'REFERRAL_PROGRAM'] as const

@@ -1,19 +1,15 @@
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
-import type { Category, ListEnvelope, Validity } from '../model/common'
+import type { ListEnvelope, Validity } from '../model/common'
 import type { PromotionCampaign, PromotionStack, PromotionTier } from '../model/promotion'
 import type { FieldFilter, Store, Stored } from '../ports'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
-import {
-  checkValidity,
-  promotionCampaignInput,
-  stackInput,
-  stacksQuery,
-  type TierInput,
-  tierInput,
-} from '../schema/promotion'
+import { promotionCampaignInput, stackInput, stacksQuery, type TierInput, tierInput } from '../schema/promotion'
+import { checkValidity } from '../schema/validity'
+import { buildCampaign } from './campaigns'
+import { resolveCategoryRef } from './categories'
 import { type Context, mutate, type Tx } from './context'
 import { envelope } from './lists'
 import { enforceMetadata } from './metadata-schemas'
@@ -34,31 +30,6 @@ function validityOf(input: Validity): Omit<Validity, 'active'> {
   return out as Omit<Validity, 'active'>
 }
 
-/**
- * `category_id` names a stored category (404 when unknown); `category` is a category name: the
- * category of that name when one exists, else a plain tag with no category object.
- */
-async function resolveCategory(
-  store: Store,
-  input: { category?: string | null; category_id?: string | null },
-  path: string,
-): Promise<{ category: string | null; category_id: string | null; categories: Category[] }> {
-  if (input.category && input.category_id) {
-    throw EngineError.invalid(path === '' ? 'category_id' : `${path}.category_id`, 'must not be given with category')
-  }
-  if (input.category_id) {
-    const found = await store.categories.get(input.category_id)
-    if (!found) throw EngineError.notFound('category', input.category_id)
-    return { category: found.value.name, category_id: found.value.id, categories: [found.value] }
-  }
-  if (input.category) {
-    const found = await store.categories.findBy('name', input.category)
-    if (found) return { category: found.value.name, category_id: found.value.id, categories: [found.value] }
-    return { category: input.category, category_id: null, categories: [] }
-  }
-  return { category: null, category_id: null, categories: [] }
-}
-
 function campaignSummary(campaign: Campaign): PromotionTier['campaign'] {
   return {
     id: campaign.id,
@@ -77,8 +48,8 @@ async function newTier(
   hierarchy: number,
   path: string,
 ): Promise<{ tier: PromotionTier; assignments: AssignmentRequest[] }> {
-  checkValidity(input, path, campaign.start_date)
-  const { category_id, categories } = await resolveCategory(tx.store, { category_id: input.category_id ?? null }, path)
+  checkValidity(input, { prefix: path, inheritedStartDate: campaign.start_date })
+  const category = await resolveCategoryRef(tx, { category_id: input.category_id }, path)
   const tier: PromotionTier = {
     id: tx.id(ID_PREFIX.promotion_tier),
     name: input.name,
@@ -101,8 +72,8 @@ async function newTier(
       redemptions: { total_redeemed: 0 },
       orders: { total_amount: 0, total_discount_amount: 0 },
     },
-    category_id,
-    categories,
+    category_id: category?.id ?? null,
+    categories: category ? [category] : [],
     created_at: tx.nowIso,
     updated_at: null,
     object: 'promotion_tier',
@@ -175,34 +146,12 @@ export function promotions(ctx: Context) {
      */
     async create(body: unknown): Promise<PromotionCampaign> {
       const input = parse(promotionCampaignInput, body)
-      checkValidity(input, '')
       const { campaign, tiers } = await mutate(ctx, async (tx) => {
-        if (await tx.store.campaigns.findBy('name', input.name)) {
-          throw EngineError.conflict('duplicate_found', `A campaign named ${input.name} already exists`, 'name')
-        }
-        const category = await resolveCategory(tx.store, input, '')
-        const campaign: Campaign = {
-          id: tx.id(ID_PREFIX.campaign),
-          name: input.name,
-          description: input.description ?? null,
-          campaign_type: 'PROMOTION',
-          type: input.type ?? 'STATIC',
-          auto_join: false,
-          join_once: false,
-          use_voucher_metadata_schema: false,
-          vouchers_count: 0,
-          ...validityOf(input),
-          active: input.active ?? true,
-          ...category,
-          metadata: await enforceMetadata(tx, 'campaign', input.metadata),
-          creation_status: 'DONE',
-          vouchers_generation_status: 'DONE',
-          protected: false,
-          promotion: { tiers: [] },
-          created_at: tx.nowIso,
-          updated_at: null,
-          object: 'campaign',
-        }
+        const campaign = await buildCampaign(
+          tx,
+          { ...input, type: input.type ?? 'STATIC' },
+          { campaign_type: 'PROMOTION', promotion: { tiers: [] } },
+        )
         const tiers: PromotionTier[] = []
         const assignments: AssignmentRequest[] = []
         for (const [i, tierBody] of input.promotion.tiers.entries()) {
@@ -267,18 +216,14 @@ export function promotions(ctx: Context) {
               throw EngineError.invalid(`tiers.ids[${i}]`, `is a tier of campaign ${tier.value.campaign_id}, not ${id}`)
             }
           }
-          const { category_id, categories } = await resolveCategory(
-            tx.store,
-            { category_id: input.category_id ?? null },
-            '',
-          )
+          const category = await resolveCategoryRef(tx, { category_id: input.category_id })
           const stack: PromotionStack = {
             id: tx.id(ID_PREFIX.promotion_stack),
             name: input.name,
             campaign_id: campaign.value.id,
             tiers: { ids: [...input.tiers.ids], hierarchy_mode: input.tiers.hierarchy_mode ?? 'MANUAL' },
-            category_id,
-            categories,
+            category_id: category?.id ?? null,
+            categories: category ? [category] : [],
             created_at: tx.nowIso,
             updated_at: null,
             object: 'promotion_stack',

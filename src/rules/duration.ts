@@ -4,6 +4,7 @@
  * in the engine's zone, clamping to the month's end (Jan 31 + P1M = Feb 28/29); clock parts
  * (hours, minutes, seconds) are elapsed time, so PT24H across a DST change is not P1D.
  */
+import { addDays, addMonthsClamped, type LocalDate } from './zoned-calendar'
 import { localParts, zonedTimeToInstant } from './zoned-time'
 
 export interface Duration {
@@ -43,8 +44,14 @@ export function scaleDuration(d: Duration, k: number): Duration {
   }
 }
 
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate()
+/** Adds the calendar part of a duration (years, months, weeks, days) to a local date; months clamp the day. */
+export function addDurationToDate(date: LocalDate, d: Duration): LocalDate {
+  return addDays(addMonthsClamped(date, d.years * 12 + d.months), d.weeks * 7 + d.days)
+}
+
+/** The clock part of a duration (hours, minutes, seconds) as elapsed milliseconds. */
+export function clockMillis(d: Duration): number {
+  return Math.round(((d.hours * 60 + d.minutes) * 60 + d.seconds) * 1000)
 }
 
 /** `date + duration`, calendar parts in `timeZone` (default UTC). Accepts a parsed or textual duration. */
@@ -53,24 +60,9 @@ export function addDuration(date: Date, duration: Duration | string, timeZone = 
   let result = date
   if (d.years !== 0 || d.months !== 0 || d.weeks !== 0 || d.days !== 0) {
     const p = localParts(date, timeZone)
-    const totalMonths = p.year * 12 + (p.month - 1) + d.years * 12 + d.months
-    const year = Math.floor(totalMonths / 12)
-    const month = (totalMonths % 12) + 1
-    const day = Math.min(p.day, daysInMonth(year, month))
-    result = zonedTimeToInstant(
-      {
-        year,
-        month,
-        day: day + d.weeks * 7 + d.days,
-        hour: p.hour,
-        minute: p.minute,
-        second: p.second,
-        millisecond: p.millisecond,
-      },
-      timeZone,
-    )
+    result = zonedTimeToInstant({ ...p, ...addDurationToDate(p, d) }, timeZone)
   }
-  const clockMs = Math.round(((d.hours * 60 + d.minutes) * 60 + d.seconds) * 1000)
+  const clockMs = clockMillis(d)
   return clockMs === 0 ? result : new Date(result.getTime() + clockMs)
 }
 

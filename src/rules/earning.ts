@@ -1,6 +1,7 @@
-import type { Metadata } from '../model/common'
+import type { Metadata, Validity } from '../model/common'
 import type { EarningLoyalty, EarningRule, MappingPoints, ProportionalSpec } from '../model/loyalty'
 import { decimal } from '../money'
+import { checkValidity } from './validity'
 
 /**
  * How many points an earning rule gives (reference §5.2, decision §9.4).
@@ -278,15 +279,19 @@ export function selectEarningRules<R extends EarningRuleLike>(
   rules: readonly R[],
   selection: EarningRuleSelection,
 ): R[] {
-  return rules.filter(
-    (rule) => rule.active !== false && isInWindow(rule, selection.now) && eventMatches(rule, selection),
-  )
+  const options = { timeZone: selection.timeZone }
+  return rules.filter((rule) => eventMatches(rule, selection) && isValidAt(rule, selection.now, options))
 }
 
-export type EarningRuleLike = Pick<
-  EarningRule,
-  'event' | 'active' | 'start_date' | 'expiration_date' | 'segment' | 'custom_event' | 'loyalty_tier'
->
+export type EarningRuleLike = Validity &
+  Pick<EarningRule, 'event' | 'segment' | 'custom_event' | 'loyalty_tier'> & { created_at?: string | null }
+
+/** `active`, dates, timeframe (counted from `created_at` when there is no start), days of week and hours. */
+function isValidAt(rule: EarningRuleLike, now: Date, options: { timeZone: string }): boolean {
+  // Only a timeframe needs the anchor; sharing the options object keeps selection cheap per order.
+  const anchored = rule.validity_timeframe == null ? options : { ...options, timeframeAnchor: rule.created_at ?? null }
+  return checkValidity(rule, now, anchored).ok
+}
 
 function eventMatches(rule: EarningRuleLike, s: EarningRuleSelection): boolean {
   if (rule.event !== s.event) return false
@@ -298,28 +303,4 @@ function eventMatches(rule: EarningRuleLike, s: EarningRuleSelection): boolean {
   }
   const schema = rule.custom_event?.schema_id
   return schema === undefined || s.customEventSchemaId == null || schema === s.customEventSchemaId
-}
-
-/**
- * Start and expiration dates only. TODO: when `src/rules/validity.ts` (checkValidity) lands, use it
- * here so earning rules honour `validity_timeframe`, `validity_day_of_week` and `validity_hours` too.
- */
-function isInWindow(rule: EarningRuleLike, now: Date): boolean {
-  const t = now.getTime()
-  if (rule.start_date != null && t < parseInstant(rule.start_date)) return false
-  if (rule.expiration_date != null && t >= parseInstant(rule.expiration_date)) return false
-  return true
-}
-
-// Date.parse dominates selecting rules per event; the same few date strings recur.
-const instants = new Map<string, number>()
-
-function parseInstant(text: string): number {
-  let t = instants.get(text)
-  if (t === undefined) {
-    t = Date.parse(text)
-    if (instants.size >= 10_000) instants.clear()
-    instants.set(text, t)
-  }
-  return t
 }

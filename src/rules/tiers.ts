@@ -5,16 +5,14 @@ import type {
   PointsBucket,
   TierPeriod,
 } from '../model/loyalty'
+import { addDurationToDate, clockMillis, type Duration, parseDuration } from './duration'
 import {
   addDays,
-  addDurationToDate,
-  type CalendarDuration,
   daysInMonth,
   endOfDayExclusive,
   type LocalDate,
   localDate,
   nextPeriodFirstDay,
-  parseDuration,
   periodBounds,
   periodFirstDay,
   periodLastDay,
@@ -332,17 +330,20 @@ function roundTierEnd(lastDay: LocalDate, rounding: Rounding, timeZone: string):
   return startOfDay(periodFirstDay(lastDay, rounding.type), timeZone)
 }
 
-function endAfter(lastDay: LocalDate, extend: CalendarDuration | null, timeZone: string): Date {
+function endAfter(lastDay: LocalDate, extend: Duration | null, timeZone: string): Date {
   const day = extend === null ? lastDay : addDurationToDate(lastDay, extend)
   return withClock(endOfDayExclusive(day, timeZone), extend)
 }
 
-function withClock(instant: Date, extend: CalendarDuration | null): Date {
-  return extend === null || extend.millis === 0 ? instant : new Date(instant.getTime() + extend.millis)
+function withClock(instant: Date, extend: Duration | null): Date {
+  const millis = extend === null ? 0 : clockMillis(extend)
+  return millis === 0 ? instant : new Date(instant.getTime() + millis)
 }
 
-function parseExtend(text: string): CalendarDuration {
-  const d = parseDuration(text)
-  if (d === null) throw new RangeError(`tier expiration extend must be an ISO 8601 duration such as P3M, got ${text}`)
-  return d
+function parseExtend(text: string): Duration {
+  try {
+    return parseDuration(text)
+  } catch {
+    throw new RangeError(`tier expiration extend must be an ISO 8601 duration such as P3M, got ${text}`)
+  }
 }

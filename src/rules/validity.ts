@@ -4,7 +4,7 @@
  * of week and daily hours. All local notions (day of week, clock time, calendar intervals) are read
  * in the engine's IANA time zone (§9.6). `now` is a parameter; nothing here reads a clock.
  */
-import type { Validity } from '../model/common'
+import type { Validity, ValidityHoursDaily } from '../model/common'
 import { addDuration, isZeroDuration, parseDuration, scaleDuration } from './duration'
 import { inDailyWindow, localMinuteOfDay, localParts, parseClockTime } from './zoned-time'
 
@@ -25,10 +25,28 @@ export interface ValidityOptions {
   timeframeAnchor?: Date | string | null
 }
 
+const VALID: ValidityVerdict = Object.freeze({ ok: true })
+const NO_PERIODS: readonly ValidityHoursDaily[] = []
+
 const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday']
 
 function toDate(value: Date | string): Date {
-  return value instanceof Date ? value : new Date(value)
+  return value instanceof Date ? value : new Date(instantOf(value))
+}
+
+// Date.parse dominates checking many objects per event (earning rules per paid order) and the same
+// few date strings recur: a bounded memo of a deterministic function, no observable state.
+const instants = new Map<string, number>()
+
+function instantOf(value: Date | string): number {
+  if (value instanceof Date) return value.getTime()
+  let t = instants.get(value)
+  if (t === undefined) {
+    t = Date.parse(value)
+    if (instants.size >= 10_000) instants.clear()
+    instants.set(value, t)
+  }
+  return t
 }
 
 /**
@@ -40,10 +58,10 @@ export function checkValidity(validity: Validity, now: Date, options: ValidityOp
   const timeZone = options.timeZone ?? 'UTC'
   const nowMs = now.getTime()
   if (validity.active === false) return { ok: false, reason: 'disabled', detail: 'active is false' }
-  if (validity.start_date != null && nowMs < toDate(validity.start_date).getTime()) {
+  if (validity.start_date != null && nowMs < instantOf(validity.start_date)) {
     return { ok: false, reason: 'not_started', detail: `starts at ${validity.start_date}` }
   }
-  if (validity.expiration_date != null && nowMs > toDate(validity.expiration_date).getTime()) {
+  if (validity.expiration_date != null && nowMs > instantOf(validity.expiration_date)) {
     return { ok: false, reason: 'expired', detail: `expired at ${validity.expiration_date}` }
   }
   const timeframe = validity.validity_timeframe
@@ -61,8 +79,11 @@ export function checkValidity(validity: Validity, now: Date, options: ValidityOp
       }
     }
   }
-  const local = localParts(now, timeZone)
   const days = validity.validity_day_of_week
+  const periods = validity.validity_hours?.daily ?? NO_PERIODS
+  // Reading local time costs an Intl call: only when a day or hour limit asks for it.
+  if ((days == null || days.length === 0) && periods.length === 0) return VALID
+  const local = localParts(now, timeZone)
   if (days != null && days.length > 0 && !days.includes(local.weekday)) {
     return {
       ok: false,
@@ -70,7 +91,6 @@ export function checkValidity(validity: Validity, now: Date, options: ValidityOp
       detail: `${DAY_NAMES[local.weekday]} (${local.weekday}) in ${timeZone} is not one of [${days.join(', ')}]`,
     }
   }
-  const periods = validity.validity_hours?.daily ?? []
   if (periods.length > 0) {
     const minute = localMinuteOfDay(now, timeZone)
     const open = periods.some((p) => {
@@ -91,7 +111,7 @@ export function checkValidity(validity: Validity, now: Date, options: ValidityOp
       }
     }
   }
-  return { ok: true }
+  return VALID
 }
 
 /**

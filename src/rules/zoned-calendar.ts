@@ -6,6 +6,8 @@
  * A local date is `{ year, month (1–12), day }`. Out-of-range months and days are normalised the way
  * `Date.UTC` does (month 13 is January of the next year, day 0 is the last day of the previous month).
  */
+import { offsetAt, zonedTimeToInstant } from './zoned-time'
+
 export interface LocalDate {
   year: number
   month: number
@@ -13,81 +15,6 @@ export interface LocalDate {
 }
 
 export type CalendarPeriod = 'MONTH' | 'QUARTER' | 'HALF_YEAR' | 'YEAR'
-
-const formatters = new Map<string, Intl.DateTimeFormat>()
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone)
-  if (f === undefined) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-    formatters.set(timeZone, f)
-  }
-  return f
-}
-
-interface LocalDateTime extends LocalDate {
-  hour: number
-  minute: number
-  second: number
-}
-
-function formattedParts(instant: Date, timeZone: string): LocalDateTime {
-  const out: LocalDateTime = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0 }
-  for (const part of formatter(timeZone).formatToParts(instant)) {
-    switch (part.type) {
-      case 'year':
-        out.year = Number(part.value)
-        break
-      case 'month':
-        out.month = Number(part.value)
-        break
-      case 'day':
-        out.day = Number(part.value)
-        break
-      case 'hour':
-        out.hour = Number(part.value)
-        break
-      case 'minute':
-        out.minute = Number(part.value)
-        break
-      case 'second':
-        out.second = Number(part.value)
-        break
-      default:
-        break
-    }
-  }
-  return out
-}
-
-// Intl is slow (microseconds a call) and zone offsets only change on whole minutes, so the offset
-// is memoised per zone and minute. A bounded memo of a deterministic function: no observable state.
-const offsets = new Map<string, number>()
-const OFFSET_MEMO_LIMIT = 10_000
-
-/** Milliseconds the zone is ahead of UTC at `instant`. */
-function offsetAt(instant: number, timeZone: string): number {
-  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0
-  const minute = Math.floor(instant / 60_000)
-  const key = `${timeZone}|${minute}`
-  const known = offsets.get(key)
-  if (known !== undefined) return known
-  const at = minute * 60_000
-  const t = formattedParts(new Date(at), timeZone)
-  const offset = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second) - at
-  if (offsets.size >= OFFSET_MEMO_LIMIT) offsets.clear()
-  offsets.set(key, offset)
-  return offset
-}
 
 /** The calendar date of `instant` in `timeZone`. */
 export function localDate(instant: Date, timeZone: string): LocalDate {
@@ -97,20 +24,10 @@ export function localDate(instant: Date, timeZone: string): LocalDate {
 
 /**
  * The instant at which local midnight starting `date` occurs in `timeZone`. When a DST jump skips
- * midnight, the first instant of that local day is returned.
+ * midnight, the first instant of that local day is returned (the gap moves the time forward).
  */
 export function startOfDay(date: LocalDate, timeZone: string): Date {
-  const wall = Date.UTC(date.year, date.month - 1, date.day)
-  // Two passes settle the offset across a DST change between the guess and the answer.
-  let guess = wall - offsetAt(wall, timeZone)
-  guess = wall - offsetAt(guess, timeZone)
-  const back = localDate(new Date(guess), timeZone)
-  const wanted = normalise(date)
-  if (compareDates(back, wanted) < 0) {
-    // Midnight does not exist that day (spring forward at 00:00): take the first hour that does.
-    guess += 3_600_000
-  }
-  return new Date(guess)
+  return zonedTimeToInstant(date, timeZone)
 }
 
 /** Normalises out-of-range month/day values (`{2024, 13, 1}` is 2025-01-01). */
@@ -192,32 +109,4 @@ export function formatLocalDate(date: LocalDate): string {
   const m = String(date.month).padStart(2, '0')
   const d = String(date.day).padStart(2, '0')
   return `${y}-${m}-${d}`
-}
-
-/** A parsed ISO 8601 duration with calendar parts (years, months, weeks, days) and a clock part in ms. */
-export interface CalendarDuration {
-  years: number
-  months: number
-  days: number
-  millis: number
-}
-
-const DURATION = /^P(?:(\d+)Y)?(?:(\d+)M)?(?:(\d+)W)?(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$/
-
-/** Parses `P3M`, `P1Y2M10D`, `P7D`, `P2W`, `PT12H`…; returns null for anything else. */
-export function parseDuration(text: string): CalendarDuration | null {
-  const m = DURATION.exec(text)
-  if (m === null || text === 'P' || text.endsWith('T')) return null
-  const n = (i: number): number => (m[i] === undefined ? 0 : Number(m[i]))
-  return {
-    years: n(1),
-    months: n(2),
-    days: n(3) * 7 + n(4),
-    millis: Math.round(n(5) * 3_600_000 + n(6) * 60_000 + n(7) * 1000),
-  }
-}
-
-/** Adds the calendar part of a duration to a local date (years and months clamp the day). */
-export function addDurationToDate(date: LocalDate, duration: CalendarDuration): LocalDate {
-  return addDays(addMonthsClamped(date, duration.years * 12 + duration.months), duration.days)
 }

@@ -53,20 +53,41 @@ export function assertTimeZone(timeZone: string): void {
 /** The local calendar and clock fields of an instant in `timeZone`. */
 export function localParts(instant: Date | number, timeZone = 'UTC'): LocalParts {
   const ms = typeof instant === 'number' ? instant : instant.getTime()
-  const parts = formatterFor(timeZone).formatToParts(ms)
-  const get = (type: Intl.DateTimeFormatPartTypes): string => parts.find((p) => p.type === type)?.value ?? ''
-  let year = Number(get('year'))
-  if (get('era') === 'BC' || get('era') === 'B') year = 1 - year
-  return {
-    year,
-    month: Number(get('month')),
-    day: Number(get('day')),
-    hour: Number(get('hour')),
-    minute: Number(get('minute')),
-    second: Number(get('second')),
-    millisecond: ((ms % 1000) + 1000) % 1000,
-    weekday: WEEKDAYS[get('weekday')] ?? 0,
+  const out: LocalParts = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, millisecond: 0, weekday: 0 }
+  let bc = false
+  for (const part of formatterFor(timeZone).formatToParts(ms)) {
+    switch (part.type) {
+      case 'year':
+        out.year = Number(part.value)
+        break
+      case 'month':
+        out.month = Number(part.value)
+        break
+      case 'day':
+        out.day = Number(part.value)
+        break
+      case 'hour':
+        out.hour = Number(part.value)
+        break
+      case 'minute':
+        out.minute = Number(part.value)
+        break
+      case 'second':
+        out.second = Number(part.value)
+        break
+      case 'weekday':
+        out.weekday = WEEKDAYS[part.value] ?? 0
+        break
+      case 'era':
+        bc = part.value === 'BC' || part.value === 'B'
+        break
+      default:
+        break
+    }
   }
+  if (bc) out.year = 1 - out.year
+  out.millisecond = ((ms % 1000) + 1000) % 1000
+  return out
 }
 
 /** The wall-clock fields read as if they were UTC: a linear scale for local arithmetic. */
@@ -77,9 +98,24 @@ function wallMillis(p: Omit<LocalParts, 'weekday'>): number {
   return d.getTime()
 }
 
+// Intl is slow (microseconds a call) and zone offsets only change on whole minutes, so the offset
+// is memoised per zone and minute (loyalty tier transitions ask for it per member). A bounded memo
+// of a deterministic function: no observable state.
+const offsets = new Map<string, number>()
+const OFFSET_MEMO_LIMIT = 10_000
+
 /** Offset of `timeZone` from UTC at an instant, in milliseconds (Warsaw in summer: +7_200_000). */
 export function offsetAt(ms: number, timeZone: string): number {
-  return wallMillis(localParts(ms, timeZone)) - ms
+  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') return 0
+  const minute = Math.floor(ms / 60_000)
+  const key = `${timeZone}|${minute}`
+  const known = offsets.get(key)
+  if (known !== undefined) return known
+  const at = minute * 60_000
+  const offset = wallMillis(localParts(at, timeZone)) - at
+  if (offsets.size >= OFFSET_MEMO_LIMIT) offsets.clear()
+  offsets.set(key, offset)
+  return offset
 }
 
 export interface WallTime {

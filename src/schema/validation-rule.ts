@@ -1,6 +1,8 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { RuleSet } from '../model/validation-rule'
+import { type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from '../rules/conditions/logic'
+import { OPERATOR_NAMES } from '../rules/conditions/operators'
 import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
 import { parse } from './parse'
 
@@ -9,45 +11,6 @@ import { parse } from './parse'
  * (`checkRuleSet`) because their keys mix `logic` with rule numbers, which no object schema expresses;
  * the entries themselves go through valibot so paths and messages stay uniform.
  */
-
-/** Reference §6.3: the condition operators, including the filter operators seen in examples. */
-export const CONDITION_OPERATORS = [
-  '$is',
-  '$is_not',
-  '$in',
-  '$not_in',
-  '$less_than',
-  '$less_than_or_equal',
-  '$more_than',
-  '$more_than_or_equal',
-  '$starts_with',
-  '$ends_with',
-  '$contains',
-  '$timeframe',
-  '$timeframe_absolute',
-  '$timeframe_daily_hours',
-  '$dow',
-  '$count',
-  '$count_more',
-  '$count_less',
-  '$not_differ',
-  '$not_intersect',
-  '$from',
-  '$after',
-  '$before',
-  '$more_than_ago',
-  '$less_than_ago',
-  '$is_days_ago',
-  '$more_than_future',
-  '$less_than_future',
-  '$is_days_in_future',
-  '$greater_than_or_equal',
-  '$not_contain',
-  '$has_value',
-  '$is_unknown',
-  '$more_than_equal',
-  '$less_than_equal',
-] as const
 
 /** Reference §6.2: rules that read a metadata key, named by `property`. */
 const RULES_NEEDING_PROPERTY = new Set([
@@ -59,7 +22,7 @@ const RULES_NEEDING_PROPERTY = new Set([
 ])
 
 const conditions = v.pipe(
-  v.record(v.picklist(CONDITION_OPERATORS), v.array(v.unknown())),
+  v.record(v.picklist(OPERATOR_NAMES), v.array(v.unknown())),
   v.check((c) => Object.keys(c).length > 0, 'must hold at least one operator such as $is'),
 )
 
@@ -102,42 +65,19 @@ export function checkRuleSet(value: Record<string, unknown>, root: string): Rule
 }
 
 /**
- * Why a `logic` expression is malformed, or undefined when it is fine: rule numbers joined by
- * `and` / `or` (any case) with balanced parentheses, naming only rules that exist.
+ * Why a `logic` expression is malformed, or undefined when it is fine: the evaluator's own parser
+ * decides the syntax, so a rule set accepted here is one the engine can evaluate.
  */
 export function logicProblem(logic: string, numbers: ReadonlySet<string>): string | undefined {
-  const tokens = logic.match(/\d+|[A-Za-z]+|\(|\)|\S/g) ?? []
-  if (tokens.length === 0) return 'must not be empty'
-  let i = 0
-  // expr := term (op term)* ; term := number | "(" expr ")"
-  const term = (): string | undefined => {
-    const t = tokens[i]
-    if (t === undefined) return 'ends where a rule number or "(" was expected'
-    i++
-    if (t === '(') {
-      const inner = expr()
-      if (inner) return inner
-      if (tokens[i] !== ')') return 'has an unclosed "("'
-      i++
-      return undefined
-    }
-    if (/^\d+$/.test(t)) return numbers.has(t) ? undefined : `names rule ${t}, which is not defined`
-    return `has "${t}" where a rule number or "(" was expected`
+  let node: LogicNode
+  try {
+    node = parseLogic(logic)
+  } catch (e) {
+    if (e instanceof LogicSyntaxError) return e.message
+    throw e
   }
-  const expr = (): string | undefined => {
-    const first = term()
-    if (first) return first
-    while (i < tokens.length && /^(and|or)$/i.test(tokens[i] ?? '')) {
-      i++
-      const next = term()
-      if (next) return next
-    }
-    return undefined
-  }
-  const problem = expr()
-  if (problem) return problem
-  if (i < tokens.length) return `has "${tokens[i]}" where "and", "or" or the end was expected`
-  return undefined
+  const missing = logicKeys(node).find((key) => !numbers.has(key))
+  return missing === undefined ? undefined : `names rule ${missing}, which is not defined`
 }
 
 const applicableToEntry = v.object({

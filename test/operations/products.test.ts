@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 describe('products.create', () => {
   it('creates a product and upserts it by source_id', async () => {
@@ -43,8 +42,7 @@ describe('products.create', () => {
   ])('rejects %s naming the field and writes nothing', async (_label, body, path) => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    const error = await engine.products.create(body).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(EngineError)
+    const error = await rejection(engine.products.create(body))
     expect(error).toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
@@ -105,8 +103,7 @@ describe('products.createSku', () => {
     const { engine, store } = testEngine()
     await engine.products.create({ source_id: 'p', name: 'P' })
     const before = await snapshot(store)
-    const error = await engine.products.createSku(productId, body).catch((e: unknown) => e)
-    expect(error).toBeInstanceOf(EngineError)
+    const error = await rejection(engine.products.createSku(productId, body))
     expect(error).toMatchObject({ code, path })
     expect(await snapshot(store)).toBe(before)
   })

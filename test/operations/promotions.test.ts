@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 const tenOff = { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' }
 
 function promotionBody(name = 'Spring sale', tiers: unknown[] = [{ name: 'Ten off', action: { discount: tenOff } }]) {
   return { name, promotion: { tiers } }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngineError)
-  return error as EngineError
 }
 
 describe('promotions.create', () => {
@@ -66,6 +56,10 @@ describe('promotions.create', () => {
       campaign: {
         id: campaign.id,
         start_date: '2026-03-01T00:00:00.000Z',
+        expiration_date: null,
+        validity_timeframe: null,
+        validity_day_of_week: null,
+        validity_hours: null,
         active: true,
         category_id: null,
         object: 'campaign',
@@ -118,7 +112,7 @@ describe('promotions.create', () => {
     expect(campaign.promotion.tiers.map((t) => t.hierarchy)).toEqual([1, 2, 3, 4, 5, 6])
   })
 
-  it('resolves category_id and a category name', async () => {
+  it('resolves category_id and a category name, creating an unknown name', async () => {
     const { engine, store } = testEngine()
     const category = {
       id: 'cat_flash',
@@ -133,8 +127,11 @@ describe('promotions.create', () => {
     expect(byId).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
     const byName = await engine.promotions.create({ ...promotionBody('B'), category: 'Flash' })
     expect(byName).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
-    const tag = await engine.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
-    expect(tag).toMatchObject({ category: 'Seasonal', category_id: null, categories: [] })
+    // An unknown name creates the category, as campaigns.create does.
+    const created = await engine.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
+    const seasonal = (await store.categories.findBy('name', 'Seasonal'))?.value
+    expect(seasonal).toMatchObject({ name: 'Seasonal', hierarchy: 1, object: 'category' })
+    expect(created).toMatchObject({ category: 'Seasonal', category_id: seasonal?.id, categories: [seasonal] })
     await expect(engine.promotions.create({ ...promotionBody('D'), category_id: 'cat_none' })).rejects.toMatchObject({
       code: 404,
       resource_type: 'category',
@@ -213,7 +210,7 @@ describe('promotions.create', () => {
       [
         'a timeframe with no start',
         { ...promotionBody(), validity_timeframe: { duration: 'PT1H', interval: 'P1D' } },
-        'validity_timeframe',
+        'start_date',
       ],
       [
         'a tier naming a rule twice',
@@ -292,7 +289,7 @@ describe('promotions.tiers', () => {
         validity_timeframe: timeframe,
       }),
     )
-    expect(error).toMatchObject({ code: 400, path: 'validity_timeframe' })
+    expect(error).toMatchObject({ code: 400, path: 'start_date' })
     expect(await snapshot(store)).toBe(before)
   })
 

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
 import { DEFAULT_STACKING_RULES } from '../../src/model/stacking'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 const PROJECT = 'proj_default'
-
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngineError)
-  return error as EngineError
-}
 
 describe('stackingRules.list / get', () => {
   it('gives the §9.2 defaults until rules are created', async () => {

@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError } from '../../src/errors'
 import { logicProblem } from '../../src/schema/validation-rule'
-import { snapshot, testEngine } from '../support/engine'
+import { rejection, snapshot, testEngine } from '../support/engine'
 
 const orderOver100 = { name: 'order.amount', conditions: { $more_than: [10000] } }
-
-async function rejection(promise: Promise<unknown>): Promise<EngineError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  )
-  expect(error).toBeInstanceOf(EngineError)
-  return error as EngineError
-}
 
 describe('validationRules.create', () => {
   it('stores a rule with defaults filled in', async () => {
@@ -145,13 +135,13 @@ describe('logicProblem', () => {
     expect(logicProblem(logic, numbers)).toBeUndefined()
   })
   it.each([
-    ['', 'must not be empty'],
-    ['1 and', 'ends where a rule number or "(" was expected'],
-    ['(1 or 2', 'has an unclosed "("'],
-    ['1 2', 'has "2" where "and", "or" or the end was expected'],
+    ['', 'empty logic expression'],
+    ['1 and', 'expected a rule number or "(" but found end of input'],
+    ['(1 or 2', 'expected ")" but found end of input'],
+    ['1 2', 'unexpected "2" at position 2'],
     ['1 or 4', 'names rule 4, which is not defined'],
-    ['and 1', 'has "and" where a rule number or "(" was expected'],
-    ['1 or 2)', 'has ")" where "and", "or" or the end was expected'],
+    ['and 1', 'expected a rule number or "(" but found "and" at position 0'],
+    ['1 or 2)', 'unexpected ")" at position 6'],
   ])('rejects %j', (logic, problem) => {
     expect(logicProblem(logic, numbers)).toBe(problem)
   })

@@ -216,12 +216,34 @@ describe('selectEarningRules', () => {
     expect(ids(selectEarningRules(rules, { ...sel, event: 'review_written', customEventSchemaId: 'ms_2' }))).toEqual([])
     expect(ids(selectEarningRules(rules, { ...sel, event: 'other_event' }))).toEqual([])
   })
-  it('the window is [start, expiration)', () => {
+  it('the window runs from start_date to expiration_date', () => {
     expect(
       ids(selectEarningRules(rules, { ...sel, event: 'order.paid', now: new Date('2025-06-01T00:00:00Z') })),
     ).toEqual(['paid', 'paid_future'])
     expect(
       ids(selectEarningRules(rules, { ...sel, event: 'order.paid', now: new Date('2025-02-28T23:59:59Z') })),
     ).toEqual(['paid', 'paid_expired'])
+  })
+  it('honours days of week, hours and timeframes in the engine time zone', () => {
+    const limited = [
+      base({ id: 'weekend', validity_day_of_week: [0, 6] }),
+      base({
+        id: 'mornings',
+        validity_hours: { daily: [{ start_time: '08:00', expiration_time: '12:00', days_of_week: [] }] },
+      }),
+      // Counted from created_at (2025-01-01T00:00Z): the first hour of every day.
+      base({ id: 'first_hour', validity_timeframe: { duration: 'PT1H', interval: 'P1D' } }),
+    ]
+    const at = (iso: string, timeZone = 'UTC') =>
+      ids(selectEarningRules(limited, { event: 'order.paid', now: new Date(iso), timeZone }))
+    // Saturday 2025-04-05 10:00 UTC: weekend and morning.
+    expect(at('2025-04-05T10:00:00Z')).toEqual(['weekend', 'mornings'])
+    // Friday 2025-04-04 23:30 UTC is already Saturday 01:30 in Warsaw, and the daily window, stepped
+    // on the Warsaw calendar from 01:00 local, is 01:00–02:00 local after the switch to summer time.
+    expect(at('2025-04-04T23:30:00Z')).toEqual([])
+    expect(at('2025-04-04T23:30:00Z', 'Europe/Warsaw')).toEqual(['weekend', 'first_hour'])
+    // Tuesday 2025-04-01 00:30 UTC: inside the daily first hour only.
+    expect(at('2025-04-01T00:30:00Z')).toEqual(['first_hour'])
+    expect(at('2025-04-01T13:00:00Z')).toEqual([])
   })
 })

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import {
-  addMonthsClamped,
-  localDate,
-  parseDuration,
-  periodBounds,
-  periodLastDay,
-  startOfDay,
-} from '../../src/rules/zoned-calendar'
+import { parseDuration } from '../../src/rules/duration'
+import { addMonthsClamped, localDate, periodBounds, periodLastDay, startOfDay } from '../../src/rules/zoned-calendar'
 
 describe('zoned calendar', () => {
   it('local dates and midnights in a zone, across DST', () => {
@@ -35,10 +29,12 @@ describe('zoned calendar', () => {
   })
 
   it('parses ISO 8601 durations', () => {
-    expect(parseDuration('P1Y2M3W4D')).toEqual({ years: 1, months: 2, days: 25, millis: 0 })
-    expect(parseDuration('PT1H30M')).toEqual({ years: 0, months: 0, days: 0, millis: 5_400_000 })
-    expect(parseDuration('P')).toBeNull()
-    expect(parseDuration('P1DT')).toBeNull()
-    expect(parseDuration('3 months')).toBeNull()
+    // One parser (rules/duration) serves loyalty and validity: weeks stay weeks, clock parts stay parts.
+    const zero = { years: 0, months: 0, weeks: 0, days: 0, hours: 0, minutes: 0, seconds: 0 }
+    expect(parseDuration('P1Y2M3W4D')).toEqual({ ...zero, years: 1, months: 2, weeks: 3, days: 4 })
+    expect(parseDuration('PT1H30M')).toEqual({ ...zero, hours: 1, minutes: 30 })
+    expect(() => parseDuration('P')).toThrow(RangeError)
+    expect(() => parseDuration('P1DT')).toThrow(RangeError)
+    expect(() => parseDuration('3 months')).toThrow(RangeError)
   })
 })

@@ -1,4 +1,6 @@
+import { expect } from 'vitest'
 import { createEngine, type EngineOptions } from '../../src/engine'
+import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
 import type { Clock } from '../../src/ports'
 
@@ -34,4 +36,19 @@ export async function snapshot(store: ReturnType<typeof testEngine>['store']): P
     }
   }
   return JSON.stringify(out)
+}
+
+/** The EngineError an operation rejects with (fails the test when it resolves or throws anything else). */
+export async function rejection(promise: Promise<unknown>): Promise<EngineError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(error).toBeInstanceOf(EngineError)
+  return error as EngineError
+}
+
+/** A copy without the given keys (an explicit `undefined` is itself bad input under exactOptional). */
+export function without<T extends object>(obj: T, ...keys: string[]): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)))
 }

@@ -7,9 +7,19 @@
  * are reported (a failed alternative of a passing `or` is not a reason).
  */
 import type { RuleDefinition, RuleSet } from '../../model/validation-rule'
-import type { EvalCounters, EvaluationContext, PeriodCounts } from './context'
+import type { EvaluationContext } from './context'
 import {
-  amountOf,
+  baseFailure,
+  type FailureBase,
+  fail,
+  invalidLogic,
+  PASS,
+  type RuleFailure,
+  type RuleSetOutcome,
+  show,
+  withItemIndex,
+} from './failures'
+import {
   describeItem,
   extremeItem,
   type IndexedItem,
@@ -17,184 +27,26 @@ import {
   itemMatchesRef,
   itemMetadata,
   productIdsIn,
-  quantityOf,
-  readMetadata,
   skuIdsIn,
   toItemRef,
   unitPriceOf,
 } from './items'
 import { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, parseLogic } from './logic'
 import { applyOperator, canonicalOperator, type OperatorEnv } from './operators'
-
-export type FailureReason =
-  /** A condition did not hold. */
-  | 'condition_failed'
-  /** The rule reads the customer and the request has none. */
-  | 'missing_customer'
-  /** A metadata rule without `property`. */
-  | 'missing_property'
-  /** A rule name this engine does not know. */
-  | 'unknown_rule'
-  /** A rule name of the reference that the evaluation context cannot answer. */
-  | 'unsupported_rule'
-  | 'unknown_operator'
-  /** `logic` does not parse or names a rule that does not exist. */
-  | 'invalid_logic'
-  /** A numbered entry that is not a rule definition. */
-  | 'invalid_rule'
-
-export interface RuleFailure {
-  /** The rule's key; nested rules are dotted, e.g. `1.2`. */
-  rule: string
-  name: string
-  property?: string
-  operator?: string
-  expected?: readonly unknown[]
-  actual?: unknown
-  reason: FailureReason
-  /** The rule's own custom message (`rules.N.error.message`). */
-  message?: string
-  /** The order line a nested item rule was checking. */
-  item_index?: number
-  /** A sentence a person can read. */
-  detail: string
-  /** Why nested item rules failed. */
-  nested?: RuleFailure[]
-}
-
-export interface RuleSetOutcome {
-  passed: boolean
-  failures: RuleFailure[]
-}
-
-/** The line a nested item rule is looking at, and the lines grouped with it for aggregates. */
-interface ItemScope {
-  line: IndexedItem
-  group: readonly IndexedItem[]
-}
-
-type Resolved = { actual: unknown } | { missing: 'customer' | 'property' }
-
-const PASS: RuleSetOutcome = { passed: true, failures: [] }
-
-const PERIODS = ['daily', 'weekly', 'monthly'] as const
-type Period = 'total' | (typeof PERIODS)[number]
-
-function count(counts: PeriodCounts | undefined, period: Period): number {
-  return counts?.[period] ?? 0
-}
-
-function counters(ctx: EvaluationContext): EvalCounters {
-  return ctx.counters ?? {}
-}
-
-function withCustomer(
-  ctx: EvaluationContext,
-  read: (c: NonNullable<EvaluationContext['customer']>) => unknown,
-): Resolved {
-  return ctx.customer === null ? { missing: 'customer' } : { actual: read(ctx.customer) }
-}
-
-function withProperty(def: RuleDefinition, read: (property: string) => Resolved): Resolved {
-  return def.property == null || def.property === '' ? { missing: 'property' } : read(def.property)
-}
-
-/**
- * Rules answered by one value of the context. Budget counters are the stored totals plus this
- * redemption (see `EvalCounters`).
- */
-const VALUE_RULES: Record<string, (ctx: EvaluationContext, def: RuleDefinition) => Resolved> = {
-  'customer.segment': (ctx) => withCustomer(ctx, (c) => [...c.segments]),
-  'customer.metadata': (ctx, def) => withProperty(def, (p) => withCustomer(ctx, (c) => readMetadata(c.metadata, p))),
-  'customer.loyalty.tier': (ctx) => withCustomer(ctx, (c) => [...(c.loyalty_tiers ?? [])]),
-  'order.amount': (ctx) => ({ actual: ctx.order.amount ?? null }),
-  // Before this redeemable's discount is known the operation layer may pass no total: then the
-  // running amount stands in for it.
-  'order.total_amount': (ctx) => ({ actual: ctx.order.total_amount ?? ctx.order.amount ?? null }),
-  'order.initial_amount': (ctx) => ({ actual: ctx.order.initial_amount ?? ctx.order.amount ?? null }),
-  'order.items.count': (ctx) => ({ actual: ctx.order.items?.length ?? 0 }),
-  'order.metadata': (ctx, def) => withProperty(def, (p) => ({ actual: readMetadata(ctx.order.metadata, p) })),
-  'campaign.orders.amount': (ctx) => ({
-    actual: (counters(ctx).campaign_orders_amount ?? 0) + (ctx.order.initial_amount ?? ctx.order.amount ?? 0),
-  }),
-  'campaign.orders.amount_discounted': (ctx) => ({
-    actual: (counters(ctx).campaign_orders_amount_discounted ?? 0) + (ctx.redemption?.discount_amount ?? 0),
-  }),
-  'redemption.gift.amount': (ctx) => ({ actual: ctx.redemption?.gift_credits ?? 0 }),
-  'redemption.reward.pay_with_points.points_used': (ctx) => ({ actual: ctx.redemption?.points_used ?? 0 }),
-  'redemption.metadata': (ctx, def) =>
-    withProperty(def, (p) => ({ actual: readMetadata(ctx.redemption?.metadata, p) })),
-  'custom_event.metadata': (ctx, def) =>
-    withProperty(def, (p) => ({ actual: readMetadata(ctx.custom_event?.metadata, p) })),
-  'publication.redeemable_by_linked_customer': (ctx) =>
-    withCustomer(ctx, (c) => {
-      const holderId = ctx.publication?.holder_id ?? null
-      const holderSource = ctx.publication?.holder_source_id ?? null
-      return (holderId !== null && holderId === c.id) || (holderSource !== null && holderSource === c.source_id)
-    }),
-}
-
-for (const period of ['total', ...PERIODS] as const) {
-  const suffix = period === 'total' ? '' : `.${period}`
-  VALUE_RULES[`campaign.redemptions.count${suffix}`] = (ctx) => ({
-    actual: count(counters(ctx).campaign_redemptions, period) + 1,
-  })
-  VALUE_RULES[`campaign.redemptions.customers_count${suffix}`] = (ctx) => {
-    const c = counters(ctx)
-    const isNew = ctx.customer !== null && count(c.customer_campaign_redemptions, period) === 0
-    return { actual: count(c.campaign_customers, period) + (isNew ? 1 : 0) }
-  }
-  VALUE_RULES[`redemption.count.per_customer${suffix}`] = (ctx) =>
-    withCustomer(ctx, () => count(counters(ctx).customer_redemptions, period) + 1)
-  if (period !== 'total') {
-    VALUE_RULES[`redemption.count.${period}`] = (ctx) => ({ actual: count(counters(ctx).redemptions, period) + 1 })
-  }
-}
-
-/** Values of one order line, for nested item rules and the legacy product / SKU rules. */
-const ITEM_RULES: Record<string, (scope: ItemScope, property: string | null) => unknown> = {
-  'order.items.quantity': (s) => quantityOf(s.line.item),
-  'order.items.aggregated_quantity': (s) => s.group.reduce((n, l) => n + quantityOf(l.item), 0),
-  'order.items.price': (s) => unitPriceOf(s.line.item),
-  'order.items.amount': (s) => amountOf(s.line.item),
-  'order.items.aggregated_amount': (s) => s.group.reduce((n, l) => n + amountOf(l.item), 0),
-  'order.items.metadata': (s, p) => (p === null ? undefined : itemMetadata(s.line.item, p)),
-  'product.price': (s) => s.line.item.product?.price ?? unitPriceOf(s.line.item),
-  'product.quantity': (s) => quantityOf(s.line.item),
-  'product.metadata': (s, p) =>
-    p === null ? undefined : (readMetadata(s.line.item.product?.metadata, p) ?? itemMetadata(s.line.item, p)),
-  'sku.price': (s) => s.line.item.sku?.price ?? unitPriceOf(s.line.item),
-  'sku.quantity': (s) => quantityOf(s.line.item),
-}
-
-const NEEDS_PROPERTY = new Set(['order.items.metadata', 'product.metadata'])
-
-/** Rule names of reference §6.2 that this context cannot answer (no API keys, users, flags). */
-const UNSUPPORTED = new Set([
-  'product.discount_applicable',
-  'sku.discount_applicable',
-  'product.metadata.aggregated_quantity',
-  'product.metadata.aggregated_amount',
-  'product.metadata.discount_applicable',
-  'product.metadata.match_all',
-  'redemption.api_key',
-  'redemption.count.per_api_key',
-  'redemption.user.login',
-  'redemption.count.per_user',
-])
-
-const ITEM_QUANTIFIERS = ['every', 'any', 'none', 'cheapest', 'most_expensive'] as const
-type ItemQuantifier = (typeof ITEM_QUANTIFIERS)[number]
+import {
+  ITEM_QUANTIFIERS,
+  ITEM_RULES,
+  type ItemQuantifier,
+  type ItemScope,
+  NEEDS_PROPERTY,
+  UNSUPPORTED,
+  VALUE_RULES,
+} from './rule-names'
 
 function isRuleDefinition(value: unknown): value is RuleDefinition {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
   const v = value as Record<string, unknown>
   return typeof v.name === 'string'
-}
-
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing'
-  return JSON.stringify(value) ?? String(value)
 }
 
 class Evaluator {
@@ -517,41 +369,7 @@ class Evaluator {
   }
 }
 
-type FailureBase = Pick<RuleFailure, 'rule' | 'name' | 'property' | 'message'>
-
-function baseFailure(path: string, def: RuleDefinition): FailureBase {
-  const base: FailureBase = { rule: path, name: def.name }
-  if (def.property != null) base.property = def.property
-  if (def.error?.message != null) base.message = def.error.message
-  return base
-}
-
-function fail(failure: RuleFailure): RuleSetOutcome {
-  return { passed: false, failures: [failure] }
-}
-
-function invalidLogic(path: string, detail: string): RuleFailure {
-  return { rule: path, name: 'logic', reason: 'invalid_logic', detail }
-}
-
-function withItemIndex(outcome: RuleSetOutcome, index: number): RuleSetOutcome {
-  return { passed: outcome.passed, failures: outcome.failures.map((f) => ({ ...f, item_index: index })) }
-}
-
 /** Evaluates a rule set (`{"1": {...}, "2": {...}, "logic": "1 and 2"}`) against a context. */
 export function evaluateRules(rules: RuleSet | null | undefined, ctx: EvaluationContext): RuleSetOutcome {
   return new Evaluator(ctx).ruleSet(rules, '', null)
 }
-
-/** The rule names this engine answers (value rules, line rules and item quantifiers). */
-export const SUPPORTED_RULE_NAMES: readonly string[] = [
-  ...Object.keys(VALUE_RULES),
-  ...Object.keys(ITEM_RULES),
-  'order.items.price_any',
-  'order.items.price_each',
-  'order.items.metadata_any',
-  'order.items.metadata_each',
-  'product.id',
-  'sku.id',
-  ...ITEM_QUANTIFIERS.map((q) => `order.items.${q}`),
-].sort()

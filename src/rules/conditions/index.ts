@@ -15,16 +15,21 @@ export type {
   EvaluationContext,
   PeriodCounts,
 } from './context'
-export {
-  evaluateRules,
-  type FailureReason,
-  type RuleFailure,
-  type RuleSetOutcome,
-  SUPPORTED_RULE_NAMES,
-} from './evaluate'
+export { evaluateRules } from './evaluate'
+export type { FailureReason, RuleFailure, RuleSetOutcome } from './failures'
 export { type ItemRef, itemMatchesRef } from './items'
 export { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from './logic'
-export { applyOperator, canonicalOperator, OPERATORS, type Operator, type OperatorEnv, valuesEqual } from './operators'
+export {
+  applyOperator,
+  canonicalOperator,
+  OPERATOR_NAMES,
+  OPERATORS,
+  type Operator,
+  type OperatorAlias,
+  type OperatorEnv,
+  valuesEqual,
+} from './operators'
+export { SUPPORTED_RULE_NAMES } from './rule-names'
 export { type TargetingOptions, toDiscountTargeting } from './targeting'
 export {
   evaluateValidationRule,

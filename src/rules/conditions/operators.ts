@@ -49,18 +49,26 @@ export const OPERATORS = [
 
 export type Operator = (typeof OPERATORS)[number]
 
-const ALIASES: Record<string, Operator> = {
+const ALIASES = {
   $greater_than_or_equal: '$more_than_or_equal',
   $more_than_equal: '$more_than_or_equal',
   $greater_than: '$more_than',
   $less_than_equal: '$less_than_or_equal',
   $not_contains: '$not_contain',
-}
+} as const satisfies Record<string, Operator>
+
+export type OperatorAlias = keyof typeof ALIASES
+
+/** Every name a condition may use: the operators and their aliases (what request schemas accept). */
+export const OPERATOR_NAMES: readonly (Operator | OperatorAlias)[] = [
+  ...OPERATORS,
+  ...(Object.keys(ALIASES) as OperatorAlias[]),
+]
 
 /** The canonical operator for a name or alias; null when unknown. */
 export function canonicalOperator(name: string): Operator | null {
   if ((OPERATORS as readonly string[]).includes(name)) return name as Operator
-  return ALIASES[name] ?? null
+  return Object.hasOwn(ALIASES, name) ? ALIASES[name as OperatorAlias] : null
 }
 
 export interface OperatorEnv {

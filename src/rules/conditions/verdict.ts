@@ -8,7 +8,8 @@
  */
 import type { ValidationRule } from '../../model/validation-rule'
 import type { EvaluationContext } from './context'
-import { evaluateRules, type RuleFailure } from './evaluate'
+import { evaluateRules } from './evaluate'
+import type { RuleFailure } from './failures'
 
 export type RuleCategory = 'customer' | 'order' | 'redemption'
 

@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict'
+import type { ListQuery, Page, Store } from '../ports'
+import { type AnyRepository, customer, idOf, insert, type Plain, repo } from './fixtures'
+
+/*
+ * Storage contract: listing. Seven customers inserted out of id order, so that insertion order, id
+ * order and each sort field disagree. Expected orders are written out by hand.
+ */
+
+const PEOPLE: readonly Plain[] = [
+  person('e', '2026-01-03T00:00:00.000Z', 'b', true, 30, 2),
+  person('a', '2026-01-01T00:00:00.000Z', 'a', true, 10, 1),
+  person('g', '2026-01-05T00:00:00.000Z', 'c', true, 20, 3),
+  person('c', '2026-01-02T00:00:00.000Z', 'a', false, 20, 2),
+  person('f', '2026-01-06T00:00:00.000Z', 'a', true, 50, 3),
+  person('b', '2026-01-04T00:00:00.000Z', 'b', false, 40, 1),
+  customer('cust_d', null, {
+    created_at: '2026-01-07T00:00:00.000Z',
+    group: 'c',
+    active: true,
+    score: 20,
+    metadata: { rank: 2 },
+  }),
+]
+
+function person(letter: string, created_at: string, group: string, active: boolean, score: number, rank: number) {
+  return customer(`cust_${letter}`, `src_${letter}`, { created_at, group, active, score, metadata: { rank } })
+}
+
+async function people(store: Store): Promise<AnyRepository> {
+  for (const p of PEOPLE) await insert(store, 'customers', p)
+  return repo(store, 'customers')
+}
+
+const ids = (page: Page<unknown>): string[] => page.data.map((s) => idOf(s).replace('cust_', ''))
+
+export async function listDefaultOrder(store: Store): Promise<void> {
+  const r = await people(store)
+  const all = await r.list()
+  assert.deepEqual(ids(all), ['a', 'c', 'e', 'b', 'g', 'f', 'd'])
+  assert.equal(all.total, 7)
+  assert.equal(all.has_more, false)
+  assert.equal(all.more_starting_after, null)
+  // Listed entries carry their versions like get does.
+  for (const s of all.data) assert.deepEqual(s, await r.get(idOf(s)))
+
+  assert.deepEqual(ids(await r.list({ limit: 7 })), ['a', 'c', 'e', 'b', 'g', 'f', 'd'])
+  assert.equal((await repo(store, 'vouchers').list()).total, 0)
+  assert.deepEqual((await repo(store, 'vouchers').list()).data, [])
+}
+
+export async function listEqualityFilters(store: Store): Promise<void> {
+  const r = await people(store)
+  const check = async (where: ListQuery['where'], expected: string[]) => {
+    const page = await r.list({ where: where ?? {} })
+    assert.deepEqual(ids(page), expected, `where ${JSON.stringify(where)}`)
+    assert.equal(page.total, expected.length, `total for where ${JSON.stringify(where)}`)
+  }
+  await check({ group: 'a' }, ['a', 'c', 'f'])
+  await check({ active: false }, ['c', 'b'])
+  await check({ score: 20 }, ['c', 'g', 'd'])
+  await check({ source_id: null }, ['d'])
+  await check({ source_id: 'src_e' }, ['e'])
+  await check({ group: 'z' }, [])
+  await check({ group: { in: ['b', 'c'] } }, ['e', 'b', 'g', 'd'])
+  await check({ score: { in: [10, 50] } }, ['a', 'f'])
+  await check({ group: { in: [] } }, [])
+  await check({ 'metadata.rank': 2 }, ['c', 'e', 'd'])
+  await check({ 'metadata.rank': { in: [1, 3] } }, ['a', 'b', 'g', 'f'])
+  // Several fields: all must hold.
+  await check({ group: 'a', active: true }, ['a', 'f'])
+  await check({ group: { in: ['a', 'c'] }, 'metadata.rank': 2 }, ['c', 'd'])
+}
+
+export async function listRangeFilters(store: Store): Promise<void> {
+  const r = await people(store)
+  const check = async (where: ListQuery['where'], expected: string[]) => {
+    const page = await r.list({ where: where ?? {} })
+    assert.deepEqual(ids(page), expected, `where ${JSON.stringify(where)}`)
+    assert.equal(page.total, expected.length, `total for where ${JSON.stringify(where)}`)
+  }
+  await check({ created_at: { after: '2026-01-03T00:00:00.000Z' } }, ['b', 'g', 'f', 'd'])
+  await check({ created_at: { before: '2026-01-03T00:00:00.000Z' } }, ['a', 'c'])
+  await check({ created_at: { after: '2026-01-01T00:00:00.000Z', before: '2026-01-05T00:00:00.000Z' } }, [
+    'c',
+    'e',
+    'b',
+  ])
+  await check({ created_at: { after: '2026-01-02T12:00:00.000Z', before: '2026-01-03T12:00:00.000Z' } }, ['e'])
+  await check({ created_at: { after: '2026-02-01T00:00:00.000Z' } }, [])
+  await check({ score: { gte: 20, lte: 30 } }, ['c', 'e', 'g', 'd'])
+  await check({ score: { gte: 40 } }, ['b', 'f'])
+  await check({ score: { lte: 10 } }, ['a'])
+  await check({ score: { gte: 21, lte: 29 } }, [])
+  await check({ 'metadata.rank': { gte: 3 } }, ['g', 'f'])
+  await check({ group: 'a', score: { gte: 20 } }, ['c', 'f'])
+}
+
+export async function listOrder(store: Store): Promise<void> {
+  const r = await people(store)
+  const check = async (field: string, direction: 'asc' | 'desc', expected: string[]) => {
+    const page = await r.list({ order: { field, direction } })
+    assert.deepEqual(ids(page), expected, `order ${direction} ${field}`)
+  }
+  await check('created_at', 'asc', ['a', 'c', 'e', 'b', 'g', 'f', 'd'])
+  await check('created_at', 'desc', ['d', 'f', 'g', 'b', 'e', 'c', 'a'])
+  // Ties (score 20: c, d, g) break by id ascending in both directions.
+  await check('score', 'asc', ['a', 'c', 'd', 'g', 'e', 'b', 'f'])
+  await check('score', 'desc', ['f', 'b', 'e', 'c', 'd', 'g', 'a'])
+  await check('metadata.rank', 'asc', ['a', 'b', 'c', 'd', 'e', 'f', 'g'])
+  await check('metadata.rank', 'desc', ['f', 'g', 'c', 'd', 'e', 'a', 'b'])
+  await check('group', 'desc', ['d', 'g', 'b', 'e', 'a', 'c', 'f'])
+  await check('id', 'desc', ['g', 'f', 'e', 'd', 'c', 'b', 'a'])
+
+  const filtered = await r.list({ where: { group: 'a' }, order: { field: 'score', direction: 'desc' } })
+  assert.deepEqual(ids(filtered), ['f', 'c', 'a'])
+}
+
+export async function listPages(store: Store): Promise<void> {
+  const r = await people(store)
+  const order = { field: 'score', direction: 'asc' } as const
+  const expectPage = async (query: ListQuery, expected: string[], has_more: boolean, total: number) => {
+    const page = await r.list(query)
+    const label = JSON.stringify(query)
+    assert.deepEqual(ids(page), expected, label)
+    assert.equal(page.has_more, has_more, `has_more for ${label}`)
+    assert.equal(page.total, total, `total for ${label}`)
+    const last = page.data.at(-1)
+    assert.equal(page.more_starting_after, has_more && last ? idOf(last) : null, `more_starting_after for ${label}`)
+  }
+  await expectPage({ order, limit: 3, page: 1 }, ['a', 'c', 'd'], true, 7)
+  await expectPage({ order, limit: 3, page: 2 }, ['g', 'e', 'b'], true, 7)
+  await expectPage({ order, limit: 3, page: 3 }, ['f'], false, 7)
+  await expectPage({ order, limit: 3, page: 4 }, [], false, 7)
+  await expectPage({ order, limit: 3 }, ['a', 'c', 'd'], true, 7)
+  await expectPage({ order, limit: 7, page: 1 }, ['a', 'c', 'd', 'g', 'e', 'b', 'f'], false, 7)
+  await expectPage({ order, limit: 1, page: 7 }, ['f'], false, 7)
+  // total counts the filtered set, not the page.
+  await expectPage({ order, where: { group: 'a' }, limit: 2, page: 1 }, ['a', 'c'], true, 3)
+  await expectPage({ order, where: { group: 'a' }, limit: 2, page: 2 }, ['f'], false, 3)
+  // Exactly full last page: nothing more.
+  await expectPage({ order, where: { score: { gte: 20 } }, limit: 3, page: 2 }, ['e', 'b', 'f'], false, 6)
+}
+
+export async function listCursors(store: Store): Promise<void> {
+  const r = await people(store)
+  const walk = async (base: ListQuery, limit: number): Promise<string[][]> => {
+    const pages: string[][] = []
+    let cursor: string | undefined
+    for (let guard = 0; guard < 20; guard++) {
+      const page = await r.list({ ...base, limit, ...(cursor === undefined ? {} : { starting_after_id: cursor }) })
+      pages.push(ids(page))
+      const last = page.data.at(-1)
+      if (!page.has_more) {
+        assert.equal(page.more_starting_after, null, 'the last page has no cursor')
+        return pages
+      }
+      assert.ok(last, 'a page with more after it is not empty')
+      assert.equal(page.more_starting_after, idOf(last), 'the cursor is the last id of the page')
+      cursor = page.more_starting_after ?? undefined
+    }
+    return assert.fail('cursor pagination did not end')
+  }
+  const asc = { order: { field: 'score', direction: 'asc' } } as const
+  const desc = { order: { field: 'score', direction: 'desc' } } as const
+  assert.deepEqual(await walk(asc, 3), [['a', 'c', 'd'], ['g', 'e', 'b'], ['f']])
+  assert.deepEqual(await walk(desc, 2), [['f', 'b'], ['e', 'c'], ['d', 'g'], ['a']])
+  assert.deepEqual(await walk(asc, 7), [['a', 'c', 'd', 'g', 'e', 'b', 'f']])
+  assert.deepEqual(await walk({}, 4), [
+    ['a', 'c', 'e', 'b'],
+    ['g', 'f', 'd'],
+  ])
+  assert.deepEqual(await walk({ ...desc, where: { group: { in: ['b', 'c'] } } }, 1), [['b'], ['e'], ['d'], ['g']])
+  assert.deepEqual(await walk({ ...asc, where: { score: { gte: 20 } } }, 3), [
+    ['c', 'd', 'g'],
+    ['e', 'b', 'f'],
+  ])
+  // Every limit, both directions: the pages concatenate to the full list with no gap or repeat.
+  for (const base of [asc, desc]) {
+    const full = ids(await r.list(base))
+    for (let limit = 1; limit <= 8; limit++) assert.deepEqual((await walk(base, limit)).flat(), full)
+  }
+  // The cursor continues after the named entity in the requested order.
+  const after = await r.list({ ...desc, starting_after_id: 'cust_c', limit: 10 })
+  assert.deepEqual(ids(after), ['d', 'g', 'a'])
+  assert.equal(after.has_more, false)
+}
