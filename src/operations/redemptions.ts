@@ -24,6 +24,7 @@ import { parse } from '../schema/parse'
 import { parseStackableRequest, type StackableRequest } from '../schema/stackable'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
+import { recordReferral } from './referrals'
 import { type LoadedRequest, loadRequest } from './stackable/load'
 import { releaseSession } from './stackable/session'
 import { trackingId } from './stackable/tracking'
@@ -231,6 +232,9 @@ class RedemptionWriter {
       }
       if (this.request.session?.key) child.session = { key: this.request.session.key }
       if (subject.voucher) child.voucher = this.countVoucher(subject.voucher.id, o)
+      if (subject.voucher?.is_referral_code && this.customer) {
+        await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+      }
       if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o, final)
       children.push(tx.insert('redemptions', child))
       tx.emit(

@@ -5,6 +5,7 @@ import type { ListEnvelope } from '../model/common'
 import type { RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import { matchesFilters } from '../rules/filters'
+import { referrerOf } from '../rules/referrals'
 import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
@@ -31,17 +32,6 @@ const holdersQuery = v.object({
   starting_after_id: opt(nonEmptyString),
   filters: opt(v.unknown()),
 })
-
-/** The referrer of a referral code: the customer it was published to. */
-export function referrerOf(voucher: Voucher): string | null {
-  if (!voucher.is_referral_code) return null
-  return voucher.referrer_id ?? voucher.holder_id ?? null
-}
-
-/** Whether `customerId` is the referrer of this referral code, who may not redeem it (`referrer_not_permitted_to_redeem`). */
-export function isReferrer(voucher: Voucher, customerId: string | null | undefined): boolean {
-  return customerId != null && referrerOf(voucher) === customerId
-}
 
 /** What recording a referee did: the referee's holder row, and whether the referral converted now. */
 export interface ReferralOutcome {

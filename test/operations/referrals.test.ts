@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { mutate } from '../../src/operations/context'
-import { convertReferralOnCustomEvent, isReferrer, recordReferral } from '../../src/operations/referrals'
+import { convertReferralOnCustomEvent, recordReferral } from '../../src/operations/referrals'
+import { isReferrer } from '../../src/rules/referrals'
 import { snapshot, testEngine } from '../support/engine'
 
 const T0 = '2026-01-15T10:00:00.000Z'
@@ -399,5 +400,40 @@ describe('convertReferralOnCustomEvent (for events.create)', () => {
       path: 'referral.referrer_id',
     })
     expect(await snapshot(store)).toBe(before)
+  })
+})
+
+describe('referral codes in the redemption pipeline', () => {
+  it('the referrer may not redeem their own code; a referee redeeming it becomes a holder and is referred', async () => {
+    const { engine, store, alice, bob } = await setup()
+    const published = await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' } })
+    const code = published.voucher?.code as string
+    const byReferrer = await engine.validations.validateStackable({
+      customer: { source_id: 'alice' },
+      order: { amount: 5000 },
+      redeemables: [{ object: 'voucher', id: code }],
+    })
+    expect(byReferrer.valid).toBe(false)
+    expect(byReferrer.redeemables[0]?.result).toMatchObject({
+      error: {
+        key: 'referrer_not_permitted_to_redeem',
+        message: 'voucher cannot be redeemed by referrer',
+        details: code,
+      },
+    })
+    const redeemed = await engine.redemptions.redeemStackable({
+      customer: { source_id: 'bob' },
+      order: { amount: 5000 },
+      redeemables: [{ object: 'voucher', id: code }],
+    })
+    expect(redeemed.order.total_amount).toBe(4000)
+    const holders = await engine.referrals.listHolders(code)
+    expect(holders.data.map((h) => [h.customer_id, h.holder_role]).sort()).toEqual(
+      [
+        [alice.id, 'REFERRER'],
+        [bob.id, 'OWNER'],
+      ].sort(),
+    )
+    expect(await activityTypes(store, bob.id)).toContain('customer.referred')
   })
 })

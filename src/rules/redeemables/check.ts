@@ -1,5 +1,6 @@
 import type { CalculatedOrder } from '../../model/order'
 import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
+import { isReferrer } from '../referrals'
 import { rewardCost, tierRewardMapping } from '../rewards'
 import { campaignValidityError, checkValidity, promotionTierValidityError, voucherValidityError } from '../validity'
 import type { Explanation, PipelineInput, RedeemableError, RedeemableSubject } from './types'
@@ -78,7 +79,7 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
       { expected: quantity, actual: used },
     )
   }
-  if (voucher.is_referral_code && input.customer && voucher.referrer_id === input.customer.id) {
+  if (isReferrer(voucher, input.customer?.id)) {
     return failure(
       {
         code: 400,
