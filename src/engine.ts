@@ -9,14 +9,21 @@ import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
 import type { Context } from './operations/context'
 import { customers } from './operations/customers'
+import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
 import { files } from './operations/files'
+import { loyalties } from './operations/loyalties'
+import { pointsExpiryHandler } from './operations/loyalty-earning'
+import { POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
+import { LOYALTY_CODES_ACTION, loyaltyCodesHandler } from './operations/loyalty-members'
 import { metadataSchemas } from './operations/metadata-schemas'
+import { orders } from './operations/orders'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { publications } from './operations/publications'
 import { redemptions } from './operations/redemptions'
 import { referrals } from './operations/referrals'
+import { rewards } from './operations/rewards'
 import { stackingRules } from './operations/stacking-rules'
 import { templates } from './operations/templates'
 import { validationRules } from './operations/validation-rules'
@@ -90,6 +97,8 @@ export function createEngine(options: EngineOptions = {}) {
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
+  registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, loyaltyCodesHandler)
+  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
@@ -111,6 +120,10 @@ export function createEngine(options: EngineOptions = {}) {
     publications: publications(ctx),
     referrals: referrals(ctx),
     templates: templates(ctx),
+    loyalties: loyalties(ctx),
+    rewards: rewards(ctx),
+    events: events(ctx),
+    orders: orders(ctx),
   }
 }
 

@@ -23,7 +23,8 @@ export const giftInput = v.object({
 
 export const pointsExpirationRules = v.object({
   period_type: v.picklist(['MONTH', 'FIXED_DAY_OF_YEAR']),
-  period_value: opt(positiveInt),
+  // 0 months is valid: the points expire at the end of the earning day (reference §5.6).
+  period_value: opt(nonNegativeInt),
   rounding_type: opt(
     v.picklist(['END_OF_MONTH', 'END_OF_QUARTER', 'END_OF_HALF_YEAR', 'END_OF_YEAR', 'PARTICULAR_MONTH']),
   ),

@@ -1,0 +1,75 @@
+import { EngineError } from '../errors'
+import type { SimpleCustomer } from '../model/common'
+import { eventInput, eventName } from '../schema/loyalty'
+import { parse } from '../schema/parse'
+import { type Context, mutate } from './context'
+import { resolveCustomer } from './customers'
+import { fireEarningRules } from './loyalty-earning'
+import { enforceMetadata } from './metadata-schemas'
+
+export interface CustomEvent {
+  object: 'event'
+  type: string
+  customer: SimpleCustomer
+  referral: null
+  loyalty: null
+  metadata: Record<string, unknown>
+}
+
+/**
+ * Custom events (`POST /v1/events`). A custom event is defined by a metadata schema whose
+ * `related_object` is the event's name (`metadataSchemas.create({related_object: 'visited_store',
+ * properties: {...}})`): the event's metadata is checked against it, and earning rules on that event
+ * name their schema by `custom_event.schema_id`.
+ */
+export function events(ctx: Context) {
+  return {
+    async create(name: string, body: unknown): Promise<CustomEvent> {
+      const type = parse(eventName, name, 'event')
+      const input = parse(eventInput, body)
+      return mutate(ctx, async (tx) => {
+        const schema = await tx.store.metadata_schemas.findBy('related_object', type)
+        if (!schema) {
+          throw new EngineError({
+            code: 404,
+            key: 'not_found',
+            message: 'Resource not found',
+            details: `Cannot find a custom event named ${type}: define it with a metadata schema whose related_object is ${type}`,
+            path: 'event',
+            resource_id: type,
+            resource_type: 'event',
+          })
+        }
+        const metadata = await enforceMetadata(tx, type, input.metadata)
+        const customer = await resolveCustomer(tx, input.customer, { create: true })
+        if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
+        const c = customer.value
+        tx.emit('customer.custom_event', c.id, {
+          event: { type, metadata },
+          customer: { id: c.id, source_id: c.source_id },
+        })
+        await fireEarningRules(tx, {
+          event: type,
+          customer: c,
+          customEvent: { schemaId: schema.value.id, metadata },
+          cardCode: input.loyalty?.code,
+        })
+        return {
+          object: 'event',
+          type,
+          customer: {
+            id: c.id,
+            source_id: c.source_id,
+            name: c.name ?? null,
+            email: c.email ?? null,
+            metadata: c.metadata,
+            object: 'customer',
+          },
+          referral: null,
+          loyalty: null,
+          metadata,
+        }
+      })
+    },
+  }
+}

@@ -1,0 +1,260 @@
+import type { Campaign } from '../model/campaign'
+import type { Customer } from '../model/customer'
+import type { EarningRule } from '../model/loyalty'
+import type { AsyncAction } from '../model/misc'
+import type { CalculatedOrder } from '../model/order'
+import { evaluateValidationRule } from '../rules/conditions'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
+import { effectiveExpirationRules, pointsExpiryDate } from '../rules/points-expiry'
+import type { TierEvent } from '../rules/tiers'
+import { checkValidity } from '../rules/validity'
+import type { Tx } from './context'
+import { type CardState, creditCard, expireCard, loadCard } from './loyalty-ledger'
+import { enrolMember, findMemberCard } from './loyalty-members'
+import { memberTier, recalculateTier } from './loyalty-tiers'
+
+/**
+ * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a
+ * customer entering a segment, and the tier events a credit causes. Only active rules inside their
+ * validity windows whose validation rule passes give points; `auto_join` programs enrol a customer
+ * who fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the
+ * program's), then the member's tier is recalculated, which may fire tier rules in turn.
+ */
+
+/** What fired: the event, its customer, and the event's own data. */
+export interface EarningTrigger {
+  /** `order.paid`, `customer.segment.entered`, a tier event, or a custom event's name. */
+  event: string
+  customer: Customer
+  order?: CalculatedOrder
+  segmentId?: string
+  customEvent?: { schemaId: string; metadata: Record<string, unknown> }
+  /** `loyalty.code` of a custom event: only that card's program earns. */
+  cardCode?: string | undefined
+}
+
+/** What one trigger credited, per card. */
+export interface EarnedPoints {
+  campaign_id: string
+  voucher_id: string
+  earning_rule_id: string
+  points: number
+}
+
+/** Fires `order.paid` rules for the customer's programs; the redemption pipeline calls it in its transaction. */
+export async function earnOnOrderPaid(tx: Tx, input: { order: CalculatedOrder; customerId: string }): Promise<void> {
+  const customer = await tx.store.customers.get(input.customerId)
+  if (!customer) return
+  await fireEarningRules(tx, { event: 'order.paid', customer: customer.value, order: input.order })
+}
+
+export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise<EarnedPoints[]> {
+  const campaigns = await tx.store.campaigns.list({ where: { campaign_type: 'LOYALTY_PROGRAM' } })
+  const earned: EarnedPoints[] = []
+  const custom = trigger.customEvent ?? null
+  for (const campaign of campaigns.data) {
+    if (!checkValidity(campaign.value, tx.now, { timeZone: tx.ctx.config.timezone }).ok) continue
+    const rules = await campaignRules(tx, campaign.value.id)
+    const fired = selectEarningRules(rules, {
+      event: trigger.event,
+      now: tx.now,
+      timeZone: tx.ctx.config.timezone,
+      segmentId: trigger.segmentId ?? null,
+      customEventSchemaId: custom?.schemaId ?? null,
+    })
+    if (fired.length === 0) continue
+    let card: CardState | null = null
+    const held = await findMemberCard(tx, campaign.value.id, trigger.customer.id)
+    if (held) card = await loadCard(tx, held)
+    if (trigger.cardCode !== undefined && card?.voucher.code !== trigger.cardCode) continue
+    for (const rule of fired) {
+      if (!(await ruleApplies(tx, rule, trigger))) continue
+      const input = earningInput(trigger)
+      if (card === null) {
+        // auto_join: a customer who fulfils a rule joins; with nothing earned there is nothing to fulfil.
+        if (!campaign.value.auto_join || calculateEarnedPoints(rule.loyalty, input) <= 0) continue
+        card = (await enrolMember(tx, campaign, trigger.customer, { channel: 'AUTO_JOIN' })).card
+      }
+      const points = await creditRule(tx, campaign.value, card, rule, input, { order: orderRef(trigger) })
+      if (points > 0) {
+        earned.push({ campaign_id: campaign.value.id, voucher_id: card.voucher.id, earning_rule_id: rule.id, points })
+        await afterPointsChanged(tx, campaign.value, card, new Set())
+      }
+    }
+  }
+  return earned
+}
+
+/**
+ * Recalculates the member's tier after a change of points and fires the tier rules its events
+ * trigger. Each (card, event, tier) fires at most once per transaction: a tier rule whose points
+ * cause another transition cannot loop.
+ */
+export async function afterPointsChanged(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  fired: Set<string>,
+): Promise<void> {
+  const events = await recalculateTier(tx, campaign, card)
+  for (const event of events) await fireTierRules(tx, campaign, card, event, fired)
+}
+
+async function fireTierRules(tx: Tx, campaign: Campaign, card: CardState, event: TierEvent, fired: Set<string>) {
+  const key = `${card.voucher.id}|${event.type}|${event.tier_id}`
+  if (fired.has(key)) return
+  fired.add(key)
+  const rules = selectEarningRules(await campaignRules(tx, campaign.id), {
+    event: event.type,
+    now: tx.now,
+    timeZone: tx.ctx.config.timezone,
+    tierId: event.tier_id,
+  })
+  const customerId = card.voucher.holder_id
+  if (!customerId) return
+  const customer = await tx.store.customers.get(customerId)
+  if (!customer) return
+  const trigger: EarningTrigger = { event: event.type, customer: customer.value }
+  for (const rule of rules) {
+    if (!(await ruleApplies(tx, rule, trigger))) continue
+    const points = await creditRule(tx, campaign, card, rule, earningInput(trigger), {})
+    if (points > 0) await afterPointsChanged(tx, campaign, card, fired)
+  }
+}
+
+const rulesCache = new WeakMap<Tx, Map<string, EarningRule[]>>()
+
+async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
+  let map = rulesCache.get(tx)
+  if (!map) {
+    map = new Map()
+    rulesCache.set(tx, map)
+  }
+  const known = map.get(campaignId)
+  if (known) return known
+  const page = await tx.store.earning_rules.list({
+    where: { campaign_id: campaignId },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  const rules = page.data.map((s) => s.value)
+  map.set(campaignId, rules)
+  return rules
+}
+
+/** The rule's full validity (timeframe, days, hours) and its validation rule. */
+async function ruleApplies(tx: Tx, rule: EarningRule, trigger: EarningTrigger): Promise<boolean> {
+  const timeZone = tx.ctx.config.timezone
+  if (!checkValidity(rule, tx.now, { timeZone, timeframeAnchor: rule.created_at }).ok) return false
+  if (!rule.validation_rule_id) return true
+  const vr = await tx.store.validation_rules.get(rule.validation_rule_id)
+  if (!vr) return false
+  const order = trigger.order ?? null
+  const verdict = evaluateValidationRule(vr.value, {
+    order: order ?? {},
+    customer: {
+      id: trigger.customer.id,
+      source_id: trigger.customer.source_id,
+      metadata: trigger.customer.metadata,
+      segments: trigger.customer.segments ?? [],
+    },
+    ...(trigger.customEvent ? { custom_event: { metadata: trigger.customEvent.metadata } } : {}),
+    now: tx.now,
+    timeZone,
+  })
+  return verdict.passed
+}
+
+function earningInput(trigger: EarningTrigger): EarningInput {
+  const input: EarningInput = { customer: { metadata: trigger.customer.metadata } }
+  const o = trigger.order
+  if (o) {
+    input.order = {
+      amount: o.amount,
+      total_amount: o.total_amount,
+      metadata: o.metadata,
+      items: o.items.map((i) => ({
+        product_id: i.product_id ?? i.product?.id ?? null,
+        sku_id: i.sku_id ?? i.sku?.id ?? null,
+        quantity: i.quantity,
+        amount: i.amount,
+        subtotal_amount: i.subtotal_amount,
+      })),
+    }
+  }
+  if (trigger.customEvent) input.customEvent = { metadata: trigger.customEvent.metadata }
+  return input
+}
+
+function orderRef(trigger: EarningTrigger): { id?: string; source_id?: string | null } | null {
+  const o = trigger.order
+  if (!o) return null
+  return { ...(o.id === undefined ? {} : { id: o.id }), source_id: o.source_id ?? null }
+}
+
+/** Credits what one rule earns on a card (tier mapping applied) and emits the points events. */
+async function creditRule(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  rule: EarningRule,
+  input: EarningInput,
+  extra: { order?: unknown },
+): Promise<number> {
+  const tier = await memberTier(tx, card)
+  const points = calculateEarnedPoints(rule.loyalty, input, tierEarningMapping(tier, rule.id))
+  if (points <= 0) return 0
+  const rules = effectiveExpirationRules(rule.expiration_rules, campaign.voucher?.loyalty_card?.expiration_rules)
+  const expiresAt = pointsExpiryDate(tx.now, rules, tx.ctx.config.timezone)
+  creditCard(tx, card, { points, expiresAt, source: { type: 'earning_rule', id: rule.id } })
+  emitPointsAdded(tx, campaign, card, points, { earning_rule: { id: rule.id }, ...extra })
+  return points
+}
+
+/** `points_added` and `rewarded.loyalty_points` (reference §9.9) for a credit on a card. */
+export function emitPointsAdded(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  points: number,
+  data: Record<string, unknown>,
+): void {
+  const customerId = card.voucher.holder_id
+  const payload = {
+    ...data,
+    points,
+    balance: card.voucher.loyalty_card?.balance ?? 0,
+    voucher: { id: card.voucher.id, code: card.voucher.code, loyalty_card: card.voucher.loyalty_card },
+  }
+  const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' as const }
+  const group_id = tx.id('v_grp_')
+  tx.emit('customer.voucher.loyalty_card.points_added', customerId, payload, { ...filters, group_id })
+  tx.emit('customer.rewarded.loyalty_points', customerId, payload, { ...filters, group_id })
+}
+
+/**
+ * The async work queued at a bucket's expiry instant: expires the card's due buckets, emits
+ * `points_expired` and recalculates the tier on the new balance.
+ */
+export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
+  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
+  const stored = await tx.store.vouchers.get(voucherId)
+  if (!stored) return { expired: 0 }
+  const card = await loadCard(tx, stored)
+  const expired = expireCard(tx, card)
+  if (expired === 0) return { expired: 0 }
+  const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  tx.emit(
+    'customer.voucher.loyalty_card.points_expired',
+    card.voucher.holder_id,
+    {
+      points: expired,
+      balance: card.voucher.loyalty_card?.balance ?? 0,
+      voucher: { id: card.voucher.id, code: card.voucher.code, loyalty_card: card.voucher.loyalty_card },
+    },
+    campaign
+      ? { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type, category: 'EFFECT' }
+      : { category: 'EFFECT' },
+  )
+  if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+  return { voucher_id: voucherId, expired }
+}

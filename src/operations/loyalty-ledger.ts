@@ -1,0 +1,238 @@
+import { ID_PREFIX } from '../ids'
+import type { PointsBucket } from '../model/loyalty'
+import type { Voucher } from '../model/voucher'
+import type { Stored } from '../ports'
+import {
+  availablePoints,
+  cardBalance,
+  credit,
+  expire,
+  refund,
+  type SpendResult,
+  spend,
+  type TakenPoints,
+} from '../rules/ledger'
+import { enqueue } from './async-actions'
+import type { Tx } from './context'
+
+/**
+ * The one place that moves points on a loyalty card. It persists the pure ledger (`src/rules/ledger`)
+ * as `points_buckets` and keeps the card's summary consistent with it in the same commit:
+ * `voucher.loyalty_card` {points, balance, expired_points, subtracted_points, next_expiration_date,
+ * next_expiration_points} and `voucher.redemption.redeemed_points`, so
+ * `balance = points − expired − subtracted − redeemed` always holds.
+ *
+ * A card is loaded once per transaction (`loadCard`): every later credit, spend or expiry in that
+ * transaction works on the same in-memory state, and each change rewrites the card and the buckets
+ * it touched (a second write of an entity in one transaction replaces the first). Every change writes
+ * the card's voucher, so two concurrent spends on one card conflict and one of them recomputes: the
+ * balance never goes below zero.
+ */
+
+export const POINTS_EXPIRY_ACTION = 'loyalty.points_expiry'
+
+export interface CardState {
+  readonly voucher: Voucher
+  readonly buckets: readonly PointsBucket[]
+}
+
+interface CardSlot {
+  stored: Stored<Voucher>
+  voucher: Voucher
+  buckets: PointsBucket[]
+  storedBuckets: Map<string, Stored<PointsBucket>>
+  dirty: Set<string>
+  /** Expiry actions already queued in this transaction, by instant. */
+  scheduled: Set<string>
+}
+
+const slots = new WeakMap<Tx, Map<string, CardSlot>>()
+
+function slotsOf(tx: Tx): Map<string, CardSlot> {
+  let map = slots.get(tx)
+  if (!map) {
+    map = new Map()
+    slots.set(tx, map)
+  }
+  return map
+}
+
+/** The card as this transaction sees it (its own earlier changes included). */
+export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardState> {
+  const map = slotsOf(tx)
+  const known = map.get(stored.value.id)
+  if (known) return known
+  const page = await tx.store.points_buckets.list({ where: { voucher_id: stored.value.id } })
+  const slot: CardSlot = {
+    stored,
+    voucher: stored.value,
+    buckets: page.data.map((s) => s.value),
+    storedBuckets: new Map(page.data.map((s) => [s.value.id, s])),
+    dirty: new Set(),
+    scheduled: new Set(),
+  }
+  map.set(stored.value.id, slot)
+  return slot
+}
+
+/**
+ * Inserts a new card: later changes in this transaction replace the insert. Its `loyalty_card` is
+ * recomputed from the (empty) ledger, so the caller credits any initial points.
+ */
+export function newCard(tx: Tx, voucher: Voucher): CardState {
+  tx.insert('vouchers', voucher)
+  const slot: CardSlot = {
+    stored: { value: voucher, version: 0 },
+    voucher,
+    buckets: [],
+    storedBuckets: new Map(),
+    dirty: new Set(),
+    scheduled: new Set(),
+  }
+  slotsOf(tx).set(voucher.id, slot)
+  persist(tx, slot)
+  return slot
+}
+
+function slotOf(tx: Tx, card: CardState): CardSlot {
+  const slot = slotsOf(tx).get(card.voucher.id)
+  if (!slot) throw new Error(`card ${card.voucher.id} was not loaded in this transaction`)
+  return slot
+}
+
+/** Replaces the card's voucher fields other than the ledger's (holder, publish count…). */
+export function updateCardVoucher(tx: Tx, card: CardState, change: (v: Voucher) => Voucher): Voucher {
+  const slot = slotOf(tx, card)
+  slot.voucher = change(slot.voucher)
+  persist(tx, slot)
+  return slot.voucher
+}
+
+/** Spendable points at the transaction's now (buckets past expiry are not, even before the sweep). */
+export function spendablePoints(tx: Tx, card: CardState): number {
+  return availablePoints(slotOf(tx, card).buckets, tx.now)
+}
+
+export interface CreditOptions {
+  points: number
+  expiresAt: Date | null
+  source: PointsBucket['source']
+}
+
+/** Credits a bucket; an expiring one queues its expiry at its instant (`asyncActions.runPending`). */
+export function creditCard(tx: Tx, card: CardState, options: CreditOptions): PointsBucket {
+  const slot = slotOf(tx, card)
+  const id = tx.id(ID_PREFIX.points_bucket)
+  slot.buckets = credit(slot.buckets, {
+    id,
+    points: options.points,
+    expiresAt: options.expiresAt,
+    createdAt: tx.now,
+    voucherId: slot.voucher.id,
+    campaignId: slot.voucher.campaign_id ?? '',
+    customerId: slot.voucher.holder_id ?? null,
+    source: options.source,
+  })
+  slot.dirty.add(id)
+  if (options.expiresAt !== null) {
+    const at = options.expiresAt.toISOString()
+    if (!slot.scheduled.has(at)) {
+      slot.scheduled.add(at)
+      enqueue(tx, POINTS_EXPIRY_ACTION, { voucher_id: slot.voucher.id }, options.expiresAt)
+    }
+  }
+  persist(tx, slot)
+  const bucket = slot.buckets.find((b) => b.id === id)
+  if (!bucket) throw new Error('credited bucket missing')
+  return bucket
+}
+
+/**
+ * Spends points, soonest-expiring first. `redeemed` (rewards, pay with points) and `subtracted`
+ * (manual) differ only in which counter of the card records them. All or nothing.
+ */
+export function spendCard(
+  tx: Tx,
+  card: CardState,
+  points: number,
+  kind: 'redeemed' | 'subtracted' = 'redeemed',
+): SpendResult {
+  const slot = slotOf(tx, card)
+  const result = spend(slot.buckets, points, { now: tx.now })
+  if (!result.ok) return result
+  slot.buckets = result.buckets
+  for (const t of result.taken) slot.dirty.add(t.bucketId)
+  if (kind === 'subtracted') {
+    const lc = slot.voucher.loyalty_card
+    slot.voucher = {
+      ...slot.voucher,
+      loyalty_card: lc ? { ...lc, subtracted_points: (lc.subtracted_points ?? 0) + points } : lc,
+    }
+  }
+  persist(tx, slot)
+  return result
+}
+
+/** Expires every bucket due at the transaction's now; returns the points that lapsed. */
+export function expireCard(tx: Tx, card: CardState): number {
+  const slot = slotOf(tx, card)
+  const result = expire(slot.buckets, tx.now)
+  if (result.expired === 0) return 0
+  slot.buckets = result.buckets
+  for (const t of result.expiredBuckets) slot.dirty.add(t.bucketId)
+  persist(tx, slot)
+  return result.expired
+}
+
+/** Gives spent points back to the buckets they came from (a rollback); see `refund`. */
+export function refundCard(
+  tx: Tx,
+  card: CardState,
+  taken: readonly TakenPoints[],
+): { restored: number; expired: number } {
+  const slot = slotOf(tx, card)
+  const result = refund(slot.buckets, taken, tx.now)
+  slot.buckets = result.buckets
+  for (const t of taken) slot.dirty.add(t.bucketId)
+  persist(tx, slot)
+  return { restored: result.restored, expired: result.expired }
+}
+
+function persist(tx: Tx, slot: CardSlot): void {
+  for (const id of slot.dirty) {
+    const bucket = slot.buckets.find((b) => b.id === id)
+    if (!bucket) continue
+    const stored = slot.storedBuckets.get(id)
+    if (stored) tx.update('points_buckets', stored, bucket)
+    else {
+      tx.insert('points_buckets', bucket)
+      // Later writes in this transaction replace the insert.
+      slot.storedBuckets.set(id, { value: bucket, version: 0 })
+    }
+  }
+  slot.dirty.clear()
+  const lc = slot.voucher.loyalty_card
+  const summary = cardBalance(slot.buckets, {
+    subtracted: lc?.subtracted_points ?? 0,
+    now: tx.now,
+    timeZone: tx.ctx.config.timezone,
+  })
+  slot.voucher = {
+    ...slot.voucher,
+    loyalty_card: {
+      ...(lc ?? {}),
+      points: summary.points,
+      balance: summary.balance,
+      expired_points: summary.expired_points,
+      subtracted_points: summary.subtracted_points,
+      pending_points: lc?.pending_points ?? 0,
+      next_expiration_date: summary.next_expiration_date,
+      next_expiration_points: summary.next_expiration_points,
+    },
+    redemption: { ...slot.voucher.redemption, redeemed_points: summary.redeemed_points },
+    // A card inserted in this transaction keeps `updated_at` null.
+    updated_at: slot.stored.version === 0 ? slot.voucher.updated_at : tx.nowIso,
+  }
+  // For a card inserted in this transaction, `update` finds the insert and replaces it.
+  tx.update('vouchers', slot.stored, slot.voucher)
+}

@@ -1,0 +1,137 @@
+import { ID_PREFIX } from '../ids'
+import type { Campaign } from '../model/campaign'
+import type { LoyaltyTier, MemberTierState } from '../model/loyalty'
+import type { Stored } from '../ports'
+import {
+  effectiveTierId,
+  type MemberTierStanding,
+  qualifyingPoints,
+  type TierEvent,
+  transitionTier,
+} from '../rules/tiers'
+import type { Tx } from './context'
+import type { CardState } from './loyalty-ledger'
+
+/**
+ * A member's standing in a program's tiers, stored per card (`member_tiers`, id derived from the
+ * card's id so it is read without a query), and its recalculation after the points change.
+ */
+
+const tierCache = new WeakMap<Tx, Map<string, LoyaltyTier[]>>()
+
+/** The program's tiers, lowest range first (read once per transaction). */
+export async function campaignTiers(tx: Tx, campaignId: string): Promise<LoyaltyTier[]> {
+  let byCampaign = tierCache.get(tx)
+  if (!byCampaign) {
+    byCampaign = new Map()
+    tierCache.set(tx, byCampaign)
+  }
+  const known = byCampaign.get(campaignId)
+  if (known) return known
+  const page = await tx.store.loyalty_tiers.list({ where: { campaign_id: campaignId } })
+  const tiers = page.data.map((s) => s.value).sort((a, b) => a.points.from - b.points.from)
+  byCampaign.set(campaignId, tiers)
+  return tiers
+}
+
+export function memberTierId(voucherId: string): string {
+  return `${ID_PREFIX.member_tier}${voucherId}`
+}
+
+const standingCache = new WeakMap<
+  Tx,
+  Map<string, { stored: Stored<MemberTierState> | null; value: MemberTierState | null }>
+>()
+
+async function standingSlot(tx: Tx, voucherId: string) {
+  let map = standingCache.get(tx)
+  if (!map) {
+    map = new Map()
+    standingCache.set(tx, map)
+  }
+  let slot = map.get(voucherId)
+  if (!slot) {
+    const stored = (await tx.store.member_tiers.get(memberTierId(voucherId))) ?? null
+    slot = { stored, value: stored?.value ?? null }
+    map.set(voucherId, slot)
+  }
+  return slot
+}
+
+function standingOf(state: MemberTierState | null): MemberTierStanding | null {
+  if (state === null) return null
+  return { tier_id: state.tier_id, previous_tier_id: state.previous_tier_id ?? null, expiration: state.expiration }
+}
+
+/** The tier in force for a card now (a deferred NEXT_PERIOD start keeps the previous tier until then). */
+export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier | null> {
+  const campaignId = card.voucher.campaign_id
+  if (!campaignId) return null
+  const slot = await standingSlot(tx, card.voucher.id)
+  const id = effectiveTierId(standingOf(slot.value), tx.now)
+  if (id === null) return null
+  const tier = (await campaignTiers(tx, campaignId)).find((t) => t.id === id)
+  return tier ? { ...tier, expiration: slot.value?.expiration ?? null } : null
+}
+
+/**
+ * Re-qualifies the card's holder after its points changed, writes the new standing and emits the
+ * tier events (`customer.loyalty.tier.*`). Returns the events so tier earning rules can fire.
+ */
+export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardState): Promise<TierEvent[]> {
+  const tiers = await campaignTiers(tx, campaign.id)
+  const customerId = card.voucher.holder_id
+  if (tiers.length === 0 || !customerId) return []
+  const slot = await standingSlot(tx, card.voucher.id)
+  const timeZone = tx.ctx.config.timezone
+  const points = qualifyingPoints(
+    campaign.loyalty_tiers_expiration,
+    { balance: card.voucher.loyalty_card?.balance ?? 0, buckets: card.buckets },
+    tx.now,
+    timeZone,
+  )
+  const transition = transitionTier({
+    tiers,
+    config: campaign.loyalty_tiers_expiration,
+    current: standingOf(slot.value),
+    points,
+    now: tx.now,
+    timeZone,
+    customerId,
+    campaignId: campaign.id,
+  })
+  if (!transition.changed) return []
+  const next: MemberTierState = {
+    id: memberTierId(card.voucher.id),
+    voucher_id: card.voucher.id,
+    campaign_id: campaign.id,
+    customer_id: customerId,
+    tier_id: transition.standing.tier_id,
+    previous_tier_id: transition.standing.previous_tier_id,
+    expiration: transition.standing.expiration,
+    updated_at: tx.nowIso,
+  }
+  if (slot.stored) tx.update('member_tiers', slot.stored, next)
+  else {
+    tx.insert('member_tiers', next)
+    slot.stored = { value: next, version: 0 }
+  }
+  slot.value = next
+  const names = new Map(tiers.map((t) => [t.id, t.name]))
+  for (const event of transition.events) {
+    tx.emit(
+      event.type,
+      customerId,
+      {
+        tier: { id: event.tier_id, name: names.get(event.tier_id) ?? null },
+        from_tier:
+          event.from_tier_id === null ? null : { id: event.from_tier_id, name: names.get(event.from_tier_id) ?? null },
+        to_tier: event.to_tier_id === null ? null : { id: event.to_tier_id, name: names.get(event.to_tier_id) ?? null },
+        expiration: next.expiration,
+        voucher: { id: card.voucher.id, code: card.voucher.code },
+      },
+      { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' },
+    )
+  }
+  return transition.events
+}

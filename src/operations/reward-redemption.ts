@@ -1,0 +1,269 @@
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { Campaign } from '../model/campaign'
+import type { SimpleCustomer } from '../model/common'
+import type { Customer } from '../model/customer'
+import type { Reward } from '../model/loyalty'
+import type { CalculatedOrder } from '../model/order'
+import type { Redemption } from '../model/redemption'
+import type { Voucher } from '../model/voucher'
+import { pointsExpiryDate } from '../rules/points-expiry'
+import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
+import { redeemRewardInput } from '../schema/loyalty'
+import { parse } from '../schema/parse'
+import { type Context, mutate, type Tx } from './context'
+import { memberCard } from './loyalties'
+import { afterPointsChanged, emitPointsAdded } from './loyalty-earning'
+import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
+import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
+import { memberTier } from './loyalty-tiers'
+import { enforceMetadata } from './metadata-schemas'
+import { calculateOrder } from './orders'
+
+/**
+ * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
+ * reward assigned to the card's program. The points, the reward's stock and `redeemed`, what the
+ * reward gives, and the redemption record commit together, so concurrent redemptions on one card or
+ * one reward never overspend (a conflicting commit re-reads and recomputes).
+ */
+export async function redeemReward(
+  ctx: Context,
+  campaignId: string | null,
+  memberId: string,
+  body: unknown,
+): Promise<Redemption> {
+  const input = parse(redeemRewardInput, body)
+  const card0 = await memberCard(ctx, campaignId, memberId)
+  return mutate(ctx, async (tx) => {
+    const stored = await tx.store.vouchers.get(card0.value.id)
+    if (!stored) throw EngineError.notFound('voucher', memberId)
+    const card = await loadCard(tx, stored)
+    const campaign = await tx.store.campaigns.get(stored.value.campaign_id ?? '')
+    if (!campaign) throw EngineError.notFound('campaign', stored.value.campaign_id ?? '')
+    const reward = await tx.store.rewards.get(input.reward.id)
+    if (!reward) throw EngineError.notFound('reward', input.reward.id)
+    const assignment = (
+      await tx.store.reward_assignments.list({
+        where: { related_object_id: campaign.value.id, reward_id: reward.value.id },
+      })
+    ).data[0]
+    if (!assignment) {
+      throw new EngineError({
+        code: 400,
+        key: 'reward_not_assigned',
+        message: 'Reward not assigned to the campaign',
+        details: `Reward ${reward.value.id} is not assigned to campaign ${campaign.value.id}`,
+        path: 'reward.id',
+      })
+    }
+    const holderId = stored.value.holder_id
+    const holder = holderId ? await tx.store.customers.get(holderId) : undefined
+    if (!holder) {
+      throw new EngineError({
+        code: 400,
+        key: 'loyalty_card_not_assigned',
+        message: 'Loyalty card not assigned',
+        details: `Loyalty card ${stored.value.code} has no holder; assign it with createMember first`,
+      })
+    }
+    const metadata = await enforceMetadata(tx, 'redemption', input.metadata)
+    const tier = await memberTier(tx, card)
+    const mapping = tierRewardMapping(tier, reward.value.id)
+
+    let points: number
+    let order: CalculatedOrder | null = null
+    if (reward.value.type === 'COIN') {
+      if (!input.order) throw EngineError.invalid('order', 'is required to pay with points')
+      const coin = reward.value.parameters.coin
+      if (!coin) throw new Error(`reward ${reward.value.id} has no coin parameters`)
+      if (mapping?.type === 'CUSTOM')
+        throw EngineError.invalid('reward.id', 'a CUSTOM tier mapping does not apply to pay with points')
+      order = calculateOrder(input.order)
+      const paid = payWithPoints(coin, {
+        remainingTotal: order.total_amount,
+        balance: spendablePoints(tx, card),
+        requestedPoints: input.reward.points ?? null,
+      })
+      if (!paid.ok) {
+        if (paid.reason === 'loyalty_card_points_exceeded') throw pointsExceeded(paid.requested, paid.balance)
+        throw EngineError.invalid('reward.points', 'must be a positive integer')
+      }
+      points = paid.points
+      order = withDiscount(order, paid.discount)
+    } else {
+      const cost = rewardCost(reward.value, assignment.value, mapping)
+      if (!cost.ok) throw EngineError.invalid('reward.id', `the reward's points cost is not usable (${cost.reason})`)
+      points = cost.points
+    }
+    if (reward.value.type === 'MATERIAL' && reward.value.stock !== null && reward.value.stock <= 0) {
+      throw new EngineError({
+        code: 400,
+        key: 'reward_out_of_stock',
+        message: 'Reward out of stock',
+        details: `Reward ${reward.value.id} has no stock left`,
+        path: 'reward.id',
+      })
+    }
+    if (points > 0) {
+      const spent = spendCard(tx, card, points, 'redeemed')
+      if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
+    }
+    updateCardVoucher(tx, card, (v) => ({
+      ...v,
+      redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
+    }))
+    tx.update('rewards', reward, {
+      ...reward.value,
+      stock:
+        reward.value.type === 'MATERIAL' && reward.value.stock !== null ? reward.value.stock - 1 : reward.value.stock,
+      redeemed: (reward.value.redeemed ?? 0) + 1,
+      updated_at: tx.nowIso,
+    })
+    const issued = await giveReward(tx, reward.value, campaign.value, holder.value)
+    const customer = simpleCustomer(holder.value)
+    const redemption: Redemption = {
+      id: tx.id(ID_PREFIX.redemption),
+      object: 'redemption',
+      date: tx.nowIso,
+      customer_id: holder.value.id,
+      tracking_id: holder.value.source_id,
+      metadata,
+      amount: points,
+      redemption: null,
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
+      channel: { channel_id: null, channel_type: 'API' },
+      customer,
+      related_object_type: 'voucher',
+      related_object_id: stored.value.id,
+      ...(order ? { order } : {}),
+      reward: {
+        ...reward.value,
+        ...(reward.value.type === 'MATERIAL'
+          ? { stock: reward.value.stock === null ? null : reward.value.stock - 1 }
+          : {}),
+        redeemed: (reward.value.redeemed ?? 0) + 1,
+        customer,
+        assignment_id: assignment.value.id,
+        voucher: issued,
+        loyalty_tier_id: tier?.id ?? null,
+      },
+      loyalty_card: { points },
+      voucher: card.voucher,
+    }
+    tx.insert('redemptions', redemption)
+    const filters = { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type }
+    const group_id = tx.id('v_grp_')
+    const data = {
+      redemption: { id: redemption.id },
+      reward: { id: reward.value.id, type: reward.value.type, name: reward.value.name },
+      points,
+    }
+    tx.emit('customer.reward_redemptions.created', holder.value.id, data, { ...filters, group_id })
+    tx.emit(
+      reward.value.type === 'MATERIAL'
+        ? 'customer.reward_redemptions.pending'
+        : 'customer.reward_redemptions.completed',
+      holder.value.id,
+      data,
+      { ...filters, group_id },
+    )
+    tx.emit('customer.rewarded', holder.value.id, data, { ...filters, category: 'EFFECT', group_id })
+    await afterPointsChanged(tx, campaign.value, card, new Set())
+    redemption.voucher = card.voucher
+    return redemption
+  })
+}
+
+function pointsExceeded(requested: number, balance: number): EngineError {
+  return new EngineError({
+    code: 400,
+    key: 'loyalty_card_points_exceeded',
+    message: 'Loyalty card points exceeded',
+    details: `The reward needs ${requested} points; the card has ${balance} spendable`,
+    path: 'reward',
+  })
+}
+
+function withDiscount(order: CalculatedOrder, discount: number): CalculatedOrder {
+  return {
+    ...order,
+    discount_amount: order.discount_amount + discount,
+    total_discount_amount: order.total_discount_amount + discount,
+    applied_discount_amount: discount,
+    total_applied_discount_amount: order.total_applied_discount_amount + discount,
+    total_amount: order.total_amount - discount,
+  }
+}
+
+function simpleCustomer(c: Customer): SimpleCustomer {
+  return {
+    id: c.id,
+    source_id: c.source_id,
+    name: c.name ?? null,
+    email: c.email ?? null,
+    metadata: c.metadata,
+    object: 'customer',
+  }
+}
+
+/**
+ * What a CAMPAIGN reward gives: a coupon published to the member, credits on the member's gift card
+ * (a card is published first when they hold none), or points on their card of another program
+ * (joining it when needed). COIN and MATERIAL give nothing here.
+ */
+async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, customer: Customer): Promise<Voucher | null> {
+  if (reward.type !== 'CAMPAIGN') return null
+  const ref = reward.parameters.campaign
+  if (!ref) throw new Error(`reward ${reward.id} has no campaign parameters`)
+  const target = await tx.store.campaigns.get(ref.id)
+  if (!target) throw EngineError.notFound('campaign', ref.id)
+  const type = target.value.campaign_type
+  switch (type) {
+    case 'DISCOUNT_COUPONS':
+      return (await publishCode(tx, target, customer)).value
+    case 'GIFT_VOUCHERS': {
+      const held = (await findMemberCard(tx, target.value.id, customer.id)) ?? (await publishCode(tx, target, customer))
+      const balance = ref.balance ?? 0
+      const gift = held.value.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
+      const next: Voucher = {
+        ...held.value,
+        gift: { ...gift, amount: gift.amount + balance, balance: gift.balance + balance },
+        updated_at: tx.nowIso,
+      }
+      tx.update('vouchers', held, next)
+      tx.emit(
+        'customer.voucher.gift.balance_added',
+        customer.id,
+        { voucher: { id: next.id, code: next.code, gift: next.gift }, amount: balance },
+        { campaign_id: target.value.id, campaign_type: type, category: 'EFFECT' },
+      )
+      return next
+    }
+    case 'LOYALTY_PROGRAM': {
+      if (target.value.id === ownCampaign.id)
+        throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
+      const { card } = await enrolMember(tx, target, customer, { channel: 'REWARD' })
+      const points = ref.balance ?? 0
+      if (points > 0) await addRewardPoints(tx, target.value, card, points, reward)
+      return card.voucher
+    }
+    case 'REFERRAL_PROGRAM':
+    case 'PROMOTION':
+      throw EngineError.invalid('reward.id', `a ${type} campaign cannot be a reward`)
+    default: {
+      const _never: never = type
+      return _never
+    }
+  }
+}
+
+async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, points: number, reward: Reward) {
+  creditCard(tx, card, {
+    points,
+    expiresAt: pointsExpiryDate(tx.now, campaign.voucher?.loyalty_card?.expiration_rules, tx.ctx.config.timezone),
+    source: { type: 'reward', id: reward.id },
+  })
+  emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
+  await afterPointsChanged(tx, campaign, card, new Set())
+}

@@ -1,0 +1,157 @@
+import { EngineError } from '../errors'
+import { ID_PREFIX } from '../ids'
+import type { Reward, RewardAssignment } from '../model/loyalty'
+import { nonEmptyString } from '../schema/common'
+import { rewardAssignmentInput, rewardInput } from '../schema/loyalty'
+import { parse } from '../schema/parse'
+import { findCampaign } from './campaigns'
+import { type Context, must, mutate } from './context'
+import { enforceMetadata } from './metadata-schemas'
+
+/**
+ * Rewards (reference §5.4): CAMPAIGN (a coupon, gift credits or points of another program), COIN
+ * (pay with points) and MATERIAL (a product, with stock), and their assignments to loyalty programs
+ * with a points cost.
+ */
+export function rewards(ctx: Context) {
+  return {
+    async create(body: unknown): Promise<Reward> {
+      const input = parse(rewardInput, body)
+      return mutate(ctx, async (tx) => {
+        const parameters: Reward['parameters'] = {}
+        switch (input.type) {
+          case 'CAMPAIGN': {
+            const ref = input.parameters.campaign
+            if (!ref) throw EngineError.invalid('parameters.campaign', 'is required for a CAMPAIGN reward')
+            const campaign = await findCampaign(tx.store, ref.id)
+            if (!campaign) throw EngineError.notFound('campaign', ref.id)
+            const type = campaign.value.campaign_type
+            if (type !== 'DISCOUNT_COUPONS' && type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
+              throw EngineError.invalid(
+                'parameters.campaign.id',
+                `names a ${type} campaign; a reward issues coupons, gift credits or loyalty points`,
+              )
+            }
+            if (type !== 'DISCOUNT_COUPONS' && ref.balance === undefined) {
+              throw EngineError.invalid(
+                'parameters.campaign.balance',
+                `is required for a ${type} reward (${type === 'GIFT_VOUCHERS' ? 'credits in minor units' : 'points'})`,
+              )
+            }
+            parameters.campaign = {
+              id: campaign.value.id,
+              ...(ref.balance === undefined ? {} : { balance: ref.balance }),
+              type,
+            }
+            break
+          }
+          case 'COIN':
+            if (!input.parameters.coin) throw EngineError.invalid('parameters.coin', 'is required for a COIN reward')
+            parameters.coin = input.parameters.coin
+            break
+          case 'MATERIAL': {
+            const product = input.parameters.product
+            if (!product) throw EngineError.invalid('parameters.product', 'is required for a MATERIAL reward')
+            if (!(await tx.store.products.get(product.id))) throw EngineError.notFound('product', product.id)
+            if (product.sku_id) {
+              const sku = await tx.store.skus.get(product.sku_id)
+              if (!sku || sku.value.product_id !== product.id) throw EngineError.notFound('sku', product.sku_id)
+            }
+            parameters.product = { id: product.id, sku_id: product.sku_id ?? null }
+            break
+          }
+          default: {
+            const _never: never = input.type
+            return _never
+          }
+        }
+        if (input.type !== 'MATERIAL' && input.stock != null) {
+          throw EngineError.invalid('stock', 'applies to MATERIAL rewards only')
+        }
+        const reward: Reward = {
+          id: tx.id(ID_PREFIX.reward),
+          name: input.name,
+          type: input.type,
+          parameters,
+          stock: input.stock ?? null,
+          redeemed: 0,
+          metadata: await enforceMetadata(tx, 'reward', input.metadata),
+          created_at: tx.nowIso,
+          updated_at: null,
+          object: 'reward',
+        }
+        if (input.attributes) reward.attributes = input.attributes
+        return tx.insert('rewards', reward)
+      })
+    },
+
+    async get(rewardId: string): Promise<Reward> {
+      return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward')).value
+    },
+
+    /**
+     * Assigns a reward to a loyalty program with its points cost. COIN assignments carry no cost (the
+     * points follow from the order); a program cannot reward points of itself.
+     */
+    async createAssignment(rewardId: string, body: unknown): Promise<RewardAssignment> {
+      const id = parse(nonEmptyString, rewardId, 'rewardId')
+      const input = parse(rewardAssignmentInput, body)
+      return mutate(ctx, async (tx) => {
+        const reward = await must(tx.ctx, 'rewards', id, 'reward')
+        const campaign = await findCampaign(tx.store, input.campaign)
+        if (campaign?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', input.campaign)
+        const loyalty = input.parameters?.loyalty
+        if (reward.value.type === 'COIN') {
+          if (loyalty?.points !== undefined) {
+            throw EngineError.invalid(
+              'parameters.loyalty.points',
+              'is not used by a COIN reward (pay with points has no fixed cost)',
+            )
+          }
+        } else if (loyalty?.points === undefined) {
+          throw EngineError.invalid('parameters.loyalty.points', 'is required: the points the reward costs')
+        }
+        if (reward.value.parameters.campaign?.id === campaign.value.id) {
+          throw EngineError.invalid('campaign', 'a loyalty program cannot reward points of itself')
+        }
+        const existing = await tx.store.reward_assignments.list({
+          where: { related_object_id: campaign.value.id },
+        })
+        if (existing.data.some((a) => a.value.reward_id === id)) {
+          throw EngineError.conflict(
+            'duplicate_found',
+            `Reward ${id} is already assigned to campaign ${campaign.value.id}`,
+            'campaign',
+          )
+        }
+        if (
+          loyalty?.auto_redeem === true &&
+          existing.data.some((a) => a.value.parameters?.loyalty?.auto_redeem === true)
+        ) {
+          throw EngineError.invalid(
+            'parameters.loyalty.auto_redeem',
+            'at most one reward per campaign can be auto-redeemed',
+          )
+        }
+        const assignment: RewardAssignment = {
+          id: tx.id(ID_PREFIX.reward_assignment),
+          reward_id: id,
+          related_object_id: campaign.value.id,
+          related_object_type: 'campaign',
+          created_at: tx.nowIso,
+          updated_at: null,
+          object: 'reward_assignment',
+        }
+        if (loyalty) {
+          assignment.parameters = {
+            loyalty: {
+              ...(loyalty.points === undefined ? {} : { points: loyalty.points }),
+              ...(loyalty.auto_redeem === undefined ? {} : { auto_redeem: loyalty.auto_redeem }),
+            },
+          }
+        }
+        return tx.insert('reward_assignments', assignment)
+      })
+    },
+  }
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest'
+import { snapshot, testEngine } from '../support/engine'
+import { member, program } from './loyalty-fixtures'
+
+const paid = (sourceId: string, amount: number) => ({
+  source_id: sourceId,
+  status: 'PAID',
+  customer: { source_id: 'alice' },
+  amount,
+})
+
+describe('tiers', () => {
+  it('creates and lists tiers (E-30 ranges), rejects overlaps and bad input without writing', async () => {
+    const { engine, store } = testEngine()
+    const club = await program(engine)
+    const [rule] = await engine.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 1 } },
+    ])
+    const tiers = await engine.loyalties.createTiers(club.name, [
+      {
+        name: 'Bottom',
+        points: { from: 1, to: 249 },
+        earning_rules: { [rule?.id ?? '']: { type: 'MULTIPLY', multiplier: 1 } },
+      },
+      {
+        name: 'Middle',
+        points: { from: 250, to: 499 },
+        earning_rules: { [rule?.id ?? '']: { type: 'MULTIPLY', multiplier: 2 } },
+      },
+      {
+        name: 'Top',
+        points: { from: 500, to: 1000 },
+        earning_rules: { [rule?.id ?? '']: { type: 'CUSTOM', points: 200 } },
+      },
+    ])
+    expect(tiers.map((t) => [t.name, t.points.from, t.points.to])).toEqual([
+      ['Bottom', 1, 249],
+      ['Middle', 250, 499],
+      ['Top', 500, 1000],
+    ])
+    expect(tiers[0]).toMatchObject({
+      object: 'loyalty_tier',
+      campaign_id: club.id,
+      config: { points: { from: 1, to: 249 } },
+    })
+    expect((await engine.loyalties.listTiers(club.id, { limit: 2 })).data).toHaveLength(2)
+    const before = await snapshot(store)
+    const bad: [unknown, number][] = [
+      [[{ name: 'Overlap', points: { from: 900, to: 1200 } }], 400],
+      [[{ points: { from: 2000 } }], 400],
+      [[{ name: 'No points' }], 400],
+      [[{ name: 'Bad', points: { from: 10, to: 5 } }], 400],
+      [[{ name: 'Bad', points: { from: '1' } }], 400],
+      [[{ name: 'X', points: { from: 2000 }, earning_rules: { ern_x: { type: 'MULTIPLY', multiplier: 2 } } }], 404],
+    ]
+    for (const [body, code] of bad)
+      await expect(engine.loyalties.createTiers(club.id, body)).rejects.toMatchObject({ code })
+    await expect(engine.loyalties.createTiers('camp_x', [{ name: 'A', points: { from: 1 } }])).rejects.toMatchObject({
+      code: 404,
+    })
+    expect(await snapshot(store)).toBe(before)
+  })
+
+  it('BALANCE tiers follow the balance; mappings change earning; tier events fire tier rules once', async () => {
+    const { engine } = testEngine()
+    const club = await program(engine)
+    const [rule] = await engine.loyalties.createEarningRule(club.id, [
+      {
+        event: 'order.paid',
+        loyalty: {
+          type: 'PROPORTIONAL',
+          calculation_type: 'ORDER_AMOUNT',
+          order: { amount: { every: 100, points: 1 } },
+        },
+      },
+    ])
+    const ruleId = rule?.id ?? ''
+    const [, silver] = await engine.loyalties.createTiers(club.id, [
+      { name: 'Bronze', points: { from: 1, to: 99 } },
+      {
+        name: 'Silver',
+        points: { from: 100, to: 999 },
+        earning_rules: { [ruleId]: { type: 'MULTIPLY', multiplier: 2 } },
+      },
+    ])
+    await engine.loyalties.createEarningRule(club.id, [
+      {
+        event: 'customer.loyalty.tier.joined',
+        loyalty_tier: { id: silver?.id ?? '' },
+        loyalty: { type: 'FIXED', points: 10 },
+      },
+      {
+        event: 'customer.loyalty.tier.upgraded',
+        loyalty_tier: { id: '__ANY__' },
+        loyalty: { type: 'FIXED', points: 1 },
+      },
+    ])
+    const card = await member(engine, club.id)
+    await engine.orders.create(paid('o1', 5000)) // 50 points → Bronze (joined)
+    expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
+    await engine.orders.create(paid('o2', 6000)) // 60 → 110 → Silver: joined +10, upgraded +1 → 121
+    const tier = await engine.loyalties.getMemberTier(null, card.id)
+    expect(tier).toMatchObject({ name: 'Silver', expiration: { tier_id: silver?.id, expiration_date: null } })
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(121)
+    await engine.orders.create(paid('o3', 1000)) // 10 ×2 in Silver = 20 → 141
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(141)
+    const types = (await engine.customers.listActivity('alice', { limit: 100, category: 'EFFECT' })).data.map(
+      (a) => a.type,
+    )
+    expect(types.filter((t) => t === 'customer.loyalty.tier.joined')).toHaveLength(2)
+    expect(types.filter((t) => t === 'customer.loyalty.tier.upgraded')).toHaveLength(1)
+  })
+
+  it('E-32: POINTS_IN_PERIOD monthly, reached 10 March, END_OF_PERIOD with P7D → held until the end of 7 April', async () => {
+    const { engine, clock } = testEngine()
+    clock.set('2026-03-10T12:00:00.000Z')
+    const club = await program(engine, {
+      loyalty_tiers_expiration: {
+        qualification_type: 'POINTS_IN_PERIOD',
+        qualification_period: 'MONTH',
+        start_date: { type: 'IMMEDIATE' },
+        expiration_date: { type: 'END_OF_PERIOD', extend: 'P7D' },
+      },
+    })
+    await engine.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 100 } },
+    ])
+    await engine.loyalties.createTiers(club.id, [{ name: 'Gold', points: { from: 100 } }])
+    const card = await member(engine, club.id)
+    await engine.orders.create(paid('o1', 100))
+    expect(await engine.loyalties.getMemberTier(null, card.id)).toMatchObject({
+      name: 'Gold',
+      expiration: { start_date: '2026-03-10T12:00:00.000Z', expiration_date: '2026-04-08T00:00:00.000Z' },
+    })
+  })
+})
