@@ -31,6 +31,8 @@ export interface Redemption {
   gift?: { amount: number }
   loyalty_card?: { points: number }
   voucher?: unknown
+  /** Bookkeeping, not on the wire of the hosted service: the ledger buckets the points came from, for a rollback. */
+  points_taken?: { bucketId: string; points: number }[]
 }
 
 export interface RedemptionRollback {

@@ -2,8 +2,9 @@ import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
-import type { CalculatedOrder, CalculatedOrderItem, Order, OrderInput, OrderItemInput } from '../model/order'
+import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
+import { normalizeOrder } from '../rules/discounts'
 import { nonEmptyString, opt } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { orderInput } from '../schema/order'
@@ -17,66 +18,13 @@ import { enforceMetadata } from './metadata-schemas'
  * Orders (`engine.orders`): stored with their calculated fields; an order becoming PAID (created
  * PAID, or updated to PAID) fires the `order.paid` earning rules of the customer's programs.
  *
- * NOTE: the discount module's `normalizeOrder` (src/rules/discounts) was not merged when this was
- * written, so `calculateOrder` below is a plain stand-in: line amount = `amount` or price × quantity,
- * order amount = `amount` or the sum of the lines, no discounts beyond a given `discount_amount`.
- * Swap it for `normalizeOrder` once that lands.
  */
 
 const orderBody = v.object({ ...orderInput.entries, customer: opt(customerInput) })
 
-/** The calculated order for a request's order (see the module note). */
+/** The calculated order for a request's order: the discount module's normalisation, with a status. */
 export function calculateOrder(input: OrderInput): CalculatedOrder {
-  const items: CalculatedOrderItem[] = (input.items ?? []).map((item) => {
-    const quantity = Number(item.quantity ?? 1)
-    const price = item.price ?? item.sku?.price ?? item.product?.price ?? 0
-    const amount = item.amount ?? price * quantity
-    const discount = item.discount_amount ?? 0
-    const line: CalculatedOrderItem = {
-      object: 'order_item',
-      quantity,
-      discount_quantity: 0,
-      initial_quantity: quantity,
-      amount,
-      discount_amount: discount,
-      applied_discount_amount: 0,
-      applied_discount_quantity: 0,
-      applied_quantity: 0,
-      applied_quantity_amount: 0,
-      initial_amount: amount,
-      price,
-      subtotal_amount: amount - discount,
-    }
-    if (item.product_id != null) line.product_id = item.product_id
-    if (item.sku_id != null) line.sku_id = item.sku_id
-    if (item.related_object !== undefined) line.related_object = item.related_object
-    if (item.source_id != null) line.source_id = item.source_id
-    if (item.product) line.product = item.product
-    if (item.sku) line.sku = item.sku
-    if (item.metadata) line.metadata = item.metadata
-    return line
-  })
-  const amount = input.amount ?? items.reduce((sum, i) => sum + i.amount, 0)
-  const itemsDiscount = items.reduce((sum, i) => sum + i.discount_amount, 0)
-  const discount = input.discount_amount ?? 0
-  const total = Math.max(0, amount - discount - itemsDiscount)
-  return {
-    object: 'order',
-    ...(input.id === undefined ? {} : { id: input.id }),
-    source_id: input.source_id ?? null,
-    status: input.status ?? 'CREATED',
-    amount,
-    initial_amount: input.initial_amount ?? amount,
-    discount_amount: discount,
-    items_discount_amount: itemsDiscount,
-    total_discount_amount: discount + itemsDiscount,
-    total_amount: total,
-    applied_discount_amount: 0,
-    items_applied_discount_amount: 0,
-    total_applied_discount_amount: 0,
-    items,
-    metadata: input.metadata ?? {},
-  }
+  return { ...normalizeOrder(input), source_id: input.source_id ?? null, status: input.status ?? 'CREATED' }
 }
 
 export function orders(ctx: Context) {

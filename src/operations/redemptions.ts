@@ -9,6 +9,7 @@ import type { Redemption, RedemptionRollback } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { addDuration } from '../rules/duration'
+import type { TakenPoints } from '../rules/ledger'
 import {
   decideRedeemables,
   type ExpandOption,
@@ -24,6 +25,8 @@ import { parse } from '../schema/parse'
 import { parseStackableRequest, type StackableRequest } from '../schema/stackable'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
+import { earnOnOrderPaid } from './loyalty-earning'
+import { loadCard, refundCard, spendCard, updateCardVoucher } from './loyalty-ledger'
 import { recordReferral } from './referrals'
 import { type LoadedRequest, loadRequest } from './stackable/load'
 import { releaseSession } from './stackable/session'
@@ -231,7 +234,11 @@ class RedemptionWriter {
         child.loyalty_card = { points: o.loyalty_card.points }
       }
       if (this.request.session?.key) child.session = { key: this.request.session.key }
-      if (subject.voucher) child.voucher = this.countVoucher(subject.voucher.id, o)
+      if (subject.voucher) {
+        const counted = await this.countVoucher(subject.voucher.id, o)
+        child.voucher = counted.voucher
+        if (counted.taken) child.points_taken = counted.taken
+      }
       if (subject.voucher?.is_referral_code && this.customer) {
         await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
       }
@@ -245,6 +252,9 @@ class RedemptionWriter {
       )
     }
     const order = this.storeOrder(parentId, children, final)
+    if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
+      await earnOnOrderPaid(tx, { order, customerId: this.customer.id })
+    }
     const parent: Redemption = {
       ...this.base(parentId, null),
       related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
@@ -257,19 +267,34 @@ class RedemptionWriter {
     return { redemptions: children, parent_redemption: parent, order }
   }
 
-  /** One more use of the code; its gift credits or loyalty points spent. */
-  private countVoucher(voucherId: string, outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>): Voucher {
+  /** One more use of the code; its gift credits spent, or its points taken from the ledger, soonest-expiring first. */
+  private async countVoucher(
+    voucherId: string,
+    outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
+  ): Promise<{ voucher: Voucher; taken?: TakenPoints[] }> {
     const stored = this.loaded.vouchers.get(voucherId) as Stored<Voucher>
     const v0 = stored.value
+    const uses = (v: Voucher): Voucher['redemption'] => ({
+      ...v.redemption,
+      redeemed_quantity: v.redemption.redeemed_quantity + 1,
+    })
+    if (v0.type === 'LOYALTY_CARD') {
+      const card = await loadCard(this.tx, stored)
+      const points = outcome.loyalty_card?.points ?? 0
+      const spent = points > 0 ? spendCard(this.tx, card, points, 'redeemed') : null
+      if (spent && !spent.ok) {
+        // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
+        throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
+      }
+      const voucher = updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) }))
+      return spent?.ok ? { voucher, taken: spent.taken } : { voucher }
+    }
     const credits = outcome.gift?.credits ?? 0
-    const points = outcome.loyalty_card?.points ?? 0
     const next: Voucher = {
       ...v0,
       redemption: {
-        ...v0.redemption,
-        redeemed_quantity: v0.redemption.redeemed_quantity + 1,
+        ...uses(v0),
         ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) + credits } : {}),
-        ...(v0.loyalty_card ? { redeemed_points: (v0.redemption.redeemed_points ?? 0) + points } : {}),
       },
       gift: v0.gift
         ? {
@@ -278,12 +303,11 @@ class RedemptionWriter {
             subtracted_amount: (v0.gift.subtracted_amount ?? 0) + credits,
           }
         : null,
-      loyalty_card: v0.loyalty_card ? { ...v0.loyalty_card, balance: v0.loyalty_card.balance - points } : null,
       updated_at: this.tx.nowIso,
     }
     this.tx.update('vouchers', stored, next)
     this.loaded.vouchers.set(voucherId, { value: next, version: stored.version })
-    return next
+    return { voucher: next }
   }
 
   private countTier(

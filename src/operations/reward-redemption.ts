@@ -104,9 +104,11 @@ export async function redeemReward(
         path: 'reward.id',
       })
     }
+    let taken: { bucketId: string; points: number }[] = []
     if (points > 0) {
       const spent = spendCard(tx, card, points, 'redeemed')
       if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
+      taken = spent.taken
     }
     updateCardVoucher(tx, card, (v) => ({
       ...v,
@@ -129,6 +131,7 @@ export async function redeemReward(
       tracking_id: holder.value.source_id,
       metadata,
       amount: points,
+      points_taken: taken,
       redemption: null,
       result: 'SUCCESS',
       status: 'SUCCEEDED',

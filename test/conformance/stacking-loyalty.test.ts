@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { program } from '../operations/loyalty-fixtures'
+import { testEngine } from '../support/engine'
+
+/** Pay with points inside a stacked redemption, earning on the PAID order, and the rollback of both. */
+async function setup() {
+  const t = testEngine()
+  const { engine } = t
+  const club = await program(engine)
+  await engine.loyalties.createEarningRule(club.id, [
+    {
+      event: 'order.paid',
+      loyalty: {
+        type: 'PROPORTIONAL',
+        calculation_type: 'ORDER_TOTAL_AMOUNT',
+        order: { total_amount: { every: 1000, points: 1 } },
+      },
+    },
+  ])
+  const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
+  // 500 points on the card to spend: a paid order of 500000 earns them.
+  await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 500000 })
+  const coin = await engine.rewards.create({
+    name: '1 pt = 1 cent',
+    type: 'COIN',
+    parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
+  })
+  await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+  return { ...t, club, card, coin }
+}
+
+describe('loyalty card paying with points in a stacked redemption', () => {
+  it('spends the points as an order-level discount, earns on the PAID total, and a rollback restores the balance', async () => {
+    const { engine, card, coin } = await setup()
+    expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({
+      points: 500,
+      balance: 500,
+    })
+
+    const body = {
+      customer: { source_id: 'alice' },
+      order: { amount: 20000 },
+      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 300 } }],
+    }
+    const validation = await engine.validations.validateStackable(body)
+    expect(validation.redeemables[0]).toMatchObject({ status: 'APPLICABLE', result: { loyalty_card: { points: 300 } } })
+    expect(validation.order).toMatchObject({ discount_amount: 300, total_amount: 19700 })
+
+    const redemption = await engine.redemptions.redeemStackable(body)
+    expect(redemption.redemptions[0]).toMatchObject({ amount: 300, loyalty_card: { points: 300 } })
+    // 500 − 300 spent + floor(19700 / 1000) = 19 earned on the PAID order.
+    expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({
+      points: 519,
+      balance: 219,
+    })
+
+    const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id)
+    expect(rollback.rollbacks[0]).toMatchObject({ amount: -300, loyalty_card: { points: -300 } })
+    const after = await engine.loyalties.getMember(null, card.code)
+    expect(after.loyalty_card).toMatchObject({ balance: 519 })
+    expect(after.redemption).toMatchObject({ redeemed_quantity: 0, redeemed_points: 0 })
+  })
+
+  it('refuses more points than the card holds (loyalty_card_points_exceeded) and a missing reward', async () => {
+    const { engine, card, coin } = await setup()
+    const over = await engine.validations.validateStackable({
+      order: { amount: 20000 },
+      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 501 } }],
+    })
+    expect(over.redeemables[0]?.result).toMatchObject({
+      error: { key: 'loyalty_card_points_exceeded', message: 'loyalty card points exceeded', details: card.code },
+    })
+    const missing = await engine.validations.validateStackable({
+      order: { amount: 20000 },
+      redeemables: [{ object: 'voucher', id: card.code }],
+    })
+    expect(missing.redeemables[0]?.result).toMatchObject({
+      error: { key: 'missing_reward', message: 'Missing reward' },
+    })
+  })
+})
