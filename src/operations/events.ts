@@ -6,6 +6,7 @@ import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
+import { convertReferralOnCustomEvent } from './referrals'
 
 export interface CustomEvent {
   object: 'event'
@@ -48,6 +49,15 @@ export function events(ctx: Context) {
           event: { type, metadata },
           customer: { id: c.id, source_id: c.source_id },
         })
+        if (input.referral?.code) {
+          await convertReferralOnCustomEvent(tx, {
+            eventName: type,
+            customerId: c.id,
+            referral: input.referral.referrer_id
+              ? { code: input.referral.code, referrer_id: input.referral.referrer_id }
+              : { code: input.referral.code },
+          })
+        }
         await fireEarningRules(tx, {
           event: type,
           customer: c,

@@ -437,3 +437,21 @@ describe('referral codes in the redemption pipeline', () => {
     expect(await activityTypes(store, bob.id)).toContain('customer.referred')
   })
 })
+
+describe('events.create with a referral', () => {
+  it('converts the referral when the program converts on that custom event', async () => {
+    const { engine, store, bob } = await setup({
+      referral_program: { conversion_event_type: 'custom_event', custom_event: { name: 'signed_up' } },
+    })
+    await engine.metadataSchemas.create({ related_object: 'signed_up', properties: {} })
+    const published = await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' } })
+    const code = published.voucher?.code as string
+    const event = await engine.events.create('signed_up', { customer: { source_id: 'bob' }, referral: { code } })
+    expect(event).toMatchObject({ object: 'event', type: 'signed_up', referral: null, loyalty: null })
+    expect(await activityTypes(store, bob.id)).toEqual([
+      'customer.created',
+      'customer.custom_event',
+      'customer.referred',
+    ])
+  })
+})
