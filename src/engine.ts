@@ -88,7 +88,13 @@ function contextOf(options: EngineOptions): Context {
       projectId: options.projectId ?? 'proj_default',
     },
     asyncHandlers: createAsyncHandlers(),
+    sequence: counter(),
   }
+}
+
+function counter(): Context['sequence'] {
+  let n = 0
+  return { next: () => ++n }
 }
 
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */

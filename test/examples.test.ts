@@ -14,3 +14,29 @@ describe('examples/embed.ts (the README embedding example)', () => {
     }
   })
 })
+
+describe('examples/checkout.ts (npm run demo)', () => {
+  it('runs the whole checkout and prints what a newcomer reads', async () => {
+    const lines: string[] = []
+    const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
+      lines.push(args.join(' '))
+    })
+    const table = vi.spyOn(console, 'table').mockImplementation((rows: unknown) => {
+      lines.push(JSON.stringify(rows))
+    })
+    try {
+      await import('../examples/checkout')
+    } finally {
+      log.mockRestore()
+      table.mockRestore()
+    }
+    const text = lines.join('\n')
+    expect(text).toContain('Order: amount $285.00, discounts $87.00, to pay $198.00')
+    expect(text).toContain('order_rules_violated: Spend over $300 to get 5% off.')
+    expect(text).toContain('voucher_expired: voucher expired')
+    expect(text).toMatch(/Paid \$198\.00: card RUN-\w{4} now has 248 points; tier none → Silver/)
+    expect(text).toContain('Reward "Club mug" for 100 points: balance 148')
+    expect(text).toContain('order CANCELED; gift card balance $50.00; WELCOME20 used 0 times')
+    expect(text).toContain('customer.loyalty.tier.joined')
+  })
+})

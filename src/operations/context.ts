@@ -28,6 +28,8 @@ export interface Context {
   config: EngineConfig
   /** What runs each type of async action (`asyncActions.runPending`); per engine. */
   asyncHandlers: AsyncHandlers
+  /** A counter that orders what this engine emits: activity ids sort in emission order. */
+  sequence: { next(): number }
 }
 
 /**
@@ -77,6 +79,16 @@ export class Tx {
     this.writes.push({ op: 'delete', collection, id: stored.value.id, expectedVersion: stored.version })
   }
 
+  /**
+   * Activity ids sort like the feed reads: by time, then in the order this engine emitted them (items
+   * of one commit share a timestamp), then by a random tail that keeps ids of several engines apart.
+   */
+  private activityId(): string {
+    const time = this.now.getTime().toString(36).padStart(9, '0')
+    const seq = this.ctx.sequence.next().toString(36).padStart(7, '0')
+    return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+  }
+
   /** Records an activity item on the customer's feed (reference §9.9). */
   emit(
     type: string,
@@ -87,7 +99,7 @@ export class Tx {
     if (!customerId) return
     const { group_id, ...filters } = extra
     this.insert('activities', {
-      id: this.id(ID_PREFIX.activity),
+      id: this.activityId(),
       type,
       customer_id: customerId,
       ...filters,

@@ -84,7 +84,11 @@ async function save(
       }
     : orderFields
   const metadata = await enforceMetadata(tx, 'order', { ...prev?.metadata, ...input.metadata })
-  const calculated = calculateOrder({ ...merged, metadata })
+  // A change of status or metadata keeps what redemptions calculated; new items or amounts recalculate.
+  const keepsLines = prev !== undefined && input.items === undefined && input.amount === undefined
+  const calculated: CalculatedOrder = keepsLines
+    ? { ...prev, status: input.status ?? prev.status, metadata }
+    : calculateOrder({ ...merged, metadata })
   const order: Order = {
     ...calculated,
     id: prev?.id ?? tx.id(ID_PREFIX.order),

@@ -499,15 +499,22 @@ async function giveBack(tx: Tx, child: Redemption): Promise<void> {
     const stored = await tx.store.vouchers.get(child.related_object_id)
     if (!stored) return
     const v0 = stored.value
+    const oneUseBack = (v: Voucher): Voucher['redemption'] => ({
+      ...v.redemption,
+      redeemed_quantity: Math.max(0, v.redemption.redeemed_quantity - 1),
+    })
+    if (v0.type === 'LOYALTY_CARD') {
+      const card = await loadCard(tx, stored)
+      if (child.points_taken?.length) refundCard(tx, card, child.points_taken)
+      updateCardVoucher(tx, card, (v) => ({ ...v, redemption: oneUseBack(v) }))
+      return
+    }
     const credits = child.gift?.amount ?? 0
-    const points = child.loyalty_card?.points ?? 0
     tx.update('vouchers', stored, {
       ...v0,
       redemption: {
-        ...v0.redemption,
-        redeemed_quantity: Math.max(0, v0.redemption.redeemed_quantity - 1),
+        ...oneUseBack(v0),
         ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) - credits } : {}),
-        ...(v0.loyalty_card ? { redeemed_points: (v0.redemption.redeemed_points ?? 0) - points } : {}),
       },
       gift: v0.gift
         ? {
@@ -516,7 +523,6 @@ async function giveBack(tx: Tx, child: Redemption): Promise<void> {
             subtracted_amount: (v0.gift.subtracted_amount ?? 0) - credits,
           }
         : null,
-      loyalty_card: v0.loyalty_card ? { ...v0.loyalty_card, balance: v0.loyalty_card.balance + points } : null,
       updated_at: tx.nowIso,
     })
     return

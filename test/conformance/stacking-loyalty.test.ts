@@ -31,7 +31,7 @@ async function setup() {
 
 describe('loyalty card paying with points in a stacked redemption', () => {
   it('spends the points as an order-level discount, earns on the PAID total, and a rollback restores the balance', async () => {
-    const { engine, card, coin } = await setup()
+    const { engine, store, card, coin } = await setup()
     expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({
       points: 500,
       balance: 500,
@@ -59,6 +59,9 @@ describe('loyalty card paying with points in a stacked redemption', () => {
     const after = await engine.loyalties.getMember(null, card.code)
     expect(after.loyalty_card).toMatchObject({ balance: 519 })
     expect(after.redemption).toMatchObject({ redeemed_quantity: 0, redeemed_points: 0 })
+    // The ledger agrees: the points went back to the buckets they were taken from.
+    const buckets = await store.points_buckets.list({ where: { voucher_id: after.id } })
+    expect(buckets.data.reduce((n, b) => n + b.value.remaining, 0)).toBe(519)
   })
 
   it('refuses more points than the card holds (loyalty_card_points_exceeded) and a missing reward', async () => {

@@ -60,8 +60,8 @@ export async function loadRequest(
   }
 
   const orderInput: OrderInput = request.order ?? {}
-  const prices = await catalogPrices(store, orderInput.items ?? [], subjects)
   const items = await withCatalogIds(store, orderInput.items ?? [])
+  const prices = await catalogPrices(store, items, subjects)
   const order = storedOrder ? startFromStored(storedOrder.value) : normalizeOrder({ ...orderInput, items }, { prices })
   const collections = await loadCollections(store, subjects)
 

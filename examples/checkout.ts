@@ -1,0 +1,178 @@
+/**
+ * The main job (`npm run demo`): a whole checkout on the in-memory store.
+ * A catalogue, a 20% coupon, a promotion with tiers and a stack, a gift card and a loyalty program;
+ * validate a cart, redeem it, pay the order (points, a tier upgrade), spend points on a reward,
+ * roll the redemption back, and read the customer's activity feed.
+ */
+import { createEngine, type RedeemableResult, seededRandom } from '../src'
+
+const money = (cents: number | undefined) => (cents === undefined ? '' : `$${(cents / 100).toFixed(2)}`)
+let now = new Date('2026-11-20T10:00:00Z')
+const engine = createEngine({
+  clock: { now: () => now },
+  random: seededRandom(2026),
+  timezone: 'Europe/Warsaw',
+  // Apply what applies and report the rest (the default, ALL, fails the whole cart on one bad code).
+  stackingRules: { redeemables_application_mode: 'PARTIAL', applicable_redeemables_limit: 10 },
+})
+
+// Catalogue.
+const shoes = await engine.products.create({ name: 'Running shoes', source_id: 'shoes', price: 12000 })
+await engine.products.create({ name: 'Socks', source_id: 'socks', price: 1500 })
+await engine.products.create({ name: 'Water bottle', source_id: 'bottle', price: 2500 })
+
+// A 20% coupon, and a gift card with $50 on it.
+await engine.vouchers.create({
+  code: 'WELCOME20',
+  type: 'DISCOUNT_VOUCHER',
+  discount: { type: 'PERCENT', percent_off: 20, effect: 'APPLY_TO_ORDER' },
+  redemption: { quantity: 1000 },
+})
+await engine.vouchers.create({ code: 'GIFT-50', type: 'GIFT_VOUCHER', gift: { amount: 5000 } })
+await engine.vouchers.create({
+  code: 'SUMMER-OLD',
+  type: 'DISCOUNT_VOUCHER',
+  discount: { type: 'AMOUNT', amount_off: 1500 },
+  expiration_date: '2026-09-30T23:59:59Z',
+})
+
+// A promotion with two tiers in a stack: $10 off shoes, and 5% off baskets over $300.
+const promotion = await engine.promotions.create({
+  name: 'Autumn sale',
+  promotion: {
+    tiers: [
+      { name: '$10 off shoes', action: { discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ITEMS' } } },
+      { name: '5% off over $300', action: { discount: { type: 'PERCENT', percent_off: 5 } } },
+    ],
+  },
+})
+const [shoesTier, bigBasketTier] = promotion.promotion.tiers
+const onlyShoes = await engine.validationRules.create({
+  name: 'Shoes only',
+  rules: {},
+  applicable_to: { included: [{ object: 'product', id: shoes.id, effect: 'APPLY_TO_EVERY' }] },
+})
+await engine.validationRules.createAssignment(onlyShoes.id, {
+  related_object_type: 'promotion_tier',
+  related_object_id: shoesTier?.id ?? '',
+})
+const over300 = await engine.validationRules.create({
+  name: 'Baskets over $300',
+  error: { message: 'Spend over $300 to get 5% off.' },
+  rules: { '1': { name: 'order.amount', conditions: { $more_than: [30000] } } },
+})
+await engine.validationRules.createAssignment(over300.id, {
+  related_object_type: 'promotion_tier',
+  related_object_id: bigBasketTier?.id ?? '',
+})
+await engine.promotions.stacks.createInCampaign(promotion.id, {
+  name: 'Autumn stack',
+  tiers: { ids: [shoesTier?.id ?? '', bigBasketTier?.id ?? ''], hierarchy_mode: 'MANUAL' },
+})
+
+// A loyalty program: 1 point per $1 paid, three tiers, and a reward.
+const club = await engine.loyalties.create({
+  name: 'Runners club',
+  type: 'AUTO_UPDATE',
+  vouchers_count: 1,
+  voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 50 }, code_config: { pattern: 'RUN-####' } },
+})
+await engine.asyncActions.runPending()
+await engine.loyalties.createEarningRule(club.id, [
+  {
+    event: 'order.paid',
+    loyalty: {
+      type: 'PROPORTIONAL',
+      calculation_type: 'ORDER_TOTAL_AMOUNT',
+      order: { total_amount: { every: 100, points: 1 } },
+    },
+  },
+])
+await engine.loyalties.createTiers(club.id, [
+  { name: 'Bronze', points: { from: 0, to: 99 } },
+  { name: 'Silver', points: { from: 100, to: 999 } },
+  { name: 'Gold', points: { from: 1000, to: 100000 } },
+])
+const mug = await engine.rewards.create({
+  name: 'Club mug',
+  type: 'MATERIAL',
+  stock: 10,
+  parameters: { product: { id: shoes.id } },
+})
+await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 100 } } })
+const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana', name: 'Ana' } })
+
+// The cart.
+const cart = {
+  customer: { source_id: 'ana' },
+  order: {
+    source_id: 'order-1001',
+    status: 'CREATED',
+    items: [
+      { source_id: 'shoes', related_object: 'product', quantity: 2 },
+      { source_id: 'socks', related_object: 'product', quantity: 3 },
+    ],
+  },
+  redeemables: [
+    { object: 'voucher', id: 'WELCOME20' },
+    { object: 'promotion_tier', id: shoesTier?.id },
+    { object: 'promotion_tier', id: bigBasketTier?.id },
+    { object: 'voucher', id: 'GIFT-50', gift: { credits: 2000 } },
+    { object: 'voucher', id: 'SUMMER-OLD' },
+  ],
+  options: { expand: ['redeemable'] },
+}
+
+const validation = await engine.validations.validateStackable(cart)
+const all = [...validation.redeemables, ...validation.inapplicable_redeemables, ...validation.skipped_redeemables]
+console.log(`\nValidation of order-1001 (cart ${money(validation.order.amount)}): valid=${validation.valid}`)
+console.table(all.map(row))
+console.log(
+  `Order: amount ${money(validation.order.amount)}, discounts ${money(validation.order.total_discount_amount)}, to pay ${money(validation.order.total_amount)}`,
+)
+
+function row(r: RedeemableResult) {
+  const result = r.result as Record<string, unknown>
+  const error = result.error as { key: string; message: string; error?: { message: string } } | undefined
+  return {
+    redeemable: r.name ?? r.id,
+    status: r.status,
+    discount: money(r.order?.total_applied_discount_amount),
+    why: error
+      ? `${error.key}: ${error.error?.message ?? error.message}`
+      : ((result.details as { message?: string })?.message ?? ''),
+  }
+}
+
+// Redeem what applies; the order is stored as CREATED, then paid.
+const redemption = await engine.redemptions.redeemStackable({ ...cart, redeemables: cart.redeemables.slice(0, 4) })
+console.log(
+  `\nRedeemed: ${redemption.redemptions.length} redemptions under ${redemption.parent_redemption.id}; order ${redemption.order.id} ${redemption.order.status}, to pay ${money(redemption.order.total_amount)}`,
+)
+now = new Date('2026-11-20T10:05:00Z')
+const tierBefore = await engine.loyalties.getMemberTier(club.id, card.code)
+const paid = await engine.orders.update('order-1001', { status: 'PAID' })
+const member = await engine.loyalties.getMember(club.id, card.code)
+const tierAfter = await engine.loyalties.getMemberTier(club.id, card.code)
+console.log(
+  `Paid ${money(paid.total_amount)}: card ${card.code} now has ${member.loyalty_card?.balance} points; tier ${tierBefore?.name ?? 'none'} → ${tierAfter?.name ?? 'none'}`,
+)
+
+// Spend points on a reward.
+now = new Date('2026-11-20T10:10:00Z')
+const reward = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
+const afterReward = await engine.loyalties.getMember(club.id, card.code)
+console.log(`Reward "${mug.name}" for ${reward.amount} points: balance ${afterReward.loyalty_card?.balance}`)
+
+// Roll the checkout redemption back: the coupon use and the gift credits come back.
+now = new Date('2026-11-20T10:15:00Z')
+const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id, { reason: 'returned' })
+const gift = await engine.vouchers.get('GIFT-50')
+console.log(
+  `\nRolled back ${rollback.rollbacks.length} redemptions; order ${rollback.order?.status}; gift card balance ${money(gift.gift?.balance)}; WELCOME20 used ${(await engine.vouchers.get('WELCOME20')).redemption.redeemed_quantity} times`,
+)
+
+// The customer's activity feed, oldest first.
+const feed = await engine.customers.listActivity('ana', { limit: 100, order: 'created_at' })
+console.log(`\nActivity of ana (${feed.data.length} items):`)
+console.table(feed.data.map((a) => ({ at: a.created_at.slice(11, 19), type: a.type })))
