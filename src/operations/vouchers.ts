@@ -22,6 +22,7 @@ import { generateUnusedCodes } from './codes'
 import { type Context, mutate } from './context'
 import { duplicateFound } from './duplicates'
 import { enforceMetadata } from './metadata-schemas'
+import { releaseSession } from './stackable/session'
 import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
 
 export const voucherInput = v.object({
@@ -200,6 +201,28 @@ export function vouchers(ctx: Context) {
       const updates = parse(bulkUpdateInput, body)
       const action = await mutate(ctx, async (tx) => enqueue(tx, VOUCHERS_BULK_UPDATE_ACTION, updates))
       return { async_action_id: action.id }
+    },
+
+    /**
+     * `DELETE /v1/vouchers/{code}/sessions/{sessionKey}`: releases the live session lock the key
+     * holds on the code (reference §7.4), so its use, credits and points are free again. 404 when the
+     * code is unknown or the key holds no live lock on it (never taken, released, or expired).
+     */
+    async releaseValidationSession(code: string, sessionKey: string): Promise<void> {
+      const key = parse(nonEmptyString, code, 'code')
+      const session = parse(nonEmptyString, sessionKey, 'sessionKey')
+      await mutate(ctx, async (tx) => {
+        const voucher = await findVoucher(tx.store, key)
+        if (!voucher) throw EngineError.notFound('voucher', key)
+        const held = await tx.store.sessions.list({
+          where: { key: session, voucher_id: voucher.value.id, released_at: null },
+        })
+        // An expired lock holds nothing any more: it is not there to release.
+        if (!held.data.some((s) => Date.parse(s.value.expires_at) > tx.now.getTime())) {
+          throw EngineError.notFound('session', session)
+        }
+        await releaseSession(tx, session, voucher.value.id)
+      })
     },
 
     /** Reads a voucher by code or id. */
