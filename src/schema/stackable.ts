@@ -77,3 +77,13 @@ export function parseStackableRequest(body: unknown): StackableRequest {
   }
   return request
 }
+
+/** The body of a rollback: all optional (reference §7.2). */
+export const rollbackRequest = v.object({
+  reason: opt(v.string()),
+  tracking_id: opt(v.string()),
+  customer: opt(customerInput),
+  order: opt(v.object({ id: opt(v.string()), source_id: opt(v.nullable(v.string())) })),
+  metadata: opt(metadata),
+})
+export type RollbackRequest = v.InferOutput<typeof rollbackRequest>

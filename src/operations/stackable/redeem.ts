@@ -1,0 +1,294 @@
+import { EngineError } from '../../errors'
+import { ID_PREFIX } from '../../ids'
+import type { SimpleCustomer } from '../../model/common'
+import type { Customer } from '../../model/customer'
+import type { CalculatedOrder, Order, OrderStatus } from '../../model/order'
+import type { PromotionTier } from '../../model/promotion'
+import type { Redemption } from '../../model/redemption'
+import type { Voucher } from '../../model/voucher'
+import type { Stored } from '../../ports'
+import type { TakenPoints } from '../../rules/ledger'
+import type { RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
+import type { StackableRequest } from '../../schema/stackable'
+import type { Tx } from '../context'
+import { earnOnOrderPaid } from '../loyalty-earning'
+import { loadCard, spendCard, updateCardVoucher } from '../loyalty-ledger'
+import type { StackedRedemption } from '../redemptions'
+import { recordReferral } from '../referrals'
+import type { LoadedRequest } from './load'
+import { releaseSession } from './session'
+import { trackingId } from './tracking'
+
+/** Builds the writes of one redemption request. */
+export class RedemptionWriter {
+  private readonly tracking: string | null
+  private readonly simpleCustomer: SimpleCustomer | null
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly request: StackableRequest,
+    private readonly loaded: LoadedRequest,
+    private readonly customer: Customer | undefined,
+  ) {
+    this.tracking = trackingId(customer, request)
+    this.simpleCustomer = customer
+      ? {
+          id: customer.id,
+          source_id: customer.source_id,
+          name: customer.name ?? null,
+          email: customer.email ?? null,
+          metadata: customer.metadata,
+          object: 'customer',
+        }
+      : null
+  }
+
+  private base(id: string, parent: string | null): Redemption {
+    return {
+      id,
+      object: 'redemption',
+      date: this.tx.nowIso,
+      customer_id: this.customer?.id ?? null,
+      tracking_id: this.tracking,
+      metadata: this.request.metadata ?? {},
+      redemption: parent,
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
+      channel: { channel_id: this.request.channel ?? null, channel_type: 'API' },
+      customer: this.simpleCustomer,
+      related_object_type: 'redemption',
+      related_object_id: id,
+    }
+  }
+
+  private subject(index: number): RedeemableSubject {
+    return this.loaded.input.subjects.find((s) => s.index === index) as RedeemableSubject
+  }
+
+  /** Nothing could be redeemed: the failure is recorded, one failed child per inapplicable redeemable. */
+  failure(
+    outcomes: readonly SubjectOutcome[],
+  ): Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'> {
+    const first = outcomes.find((o) => o.status === 'INAPPLICABLE') ?? outcomes.find((o) => o.status === 'SKIPPED')
+    const code =
+      first?.status === 'INAPPLICABLE'
+        ? first.error.key
+        : first?.status === 'SKIPPED'
+          ? first.details.key
+          : 'no_applicable_redeemables'
+    const message =
+      first?.status === 'INAPPLICABLE'
+        ? first.error.message
+        : first?.status === 'SKIPPED'
+          ? first.details.message
+          : 'Nothing to redeem'
+    const parentId = this.tx.id(ID_PREFIX.redemption_failed)
+    const children: Redemption[] = []
+    for (const o of outcomes) {
+      if (o.status !== 'INAPPLICABLE') continue
+      const subject = this.subject(o.index)
+      const child: Redemption = {
+        ...this.base(this.tx.id(ID_PREFIX.redemption_failed), parentId),
+        ...related(subject),
+        result: 'FAILURE',
+        status: 'FAILED',
+        failure_code: o.error.key,
+        failure_message: o.error.message,
+      }
+      children.push(this.tx.insert('redemptions', child))
+      this.tx.emit(
+        'customer.redemption.failed',
+        this.customer?.id,
+        { redemption: { id: child.id, failure_code: child.failure_code } },
+        campaignFilters(subject),
+      )
+    }
+    const parent: Redemption = {
+      ...this.base(parentId, null),
+      result: 'FAILURE',
+      status: 'FAILED',
+      failure_code: code,
+      failure_message: message,
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+    }
+    this.tx.insert('redemptions', parent)
+    return { redemptions: children, parent_redemption: parent, order: this.loaded.input.order }
+  }
+
+  async success(
+    redeemed: readonly SubjectOutcome[],
+    final: CalculatedOrder,
+  ): Promise<Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>> {
+    const { tx, loaded } = this
+    const parentId = tx.id(ID_PREFIX.redemption)
+    const children: Redemption[] = []
+    for (const o of redeemed) {
+      if (o.status !== 'APPLICABLE') continue
+      const subject = this.subject(o.index)
+      const child: Redemption = {
+        ...this.base(tx.id(ID_PREFIX.redemption), parentId),
+        ...related(subject),
+        order: o.order,
+      }
+      if (o.gift) {
+        child.amount = o.gift.credits
+        child.gift = { amount: o.gift.credits }
+      }
+      if (o.loyalty_card) {
+        child.amount = o.loyalty_card.points
+        child.loyalty_card = { points: o.loyalty_card.points }
+      }
+      if (this.request.session?.key) child.session = { key: this.request.session.key }
+      if (subject.voucher) {
+        const counted = await this.countVoucher(subject.voucher.id, o)
+        child.voucher = counted.voucher
+        if (counted.taken) child.points_taken = counted.taken
+      }
+      if (subject.voucher?.is_referral_code && this.customer) {
+        await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+      }
+      if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o, final)
+      children.push(tx.insert('redemptions', child))
+      tx.emit(
+        'customer.redemption.succeeded',
+        this.customer?.id,
+        { redemption: { id: child.id, related_object_id: child.related_object_id } },
+        campaignFilters(subject),
+      )
+    }
+    const order = this.storeOrder(parentId, children, final)
+    if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
+      await earnOnOrderPaid(tx, { order, customerId: this.customer.id })
+    }
+    const parent: Redemption = {
+      ...this.base(parentId, null),
+      related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
+      related_object_id: loaded.stackId ?? parentId,
+      order,
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+    }
+    tx.insert('redemptions', parent)
+    if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
+    return { redemptions: children, parent_redemption: parent, order }
+  }
+
+  /** One more use of the code; its gift credits spent, or its points taken from the ledger, soonest-expiring first. */
+  private async countVoucher(
+    voucherId: string,
+    outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
+  ): Promise<{ voucher: Voucher; taken?: TakenPoints[] }> {
+    const stored = this.loaded.vouchers.get(voucherId) as Stored<Voucher>
+    const v0 = stored.value
+    const uses = (v: Voucher): Voucher['redemption'] => ({
+      ...v.redemption,
+      redeemed_quantity: v.redemption.redeemed_quantity + 1,
+    })
+    if (v0.type === 'LOYALTY_CARD') {
+      const card = await loadCard(this.tx, stored)
+      const points = outcome.loyalty_card?.points ?? 0
+      const spent = points > 0 ? spendCard(this.tx, card, points, 'redeemed') : null
+      if (spent && !spent.ok) {
+        // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
+        throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
+      }
+      const voucher = updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) }))
+      return spent?.ok ? { voucher, taken: spent.taken } : { voucher }
+    }
+    const credits = outcome.gift?.credits ?? 0
+    const next: Voucher = {
+      ...v0,
+      redemption: {
+        ...uses(v0),
+        ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) + credits } : {}),
+      },
+      gift: v0.gift
+        ? {
+            ...v0.gift,
+            balance: v0.gift.balance - credits,
+            subtracted_amount: (v0.gift.subtracted_amount ?? 0) + credits,
+          }
+        : null,
+      updated_at: this.tx.nowIso,
+    }
+    this.tx.update('vouchers', stored, next)
+    this.loaded.vouchers.set(voucherId, { value: next, version: stored.version })
+    return { voucher: next }
+  }
+
+  private countTier(
+    tierId: string,
+    outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
+    final: CalculatedOrder,
+  ): PromotionTier {
+    const stored = this.loaded.tiers.get(tierId) as Stored<PromotionTier>
+    const t0 = stored.value
+    const next: PromotionTier = {
+      ...t0,
+      summary: {
+        redemptions: { total_redeemed: t0.summary.redemptions.total_redeemed + 1 },
+        orders: {
+          total_amount: t0.summary.orders.total_amount + final.amount,
+          total_discount_amount:
+            t0.summary.orders.total_discount_amount + (outcome.step?.applied.total_discount_amount ?? 0),
+        },
+      },
+    }
+    this.tx.update('promotion_tiers', stored, next)
+    this.loaded.tiers.set(tierId, { value: next, version: stored.version })
+    return next
+  }
+
+  /** The order is created, or the stored one updated, with this redemption recorded on it. */
+  private storeOrder(parentId: string, children: readonly Redemption[], final: CalculatedOrder): Order {
+    const { tx, request } = this
+    const stored = this.loaded.storedOrder
+    const status: OrderStatus = request.order?.status ?? 'PAID'
+    const order: Order = {
+      ...final,
+      id: stored?.value.id ?? request.order?.id ?? tx.id(ID_PREFIX.order),
+      source_id: stored?.value.source_id ?? request.order?.source_id ?? null,
+      status,
+      created_at: stored?.value.created_at ?? tx.nowIso,
+      updated_at: stored ? tx.nowIso : null,
+      customer_id: this.customer?.id ?? stored?.value.customer_id ?? null,
+      redemptions: {
+        ...(stored?.value.redemptions ?? {}),
+        [parentId]: {
+          date: tx.nowIso,
+          related_object_type: 'redemption',
+          related_object_id: parentId,
+          stacked: children.map((c) => c.id),
+        },
+      },
+    }
+    if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
+    if (stored) tx.update('orders', stored, order)
+    else tx.insert('orders', order)
+    const created = stored ? 'customer.order.updated' : 'customer.order.created'
+    tx.emit(created, this.customer?.id, { order: { id: order.id, status } })
+    if (status === 'PAID' && stored?.value.status !== 'PAID')
+      tx.emit('customer.order.paid', this.customer?.id, { order: { id: order.id } })
+    return order
+  }
+}
+
+function related(
+  subject: RedeemableSubject,
+): Pick<Redemption, 'related_object_type' | 'related_object_id' | 'related_object_parent_id'> {
+  if (subject.tier) {
+    return {
+      related_object_type: 'promotion_tier',
+      related_object_id: subject.tier.id,
+      related_object_parent_id: subject.tier.campaign_id,
+    }
+  }
+  return {
+    related_object_type: 'voucher',
+    related_object_id: subject.voucher?.id ?? subject.requested_id,
+    related_object_parent_id: subject.voucher?.campaign_id ?? null,
+  }
+}
+
+function campaignFilters(subject: RedeemableSubject): { campaign_id?: string | null; campaign_type?: string | null } {
+  return subject.campaign ? { campaign_id: subject.campaign.id, campaign_type: subject.campaign.campaign_type } : {}
+}
