@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -63,7 +64,7 @@ export function newHolder(
   role: RedeemableHolder['holder_role'],
 ): RedeemableHolder {
   return {
-    id: tx.id(ID_PREFIX.redeemable_holder),
+    id: holderId(voucher.id, customerId),
     created_at: tx.nowIso,
     redeemable_id: voucher.id,
     redeemable_object: 'voucher',
@@ -77,9 +78,16 @@ export function newHolder(
 }
 
 /** The holder row of `customerId` for a voucher, if any. */
-export async function findHolder(tx: Tx, voucherId: string, customerId: string): Promise<RedeemableHolder | undefined> {
-  const page = await tx.store.redeemable_holders.list({ where: { redeemable_id: voucherId, customer_id: customerId } })
-  return page.data[0]?.value
+/**
+ * One holder row per code and customer, with an id derived from the pair: two concurrent requests
+ * that would both add it insert the same id, so the store lets one in and the other re-reads.
+ */
+export function holderId(voucherId: string, customerId: string): string {
+  return `${ID_PREFIX.redeemable_holder}${createHash('sha256').update(`${voucherId}:${customerId}`).digest('base64url').slice(0, 24)}`
+}
+
+export async function findHolder(tx: Tx, voucherId: string, customerId: string): Promise<Stored<RedeemableHolder> | undefined> {
+  return tx.store.redeemable_holders.get(holderId(voucherId, customerId))
 }
 
 /**

@@ -68,9 +68,11 @@ async function recordReferee(
   const referrer = referrerOf(voucher)
   if (!referrer) return { holder: null, referred: false, reason: 'not_published' }
   if (referrer === customerId) return { holder: null, referred: false, reason: 'referrer' }
-  let holder = await findHolder(tx, voucher.id, customerId)
-  if (!holder) holder = tx.insert('redeemable_holders', newHolder(tx, voucher, campaign, customerId, 'OWNER'))
+  const stored = await findHolder(tx, voucher.id, customerId)
+  const holder = stored?.value ?? tx.insert('redeemable_holders', newHolder(tx, voucher, campaign, customerId, 'OWNER'))
   if (convert !== true) return { holder, referred: false, reason: convert }
+  // Rewriting the holder makes concurrent conversions of one referee conflict: one commit converts.
+  if (stored) tx.update('redeemable_holders', stored, stored.value)
   const earlier = await tx.store.activities.list({
     where: { customer_id: customerId, type: 'customer.referred', 'data.referral.voucher_id': voucher.id },
     limit: 1,

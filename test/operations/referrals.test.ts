@@ -455,3 +455,21 @@ describe('events.create with a referral', () => {
     ])
   })
 })
+
+describe('referral conversion under concurrency', () => {
+  it('converts a referee once, whatever the number of concurrent custom events', async () => {
+    const { engine, store, bob } = await setup({
+      referral_program: { conversion_event_type: 'custom_event', custom_event: { name: 'signed_up' } },
+    })
+    await engine.metadataSchemas.create({ related_object: 'signed_up', properties: {} })
+    const published = await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' } })
+    const code = published.voucher?.code as string
+    await Promise.all(
+      [1, 2, 3, 4].map(() => engine.events.create('signed_up', { customer: { source_id: 'bob' }, referral: { code } })),
+    )
+    const referred = (await store.activities.list({ where: { customer_id: bob.id, type: 'customer.referred' } })).total
+    expect(referred).toBe(1)
+    const holders = await engine.referrals.listHolders(code)
+    expect(holders.data.filter((h) => h.customer_id === bob.id)).toHaveLength(1)
+  })
+})
