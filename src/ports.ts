@@ -113,7 +113,7 @@ export type FieldFilter =
 export interface ListQuery {
   /** Equality / range filters by top-level field name (dotted paths reach nested fields). */
   where?: Record<string, FieldFilter>
-  /** Sort field (dotted paths allowed) and direction; ties break by id ascending. Default `created_at` asc. */
+  /** Sort field (dotted paths allowed) and direction; ties break by id in the same direction. Default `created_at` asc. */
   order?: { field: string; direction: OrderDirection }
   limit?: number
   /** 1-based page of `limit` items. */

@@ -198,7 +198,7 @@ export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
   const sorted = [...filtered].sort((a, b) => {
     const c = compare(readPath(a.value, field), readPath(b.value, field)) * sign
     if (c !== 0) return c
-    return compare(readPath(a.value, 'id'), readPath(b.value, 'id'))
+    return compare(readPath(a.value, 'id'), readPath(b.value, 'id')) * sign
   })
   let start = 0
   if (query.starting_after_id !== undefined) {

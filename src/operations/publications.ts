@@ -86,7 +86,11 @@ export function holderId(voucherId: string, customerId: string): string {
   return `${ID_PREFIX.redeemable_holder}${createHash('sha256').update(`${voucherId}:${customerId}`).digest('base64url').slice(0, 24)}`
 }
 
-export async function findHolder(tx: Tx, voucherId: string, customerId: string): Promise<Stored<RedeemableHolder> | undefined> {
+export async function findHolder(
+  tx: Tx,
+  voucherId: string,
+  customerId: string,
+): Promise<Stored<RedeemableHolder> | undefined> {
   return tx.store.redeemable_holders.get(holderId(voucherId, customerId))
 }
 

@@ -27,7 +27,11 @@ export const dateTime = v.pipe(
   v.check((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time'),
 )
 
-export const metadata = v.record(v.string(), v.unknown())
+/** A metadata object: string keys to any JSON values. An array is not one (valibot's record would take it). */
+export const metadata = v.custom<Record<string, unknown>>(
+  (m) => typeof m === 'object' && m !== null && !Array.isArray(m),
+  'must be an object of key/value pairs',
+)
 
 const ISO_DURATION = /^P(?!$)(\d+Y)?(\d+M)?(\d+W)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+(\.\d+)?S)?)?$/
 export const isoDuration = v.pipe(v.string(), v.regex(ISO_DURATION, 'must be an ISO 8601 duration such as P1D or PT1H'))

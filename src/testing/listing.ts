@@ -104,12 +104,13 @@ export async function listOrder(store: Store): Promise<void> {
   }
   await check('created_at', 'asc', ['a', 'c', 'e', 'b', 'g', 'f', 'd'])
   await check('created_at', 'desc', ['d', 'f', 'g', 'b', 'e', 'c', 'a'])
-  // Ties (score 20: c, d, g) break by id ascending in both directions.
+  // Ties (score 20: c, d, g) break by id in the same direction: desc is exactly asc reversed
+  // (`ORDER BY score DESC, id DESC`), so a feed sorted newest first lists one instant's items newest first.
   await check('score', 'asc', ['a', 'c', 'd', 'g', 'e', 'b', 'f'])
-  await check('score', 'desc', ['f', 'b', 'e', 'c', 'd', 'g', 'a'])
+  await check('score', 'desc', ['f', 'b', 'e', 'g', 'd', 'c', 'a'])
   await check('metadata.rank', 'asc', ['a', 'b', 'c', 'd', 'e', 'f', 'g'])
-  await check('metadata.rank', 'desc', ['f', 'g', 'c', 'd', 'e', 'a', 'b'])
-  await check('group', 'desc', ['d', 'g', 'b', 'e', 'a', 'c', 'f'])
+  await check('metadata.rank', 'desc', ['g', 'f', 'e', 'd', 'c', 'b', 'a'])
+  await check('group', 'desc', ['g', 'd', 'e', 'b', 'f', 'c', 'a'])
   await check('id', 'desc', ['g', 'f', 'e', 'd', 'c', 'b', 'a'])
 
   const filtered = await r.list({ where: { group: 'a' }, order: { field: 'score', direction: 'desc' } })
@@ -164,13 +165,13 @@ export async function listCursors(store: Store): Promise<void> {
   const asc = { order: { field: 'score', direction: 'asc' } } as const
   const desc = { order: { field: 'score', direction: 'desc' } } as const
   assert.deepEqual(await walk(asc, 3), [['a', 'c', 'd'], ['g', 'e', 'b'], ['f']])
-  assert.deepEqual(await walk(desc, 2), [['f', 'b'], ['e', 'c'], ['d', 'g'], ['a']])
+  assert.deepEqual(await walk(desc, 2), [['f', 'b'], ['e', 'g'], ['d', 'c'], ['a']])
   assert.deepEqual(await walk(asc, 7), [['a', 'c', 'd', 'g', 'e', 'b', 'f']])
   assert.deepEqual(await walk({}, 4), [
     ['a', 'c', 'e', 'b'],
     ['g', 'f', 'd'],
   ])
-  assert.deepEqual(await walk({ ...desc, where: { group: { in: ['b', 'c'] } } }, 1), [['b'], ['e'], ['d'], ['g']])
+  assert.deepEqual(await walk({ ...desc, where: { group: { in: ['b', 'c'] } } }, 1), [['b'], ['e'], ['g'], ['d']])
   assert.deepEqual(await walk({ ...asc, where: { score: { gte: 20 } } }, 3), [
     ['c', 'd', 'g'],
     ['e', 'b', 'f'],
@@ -181,7 +182,7 @@ export async function listCursors(store: Store): Promise<void> {
     for (let limit = 1; limit <= 8; limit++) assert.deepEqual((await walk(base, limit)).flat(), full)
   }
   // The cursor continues after the named entity in the requested order.
-  const after = await r.list({ ...desc, starting_after_id: 'cust_c', limit: 10 })
-  assert.deepEqual(ids(after), ['d', 'g', 'a'])
+  const after = await r.list({ ...desc, starting_after_id: 'cust_g', limit: 10 })
+  assert.deepEqual(ids(after), ['d', 'c', 'a'])
   assert.equal(after.has_more, false)
 }

@@ -82,7 +82,7 @@ export function storeContract(
     ['list defaults to created_at ascending and reports total', listDefaultOrder],
     ['list filters by equality, null, in and dotted paths', listEqualityFilters],
     ['list filters dates by before/after (exclusive) and numbers by gte/lte (inclusive)', listRangeFilters],
-    ['list orders asc/desc by a field, ties broken by id ascending', listOrder],
+    ['list orders asc/desc by a field, ties broken by id in the same direction', listOrder],
     ['list pages with limit and page', listPages],
     ['cursor pagination walks every item once, ascending and descending', listCursors],
     // Isolation

@@ -43,3 +43,15 @@ describe('customers', () => {
     })
   })
 })
+
+describe('metadata', () => {
+  it('must be an object, not an array, naming the field and writing nothing', async () => {
+    const { engine, store } = testEngine()
+    const before = await snapshot(store)
+    await expect(engine.customers.create({ source_id: 'c', metadata: ['a', 'b'] })).rejects.toMatchObject({
+      code: 400,
+      path: 'metadata',
+    })
+    expect(await snapshot(store)).toBe(before)
+  })
+})
