@@ -291,6 +291,9 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
       )
     }
   }
+  if (input.pending_points && event !== 'order.paid') {
+    throw EngineError.invalid(`${at}.pending_points`, 'applies to order.paid earning rules only')
+  }
   if (input.validation_rule_id && !(await tx.store.validation_rules.get(input.validation_rule_id))) {
     throw EngineError.notFound('validation_rule', input.validation_rule_id)
   }
@@ -315,6 +318,7 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
     validity_hours: input.validity_hours ?? null,
     active: input.active ?? true,
     expiration_rules: input.expiration_rules ?? null,
+    pending_points: input.pending_points ?? null,
     metadata: await enforceMetadata(tx, 'earning_rule', input.metadata, `${at}.metadata`),
     created_at: tx.nowIso,
     updated_at: null,
