@@ -270,3 +270,76 @@ async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, poin
   emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
   await afterPointsChanged(tx, campaign, card, new Set())
 }
+
+/** What a reward redemption recorded of its reward (`redemption.reward`). */
+interface RedeemedReward {
+  id: string
+  name: string
+  type: Reward['type']
+  parameters: Reward['parameters']
+  voucher?: Voucher | null
+}
+
+/**
+ * Undoes what a reward redemption gave, for its rollback (the points come back through the
+ * card's ledger, `giveBack`). The reward's `redeemed` drops by one and a MATERIAL reward is
+ * restocked. What a CAMPAIGN reward issued is taken back where it is still there:
+ * - a coupon stays published to the customer (the publication is history) but is disabled;
+ * - gift credits are removed from the card's balance, at most what is left (credits already spent
+ *   are not clawed back);
+ * - points on a card of another program are subtracted, at most its spendable points, soonest
+ *   expiring first.
+ * Returns the reward as the rollback object names it, or null for a redemption without a reward.
+ */
+export async function undoReward(
+  tx: Tx,
+  redemption: Redemption,
+): Promise<{ id: string; name: string; type: Reward['type'] } | null> {
+  const given = redemption.reward as RedeemedReward | undefined
+  if (!given) return null
+  const stored = await tx.store.rewards.get(given.id)
+  if (stored) {
+    const r = stored.value
+    tx.update('rewards', stored, {
+      ...r,
+      stock: r.type === 'MATERIAL' && r.stock !== null ? r.stock + 1 : r.stock,
+      redeemed: Math.max(0, (r.redeemed ?? 0) - 1),
+      updated_at: tx.nowIso,
+    })
+  }
+  const issued = given.voucher ? await tx.store.vouchers.get(given.voucher.id) : undefined
+  if (given.type === 'CAMPAIGN' && issued) {
+    const amount = given.parameters.campaign?.balance ?? 0
+    const v = issued.value
+    switch (v.type) {
+      case 'DISCOUNT_VOUCHER':
+        tx.update('vouchers', issued, { ...v, active: false, updated_at: tx.nowIso })
+        break
+      case 'GIFT_VOUCHER': {
+        const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
+        const back = Math.min(amount, gift.balance)
+        if (back > 0) {
+          tx.update('vouchers', issued, {
+            ...v,
+            gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
+            updated_at: tx.nowIso,
+          })
+        }
+        break
+      }
+      case 'LOYALTY_CARD': {
+        const card = await loadCard(tx, issued)
+        const back = Math.min(amount, spendablePoints(tx, card))
+        if (back > 0) spendCard(tx, card, back, 'subtracted')
+        const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
+        if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+        break
+      }
+      default: {
+        const _never: never = v.type
+        return _never
+      }
+    }
+  }
+  return { id: given.id, name: given.name, type: given.type }
+}
