@@ -85,6 +85,14 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
     expect(await rejection(engine.redemptions.rollback(r.id))).toMatchObject({ code: 400, key: 'already_rolled_back' })
     expect(await snapshot(store)).toBe(rolled)
     expect((await rejection(engine.redemptions.rollback('r_nope'))).code).toBe(404)
+    // The stacked endpoint refuses a single redemption (it has no children to give back).
+    const again = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
+    const kept = await snapshot(store)
+    expect(await rejection(engine.redemptions.rollbackStackable(again.id))).toMatchObject({
+      code: 400,
+      key: 'invalid_redemption',
+    })
+    expect(await snapshot(store)).toBe(kept)
   })
 
   it('a stacked parent or child is refused with invalid_redemption', async () => {

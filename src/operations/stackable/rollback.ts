@@ -141,6 +141,16 @@ export async function rollback(
       path: 'parentRedemptionId',
     })
   }
+  if (parent.value.related_object_type !== 'redemption' && parent.value.related_object_type !== 'promotion_stack') {
+    // A single redemption (a reward redemption) has no children: this endpoint would give nothing back.
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_redemption',
+      message: 'Invalid redemption',
+      details: 'This is a single redemption. Use the single redemption rollback endpoint.',
+      path: 'parentRedemptionId',
+    })
+  }
   checkRollbackable(tx, parent.value, input)
   const customerId = parent.value.customer_id
   const childIds = parent.value.related_redemptions?.redemptions ?? []
