@@ -13,8 +13,8 @@ import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
 import { files } from './operations/files'
 import { loyalties } from './operations/loyalties'
-import { pointsExpiryHandler } from './operations/loyalty-earning'
-import { POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
+import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
+import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesHandler } from './operations/loyalty-members'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
@@ -105,6 +105,7 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, loyaltyCodesHandler)
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
+  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,

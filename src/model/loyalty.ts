@@ -67,12 +67,19 @@ export interface EarningRule extends Validity {
   loyalty_tier?: { id: string }
   source: { banner?: string; object_id: string; object_type: 'campaign' }
   expiration_rules?: PointsExpirationRules | null
+  /** `order.paid` rules only: the points wait this many days before they can be spent (reference §5.2). */
+  pending_points?: PendingPointsRule | null
   active: boolean
   automation_id?: string
   metadata: Metadata
   created_at: DateTime
   updated_at: DateTime | null
   object: 'earning_rule'
+}
+
+export interface PendingPointsRule {
+  period_type: 'DAY'
+  period_value: number
 }
 
 export type MappingPoints = { type: 'MULTIPLY'; multiplier: number } | { type: 'CUSTOM'; points: number }
@@ -115,9 +122,16 @@ export interface PointsBucket {
   expired: number
   /** The instant at which the remaining points expire, or null for never. */
   expires_at: DateTime | null
+  /**
+   * When the bucket was credited, or (for pending points) activated: expiry, spending order and
+   * points-in-period tiers count from it.
+   */
   created_at: DateTime
+  /** Pending points: the instant they become spendable (`status` PENDING until then). */
+  activates_at?: DateTime | null
   source: { type: 'earning_rule' | 'manual' | 'reward' | 'rollback' | 'initial'; id?: string | null }
-  status: 'ACTIVE' | 'EXPIRED' | 'SPENT'
+  /** PENDING buckets hold `points` not yet spendable (`remaining` 0) and count only as `pending_points`. */
+  status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'SPENT'
 }
 
 export type RewardType = 'CAMPAIGN' | 'COIN' | 'MATERIAL'

@@ -54,6 +54,8 @@ export interface RedemptionRollback {
   related_object_id: string
   gift?: { amount: number }
   loyalty_card?: { points: number }
+  voucher?: unknown
+  reward?: unknown
   metadata: Metadata
 }
 

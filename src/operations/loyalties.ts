@@ -30,9 +30,10 @@ import {
 } from './campaigns'
 import { type Context, mutate, Tx } from './context'
 import { resolveCustomer } from './customers'
+import { afterPointsChanged } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
 import { enrolMember, LOYALTY_CODES_ACTION } from './loyalty-members'
-import { memberTier } from './loyalty-tiers'
+import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { redeemReward } from './reward-redemption'
 
@@ -167,7 +168,12 @@ export function loyalties(ctx: Context) {
       return { object: 'list', data_ref: 'data', data: page.data.map((s) => s.value), total: page.total }
     },
 
-    /** Creates tiers; ranges are inclusive and must not overlap each other or existing tiers. */
+    /**
+     * Creates tiers; ranges are inclusive and must not overlap each other or existing tiers. Every
+     * member is then re-tiered on their current points in the same commit (reference §5.3: for tiers
+     * without expiration a threshold change can move members up or down), with the tier events and
+     * the tier earning rules they fire.
+     */
     async createTiers(campaignId: string, body: unknown): Promise<LoyaltyTier[]> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const inputs = parse(tiersInput, body)
@@ -207,6 +213,12 @@ export function loyalties(ctx: Context) {
               object: 'loyalty_tier',
             }),
           )
+        }
+        primeCampaignTiers(tx, campaign.value.id, [...existing, ...out])
+        const cards = await tx.store.vouchers.list({ where: { campaign_id: campaign.value.id } })
+        for (const stored of cards.data) {
+          if (stored.value.type !== 'LOYALTY_CARD' || !stored.value.holder_id) continue
+          await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
         }
         return out
       })
@@ -291,6 +303,9 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
       )
     }
   }
+  if (input.pending_points && event !== 'order.paid') {
+    throw EngineError.invalid(`${at}.pending_points`, 'applies to order.paid earning rules only')
+  }
   if (input.validation_rule_id && !(await tx.store.validation_rules.get(input.validation_rule_id))) {
     throw EngineError.notFound('validation_rule', input.validation_rule_id)
   }
@@ -315,6 +330,7 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
     validity_hours: input.validity_hours ?? null,
     active: input.active ?? true,
     expiration_rules: input.expiration_rules ?? null,
+    pending_points: input.pending_points ?? null,
     metadata: await enforceMetadata(tx, 'earning_rule', input.metadata, `${at}.metadata`),
     created_at: tx.nowIso,
     updated_at: null,

@@ -5,11 +5,19 @@ import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
 import { evaluateValidationRule } from '../rules/conditions'
 import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
-import { effectiveExpirationRules, pointsExpiryDate } from '../rules/points-expiry'
+import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
 import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
 import type { Tx } from './context'
-import { type CardState, creditCard, expireCard, loadCard } from './loyalty-ledger'
+import {
+  activateCardPoints,
+  type CardState,
+  creditCard,
+  creditPendingCard,
+  expireCard,
+  loadCard,
+  type PendingPointsPayload,
+} from './loyalty-ledger'
 import { enrolMember, findMemberCard } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
@@ -191,7 +199,11 @@ function orderRef(trigger: EarningTrigger): { id?: string; source_id?: string | 
   return { ...(o.id === undefined ? {} : { id: o.id }), source_id: o.source_id ?? null }
 }
 
-/** Credits what one rule earns on a card (tier mapping applied) and emits the points events. */
+/**
+ * Credits what one rule earns on a card (tier mapping applied) and emits the points events. A rule
+ * with `pending_points` credits pending points instead: no events and no tier change until they
+ * activate (`pendingPointsHandler`); it returns 0, the points that changed the balance.
+ */
 async function creditRule(
   tx: Tx,
   campaign: Campaign,
@@ -204,6 +216,16 @@ async function creditRule(
   const points = calculateEarnedPoints(rule.loyalty, input, tierEarningMapping(tier, rule.id))
   if (points <= 0) return 0
   const rules = effectiveExpirationRules(rule.expiration_rules, campaign.voucher?.loyalty_card?.expiration_rules)
+  if (rule.pending_points) {
+    creditPendingCard(tx, card, {
+      points,
+      activatesAt: pendingActivationDate(tx.now, rule.pending_points, tx.ctx.config.timezone),
+      source: { type: 'earning_rule', id: rule.id },
+      expirationRules: rules ?? null,
+      origin: { earning_rule: { id: rule.id }, ...extra },
+    })
+    return 0
+  }
   const expiresAt = pointsExpiryDate(tx.now, rules, tx.ctx.config.timezone)
   creditCard(tx, card, { points, expiresAt, source: { type: 'earning_rule', id: rule.id } })
   emitPointsAdded(tx, campaign, card, points, { earning_rule: { id: rule.id }, ...extra })
@@ -257,4 +279,25 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   )
   if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
   return { voucher_id: voucherId, expired }
+}
+
+/**
+ * The async work queued at a pending bucket's activation instant: the points become spendable with
+ * their expiry counted from now (reference §5.6), the points-added events are emitted and the tier
+ * is recalculated (which may fire tier rules).
+ */
+export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
+  const payload = action.payload as PendingPointsPayload
+  const stored = await tx.store.vouchers.get(payload.voucher_id)
+  if (!stored) return { activated: 0 }
+  const card = await loadCard(tx, stored)
+  const expiresAt = pointsExpiryDate(tx.now, payload.expiration_rules, tx.ctx.config.timezone)
+  const activated = activateCardPoints(tx, card, payload.bucket_id, expiresAt)
+  if (activated === 0) return { activated: 0 }
+  const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  if (campaign) {
+    emitPointsAdded(tx, campaign.value, card, activated, payload.origin)
+    await afterPointsChanged(tx, campaign.value, card, new Set())
+  }
+  return { voucher_id: payload.voucher_id, bucket_id: payload.bucket_id, activated }
 }

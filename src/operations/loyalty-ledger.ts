@@ -1,11 +1,13 @@
 import { ID_PREFIX } from '../ids'
-import type { PointsBucket } from '../model/loyalty'
+import type { PointsBucket, PointsExpirationRules } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import {
+  activate,
   availablePoints,
   cardBalance,
   credit,
+  creditPending,
   expire,
   refund,
   type SpendResult,
@@ -30,6 +32,17 @@ import type { Tx } from './context'
  */
 
 export const POINTS_EXPIRY_ACTION = 'loyalty.points_expiry'
+export const PENDING_POINTS_ACTION = 'loyalty.pending_points_activation'
+
+/** What the activation of a pending bucket needs (the action's payload). */
+export interface PendingPointsPayload {
+  voucher_id: string
+  bucket_id: string
+  /** The expiration rules in force when the points were earned; the clock starts at activation. */
+  expiration_rules: PointsExpirationRules | null
+  /** What the `points_added` events say the points came from (`earning_rule`, `order`). */
+  origin: Record<string, unknown>
+}
 
 export interface CardState {
   readonly voucher: Voucher
@@ -134,17 +147,72 @@ export function creditCard(tx: Tx, card: CardState, options: CreditOptions): Poi
     source: options.source,
   })
   slot.dirty.add(id)
-  if (options.expiresAt !== null) {
-    const at = options.expiresAt.toISOString()
-    if (!slot.scheduled.has(at)) {
-      slot.scheduled.add(at)
-      enqueue(tx, POINTS_EXPIRY_ACTION, { voucher_id: slot.voucher.id }, options.expiresAt)
-    }
-  }
+  scheduleExpiry(tx, slot, options.expiresAt)
   persist(tx, slot)
   const bucket = slot.buckets.find((b) => b.id === id)
   if (!bucket) throw new Error('credited bucket missing')
   return bucket
+}
+
+function scheduleExpiry(tx: Tx, slot: CardSlot, expiresAt: Date | null): void {
+  if (expiresAt === null) return
+  const at = expiresAt.toISOString()
+  if (slot.scheduled.has(at)) return
+  slot.scheduled.add(at)
+  enqueue(tx, POINTS_EXPIRY_ACTION, { voucher_id: slot.voucher.id }, expiresAt)
+}
+
+/**
+ * Credits pending points (`voucher.loyalty_card.pending_points`) and queues their activation at
+ * `activatesAt` (`asyncActions.runPending`), which makes them spendable (`activateCardPoints`).
+ */
+export function creditPendingCard(
+  tx: Tx,
+  card: CardState,
+  options: {
+    points: number
+    activatesAt: Date
+    source: PointsBucket['source']
+    expirationRules: PointsExpirationRules | null
+    origin: Record<string, unknown>
+  },
+): PointsBucket {
+  const slot = slotOf(tx, card)
+  const id = tx.id(ID_PREFIX.points_bucket)
+  slot.buckets = creditPending(slot.buckets, {
+    id,
+    points: options.points,
+    activatesAt: options.activatesAt,
+    createdAt: tx.now,
+    voucherId: slot.voucher.id,
+    campaignId: slot.voucher.campaign_id ?? '',
+    customerId: slot.voucher.holder_id ?? null,
+    source: options.source,
+  })
+  slot.dirty.add(id)
+  const payload: PendingPointsPayload = {
+    voucher_id: slot.voucher.id,
+    bucket_id: id,
+    expiration_rules: options.expirationRules,
+    origin: options.origin,
+  }
+  enqueue(tx, PENDING_POINTS_ACTION, payload, options.activatesAt)
+  persist(tx, slot)
+  const bucket = slot.buckets.find((b) => b.id === id)
+  if (!bucket) throw new Error('credited bucket missing')
+  return bucket
+}
+
+/** Activates a pending bucket at the transaction's now; returns the points that became spendable. */
+export function activateCardPoints(tx: Tx, card: CardState, bucketId: string, expiresAt: Date | null): number {
+  const slot = slotOf(tx, card)
+  const result = activate(slot.buckets, bucketId, { now: tx.now, expiresAt })
+  if (result.activated === 0) return 0
+  slot.buckets = result.buckets
+  slot.dirty.add(bucketId)
+  scheduleExpiry(tx, slot, expiresAt)
+  persist(tx, slot)
+  return result.activated
 }
 
 /**
@@ -225,7 +293,7 @@ function persist(tx: Tx, slot: CardSlot): void {
       balance: summary.balance,
       expired_points: summary.expired_points,
       subtracted_points: summary.subtracted_points,
-      pending_points: lc?.pending_points ?? 0,
+      pending_points: summary.pending_points,
       next_expiration_date: summary.next_expiration_date,
       next_expiration_points: summary.next_expiration_points,
     },

@@ -34,6 +34,22 @@ export async function campaignTiers(tx: Tx, campaignId: string): Promise<Loyalty
   return tiers
 }
 
+/**
+ * Makes this transaction see the program's tiers including ones it inserted (the store shows only
+ * committed ones), so a recalculation in the same transaction uses them.
+ */
+export function primeCampaignTiers(tx: Tx, campaignId: string, tiers: readonly LoyaltyTier[]): void {
+  let byCampaign = tierCache.get(tx)
+  if (!byCampaign) {
+    byCampaign = new Map()
+    tierCache.set(tx, byCampaign)
+  }
+  byCampaign.set(
+    campaignId,
+    [...tiers].sort((a, b) => a.points.from - b.points.from),
+  )
+}
+
 export function memberTierId(voucherId: string): string {
   return `${ID_PREFIX.member_tier}${voucherId}`
 }

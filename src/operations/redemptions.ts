@@ -15,7 +15,7 @@ import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
 import { loadRequest } from './stackable/load'
 import { RedemptionWriter } from './stackable/redeem'
-import { rollback } from './stackable/rollback'
+import { rollback, rollbackSingle } from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
 
 export interface StackedRedemption {
@@ -77,6 +77,18 @@ export function redemptions(ctx: Context) {
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
       return mutate(ctx, async (tx) => rollback(tx, id, input, rules.redeemables_rollback_order_mode))
+    },
+
+    /**
+     * `POST /v1/redemptions/{redemptionId}/rollback`: rolls back a single (non-stacked) redemption,
+     * such as a reward redemption: the points, the use, the reward's stock and what it issued come
+     * back (see `rollbackSingle`, `undoReward`). Stacked parents and children are refused.
+     */
+    async rollback(redemptionId: string, body: unknown = {}): Promise<RedemptionRollback> {
+      const id = parse(nonEmptyString, redemptionId, 'redemptionId')
+      const input = parse(rollbackRequest, body)
+      const rules = await effectiveStackingRules(ctx)
+      return mutate(ctx, async (tx) => rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode))
     },
 
     async get(redemptionId: string): Promise<Redemption | RedemptionRollback> {

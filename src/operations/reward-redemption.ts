@@ -6,7 +6,10 @@ import type { Customer } from '../model/customer'
 import type { Reward } from '../model/loyalty'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption } from '../model/redemption'
+import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
+import type { Store } from '../ports'
+import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
@@ -95,6 +98,13 @@ export async function redeemReward(
       if (!cost.ok) throw EngineError.invalid('reward.id', `the reward's points cost is not usable (${cost.reason})`)
       points = cost.points
     }
+    await checkRewardAssignmentRules(tx, assignment.value.id, {
+      order: order ?? (input.order ? calculateOrder(input.order) : null),
+      customer: holder.value,
+      tierId: tier?.id ?? null,
+      pointsUsed: points,
+      metadata,
+    })
     if (reward.value.type === 'MATERIAL' && reward.value.stock !== null && reward.value.stock <= 0) {
       throw new EngineError({
         code: 400,
@@ -176,6 +186,69 @@ export async function redeemReward(
     redemption.voucher = card.voucher
     return redemption
   })
+}
+
+/**
+ * The validation rules assigned to a reward assignment (`related_object_type: reward_assignment`,
+ * reference §5.4), in assignment order. The stacked pipeline's loyalty-card path can call it too.
+ */
+export async function rewardAssignmentRules(store: Store, assignmentId: string): Promise<ValidationRule[]> {
+  const page = await store.validation_rule_assignments.list({
+    where: { related_object_id: assignmentId },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  const rules = await store.validation_rules.getMany(
+    page.data.filter((a) => a.value.related_object_type === 'reward_assignment').map((a) => a.value.rule_id),
+  )
+  return rules.map((r) => r.value)
+}
+
+/**
+ * Refuses a reward redemption whose assignment's validation rules say no, with the first failing
+ * rule's error (`redemption_rules_violated` for `redemption.reward.pay_with_points.points_used`,
+ * `order_rules_violated`, `customer_rules_violated`…), its details naming the rule's id.
+ */
+async function checkRewardAssignmentRules(
+  tx: Tx,
+  assignmentId: string,
+  input: {
+    order: CalculatedOrder | null
+    customer: Customer
+    tierId: string | null
+    pointsUsed: number
+    metadata: Record<string, unknown>
+  },
+): Promise<void> {
+  const rules = await rewardAssignmentRules(tx.store, assignmentId)
+  const c = input.customer
+  for (const rule of rules) {
+    const verdict = evaluateValidationRule(
+      rule,
+      {
+        order: input.order ?? {},
+        customer: {
+          id: c.id,
+          source_id: c.source_id,
+          metadata: c.metadata,
+          segments: c.segments ?? [],
+          loyalty_tiers: input.tierId === null ? [] : [input.tierId],
+        },
+        redemption: { metadata: input.metadata, points_used: input.pointsUsed },
+        now: tx.now,
+        timeZone: tx.ctx.config.timezone,
+      },
+      { subject: redeemableLabel('LOYALTY_CARD') },
+    )
+    if (verdict.passed || !verdict.error) continue
+    const e = verdict.error
+    throw new EngineError({
+      code: 400,
+      key: e.key,
+      message: e.error?.message ?? e.message,
+      details: `${e.details} (${rule.name})`,
+      path: 'reward.id',
+    })
+  }
 }
 
 function pointsExceeded(requested: number, balance: number): EngineError {
@@ -269,4 +342,77 @@ async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, poin
   })
   emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
   await afterPointsChanged(tx, campaign, card, new Set())
+}
+
+/** What a reward redemption recorded of its reward (`redemption.reward`). */
+interface RedeemedReward {
+  id: string
+  name: string
+  type: Reward['type']
+  parameters: Reward['parameters']
+  voucher?: Voucher | null
+}
+
+/**
+ * Undoes what a reward redemption gave, for its rollback (the points come back through the
+ * card's ledger, `giveBack`). The reward's `redeemed` drops by one and a MATERIAL reward is
+ * restocked. What a CAMPAIGN reward issued is taken back where it is still there:
+ * - a coupon stays published to the customer (the publication is history) but is disabled;
+ * - gift credits are removed from the card's balance, at most what is left (credits already spent
+ *   are not clawed back);
+ * - points on a card of another program are subtracted, at most its spendable points, soonest
+ *   expiring first.
+ * Returns the reward as the rollback object names it, or null for a redemption without a reward.
+ */
+export async function undoReward(
+  tx: Tx,
+  redemption: Redemption,
+): Promise<{ id: string; name: string; type: Reward['type'] } | null> {
+  const given = redemption.reward as RedeemedReward | undefined
+  if (!given) return null
+  const stored = await tx.store.rewards.get(given.id)
+  if (stored) {
+    const r = stored.value
+    tx.update('rewards', stored, {
+      ...r,
+      stock: r.type === 'MATERIAL' && r.stock !== null ? r.stock + 1 : r.stock,
+      redeemed: Math.max(0, (r.redeemed ?? 0) - 1),
+      updated_at: tx.nowIso,
+    })
+  }
+  const issued = given.voucher ? await tx.store.vouchers.get(given.voucher.id) : undefined
+  if (given.type === 'CAMPAIGN' && issued) {
+    const amount = given.parameters.campaign?.balance ?? 0
+    const v = issued.value
+    switch (v.type) {
+      case 'DISCOUNT_VOUCHER':
+        tx.update('vouchers', issued, { ...v, active: false, updated_at: tx.nowIso })
+        break
+      case 'GIFT_VOUCHER': {
+        const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
+        const back = Math.min(amount, gift.balance)
+        if (back > 0) {
+          tx.update('vouchers', issued, {
+            ...v,
+            gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
+            updated_at: tx.nowIso,
+          })
+        }
+        break
+      }
+      case 'LOYALTY_CARD': {
+        const card = await loadCard(tx, issued)
+        const back = Math.min(amount, spendablePoints(tx, card))
+        if (back > 0) spendCard(tx, card, back, 'subtracted')
+        const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
+        if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+        break
+      }
+      default: {
+        const _never: never = v.type
+        return _never
+      }
+    }
+  }
+  return { id: given.id, name: given.name, type: given.type }
 }

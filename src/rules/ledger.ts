@@ -44,6 +44,43 @@ export function credit(buckets: readonly PointsBucket[], input: CreditInput): Po
   return [...buckets, bucket]
 }
 
+/**
+ * Adds a PENDING bucket: its points wait until `activatesAt` (`activate`) and meanwhile count only
+ * as the card's `pending_points`, neither spendable nor part of `points`/`balance`.
+ */
+export function creditPending(
+  buckets: readonly PointsBucket[],
+  input: Omit<CreditInput, 'expiresAt'> & { activatesAt: Date },
+): PointsBucket[] {
+  const next = credit(buckets, { ...input, expiresAt: null })
+  return next.map((b) =>
+    b.id === input.id ? { ...b, remaining: 0, status: 'PENDING', activates_at: input.activatesAt.toISOString() } : b,
+  )
+}
+
+/**
+ * Makes a PENDING bucket spendable at `now`, expiring at `expiresAt` (counted from the activation,
+ * reference §5.6): `created_at` becomes the activation instant. Returns the points activated, 0 when
+ * the bucket is not pending (already activated: a re-run changes nothing).
+ */
+export function activate(
+  buckets: readonly PointsBucket[],
+  bucketId: string,
+  options: { now: Date; expiresAt: Date | null },
+): { buckets: PointsBucket[]; activated: number } {
+  const bucket = buckets.find((b) => b.id === bucketId)
+  if (bucket === undefined) throw new RangeError(`activate: unknown bucket ${bucketId}`)
+  if (bucket.status !== 'PENDING') return { buckets: [...buckets], activated: 0 }
+  const active: PointsBucket = {
+    ...bucket,
+    remaining: bucket.points,
+    status: 'ACTIVE',
+    created_at: options.now.toISOString(),
+    expires_at: options.expiresAt === null ? null : options.expiresAt.toISOString(),
+  }
+  return { buckets: buckets.map((b) => (b.id === bucketId ? active : b)), activated: bucket.points }
+}
+
 export interface TakenPoints {
   bucketId: string
   points: number
@@ -176,8 +213,10 @@ export function refund(
 }
 
 export interface CardBalance {
-  /** Lifetime points credited. */
+  /** Lifetime points credited and active (pending points are not counted until they activate). */
   points: number
+  /** Points earned but not yet active. */
+  pending_points: number
   /** Spendable points: the sum of the buckets' remaining points. */
   balance: number
   expired_points: number
@@ -201,8 +240,13 @@ export function cardBalance(
   let expired = 0
   let nextAt = Number.POSITIVE_INFINITY
   let nextPoints = 0
+  let pending = 0
   const after = options.now?.getTime() ?? Number.NEGATIVE_INFINITY
   for (const b of buckets) {
+    if (b.status === 'PENDING') {
+      pending += b.points
+      continue
+    }
     points += b.points
     balance += b.remaining
     expired += b.expired
@@ -224,6 +268,7 @@ export function cardBalance(
   const hasNext = nextAt !== Number.POSITIVE_INFINITY
   return {
     points,
+    pending_points: pending,
     balance,
     expired_points: expired,
     subtracted_points: subtracted,

@@ -1,5 +1,6 @@
-import type { PointsExpirationRules } from '../model/loyalty'
+import type { PendingPointsRule, PointsExpirationRules } from '../model/loyalty'
 import {
+  addDays,
   addMonthsClamped,
   type CalendarPeriod,
   daysInMonth,
@@ -8,6 +9,7 @@ import {
   localDate,
   normalise,
   periodLastDay,
+  startOfDay,
 } from './zoned-calendar'
 
 /**
@@ -115,4 +117,13 @@ export function effectiveExpirationRules(
   campaignRules: PointsExpirationRules | null | undefined,
 ): PointsExpirationRules | null {
   return earningRuleRules ?? campaignRules ?? null
+}
+
+/**
+ * When pending points become spendable: at 00:00 (project time zone) of the `period_value`-th day
+ * after the earning day, the nightly run where "pending points activate" (reference §5.3). Earned on
+ * 15 January with 7 days: active from 22 January 00:00.
+ */
+export function pendingActivationDate(earnedAt: Date, pending: PendingPointsRule, timeZone: string): Date {
+  return startOfDay(addDays(localDate(earnedAt, timeZone), pending.period_value), timeZone)
 }

@@ -42,9 +42,14 @@ export function qualifyTier<T extends TierRange>(tiers: readonly T[], points: nu
   return best
 }
 
+/** What tier qualification reads of a ledger bucket. */
+export type QualifyingBucket = Pick<PointsBucket, 'points' | 'created_at' | 'source'> & {
+  status?: PointsBucket['status']
+}
+
 /** Points collected (credited) in the calendar period containing `now`; refunds are not collected. */
 export function pointsInPeriod(
-  buckets: readonly Pick<PointsBucket, 'points' | 'created_at' | 'source'>[],
+  buckets: readonly QualifyingBucket[],
   period: TierPeriod,
   now: Date,
   timeZone: string,
@@ -54,7 +59,8 @@ export function pointsInPeriod(
   const to = end.getTime()
   let total = 0
   for (const b of buckets) {
-    if (b.source.type === 'rollback') continue
+    // Pending points count once active, in the period of their activation (`created_at`).
+    if (b.source.type === 'rollback' || b.status === 'PENDING') continue
     const at = Date.parse(b.created_at)
     if (at >= from && at < to) total += b.points
   }
@@ -64,7 +70,7 @@ export function pointsInPeriod(
 /** The points a tier qualification compares: the balance, or the points collected this period. */
 export function qualifyingPoints(
   config: LoyaltyTiersExpiration | null | undefined,
-  card: { balance: number; buckets: readonly Pick<PointsBucket, 'points' | 'created_at' | 'source'>[] },
+  card: { balance: number; buckets: readonly QualifyingBucket[] },
   now: Date,
   timeZone: string,
 ): number {

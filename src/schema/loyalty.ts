@@ -117,8 +117,13 @@ export const earningRuleInput = v.object({
   pending_points: opt(
     v.nullable(
       v.object({
-        period_type: v.literal('DAY'),
-        period_value: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(90)),
+        period_type: v.literal('DAY', 'must be DAY'),
+        period_value: v.pipe(
+          v.number(),
+          v.integer('must be an integer'),
+          v.minValue(1, 'must be between 1 and 90'),
+          v.maxValue(90, 'must be between 1 and 90'),
+        ),
       }),
     ),
   ),

@@ -77,6 +77,7 @@ describe('ledger', () => {
     expect(e.expired).toBe(60)
     expect(cardBalance(e.buckets, { subtracted: 15, timeZone: 'UTC' })).toEqual({
       points: 200,
+      pending_points: 0,
       balance: 100,
       expired_points: 60,
       subtracted_points: 15,

@@ -1,23 +1,134 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { Order } from '../../model/order'
+import type { CalculatedOrder, Order } from '../../model/order'
 import type { Redemption, RedemptionRollback } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
+import type { Stored } from '../../ports'
 import { addDuration } from '../../rules/duration'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
+import { afterPointsChanged } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
+import { undoReward } from '../reward-redemption'
 
 /** Rollbacks are accepted within three months of the redemption (reference §7.2). */
 const ROLLBACK_WINDOW = 'P3M'
+
+export type RollbackOrderMode = 'WITH_ORDER' | 'WITHOUT_ORDER'
+
+/**
+ * What both rollback endpoints refuse (reference §7.2): a redemption rolled back before
+ * (`already_rolled_back`), a failed one (`invalid_redemption`), one older than three months
+ * (`rollback_period_expired`), and a body naming another customer or order (`invalid_customer`,
+ * `invalid_order`).
+ */
+export function checkRollbackable(tx: Tx, redemption: Redemption, input: RollbackRequest): void {
+  if (redemption.status === 'ROLLED_BACK') {
+    throw new EngineError({
+      code: 400,
+      key: 'already_rolled_back',
+      message: 'Already rolled back',
+      details: 'Redemption has been already rolled back.',
+    })
+  }
+  if (redemption.result !== 'SUCCESS') {
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_redemption',
+      message: 'Invalid redemption',
+      details: 'Only a successful redemption can be rolled back.',
+    })
+  }
+  if (addDuration(new Date(redemption.date), ROLLBACK_WINDOW).getTime() < tx.now.getTime()) {
+    throw new EngineError({
+      code: 400,
+      key: 'rollback_period_expired',
+      message: 'Rollback period expired',
+      details: `Redemption ${redemption.id} is older than 3 months and can no longer be rolled back.`,
+    })
+  }
+  const c = input.customer
+  const holder = redemption.customer
+  if (
+    c &&
+    ((c.id !== undefined && c.id !== redemption.customer_id) ||
+      (c.source_id !== undefined && c.source_id !== (holder?.source_id ?? redemption.tracking_id)))
+  ) {
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_customer',
+      message: 'Invalid customer',
+      details: `The customer is not the one of redemption ${redemption.id}.`,
+      path: 'customer',
+    })
+  }
+  const o = input.order
+  if (
+    o &&
+    ((o.id !== undefined && o.id !== redemption.order?.id) ||
+      (o.source_id != null && o.source_id !== redemption.order?.source_id))
+  ) {
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_order',
+      message: 'Invalid order',
+      details: `The order is not the one of redemption ${redemption.id}.`,
+      path: 'order',
+    })
+  }
+}
+
+/** The rollback object of one redemption: what it gave, negated (`amount`, `gift`, `loyalty_card`). */
+export function rollbackRecord(
+  tx: Tx,
+  redemption: Redemption,
+  input: RollbackRequest,
+  id: string = tx.id(ID_PREFIX.redemption_rollback),
+): RedemptionRollback {
+  const rb: RedemptionRollback = {
+    id,
+    object: 'redemption_rollback',
+    date: tx.nowIso,
+    redemption: redemption.id,
+    reason: input.reason ?? null,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    channel: { channel_id: null, channel_type: 'API' },
+    customer_id: redemption.customer_id,
+    related_object_type: redemption.related_object_type,
+    related_object_id: redemption.related_object_id,
+    metadata: input.metadata ?? {},
+  }
+  if (redemption.amount !== undefined) rb.amount = -redemption.amount
+  if (redemption.gift) rb.gift = { amount: -redemption.gift.amount }
+  if (redemption.loyalty_card) rb.loyalty_card = { points: -redemption.loyalty_card.points }
+  return rb
+}
+
+/** Marks a redemption ROLLED_BACK, linking its rollback. */
+export function markRolledBack(
+  tx: Tx,
+  stored: Stored<Redemption>,
+  rollbackId: string,
+  mode: RollbackOrderMode,
+): Redemption {
+  return tx.update('redemptions', stored, {
+    ...stored.value,
+    status: 'ROLLED_BACK',
+    related_redemptions: {
+      rollbacks: [{ id: rollbackId, date: tx.nowIso, rollback_order_mode: mode }],
+      redemptions: stored.value.related_redemptions?.redemptions ?? [],
+    },
+  })
+}
 
 export async function rollback(
   tx: Tx,
   parentId: string,
   input: RollbackRequest,
-  mode: 'WITH_ORDER' | 'WITHOUT_ORDER',
+  mode: RollbackOrderMode,
 ): Promise<StackedRollback> {
   const parent = await tx.store.redemptions.get(parentId)
   if (!parent) throw EngineError.notFound('redemption', parentId)
@@ -30,61 +141,26 @@ export async function rollback(
       path: 'parentRedemptionId',
     })
   }
-  if (parent.value.status === 'ROLLED_BACK') {
-    throw new EngineError({
-      code: 400,
-      key: 'already_rolled_back',
-      message: 'Already rolled back',
-      details: 'Redemption has been already rolled back.',
-    })
-  }
-  if (parent.value.result !== 'SUCCESS') {
+  if (parent.value.related_object_type !== 'redemption' && parent.value.related_object_type !== 'promotion_stack') {
+    // A single redemption (a reward redemption) has no children: this endpoint would give nothing back.
     throw new EngineError({
       code: 400,
       key: 'invalid_redemption',
       message: 'Invalid redemption',
-      details: 'Only a successful redemption can be rolled back.',
+      details: 'This is a single redemption. Use the single redemption rollback endpoint.',
+      path: 'parentRedemptionId',
     })
   }
-  if (addDuration(new Date(parent.value.date), ROLLBACK_WINDOW).getTime() < tx.now.getTime()) {
-    throw new EngineError({
-      code: 400,
-      key: 'rollback_period_expired',
-      message: 'Rollback period expired',
-      details: `Redemption ${parentId} is older than 3 months and can no longer be rolled back.`,
-    })
-  }
+  checkRollbackable(tx, parent.value, input)
   const customerId = parent.value.customer_id
   const childIds = parent.value.related_redemptions?.redemptions ?? []
   const rollbacks: RedemptionRollback[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
   for (const child of await tx.store.redemptions.getMany(childIds)) {
-    const rb: RedemptionRollback = {
-      id: tx.id(ID_PREFIX.redemption_rollback),
-      object: 'redemption_rollback',
-      date: tx.nowIso,
-      redemption: child.value.id,
-      reason: input.reason ?? null,
-      result: 'SUCCESS',
-      status: 'SUCCEEDED',
-      channel: { channel_id: null, channel_type: 'API' },
-      customer_id: customerId,
-      related_object_type: child.value.related_object_type,
-      related_object_id: child.value.related_object_id,
-      metadata: input.metadata ?? {},
-    }
-    if (child.value.amount !== undefined) rb.amount = -child.value.amount
-    if (child.value.gift) rb.gift = { amount: -child.value.gift.amount }
-    if (child.value.loyalty_card) rb.loyalty_card = { points: -child.value.loyalty_card.points }
+    const rb = rollbackRecord(tx, child.value, input)
+    rb.customer_id = customerId
     await giveBack(tx, child.value)
-    tx.update('redemptions', child, {
-      ...child.value,
-      status: 'ROLLED_BACK',
-      related_redemptions: {
-        rollbacks: [{ id: rb.id, date: tx.nowIso, rollback_order_mode: mode }],
-        redemptions: child.value.related_redemptions?.redemptions ?? [],
-      },
-    })
+    markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
       rollback: { id: rb.id, redemption: child.value.id },
@@ -92,18 +168,9 @@ export async function rollback(
   }
   const order = await rollbackOrder(tx, parent.value, parentRollbackId, rollbacks, mode)
   const parentRollback: RedemptionRollback = {
-    id: parentRollbackId,
-    object: 'redemption_rollback',
-    date: tx.nowIso,
-    redemption: parentId,
-    reason: input.reason ?? null,
-    result: 'SUCCESS',
-    status: 'SUCCEEDED',
-    channel: { channel_id: null, channel_type: 'API' },
-    customer_id: customerId,
+    ...rollbackRecord(tx, parent.value, input, parentRollbackId),
     related_object_type: 'redemption',
     related_object_id: parentId,
-    metadata: input.metadata ?? {},
     order,
   }
   tx.insert('redemption_rollbacks', parentRollback)
@@ -118,8 +185,81 @@ export async function rollback(
   return { rollbacks, parent_rollback: parentRollback, order }
 }
 
-/** One use, the credits and the points of a child redemption go back to its voucher or tier. */
-async function giveBack(tx: Tx, child: Redemption): Promise<void> {
+/**
+ * `POST /v1/redemptions/{redemptionId}/rollback`: a single (non-stacked) redemption, such as a
+ * reward redemption. A stacked parent or child is refused (`invalid_redemption`). The use and the
+ * points go back (`giveBack`), the reward's own effects are undone (`undoReward`), the order follows
+ * the rollback order mode (`rollbackSingleOrder`).
+ */
+export async function rollbackSingle(
+  tx: Tx,
+  redemptionId: string,
+  input: RollbackRequest,
+  mode: RollbackOrderMode,
+): Promise<RedemptionRollback> {
+  const stored = await tx.store.redemptions.get(redemptionId)
+  if (!stored) throw EngineError.notFound('redemption', redemptionId)
+  const r = stored.value
+  const stacked =
+    r.redemption !== null || r.related_object_type === 'redemption' || r.related_object_type === 'promotion_stack'
+  if (stacked) {
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_redemption',
+      message: 'Invalid redemption',
+      details: 'You can rollback only a single redemption. Use different endpoint for stacked redemption.',
+      path: 'redemptionId',
+    })
+  }
+  checkRollbackable(tx, r, input)
+  const rb = rollbackRecord(tx, r, input)
+  await giveBack(tx, r)
+  const reward = await undoReward(tx, r)
+  if (reward) rb.reward = reward
+  const order = await rollbackSingleOrder(tx, r, rb.id, mode)
+  if (order !== undefined) rb.order = order
+  if (r.voucher !== undefined) {
+    const card = await tx.store.vouchers.get(r.related_object_id)
+    rb.voucher = card?.value ?? r.voucher
+  }
+  markRolledBack(tx, stored, rb.id, mode)
+  tx.insert('redemption_rollbacks', rb)
+  tx.emit('customer.redemption.rollback.succeeded', r.customer_id, { rollback: { id: rb.id, redemption: r.id } })
+  if (reward) {
+    const campaignId = (r.voucher as Voucher | undefined)?.campaign_id
+    const campaign = campaignId ? await tx.store.campaigns.get(campaignId) : undefined
+    tx.emit(
+      'customer.reward_redemptions.rolledback',
+      r.customer_id,
+      { redemption: { id: r.id }, rollback: { id: rb.id }, reward, points: r.loyalty_card?.points ?? 0 },
+      campaign ? { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type } : {},
+    )
+  }
+  return rb
+}
+
+/**
+ * The order of a single redemption. A stored order is reverted and canceled like a stacked one
+ * (`WITH_ORDER`) or kept (`WITHOUT_ORDER`); an order only carried by the redemption (pay with points
+ * in `redeemReward`) is returned the same way on the rollback without being stored.
+ */
+async function rollbackSingleOrder(
+  tx: Tx,
+  r: Redemption,
+  rollbackId: string,
+  mode: RollbackOrderMode,
+): Promise<CalculatedOrder | null | undefined> {
+  if (!r.order) return undefined
+  if (r.order.id && (await tx.store.orders.get(r.order.id))) return rollbackOrder(tx, r, rollbackId, [], mode)
+  if (mode === 'WITHOUT_ORDER') return r.order
+  return { ...revertOrder(r.order, r.order), status: 'CANCELED' }
+}
+
+/**
+ * One use, the credits and the points of a redemption go back to its voucher or tier; a loyalty
+ * card's tier is recalculated on the restored balance.
+ */
+export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
   if (child.related_object_type === 'voucher') {
     const stored = await tx.store.vouchers.get(child.related_object_id)
     if (!stored) return
@@ -132,6 +272,8 @@ async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       const card = await loadCard(tx, stored)
       if (child.points_taken?.length) refundCard(tx, card, child.points_taken)
       updateCardVoucher(tx, card, (v) => ({ ...v, redemption: oneUseBack(v) }))
+      const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
+      if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
       return
     }
     const credits = child.gift?.amount ?? 0
@@ -174,7 +316,7 @@ async function rollbackOrder(
   parent: Redemption,
   rollbackId: string,
   children: readonly RedemptionRollback[],
-  mode: 'WITH_ORDER' | 'WITHOUT_ORDER',
+  mode: RollbackOrderMode,
 ): Promise<Order | null> {
   const orderId = parent.order?.id
   if (!orderId) return null
