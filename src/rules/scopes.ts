@@ -91,6 +91,7 @@ export const OPERATIONS = {
   'validations.validateStackable': server('validations'),
   'redemptions.redeemStackable': server('redemptions'),
   'redemptions.rollbackStackable': server('redemptions'),
+  'redemptions.rollback': server('redemptions'),
   'redemptions.get': server('redemptions'),
   'campaigns.create': server('campaigns'),
   'campaigns.get': server('campaigns'),
