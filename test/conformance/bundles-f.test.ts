@@ -13,7 +13,7 @@ const part = (id: string, units = 1) => ({
 
 interface Setup {
   discount: Record<string, unknown>
-  bundle: string[] | { id: string; units: number }[]
+  bundle: (string | { id: string; units: number })[]
   limit?: number
   applicable_to?: Record<string, unknown>
   as?: 'tier' | 'coupon'
