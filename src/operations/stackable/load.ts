@@ -73,7 +73,7 @@ export async function loadRequest(
         segments: customer.value.segments ?? [],
         loyalty_tiers: await customerTiers(store, customer.value.id, now),
       }
-    : null
+    : unknownCustomer(request.customer)
 
   return {
     input: {
@@ -125,6 +125,16 @@ async function findRequestCustomer(
     return found
   }
   return input.source_id ? ctx.store.customers.findBy('source_id', input.source_id) : undefined
+}
+
+/**
+ * A customer the request describes but the store does not know yet (a redemption creates it): rules
+ * see what the request says of it, so it is not `missing_customer`. It has no id yet (the empty id
+ * matches no holder, referrer or counter), is in no segment and holds no tier.
+ */
+function unknownCustomer(input: StackableRequest['customer']): EvalCustomer | null {
+  if (!input?.source_id) return null
+  return { id: '', source_id: input.source_id, metadata: input.metadata ?? {}, segments: [], loyalty_tiers: [] }
 }
 
 async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {
@@ -186,13 +196,19 @@ async function loadSubject(
       ? ((await store.campaigns.get(voucher.value.campaign_id))?.value ?? null)
       : null
     subject.categories = await categoriesOf(store, voucher.value.categories, voucher.value.category_id)
-    subject.validation_rules = await rulesFor(store, [voucher.value.id, voucher.value.campaign_id])
+    if (voucher.value.type === 'LOYALTY_CARD' && request.reward) {
+      subject.loyalty = await loadReward(store, request.reward.id, voucher.value)
+    }
+    // A pay-with-points reward assignment may carry rules of its own (reference §6.1): they hold
+    // for this redeemable like the card's and its campaign's.
+    subject.validation_rules = await rulesFor(store, [
+      voucher.value.id,
+      voucher.value.campaign_id,
+      subject.loyalty?.assignment?.id ?? null,
+    ])
     subject.locks = await liveLocks(store, voucher.value.id, now, sessionKey)
     if (voucher.value.holder_id) {
       subject.holder_source_id = (await store.customers.get(voucher.value.holder_id))?.value.source_id ?? null
-    }
-    if (voucher.value.type === 'LOYALTY_CARD' && request.reward) {
-      subject.loyalty = await loadReward(store, request.reward.id, voucher.value)
     }
     if (needsCounters(subject.validation_rules)) {
       subject.counters = await countersFor(
