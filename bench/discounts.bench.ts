@@ -1,7 +1,7 @@
 import { bench, describe } from 'vitest'
 import type { CalculatedOrder } from '../src/model/order'
 import { divRound } from '../src/money'
-import { calculateSequence, normalizeOrder, type Step } from '../src/rules/discounts'
+import { applyStep, calculateSequence, normalizeOrder, type Step } from '../src/rules/discounts'
 import { splitByWeight } from '../src/rules/discounts/caps'
 
 /**
@@ -75,6 +75,10 @@ const THIRTY: Step[] = Array.from(
   (_, i) => (i % 2 === 0 ? FIVE[(i / 2) % 5] : MORE[(i >> 1) % 5]) as Step,
 )
 const STEPS: Record<number, Step[]> = { 1: FIVE.slice(0, 1), 5: FIVE, 30: THIRTY }
+const TEN_PERCENT_OFF_ORDER: Step = {
+  kind: 'discount',
+  discount: { type: 'PERCENT', percent_off: 10, effect: 'APPLY_TO_ORDER' },
+}
 const options = { prices: { product: { prod_5h1pp1ng: 500 } } }
 
 for (const lines of [10, 100, 500]) {
@@ -86,6 +90,10 @@ for (const lines of [10, 100, 500]) {
         calculateSequence(order, steps, options)
       })
     }
+    // An order-level step on a normalised order: no line moves, so the snapshot keeps `order.items`.
+    bench(`applyStep: 10% off the order × ${lines} lines`, () => {
+      applyStep(order, TEN_PERCENT_OFF_ORDER, options)
+    })
     if (lines === 100)
       bench('floor: 5 discounts × 100 lines, arithmetic only', () => {
         floor(order)

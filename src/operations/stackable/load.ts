@@ -46,24 +46,33 @@ export async function loadRequest(
   options: { sessionKey?: string | undefined },
 ): Promise<LoadedRequest> {
   const { store } = ctx
-  const rules = await effectiveStackingRules(ctx)
-  const { requests, stackId } = await expandStack(store, request.redeemables)
+  // Reads that do not depend on each other are issued together: with a database behind the ports
+  // each await is a round trip, so the request costs a few round trips, not one per read.
+  const orderInput: OrderInput = request.order ?? {}
+  const rulesP = effectiveStackingRules(ctx)
+  const stackP = expandStack(store, request.redeemables)
+  const customerP = findRequestCustomer(ctx, request.customer)
+  const storedOrderP = findStoredOrder(store, request.order)
+  const itemsP = withCatalogIds(store, orderInput.items ?? [])
+  // Settled first, then awaited in the order the checks were made one by one, so a request with
+  // several faults always reports the same one.
+  await Promise.allSettled([rulesP, stackP, customerP, storedOrderP, itemsP])
+  const rules = await rulesP
+  const { requests, stackId } = await stackP
   checkRedeemablesCount(requests.length, rules)
+  const [customer, storedOrder, items] = [await customerP, await storedOrderP, await itemsP]
 
-  const customer = await findRequestCustomer(ctx, request.customer)
-  const storedOrder = await findStoredOrder(store, request.order)
   const vouchers = new Map<string, Stored<Voucher>>()
   const tiers = new Map<string, Stored<PromotionTier>>()
-  const subjects: RedeemableSubject[] = []
-  for (const [index, r] of requests.entries()) {
-    subjects.push(await loadSubject(ctx, r, index, now, customer?.value, options.sessionKey, vouchers, tiers))
-  }
+  const subjects = await Promise.all(
+    requests.map((r, index) => loadSubject(ctx, r, index, now, customer?.value, options.sessionKey, vouchers, tiers)),
+  )
 
-  const orderInput: OrderInput = request.order ?? {}
-  const items = await withCatalogIds(store, orderInput.items ?? [])
-  const prices = await catalogPrices(store, items, subjects)
+  const [prices, collections] = await Promise.all([
+    catalogPrices(store, items, subjects),
+    loadCollections(store, subjects),
+  ])
   const order = storedOrder ? startFromStored(storedOrder.value) : normalizeOrder({ ...orderInput, items }, { prices })
-  const collections = await loadCollections(store, subjects)
 
   const evalCustomer: EvalCustomer | null = customer
     ? {
@@ -73,7 +82,7 @@ export async function loadRequest(
         segments: customer.value.segments ?? [],
         loyalty_tiers: await customerTiers(store, customer.value.id, now),
       }
-    : null
+    : unknownCustomer(request.customer)
 
   return {
     input: {
@@ -125,6 +134,16 @@ async function findRequestCustomer(
     return found
   }
   return input.source_id ? ctx.store.customers.findBy('source_id', input.source_id) : undefined
+}
+
+/**
+ * A customer the request describes but the store does not know yet (a redemption creates it): rules
+ * see what the request says of it, so it is not `missing_customer`. It has no id yet (the empty id
+ * matches no holder, referrer or counter), is in no segment and holds no tier.
+ */
+function unknownCustomer(input: StackableRequest['customer']): EvalCustomer | null {
+  if (!input?.source_id) return null
+  return { id: '', source_id: input.source_id, metadata: input.metadata ?? {}, segments: [], loyalty_tiers: [] }
 }
 
 async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {
@@ -181,19 +200,26 @@ async function loadSubject(
     const voucher = await findVoucher(store, request.id)
     if (!voucher) return subject
     vouchers.set(voucher.value.id, voucher)
-    subject.voucher = voucher.value
-    subject.campaign = voucher.value.campaign_id
-      ? ((await store.campaigns.get(voucher.value.campaign_id))?.value ?? null)
-      : null
-    subject.categories = await categoriesOf(store, voucher.value.categories, voucher.value.category_id)
-    subject.validation_rules = await rulesFor(store, [voucher.value.id, voucher.value.campaign_id])
-    subject.locks = await liveLocks(store, voucher.value.id, now, sessionKey)
-    if (voucher.value.holder_id) {
-      subject.holder_source_id = (await store.customers.get(voucher.value.holder_id))?.value.source_id ?? null
-    }
-    if (voucher.value.type === 'LOYALTY_CARD' && request.reward) {
-      subject.loyalty = await loadReward(store, request.reward.id, voucher.value)
-    }
+    const v = voucher.value
+    subject.voucher = v
+    const reward = v.type === 'LOYALTY_CARD' && request.reward ? request.reward : undefined
+    const [campaign, categories, loyalty, ownRules, locks, holder] = await Promise.all([
+      v.campaign_id ? store.campaigns.get(v.campaign_id) : null,
+      categoriesOf(store, v.categories, v.category_id),
+      reward ? loadReward(store, reward.id, v) : undefined,
+      rulesFor(store, [v.id, v.campaign_id]),
+      liveLocks(store, v.id, now, sessionKey),
+      v.holder_id ? store.customers.get(v.holder_id) : undefined,
+    ])
+    subject.campaign = campaign?.value ?? null
+    subject.categories = categories
+    if (loyalty) subject.loyalty = loyalty
+    // A pay-with-points reward assignment may carry rules of its own (reference §6.1): they hold
+    // for this redeemable like the card's and its campaign's.
+    const assignmentId = loyalty?.assignment?.id
+    subject.validation_rules = assignmentId ? [...ownRules, ...(await rulesFor(store, [assignmentId]))] : ownRules
+    subject.locks = locks
+    if (v.holder_id) subject.holder_source_id = holder?.value.source_id ?? null
     if (needsCounters(subject.validation_rules)) {
       subject.counters = await countersFor(
         store,
@@ -210,9 +236,14 @@ async function loadSubject(
   if (!tier) return subject
   tiers.set(tier.value.id, tier)
   subject.tier = tier.value
-  subject.campaign = (await store.campaigns.get(tier.value.campaign_id))?.value ?? null
-  subject.categories = await categoriesOf(store, tier.value.categories, tier.value.category_id)
-  subject.validation_rules = await rulesFor(store, [tier.value.id])
+  const [campaign, categories, rules] = await Promise.all([
+    store.campaigns.get(tier.value.campaign_id),
+    categoriesOf(store, tier.value.categories, tier.value.category_id),
+    rulesFor(store, [tier.value.id]),
+  ])
+  subject.campaign = campaign?.value ?? null
+  subject.categories = categories
+  subject.validation_rules = rules
   if (needsCounters(subject.validation_rules)) {
     subject.counters = await countersFor(store, tier.value.id, subject.campaign, customer, now, ctx.config.timezone)
   }
@@ -348,24 +379,26 @@ function periodStarts(now: Date, timeZone: string): { day: string; week: string;
 
 /** Items that name a product or SKU by `source_id` get its id, and a SKU its product, so targeting can match them. */
 async function withCatalogIds(store: Store, items: readonly OrderItemInput[]): Promise<OrderItemInput[]> {
-  const out: OrderItemInput[] = []
-  for (const item of items) {
-    let next = item
-    if (!item.sku_id && item.related_object === 'sku' && item.source_id) {
-      const sku = await store.skus.findBy('source_id', item.source_id)
-      if (sku) next = { ...next, sku_id: sku.value.id }
-    }
-    if (!item.product_id && item.related_object !== 'sku' && item.source_id) {
-      const product = await store.products.findBy('source_id', item.source_id)
-      if (product) next = { ...next, product_id: product.value.id }
-    }
-    if (next.sku_id && !next.product_id) {
-      const sku = await store.skus.get(next.sku_id)
-      if (sku) next = { ...next, product_id: sku.value.product_id }
-    }
-    out.push(next)
+  // Most lines name their product by id already and need no read at all.
+  if (!items.some((item) => item.source_id || (item.sku_id && !item.product_id))) return [...items]
+  return Promise.all(items.map((item) => withCatalogId(store, item)))
+}
+
+async function withCatalogId(store: Store, item: OrderItemInput): Promise<OrderItemInput> {
+  let next = item
+  if (!item.sku_id && item.related_object === 'sku' && item.source_id) {
+    const sku = await store.skus.findBy('source_id', item.source_id)
+    if (sku) next = { ...next, sku_id: sku.value.id }
   }
-  return out
+  if (!item.product_id && item.related_object !== 'sku' && item.source_id) {
+    const product = await store.products.findBy('source_id', item.source_id)
+    if (product) next = { ...next, product_id: product.value.id }
+  }
+  if (next.sku_id && !next.product_id) {
+    const sku = await store.skus.get(next.sku_id)
+    if (sku) next = { ...next, product_id: sku.value.product_id }
+  }
+  return next
 }
 
 /** Catalogue prices of the products and SKUs the order and the UNIT discounts name. */

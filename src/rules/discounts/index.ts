@@ -1,5 +1,6 @@
 /** Discount calculation over orders (reference §3): pure, synchronous, plain data in and out. */
 export { allocateCapped } from './caps'
+export { creditTargets, matchedItemsAmount } from './credits'
 export { isItemEffect, type ResolvedEffect, resolveEffect } from './default-effect'
 export { MAX_ORDER_ITEMS, normalizeOrder } from './normalize-order'
 export { calculateSequence } from './sequence'

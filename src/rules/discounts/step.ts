@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import type { CalculatedOrder } from '../../model/order'
 import { amountPlan } from './amount'
-import { creditPlan } from './credits'
+import { creditPlan, creditTargets, itemCreditPlan } from './credits'
 import { isItemEffect, type ResolvedEffect, resolveEffect } from './default-effect'
 import { fixedPlan } from './fixed'
 import { percentPlan } from './percent'
@@ -18,8 +18,11 @@ import { unitPlan } from './unit'
 export function applyStep(order: CalculatedOrder, step: Step, options: CalculationOptions = {}): StepResult {
   switch (step.kind) {
     case 'credit': {
-      const plan = creditPlan(order, step)
-      return result(order, plan, null, step.amount)
+      if (step.effect === 'APPLY_TO_ITEMS') {
+        const targets = creditTargets(order, step.applicable_to, options.collections)
+        return result(order, itemCreditPlan(order, step, targets), targets, step.amount)
+      }
+      return result(order, creditPlan(order, step), null, step.amount)
     }
     case 'discount':
       return applyDiscount(order, step, options)
@@ -104,7 +107,10 @@ function result(
     added_amount: next.amount - order.amount,
     lines: plan.lines,
   }
-  if (requested !== undefined) applied.requested_amount = requested
+  if (requested !== undefined) {
+    applied.requested_amount = requested
+    applied.credited_amount = applied.total_discount_amount
+  }
   const addedUnits = plan.lines.some((line) => line.added_quantity > 0)
   return {
     order: next,

@@ -12,6 +12,11 @@ import type { AppliedLine } from './types'
 export function applyPlan(order: CalculatedOrder, plan: StepPlan): CalculatedOrder {
   const prev = order.items
   const n = prev.length
+  // An order-level step (APPLY_TO_ORDER, credits) touches no line: when no line carries an earlier
+  // step's `applied_*` either, the snapshot keeps the same items array and the step is O(1) in lines.
+  if (plan.lines.length === 0 && plan.newItems.length === 0 && !prev.some(hasApplied)) {
+    return withOrderDiscount(order, plan.orderDiscount, prev)
+  }
   const total = n + plan.newItems.length
   const effects: (AppliedLine | undefined)[] = new Array(total)
   for (const line of plan.lines) effects[line.index] = line
@@ -47,8 +52,25 @@ export function applyPlan(order: CalculatedOrder, plan: StepPlan): CalculatedOrd
     addedAmount += addedValue
   }
 
-  const amount = order.amount + addedAmount
-  const discountAmount = order.discount_amount + plan.orderDiscount
+  return withTotals(order, order.amount + addedAmount, plan.orderDiscount, itemsApplied, items)
+}
+
+function withOrderDiscount(
+  order: CalculatedOrder,
+  orderDiscount: number,
+  items: CalculatedOrderItem[],
+): CalculatedOrder {
+  return withTotals(order, order.amount, orderDiscount, 0, items)
+}
+
+function withTotals(
+  order: CalculatedOrder,
+  amount: number,
+  orderDiscount: number,
+  itemsApplied: number,
+  items: CalculatedOrderItem[],
+): CalculatedOrder {
+  const discountAmount = order.discount_amount + orderDiscount
   const itemsDiscount = order.items_discount_amount + itemsApplied
   const totalDiscount = discountAmount + itemsDiscount
   return {
@@ -58,9 +80,9 @@ export function applyPlan(order: CalculatedOrder, plan: StepPlan): CalculatedOrd
     items_discount_amount: itemsDiscount,
     total_discount_amount: totalDiscount,
     total_amount: amount > totalDiscount ? amount - totalDiscount : 0,
-    applied_discount_amount: plan.orderDiscount,
+    applied_discount_amount: orderDiscount,
     items_applied_discount_amount: itemsApplied,
-    total_applied_discount_amount: plan.orderDiscount + itemsApplied,
+    total_applied_discount_amount: orderDiscount + itemsApplied,
     items,
   }
 }

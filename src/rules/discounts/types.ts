@@ -60,6 +60,12 @@ export interface CreditStep {
   /** The credit requested, in minor units; what is applied is capped at what is left to pay. */
   amount: number
   source?: 'gift_card' | 'loyalty_points'
+  /**
+   * `APPLY_TO_ORDER` (default): an order-level discount. `APPLY_TO_ITEMS` (a gift card's `gift.effect`,
+   * reference §4): line discounts on the lines `applicable_to` matches (every line without it).
+   */
+  effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS'
+  applicable_to?: ApplicableTo
 }
 
 export type Step = DiscountStep | CreditStep
@@ -83,6 +89,8 @@ export interface AppliedAmounts {
   added_amount: number
   /** Credit steps: the amount asked for, before the cap. */
   requested_amount?: number
+  /** Credit steps: the credits applied, at order level or on the matched lines. */
+  credited_amount?: number
   /** Lines the step touched, by index, in application order. */
   lines: AppliedLine[]
 }

@@ -60,14 +60,22 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
       timeframeAnchor: tier.start_date ?? campaign?.start_date ?? null,
     })
     if (!verdict.ok)
-      return failure(promotionTierValidityError(verdict.reason, tier.id), 'promotion_tier_validity', verdict.detail)
+      return failure(
+        withCustomMessage(promotionTierValidityError(verdict.reason, tier.id), subject),
+        'promotion_tier_validity',
+        verdict.detail,
+      )
     return null
   }
   const voucher = subject.voucher
   if (!voucher) return null
   const verdict = checkValidity(voucher, now, { timeZone, timeframeAnchor: voucher.start_date ?? null })
   if (!verdict.ok)
-    return failure(voucherValidityError(verdict.reason, voucher.code), 'voucher_validity', verdict.detail)
+    return failure(
+      withCustomMessage(voucherValidityError(verdict.reason, voucher.code), subject),
+      'voucher_validity',
+      verdict.detail,
+    )
 
   const quantity = voucher.redemption.quantity
   const used = voucher.redemption.redeemed_quantity + subject.locks.count
@@ -103,6 +111,16 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
       return _never
     }
   }
+}
+
+/**
+ * The custom message of the redeemable's validation rule (its `error.message`) also explains the
+ * redeemable's own schedule: a merchant who writes "Promotion is inactive this weekend." on the rule of
+ * a tier that is off at weekends wants it shown when the tier is off (reference examples G).
+ */
+function withCustomMessage<E extends Omit<RedeemableError, 'request_id'>>(error: E, subject: RedeemableSubject): E {
+  const message = subject.validation_rules.find((r) => r.error?.message)?.error?.message
+  return message ? { ...error, error: { message } } : error
 }
 
 function checkGift(subject: RedeemableSubject, code: string, input: PipelineInput): CheckFailure | null {

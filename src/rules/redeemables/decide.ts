@@ -1,7 +1,15 @@
 import type { CalculatedOrder } from '../../model/order'
 import type { ApplicableTo } from '../../model/validation-rule'
 import { type Bundle, evaluateBundle } from '../conditions'
-import { applyStep, type CalculationOptions, finalizeOrder, type Step, type StepResult } from '../discounts'
+import {
+  applyStep,
+  type CalculationOptions,
+  creditTargets,
+  finalizeOrder,
+  matchedItemsAmount,
+  type Step,
+  type StepResult,
+} from '../discounts'
 import { payWithPoints } from '../rewards'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
 import { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
@@ -95,7 +103,7 @@ function runSequence(
       return { change: { kind: 'no_effect', index: subject.index }, applied }
     }
     const entry: Applied = { step: result, order: after }
-    if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.discount_amount ?? 0 }
+    if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.credited_amount ?? 0 }
     if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
     if (effect.bundle) entry.bundle = effect.bundle
     applied.set(subject.index, entry)
@@ -119,10 +127,17 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
   if (voucher?.type === 'GIFT_VOUCHER') {
     // Without `gift.credits` the card pays what it can of what is left (reference §4 is silent; documented).
     const credits = subject.gift?.credits ?? Math.min(availableCredits(subject), running.total_amount)
-    return {
-      step: { kind: 'credit', amount: credits, source: 'gift_card' },
-      gift: { credits, balance: voucher.gift?.balance ?? 0 },
+    const gift = { credits, balance: voucher.gift?.balance ?? 0 }
+    if (voucher.gift?.effect !== 'APPLY_TO_ITEMS') {
+      return { step: { kind: 'credit', amount: credits, source: 'gift_card' }, gift }
     }
+    const applicableTo = targetingOf(subject)
+    if (matchedItemsAmount(running, creditTargets(running, applicableTo, input.collections)) === 0) {
+      return { turndown: missingItemsAmount(applicableTo) }
+    }
+    const step: Step = { kind: 'credit', amount: credits, source: 'gift_card', effect: 'APPLY_TO_ITEMS' }
+    if (applicableTo) step.applicable_to = applicableTo
+    return { step, gift }
   }
   if (voucher?.type === 'LOYALTY_CARD') return loyaltyEffect(subject, running)
 
@@ -157,6 +172,25 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
   const applicableTo = targetingOf(subject)
   if (applicableTo) step.applicable_to = applicableTo
   return bundle ? { step, bundle } : { step }
+}
+
+/** A gift card that covers items only, and the order has none of them with an amount (reference §1.5, §4). */
+function missingItemsAmount(applicableTo: ApplicableTo | undefined): Turndown {
+  return {
+    error: {
+      code: 400,
+      key: 'missing_order_items_amount',
+      message: 'Missing applicable order items',
+      details: 'At least one applicable order item with amount is required to redeem this GIFT_VOUCHER',
+      request_id: null,
+    },
+    explanation: {
+      check: 'gift.effect',
+      detail: 'the gift card covers matched items only (APPLY_TO_ITEMS) and no matched order item has an amount',
+      expected: applicableTo ?? 'any order item with an amount',
+      actual: 0,
+    },
+  }
 }
 
 function loyaltyEffect(subject: RedeemableSubject, running: CalculatedOrder): Effect {
