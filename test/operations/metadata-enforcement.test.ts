@@ -107,3 +107,13 @@ describe('metadata schemas are enforced on writes', () => {
     expect((await engine.vouchers.create(voucherBody({ anything: [1, 2] }))).metadata).toEqual({ anything: [1, 2] })
   })
 })
+
+describe('undeclared metadata properties', () => {
+  it('are omitted from what is stored and returned once the object type has a schema', async () => {
+    const { engine } = testEngine()
+    await engine.metadataSchemas.create({ related_object: 'customer', properties: { vip: { type: 'boolean' } } })
+    const customer = await engine.customers.create({ source_id: 'x', metadata: { vip: true, nickname: 'X' } })
+    expect(customer.metadata).toEqual({ vip: true })
+    expect((await engine.customers.get('x')).metadata).toEqual({ vip: true })
+  })
+})

@@ -19,7 +19,10 @@ async function setup() {
 describe('vouchers.bulkUpdate', () => {
   it('queues the updates, then applies each one; a bad code does not stop the others', async () => {
     const { engine, store, clock } = await setup()
-    await engine.metadataSchemas.create({ related_object: 'voucher', properties: { tier: { type: 'number' } } })
+    await engine.metadataSchemas.create({
+      related_object: 'voucher',
+      properties: { tier: { type: 'number' }, keep: { type: 'string' }, color: { type: 'string' } },
+    })
     const { async_action_id } = await engine.vouchers.bulkUpdate([
       { code: 'A1', metadata: { tier: 1 } },
       { code: 'NOPE', metadata: { tier: 2 } },

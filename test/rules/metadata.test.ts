@@ -114,10 +114,11 @@ describe('checkMetadata', () => {
     expect(checkMetadata(s, { colors: ['red', 'green'] }, 'metadata').error?.path).toBe('metadata.colors[1]')
   })
 
-  it('keeps undeclared properties unless allow_defined_only', () => {
+  it('omits undeclared properties, and refuses them with allow_defined_only', () => {
     expect(checkMetadata(schema({ a: { type: 'string' } }), { a: 'x', extra: 1 }, 'metadata')).toEqual({
-      metadata: { a: 'x', extra: 1 },
+      metadata: { a: 'x' },
     })
+    expect(checkMetadata(undefined, { a: 'x', extra: 1 }, 'metadata')).toEqual({ metadata: { a: 'x', extra: 1 } })
     expect(checkMetadata(schema({ a: { type: 'string' } }, true), { a: 'x', extra: 1 }, 'metadata').error).toEqual({
       path: 'metadata.extra',
       message: 'is not defined in the product metadata schema, which allows defined properties only',
