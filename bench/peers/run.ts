@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module'
 import { Decimal } from 'decimal.js'
 import { Bench } from 'tinybench'
+import { seededRandom } from '../../src/ids'
 import type { CalculatedOrder, OrderInput } from '../../src/model/order'
 import { divRound } from '../../src/money'
 import { applyStep, normalizeOrder, type Step } from '../../src/rules/discounts'
@@ -35,19 +36,8 @@ interface Line {
   quantity: number
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 function makeCarts(lines: number, count: number, seed: number): Line[][] {
-  const next = rng(seed)
+  const next = seededRandom(seed)
   const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1))
   return Array.from({ length: count }, () =>
     Array.from({ length: lines }, (_, i) => ({
