@@ -57,8 +57,12 @@ function applyDiscount(order: CalculatedOrder, step: DiscountStep, options: Calc
     targets,
     prices: options.prices,
     once,
+    formulas: step.formulas,
+    formulaUses: [],
   }
-  return result(order, planFor(resolved, ctx), targets, undefined)
+  const r = result(order, planFor(resolved, ctx), targets, undefined)
+  if (ctx.formulaUses.length > 0) r.applied.formulas = ctx.formulaUses
+  return r
 }
 
 const NO_TARGETS: TargetSelection = Object.freeze({
