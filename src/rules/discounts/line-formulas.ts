@@ -23,6 +23,7 @@ export function lineMoney(
     { ...ctx.formulas, order: ctx.order, item },
     (v) => toMinorUnits(v, ctx.rounding),
   )
+  ctx.formulaUses ??= []
   ctx.formulaUses.push(use)
   return use.value
 }

@@ -17,8 +17,8 @@ export interface StepContext {
   once: boolean
   /** What per-line formulas read besides the order and the line (customer, redeemable, redemption). */
   formulas: FormulaContext | undefined
-  /** Per-line formula evaluations of this step, in order (filled only when a formula is present). */
-  formulaUses: FormulaUse[]
+  /** Per-line formula evaluations of this step, in order (created only when a formula is evaluated). */
+  formulaUses: FormulaUse[] | undefined
 }
 
 /** What a step decided, before it is written onto the order (see totals.ts). */

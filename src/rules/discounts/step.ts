@@ -58,10 +58,10 @@ function applyDiscount(order: CalculatedOrder, step: DiscountStep, options: Calc
     prices: options.prices,
     once,
     formulas: step.formulas,
-    formulaUses: [],
+    formulaUses: undefined,
   }
   const r = result(order, planFor(resolved, ctx), targets, undefined)
-  if (ctx.formulaUses.length > 0) r.applied.formulas = ctx.formulaUses
+  if (ctx.formulaUses !== undefined) r.applied.formulas = ctx.formulaUses
   return r
 }
 
