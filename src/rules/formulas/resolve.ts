@@ -123,8 +123,15 @@ export function evaluateField(
 ): FormulaUse {
   const outcome = evaluateFormula(formula, context)
   if (outcome.ok) {
-    const value = convert(outcome.value)
-    if (Number.isFinite(value)) return { field: name, formula, value }
+    // A result too large for a safe integer (roundToUnit throws RangeError) falls back like any failure.
+    let value = Number.NaN
+    try {
+      value = convert(outcome.value)
+    } catch (e) {
+      if (!(e instanceof RangeError)) throw e
+    }
+    if (Number.isSafeInteger(value) || (Number.isFinite(value) && !Number.isInteger(value)))
+      return { field: name, formula, value }
   }
   const reason: FormulaFailureReason = outcome.ok
     ? { code: 'not_a_number', message: 'the result is out of range', position: 0 }

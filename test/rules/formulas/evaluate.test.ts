@@ -167,3 +167,16 @@ describe('failures', () => {
     expect(value('IF(1 > 0;5;CUSTOMER_METADATA("missing"))')).toBe('5')
   })
 })
+
+describe('resolveDiscountFormulas', () => {
+  it('a result beyond a safe integer falls back to the static value', async () => {
+    const { resolveDiscountFormulas } = await import('../../../src/rules/formulas')
+    const out = resolveDiscountFormulas(
+      { type: 'AMOUNT', amount_off: 700, amount_off_formula: 'POW(10;30)', effect: 'APPLY_TO_ORDER' },
+      {},
+      'half-up',
+    )
+    expect(out?.discount).toMatchObject({ amount_off: 700, is_dynamic: true })
+    expect(out?.uses[0]?.fallback?.code).toBe('not_a_number')
+  })
+})
