@@ -186,6 +186,9 @@ function earningInput(trigger: EarningTrigger): EarningInput {
         quantity: i.quantity,
         amount: i.amount,
         subtotal_amount: i.subtotal_amount,
+        // Read by points formulas only (ORDER_ITEM_PRICE, ORDER_ITEM_METADATA).
+        price: i.price,
+        metadata: i.metadata ?? null,
       })),
     }
   }

@@ -1,6 +1,7 @@
 import type { Metadata, Validity } from '../model/common'
 import type { EarningLoyalty, EarningRule, MappingPoints, ProportionalSpec } from '../model/loyalty'
 import { decimal } from '../money'
+import { evaluateFormula, type FormulaContext, type FormulaItem } from './formulas'
 import { checkValidity } from './validity'
 
 /**
@@ -9,8 +10,13 @@ import { checkValidity } from './validity'
  * FIXED gives its `points`. PROPORTIONAL gives `floor(base / every) × points`, where the base is the
  * quantity the `calculation_type` names: a base below `every` gives 0, a negative, missing or
  * non-numeric base gives 0, and a non-positive `every` gives 0 (a rule that cannot be satisfied).
- * Amounts are in minor units (`every: 500` is $5). `points_formula` is not evaluated: the plain
- * `points` applies.
+ * Amounts are in minor units (`every: 500` is $5).
+ *
+ * A `points_formula` (FIXED: on the rule; PROPORTIONAL: on the spec of its calculation type) gives
+ * the points instead (reference §3.5, §3.6): money operands in major units (ORDER_AMOUNT of 123.45 is
+ * 123.45), metadata as stored. The formula rounds as it says (`ROUND(…;0)`, `FLOOR`); a result that
+ * is still fractional is floored to whole points, a negative one gives 0. When it cannot be evaluated
+ * (missing metadata, a syntax error) the static calculation above is the fallback.
  *
  * A tier mapping then adjusts the result: `MULTIPLY` multiplies it (exactly, with decimal.js) and
  * floors to a whole point, so a member is never given a fraction; `CUSTOM` replaces it by the
@@ -32,6 +38,9 @@ export interface EarningOrderItem {
   amount?: number | null
   /** Post-discount amount of the line, minor units. */
   subtotal_amount?: number | null
+  /** Unit price, minor units (formulas' ORDER_ITEM_PRICE; amount ÷ quantity when absent). */
+  price?: number | null
+  metadata?: Metadata | null
   /** A free item (added by a discount) never earns points. */
   free?: boolean
 }
@@ -50,6 +59,82 @@ export interface EarningInput {
 }
 
 function basePoints(loyalty: EarningLoyalty, input: EarningInput): number {
+  const formula = pointsFormula(loyalty)
+  if (formula !== undefined) {
+    const outcome = evaluateFormula(formula, formulaContext(input))
+    if (outcome.ok) {
+      const points = outcome.value.isNegative() ? 0 : outcome.value.floor().toNumber()
+      if (Number.isSafeInteger(points)) return points
+    }
+  }
+  return staticPoints(loyalty, input)
+}
+
+function pointsFormula(loyalty: EarningLoyalty): string | undefined {
+  let formula: string | undefined
+  switch (loyalty.type) {
+    case 'FIXED':
+      formula = loyalty.points_formula
+      break
+    case 'PROPORTIONAL':
+      formula = proportionalSpec(loyalty)?.points_formula
+      break
+    default: {
+      const _never: never = loyalty
+      return _never
+    }
+  }
+  return formula !== undefined && formula.trim() !== '' ? formula : undefined
+}
+
+function proportionalSpec(loyalty: Extract<EarningLoyalty, { type: 'PROPORTIONAL' }>): ProportionalSpec | undefined {
+  const ct = loyalty.calculation_type
+  switch (ct) {
+    case 'ORDER_AMOUNT':
+      return loyalty.order?.amount
+    case 'ORDER_TOTAL_AMOUNT':
+      return loyalty.order?.total_amount
+    case 'ORDER_METADATA':
+      return loyalty.order?.metadata
+    case 'CUSTOMER_METADATA':
+      return loyalty.customer?.metadata
+    case 'CUSTOM_EVENT_METADATA':
+      return loyalty.custom_event?.metadata
+    case 'ORDER_ITEMS_AMOUNT':
+      return loyalty.order_items?.amount
+    case 'ORDER_ITEMS_SUBTOTAL_AMOUNT':
+      return loyalty.order_items?.subtotal_amount
+    case 'ORDER_ITEMS_QUANTITY':
+      return loyalty.order_items?.quantity
+    default: {
+      const _never: never = ct
+      return _never
+    }
+  }
+}
+
+/** The earning input as a formula sees it; a line without a price is priced at amount ÷ quantity, floored to a minor unit. */
+function formulaContext(input: EarningInput): FormulaContext {
+  const order = input.order
+  const context: FormulaContext = { customer: input.customer ?? null }
+  if (order != null && order.amount != null) {
+    const items: FormulaItem[] = (order.items ?? []).map((item) => {
+      const quantity = item.quantity ?? 0
+      const amount = item.amount ?? 0
+      return {
+        price: item.price ?? (quantity > 0 ? Math.floor(amount / quantity) : 0),
+        amount,
+        subtotal_amount: item.subtotal_amount ?? amount,
+        quantity,
+        metadata: item.metadata ?? undefined,
+      }
+    })
+    context.order = { amount: order.amount, items, metadata: order.metadata }
+  }
+  return context
+}
+
+function staticPoints(loyalty: EarningLoyalty, input: EarningInput): number {
   switch (loyalty.type) {
     case 'FIXED':
       return Number.isSafeInteger(loyalty.points) && loyalty.points > 0 ? loyalty.points : 0

@@ -2,21 +2,32 @@ import type { AmountDiscount, AmountEffect } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
 import { mulDivRound } from '../../money'
 import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
+import { lineMoney, perLineFormula } from './line-formulas'
 import { itemPlan, lineBase, orderPlan, type StepContext, type StepPlan } from './plan'
 import type { Pick } from './targeting'
 import type { AppliedLine } from './types'
 
-/** AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over lines. */
+/**
+ * AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over
+ * lines. An `amount_off_formula` that reads `ORDER_ITEM_*` gives each line (or each unit of it) its
+ * own value for APPLY_TO_ITEMS and APPLY_TO_ITEMS_BY_QUANTITY; elsewhere it has no line to read and
+ * the static `amount_off` applies.
+ */
 export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: StepContext): StepPlan {
   const value = discount.amount_off * ctx.multiplier
+  const formula = discount.amount_off_formula === undefined ? null : perLineFormula(discount.amount_off_formula)
   switch (effect) {
     case 'APPLY_TO_ORDER':
       return orderPlan(Math.min(minCap(value, discount.aggregated_amount_limit), orderRoom(ctx.order)))
     case 'APPLY_TO_ITEMS':
+      if (formula !== null)
+        return perLine(ctx, discount, (pick) => lineAmountOff(ctx, pick, formula, discount) * ctx.multiplier)
       return perLine(ctx, discount, () => value)
     case 'APPLY_TO_ITEMS_BY_QUANTITY':
       // Per unit: bundles multiply the units (the targeting's unit limits), not the value per unit
       // (reference §F: 2 bundles, limit 1 per line, 3 mice → 2 mice at $20 = $40).
+      if (formula !== null)
+        return perLine(ctx, discount, (pick) => lineAmountOff(ctx, pick, formula, discount) * pick.units)
       return perLine(ctx, discount, (pick) => discount.amount_off * pick.units)
     case 'APPLY_TO_ITEMS_PROPORTIONALLY':
       return split(ctx, discount, value, (pick, item) => amountWeight(pick, item, ctx))
@@ -27,6 +38,11 @@ export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: 
       return _never
     }
   }
+}
+
+function lineAmountOff(ctx: StepContext, pick: Pick, formula: string, discount: AmountDiscount): number {
+  const item = ctx.order.items[pick.index] as CalculatedOrderItem
+  return lineMoney(ctx, item, pick.index, 'amount_off', formula, discount.amount_off)
 }
 
 function perLine(ctx: StepContext, discount: AmountDiscount, lineValue: (pick: Pick) => number): StepPlan {

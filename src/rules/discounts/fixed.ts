@@ -2,6 +2,7 @@ import type { FixedDiscount, FixedEffect } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
 import { divRound, divRoundBig } from '../../money'
 import { entryLineCap, lineRoom, minCap, orderRoom } from './caps'
+import { lineMoney, perLineFormula } from './line-formulas'
 import { itemPlan, orderPlan, type StepContext, type StepPlan } from './plan'
 import type { Pick } from './targeting'
 import type { AppliedLine } from './types'
@@ -11,6 +12,8 @@ import type { AppliedLine } from './types'
  * entry's own `price` wins for its lines). Never multiplied by bundles in value; the number of units
  * is (the targeting scales its unit limits). A new price is a target, not a ratio, so it always
  * starts from what is left to pay, whatever the calculation mode; nothing already cheaper is raised.
+ * A per-line price comes from the entry's `price_formula` (its `price`, then `fixed_amount`, the
+ * fallback), or from a `fixed_amount_formula` that reads `ORDER_ITEM_*`, evaluated per matched line.
  */
 export function fixedPlan(discount: FixedDiscount, effect: FixedEffect, ctx: StepContext): StepPlan {
   switch (effect) {
@@ -24,11 +27,23 @@ export function fixedPlan(discount: FixedDiscount, effect: FixedEffect, ctx: Ste
       const items = ctx.order.items
       const lines: AppliedLine[] = new Array(picks.length)
       const lineGroups: number[] = new Array(picks.length)
+      const ownFormula = perLineFormula(discount.fixed_amount_formula)
       for (let k = 0; k < picks.length; k++) {
         const pick = picks[k] as Pick
         const item = items[pick.index] as CalculatedOrderItem
         const entry = groups[pick.group]?.entry ?? null
-        const newPrice = entry?.price ?? discount.fixed_amount
+        let newPrice = entry?.price ?? discount.fixed_amount
+        const formula = entry?.price_formula ?? (entry?.price == null ? ownFormula : null)
+        if (formula != null && formula !== '') {
+          newPrice = lineMoney(
+            ctx,
+            item,
+            pick.index,
+            entry?.price_formula ? 'price' : 'fixed_amount',
+            formula,
+            newPrice,
+          )
+        }
         const room = lineRoom(item)
         const d = unitsAbove(room, item.quantity, pick.units, newPrice, ctx)
         const cap = entryLineCap(entry, room)

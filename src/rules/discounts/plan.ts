@@ -1,5 +1,6 @@
 import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 import type { RoundingMode } from '../../money'
+import type { FormulaContext, FormulaUse } from '../formulas'
 import { capLines, itemsRoom } from './caps'
 import type { TargetSelection } from './targeting'
 import type { AppliedLine, CalculationMode, CatalogPrices } from './types'
@@ -14,6 +15,10 @@ export interface StepContext {
   targets: TargetSelection
   prices: CatalogPrices | undefined
   once: boolean
+  /** What per-line formulas read besides the order and the line (customer, redeemable, redemption). */
+  formulas: FormulaContext | undefined
+  /** Per-line formula evaluations of this step, in order (created only when a formula is evaluated). */
+  formulaUses: FormulaUse[] | undefined
 }
 
 /** What a step decided, before it is written onto the order (see totals.ts). */

@@ -57,8 +57,12 @@ function applyDiscount(order: CalculatedOrder, step: DiscountStep, options: Calc
     targets,
     prices: options.prices,
     once,
+    formulas: step.formulas,
+    formulaUses: undefined,
   }
-  return result(order, planFor(resolved, ctx), targets, undefined)
+  const r = result(order, planFor(resolved, ctx), targets, undefined)
+  if (ctx.formulaUses !== undefined) r.applied.formulas = ctx.formulaUses
+  return r
 }
 
 const NO_TARGETS: TargetSelection = Object.freeze({

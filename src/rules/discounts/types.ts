@@ -2,6 +2,7 @@ import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
 import type { ApplicableTo, ApplicableToResultList } from '../../model/validation-rule'
 import type { RoundingMode } from '../../money'
+import type { FormulaContext, FormulaUse } from '../formulas'
 
 /** How a percentage finds its base: the running total, or the amount before any discount. */
 export type CalculationMode = 'DISCOUNTED_AMOUNT' | 'INITIAL_AMOUNT'
@@ -52,6 +53,12 @@ export interface DiscountStep {
   bundleMultiplier?: number
   /** This step's mode, after the caller resolved per-category overrides. Falls back to the options. */
   calculationMode?: CalculationMode
+  /**
+   * What per-line formulas (`price_formula`, a discount formula reading `ORDER_ITEM_*`) read besides
+   * the running order and the line: customer, redeemable and redemption metadata. Order-level formulas
+   * are resolved by the caller before the step (see `resolveDiscountFormulas`).
+   */
+  formulas?: FormulaContext
 }
 
 /** An order-level credit: gift-card credits or the money value of points paid with. */
@@ -93,6 +100,8 @@ export interface AppliedAmounts {
   credited_amount?: number
   /** Lines the step touched, by index, in application order. */
   lines: AppliedLine[]
+  /** Per-line formulas evaluated by this step, with the static fallbacks used; absent when none. */
+  formulas?: FormulaUse[]
 }
 
 export interface StepResult {

@@ -1,3 +1,4 @@
+import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
 import type { ApplicableTo } from '../../model/validation-rule'
 import { type Bundle, evaluateBundle } from '../conditions'
@@ -10,6 +11,7 @@ import {
   type Step,
   type StepResult,
 } from '../discounts'
+import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
 import { payWithPoints } from '../rewards'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
 import { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
@@ -63,6 +65,9 @@ interface Applied {
   gift?: { credits: number; balance: number }
   loyalty_card?: { points: number }
   bundle?: Bundle
+  /** The discount as applied when formulas set its values (`is_dynamic`), and how each came out. */
+  discount?: Discount
+  formulas?: FormulaUse[]
 }
 
 type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
@@ -106,6 +111,15 @@ function runSequence(
     if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.credited_amount ?? 0 }
     if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
     if (effect.bundle) entry.bundle = effect.bundle
+    if (effect.discount) entry.discount = effect.discount
+    const lineUses = result?.applied.formulas
+    if (effect.formulas || lineUses) {
+      entry.formulas = [...(effect.formulas ?? []), ...(lineUses ?? [])]
+      // Values set per line (a price_formula, a formula reading ORDER_ITEM_*) make the discount dynamic too.
+      if (!entry.discount && lineUses && effect.step?.kind === 'discount') {
+        entry.discount = { ...effect.step.discount, is_dynamic: true }
+      }
+    }
     applied.set(subject.index, entry)
     running = after
   }
@@ -118,6 +132,8 @@ type Effect =
       gift?: { credits: number; balance: number }
       loyalty_card?: { points: number }
       bundle?: Bundle
+      discount?: Discount
+      formulas?: FormulaUse[]
     }
   | { turndown: Turndown }
 
@@ -163,15 +179,54 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
       },
     }
   }
+  const applicableTo = targetingOf(subject)
+  // Formulas cost nothing when absent: the context is built only for a discount or target that has one.
+  const formulas = hasAnyFormula(discount, applicableTo) ? formulaContext(subject, running, input) : undefined
+  const resolved = formulas ? resolveDiscountFormulas(discount, formulas, input.rounding) : null
   const step: Step = {
     kind: 'discount',
-    discount,
+    discount: resolved?.discount ?? discount,
     calculationMode: calculationModeFor(subject.categories, input.rules),
     ...(bundle ? { bundleMultiplier: bundle.quantity } : {}),
   }
-  const applicableTo = targetingOf(subject)
   if (applicableTo) step.applicable_to = applicableTo
-  return bundle ? { step, bundle } : { step }
+  if (formulas) step.formulas = formulas
+  const out: Effect = bundle ? { step, bundle } : { step }
+  if (resolved) {
+    out.discount = resolved.discount
+    out.formulas = resolved.uses
+  }
+  return out
+}
+
+function hasAnyFormula(discount: Discount, applicableTo: ApplicableTo | undefined): boolean {
+  const d = discount as { amount_off_formula?: string; percent_off_formula?: string; fixed_amount_formula?: string }
+  if (d.amount_off_formula || d.percent_off_formula || d.fixed_amount_formula) return true
+  if (discount.type === 'UNIT') {
+    if ('units' in discount ? discount.units.some((u) => u.unit_off_formula) : discount.unit_off_formula) return true
+  }
+  return applicableTo?.included?.some((e) => e.price_formula) === true
+}
+
+/**
+ * What the redeemable's formulas read (reference §3.5): the order as it stands when its turn comes,
+ * the customer, the redemption's metadata, and the voucher's or tier's metadata and counters.
+ */
+function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): FormulaContext {
+  const voucher = subject.voucher
+  return {
+    order: running,
+    customer: input.customer,
+    redemption: { metadata: input.redemption_metadata },
+    redeemable: voucher
+      ? {
+          metadata: voucher.metadata,
+          redemption_quantity: voucher.redemption?.quantity,
+          redeemed_quantity: voucher.redemption?.redeemed_quantity,
+          publish_count: voucher.publish?.count,
+        }
+      : { metadata: subject.tier?.metadata },
+  }
 }
 
 /** A gift card that covers items only, and the order has none of them with an amount (reference §1.5, §4). */

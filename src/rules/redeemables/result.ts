@@ -4,6 +4,7 @@ import type { CalculatedOrder } from '../../model/order'
 import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList } from '../../model/validation-rule'
 import type { Bundle } from '../conditions'
+import type { FormulaUse } from '../formulas'
 import { placeResults, withStackingRulesType } from '../stacking'
 import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, SubjectOutcome } from './types'
 
@@ -31,6 +32,8 @@ export interface RedeemableResult {
   name?: string
   /** Which check decided an INAPPLICABLE or SKIPPED result, with the expected and actual values. */
   explanation?: Explanation
+  /** APPLICABLE with formulas: how each formula came out, and where the static value was the fallback. */
+  formulas?: FormulaUse[]
 }
 
 export interface ValidationResult {
@@ -106,6 +109,7 @@ export function redeemableResult(
       base.applicable_to = outcome.step?.applicable_to ?? EMPTY_LIST
       base.inapplicable_to = outcome.step?.inapplicable_to ?? EMPTY_LIST
       base.result = applicableResult(outcome, subject)
+      if (outcome.formulas) base.formulas = outcome.formulas
       return base
     }
     case 'INAPPLICABLE': {
@@ -129,7 +133,7 @@ function applicableResult(
 ): RedeemableResult['result'] {
   if (outcome.gift) return { gift: outcome.gift }
   if (outcome.loyalty_card) return { loyalty_card: outcome.loyalty_card }
-  const discount = subject.tier?.action.discount ?? subject.voucher?.discount
+  const discount = outcome.discount ?? subject.tier?.action.discount ?? subject.voucher?.discount
   if (!discount) return {}
   return outcome.bundle ? { discount, bundle: outcome.bundle } : { discount }
 }

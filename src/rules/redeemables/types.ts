@@ -1,5 +1,6 @@
 import type { Campaign } from '../../model/campaign'
 import type { Category, Metadata } from '../../model/common'
+import type { Discount } from '../../model/discount'
 import type { LoyaltyTier, Reward, RewardAssignment } from '../../model/loyalty'
 import type { CalculatedOrder } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
@@ -9,6 +10,7 @@ import type { Voucher } from '../../model/voucher'
 import type { RoundingMode } from '../../money'
 import type { Bundle, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
 import type { CatalogPrices, StepResult } from '../discounts'
+import type { FormulaUse } from '../formulas'
 import type { SkipExplanation, SkipKey } from '../stacking'
 
 /**
@@ -91,6 +93,10 @@ export type SubjectOutcome =
       gift?: { credits: number; balance: number }
       loyalty_card?: { points: number }
       bundle?: Bundle
+      /** The discount as applied when formulas set its values (`is_dynamic: true`). */
+      discount?: Discount
+      /** Each formula evaluated for this redeemable, and the static fallbacks used. */
+      formulas?: FormulaUse[]
     }
   | {
       index: number

@@ -1,0 +1,23 @@
+/** Dynamic formulas (reference §3.5): parse, evaluate over a plain context, resolve discount fields. Pure. */
+export {
+  type FormulaContext,
+  type FormulaItem,
+  MINOR_UNITS_PER_MAJOR,
+  toMajorUnits,
+  toMinorUnits,
+} from './context'
+export {
+  checkFormulaSyntax,
+  evaluateFormula,
+  type FormulaOutcome,
+  type FormulaValue,
+  readsOrderItem,
+} from './evaluate'
+export type { FormulaFailureCode, FormulaFailureReason } from './failure'
+export {
+  evaluateField,
+  type FormulaUse,
+  hasDiscountFormula,
+  type ResolvedDiscount,
+  resolveDiscountFormulas,
+} from './resolve'
