@@ -1,0 +1,25 @@
+import { describe, expect, it } from 'vitest'
+import { testEngine } from '../support/engine'
+import { program } from './loyalty-fixtures'
+
+/**
+ * Check-then-insert paths under concurrent requests: each test starts the requests together and
+ * asserts the invariant the sequential check protects. A high `maxRetries` lets every loser re-read.
+ */
+
+describe('join-once under concurrency', () => {
+  it('concurrent createMember of one existing customer with four named codes gives one card', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const club = await program(engine, { type: 'STATIC', vouchers_count: 4 })
+    await engine.customers.create({ source_id: 'ana' })
+    const codes = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.map((s) => s.value.code)
+    expect(codes).toHaveLength(4)
+    const cards = await Promise.all(
+      codes.map((code) => engine.loyalties.createMember(club.id, { customer: { source_id: 'ana' }, voucher: code })),
+    )
+    const held = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.filter((s) => s.value.holder_id)
+    expect(held).toHaveLength(1)
+    expect(new Set(cards.map((c) => c.id)).size).toBe(1)
+    expect((await store.publications.list()).total).toBe(1)
+  })
+})
