@@ -179,6 +179,11 @@ export function loyalties(ctx: Context) {
       const inputs = parse(tiersInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
+        // The overlap check reads a list and the tiers are only inserted, so two concurrent requests
+        // would not conflict: the campaign's new version (as promotions.tiers.create writes) makes the
+        // second one re-read the tiers the first committed. Written first, so any later write of the
+        // campaign in this changeset keeps the version read here.
+        tx.update('campaigns', campaign, { ...campaign.value, updated_at: tx.nowIso })
         const existing = (await tx.store.loyalty_tiers.list({ where: { campaign_id: campaign.value.id } })).data.map(
           (s) => s.value,
         )

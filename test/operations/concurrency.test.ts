@@ -23,3 +23,18 @@ describe('join-once under concurrency', () => {
     expect((await store.publications.list()).total).toBe(1)
   })
 })
+
+describe('loyalty tiers under concurrency', () => {
+  it('two concurrent createTiers with overlapping ranges: one succeeds, the other is a 400', async () => {
+    const { engine } = testEngine({ maxRetries: 20 })
+    const club = await program(engine)
+    const results = await Promise.allSettled([
+      engine.loyalties.createTiers(club.id, [{ name: 'A', points: { from: 0, to: 100 } }]),
+      engine.loyalties.createTiers(club.id, [{ name: 'B', points: { from: 50, to: 150 } }]),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected'])
+    expect(results[1]).toMatchObject({ reason: { code: 400, path: '[0].points' } })
+    const tiers = (await engine.loyalties.listTiers(club.id)).data
+    expect(tiers.map((t) => [t.name, t.points.from, t.points.to])).toEqual([['A', 0, 100]])
+  })
+})
