@@ -114,6 +114,11 @@ export function rewards(ctx: Context) {
         if (reward.value.parameters.campaign?.id === campaign.value.id) {
           throw EngineError.invalid('campaign', 'a loyalty program cannot reward points of itself')
         }
+        // The duplicate and the one-auto-redeem checks read a list, and an assignment is only inserted:
+        // writing the campaign at the version read here (same value: an assignment does not change the
+        // campaign) makes a concurrent second assignment re-read and see the first. A derived id from
+        // (reward, campaign) would stop duplicates but not a second auto_redeem reward.
+        tx.update('campaigns', campaign, campaign.value)
         const existing = await tx.store.reward_assignments.list({
           where: { related_object_id: campaign.value.id },
         })

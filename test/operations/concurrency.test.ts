@@ -38,3 +38,45 @@ describe('loyalty tiers under concurrency', () => {
     expect(tiers.map((t) => [t.name, t.points.from, t.points.to])).toEqual([['A', 0, 100]])
   })
 })
+
+describe('reward assignments under concurrency', () => {
+  async function mugs(engine: ReturnType<typeof testEngine>['engine'], n: number) {
+    const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
+    return Promise.all(
+      Array.from({ length: n }, (_, i) =>
+        engine.rewards.create({ name: `Mug ${i}`, type: 'MATERIAL', parameters: { product: { id: product.id } } }),
+      ),
+    )
+  }
+
+  it('two concurrent assignments of one reward to one program: one is stored, the other is a 409', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const club = await program(engine)
+    const [mug] = await mugs(engine, 1)
+    const body = { campaign: club.id, parameters: { loyalty: { points: 5 } } }
+    const results = await Promise.allSettled([
+      engine.rewards.createAssignment(mug?.id ?? '', body),
+      engine.rewards.createAssignment(mug?.id ?? '', body),
+    ])
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected'])
+    expect(results[1]).toMatchObject({ reason: { code: 409, key: 'duplicate_found' } })
+    expect((await store.reward_assignments.list()).total).toBe(1)
+  })
+
+  it('two concurrent auto_redeem assignments of different rewards: only one is stored', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const club = await program(engine)
+    const rewards = await mugs(engine, 2)
+    const results = await Promise.allSettled(
+      rewards.map((r) =>
+        engine.rewards.createAssignment(r.id, {
+          campaign: club.id,
+          parameters: { loyalty: { points: 5, auto_redeem: true } },
+        }),
+      ),
+    )
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected'])
+    expect(results[1]).toMatchObject({ reason: { code: 400, path: 'parameters.loyalty.auto_redeem' } })
+    expect((await store.reward_assignments.list()).total).toBe(1)
+  })
+})
