@@ -28,7 +28,7 @@ import {
   MAX_VOUCHERS_PER_CAMPAIGN_CREATE,
   normaliseVoucherTemplate,
 } from './campaigns'
-import { type Context, mutate, Tx } from './context'
+import { type Context, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
 import { afterPointsChanged } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
@@ -144,6 +144,9 @@ export function loyalties(ctx: Context) {
       const inputs = parse(earningRulesInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
+        // The limit is per project, so serialising on the campaign would not do: every creation takes
+        // one project-wide lock before counting, and a concurrent one re-counts after this commit.
+        await takeLock(tx, 'earning_rules')
         const existing = await tx.store.earning_rules.list({ count: true, limit: 1 })
         if (existing.total + inputs.length > MAX_EARNING_RULES) {
           throw EngineError.invalid('body', `would exceed the limit of ${MAX_EARNING_RULES} earning rules per project`)

@@ -80,3 +80,17 @@ describe('reward assignments under concurrency', () => {
     expect((await store.reward_assignments.list()).total).toBe(1)
   })
 })
+
+describe('the earning rule limit under concurrency', () => {
+  it('ten concurrent creations of 15 rules in two programs store at most 100 rules', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const clubs = [await program(engine, { name: 'A' }), await program(engine, { name: 'B' })]
+    const rules = Array.from({ length: 15 }, () => ({ event: 'order.paid', loyalty: { type: 'FIXED', points: 1 } }))
+    const results = await Promise.allSettled(
+      Array.from({ length: 10 }, (_, i) => engine.loyalties.createEarningRule(clubs[i % 2]?.id ?? '', rules)),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(6)
+    expect(results.filter((r) => r.status === 'rejected')).toHaveLength(4)
+    expect((await store.earning_rules.list()).total).toBe(90)
+  })
+})
