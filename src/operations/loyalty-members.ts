@@ -1,5 +1,4 @@
 import { EngineError } from '../errors'
-import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
 import type { AsyncAction, Publication } from '../model/misc'
@@ -10,6 +9,7 @@ import { pointsExpiryDate } from '../rules/points-expiry'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
+import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
 
 /**
@@ -204,7 +204,7 @@ export function recordPublication(
   options: AssignOptions,
 ): void {
   tx.insert('publications', {
-    id: tx.id(ID_PREFIX.publication),
+    id: publicationId(tx, options.source_id ?? null, campaign.id),
     voucher_id: voucher.id,
     campaign_id: campaign.id,
     customer_id: customer.id,

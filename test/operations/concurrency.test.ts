@@ -94,3 +94,46 @@ describe('the earning rule limit under concurrency', () => {
     expect((await store.earning_rules.list()).total).toBe(90)
   })
 })
+
+describe('publication source_id under concurrency', () => {
+  it('two concurrent publications with one new source_id and different codes publish once', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const coupons = await engine.campaigns.create({
+      name: 'Coupons',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      vouchers_count: 2,
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    })
+    await engine.asyncActions.runPending()
+    await engine.customers.create({ source_id: 'cat' })
+    const codes = (await store.vouchers.list({ where: { campaign_id: coupons.id } })).data.map((s) => s.value.code)
+    expect(codes).toHaveLength(2)
+    const results = await Promise.all(
+      codes.map((code) =>
+        engine.publications.create({ customer: { source_id: 'cat' }, voucher: code, source_id: 'src-1' }),
+      ),
+    )
+    expect((await store.publications.list({ where: { source_id: 'src-1' } })).total).toBe(1)
+    expect(results[0]?.id).toBe(results[1]?.id)
+    const held = (await store.vouchers.list({ where: { campaign_id: coupons.id } })).data.filter(
+      (s) => s.value.holder_id,
+    )
+    expect(held).toHaveLength(1)
+  })
+
+  it('two concurrent createMember with one publication source_id for two customers give one card', async () => {
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const club = await program(engine, { type: 'STATIC', vouchers_count: 2 })
+    await engine.customers.create({ source_id: 'a' })
+    await engine.customers.create({ source_id: 'b' })
+    const codes = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.map((s) => s.value.code)
+    const cards = await Promise.all(
+      ['a', 'b'].map((who, i) =>
+        engine.loyalties.createMember(club.id, { customer: { source_id: who }, voucher: codes[i], source_id: 'pub-1' }),
+      ),
+    )
+    expect(cards[0]?.id).toBe(cards[1]?.id)
+    expect((await store.publications.list()).total).toBe(1)
+  })
+})
