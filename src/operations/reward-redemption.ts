@@ -86,6 +86,8 @@ export async function redeemReward(
         remainingTotal: order.total_amount,
         balance: spendablePoints(tx, card),
         requestedPoints: input.reward.points ?? null,
+        // The spec: "When the card balance is lower than the points, only the available points are applied."
+        capAtBalance: true,
       })
       if (!paid.ok) {
         if (paid.reason === 'loyalty_card_points_exceeded') throw pointsExceeded(paid.requested, paid.balance)

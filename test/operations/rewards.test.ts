@@ -120,9 +120,13 @@ describe('loyalties.redeemReward', () => {
     })
     expect(r2.order).toMatchObject({ discount_amount: 2000, total_amount: 3000 })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(4474)
-    await expect(
-      engine.loyalties.redeemReward(null, card.id, { reward: { id: coin.id, points: 5000 }, order: { amount: 5000 } }),
-    ).rejects.toMatchObject({ code: 400, key: 'loyalty_card_points_exceeded' })
+    // More points than the balance: only the available points are applied (spec), not refused.
+    const r3 = await engine.loyalties.redeemReward(null, card.id, {
+      reward: { id: coin.id, points: 5000 },
+      order: { amount: 100000 },
+    })
+    expect(r3).toMatchObject({ amount: 4474, order: { discount_amount: 89480, total_amount: 10520 } })
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(0)
     await expect(engine.loyalties.redeemReward(null, card.id, { reward: { id: coin.id } })).rejects.toMatchObject({
       code: 400,
       path: 'order',
