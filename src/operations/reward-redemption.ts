@@ -22,6 +22,7 @@ import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
+import { hashTrackingId } from './stackable/tracking'
 
 /**
  * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
@@ -140,7 +141,7 @@ export async function redeemReward(
       object: 'redemption',
       date: tx.nowIso,
       customer_id: holder.value.id,
-      tracking_id: holder.value.source_id,
+      tracking_id: holder.value.source_id === null ? null : hashTrackingId(holder.value.source_id),
       metadata,
       amount: points,
       points_taken: taken,

@@ -145,6 +145,8 @@ describe('loyalties.redeemReward', () => {
     await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 4 } } })
     const r = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
     expect(r).toMatchObject({ amount: 4, reward: { id: mug.id, stock: 0, redeemed: 1 } })
+    // The hashed customer source id, as stacked redemptions give (never the source id itself).
+    expect(r.tracking_id).toBe('track_K9gGyX8OAK8aH8Myj6djqSaX')
     expect(await engine.rewards.get(mug.id)).toMatchObject({ stock: 0, redeemed: 1 })
     const types = (await engine.customers.listActivity('alice', { limit: 100 })).data.map((a) => a.type)
     expect(types).toEqual(
