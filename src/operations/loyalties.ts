@@ -6,6 +6,7 @@ import type { ListEnvelope } from '../model/common'
 import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
+import { codeSpace } from '../rules/codes'
 import { TIER_EVENTS } from '../rules/earning'
 import { campaignBaseEntries } from '../schema/campaign'
 import { nonEmptyString, opt } from '../schema/common'
@@ -70,6 +71,16 @@ export function loyalties(ctx: Context) {
         { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, ...input.voucher },
         input.start_date,
       )
+      // The cards are generated later, so a code space too small for them must be refused now, not
+      // leave a program whose generation can only fail.
+      const count = input.vouchers_count ?? 0
+      const space = codeSpace(voucher.code_config ?? {}, 'voucher.code_config')
+      if (count > space) {
+        throw EngineError.invalid(
+          'vouchers_count',
+          `is ${count} but voucher.code_config allows only ${space} distinct codes; use a longer pattern or a larger charset`,
+        )
+      }
       return mutate(ctx, async (tx) => {
         const campaign = await buildCampaign(
           tx,
@@ -84,7 +95,7 @@ export function loyalties(ctx: Context) {
           },
         )
         tx.insert('campaigns', campaign)
-        enqueue(tx, LOYALTY_CODES_ACTION, { campaign_id: campaign.id, count: input.vouchers_count ?? 0 })
+        enqueue(tx, LOYALTY_CODES_ACTION, { campaign_id: campaign.id, count })
         return campaign
       })
     },

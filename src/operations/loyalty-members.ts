@@ -36,6 +36,22 @@ export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<
   return { campaign_id: campaignId, vouchers_count: count }
 }
 
+/**
+ * A failed generation (its writes discarded) marks the program FAILED instead of leaving it
+ * IN_PROGRESS for ever; the cards that exist stay counted.
+ */
+export async function loyaltyCodesFailure(tx: Tx, action: AsyncAction): Promise<void> {
+  const { campaign_id: campaignId } = action.payload as { campaign_id: string }
+  const stored = await tx.store.campaigns.get(campaignId)
+  if (!stored) return
+  tx.update('campaigns', stored, {
+    ...stored.value,
+    creation_status: 'FAILED',
+    vouchers_generation_status: 'FAILED',
+    updated_at: tx.nowIso,
+  })
+}
+
 /** Generates `count` cards of a loyalty program, each holding the template's initial points as a bucket. */
 export async function issueCards(tx: Tx, campaign: Campaign, count: number): Promise<CardState[]> {
   if (count === 0) return []
