@@ -150,8 +150,9 @@ export async function must<C extends CollectionName>(
   collection: C,
   id: string,
   resourceType: string,
+  path?: string,
 ): Promise<Stored<Entity<C>>> {
   const stored = await ctx.store[collection].get(id)
-  if (!stored) throw EngineError.notFound(resourceType, id)
+  if (!stored) throw EngineError.notFound(resourceType, id, path)
   return stored as Stored<Entity<C>>
 }

@@ -275,7 +275,7 @@ function mutateFree<T>(ctx: Context, read: (tx: Tx) => Promise<T>): Promise<T> {
 async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<Stored<Campaign>> {
   const id = parse(nonEmptyString, idOrName, 'campaignId')
   const found = await findCampaign(ctx.store, id)
-  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id)
+  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id, 'campaignId')
   return found
 }
 
@@ -288,8 +288,8 @@ export async function memberCard(ctx: Context, campaignId: string | null, member
   const id = parse(nonEmptyString, memberId, 'memberId')
   const campaign = campaignId === null ? null : await loyaltyCampaign(ctx, campaignId)
   const card = (await ctx.store.vouchers.get(id)) ?? (await ctx.store.vouchers.findBy('code', id))
-  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id)
-  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id)
+  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id, 'memberId')
+  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id, 'memberId')
   return card
 }
 

@@ -44,7 +44,7 @@ export function orders(ctx: Context) {
       const input = parse(orderBody, body)
       return mutate(ctx, async (tx) => {
         const existing = await findOrder(tx, id)
-        if (!existing) throw EngineError.notFound('order', id)
+        if (!existing) throw EngineError.notFound('order', id, 'orderId')
         return save(tx, existing, input)
       })
     },
@@ -52,7 +52,7 @@ export function orders(ctx: Context) {
     async get(orderId: string): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const found = (await ctx.store.orders.get(id)) ?? (await ctx.store.orders.findBy('source_id', id))
-      if (!found) throw EngineError.notFound('order', id)
+      if (!found) throw EngineError.notFound('order', id, 'orderId')
       return found.value
     },
   }

@@ -94,7 +94,7 @@ export function redemptions(ctx: Context) {
     async get(redemptionId: string): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
-      if (!found) throw EngineError.notFound('redemption', id)
+      if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')
       return found.value
     },
   }

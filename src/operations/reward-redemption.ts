@@ -40,7 +40,7 @@ export async function redeemReward(
   const card0 = await memberCard(ctx, campaignId, memberId)
   return mutate(ctx, async (tx) => {
     const stored = await tx.store.vouchers.get(card0.value.id)
-    if (!stored) throw EngineError.notFound('voucher', memberId)
+    if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')
     const card = await loadCard(tx, stored)
     const campaign = await tx.store.campaigns.get(stored.value.campaign_id ?? '')
     if (!campaign) throw EngineError.notFound('campaign', stored.value.campaign_id ?? '')

@@ -86,7 +86,7 @@ export function rewards(ctx: Context) {
     },
 
     async get(rewardId: string): Promise<Reward> {
-      return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward')).value
+      return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward', 'rewardId')).value
     },
 
     /**
@@ -97,7 +97,7 @@ export function rewards(ctx: Context) {
       const id = parse(nonEmptyString, rewardId, 'rewardId')
       const input = parse(rewardAssignmentInput, body)
       return mutate(ctx, async (tx) => {
-        const reward = await must(tx.ctx, 'rewards', id, 'reward')
+        const reward = await must(tx.ctx, 'rewards', id, 'reward', 'rewardId')
         const campaign = await findCampaign(tx.store, input.campaign)
         if (campaign?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', input.campaign)
         const loyalty = input.parameters?.loyalty

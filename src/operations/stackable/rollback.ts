@@ -131,7 +131,7 @@ export async function rollback(
   mode: RollbackOrderMode,
 ): Promise<StackedRollback> {
   const parent = await tx.store.redemptions.get(parentId)
-  if (!parent) throw EngineError.notFound('redemption', parentId)
+  if (!parent) throw EngineError.notFound('redemption', parentId, 'parentRedemptionId')
   if (parent.value.redemption !== null) {
     throw new EngineError({
       code: 400,
@@ -198,7 +198,7 @@ export async function rollbackSingle(
   mode: RollbackOrderMode,
 ): Promise<RedemptionRollback> {
   const stored = await tx.store.redemptions.get(redemptionId)
-  if (!stored) throw EngineError.notFound('redemption', redemptionId)
+  if (!stored) throw EngineError.notFound('redemption', redemptionId, 'redemptionId')
   const r = stored.value
   const stacked =
     r.redemption !== null || r.related_object_type === 'redemption' || r.related_object_type === 'promotion_stack'
