@@ -229,6 +229,8 @@ export function loyalties(ctx: Context) {
               metadata: await enforceMetadata(tx, 'loyalty_tier', input.metadata, `[${i}].metadata`),
               created_at: tx.nowIso,
               updated_at: null,
+              // The spec lists the field; it is a member's (getMemberTier fills it), so null here.
+              expiration: null,
               object: 'loyalty_tier',
             }),
           )
@@ -252,7 +254,8 @@ export function loyalties(ctx: Context) {
         limit: q.limit ?? 10,
         page: q.page ?? 1,
       })
-      return { object: 'list', data_ref: 'data', data: page.data.map((s) => s.value), total: page.total }
+      const data = page.data.map((s) => ({ ...s.value, expiration: s.value.expiration ?? null }))
+      return { object: 'list', data_ref: 'data', data, total: page.total }
     },
 
     /** Redeems a reward with a member's points (see `reward-redemption.ts`). */
