@@ -15,7 +15,7 @@ import { files } from './operations/files'
 import { loyalties } from './operations/loyalties'
 import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
-import { LOYALTY_CODES_ACTION, loyaltyCodesHandler } from './operations/loyalty-members'
+import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
 import { products } from './operations/products'
@@ -103,7 +103,7 @@ export function createEngine(options: EngineOptions = {}) {
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
-  registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, loyaltyCodesHandler)
+  registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
   return {

@@ -72,12 +72,19 @@ export class EngineError extends Error {
     })
   }
 
-  static notFound(resourceType: string, resourceId: string, message = 'Resource not found'): EngineError {
+  /** `path` names the path parameter (`campaignId`, `memberId`, …) when the id came from one. */
+  static notFound(
+    resourceType: string,
+    resourceId: string,
+    path?: string,
+    message = 'Resource not found',
+  ): EngineError {
     return new EngineError({
       code: 404,
       key: 'not_found',
       message,
       details: `Cannot find ${resourceType} with id ${resourceId}`,
+      ...(path === undefined ? {} : { path }),
       resource_id: resourceId,
       resource_type: resourceType,
     })

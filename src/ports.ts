@@ -63,6 +63,16 @@ export interface Collections {
   redeemable_holders: RedeemableHolder
   credentials: Credential
   access_tokens: AccessToken
+  locks: Lock
+}
+
+/**
+ * A row whose only job is its version: operations whose check spans many entities (a project-wide
+ * limit) write the same lock, so concurrent ones serialise like writes of one entity.
+ */
+export interface Lock {
+  id: string
+  updated_at: string
 }
 
 export type CollectionName = keyof Collections

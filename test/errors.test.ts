@@ -116,9 +116,13 @@ describe('EngineError.notFound', () => {
     })
   })
 
-  it('takes a specific message', () => {
-    const error = EngineError.notFound('customer', 'cust_1', 'Customer not found')
-    expect([error.message, error.details]).toEqual(['Customer not found', 'Cannot find customer with id cust_1'])
+  it('names the path parameter, and takes a specific message', () => {
+    const error = EngineError.notFound('customer', 'cust_1', 'customerId', 'Customer not found')
+    expect([error.message, error.details, error.path]).toEqual([
+      'Customer not found',
+      'Cannot find customer with id cust_1',
+      'customerId',
+    ])
   })
 })
 

@@ -50,6 +50,7 @@ const COLLECTIONS: readonly CollectionName[] = [
   'redeemable_holders',
   'credentials',
   'access_tokens',
+  'locks',
 ]
 
 function naturalKeysOf(collection: CollectionName): readonly string[] {

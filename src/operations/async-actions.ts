@@ -57,7 +57,7 @@ export interface RunSummary {
 export function asyncActions(ctx: Context) {
   return {
     async get(id: string): Promise<AsyncAction> {
-      const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action')
+      const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
       return found.value
     },
 

@@ -225,7 +225,7 @@ export function campaigns(ctx: Context) {
     async get(campaignId: string): Promise<Campaign> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const found = await findCampaign(ctx.store, id)
-      if (!found) throw EngineError.notFound('campaign', id)
+      if (!found) throw EngineError.notFound('campaign', id, 'campaignId')
       return found.value
     },
   }

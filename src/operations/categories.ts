@@ -83,7 +83,7 @@ export function categories(ctx: Context) {
     async get(categoryId: string): Promise<Category> {
       const id = parse(nonEmptyString, categoryId, 'categoryId')
       const found = await findCategory(ctx, id)
-      if (!found) throw EngineError.notFound('category', id)
+      if (!found) throw EngineError.notFound('category', id, 'categoryId')
       return found.value
     },
   }

@@ -133,14 +133,26 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
   )
 }
 
+/**
+ * Writes the named lock row (inserting it the first time), so two concurrent transactions that both
+ * take it cannot both commit: the second re-reads whatever the first wrote. Take it before the reads
+ * it protects.
+ */
+export async function takeLock(tx: Tx, name: string): Promise<void> {
+  const stored = await tx.store.locks.get(name)
+  if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })
+  else tx.insert('locks', { id: name, updated_at: tx.nowIso })
+}
+
 /** Reads a required entity or throws 404. */
 export async function must<C extends CollectionName>(
   ctx: Context,
   collection: C,
   id: string,
   resourceType: string,
+  path?: string,
 ): Promise<Stored<Entity<C>>> {
   const stored = await ctx.store[collection].get(id)
-  if (!stored) throw EngineError.notFound(resourceType, id)
+  if (!stored) throw EngineError.notFound(resourceType, id, path)
   return stored as Stored<Entity<C>>
 }

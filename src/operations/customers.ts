@@ -88,7 +88,7 @@ export function customers(ctx: Context) {
 
     async get(idOrSourceId: string): Promise<Customer> {
       const found = await findCustomer(ctx, parse(v.pipe(v.string(), v.minLength(1)), idOrSourceId, 'customerId'))
-      if (!found) throw EngineError.notFound('customer', idOrSourceId)
+      if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
       return found.value
     },
 
@@ -100,7 +100,7 @@ export function customers(ctx: Context) {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const q = parse(activityQuery, query, 'query')
       const customer = await findCustomer(ctx, id)
-      if (!customer) throw EngineError.notFound('customer', id)
+      if (!customer) throw EngineError.notFound('customer', id, 'customerId')
       const where: Record<string, FieldFilter> = { customer_id: customer.value.id }
       if (q.campaign_id !== undefined) where.campaign_id = q.campaign_id
       if (q.campaign_type !== undefined) where.campaign_type = q.campaign_type
@@ -141,7 +141,7 @@ export function customers(ctx: Context) {
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {
         const found = await findCustomer(tx.ctx, id)
-        if (!found) throw EngineError.notFound('customer', id)
+        if (!found) throw EngineError.notFound('customer', id, 'customerId')
         const segments = found.value.segments ?? []
         if (segments.includes(segment)) return found.value
         const next: Customer = { ...found.value, segments: [...segments, segment], updated_at: tx.nowIso }
@@ -161,7 +161,7 @@ export function customers(ctx: Context) {
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {
         const found = await findCustomer(tx.ctx, id)
-        if (!found) throw EngineError.notFound('customer', id)
+        if (!found) throw EngineError.notFound('customer', id, 'customerId')
         const segments = found.value.segments ?? []
         if (!segments.includes(segment)) return found.value
         const next: Customer = {

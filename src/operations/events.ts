@@ -23,63 +23,74 @@ export interface CustomEvent {
  * properties: {...}})`): the event's metadata is checked against it, and earning rules on that event
  * name their schema by `custom_event.schema_id`.
  */
+/** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
+export interface CreateEvent {
+  (body: unknown): Promise<CustomEvent>
+  (name: string, body: unknown): Promise<CustomEvent>
+}
+
 export function events(ctx: Context) {
-  return {
-    async create(name: string, body: unknown): Promise<CustomEvent> {
-      const type = parse(eventName, name, 'event')
-      const input = parse(eventInput, body)
-      return mutate(ctx, async (tx) => {
-        const schema = await tx.store.metadata_schemas.findBy('related_object', type)
-        if (!schema) {
-          throw new EngineError({
-            code: 404,
-            key: 'not_found',
-            message: 'Resource not found',
-            details: `Cannot find a custom event named ${type}: define it with a metadata schema whose related_object is ${type}`,
-            path: 'event',
-            resource_id: type,
-            resource_type: 'event',
-          })
-        }
-        const metadata = await enforceMetadata(tx, type, input.metadata)
-        const customer = await resolveCustomer(tx, input.customer, { create: true })
-        if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
-        const c = customer.value
-        tx.emit('customer.custom_event', c.id, {
-          event: { type, metadata },
-          customer: { id: c.id, source_id: c.source_id },
-        })
-        if (input.referral?.code) {
-          await convertReferralOnCustomEvent(tx, {
-            eventName: type,
-            customerId: c.id,
-            referral: input.referral.referrer_id
-              ? { code: input.referral.code, referrer_id: input.referral.referrer_id }
-              : { code: input.referral.code },
-          })
-        }
-        await fireEarningRules(tx, {
-          event: type,
-          customer: c,
-          customEvent: { schemaId: schema.value.id, metadata },
-          cardCode: input.loyalty?.code,
-        })
-        return {
-          object: 'event',
-          type,
-          customer: {
-            id: c.id,
-            source_id: c.source_id,
-            name: c.name ?? null,
-            email: c.email ?? null,
-            metadata: c.metadata,
-            object: 'customer',
-          },
-          referral: null,
-          loyalty: null,
-          metadata,
-        }
-      })
-    },
+  const create = async (first: unknown, second?: unknown): Promise<CustomEvent> => {
+    if (typeof first === 'string') return createEvent(ctx, first, second)
+    const name = typeof first === 'object' && first !== null ? (first as { event?: unknown }).event : undefined
+    return createEvent(ctx, name, first)
   }
+  return { create: create as CreateEvent }
+}
+
+async function createEvent(ctx: Context, name: unknown, body: unknown): Promise<CustomEvent> {
+  const type = parse(eventName, name, 'event')
+  const input = parse(eventInput, body)
+  return mutate(ctx, async (tx) => {
+    const schema = await tx.store.metadata_schemas.findBy('related_object', type)
+    if (!schema) {
+      throw new EngineError({
+        code: 404,
+        key: 'not_found',
+        message: 'Resource not found',
+        details: `Cannot find a custom event named ${type}: define it with a metadata schema whose related_object is ${type}`,
+        path: 'event',
+        resource_id: type,
+        resource_type: 'event',
+      })
+    }
+    const metadata = await enforceMetadata(tx, type, input.metadata)
+    const customer = await resolveCustomer(tx, input.customer, { create: true })
+    if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
+    const c = customer.value
+    tx.emit('customer.custom_event', c.id, {
+      event: { type, metadata },
+      customer: { id: c.id, source_id: c.source_id },
+    })
+    if (input.referral?.code) {
+      await convertReferralOnCustomEvent(tx, {
+        eventName: type,
+        customerId: c.id,
+        referral: input.referral.referrer_id
+          ? { code: input.referral.code, referrer_id: input.referral.referrer_id }
+          : { code: input.referral.code },
+      })
+    }
+    await fireEarningRules(tx, {
+      event: type,
+      customer: c,
+      customEvent: { schemaId: schema.value.id, metadata },
+      cardCode: input.loyalty?.code,
+    })
+    return {
+      object: 'event',
+      type,
+      customer: {
+        id: c.id,
+        source_id: c.source_id,
+        name: c.name ?? null,
+        email: c.email ?? null,
+        metadata: c.metadata,
+        object: 'customer',
+      },
+      referral: null,
+      loyalty: null,
+      metadata,
+    }
+  })
 }

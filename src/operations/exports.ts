@@ -153,7 +153,7 @@ export function exports(ctx: Context) {
       const input = parse(exportInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await findCampaign(tx, key)
-        if (!campaign) throw EngineError.notFound('campaign', key)
+        if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
         const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
         const created = tx.insert('exports', {
           id: tx.id(ID_PREFIX.export),
@@ -176,7 +176,7 @@ export function exports(ctx: Context) {
     },
 
     async get(id: string): Promise<Export> {
-      return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export')).value
+      return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
     },
   }
 }

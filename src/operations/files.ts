@@ -24,7 +24,7 @@ export function files(ctx: Context) {
       const key = parse(nonEmptyString, idOrUrl, 'id')
       const id = key.startsWith('memory://files/') ? key.slice('memory://files/'.length) : key
       const found = await ctx.store.files.get(id)
-      if (!found) throw EngineError.notFound('file', key)
+      if (!found) throw EngineError.notFound('file', key, 'id')
       return found.value
     },
   }

@@ -6,6 +6,7 @@ import type { ListEnvelope } from '../model/common'
 import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
+import { codeSpace } from '../rules/codes'
 import { TIER_EVENTS } from '../rules/earning'
 import { campaignBaseEntries } from '../schema/campaign'
 import { nonEmptyString, opt } from '../schema/common'
@@ -28,7 +29,7 @@ import {
   MAX_VOUCHERS_PER_CAMPAIGN_CREATE,
   normaliseVoucherTemplate,
 } from './campaigns'
-import { type Context, mutate, Tx } from './context'
+import { type Context, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
 import { afterPointsChanged } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
@@ -70,6 +71,16 @@ export function loyalties(ctx: Context) {
         { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, ...input.voucher },
         input.start_date,
       )
+      // The cards are generated later, so a code space too small for them must be refused now, not
+      // leave a program whose generation can only fail.
+      const count = input.vouchers_count ?? 0
+      const space = codeSpace(voucher.code_config ?? {}, 'voucher.code_config')
+      if (count > space) {
+        throw EngineError.invalid(
+          'vouchers_count',
+          `is ${count} but voucher.code_config allows only ${space} distinct codes; use a longer pattern or a larger charset`,
+        )
+      }
       return mutate(ctx, async (tx) => {
         const campaign = await buildCampaign(
           tx,
@@ -84,7 +95,7 @@ export function loyalties(ctx: Context) {
           },
         )
         tx.insert('campaigns', campaign)
-        enqueue(tx, LOYALTY_CODES_ACTION, { campaign_id: campaign.id, count: input.vouchers_count ?? 0 })
+        enqueue(tx, LOYALTY_CODES_ACTION, { campaign_id: campaign.id, count })
         return campaign
       })
     },
@@ -144,6 +155,9 @@ export function loyalties(ctx: Context) {
       const inputs = parse(earningRulesInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
+        // The limit is per project, so serialising on the campaign would not do: every creation takes
+        // one project-wide lock before counting, and a concurrent one re-counts after this commit.
+        await takeLock(tx, 'earning_rules')
         const existing = await tx.store.earning_rules.list({ count: true, limit: 1 })
         if (existing.total + inputs.length > MAX_EARNING_RULES) {
           throw EngineError.invalid('body', `would exceed the limit of ${MAX_EARNING_RULES} earning rules per project`)
@@ -179,6 +193,11 @@ export function loyalties(ctx: Context) {
       const inputs = parse(tiersInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
+        // The overlap check reads a list and the tiers are only inserted, so two concurrent requests
+        // would not conflict: the campaign's new version (as promotions.tiers.create writes) makes the
+        // second one re-read the tiers the first committed. Written first, so any later write of the
+        // campaign in this changeset keeps the version read here.
+        tx.update('campaigns', campaign, { ...campaign.value, updated_at: tx.nowIso })
         const existing = (await tx.store.loyalty_tiers.list({ where: { campaign_id: campaign.value.id } })).data.map(
           (s) => s.value,
         )
@@ -210,6 +229,8 @@ export function loyalties(ctx: Context) {
               metadata: await enforceMetadata(tx, 'loyalty_tier', input.metadata, `[${i}].metadata`),
               created_at: tx.nowIso,
               updated_at: null,
+              // The spec lists the field; it is a member's (getMemberTier fills it), so null here.
+              expiration: null,
               object: 'loyalty_tier',
             }),
           )
@@ -233,7 +254,8 @@ export function loyalties(ctx: Context) {
         limit: q.limit ?? 10,
         page: q.page ?? 1,
       })
-      return { object: 'list', data_ref: 'data', data: page.data.map((s) => s.value), total: page.total }
+      const data = page.data.map((s) => ({ ...s.value, expiration: s.value.expiration ?? null }))
+      return { object: 'list', data_ref: 'data', data, total: page.total }
     },
 
     /** Redeems a reward with a member's points (see `reward-redemption.ts`). */
@@ -256,7 +278,7 @@ function mutateFree<T>(ctx: Context, read: (tx: Tx) => Promise<T>): Promise<T> {
 async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<Stored<Campaign>> {
   const id = parse(nonEmptyString, idOrName, 'campaignId')
   const found = await findCampaign(ctx.store, id)
-  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id)
+  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id, 'campaignId')
   return found
 }
 
@@ -269,8 +291,8 @@ export async function memberCard(ctx: Context, campaignId: string | null, member
   const id = parse(nonEmptyString, memberId, 'memberId')
   const campaign = campaignId === null ? null : await loyaltyCampaign(ctx, campaignId)
   const card = (await ctx.store.vouchers.get(id)) ?? (await ctx.store.vouchers.findBy('code', id))
-  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id)
-  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id)
+  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id, 'memberId')
+  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id, 'memberId')
   return card
 }
 

@@ -1,5 +1,4 @@
 import { EngineError } from '../errors'
-import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
 import type { AsyncAction, Publication } from '../model/misc'
@@ -10,6 +9,7 @@ import { pointsExpiryDate } from '../rules/points-expiry'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
+import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
 
 /**
@@ -34,6 +34,22 @@ export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<
     updated_at: tx.nowIso,
   })
   return { campaign_id: campaignId, vouchers_count: count }
+}
+
+/**
+ * A failed generation (its writes discarded) marks the program FAILED instead of leaving it
+ * IN_PROGRESS for ever; the cards that exist stay counted.
+ */
+export async function loyaltyCodesFailure(tx: Tx, action: AsyncAction): Promise<void> {
+  const { campaign_id: campaignId } = action.payload as { campaign_id: string }
+  const stored = await tx.store.campaigns.get(campaignId)
+  if (!stored) return
+  tx.update('campaigns', stored, {
+    ...stored.value,
+    creation_status: 'FAILED',
+    vouchers_generation_status: 'FAILED',
+    updated_at: tx.nowIso,
+  })
 }
 
 /** Generates `count` cards of a loyalty program, each holding the template's initial points as a bucket. */
@@ -111,11 +127,30 @@ export async function enrolMember(
       if (stored) return { card: await loadCard(tx, stored), created: false }
     }
   }
+  // Join-once under concurrency: "holds no card" is read from a list, and each concurrent request
+  // would then write a different card, so nothing they write overlaps. Every enrolment therefore
+  // also writes the customer at the version read before the check: of two concurrent enrolments of
+  // one customer only the first commits, the other re-reads and finds the card. (Keying membership on
+  // a derived id would need a new row per member; the customer row is the entity they share.)
+  const lock = await readCustomerForLock(tx, customer.id)
   const held = await findMemberCard(tx, campaign.value.id, customer.id)
   if (held) return { card: await loadCard(tx, held), created: false }
+  if (lock) tx.update('customers', lock, lock.value)
   const card = await takeFreeCard(tx, campaign, options.code)
   publish(tx, campaign.value, card, customer, options)
   return { card, created: true }
+}
+
+/**
+ * The stored customer to bump, or undefined when this transaction already writes them: a new
+ * customer's insert conflicts on its `source_id`, and an earlier update names a version read before
+ * the membership check, so either already serialises the enrolment.
+ */
+async function readCustomerForLock(tx: Tx, customerId: string): Promise<Stored<Customer> | undefined> {
+  const pending = tx.writes.some(
+    (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
+  )
+  return pending ? undefined : tx.store.customers.get(customerId)
 }
 
 async function publicationBySource(tx: Tx, campaignId: string, sourceId: string): Promise<Publication | undefined> {
@@ -185,7 +220,7 @@ export function recordPublication(
   options: AssignOptions,
 ): void {
   tx.insert('publications', {
-    id: tx.id(ID_PREFIX.publication),
+    id: publicationId(tx, options.source_id ?? null, campaign.id),
     voucher_id: voucher.id,
     campaign_id: campaign.id,
     customer_id: customer.id,

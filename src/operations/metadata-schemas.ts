@@ -90,7 +90,7 @@ export function metadataSchemas(ctx: Context) {
     async get(resource: string): Promise<MetadataSchema> {
       const related = parse(nonEmptyString, resource, 'resource')
       const found = await ctx.store.metadata_schemas.findBy('related_object', related)
-      if (!found) throw EngineError.notFound('metadata_schema', related)
+      if (!found) throw EngineError.notFound('metadata_schema', related, 'resource')
       return found.value
     },
 

@@ -44,7 +44,7 @@ export function orders(ctx: Context) {
       const input = parse(orderBody, body)
       return mutate(ctx, async (tx) => {
         const existing = await findOrder(tx, id)
-        if (!existing) throw EngineError.notFound('order', id)
+        if (!existing) throw EngineError.notFound('order', id, 'orderId')
         return save(tx, existing, input)
       })
     },
@@ -52,7 +52,7 @@ export function orders(ctx: Context) {
     async get(orderId: string): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const found = (await ctx.store.orders.get(id)) ?? (await ctx.store.orders.findBy('source_id', id))
-      if (!found) throw EngineError.notFound('order', id)
+      if (!found) throw EngineError.notFound('order', id, 'orderId')
       return found.value
     },
   }
@@ -60,6 +60,15 @@ export function orders(ctx: Context) {
 
 async function findOrder(tx: Tx, id: string): Promise<Stored<Order> | undefined> {
   return (await tx.store.orders.get(id)) ?? (await tx.store.orders.findBy('source_id', id))
+}
+
+/** The event of entering a status; CREATED is announced by `customer.order.created` itself. */
+const STATUS_EVENTS: Record<Order['status'], string | null> = {
+  CREATED: null,
+  PAID: 'customer.order.paid',
+  PROCESSING: 'customer.order.processing',
+  FULFILLED: 'customer.order.fulfilled',
+  CANCELED: 'customer.order.canceled',
 }
 
 async function save(
@@ -105,10 +114,16 @@ async function save(
   tx.emit(existing ? 'customer.order.updated' : 'customer.order.created', customerId, {
     order: { id: order.id, source_id: order.source_id, status: order.status },
   })
+  // A status transition is also its own event (spec Events: customer.order.processing|fulfilled|canceled|paid).
+  if (order.status !== prev?.status) {
+    const transition = STATUS_EVENTS[order.status]
+    if (transition) {
+      tx.emit(transition, customerId, {
+        order: { id: order.id, source_id: order.source_id, amount: order.amount, total_amount: order.total_amount },
+      })
+    }
+  }
   if (order.status === 'PAID' && prev?.status !== 'PAID' && customer) {
-    tx.emit('customer.order.paid', customerId, {
-      order: { id: order.id, source_id: order.source_id, amount: order.amount, total_amount: order.total_amount },
-    })
     await fireEarningRules(tx, { event: 'order.paid', customer: customer.value, order })
   }
   return order

@@ -141,7 +141,7 @@ export function products(ctx: Context) {
       const input = parse(skuInput, body)
       return mutate(ctx, async (tx) => {
         const product = await findProduct(tx.store, ref)
-        if (!product) throw EngineError.notFound('product', ref)
+        if (!product) throw EngineError.notFound('product', ref, 'productId')
         const existing = input.source_id ? await tx.store.skus.findBy('source_id', input.source_id) : undefined
         if (existing && existing.value.product_id !== product.value.id) {
           throw duplicateFound('sku', 'source_id', input.source_id ?? '')
@@ -182,7 +182,7 @@ export function products(ctx: Context) {
       const ref = parse(nonEmptyString, productId, 'productId')
       const q = parse(listSkusQuery, query)
       const product = await findProduct(ctx.store, ref)
-      if (!product) throw EngineError.notFound('product', ref)
+      if (!product) throw EngineError.notFound('product', ref, 'productId')
       const { field, direction } = orderOf(q.order, 'created_at')
       const created: { before?: string; after?: string } = {}
       if (q.start_date !== undefined) created.after = shift(q.start_date, -1)
@@ -231,7 +231,7 @@ export function products(ctx: Context) {
     async getCollection(collectionId: string): Promise<ProductCollection> {
       const id = parse(nonEmptyString, collectionId, 'productsCollectionId')
       const found = await ctx.store.product_collections.get(id)
-      if (!found) throw EngineError.notFound('products_collection', id)
+      if (!found) throw EngineError.notFound('products_collection', id, 'productsCollectionId')
       return found.value
     },
   }

@@ -95,13 +95,13 @@ async function withAssignments(store: Store, tier: PromotionTier): Promise<Promo
 
 async function promotionCampaign(tx: Tx, campaignId: string): Promise<Stored<Campaign>> {
   const found = await tx.store.campaigns.get(campaignId)
-  if (found?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', campaignId)
+  if (found?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', campaignId, 'campaignId')
   return found
 }
 
 async function tierOf(store: Store, id: string): Promise<Stored<PromotionTier>> {
   const found = await store.promotion_tiers.get(parse(nonEmptyString, id, 'promotionTierId'))
-  if (!found) throw EngineError.notFound('promotion_tier', id)
+  if (!found) throw EngineError.notFound('promotion_tier', id, 'promotionTierId')
   return found
 }
 
@@ -234,7 +234,7 @@ export function promotions(ctx: Context) {
 
       async get(id: string): Promise<PromotionStack> {
         const found = await ctx.store.promotion_stacks.get(parse(nonEmptyString, id, 'stackId'))
-        if (!found) throw EngineError.notFound('promotion_stack', id)
+        if (!found) throw EngineError.notFound('promotion_stack', id, 'stackId')
         return found.value
       },
 
@@ -245,7 +245,7 @@ export function promotions(ctx: Context) {
       async listInCampaign(campaignId: string, query?: unknown): Promise<ListEnvelope<'data', PromotionStack>> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const campaign = await ctx.store.campaigns.get(id)
-        if (campaign?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', id)
+        if (campaign?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', id, 'campaignId')
         return listStacks(query, id)
       },
     },

@@ -86,6 +86,18 @@ export function holderId(voucherId: string, customerId: string): string {
   return `${ID_PREFIX.redeemable_holder}${createHash('sha256').update(`${voucherId}:${customerId}`).digest('base64url').slice(0, 24)}`
 }
 
+/**
+ * A publication's id. With a `source_id` the id derives from it (and from `scope`, the loyalty
+ * program, when the source_id is unique per program): "is this source_id new?" is read from a list,
+ * so two concurrent requests with one new source_id and different codes would both publish; with the
+ * same id the second insert conflicts, and its retry finds the first publication.
+ */
+export function publicationId(tx: Tx, sourceId: string | null, scope?: string): string {
+  if (sourceId === null) return tx.id(ID_PREFIX.publication)
+  const key = scope === undefined ? `source:${sourceId}` : `${scope}:source:${sourceId}`
+  return `${ID_PREFIX.publication}${createHash('sha256').update(key).digest('base64url').slice(0, 24)}`
+}
+
 export async function findHolder(
   tx: Tx,
   voucherId: string,
@@ -123,7 +135,7 @@ export async function publishVoucher(
     )
   }
   const publication = tx.insert('publications', {
-    id: tx.id(ID_PREFIX.publication),
+    id: publicationId(tx, args.source_id),
     voucher_id: current.id,
     campaign_id: current.campaign_id,
     customer_id: customer.id,

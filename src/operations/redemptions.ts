@@ -10,12 +10,12 @@ import {
 } from '../rules/redeemables'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
-import { parseStackableRequest, rollbackRequest } from '../schema/stackable'
+import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
 import { loadRequest } from './stackable/load'
 import { RedemptionWriter } from './stackable/redeem'
-import { rollback, rollbackSingle } from './stackable/rollback'
+import { ROLLBACK_REFUSALS, recordFailedRollback, rollback, rollbackSingle } from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
 
 export interface StackedRedemption {
@@ -76,7 +76,9 @@ export function redemptions(ctx: Context) {
       const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
-      return mutate(ctx, async (tx) => rollback(tx, id, input, rules.redeemables_rollback_order_mode))
+      return recordingRefusals(ctx, id, input, () =>
+        mutate(ctx, async (tx) => rollback(tx, id, input, rules.redeemables_rollback_order_mode)),
+      )
     },
 
     /**
@@ -88,14 +90,33 @@ export function redemptions(ctx: Context) {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
-      return mutate(ctx, async (tx) => rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode))
+      return recordingRefusals(ctx, id, input, () =>
+        mutate(ctx, async (tx) => rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode)),
+      )
     },
 
     async get(redemptionId: string): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
-      if (!found) throw EngineError.notFound('redemption', id)
+      if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')
       return found.value
     },
+  }
+}
+
+/** Runs a rollback; a refusal is recorded as a failed rollback in its own commit, then still thrown. */
+async function recordingRefusals<T>(
+  ctx: Context,
+  redemptionId: string,
+  input: RollbackRequest,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof EngineError && ROLLBACK_REFUSALS.has(error.key)) {
+      await mutate(ctx, (tx) => recordFailedRollback(tx, redemptionId, input, error))
+    }
+    throw error
   }
 }

@@ -168,12 +168,12 @@ export function referrals(ctx: Context) {
       const q = parse(holdersQuery, query ?? {})
       const filters = parseListFilters(q.filters, HOLDER_FILTER_FIELDS)
       const voucher = await findVoucher(ctx.store, member)
-      if (!voucher) throw EngineError.notFound('voucher', member)
+      if (!voucher) throw EngineError.notFound('voucher', member, 'memberId')
       if (campaignId !== undefined) {
         const ref = parse(nonEmptyString, campaignId, 'campaignId')
         const campaign = await findCampaign(ctx.store, ref)
-        if (!campaign) throw EngineError.notFound('campaign', ref)
-        if (voucher.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', member)
+        if (!campaign) throw EngineError.notFound('campaign', ref, 'campaignId')
+        if (voucher.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', member, 'memberId')
       }
       const rows = await ctx.store.redeemable_holders.list({
         where: { redeemable_id: voucher.value.id },

@@ -22,6 +22,7 @@ import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
+import { hashTrackingId } from './stackable/tracking'
 
 /**
  * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
@@ -39,7 +40,7 @@ export async function redeemReward(
   const card0 = await memberCard(ctx, campaignId, memberId)
   return mutate(ctx, async (tx) => {
     const stored = await tx.store.vouchers.get(card0.value.id)
-    if (!stored) throw EngineError.notFound('voucher', memberId)
+    if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')
     const card = await loadCard(tx, stored)
     const campaign = await tx.store.campaigns.get(stored.value.campaign_id ?? '')
     if (!campaign) throw EngineError.notFound('campaign', stored.value.campaign_id ?? '')
@@ -86,6 +87,8 @@ export async function redeemReward(
         remainingTotal: order.total_amount,
         balance: spendablePoints(tx, card),
         requestedPoints: input.reward.points ?? null,
+        // The spec: "When the card balance is lower than the points, only the available points are applied."
+        capAtBalance: true,
       })
       if (!paid.ok) {
         if (paid.reason === 'loyalty_card_points_exceeded') throw pointsExceeded(paid.requested, paid.balance)
@@ -138,7 +141,7 @@ export async function redeemReward(
       object: 'redemption',
       date: tx.nowIso,
       customer_id: holder.value.id,
-      tracking_id: holder.value.source_id,
+      tracking_id: holder.value.source_id === null ? null : hashTrackingId(holder.value.source_id),
       metadata,
       amount: points,
       points_taken: taken,

@@ -86,7 +86,7 @@ export function rewards(ctx: Context) {
     },
 
     async get(rewardId: string): Promise<Reward> {
-      return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward')).value
+      return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward', 'rewardId')).value
     },
 
     /**
@@ -97,7 +97,7 @@ export function rewards(ctx: Context) {
       const id = parse(nonEmptyString, rewardId, 'rewardId')
       const input = parse(rewardAssignmentInput, body)
       return mutate(ctx, async (tx) => {
-        const reward = await must(tx.ctx, 'rewards', id, 'reward')
+        const reward = await must(tx.ctx, 'rewards', id, 'reward', 'rewardId')
         const campaign = await findCampaign(tx.store, input.campaign)
         if (campaign?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', input.campaign)
         const loyalty = input.parameters?.loyalty
@@ -114,6 +114,11 @@ export function rewards(ctx: Context) {
         if (reward.value.parameters.campaign?.id === campaign.value.id) {
           throw EngineError.invalid('campaign', 'a loyalty program cannot reward points of itself')
         }
+        // The duplicate and the one-auto-redeem checks read a list, and an assignment is only inserted:
+        // writing the campaign at the version read here (same value: an assignment does not change the
+        // campaign) makes a concurrent second assignment re-read and see the first. A derived id from
+        // (reward, campaign) would stop duplicates but not a second auto_redeem reward.
+        tx.update('campaigns', campaign, campaign.value)
         const existing = await tx.store.reward_assignments.list({
           where: { related_object_id: campaign.value.id },
         })

@@ -37,7 +37,7 @@ export function stackingRules(ctx: Context) {
 
   function project(projectId: string): string {
     const id = parse(nonEmptyString, projectId, 'projectId')
-    if (id !== ctx.config.projectId) throw EngineError.notFound('project', id)
+    if (id !== ctx.config.projectId) throw EngineError.notFound('project', id, 'projectId')
     return id
   }
 
@@ -94,7 +94,7 @@ export function stackingRules(ctx: Context) {
       const input = parse(stackingRulesInput, body)
       return mutate(ctx, async (tx) => {
         const current = await stored(projectKey)
-        if (!current || current.value.id !== id) throw EngineError.notFound('stacking_rules', id)
+        if (!current || current.value.id !== id) throw EngineError.notFound('stacking_rules', id, 'stackingRulesId')
         const next = { ...resolveStackingRules({ ...current.value, ...input }), id, updated_at: tx.nowIso }
         return tx.update('stacking_rules', current, next)
       })

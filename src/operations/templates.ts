@@ -100,7 +100,13 @@ export function templates(ctx: Context) {
 
     async getCampaignTemplate(id: string): Promise<CampaignTemplate> {
       return (
-        await must(ctx, 'campaign_templates', parse(nonEmptyString, id, 'campaignTemplateId'), 'campaign_template')
+        await must(
+          ctx,
+          'campaign_templates',
+          parse(nonEmptyString, id, 'campaignTemplateId'),
+          'campaign_template',
+          'campaignTemplateId',
+        )
       ).value
     },
 
@@ -138,7 +144,7 @@ export function templates(ctx: Context) {
     async createCampaignFromTemplate(templateId: string, body: unknown): Promise<Campaign> {
       const id = parse(nonEmptyString, templateId, 'campaignTemplateId')
       const overrides = parse(fromTemplateInput, body)
-      const template = await must(ctx, 'campaign_templates', id, 'campaign_template')
+      const template = await must(ctx, 'campaign_templates', id, 'campaign_template', 'campaignTemplateId')
       if (overrides.campaign_type !== undefined && overrides.campaign_type !== template.value.campaign_type) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }

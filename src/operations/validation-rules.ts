@@ -134,7 +134,7 @@ export function validationRules(ctx: Context) {
 
     async get(id: string): Promise<ValidationRule> {
       const found = await ctx.store.validation_rules.get(parse(nonEmptyString, id, 'validationRuleId'))
-      if (!found) throw EngineError.notFound('validation_rule', id)
+      if (!found) throw EngineError.notFound('validation_rule', id, 'validationRuleId')
       return found.value
     },
 

@@ -213,13 +213,13 @@ export function vouchers(ctx: Context) {
       const session = parse(nonEmptyString, sessionKey, 'sessionKey')
       await mutate(ctx, async (tx) => {
         const voucher = await findVoucher(tx.store, key)
-        if (!voucher) throw EngineError.notFound('voucher', key)
+        if (!voucher) throw EngineError.notFound('voucher', key, 'code')
         const held = await tx.store.sessions.list({
           where: { key: session, voucher_id: voucher.value.id, released_at: null },
         })
         // An expired lock holds nothing any more: it is not there to release.
         if (!held.data.some((s) => Date.parse(s.value.expires_at) > tx.now.getTime())) {
-          throw EngineError.notFound('session', session)
+          throw EngineError.notFound('session', session, 'sessionKey')
         }
         await releaseSession(tx, session, voucher.value.id)
       })
@@ -229,7 +229,7 @@ export function vouchers(ctx: Context) {
     async get(code: string): Promise<Voucher> {
       const key = parse(nonEmptyString, code, 'code')
       const found = await findVoucher(ctx.store, key)
-      if (!found) throw EngineError.notFound('voucher', key)
+      if (!found) throw EngineError.notFound('voucher', key, 'code')
       return found.value
     },
   }

@@ -79,6 +79,12 @@ export interface PayWithPointsInput {
   balance: number
   /** `reward.points` of the request, when given. */
   requestedPoints?: number | null
+  /**
+   * Requested points above the balance are capped at the balance instead of refused: the spec of
+   * `loyalties.redeemReward` says "only the available points are applied". The stacked loyalty_card
+   * redeemable keeps the refusal (reference: `loyalty_card_points_exceeded`).
+   */
+  capAtBalance?: boolean
 }
 
 export type PayWithPoints =
@@ -91,7 +97,8 @@ export type PayWithPoints =
  *
  * - With `requestedPoints`: exactly those points are used and the discount is
  *   `min(their value, remaining total)`; more points than the balance are rejected with
- *   `loyalty_card_points_exceeded` (the caller's error key), never silently capped.
+ *   `loyalty_card_points_exceeded` (the caller's error key), or with `capAtBalance` only the balance
+ *   is used.
  * - Without: the fewest whole `points_ratio` blocks whose value covers the remaining total (ceil),
  *   capped by the balance (then only the available points are used); the discount is
  *   `min(value of the points, remaining total)`. 45000 at {20, 100} → 23 blocks = 2300 points.
@@ -102,8 +109,11 @@ export function payWithPoints(coin: CoinParameters, input: PayWithPointsInput): 
   const requested = input.requestedPoints
   if (requested !== null && requested !== undefined) {
     if (!Number.isSafeInteger(requested) || requested < 1) return { ok: false, reason: 'invalid_points', requested }
-    if (requested > balance) return { ok: false, reason: 'loyalty_card_points_exceeded', requested, balance }
-    return { ok: true, points: requested, discount: Math.min(pointsValue(coin, requested), remaining) }
+    if (requested > balance && !input.capAtBalance) {
+      return { ok: false, reason: 'loyalty_card_points_exceeded', requested, balance }
+    }
+    const points = Math.min(requested, balance)
+    return { ok: true, points, discount: Math.min(pointsValue(coin, points), remaining) }
   }
   assertCoin(coin)
   const blockValue = decimal(coin.exchange_ratio).times(100)

@@ -3,10 +3,12 @@ import {
   dateTime,
   intOrNumericString,
   isoDuration,
+  limitParam,
   metadata,
   nonEmptyString,
   nonNegativeInt,
   opt,
+  pageParam,
   positiveInt,
   validityEntries,
 } from './common'
@@ -161,22 +163,8 @@ export const tiersInput = v.pipe(v.array(tierInput), v.minLength(1, 'must list a
 
 export const pageListQuery = (orders: readonly string[]) =>
   v.object({
-    limit: opt(
-      v.pipe(
-        v.number(),
-        v.integer('must be an integer'),
-        v.minValue(1, 'must be between 1 and 100'),
-        v.maxValue(100, 'must be between 1 and 100'),
-      ),
-    ),
-    page: opt(
-      v.pipe(
-        v.number(),
-        v.integer('must be an integer'),
-        v.minValue(1, 'must be between 1 and 100'),
-        v.maxValue(100, 'must be between 1 and 100'),
-      ),
-    ),
+    limit: opt(limitParam()),
+    page: opt(pageParam),
     order: opt(v.picklist(orders.flatMap((f) => [f, `-${f}`]))),
   })
 
@@ -242,14 +230,7 @@ export const ACTIVITY_CAMPAIGN_TYPES = [
 ] as const
 
 export const activityQuery = v.object({
-  limit: opt(
-    v.pipe(
-      v.number(),
-      v.integer('must be an integer'),
-      v.minValue(1, 'must be between 1 and 100'),
-      v.maxValue(100, 'must be between 1 and 100'),
-    ),
-  ),
+  limit: opt(limitParam()),
   order: opt(v.picklist(['created_at', '-created_at'])),
   starting_after_id: opt(nonEmptyString),
   start_date: opt(dateTime),

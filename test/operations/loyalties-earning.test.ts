@@ -135,6 +135,18 @@ describe('earning rules', () => {
     })
     expect(event.customer.source_id).toBe('alice')
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.points).toBe(62)
+    // The spec body as is: the name is its `event` field.
+    const spec = await engine.events.create({
+      event: 'visited_store',
+      customer: { source_id: 'alice' },
+      metadata: { visits: 1 },
+    })
+    expect(spec).toMatchObject({ type: 'visited_store', metadata: { visits: 1 } })
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.points).toBe(65)
+    await expect(engine.events.create({ customer: { source_id: 'alice' } })).rejects.toMatchObject({
+      code: 400,
+      path: 'event',
+    })
     await engine.customers.leaveSegment('alice', 'seg_vip')
     expect((await engine.customers.get('alice')).segments).toEqual([])
     const before = await snapshot(store)

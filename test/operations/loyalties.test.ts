@@ -73,6 +73,37 @@ describe('loyalties.create', () => {
     await expect(engine.loyalties.get('camp_missing')).rejects.toMatchObject({ code: 404 })
     expect(await snapshot(store)).toBe(before)
   })
+
+  it('refuses a vouchers_count above the code space of code_config up front (400 naming vouchers_count)', async () => {
+    const { engine, store } = testEngine()
+    const before = await snapshot(store)
+    const body = {
+      name: 'Tiny',
+      voucher: { type: 'LOYALTY_CARD', code_config: { pattern: 'A#', charset: '0123456789' } },
+    }
+    await expect(engine.loyalties.create({ ...body, vouchers_count: 11 })).rejects.toMatchObject({
+      code: 400,
+      path: 'vouchers_count',
+    })
+    expect(await snapshot(store)).toBe(before)
+    const fits = await engine.loyalties.create({ ...body, vouchers_count: 10 })
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    expect((await engine.loyalties.get(fits.id)).vouchers_count).toBe(10)
+  })
+
+  it('a failed card generation marks the program FAILED, not IN_PROGRESS for ever', async () => {
+    const { engine } = testEngine()
+    const voucher = { type: 'LOYALTY_CARD', code_config: { pattern: 'A#', charset: '0123456789' } }
+    await engine.loyalties.create({ name: 'First', vouchers_count: 6, voucher })
+    // Fits the space of 10 at create, but only 4 codes are left once the first program has its 6.
+    const second = await engine.loyalties.create({ name: 'Second', vouchers_count: 6, voucher })
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 2, succeeded: 1, failed: 1 })
+    expect(await engine.loyalties.get(second.id)).toMatchObject({
+      creation_status: 'FAILED',
+      vouchers_generation_status: 'FAILED',
+      vouchers_count: 0,
+    })
+  })
 })
 
 describe('loyalties.createMember', () => {

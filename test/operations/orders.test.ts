@@ -24,6 +24,28 @@ describe('orders', () => {
     expect((await engine.orders.get(order.id)).status).toBe('PAID')
   })
 
+  it('a status transition emits customer.order.<status> as well as updated; the same status again does not', async () => {
+    const { engine, clock } = testEngine()
+    await engine.orders.create({ source_id: 'o1', customer: { source_id: 'alice' }, amount: 1000 })
+    for (const status of ['PROCESSING', 'PAID', 'FULFILLED', 'FULFILLED', 'CANCELED']) {
+      clock.advance(1000)
+      await engine.orders.update('o1', { status })
+    }
+    const feed = await engine.customers.listActivity('alice', { limit: 100, order: 'created_at' })
+    expect(feed.data.map((a) => a.type).filter((t) => t.startsWith('customer.order.'))).toEqual([
+      'customer.order.created',
+      'customer.order.updated',
+      'customer.order.processing',
+      'customer.order.updated',
+      'customer.order.paid',
+      'customer.order.updated',
+      'customer.order.fulfilled',
+      'customer.order.updated',
+      'customer.order.updated',
+      'customer.order.canceled',
+    ])
+  })
+
   it('rejects bad input and unknown orders without writing', async () => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)

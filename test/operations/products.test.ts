@@ -98,7 +98,7 @@ describe('products.createSku', () => {
     ['a currency that is not ISO 4217', 'p', { sku: 'S', currency: 'euro' }, 'currency', 400],
     ['attribute values that are not strings', 'p', { sku: 'S', attributes: { size: 4 } }, 'attributes.size', 400],
     ['an empty productId', '', { sku: 'S' }, 'productId', 400],
-    ['an unknown product', 'nope', { sku: 'S' }, undefined, 404],
+    ['an unknown product', 'nope', { sku: 'S' }, 'productId', 404],
   ])('rejects %s, writing nothing', async (_label, productId, body, path, code) => {
     const { engine, store } = testEngine()
     await engine.products.create({ source_id: 'p', name: 'P' })

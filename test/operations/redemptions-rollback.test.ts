@@ -38,12 +38,23 @@ describe('rollbackStackable', () => {
     const { engine, body, clock, store } = await setup()
     const a = await engine.redemptions.redeemStackable(body)
     clock.set('2026-04-15T10:00:00.001Z')
-    const before = await snapshot(store)
+    const before = await snapshot(store, ['redemption_rollbacks', 'activities'])
     await expect(engine.redemptions.rollbackStackable(a.parent_redemption.id)).rejects.toMatchObject({
       code: 400,
       key: 'rollback_period_expired',
     })
-    expect(await snapshot(store)).toBe(before)
+    expect(await snapshot(store, ['redemption_rollbacks', 'activities'])).toBe(before)
+    // The refusal is recorded in its own commit: a failed rollback of the parent and its activity.
+    const [failed, ...others] = (await store.redemption_rollbacks.list()).data.map((s) => s.value)
+    expect(others).toEqual([])
+    expect(failed).toMatchObject({
+      redemption: a.parent_redemption.id,
+      result: 'FAILURE',
+      status: 'FAILED',
+      failure_code: 'rollback_period_expired',
+      failure_message: 'Rollback period expired',
+    })
+    expect(failed?.id.startsWith('rrf_')).toBe(true)
     clock.set('2026-04-15T10:00:00.000Z')
     expect((await engine.redemptions.rollbackStackable(a.parent_redemption.id)).parent_rollback.result).toBe('SUCCESS')
   })

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { EngineOptions } from '../../src/engine'
 import { rejection, snapshot, testEngine } from '../support/engine'
+
+/** What a refused rollback writes: the failed rollback and its activity. */
+const REFUSAL_RECORDS = ['redemption_rollbacks', 'activities']
+
 import { member, program } from './loyalty-fixtures'
 
 async function setup(initialPoints: number, options: EngineOptions = {}) {
@@ -68,7 +72,7 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
   it('twice → already_rolled_back; a foreign customer → invalid_customer; older than 3 months → rollback_period_expired', async () => {
     const { engine, store, clock, club, card, mug } = await setup(10)
     const r = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
-    const before = await snapshot(store)
+    const before = await snapshot(store, REFUSAL_RECORDS)
     expect((await rejection(engine.redemptions.rollback(r.id, { customer: { source_id: 'bob' } }))).key).toBe(
       'invalid_customer',
     )
@@ -78,21 +82,36 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
       code: 400,
       key: 'rollback_period_expired',
     })
-    expect(await snapshot(store)).toBe(before)
+    expect(await snapshot(store, REFUSAL_RECORDS)).toBe(before)
+    // Each refusal is recorded (reference §9.9): a failed rollback and customer.redemption.rollback.failed.
+    const failed = (await store.redemption_rollbacks.list()).data.map((s) => s.value)
+    expect(failed.map((f) => f.failure_code).sort()).toEqual([
+      'invalid_customer',
+      'invalid_order',
+      'rollback_period_expired',
+    ])
+    for (const f of failed) {
+      expect(f).toMatchObject({ redemption: r.id, result: 'FAILURE', status: 'FAILED' })
+      expect(f.id.startsWith('rrf_')).toBe(true)
+      expect(f).not.toHaveProperty('loyalty_card')
+    }
+    const events = await engine.customers.listActivity('alice', { type: 'customer.redemption.rollback.failed' })
+    expect(events.data).toHaveLength(3)
     clock.set('2026-04-15T10:00:00.000Z')
     await engine.redemptions.rollback(r.id, { customer: { source_id: 'alice' } })
-    const rolled = await snapshot(store)
+    const rolled = await snapshot(store, REFUSAL_RECORDS)
     expect(await rejection(engine.redemptions.rollback(r.id))).toMatchObject({ code: 400, key: 'already_rolled_back' })
-    expect(await snapshot(store)).toBe(rolled)
+    expect(await snapshot(store, REFUSAL_RECORDS)).toBe(rolled)
+    expect((await store.redemption_rollbacks.list({ where: { result: 'FAILURE' } })).total).toBe(4)
     expect((await rejection(engine.redemptions.rollback('r_nope'))).code).toBe(404)
     // The stacked endpoint refuses a single redemption (it has no children to give back).
     const again = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
-    const kept = await snapshot(store)
+    const kept = await snapshot(store, REFUSAL_RECORDS)
     expect(await rejection(engine.redemptions.rollbackStackable(again.id))).toMatchObject({
       code: 400,
       key: 'invalid_redemption',
     })
-    expect(await snapshot(store)).toBe(kept)
+    expect(await snapshot(store, REFUSAL_RECORDS)).toBe(kept)
   })
 
   it('a stacked parent or child is refused with invalid_redemption', async () => {
@@ -107,7 +126,7 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
       order: { amount: 5000 },
       customer: { source_id: 'alice' },
     })
-    const before = await snapshot(store)
+    const before = await snapshot(store, REFUSAL_RECORDS)
     for (const id of [stacked.parent_redemption.id, stacked.redemptions[0]?.id as string]) {
       expect(await rejection(engine.redemptions.rollback(id))).toMatchObject({
         code: 400,
@@ -115,7 +134,7 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
         details: 'You can rollback only a single redemption. Use different endpoint for stacked redemption.',
       })
     }
-    expect(await snapshot(store)).toBe(before)
+    expect(await snapshot(store, REFUSAL_RECORDS)).toBe(before)
   })
 
   it('pay with points: WITH_ORDER returns the order without the discount and CANCELED; WITHOUT_ORDER keeps it', async () => {

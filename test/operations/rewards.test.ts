@@ -120,9 +120,13 @@ describe('loyalties.redeemReward', () => {
     })
     expect(r2.order).toMatchObject({ discount_amount: 2000, total_amount: 3000 })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(4474)
-    await expect(
-      engine.loyalties.redeemReward(null, card.id, { reward: { id: coin.id, points: 5000 }, order: { amount: 5000 } }),
-    ).rejects.toMatchObject({ code: 400, key: 'loyalty_card_points_exceeded' })
+    // More points than the balance: only the available points are applied (spec), not refused.
+    const r3 = await engine.loyalties.redeemReward(null, card.id, {
+      reward: { id: coin.id, points: 5000 },
+      order: { amount: 100000 },
+    })
+    expect(r3).toMatchObject({ amount: 4474, order: { discount_amount: 89480, total_amount: 10520 } })
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(0)
     await expect(engine.loyalties.redeemReward(null, card.id, { reward: { id: coin.id } })).rejects.toMatchObject({
       code: 400,
       path: 'order',
@@ -141,6 +145,8 @@ describe('loyalties.redeemReward', () => {
     await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 4 } } })
     const r = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
     expect(r).toMatchObject({ amount: 4, reward: { id: mug.id, stock: 0, redeemed: 1 } })
+    // The hashed customer source id, as stacked redemptions give (never the source id itself).
+    expect(r.tracking_id).toBe('track_K9gGyX8OAK8aH8Myj6djqSaX')
     expect(await engine.rewards.get(mug.id)).toMatchObject({ stock: 0, redeemed: 1 })
     const types = (await engine.customers.listActivity('alice', { limit: 100 })).data.map((a) => a.type)
     expect(types).toEqual(

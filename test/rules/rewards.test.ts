@@ -52,6 +52,21 @@ describe('pay with points (§5.5, §9.5)', () => {
     })
   })
 
+  it('with capAtBalance (redeemReward), more points than the balance use the balance', () => {
+    expect(
+      payWithPoints(
+        { exchange_ratio: 1, points_ratio: 1 },
+        { remainingTotal: 10000, balance: 4, requestedPoints: 5, capAtBalance: true },
+      ),
+    ).toEqual({ ok: true, points: 4, discount: 400 })
+    expect(
+      payWithPoints(
+        { exchange_ratio: 1, points_ratio: 1 },
+        { remainingTotal: 300, balance: 4, requestedPoints: 5, capAtBalance: true },
+      ),
+    ).toEqual({ ok: true, points: 4, discount: 300 })
+  })
+
   it('without points and a low balance: only the available points apply', () => {
     expect(payWithPoints({ exchange_ratio: 20, points_ratio: 100 }, { remainingTotal: 45000, balance: 1234 })).toEqual({
       ok: true,

@@ -107,6 +107,50 @@ export function rollbackRecord(
   return rb
 }
 
+/** The refusals of `checkRollbackable` and of a stacked rollback: they are recorded as failed rollbacks. */
+export const ROLLBACK_REFUSALS: ReadonlySet<string> = new Set([
+  'already_rolled_back',
+  'invalid_redemption',
+  'rollback_period_expired',
+  'invalid_customer',
+  'invalid_order',
+])
+
+/**
+ * A refused rollback is recorded as a failed redemption is: in its own commit (the refused attempt
+ * wrote nothing), a FAILURE rollback object (`rrf_…`) with the refusal's key and message, and
+ * `customer.redemption.rollback.failed` (reference §9.9). It gives nothing back, so it carries no
+ * negated amounts, and the redemption is not linked to it. The caller still throws the refusal.
+ */
+export async function recordFailedRollback(
+  tx: Tx,
+  redemptionId: string,
+  input: RollbackRequest,
+  refusal: EngineError,
+): Promise<RedemptionRollback | undefined> {
+  const stored = await tx.store.redemptions.get(redemptionId)
+  if (!stored) return undefined
+  const r = stored.value
+  const {
+    amount: _a,
+    gift: _g,
+    loyalty_card: _l,
+    ...base
+  } = rollbackRecord(tx, r, input, tx.id(ID_PREFIX.redemption_rollback_failed))
+  const rb: RedemptionRollback = {
+    ...base,
+    result: 'FAILURE',
+    status: 'FAILED',
+    failure_code: refusal.key,
+    failure_message: refusal.message,
+  }
+  tx.insert('redemption_rollbacks', rb)
+  tx.emit('customer.redemption.rollback.failed', r.customer_id, {
+    rollback: { id: rb.id, redemption: r.id, failure_code: refusal.key },
+  })
+  return rb
+}
+
 /** Marks a redemption ROLLED_BACK, linking its rollback. */
 export function markRolledBack(
   tx: Tx,
@@ -131,7 +175,7 @@ export async function rollback(
   mode: RollbackOrderMode,
 ): Promise<StackedRollback> {
   const parent = await tx.store.redemptions.get(parentId)
-  if (!parent) throw EngineError.notFound('redemption', parentId)
+  if (!parent) throw EngineError.notFound('redemption', parentId, 'parentRedemptionId')
   if (parent.value.redemption !== null) {
     throw new EngineError({
       code: 400,
@@ -198,7 +242,7 @@ export async function rollbackSingle(
   mode: RollbackOrderMode,
 ): Promise<RedemptionRollback> {
   const stored = await tx.store.redemptions.get(redemptionId)
-  if (!stored) throw EngineError.notFound('redemption', redemptionId)
+  if (!stored) throw EngineError.notFound('redemption', redemptionId, 'redemptionId')
   const r = stored.value
   const stacked =
     r.redemption !== null || r.related_object_type === 'redemption' || r.related_object_type === 'promotion_stack'

@@ -9,5 +9,10 @@ import type { StackableRequest } from '../../schema/stackable'
 export function trackingId(customer: Customer | undefined, request: StackableRequest): string | null {
   const source = customer?.source_id ?? request.customer?.source_id ?? request.tracking_id
   if (!source) return null
-  return `track_${createHash('sha256').update(source).digest('base64url').slice(0, 24)}`
+  return hashTrackingId(source)
+}
+
+/** The `tracking_id` of a customer source id (also used by reward redemptions). */
+export function hashTrackingId(sourceId: string): string {
+  return `track_${createHash('sha256').update(sourceId).digest('base64url').slice(0, 24)}`
 }
