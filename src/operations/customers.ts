@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { ListEnvelope } from '../model/common'
+import type { ListEnvelope, SimpleCustomer } from '../model/common'
 import type { ActivityEvent, Customer, CustomerInput } from '../model/customer'
 import type { FieldFilter, Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
@@ -177,5 +177,17 @@ export function customers(ctx: Context) {
         return next
       })
     },
+  }
+}
+
+/** The customer as results embed it (the spec's simple customer). */
+export function simpleCustomer(c: Customer): SimpleCustomer {
+  return {
+    id: c.id,
+    source_id: c.source_id,
+    name: c.name ?? null,
+    email: c.email ?? null,
+    metadata: c.metadata,
+    object: 'customer',
   }
 }

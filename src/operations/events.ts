@@ -3,7 +3,7 @@ import type { SimpleCustomer } from '../model/common'
 import { eventInput, eventName } from '../schema/loyalty'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
-import { resolveCustomer } from './customers'
+import { resolveCustomer, simpleCustomer } from './customers'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
 import { convertReferralOnCustomEvent } from './referrals'
@@ -80,14 +80,7 @@ async function createEvent(ctx: Context, name: unknown, body: unknown): Promise<
     return {
       object: 'event',
       type,
-      customer: {
-        id: c.id,
-        source_id: c.source_id,
-        name: c.name ?? null,
-        email: c.email ?? null,
-        metadata: c.metadata,
-        object: 'customer',
-      },
+      customer: simpleCustomer(c),
       referral: null,
       loyalty: null,
       metadata,

@@ -13,7 +13,7 @@ import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
-import { resolveCustomer } from './customers'
+import { resolveCustomer, simpleCustomer } from './customers'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
 
@@ -166,17 +166,6 @@ export async function publishVoucher(
     { campaign_id: next.campaign_id, campaign_type: campaign?.campaign_type ?? null },
   )
   return { publication, voucher: next }
-}
-
-function simpleCustomer(c: Customer): SimpleCustomer {
-  return {
-    id: c.id,
-    source_id: c.source_id,
-    name: c.name ?? null,
-    email: c.email ?? null,
-    metadata: c.metadata,
-    object: 'customer',
-  }
 }
 
 function resultOf(first: Publication, customer: Customer, published: Voucher[]): PublicationResult {

@@ -15,6 +15,7 @@ import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
+import { simpleCustomer } from './customers'
 import { memberCard } from './loyalties'
 import { afterPointsChanged, emitPointsAdded } from './loyalty-earning'
 import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
@@ -23,6 +24,7 @@ import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
 import { hashTrackingId } from './stackable/tracking'
+import { rulesAssignedTo } from './validation-rules'
 
 /**
  * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
@@ -192,21 +194,6 @@ export async function redeemReward(
 }
 
 /**
- * The validation rules assigned to a reward assignment (`related_object_type: reward_assignment`,
- * reference §5.4), in assignment order. The stacked pipeline's loyalty-card path can call it too.
- */
-export async function rewardAssignmentRules(store: Store, assignmentId: string): Promise<ValidationRule[]> {
-  const page = await store.validation_rule_assignments.list({
-    where: { related_object_id: assignmentId },
-    order: { field: 'created_at', direction: 'asc' },
-  })
-  const rules = await store.validation_rules.getMany(
-    page.data.filter((a) => a.value.related_object_type === 'reward_assignment').map((a) => a.value.rule_id),
-  )
-  return rules.map((r) => r.value)
-}
-
-/**
  * Refuses a reward redemption whose assignment's validation rules say no, with the first failing
  * rule's error (`redemption_rules_violated` for `redemption.reward.pay_with_points.points_used`,
  * `order_rules_violated`, `customer_rules_violated`…), its details naming the rule's id.
@@ -222,7 +209,7 @@ async function checkRewardAssignmentRules(
     metadata: Record<string, unknown>
   },
 ): Promise<void> {
-  const rules = await rewardAssignmentRules(tx.store, assignmentId)
+  const rules = await rulesAssignedTo(tx.store, [assignmentId])
   const c = input.customer
   for (const rule of rules) {
     const verdict = evaluateValidationRule(
@@ -272,17 +259,6 @@ function withDiscount(order: CalculatedOrder, discount: number): CalculatedOrder
     applied_discount_amount: discount,
     total_applied_discount_amount: order.total_applied_discount_amount + discount,
     total_amount: order.total_amount - discount,
-  }
-}
-
-function simpleCustomer(c: Customer): SimpleCustomer {
-  return {
-    id: c.id,
-    source_id: c.source_id,
-    name: c.name ?? null,
-    email: c.email ?? null,
-    metadata: c.metadata,
-    object: 'customer',
   }
 }
 

@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
-import type { Stored } from '../ports'
+import type { Store, Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import {
@@ -158,4 +158,22 @@ export function validationRules(ctx: Context) {
       return page.data.map((s) => s.value)
     },
   }
+}
+
+/**
+ * The validation rules assigned to any of the given objects (a voucher and its campaign, a promotion
+ * tier, a reward assignment), each rule once, in assignment order.
+ */
+export async function rulesAssignedTo(
+  store: Store,
+  relatedIds: readonly (string | null | undefined)[],
+): Promise<ValidationRule[]> {
+  const ids = relatedIds.filter((id): id is string => typeof id === 'string')
+  if (ids.length === 0) return []
+  const assignments = await store.validation_rule_assignments.list({
+    where: { related_object_id: { in: ids } },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
+  return (await store.validation_rules.getMany(ruleIds)).map((r) => r.value)
 }

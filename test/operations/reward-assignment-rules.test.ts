@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rewardAssignmentRules } from '../../src/operations/reward-redemption'
+import { rulesAssignedTo } from '../../src/operations/validation-rules'
 import { rejection, snapshot, testEngine } from '../support/engine'
 import { member, program } from './loyalty-fixtures'
 
@@ -33,7 +33,7 @@ describe('validation rules on reward assignments (reference §5.4, §6.2)', () =
       related_object_type: 'reward_assignment',
       related_object_id: assignment.id,
     })
-    expect((await rewardAssignmentRules(store, assignment.id)).map((r) => r.id)).toEqual([rule.id])
+    expect((await rulesAssignedTo(store, [assignment.id])).map((r) => r.id)).toEqual([rule.id])
     const before = await snapshot(store)
     const order = { amount: 45000, items: [{ product_id: 'p', quantity: 1, price: 45000 }] }
     const error = await rejection(engine.loyalties.redeemReward(club.id, card.code, { reward: { id: coin.id }, order }))

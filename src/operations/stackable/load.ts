@@ -18,6 +18,7 @@ import type { RedeemableRequest, StackableRequest } from '../../schema/stackable
 import type { Context } from '../context'
 import { findCustomer } from '../customers'
 import { effectiveStackingRules } from '../stacking-rules'
+import { rulesAssignedTo } from '../validation-rules'
 import { findVoucher } from '../vouchers'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
@@ -207,7 +208,7 @@ async function loadSubject(
       v.campaign_id ? store.campaigns.get(v.campaign_id) : null,
       categoriesOf(store, v.categories, v.category_id),
       reward ? loadReward(store, reward.id, v) : undefined,
-      rulesFor(store, [v.id, v.campaign_id]),
+      rulesAssignedTo(store, [v.id, v.campaign_id]),
       liveLocks(store, v.id, now, sessionKey),
       v.holder_id ? store.customers.get(v.holder_id) : undefined,
     ])
@@ -217,7 +218,9 @@ async function loadSubject(
     // A pay-with-points reward assignment may carry rules of its own (reference §6.1): they hold
     // for this redeemable like the card's and its campaign's.
     const assignmentId = loyalty?.assignment?.id
-    subject.validation_rules = assignmentId ? [...ownRules, ...(await rulesFor(store, [assignmentId]))] : ownRules
+    subject.validation_rules = assignmentId
+      ? [...ownRules, ...(await rulesAssignedTo(store, [assignmentId]))]
+      : ownRules
     subject.locks = locks
     if (v.holder_id) subject.holder_source_id = holder?.value.source_id ?? null
     if (needsCounters(subject.validation_rules)) {
@@ -239,7 +242,7 @@ async function loadSubject(
   const [campaign, categories, rules] = await Promise.all([
     store.campaigns.get(tier.value.campaign_id),
     categoriesOf(store, tier.value.categories, tier.value.category_id),
-    rulesFor(store, [tier.value.id]),
+    rulesAssignedTo(store, [tier.value.id]),
   ])
   subject.campaign = campaign?.value ?? null
   subject.categories = categories
@@ -260,14 +263,6 @@ async function categoriesOf(
   if (categoryId) ids.add(categoryId)
   const found = await store.categories.getMany([...ids])
   return found.map((c) => c.value)
-}
-
-async function rulesFor(store: Store, relatedIds: readonly (string | null)[]): Promise<ValidationRule[]> {
-  const ids = relatedIds.filter((id): id is string => typeof id === 'string')
-  if (ids.length === 0) return []
-  const assignments = await store.validation_rule_assignments.list({ where: { related_object_id: { in: ids } } })
-  const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
-  return (await store.validation_rules.getMany(ruleIds)).map((r) => r.value)
 }
 
 /** What live session locks of other sessions hold on a voucher (reference §7.4). */

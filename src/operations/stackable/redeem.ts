@@ -11,6 +11,7 @@ import type { TakenPoints } from '../../rules/ledger'
 import type { RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
+import { simpleCustomer } from '../customers'
 import { earnOnOrderPaid } from '../loyalty-earning'
 import { loadCard, spendCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRedemption } from '../redemptions'
@@ -31,16 +32,7 @@ export class RedemptionWriter {
     private readonly customer: Customer | undefined,
   ) {
     this.tracking = trackingId(customer, request)
-    this.simpleCustomer = customer
-      ? {
-          id: customer.id,
-          source_id: customer.source_id,
-          name: customer.name ?? null,
-          email: customer.email ?? null,
-          metadata: customer.metadata,
-          object: 'customer',
-        }
-      : null
+    this.simpleCustomer = customer ? simpleCustomer(customer) : null
   }
 
   private base(id: string, parent: string | null): Redemption {
