@@ -1,9 +1,7 @@
 import { createEngine } from '../src'
 
-// One engine per process: the in-memory store, the system clock, half-up rounding, UTC.
 const engine = createEngine({ timezone: 'Europe/Warsaw' })
 
-// Catalogue: a 20%-off coupon and a promotion tier of $10 off orders over $100.
 await engine.vouchers.create({
   code: 'SPRING20',
   type: 'DISCOUNT_VOUCHER',
@@ -16,7 +14,6 @@ const promotion = await engine.promotions.create({
 })
 const tier = promotion.promotion.tiers[0]?.id ?? ''
 
-// Checkout: validate the cart (amounts in cents), then redeem what applies.
 const request = {
   customer: { source_id: 'customer-42' },
   order: { items: [{ source_id: 'sku-1', price: 6000, quantity: 2 }] },

@@ -40,3 +40,13 @@ describe('examples/checkout.ts (npm run demo)', () => {
     expect(text).toContain('customer.loyalty.tier.joined')
   })
 })
+
+describe('the README embedding example', () => {
+  it('is examples/embed.ts, word for word (so the suite runs what the README shows)', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const readme = await readFile(new URL('../README.md', import.meta.url), 'utf8')
+    const block = /## Embedding\n\n```ts\n([\s\S]*?)```/.exec(readme)?.[1]
+    const embed = await readFile(new URL('../examples/embed.ts', import.meta.url), 'utf8')
+    expect(embed).toBe(block?.replace("from 'promo-engine'", "from '../src'"))
+  })
+})
