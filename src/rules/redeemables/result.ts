@@ -76,12 +76,20 @@ export function validationResult(args: {
     redeemables: placed.redeemables,
     skipped_redeemables: placed.skipped_redeemables,
     inapplicable_redeemables: placed.inapplicable_redeemables,
-    order: args.decision.order,
+    order: withStatus(args.decision.order),
     tracking_id: args.trackingId,
     stacking_rules: args.rules,
   }
   if (args.session) result.session = args.session
   return result
+}
+
+/**
+ * A validation's orders show a status (the spec: `CREATED` shown): the request's or the stored
+ * order's, else `CREATED`, since validating creates nothing. A redemption stores its own (`PAID`).
+ */
+function withStatus(order: CalculatedOrder): CalculatedOrder {
+  return order.status === undefined ? { ...order, status: 'CREATED' } : order
 }
 
 export function redeemableResult(
@@ -105,7 +113,7 @@ export function redeemableResult(
   }
   switch (outcome.status) {
     case 'APPLICABLE': {
-      base.order = outcome.order
+      base.order = withStatus(outcome.order)
       base.applicable_to = outcome.step?.applicable_to ?? EMPTY_LIST
       base.inapplicable_to = outcome.step?.inapplicable_to ?? EMPTY_LIST
       base.result = applicableResult(outcome, subject)

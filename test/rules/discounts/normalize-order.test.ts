@@ -26,6 +26,7 @@ describe('normalizeOrder', () => {
       initial_amount: 750,
       price: 250,
       subtotal_amount: 750,
+      metadata: {},
     })
     expect(order.items[1]?.quantity).toBe(1)
   })
