@@ -21,6 +21,7 @@ import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
 import { redemptionVoucherExtras, withExtras } from './redemption-voucher'
+import { withoutBookkeeping } from './redemption-wire'
 import { hashTrackingId } from './stackable/tracking'
 import { rulesAssignedTo } from './validation-rules'
 
@@ -188,7 +189,7 @@ export async function redeemReward(
     tx.emit('customer.rewarded', holder.value.id, data, { ...filters, category: 'EFFECT', group_id })
     await afterPointsChanged(tx, campaign.value, card, new Set())
     redemption.voucher = withExtras(card.voucher, extras)
-    return redemption
+    return withoutBookkeeping(redemption)
   })
 }
 
