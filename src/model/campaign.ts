@@ -1,6 +1,7 @@
 import type { Category, DateTime, Metadata, Validity } from './common'
 import type { Discount, GiftInfo } from './discount'
 import type { LoyaltyTiersExpiration, PointsExpirationRules } from './loyalty'
+import type { ValidationRuleAssignment } from './validation-rule'
 
 export type CampaignType = 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'REFERRAL_PROGRAM' | 'LOYALTY_PROGRAM' | 'PROMOTION'
 export type CreationStatus = 'DONE' | 'IN_PROGRESS' | 'FAILED' | 'DRAFT' | 'MODIFYING'
@@ -57,7 +58,13 @@ export interface Campaign extends Validity {
   loyalty_tiers_expiration?: LoyaltyTiersExpiration | null
   referral_program?: ReferralProgram | null
   promotion?: { tiers: string[] } | null
-  validation_rules_assignments?: unknown
+  /** Computed on read from the assignments collection (not stored): the rules assigned to the campaign. */
+  validation_rules_assignments?: {
+    object: 'list'
+    data_ref: 'data'
+    data: ValidationRuleAssignment[]
+    total: number
+  }
   created_at: DateTime
   updated_at: DateTime | null
   object: 'campaign'

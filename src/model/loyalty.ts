@@ -141,13 +141,19 @@ export interface Reward {
   name: string
   type: RewardType
   parameters: {
-    campaign?: { id: string; balance?: number; type?: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'LOYALTY_PROGRAM' }
+    /** `balance`: credits (GIFT_VOUCHERS) or points (LOYALTY_PROGRAM); null for DISCOUNT_COUPONS. */
+    campaign?: {
+      id: string
+      balance?: number | null
+      type?: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'LOYALTY_PROGRAM'
+    }
     coin?: { exchange_ratio: number; points_ratio: number }
     product?: { id: string; sku_id?: string | null }
   }
   stock: number | null
   redeemed: number | null
-  attributes?: { image_url?: string; description?: string }
+  /** Always on MATERIAL rewards (null values when not sent). */
+  attributes?: { image_url?: string | null; description?: string | null }
   metadata: Metadata
   created_at: DateTime
   updated_at: DateTime | null

@@ -31,6 +31,12 @@ export interface MetadataSchema {
   object: 'metadata_schema'
 }
 
+/**
+ * What `metadataSchemas.get` answers for a standard `related_object` the project has defined no schema
+ * for: no properties, everything allowed; `id` and `created_at` are null (nothing is stored).
+ */
+export type DefaultMetadataSchema = Omit<MetadataSchema, 'id' | 'created_at'> & { id: null; created_at: null }
+
 export interface Export {
   id: string
   object: 'export'

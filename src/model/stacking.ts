@@ -5,7 +5,8 @@ export interface StackingRules {
   redeemables_limit: number
   applicable_redeemables_limit: number
   applicable_redeemables_per_category_limit: number
-  applicable_redeemables_category_limits?: Record<string, number>
+  /** `{}` when the project sets none. */
+  applicable_redeemables_category_limits: Record<string, number>
   applicable_exclusive_redeemables_limit: number
   applicable_exclusive_redeemables_per_category_limit: number
   exclusive_categories: string[]
@@ -20,7 +21,8 @@ export interface StackingRules {
   discount_calculation_mode: 'DISCOUNTED_AMOUNT' | 'INITIAL_AMOUNT'
   initial_amount_mode_categories: string[]
   discounted_amount_mode_categories: string[]
-  grouped_redeemables_sorting_rule?: 'JOINT_ALWAYS_LAST' | null
+  /** `null` when the project sets none. */
+  grouped_redeemables_sorting_rule: 'JOINT_ALWAYS_LAST' | null
   created_at?: DateTime
   updated_at?: DateTime | null
   object?: 'stacking_rules'
@@ -45,4 +47,6 @@ export const DEFAULT_STACKING_RULES: StackingRules = Object.freeze({
   discount_calculation_mode: 'DISCOUNTED_AMOUNT',
   initial_amount_mode_categories: [],
   discounted_amount_mode_categories: [],
+  applicable_redeemables_category_limits: Object.freeze({}),
+  grouped_redeemables_sorting_rule: null,
 }) as StackingRules

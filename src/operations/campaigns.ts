@@ -3,8 +3,9 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../model/campaign'
 import type { Category } from '../model/common'
+import type { ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
-import type { Stored } from '../ports'
+import type { Store, Stored } from '../ports'
 import { resolveCodeConfig } from '../rules/codes'
 import { type CampaignBaseInput, campaignBaseEntries } from '../schema/campaign'
 import { dateTime, nonEmptyString, opt, validityTimeframe } from '../schema/common'
@@ -117,6 +118,28 @@ export function normaliseVoucherTemplate(
   return template
 }
 
+/**
+ * A campaign as reads return it: with `validation_rules_assignments`, the list of rules assigned to
+ * it, read from the assignments collection (they change after the campaign is written, so they are
+ * not stored on it).
+ */
+export async function withRuleAssignments(store: Store, campaign: Campaign): Promise<Campaign> {
+  const assignments = await store.validation_rule_assignments.list({
+    where: { related_object_id: campaign.id },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  return { ...campaign, validation_rules_assignments: assignmentList(assignments.data.map((a) => a.value)) }
+}
+
+/** A campaign just created has no assignments yet (except a promotion's tiers', which are the tiers'). */
+export function withNoRuleAssignments(campaign: Campaign): Campaign {
+  return { ...campaign, validation_rules_assignments: assignmentList([]) }
+}
+
+function assignmentList(data: ValidationRuleAssignment[]): NonNullable<Campaign['validation_rules_assignments']> {
+  return { object: 'list', data_ref: 'data', data, total: data.length }
+}
+
 /** What a campaign type adds to the shared fields when its entity is built. */
 export interface CampaignExtras {
   campaign_type: CampaignType
@@ -217,7 +240,7 @@ export function campaigns(ctx: Context) {
           ...(input.referral_program !== undefined ? { referral_program: input.referral_program } : {}),
         })
         await generateCampaignVouchers(tx, campaign, count)
-        return tx.insert('campaigns', campaign)
+        return withNoRuleAssignments(tx.insert('campaigns', campaign))
       })
     },
 
@@ -226,7 +249,7 @@ export function campaigns(ctx: Context) {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const found = await findCampaign(ctx.store, id)
       if (!found) throw EngineError.notFound('campaign', id, 'campaignId')
-      return found.value
+      return withRuleAssignments(ctx.store, found.value)
     },
   }
 }

@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { Campaign } from '../model/campaign'
+import type { Campaign, CampaignVoucher } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
 import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
@@ -28,6 +28,8 @@ import {
   findCampaign,
   MAX_VOUCHERS_PER_CAMPAIGN_CREATE,
   normaliseVoucherTemplate,
+  withNoRuleAssignments,
+  withRuleAssignments,
 } from './campaigns'
 import { type Context, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
@@ -57,6 +59,21 @@ export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>
 /** Max earning rules per project (reference §5.2). */
 export const MAX_EARNING_RULES = 100
 
+/**
+ * The campaign `voucher` of a loyalty program as the spec lists it: type, loyalty_card, redemption,
+ * code_config, is_referral_code, and start_date / expiration_date / validity_timeframe (null when
+ * unset). A card has no discount or gift, so the template carries neither.
+ */
+function loyaltyVoucherTemplate(template: CampaignVoucher): CampaignVoucher {
+  const { discount: _discount, gift: _gift, ...rest } = template
+  return {
+    ...rest,
+    start_date: template.start_date ?? null,
+    expiration_date: template.expiration_date ?? null,
+    validity_timeframe: template.validity_timeframe ?? null,
+  }
+}
+
 export function loyalties(ctx: Context) {
   return {
     /**
@@ -66,10 +83,12 @@ export function loyalties(ctx: Context) {
      */
     async create(body: unknown): Promise<Campaign> {
       const input = parse(loyaltyCampaignInput, body)
-      const voucher = normaliseVoucherTemplate(
-        'LOYALTY_PROGRAM',
-        { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, ...input.voucher },
-        input.start_date,
+      const voucher = loyaltyVoucherTemplate(
+        normaliseVoucherTemplate(
+          'LOYALTY_PROGRAM',
+          { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, ...input.voucher },
+          input.start_date,
+        ),
       )
       // The cards are generated later, so a code space too small for them must be refused now, not
       // leave a program whose generation can only fail.
@@ -96,13 +115,13 @@ export function loyalties(ctx: Context) {
         )
         tx.insert('campaigns', campaign)
         enqueue(tx, LOYALTY_CODES_ACTION, { campaign_id: campaign.id, count })
-        return campaign
+        return withNoRuleAssignments(campaign)
       })
     },
 
     /** A loyalty program by id or name. */
     async get(campaignId: string): Promise<Campaign> {
-      return (await loyaltyCampaign(ctx, campaignId)).value
+      return withRuleAssignments(ctx.store, (await loyaltyCampaign(ctx, campaignId)).value)
     },
 
     async list(query: unknown = {}): Promise<ListEnvelope<'campaigns', Campaign>> {
@@ -114,7 +133,8 @@ export function loyalties(ctx: Context) {
         limit: q.limit ?? 10,
         page: q.page ?? 1,
       })
-      return { object: 'list', data_ref: 'campaigns', campaigns: page.data.map((s) => s.value), total: page.total }
+      const campaigns = await Promise.all(page.data.map((s) => withRuleAssignments(ctx.store, s.value)))
+      return { object: 'list', data_ref: 'campaigns', campaigns, total: page.total }
     },
 
     /**

@@ -2,9 +2,9 @@ import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, Metadata } from '../model/common'
-import type { MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
+import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
 import type { Store } from '../ports'
-import { checkMetadata, hasType, METADATA_TYPES } from '../rules/metadata'
+import { checkMetadata, hasType, METADATA_TYPES, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
 import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
@@ -47,6 +47,22 @@ export async function enforceMetadata(
   return checked.metadata
 }
 
+function isStandardRelatedObject(related: string): boolean {
+  return (STANDARD_RELATED_OBJECTS as readonly string[]).includes(related)
+}
+
+function defaultSchema(related: string): DefaultMetadataSchema {
+  return {
+    id: null,
+    related_object: related,
+    properties: {},
+    allow_defined_only: false,
+    created_at: null,
+    updated_at: null,
+    object: 'metadata_schema',
+  }
+}
+
 export function metadataSchemas(ctx: Context) {
   return {
     /**
@@ -86,12 +102,17 @@ export function metadataSchemas(ctx: Context) {
       })
     },
 
-    /** The schema of a `related_object` (the spec's `resource` path parameter), or 404. */
-    async get(resource: string): Promise<MetadataSchema> {
+    /**
+     * The schema of a `related_object` (the spec's `resource` path parameter). A standard object type
+     * exists whether or not a schema was defined for it, so without one it gets the empty default
+     * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
+     */
+    async get(resource: string): Promise<MetadataSchema | DefaultMetadataSchema> {
       const related = parse(nonEmptyString, resource, 'resource')
       const found = await ctx.store.metadata_schemas.findBy('related_object', related)
-      if (!found) throw EngineError.notFound('metadata_schema', related, 'resource')
-      return found.value
+      if (found) return found.value
+      if (isStandardRelatedObject(related)) return defaultSchema(related)
+      throw EngineError.notFound('metadata_schema', related, 'resource')
     },
 
     async list(): Promise<ListEnvelope<'schemas', MetadataSchema>> {

@@ -8,7 +8,7 @@ import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
 import { promotionCampaignInput, stackInput, stacksQuery, type TierInput, tierInput } from '../schema/promotion'
 import { checkValidity } from '../schema/validity'
-import { buildCampaign } from './campaigns'
+import { buildCampaign, findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
 import { type Context, mutate, type Tx } from './context'
 import { envelope } from './lists'
@@ -93,8 +93,9 @@ async function withAssignments(store: Store, tier: PromotionTier): Promise<Promo
   return { ...tier, validation_rule_assignments: envelope('data', page) }
 }
 
-async function promotionCampaign(tx: Tx, campaignId: string): Promise<Stored<Campaign>> {
-  const found = await tx.store.campaigns.get(campaignId)
+/** A promotion campaign by id or name, like every other `campaignId` path; 404 for any other campaign. */
+async function promotionCampaign(store: Store, campaignId: string): Promise<Stored<Campaign>> {
+  const found = await findCampaign(store, campaignId)
   if (found?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', campaignId, 'campaignId')
   return found
 }
@@ -173,7 +174,7 @@ export function promotions(ctx: Context) {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(tierInput, body)
         const tier = await mutate(ctx, async (tx) => {
-          const campaign = await promotionCampaign(tx, id)
+          const campaign = await promotionCampaign(tx.store, id)
           const siblings = await tx.store.promotion_tiers.getMany(campaign.value.promotion?.tiers ?? [])
           const next = Math.max(0, ...siblings.map((s) => s.value.hierarchy)) + 1
           const made = await newTier(tx, campaign.value, input, next, '')
@@ -207,13 +208,16 @@ export function promotions(ctx: Context) {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(stackInput, body)
         return mutate(ctx, async (tx) => {
-          const campaign = await promotionCampaign(tx, id)
+          const campaign = await promotionCampaign(tx.store, id)
           const tiers = await tx.store.promotion_tiers.getMany(input.tiers.ids)
           for (const [i, tierId] of input.tiers.ids.entries()) {
             const tier = tiers.find((t) => t.value.id === tierId)
             if (!tier) throw EngineError.notFound('promotion_tier', tierId)
             if (tier.value.campaign_id !== campaign.value.id) {
-              throw EngineError.invalid(`tiers.ids[${i}]`, `is a tier of campaign ${tier.value.campaign_id}, not ${id}`)
+              throw EngineError.invalid(
+                `tiers.ids[${i}]`,
+                `is a tier of campaign ${tier.value.campaign_id}, not ${campaign.value.id}`,
+              )
             }
           }
           const category = await resolveCategoryRef(tx, { category_id: input.category_id })
@@ -244,9 +248,8 @@ export function promotions(ctx: Context) {
       /** The stacks of one promotion campaign, with the same query as `list`. */
       async listInCampaign(campaignId: string, query?: unknown): Promise<ListEnvelope<'data', PromotionStack>> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
-        const campaign = await ctx.store.campaigns.get(id)
-        if (campaign?.value.campaign_type !== 'PROMOTION') throw EngineError.notFound('campaign', id, 'campaignId')
-        return listStacks(query, id)
+        const campaign = await promotionCampaign(ctx.store, id)
+        return listStacks(query, campaign.value.id)
       },
     },
   }

@@ -13,6 +13,7 @@ import { parse } from '../schema/parse'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
+import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
 import { RedemptionWriter } from './stackable/redeem'
 import { ROLLBACK_REFUSALS, recordFailedRollback, rollback, rollbackSingle } from './stackable/rollback'
@@ -61,6 +62,7 @@ export function redemptions(ctx: Context) {
               )
         return {
           ...outcome,
+          redemptions: outcome.redemptions.map(withoutBookkeeping),
           inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
           skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
         }
@@ -99,7 +101,7 @@ export function redemptions(ctx: Context) {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
       if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')
-      return found.value
+      return withoutBookkeeping(found.value)
     },
   }
 }

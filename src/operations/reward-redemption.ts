@@ -20,6 +20,8 @@ import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
+import { redemptionVoucherExtras, withExtras } from './redemption-voucher'
+import { withoutBookkeeping } from './redemption-wire'
 import { hashTrackingId } from './stackable/tracking'
 import { rulesAssignedTo } from './validation-rules'
 
@@ -135,6 +137,7 @@ export async function redeemReward(
     })
     const issued = await giveReward(tx, reward.value, campaign.value, holder.value)
     const customer = simpleCustomer(holder.value)
+    const extras = await redemptionVoucherExtras(tx.store, stored.value, holder.value)
     const redemption: Redemption = {
       id: tx.id(ID_PREFIX.redemption),
       object: 'redemption',
@@ -164,7 +167,7 @@ export async function redeemReward(
         loyalty_tier_id: tier?.id ?? null,
       },
       loyalty_card: { points },
-      voucher: card.voucher,
+      voucher: withExtras(card.voucher, extras),
     }
     tx.insert('redemptions', redemption)
     const filters = { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type }
@@ -185,8 +188,8 @@ export async function redeemReward(
     )
     tx.emit('customer.rewarded', holder.value.id, data, { ...filters, category: 'EFFECT', group_id })
     await afterPointsChanged(tx, campaign.value, card, new Set())
-    redemption.voucher = card.voucher
-    return redemption
+    redemption.voucher = withExtras(card.voucher, extras)
+    return withoutBookkeeping(redemption)
   })
 }
 

@@ -38,11 +38,8 @@ export function rewards(ctx: Context) {
                 `is required for a ${type} reward (${type === 'GIFT_VOUCHERS' ? 'credits in minor units' : 'points'})`,
               )
             }
-            parameters.campaign = {
-              id: campaign.value.id,
-              ...(ref.balance === undefined ? {} : { balance: ref.balance }),
-              type,
-            }
+            // `balance` is always shown: null for coupons, which issue a code and no amount.
+            parameters.campaign = { id: campaign.value.id, balance: ref.balance ?? null, type }
             break
           }
           case 'COIN':
@@ -80,7 +77,13 @@ export function rewards(ctx: Context) {
           updated_at: null,
           object: 'reward',
         }
-        if (input.attributes) reward.attributes = input.attributes
+        // MATERIAL rewards always show their attributes (the spec lists them), null where not sent.
+        if (input.type === 'MATERIAL') {
+          reward.attributes = {
+            image_url: input.attributes?.image_url ?? null,
+            description: input.attributes?.description ?? null,
+          }
+        } else if (input.attributes) reward.attributes = input.attributes
         return tx.insert('rewards', reward)
       })
     },

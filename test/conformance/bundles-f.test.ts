@@ -76,7 +76,7 @@ describe('F bundles: order-level discounts', () => {
     const { result, r } = await validate(t, ref, balmAndCream)
     expect(r?.status).toBe('APPLICABLE')
     expect(r?.result).toEqual({
-      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER', is_dynamic: false },
       bundle: {
         quantity: 5,
         limit: 10,

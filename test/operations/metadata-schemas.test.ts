@@ -72,12 +72,30 @@ describe('metadataSchemas', () => {
     expect(await snapshot(store)).toBe(before)
   })
 
-  it('gives 404 for an object type without a schema', async () => {
+  it('gives the empty default schema for a standard object type without one; writes nothing', async () => {
+    const { engine, store } = testEngine()
+    const before = await snapshot(store)
+    expect(await engine.metadataSchemas.get('voucher')).toEqual({
+      id: null,
+      related_object: 'voucher',
+      properties: {},
+      allow_defined_only: false,
+      created_at: null,
+      updated_at: null,
+      object: 'metadata_schema',
+    })
+    expect(await engine.metadataSchemas.get('order_item')).toMatchObject({ related_object: 'order_item', id: null })
+    expect((await engine.metadataSchemas.list()).schemas).toEqual([])
+    expect(await snapshot(store)).toBe(before)
+  })
+
+  it('gives 404 for a custom object type without a schema', async () => {
     const { engine } = testEngine()
-    await expect(engine.metadataSchemas.get('voucher')).rejects.toMatchObject({
+    await expect(engine.metadataSchemas.get('store_location')).rejects.toMatchObject({
       code: 404,
       resource_type: 'metadata_schema',
-      resource_id: 'voucher',
+      resource_id: 'store_location',
+      path: 'resource',
     })
   })
 

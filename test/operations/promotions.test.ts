@@ -454,6 +454,8 @@ describe('promotions.stacks', () => {
     expect(inP.total).toBe(2)
     expect(names(inP)).toEqual(['Alpha', 'Bravo'])
     expect(names(await engine.promotions.stacks.listInCampaign(q.campaign.id))).toEqual(['Charlie'])
+    // By name, like every other campaignId path.
+    expect(names(await engine.promotions.stacks.listInCampaign(q.campaign.name))).toEqual(['Charlie'])
     expect(a.campaign_id).toBe(p.campaign.id)
     expect(c.campaign_id).toBe(q.campaign.id)
   })
@@ -475,5 +477,23 @@ describe('promotions.stacks', () => {
       expect(error, JSON.stringify(query)).toMatchObject({ code: 400, key: 'invalid_payload', path })
     }
     await expect(engine.promotions.stacks.listInCampaign('camp_none')).rejects.toMatchObject({ code: 404 })
+  })
+
+  it('createInCampaign and tiers.create take the campaign name too; a non-promotion name is 404', async () => {
+    const { engine } = testEngine()
+    const { campaign, ids } = await campaignWithTiers(engine, 'Named', 1)
+    const stack = await engine.promotions.stacks.createInCampaign(campaign.name, { name: 'S', tiers: { ids } })
+    expect(stack.campaign_id).toBe(campaign.id)
+    const tier = await engine.promotions.tiers.create(campaign.name, { name: 'T2', action: { discount: tenOff } })
+    expect(tier.campaign_id).toBe(campaign.id)
+    await engine.campaigns.create({
+      name: 'Coupons',
+      campaign_type: 'DISCOUNT_COUPONS',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: tenOff },
+    })
+    await expect(engine.promotions.stacks.listInCampaign('Coupons')).rejects.toMatchObject({
+      code: 404,
+      path: 'campaignId',
+    })
   })
 })

@@ -27,7 +27,7 @@ describe('rewards.create / createAssignment', () => {
     expect(r).toMatchObject({
       object: 'reward',
       type: 'CAMPAIGN',
-      parameters: { campaign: { id: coupons.id, type: 'DISCOUNT_COUPONS' } },
+      parameters: { campaign: { id: coupons.id, balance: null, type: 'DISCOUNT_COUPONS' } },
       redeemed: 0,
       stock: null,
     })
@@ -45,7 +45,15 @@ describe('rewards.create / createAssignment', () => {
       stock: 2,
       attributes: { description: 'A mug' },
     })
-    expect(mug).toMatchObject({ stock: 2, redeemed: 0, attributes: { description: 'A mug' } })
+    expect(mug).toMatchObject({ stock: 2, redeemed: 0 })
+    expect(mug.attributes).toEqual({ image_url: null, description: 'A mug' })
+    const plain = await engine.rewards.create({
+      name: 'Plain mug',
+      type: 'MATERIAL',
+      parameters: { product: { id: product.id } },
+    })
+    expect((await engine.rewards.get(plain.id)).attributes).toEqual({ image_url: null, description: null })
+    expect(coin).not.toHaveProperty('attributes')
     const a = await engine.rewards.createAssignment(mug.id, {
       campaign: club.id,
       parameters: { loyalty: { points: 4 } },
@@ -217,6 +225,7 @@ describe('loyalties.redeemReward', () => {
       type: 'CAMPAIGN',
       parameters: { campaign: { id: gifts.id, balance: 2500 } },
     })
+    expect(credit.parameters.campaign).toEqual({ id: gifts.id, balance: 2500, type: 'GIFT_VOUCHERS' })
     const partner = await engine.rewards.create({
       name: 'Partner pts',
       type: 'CAMPAIGN',

@@ -30,6 +30,8 @@ describe('stackingRules.list / get', () => {
           discount_calculation_mode: 'DISCOUNTED_AMOUNT',
           initial_amount_mode_categories: [],
           discounted_amount_mode_categories: [],
+          applicable_redeemables_category_limits: {},
+          grouped_redeemables_sorting_rule: null,
           object: 'stacking_rules',
         },
       ],
@@ -118,6 +120,46 @@ describe('stackingRules.create / update', () => {
     const { engine } = testEngine({ stackingRules: { applicable_redeemables_limit: 10 } })
     const created = await engine.stackingRules.create(PROJECT, { redeemables_limit: 25 })
     expect(created).toMatchObject({ redeemables_limit: 25, applicable_redeemables_limit: 5 })
+  })
+
+  it('created rules without category limits or a grouping rule carry {} and null; so does a validation', async () => {
+    const { engine } = testEngine()
+    const created = await engine.stackingRules.create(PROJECT, { redeemables_limit: 25 })
+    expect(created.applicable_redeemables_category_limits).toEqual({})
+    expect(created.grouped_redeemables_sorting_rule).toBeNull()
+    await engine.vouchers.create({
+      code: 'TEN',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' },
+    })
+    const result = await engine.validations.validateStackable({
+      redeemables: [{ object: 'voucher', id: 'TEN' }],
+      order: { amount: 5000 },
+    })
+    expect(result.stacking_rules).toMatchObject({
+      id: created.id,
+      redeemables_limit: 25,
+      applicable_redeemables_category_limits: {},
+      grouped_redeemables_sorting_rule: null,
+    })
+  })
+
+  it('a validation without created rules shows the defaults with {} and null', async () => {
+    const { engine } = testEngine()
+    await engine.vouchers.create({
+      code: 'TEN',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' },
+    })
+    const result = await engine.validations.validateStackable({
+      redeemables: [{ object: 'voucher', id: 'TEN' }],
+      order: { amount: 5000 },
+    })
+    expect(result.stacking_rules).toMatchObject({
+      applicable_redeemables_category_limits: {},
+      grouped_redeemables_sorting_rule: null,
+    })
+    expect(result.stacking_rules).not.toHaveProperty('id')
   })
 
   it('rejects a second create with 409 stacking_rules_exist and writes nothing', async () => {

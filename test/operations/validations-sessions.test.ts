@@ -109,3 +109,45 @@ describe('vouchers.releaseValidationSession', () => {
     expect((await validate(t)).valid).toBe(false)
   })
 })
+
+describe('a validation that locks nothing returns no session', () => {
+  it('invalid in ALL mode: no session object, no lock row', async () => {
+    const t = await setup()
+    const result = await t.engine.validations.validateStackable({
+      redeemables: [
+        { object: 'voucher', id: 'ONE' },
+        { object: 'voucher', id: 'NOPE' },
+      ],
+      order: { amount: 5000 },
+      session: { type: 'LOCK', key: 'ssn_none' },
+    })
+    expect(result.valid).toBe(false)
+    expect('session' in result).toBe(false)
+    expect((await t.store.sessions.list()).data).toHaveLength(0)
+  })
+
+  it('nothing applicable (the only code is used up): no session', async () => {
+    const t = await setup()
+    await validate(t, { type: 'LOCK', key: 'ssn_first' })
+    const second = await validate(t, { type: 'LOCK', key: 'ssn_second' })
+    expect(second.valid).toBe(false)
+    expect(second.session).toBeUndefined()
+    expect((await t.store.sessions.list()).data.map((s) => s.value.key)).toEqual(['ssn_first'])
+  })
+
+  it('promotion tiers only (nothing to lock): valid, no session', async () => {
+    const t = testEngine()
+    const promotion = await t.engine.promotions.create({
+      name: 'Tiers',
+      promotion: { tiers: [{ name: '$10 off', action: { discount: { type: 'AMOUNT', amount_off: 1000 } } }] },
+    })
+    const result = await t.engine.validations.validateStackable({
+      redeemables: [{ object: 'promotion_tier', id: promotion.promotion.tiers[0]?.id ?? '' }],
+      order: { amount: 5000 },
+      session: { type: 'LOCK' },
+    })
+    expect(result.valid).toBe(true)
+    expect(result.session).toBeUndefined()
+    expect((await t.store.sessions.list()).data).toHaveLength(0)
+  })
+})

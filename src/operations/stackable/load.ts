@@ -3,6 +3,7 @@ import type { Campaign } from '../../model/campaign'
 import type { Category } from '../../model/common'
 import type { Customer } from '../../model/customer'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../../model/order'
+import type { Product, Sku } from '../../model/product'
 import type { PromotionTier } from '../../model/promotion'
 import type { Redemption } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
@@ -69,11 +70,14 @@ export async function loadRequest(
     requests.map((r, index) => loadSubject(ctx, r, index, now, customer?.value, options.sessionKey, vouchers, tiers)),
   )
 
-  const [prices, collections] = await Promise.all([
-    catalogPrices(store, items, subjects),
+  const [catalogue, collections] = await Promise.all([
+    loadCatalogue(store, items, subjects),
     loadCollections(store, subjects),
   ])
-  const order = storedOrder ? startFromStored(storedOrder.value) : normalizeOrder({ ...orderInput, items }, { prices })
+  const { prices } = catalogue
+  const order = storedOrder
+    ? startFromStored(storedOrder.value)
+    : withCatalogueObjects(normalizeOrder({ ...orderInput, items }, { prices }), catalogue)
 
   const evalCustomer: EvalCustomer | null = customer
     ? {
@@ -396,18 +400,27 @@ async function withCatalogId(store: Store, item: OrderItemInput): Promise<OrderI
   return next
 }
 
-/** Catalogue prices of the products and SKUs the order and the UNIT discounts name. */
-async function catalogPrices(
+/** The stored products and SKUs the order and the UNIT discounts name, and their prices. */
+interface Catalogue {
+  prices: CatalogPrices
+  /** Products and SKUs the order's lines name, by id (UNIT targets are priced only). */
+  products: Map<string, Product>
+  skus: Map<string, Sku>
+}
+
+async function loadCatalogue(
   store: Store,
   items: readonly OrderItemInput[],
   subjects: readonly RedeemableSubject[],
-): Promise<CatalogPrices> {
+): Promise<Catalogue> {
   const productIds = new Set<string>()
   const skuIds = new Set<string>()
   for (const item of items) {
     if (item.product_id) productIds.add(item.product_id)
     if (item.sku_id) skuIds.add(item.sku_id)
   }
+  const lineProducts = new Set(productIds)
+  const lineSkus = new Set(skuIds)
   for (const s of subjects) {
     const discount = s.tier?.action.discount ?? s.voucher?.discount
     if (discount?.type !== 'UNIT') continue
@@ -419,10 +432,59 @@ async function catalogPrices(
   }
   const product: Record<string, number> = {}
   const sku: Record<string, number> = {}
-  for (const p of await store.products.getMany([...productIds]))
-    if (p.value.price !== null) product[p.value.id] = p.value.price
-  for (const s of await store.skus.getMany([...skuIds])) if (s.value.price !== null) sku[s.value.id] = s.value.price
-  return { product, sku }
+  const products = new Map<string, Product>()
+  const skus = new Map<string, Sku>()
+  const [foundProducts, foundSkus] = await Promise.all([
+    store.products.getMany([...productIds]),
+    store.skus.getMany([...skuIds]),
+  ])
+  for (const { value } of foundProducts) {
+    if (value.price !== null) product[value.id] = value.price
+    if (lineProducts.has(value.id)) products.set(value.id, value)
+  }
+  for (const { value } of foundSkus) {
+    if (value.price !== null) sku[value.id] = value.price
+    if (lineSkus.has(value.id)) skus.set(value.id, value)
+  }
+  return { prices: { product, sku }, products, skus }
+}
+
+/**
+ * Lines naming a stored product or SKU carry its `product` / `sku` object as the calculated order
+ * shows it (spec: `product {id, source_id, override, name, metadata, price}`, `sku {id, source_id,
+ * override, sku, price, metadata}`). What the request embedded wins field by field (it also won the
+ * price), the catalogue fills the rest; `override` is the request's, else false. Lines are fresh
+ * objects from `normalizeOrder`, so they are completed in place; nothing is done when no line resolved.
+ */
+function withCatalogueObjects(order: CalculatedOrder, catalogue: Catalogue): CalculatedOrder {
+  if (catalogue.products.size === 0 && catalogue.skus.size === 0) return order
+  for (const item of order.items) {
+    const product = item.product_id ? catalogue.products.get(item.product_id) : undefined
+    if (product) {
+      item.product = {
+        id: product.id,
+        source_id: product.source_id,
+        override: false,
+        name: product.name,
+        metadata: product.metadata,
+        price: product.price,
+        ...item.product,
+      }
+    }
+    const sku = item.sku_id ? catalogue.skus.get(item.sku_id) : undefined
+    if (sku) {
+      item.sku = {
+        id: sku.id,
+        source_id: sku.source_id,
+        override: false,
+        sku: sku.sku,
+        price: sku.price,
+        metadata: sku.metadata,
+        ...item.sku,
+      }
+    }
+  }
+  return order
 }
 
 /** Members of every product collection the redeemables' rules refer to. */

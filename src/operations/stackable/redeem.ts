@@ -14,6 +14,7 @@ import type { Tx } from '../context'
 import { simpleCustomer } from '../customers'
 import { earnOnOrderPaid } from '../loyalty-earning'
 import { loadCard, spendCard, updateCardVoucher } from '../loyalty-ledger'
+import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import type { StackedRedemption } from '../redemptions'
 import { recordReferral } from '../referrals'
 import type { LoadedRequest } from './load'
@@ -133,7 +134,7 @@ export class RedemptionWriter {
       if (this.request.session?.key) child.session = { key: this.request.session.key }
       if (subject.voucher) {
         const counted = await this.countVoucher(subject.voucher.id, o)
-        child.voucher = counted.voucher
+        child.voucher = withExtras(counted.voucher, await redemptionVoucherExtras(tx.store, counted.voucher))
         if (counted.taken) child.points_taken = counted.taken
       }
       if (subject.voucher?.is_referral_code && this.customer) {

@@ -31,13 +31,16 @@ export interface SessionResult {
  * releases it, or `vouchers.releaseValidationSession` does. Reusing a key overwrites that session's
  * locks. Each lock also rewrites its voucher, so two concurrent locks of one code cannot both pass
  * the quantity check: one commit conflicts and re-validates.
+ * Returns the session only when at least one lock was written: a validation that would redeem no code
+ * (invalid in ALL mode, nothing applicable, promotion tiers only) locks nothing, and telling the client
+ * a session exists would be a lie.
  */
 export async function lockSession(
   tx: Tx,
   request: NonNullable<StackableRequest['session']>,
   loaded: LoadedRequest,
   decision: PipelineResult,
-): Promise<SessionResult> {
+): Promise<SessionResult | undefined> {
   const key = request.key ?? tx.id(ID_PREFIX.session)
   const ttl = request.ttl ?? 7
   const ttlUnit: TtlUnit = request.ttl_unit ?? 'DAYS'
@@ -47,6 +50,7 @@ export async function lockSession(
   for (const s of existing.data) if (s.value.voucher_id) previous.set(s.value.voucher_id, s)
 
   const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
+  let locked = 0
   for (const outcome of decision.outcomes) {
     if (outcome.status !== 'APPLICABLE' || !decision.redeem.includes(outcome.index)) continue
     const subject = bySubject.get(outcome.index) as RedeemableSubject
@@ -70,8 +74,9 @@ export async function lockSession(
     if (old) tx.update('sessions', old, lock)
     else tx.insert('sessions', lock)
     tx.update('vouchers', voucher, voucher.value)
+    locked++
   }
-  return { key, type: 'LOCK', ttl, ttl_unit: ttlUnit }
+  return locked > 0 ? { key, type: 'LOCK', ttl, ttl_unit: ttlUnit } : undefined
 }
 
 /** Releases every live lock of a session key (a redemption with the key, or an explicit release). */

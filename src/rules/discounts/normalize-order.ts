@@ -82,6 +82,8 @@ function normalizeItem(input: OrderItemInput, path: string, prices: CatalogPrice
     initial_amount: amount,
     price,
     subtotal_amount: amount,
+    // The spec lists `metadata` on every line; `{}` when the request sent none.
+    metadata: input.metadata ?? {},
   }
   if (input.sku_id !== undefined) item.sku_id = input.sku_id
   else if (input.sku?.id !== undefined) item.sku_id = input.sku.id
@@ -91,7 +93,6 @@ function normalizeItem(input: OrderItemInput, path: string, prices: CatalogPrice
   if (input.source_id !== undefined) item.source_id = input.source_id
   if (input.product !== undefined) item.product = input.product
   if (input.sku !== undefined) item.sku = input.sku
-  if (input.metadata !== undefined) item.metadata = input.metadata
   return item
 }
 

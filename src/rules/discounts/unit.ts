@@ -110,6 +110,7 @@ function newLine(spec: UnitSpec, prices: CatalogPrices | undefined): CalculatedO
     initial_amount: 0,
     price,
     subtotal_amount: 0,
+    metadata: {},
   }
   if (isSku) {
     item.sku_id = spec.unit_type

@@ -4,8 +4,10 @@ import type { CalculatedOrder } from '../../model/order'
 import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList } from '../../model/validation-rule'
 import type { Bundle } from '../conditions'
+import { resolveEffect } from '../discounts/default-effect'
 import type { FormulaUse } from '../formulas'
 import { placeResults, withStackingRulesType } from '../stacking'
+import { targetingOf } from './decide'
 import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, SubjectOutcome } from './types'
 
 export type ExpandOption = 'order' | 'redeemable' | 'category' | 'redemption'
@@ -29,7 +31,7 @@ export interface RedeemableResult {
   metadata?: Metadata
   campaign_name?: string | null
   campaign_id?: string | null
-  name?: string
+  name?: string | null
   /** Which check decided an INAPPLICABLE or SKIPPED result, with the expected and actual values. */
   explanation?: Explanation
   /** APPLICABLE with formulas: how each formula came out, and where the static value was the fallback. */
@@ -76,12 +78,20 @@ export function validationResult(args: {
     redeemables: placed.redeemables,
     skipped_redeemables: placed.skipped_redeemables,
     inapplicable_redeemables: placed.inapplicable_redeemables,
-    order: args.decision.order,
+    order: withStatus(args.decision.order),
     tracking_id: args.trackingId,
     stacking_rules: args.rules,
   }
   if (args.session) result.session = args.session
   return result
+}
+
+/**
+ * A validation's orders show a status (the spec: `CREATED` shown): the request's or the stored
+ * order's, else `CREATED`, since validating creates nothing. A redemption stores its own (`PAID`).
+ */
+function withStatus(order: CalculatedOrder): CalculatedOrder {
+  return order.status === undefined ? { ...order, status: 'CREATED' } : order
 }
 
 export function redeemableResult(
@@ -101,11 +111,12 @@ export function redeemableResult(
     base.metadata = subject.voucher?.metadata ?? subject.tier?.metadata ?? {}
     base.campaign_name = subject.campaign?.name ?? subject.voucher?.campaign ?? null
     base.campaign_id = subject.campaign?.id ?? subject.voucher?.campaign_id ?? subject.tier?.campaign_id ?? null
-    if (subject.tier) base.name = subject.tier.name
+    // A tier's own name; a voucher has none, so it shows its campaign's (null for a standalone code).
+    base.name = subject.tier ? subject.tier.name : (subject.campaign?.name ?? subject.voucher?.campaign ?? null)
   }
   switch (outcome.status) {
     case 'APPLICABLE': {
-      base.order = outcome.order
+      base.order = withStatus(outcome.order)
       base.applicable_to = outcome.step?.applicable_to ?? EMPTY_LIST
       base.inapplicable_to = outcome.step?.inapplicable_to ?? EMPTY_LIST
       base.result = applicableResult(outcome, subject)
@@ -133,7 +144,18 @@ function applicableResult(
 ): RedeemableResult['result'] {
   if (outcome.gift) return { gift: outcome.gift }
   if (outcome.loyalty_card) return { loyalty_card: outcome.loyalty_card }
-  const discount = outcome.discount ?? subject.tier?.action.discount ?? subject.voucher?.discount
-  if (!discount) return {}
+  const stored = outcome.discount ?? subject.tier?.action.discount ?? subject.voucher?.discount
+  if (!stored) return {}
+  const discount = shownDiscount(stored, subject)
   return outcome.bundle ? { discount, bundle: outcome.bundle } : { discount }
+}
+
+/**
+ * The discount as the calculation used it: every stored field, the `effect` it applied (the reference
+ * §3.1 default when the stored discount names none) and `is_dynamic` (true only when a formula set a
+ * value).
+ */
+function shownDiscount(discount: Discount, subject: RedeemableSubject): Discount {
+  const { effect } = resolveEffect(discount, targetingOf(subject))
+  return { ...discount, effect, is_dynamic: discount.is_dynamic ?? false } as Discount
 }

@@ -46,6 +46,9 @@ export function resolveStackingRules(projectRules?: Partial<StackingRules> | nul
     discount_calculation_mode: given.discount_calculation_mode ?? DEFAULT_STACKING_RULES.discount_calculation_mode,
     initial_amount_mode_categories: listOf(given, 'initial_amount_mode_categories'),
     discounted_amount_mode_categories: listOf(given, 'discounted_amount_mode_categories'),
+    // Always present, as the spec lists them: no per-category limits, no grouping rule.
+    applicable_redeemables_category_limits: {},
+    grouped_redeemables_sorting_rule: given.grouped_redeemables_sorting_rule ?? null,
   }
   const categoryLimits: unknown = given.applicable_redeemables_category_limits
   if (categoryLimits != null) {
@@ -53,9 +56,6 @@ export function resolveStackingRules(projectRules?: Partial<StackingRules> | nul
       throw EngineError.invalid('applicable_redeemables_category_limits', 'must be object')
     }
     rules.applicable_redeemables_category_limits = { ...(categoryLimits as Record<string, number>) }
-  }
-  if (given.grouped_redeemables_sorting_rule !== undefined) {
-    rules.grouped_redeemables_sorting_rule = given.grouped_redeemables_sorting_rule
   }
   checkStackingRules(rules)
   return rules

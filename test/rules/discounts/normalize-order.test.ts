@@ -26,6 +26,7 @@ describe('normalizeOrder', () => {
       initial_amount: 750,
       price: 250,
       subtotal_amount: 750,
+      metadata: {},
     })
     expect(order.items[1]?.quantity).toBe(1)
   })
@@ -78,5 +79,11 @@ describe('normalizeOrder', () => {
     const order = normalizeOrder(input)
     expect(input).toEqual(copy)
     expect(order.items[0]).toMatchObject({ product_id: 'p', amount: 600 })
+  })
+
+  it('keeps a declared item amount that differs from price × quantity, and a declared order amount', () => {
+    const order = normalizeOrder({ amount: 50, items: [{ product_id: 'a', price: 1001, quantity: 3, amount: 2500 }] })
+    expect(order.items[0]).toMatchObject({ price: 1001, quantity: 3, amount: 2500, initial_amount: 2500 })
+    expect(order).toMatchObject({ amount: 50, initial_amount: 50, total_amount: 50 })
   })
 })

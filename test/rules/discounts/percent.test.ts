@@ -19,6 +19,25 @@ describe('PERCENT', () => {
     expect(applyStep(order, step, { rounding: 'up' }).order.discount_amount).toBe(251)
   })
 
+  it('APPLY_TO_ITEMS rounds each line once: with up, 12.5% of 12, 20 and 4 is 2 + 3 + 1 = 6, not ⌈4.5⌉', () => {
+    const lines = normalizeOrder({
+      items: [
+        { product_id: 'a', price: 12, quantity: 1 },
+        { product_id: 'b', price: 20, quantity: 1 },
+        { product_id: 'c', price: 4, quantity: 1 },
+      ],
+    })
+    const targets = { included: [product('a'), product('b'), product('c')] }
+    const step = discount({ type: 'PERCENT', percent_off: 12.5, effect: 'APPLY_TO_ITEMS' }, targets)
+    const up = applyStep(lines, step, { rounding: 'up' }).order
+    expect(up.items.map((i) => i.discount_amount)).toEqual([2, 3, 1])
+    expect(up.total_discount_amount).toBe(6)
+    const whole = applyStep(lines, discount({ type: 'PERCENT', percent_off: 12.5, effect: 'APPLY_TO_ORDER' }), {
+      rounding: 'up',
+    }).order
+    expect(whole.total_discount_amount).toBe(5)
+  })
+
   it('APPLY_TO_ORDER amount_limit caps the order discount', () => {
     const r = applyStep(
       order,

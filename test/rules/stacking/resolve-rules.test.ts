@@ -33,6 +33,8 @@ describe('resolveStackingRules', () => {
       discount_calculation_mode: 'DISCOUNTED_AMOUNT',
       initial_amount_mode_categories: [],
       discounted_amount_mode_categories: [],
+      applicable_redeemables_category_limits: {},
+      grouped_redeemables_sorting_rule: null,
     })
   })
 
