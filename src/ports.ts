@@ -158,6 +158,13 @@ export type Write =
       [C in CollectionName]: { op: 'put'; collection: C; value: Entity<C>; expectedVersion: number | null }
     }[CollectionName]
   | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
+  /**
+   * Adds to numeric fields of an existing entity (dotted paths) without naming a version: counters
+   * many requests bump at once (a promotion tier's summary, the uses of an unlimited code) commute,
+   * so they need no version check and never conflict. The entity's version still moves, so a `put`
+   * from an older read conflicts. SQL: `UPDATE … SET n = n + $1, version = version + 1 WHERE id = $2`.
+   */
+  | { op: 'increment'; collection: CollectionName; id: string; by: Record<string, number> }
 
 /**
  * Writes apply in order: a second write to the same entity names the version the first one leaves

@@ -114,6 +114,12 @@ export function createMemoryStore(): Store {
       const current = after.has(slot)
         ? (after.get(slot)?.version ?? null)
         : (table(w.collection).get(id)?.version ?? null)
+      if (w.op === 'increment') {
+        const base = after.has(slot) ? after.get(slot)?.value : table(w.collection).get(id)?.value
+        if (current === null || base === undefined) return { collection: w.collection, id, reason: 'missing' }
+        after.set(slot, { collection: w.collection, id, value: incremented(base, w.by), version: current + 1 })
+        continue
+      }
       if (w.expectedVersion === null) {
         if (current !== null) return { collection: w.collection, id, reason: 'exists' }
       } else if (current === null) {
@@ -164,12 +170,13 @@ export function createMemoryStore(): Store {
         rows.delete(id)
         continue
       }
+      const value = w.op === 'increment' ? incremented(old?.value, w.by) : w.value
       const version = (old?.version ?? 0) + 1
-      rows.set(id, { value: deepFreeze(w.value), version })
+      rows.set(id, { value: deepFreeze(value), version })
       versions[`${w.collection}/${id}`] = version
       for (const key of naturalKeysOf(w.collection)) {
-        const value = readPath(w.value, key)
-        if (typeof value === 'string') indexes.get(`${w.collection}.${key}`)?.set(value, id)
+        const keyValue = readPath(value, key)
+        if (typeof keyValue === 'string') indexes.get(`${w.collection}.${key}`)?.set(keyValue, id)
       }
     }
     return versions
@@ -187,6 +194,24 @@ export function createMemoryStore(): Store {
       return { ok: true, versions: apply(changeset.writes) }
     },
   }
+}
+
+/** A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0). */
+function incremented(value: unknown, by: Record<string, number>): unknown {
+  const next = structuredClone(value) as Record<string, unknown>
+  for (const [path, amount] of Object.entries(by)) {
+    const parts = path.split('.')
+    const last = parts.pop() as string
+    let target = next
+    for (const part of parts) {
+      const child = target[part]
+      if (child === null || typeof child !== 'object') target[part] = {}
+      target = target[part] as Record<string, unknown>
+    }
+    const current = target[last]
+    target[last] = (typeof current === 'number' ? current : 0) + amount
+  }
+  return next
 }
 
 /** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */

@@ -75,6 +75,11 @@ export class Tx {
     return next
   }
 
+  /** Adds to counters of an existing entity without a version check: concurrent increments all land. */
+  increment(collection: CollectionName, id: string, by: Record<string, number>): void {
+    this.writes.push({ op: 'increment', collection, id, by })
+  }
+
   delete(collection: CollectionName, stored: Stored<{ id: string }>): void {
     this.writes.push({ op: 'delete', collection, id: stored.value.id, expectedVersion: stored.version })
   }

@@ -142,3 +142,18 @@ export async function concurrentCounter(store: Store, n: number): Promise<void> 
   const final = await mustGet(store, 'vouchers', 'v_1')
   assert.deepEqual([final.version, (final.value as { count: number }).count], [start + n, n])
 }
+
+/** Increments commute: every concurrent one lands, and the sum is exact. */
+export async function concurrentIncrements(store: Store, n: number): Promise<void> {
+  await insert(store, 'vouchers', voucher('v_hot', 'HOT', { redemption: { redeemed_quantity: 0 } }))
+  const results = await Promise.all(
+    Array.from({ length: n }, () =>
+      store.commit({
+        writes: [{ op: 'increment', collection: 'vouchers', id: 'v_hot', by: { 'redemption.redeemed_quantity': 1 } }],
+      }),
+    ),
+  )
+  assert.deepEqual(tally(results), { ok: n, reasons: {} }, 'increments never conflict')
+  const after = (await mustGet(store, 'vouchers', 'v_hot')).value as { redemption: { redeemed_quantity: number } }
+  assert.equal(after.redemption.redeemed_quantity, n)
+}

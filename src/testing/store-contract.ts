@@ -2,6 +2,7 @@ import type { Store } from '../ports'
 import {
   concurrentCounter,
   concurrentDisjoint,
+  concurrentIncrements,
   concurrentSameId,
   concurrentSameKey,
   concurrentSameVersion,
@@ -13,6 +14,7 @@ import { listCursors, listDefaultOrder, listEqualityFilters, listOrder, listPage
 import { keysPerCollection, missingNaturalKeys, roundTrip, unknownReads } from './reads'
 import {
   deleteWithVersion,
+  incrementCounters,
   insertExisting,
   moveNaturalKey,
   sequentialWrites,
@@ -78,6 +80,7 @@ export function storeContract(
     ['two writes claiming one natural key in one changeset are a unique conflict', uniqueWithinChangeset],
     ['a changeset may move a natural key from one entity to another', moveNaturalKey],
     ['several writes to one entity in one changeset apply in order', sequentialWrites],
+    ['an increment adds to counters, moves the version, and needs the entity to exist', incrementCounters],
     // Listing
     ['list defaults to created_at ascending and reports total', listDefaultOrder],
     ['list filters by equality, null, in and dotted paths', listEqualityFilters],
@@ -95,6 +98,7 @@ export function storeContract(
     [`${n} concurrent inserts of one id: exactly one wins`, (s) => concurrentSameId(s, n)],
     [`${n} concurrent non-overlapping commits all succeed`, (s) => concurrentDisjoint(s, n)],
     [`${n} concurrent read-modify-write loops lose no update`, (s) => concurrentCounter(s, n)],
+    [`${n} concurrent increments of one counter all land`, (s) => concurrentIncrements(s, n)],
   ]
   return cases.map(([name, body]) => ({
     name,

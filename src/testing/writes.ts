@@ -280,3 +280,29 @@ export async function sequentialWrites(store: Store): Promise<void> {
   assert.equal(await repo(store, 'vouchers').findBy('code', 'THIRD'), undefined)
   assert.equal(await repo(store, 'vouchers').findBy('code', 'SECOND'), undefined)
 }
+
+/** An increment adds to numeric fields without naming a version, but still moves the version. */
+export async function incrementCounters(store: Store): Promise<void> {
+  const v1 = await insert(store, 'vouchers', voucher('v_inc', 'INC', { redemption: { redeemed_quantity: 2 } }))
+  const versions = await commitOk(store, [
+    {
+      op: 'increment',
+      collection: 'vouchers',
+      id: 'v_inc',
+      by: { 'redemption.redeemed_quantity': 3, 'stats.uses': 1 },
+    },
+  ])
+  assert.equal(versions['vouchers/v_inc'], v1 + 1, 'an increment moves the version by one')
+  const after = await mustGet(store, 'vouchers', 'v_inc')
+  const value = after.value as { code: string; redemption: { redeemed_quantity: number }; stats: { uses: number } }
+  assert.equal(value.redemption.redeemed_quantity, 5)
+  assert.equal(value.stats.uses, 1, 'a missing counter counts from 0')
+  assert.equal(value.code, 'INC', 'other fields are kept')
+  // A put from the version read before the increment now conflicts: the increment is not lost.
+  const stale = await commitConflict(store, [put('vouchers', voucher('v_inc', 'INC'), v1)])
+  assert.equal(stale.reason, 'version')
+  // An increment of a missing entity is a missing conflict and writes nothing.
+  const missing = await commitConflict(store, [{ op: 'increment', collection: 'vouchers', id: 'v_none', by: { n: 1 } }])
+  assert.equal(missing.reason, 'missing')
+  assert.equal(await repo(store, 'vouchers').get('v_none'), undefined)
+}

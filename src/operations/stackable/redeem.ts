@@ -21,6 +21,11 @@ import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
 import { trackingId } from './tracking'
 
+/** A discount code without a quantity limit: no check depends on its counters. */
+export function isUnlimitedCoupon(voucher: Voucher): boolean {
+  return voucher.type === 'DISCOUNT_VOUCHER' && voucher.redemption.quantity === null
+}
+
 /** Builds the writes of one redemption request. */
 export class RedemptionWriter {
   private readonly tracking: string | null
@@ -203,6 +208,12 @@ export class RedemptionWriter {
         : null,
       updated_at: this.tx.nowIso,
     }
+    if (isUnlimitedCoupon(v0)) {
+      // Nothing caps an unlimited discount code's uses: count them with an increment, which never conflicts.
+      this.tx.increment('vouchers', voucherId, { 'redemption.redeemed_quantity': 1 })
+      return { voucher: next }
+    }
+    // A capped code or a gift card is checked against what was read: the versioned write keeps it true.
     this.tx.update('vouchers', stored, next)
     this.loaded.vouchers.set(voucherId, { value: next, version: stored.version })
     return { voucher: next }
@@ -226,8 +237,13 @@ export class RedemptionWriter {
         },
       },
     }
-    this.tx.update('promotion_tiers', stored, next)
-    this.loaded.tiers.set(tierId, { value: next, version: stored.version })
+    // Every checkout may redeem the same tier: its counters are increments, which never conflict.
+    // `next` is the tier as this request saw it plus its own share (for the redemption's snapshot).
+    this.tx.increment('promotion_tiers', tierId, {
+      'summary.redemptions.total_redeemed': 1,
+      'summary.orders.total_amount': final.amount,
+      'summary.orders.total_discount_amount': outcome.step?.applied.total_discount_amount ?? 0,
+    })
     return next
   }
 

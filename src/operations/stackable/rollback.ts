@@ -12,6 +12,7 @@ import { afterPointsChanged } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
 import { undoReward } from '../reward-redemption'
+import { isUnlimitedCoupon } from './redeem'
 
 /** Rollbacks are accepted within three months of the redemption (reference §7.2). */
 const ROLLBACK_WINDOW = 'P3M'
@@ -320,6 +321,10 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
       return
     }
+    if (isUnlimitedCoupon(v0)) {
+      tx.increment('vouchers', v0.id, { 'redemption.redeemed_quantity': -1 })
+      return
+    }
     const credits = child.gift?.amount ?? 0
     tx.update('vouchers', stored, {
       ...v0,
@@ -339,18 +344,11 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
     return
   }
   if (child.related_object_type === 'promotion_tier') {
-    const stored = await tx.store.promotion_tiers.get(child.related_object_id)
-    if (!stored) return
-    const s = stored.value.summary
-    tx.update('promotion_tiers', stored, {
-      ...stored.value,
-      summary: {
-        redemptions: { total_redeemed: Math.max(0, s.redemptions.total_redeemed - 1) },
-        orders: {
-          total_amount: s.orders.total_amount - (child.order?.amount ?? 0),
-          total_discount_amount: s.orders.total_discount_amount - (child.order?.total_applied_discount_amount ?? 0),
-        },
-      },
+    if (!(await tx.store.promotion_tiers.get(child.related_object_id))) return
+    tx.increment('promotion_tiers', child.related_object_id, {
+      'summary.redemptions.total_redeemed': -1,
+      'summary.orders.total_amount': -(child.order?.amount ?? 0),
+      'summary.orders.total_discount_amount': -(child.order?.total_applied_discount_amount ?? 0),
     })
   }
 }

@@ -5,6 +5,7 @@ import type { PipelineResult, RedeemableSubject } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
 import type { LoadedRequest } from './load'
+import { isUnlimitedCoupon } from './redeem'
 
 type TtlUnit = ValidationSession['ttl_unit']
 
@@ -73,7 +74,9 @@ export async function lockSession(
     const old = previous.get(voucher.value.id)
     if (old) tx.update('sessions', old, lock)
     else tx.insert('sessions', lock)
-    tx.update('vouchers', voucher, voucher.value)
+    // Rewriting a capped code (or a card with a balance) makes concurrent locks of it conflict, so the
+    // quantity and balance checks hold; an unlimited coupon has nothing to protect.
+    if (!isUnlimitedCoupon(voucher.value)) tx.update('vouchers', voucher, voucher.value)
     locked++
   }
   return locked > 0 ? { key, type: 'LOCK', ttl, ttl_unit: ttlUnit } : undefined
