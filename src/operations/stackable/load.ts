@@ -1,26 +1,23 @@
 import { EngineError } from '../../errors'
-import type { Campaign } from '../../model/campaign'
 import type { Category } from '../../model/common'
 import type { Customer } from '../../model/customer'
-import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../../model/order'
-import type { Product, Sku } from '../../model/product'
+import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
-import type { Redemption } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
-import type { ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { Store, Stored } from '../../ports'
-import type { EvalCollection, EvalCounters, EvalCustomer, PeriodCounts } from '../../rules/conditions'
-import { type CatalogPrices, normalizeOrder } from '../../rules/discounts'
+import type { EvalCustomer } from '../../rules/conditions'
+import { normalizeOrder } from '../../rules/discounts'
 import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
 import { checkRedeemablesCount } from '../../rules/stacking'
-import { localParts } from '../../rules/zoned-time'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Context } from '../context'
 import { findCustomer } from '../customers'
 import { effectiveStackingRules } from '../stacking-rules'
 import { rulesAssignedTo } from '../validation-rules'
 import { findVoucher } from '../vouchers'
+import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
+import { countersFor, needsCounters } from './counters'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -305,201 +302,4 @@ async function loadReward(
 async function customerTiers(store: Store, customerId: string, _now: Date): Promise<string[]> {
   const standings = await store.member_tiers.list({ where: { customer_id: customerId } })
   return standings.data.flatMap((s) => (s.value.tier_id ? [s.value.tier_id] : []))
-}
-
-const COUNTER_RULE = /"name":"(redemption\.count|campaign\.)/
-
-function needsCounters(rules: readonly ValidationRule[]): boolean {
-  return rules.some((r) => COUNTER_RULE.test(JSON.stringify(r.rules)))
-}
-
-/** The engine's counters a budget rule reads: successful, not rolled back redemptions, by calendar period. */
-async function countersFor(
-  store: Store,
-  redeemableId: string,
-  campaign: Campaign | null | undefined,
-  customer: Customer | undefined,
-  now: Date,
-  timeZone: string,
-): Promise<EvalCounters> {
-  const live = (r: Redemption) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null
-  const own = (await store.redemptions.list({ where: { related_object_id: redeemableId } })).data
-    .map((s) => s.value)
-    .filter(live)
-  const inCampaign = campaign
-    ? (await store.redemptions.list({ where: { related_object_parent_id: campaign.id } })).data
-        .map((s) => s.value)
-        .filter(live)
-    : []
-  const periods = periodStarts(now, timeZone)
-  const count = (rs: readonly Redemption[]): PeriodCounts => ({
-    total: rs.length,
-    daily: rs.filter((r) => r.date >= periods.day).length,
-    weekly: rs.filter((r) => r.date >= periods.week).length,
-    monthly: rs.filter((r) => r.date >= periods.month).length,
-  })
-  const distinct = (rs: readonly Redemption[]): PeriodCounts => {
-    const within = (since: string) => new Set(rs.filter((r) => r.date >= since).map((r) => r.customer_id)).size
-    return {
-      total: within(''),
-      daily: within(periods.day),
-      weekly: within(periods.week),
-      monthly: within(periods.month),
-    }
-  }
-  const mine = (rs: readonly Redemption[]) => rs.filter((r) => customer && r.customer_id === customer.id)
-  return {
-    campaign_orders_amount: inCampaign.reduce((n, r) => n + (r.order?.amount ?? 0), 0),
-    campaign_orders_amount_discounted: inCampaign.reduce(
-      (n, r) => n + (r.order?.total_applied_discount_amount ?? 0),
-      0,
-    ),
-    campaign_redemptions: count(inCampaign),
-    campaign_customers: distinct(inCampaign),
-    customer_campaign_redemptions: count(mine(inCampaign)),
-    redemptions: count(own),
-    customer_redemptions: count(mine(own)),
-  }
-}
-
-/** ISO instants at which today, this week (Monday) and this month began, in the engine's time zone. */
-function periodStarts(now: Date, timeZone: string): { day: string; week: string; month: string } {
-  const p = localParts(now, timeZone)
-  const msIntoDay = ((p.hour * 60 + p.minute) * 60 + p.second) * 1000 + p.millisecond
-  const dayStart = now.getTime() - msIntoDay
-  const daysSinceMonday = (p.weekday + 6) % 7
-  const day = 86_400_000
-  return {
-    day: new Date(dayStart).toISOString(),
-    week: new Date(dayStart - daysSinceMonday * day).toISOString(),
-    month: new Date(dayStart - (p.day - 1) * day).toISOString(),
-  }
-}
-
-/** Items that name a product or SKU by `source_id` get its id, and a SKU its product, so targeting can match them. */
-async function withCatalogIds(store: Store, items: readonly OrderItemInput[]): Promise<OrderItemInput[]> {
-  // Most lines name their product by id already and need no read at all.
-  if (!items.some((item) => item.source_id || (item.sku_id && !item.product_id))) return [...items]
-  return Promise.all(items.map((item) => withCatalogId(store, item)))
-}
-
-async function withCatalogId(store: Store, item: OrderItemInput): Promise<OrderItemInput> {
-  let next = item
-  if (!item.sku_id && item.related_object === 'sku' && item.source_id) {
-    const sku = await store.skus.findBy('source_id', item.source_id)
-    if (sku) next = { ...next, sku_id: sku.value.id }
-  }
-  if (!item.product_id && item.related_object !== 'sku' && item.source_id) {
-    const product = await store.products.findBy('source_id', item.source_id)
-    if (product) next = { ...next, product_id: product.value.id }
-  }
-  if (next.sku_id && !next.product_id) {
-    const sku = await store.skus.get(next.sku_id)
-    if (sku) next = { ...next, product_id: sku.value.product_id }
-  }
-  return next
-}
-
-/** The stored products and SKUs the order and the UNIT discounts name, and their prices. */
-interface Catalogue {
-  prices: CatalogPrices
-  /** Products and SKUs the order's lines name, by id (UNIT targets are priced only). */
-  products: Map<string, Product>
-  skus: Map<string, Sku>
-}
-
-async function loadCatalogue(
-  store: Store,
-  items: readonly OrderItemInput[],
-  subjects: readonly RedeemableSubject[],
-): Promise<Catalogue> {
-  const productIds = new Set<string>()
-  const skuIds = new Set<string>()
-  for (const item of items) {
-    if (item.product_id) productIds.add(item.product_id)
-    if (item.sku_id) skuIds.add(item.sku_id)
-  }
-  const lineProducts = new Set(productIds)
-  const lineSkus = new Set(skuIds)
-  for (const s of subjects) {
-    const discount = s.tier?.action.discount ?? s.voucher?.discount
-    if (discount?.type !== 'UNIT') continue
-    const units = 'units' in discount ? discount.units : [discount]
-    for (const u of units) {
-      productIds.add(u.unit_type)
-      skuIds.add(u.unit_type)
-    }
-  }
-  const product: Record<string, number> = {}
-  const sku: Record<string, number> = {}
-  const products = new Map<string, Product>()
-  const skus = new Map<string, Sku>()
-  const [foundProducts, foundSkus] = await Promise.all([
-    store.products.getMany([...productIds]),
-    store.skus.getMany([...skuIds]),
-  ])
-  for (const { value } of foundProducts) {
-    if (value.price !== null) product[value.id] = value.price
-    if (lineProducts.has(value.id)) products.set(value.id, value)
-  }
-  for (const { value } of foundSkus) {
-    if (value.price !== null) sku[value.id] = value.price
-    if (lineSkus.has(value.id)) skus.set(value.id, value)
-  }
-  return { prices: { product, sku }, products, skus }
-}
-
-/**
- * Lines naming a stored product or SKU carry its `product` / `sku` object as the calculated order
- * shows it (spec: `product {id, source_id, override, name, metadata, price}`, `sku {id, source_id,
- * override, sku, price, metadata}`). What the request embedded wins field by field (it also won the
- * price), the catalogue fills the rest; `override` is the request's, else false. Lines are fresh
- * objects from `normalizeOrder`, so they are completed in place; nothing is done when no line resolved.
- */
-function withCatalogueObjects(order: CalculatedOrder, catalogue: Catalogue): CalculatedOrder {
-  if (catalogue.products.size === 0 && catalogue.skus.size === 0) return order
-  for (const item of order.items) {
-    const product = item.product_id ? catalogue.products.get(item.product_id) : undefined
-    if (product) {
-      item.product = {
-        id: product.id,
-        source_id: product.source_id,
-        override: false,
-        name: product.name,
-        metadata: product.metadata,
-        price: product.price,
-        ...item.product,
-      }
-    }
-    const sku = item.sku_id ? catalogue.skus.get(item.sku_id) : undefined
-    if (sku) {
-      item.sku = {
-        id: sku.id,
-        source_id: sku.source_id,
-        override: false,
-        sku: sku.sku,
-        price: sku.price,
-        metadata: sku.metadata,
-        ...item.sku,
-      }
-    }
-  }
-  return order
-}
-
-/** Members of every product collection the redeemables' rules refer to. */
-async function loadCollections(
-  store: Store,
-  subjects: readonly RedeemableSubject[],
-): Promise<Record<string, EvalCollection>> {
-  if (!subjects.some((s) => s.validation_rules.some((r) => JSON.stringify(r).includes('products_collection'))))
-    return {}
-  const out: Record<string, EvalCollection> = {}
-  for (const { value } of (await store.product_collections.list()).data) {
-    out[value.id] = {
-      products: value.products.filter((p) => p.object === 'product').map((p) => p.id),
-      skus: value.products.filter((p) => p.object === 'sku').map((p) => p.id),
-    }
-  }
-  return out
 }
