@@ -87,11 +87,6 @@ export async function findProduct(store: Context['store'], idOrSourceId: string)
   return (await store.products.get(idOrSourceId)) ?? (await store.products.findBy('source_id', idOrSourceId))
 }
 
-/** Finds a SKU by id, else by `source_id`. */
-export async function findSku(store: Context['store'], idOrSourceId: string): Promise<Stored<Sku> | undefined> {
-  return (await store.skus.get(idOrSourceId)) ?? (await store.skus.findBy('source_id', idOrSourceId))
-}
-
 /** Moves an ISO bound by one millisecond so the store's strict before/after filter includes the bound itself. */
 function shift(iso: string, ms: number): string {
   return new Date(Date.parse(iso) + ms).toISOString()

@@ -32,10 +32,6 @@ export interface Filters {
   fields: Record<string, FilterConditions>
 }
 
-export function isFilterOperator(value: string): value is FilterOperator {
-  return (FILTER_OPERATORS as readonly string[]).includes(value)
-}
-
 export function matchesFilters(row: Record<string, unknown>, filters: Filters): boolean {
   const fields = Object.entries(filters.fields)
   if (fields.length === 0) return true

@@ -45,11 +45,6 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f
 }
 
-/** Throws a RangeError for a zone name the runtime does not know. */
-export function assertTimeZone(timeZone: string): void {
-  formatterFor(timeZone)
-}
-
 /** The local calendar and clock fields of an instant in `timeZone`. */
 export function localParts(instant: Date | number, timeZone = 'UTC'): LocalParts {
   const ms = typeof instant === 'number' ? instant : instant.getTime()
