@@ -36,20 +36,18 @@ const routes: Record<string, Route> = {
 }
 
 function match(method: string, path: string): { route: Route; params: Record<string, string> } | undefined {
+  const got = path.split('/')
   for (const [key, route] of Object.entries(routes)) {
     const [m, pattern] = key.split(' ') as [string, string]
-    if (m !== method) continue
     const want = pattern.split('/')
-    const got = path.split('/')
-    if (want.length !== got.length) continue
+    if (m !== method || want.length !== got.length) continue
     const params: Record<string, string> = {}
-    if (
-      want.every((w, i) =>
-        w.startsWith(':') ? ((params[w.slice(1)] = decodeURIComponent(got[i] ?? '')), true) : w === got[i],
-      )
-    ) {
-      return { route, params }
-    }
+    const fits = want.every((w, i) => {
+      if (!w.startsWith(':')) return w === got[i]
+      params[w.slice(1)] = decodeURIComponent(got[i] ?? '')
+      return true
+    })
+    if (fits) return { route, params }
   }
   return undefined
 }
