@@ -21,6 +21,15 @@ import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
 import { trackingId } from './tracking'
 
+/**
+ * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (its
+ * snapshot, stored on the child redemption) and the discount the tier gave. A rollback takes back
+ * exactly this, read from the same snapshot.
+ */
+export function tierShare(order: CalculatedOrder | null | undefined): { amount: number; discount: number } {
+  return { amount: order?.amount ?? 0, discount: order?.total_applied_discount_amount ?? 0 }
+}
+
 /** A discount code without a quantity limit: no check depends on its counters. */
 export function isUnlimitedCoupon(voucher: Voucher): boolean {
   return voucher.type === 'DISCOUNT_VOUCHER' && voucher.redemption.quantity === null
@@ -145,7 +154,7 @@ export class RedemptionWriter {
       if (subject.voucher?.is_referral_code && this.customer) {
         await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
       }
-      if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o, final)
+      if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
       children.push(tx.insert('redemptions', child))
       tx.emit(
         'customer.redemption.succeeded',
@@ -219,32 +228,26 @@ export class RedemptionWriter {
     return { voucher: next }
   }
 
-  private countTier(
-    tierId: string,
-    outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
-    final: CalculatedOrder,
-  ): PromotionTier {
-    const stored = this.loaded.tiers.get(tierId) as Stored<PromotionTier>
-    const t0 = stored.value
-    const next: PromotionTier = {
+  private countTier(tierId: string, outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>): PromotionTier {
+    const t0 = (this.loaded.tiers.get(tierId) as Stored<PromotionTier>).value
+    const share = tierShare(outcome.order)
+    // Every checkout may redeem the same tier: its counters are increments, which never conflict.
+    this.tx.increment('promotion_tiers', tierId, {
+      'summary.redemptions.total_redeemed': 1,
+      'summary.orders.total_amount': share.amount,
+      'summary.orders.total_discount_amount': share.discount,
+    })
+    // The tier as this request saw it plus its own share: the redemption's snapshot.
+    return {
       ...t0,
       summary: {
         redemptions: { total_redeemed: t0.summary.redemptions.total_redeemed + 1 },
         orders: {
-          total_amount: t0.summary.orders.total_amount + final.amount,
-          total_discount_amount:
-            t0.summary.orders.total_discount_amount + (outcome.step?.applied.total_discount_amount ?? 0),
+          total_amount: t0.summary.orders.total_amount + share.amount,
+          total_discount_amount: t0.summary.orders.total_discount_amount + share.discount,
         },
       },
     }
-    // Every checkout may redeem the same tier: its counters are increments, which never conflict.
-    // `next` is the tier as this request saw it plus its own share (for the redemption's snapshot).
-    this.tx.increment('promotion_tiers', tierId, {
-      'summary.redemptions.total_redeemed': 1,
-      'summary.orders.total_amount': final.amount,
-      'summary.orders.total_discount_amount': outcome.step?.applied.total_discount_amount ?? 0,
-    })
-    return next
   }
 
   /** The order is created, or the stored one updated, with this redemption recorded on it. */

@@ -12,7 +12,7 @@ import { afterPointsChanged } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
 import { undoReward } from '../reward-redemption'
-import { isUnlimitedCoupon } from './redeem'
+import { isUnlimitedCoupon, tierShare } from './redeem'
 
 /** Rollbacks are accepted within three months of the redemption (reference §7.2). */
 const ROLLBACK_WINDOW = 'P3M'
@@ -345,10 +345,11 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
   }
   if (child.related_object_type === 'promotion_tier') {
     if (!(await tx.store.promotion_tiers.get(child.related_object_id))) return
+    const share = tierShare(child.order)
     tx.increment('promotion_tiers', child.related_object_id, {
       'summary.redemptions.total_redeemed': -1,
-      'summary.orders.total_amount': -(child.order?.amount ?? 0),
-      'summary.orders.total_discount_amount': -(child.order?.total_applied_discount_amount ?? 0),
+      'summary.orders.total_amount': -share.amount,
+      'summary.orders.total_discount_amount': -share.discount,
     })
   }
 }

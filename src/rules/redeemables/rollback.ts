@@ -3,25 +3,32 @@ import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 /**
  * The order with one redemption's effects taken back (`WITH_ORDER` rollback, reference §7.2): the
  * discounts it applied and the units it added, line by line, using the `applied_*` fields of the
- * order the redemption recorded. Lines that only the redemption had added disappear.
+ * order the redemption recorded. Lines are matched by what they are (SKU, product, source id), not by
+ * position, because a later redemption may have added lines and an earlier rollback removed some.
+ * Lines that only the redemption had added disappear, and their amount leaves the order's.
  */
 export function revertOrder(order: CalculatedOrder, redeemed: CalculatedOrder): CalculatedOrder {
+  const applied = byIdentity(redeemed.items)
+  const seen = new Map<string, number>()
   const items: CalculatedOrderItem[] = []
   let added = 0
   let itemsDiscount = 0
-  for (const [i, item] of order.items.entries()) {
-    const applied = redeemed.items[i]
-    const quantity = item.quantity - (applied?.applied_quantity ?? 0)
+  for (const item of order.items) {
+    const key = identity(item)
+    const occurrence = seen.get(key) ?? 0
+    seen.set(key, occurrence + 1)
+    const own = applied.get(key)?.[occurrence]
+    added += own?.applied_quantity_amount ?? 0
+    const quantity = item.quantity - (own?.applied_quantity ?? 0)
     if (quantity <= 0 && item.initial_quantity === 0) continue
-    added += applied?.applied_quantity_amount ?? 0
-    const lineAmount = item.amount - (applied?.applied_quantity_amount ?? 0)
-    const discount = Math.max(0, item.discount_amount - (applied?.applied_discount_amount ?? 0))
+    const lineAmount = item.amount - (own?.applied_quantity_amount ?? 0)
+    const discount = Math.max(0, item.discount_amount - (own?.applied_discount_amount ?? 0))
     items.push({
       ...item,
       quantity,
       amount: lineAmount,
       discount_amount: discount,
-      discount_quantity: Math.max(0, item.discount_quantity - (applied?.applied_discount_quantity ?? 0)),
+      discount_quantity: Math.max(0, item.discount_quantity - (own?.applied_discount_quantity ?? 0)),
       subtotal_amount: lineAmount - discount,
       applied_discount_amount: 0,
       applied_discount_quantity: 0,
@@ -45,4 +52,20 @@ export function revertOrder(order: CalculatedOrder, redeemed: CalculatedOrder): 
     total_applied_discount_amount: 0,
     items,
   }
+}
+
+/** What a line is: its SKU, product and source id (lines of the same thing are told apart by order). */
+function identity(item: CalculatedOrderItem): string {
+  return `${item.sku_id ?? ''}|${item.product_id ?? ''}|${item.source_id ?? ''}`
+}
+
+function byIdentity(items: readonly CalculatedOrderItem[]): Map<string, CalculatedOrderItem[]> {
+  const out = new Map<string, CalculatedOrderItem[]>()
+  for (const item of items) {
+    const key = identity(item)
+    const list = out.get(key)
+    if (list) list.push(item)
+    else out.set(key, [item])
+  }
+  return out
 }
