@@ -97,6 +97,8 @@ async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' 
       return 'succeeded' as const
     })
   } catch (error) {
+    // A conflict that outlasted the retries says nothing about the work: it stays queued for the next run.
+    if (error instanceof EngineError && error.key === 'concurrent_modification') return 'skipped'
     return markFailed(ctx, id, error instanceof Error ? error : new Error(String(error)))
   }
 }

@@ -135,6 +135,13 @@ export function auth(ctx: Context) {
 
   /** The token endpoints take server credentials; client applications get tokens with theirs. */
   function tokenFamily(headers: Headers): 'server' | 'client' {
+    if (headers === null || typeof headers !== 'object') {
+      throw unauthorized(
+        'missing_header',
+        `Missing header ${CREDENTIAL_HEADERS.server.id}`,
+        CREDENTIAL_HEADERS.server.id,
+      )
+    }
     return header(headers, CREDENTIAL_HEADERS.server.id) === undefined &&
       header(headers, CREDENTIAL_HEADERS.client.id) !== undefined
       ? 'client'

@@ -268,20 +268,25 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   const expired = expireCard(tx, card)
   if (expired === 0) return { expired: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  emitPointsExpired(tx, card, expired, campaign?.value)
+  if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+  return { voucher_id: voucherId, expired }
+}
+
+/** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */
+export function emitPointsExpired(tx: Tx, card: CardState, points: number, campaign: Campaign | undefined): void {
   tx.emit(
     'customer.voucher.loyalty_card.points_expired',
     card.voucher.holder_id,
     {
-      points: expired,
+      points,
       balance: card.voucher.loyalty_card?.balance ?? 0,
       voucher: { id: card.voucher.id, code: card.voucher.code, loyalty_card: card.voucher.loyalty_card },
     },
     campaign
-      ? { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type, category: 'EFFECT' }
+      ? { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' }
       : { category: 'EFFECT' },
   )
-  if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
-  return { voucher_id: voucherId, expired }
 }
 
 /**

@@ -82,3 +82,50 @@ describe('loyalty card paying with points in a stacked redemption', () => {
     })
   })
 })
+
+describe('a rollback after the spent points would have expired', () => {
+  it('returns them to their bucket, where they lapse at once with a points_expired event', async () => {
+    const t = testEngine()
+    const { engine, store, clock } = t
+    const club = await program(engine, {
+      voucher: {
+        type: 'LOYALTY_CARD',
+        loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 1 } },
+        code_config: { pattern: 'CLUB-####' },
+      },
+    })
+    await engine.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 500 } },
+    ])
+    const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
+    await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 1000 })
+    const coin = await engine.rewards.create({
+      name: 'cents',
+      type: 'COIN',
+      parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
+    })
+    await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+    const redemption = await engine.redemptions.redeemStackable({
+      order: { amount: 20000, status: 'CREATED' },
+      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 300 } }],
+    })
+    // Two months on, the 200 points left have expired; the 300 spent come back past their expiry.
+    clock.advance(62 * 86_400_000)
+    await engine.asyncActions.runPending()
+    expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({
+      balance: 0,
+      expired_points: 200,
+    })
+    await engine.redemptions.rollbackStackable(redemption.parent_redemption.id)
+    expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({
+      balance: 0,
+      expired_points: 500,
+    })
+    const customer = await engine.customers.get('alice')
+    const expired = await store.activities.list({
+      where: { customer_id: customer.id, type: 'customer.voucher.loyalty_card.points_expired' },
+      order: { field: 'id', direction: 'asc' },
+    })
+    expect(expired.data.map((a) => (a.value.data as { points: number }).points)).toEqual([200, 300])
+  })
+})

@@ -90,3 +90,22 @@ describe('async actions', () => {
     expect(() => registerAsyncHandler(engine.context, 'test.echo', async () => null)).toThrow('already registered')
   })
 })
+
+describe('async actions under contention', () => {
+  it('an action whose commit keeps conflicting stays queued for the next run instead of failing', async () => {
+    const { engine, store, schedule } = setup()
+    const action = await schedule('test.echo', { n: 1 })
+    const commit = store.commit.bind(store)
+    let losing = true
+    // Every commit that would finish the action loses the race while `losing` is set.
+    store.commit = async (changeset) =>
+      losing && changeset.writes.some((w) => w.collection === 'async_actions')
+        ? { ok: false, conflict: { collection: 'async_actions', id: action.id, reason: 'version' } }
+        : commit(changeset)
+    expect(await engine.asyncActions.runPending()).toMatchObject({ succeeded: 0, failed: 0 })
+    expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'ENQUEUED' })
+    losing = false
+    expect(await engine.asyncActions.runPending()).toMatchObject({ succeeded: 1 })
+    expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'DONE', result: { echoed: { n: 1 } } })
+  })
+})

@@ -121,6 +121,14 @@ describe('auth.issueToken', () => {
       path: 'X-App-Token',
     })
     await expect(engine.auth.issueToken({}, body)).rejects.toMatchObject({ code: 401, path: 'X-App-Id' })
+    // No headers object at all (a host that forgot to pass them) is the same 401, not a TypeError.
+    for (const none of [null, undefined]) {
+      await expect(engine.auth.issueToken(none as never, body)).rejects.toMatchObject({
+        code: 401,
+        key: 'missing_header',
+      })
+      await expect(engine.auth.revokeToken(none as never, { access_token: 'x' })).rejects.toMatchObject({ code: 401 })
+    }
     await expect(
       engine.auth.issueToken({ 'X-App-Id': server.app_id, 'X-App-Token': `${server.secret}x` }, body),
     ).rejects.toMatchObject({ code: 401, key: 'unauthorized' })

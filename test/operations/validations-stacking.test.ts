@@ -37,6 +37,7 @@ describe('stacking limits: each SKIPPED key with its limit', () => {
       key: 'applicable_redeemables_limit_exceeded',
       limit: 'applicable_redeemables_limit',
       value: 2,
+      filled_by: ['A', 'B'],
     })
     expect(result.stacking_rules.applicable_redeemables_limit).toBe(2)
     expect(result.order).toMatchObject({ total_discount_amount: 1900, total_amount: 8100 })

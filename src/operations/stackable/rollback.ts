@@ -8,7 +8,7 @@ import { addDuration } from '../../rules/duration'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
-import { afterPointsChanged } from '../loyalty-earning'
+import { afterPointsChanged, emitPointsExpired } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
 import { undoReward } from '../reward-redemption'
@@ -315,9 +315,11 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
     })
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(tx, stored)
-      if (child.points_taken?.length) refundCard(tx, card, child.points_taken)
+      const refunded = child.points_taken?.length ? refundCard(tx, card, child.points_taken) : null
       updateCardVoucher(tx, card, (v) => ({ ...v, redemption: oneUseBack(v) }))
       const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
+      // Points returned to buckets whose time has passed lapse at once, and say so.
+      if (refunded && refunded.expired > 0) emitPointsExpired(tx, card, refunded.expired, campaign?.value)
       if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
       return
     }

@@ -330,8 +330,12 @@ function finish(
         return f.bundle ? { ...outcome, bundle: f.bundle } : outcome
       }
       case 'SKIP': {
+        const name = (index: number) => {
+          const s = input.subjects.find((x) => x.index === index)
+          return s?.voucher?.code ?? s?.tier?.id ?? s?.requested_id ?? String(index)
+        }
         const blocked = d.explanation.blocked_by
-        const blockedBy = blocked === undefined ? undefined : input.subjects.find((s) => s.index === blocked)
+        const filled = d.explanation.counted
         return {
           index: d.index,
           status: 'SKIPPED',
@@ -342,9 +346,8 @@ function finish(
             limit: d.explanation.limit,
             value: d.explanation.value,
             ...(d.explanation.category_id === undefined ? {} : { category_id: d.explanation.category_id }),
-            ...(blockedBy
-              ? { blocked_by: blockedBy.voucher?.code ?? blockedBy.tier?.id ?? blockedBy.requested_id }
-              : {}),
+            ...(blocked === undefined ? {} : { blocked_by: name(blocked) }),
+            ...(filled && filled.length > 0 ? { filled_by: filled.map(name) } : {}),
           },
         }
       }

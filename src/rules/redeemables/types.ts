@@ -79,7 +79,10 @@ export type Explanation =
       limit: SkipExplanation['limit']
       value: SkipExplanation['value']
       category_id?: string
+      /** The redeemable that caused it: the exclusive one that won, or the first inapplicable one under ALL. */
       blocked_by?: string
+      /** The applied redeemables that had already filled the limit. */
+      filled_by?: string[]
     }
   | { check: string; detail: string; expected?: unknown; actual?: unknown }
 
