@@ -126,6 +126,6 @@ describe('a rollback after the spent points would have expired', () => {
       where: { customer_id: customer.id, type: 'customer.voucher.loyalty_card.points_expired' },
       order: { field: 'id', direction: 'asc' },
     })
-    expect(expired.data.map((a) => (a.value.data as { points: number }).points)).toEqual([200, 300])
+    expect(expired.data.map((a) => (a.value.data as unknown as { points: number }).points)).toEqual([200, 300])
   })
 })
