@@ -23,18 +23,37 @@ async function coupon(t: T, code: string, extra: Record<string, unknown> = {}) {
 }
 
 describe('voucher own checks: key, message, details, explanation', () => {
+  // The clock stands at Thursday 2026-01-15T10:00:00Z; the explanation names the setting and now.
   it.each([
-    ['voucher_disabled', { active: false }, 'voucher is disabled'],
-    ['voucher_expired', { expiration_date: '2026-01-15T09:59:59.000Z' }, 'voucher expired'],
-    ['voucher_not_active', { start_date: '2026-01-15T10:00:01.000Z' }, 'voucher not active'],
-    ['voucher_not_active_now', { validity_day_of_week: [1, 2, 3] }, 'voucher not active now'],
-  ])('%s', async (key, extra, message) => {
+    ['voucher_disabled', { active: false }, 'voucher is disabled', true, false],
+    [
+      'voucher_expired',
+      { expiration_date: '2026-01-15T09:59:59.000Z' },
+      'voucher expired',
+      { expiration_date: '2026-01-15T09:59:59.000Z' },
+      '2026-01-15T10:00:00.000Z',
+    ],
+    [
+      'voucher_not_active',
+      { start_date: '2026-01-15T10:00:01.000Z' },
+      'voucher not active',
+      { start_date: '2026-01-15T10:00:01.000Z' },
+      '2026-01-15T10:00:00.000Z',
+    ],
+    [
+      'voucher_not_active_now',
+      { validity_day_of_week: [1, 2, 3] },
+      'voucher not active now',
+      { validity_day_of_week: [1, 2, 3] },
+      4,
+    ],
+  ])('%s', async (key, extra, message, expected, actual) => {
     const t = testEngine()
     await coupon(t, 'CODE', extra)
     const r = await validateOne(t, { object: 'voucher', id: 'CODE' })
     expect(r?.status).toBe('INAPPLICABLE')
     expect(r?.result).toMatchObject({ error: { code: 400, key, message, details: 'CODE' } })
-    expect(r?.explanation).toMatchObject({ check: 'voucher_validity' })
+    expect(r?.explanation).toMatchObject({ check: 'voucher_validity', expected, actual })
   })
 
   it('is valid exactly at the expiration instant and from the start instant', async () => {

@@ -1,8 +1,16 @@
+import type { Validity } from '../../model/common'
 import type { CalculatedOrder } from '../../model/order'
 import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
 import { isReferrer } from '../referrals'
 import { rewardCost, tierRewardMapping } from '../rewards'
-import { campaignValidityError, checkValidity, promotionTierValidityError, voucherValidityError } from '../validity'
+import {
+  campaignValidityError,
+  checkValidity,
+  promotionTierValidityError,
+  type ValidityReason,
+  voucherValidityError,
+} from '../validity'
+import { localParts } from '../zoned-time'
 import type { Explanation, PipelineInput, RedeemableError, RedeemableSubject } from './types'
 
 /** A "no" found by a redeemable's own checks: the hosted error, and which check decided it. */
@@ -51,7 +59,12 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
       timeframeAnchor: campaign.start_date ?? null,
     })
     if (!verdict.ok)
-      return failure(campaignValidityError(verdict.reason, campaign.id), 'campaign_validity', verdict.detail)
+      return failure(
+        campaignValidityError(verdict.reason, campaign.id),
+        'campaign_validity',
+        verdict.detail,
+        validityFacts(campaign, verdict.reason, now, timeZone),
+      )
   }
   if (subject.tier) {
     const tier = subject.tier
@@ -64,6 +77,7 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
         withCustomMessage(promotionTierValidityError(verdict.reason, tier.id), subject),
         'promotion_tier_validity',
         verdict.detail,
+        validityFacts(tier, verdict.reason, now, timeZone),
       )
     return null
   }
@@ -75,6 +89,7 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
       withCustomMessage(voucherValidityError(verdict.reason, voucher.code), subject),
       'voucher_validity',
       verdict.detail,
+      validityFacts(voucher, verdict.reason, now, timeZone),
     )
 
   const quantity = voucher.redemption.quantity
@@ -281,4 +296,39 @@ function subjectLabel(subject: RedeemableSubject): string {
   if (!voucher) return redeemableLabel('DISCOUNT_VOUCHER')
   if (voucher.is_referral_code) return redeemableLabel('REFERRAL_CODE')
   return redeemableLabel(voucher.type)
+}
+
+/** The expected and actual values behind a validity "no": the setting that decided it, and now. */
+function validityFacts(
+  validity: Validity,
+  reason: ValidityReason,
+  now: Date,
+  timeZone: string,
+): { expected: unknown; actual: unknown } {
+  switch (reason) {
+    case 'disabled':
+      return { expected: true, actual: validity.active ?? null }
+    case 'not_started':
+      return { expected: { start_date: validity.start_date ?? null }, actual: now.toISOString() }
+    case 'expired':
+      return { expected: { expiration_date: validity.expiration_date ?? null }, actual: now.toISOString() }
+    case 'outside_timeframe':
+      return { expected: { validity_timeframe: validity.validity_timeframe ?? null }, actual: now.toISOString() }
+    case 'outside_day_of_week':
+      return {
+        expected: { validity_day_of_week: validity.validity_day_of_week ?? null },
+        actual: localParts(now, timeZone).weekday,
+      }
+    case 'outside_hours':
+      return { expected: { validity_hours: validity.validity_hours ?? null }, actual: localTime(now, timeZone) }
+    default: {
+      const _never: never = reason
+      return _never
+    }
+  }
+}
+
+function localTime(now: Date, timeZone: string): string {
+  const p = localParts(now, timeZone)
+  return `${String(p.hour).padStart(2, '0')}:${String(p.minute).padStart(2, '0')} (day ${p.weekday})`
 }
