@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import { checkFormulaSyntax } from '../rules/formulas'
 
 /** Optional in the exact sense: absent is fine, `undefined` written explicitly is not a value. */
 export const opt = v.exactOptional
@@ -76,3 +77,13 @@ export function orderOf(order: string | undefined, fallback: string): { field: s
   const o = order ?? fallback
   return o.startsWith('-') ? { field: o.slice(1), direction: 'desc' } : { field: o, direction: 'asc' }
 }
+
+/** A dynamic formula (reference §3.5): refused when it does not parse, naming the position. */
+export const formula = v.pipe(
+  v.string(),
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const problem = checkFormulaSyntax(dataset.value)
+    if (problem) addIssue({ message: `is not a valid formula: ${problem.message} (at ${problem.position})` })
+  }),
+)

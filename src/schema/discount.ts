@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { money, nonEmptyString, opt, positiveInt } from './common'
+import { formula, money, nonEmptyString, opt, positiveInt } from './common'
 
 /**
  * The discount object of vouchers, campaign templates and promotion tiers (reference §3.1): one shape
@@ -9,7 +9,6 @@ import { money, nonEmptyString, opt, positiveInt } from './common'
 
 /** A plain percent number: 10 means 10 %; fractions like 12.5 are allowed, never above 100. */
 const percent = v.pipe(v.number(), v.finite(), v.minValue(0, 'must be ≥ 0'), v.maxValue(100, 'must be ≤ 100'))
-const formula = v.string()
 
 const base = {
   is_dynamic: opt(v.boolean()),

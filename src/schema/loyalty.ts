@@ -1,6 +1,7 @@
 import * as v from 'valibot'
 import {
   dateTime,
+  formula,
   intOrNumericString,
   isoDuration,
   limitParam,
@@ -58,7 +59,7 @@ const proportionalSpec = v.object({
     v.check((n) => Number.isFinite(n) && n > 0, 'must be a positive number'),
   ),
   points: v.pipe(intOrNumericString, v.minValue(1, 'must be ≥ 1')),
-  points_formula: opt(v.string()),
+  points_formula: opt(formula),
   property: opt(nonEmptyString),
   object: opt(itemObject),
   id: opt(nonEmptyString),
@@ -87,7 +88,7 @@ const earningLoyalty = v.variant('type', [
   v.object({
     type: v.literal('FIXED'),
     points: v.pipe(intOrNumericString, v.minValue(1, 'must be ≥ 1')),
-    points_formula: opt(v.string()),
+    points_formula: opt(formula),
   }),
   v.object({
     type: v.literal('PROPORTIONAL'),

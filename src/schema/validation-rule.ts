@@ -3,7 +3,7 @@ import { EngineError } from '../errors'
 import type { RuleSet } from '../model/validation-rule'
 import { type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from '../rules/conditions/logic'
 import { OPERATOR_NAMES } from '../rules/conditions/operators'
-import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
+import { formula, metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
 import { parse } from './parse'
 
 /*
@@ -88,7 +88,7 @@ const applicableToEntry = v.object({
   product_source_id: opt(v.nullable(v.string())),
   strict: opt(v.boolean()),
   price: opt(v.nullable(money)),
-  price_formula: opt(v.nullable(v.string())),
+  price_formula: opt(v.nullable(formula)),
   effect: opt(
     v.picklist([
       'APPLY_TO_EVERY',

@@ -351,3 +351,24 @@ describe('vouchers.get', () => {
     await expect(engine.vouchers.get('')).rejects.toMatchObject({ code: 400, path: 'code' })
   })
 })
+
+describe('formulas on create', () => {
+  it('refuses a formula that does not parse, naming the field and the position, and writes nothing', async () => {
+    const { engine, store } = testEngine()
+    const before = await snapshot(store)
+    await expect(
+      engine.vouchers.create({
+        code: 'F',
+        type: 'DISCOUNT_VOUCHER',
+        discount: { type: 'AMOUNT', amount_off: 100, amount_off_formula: 'MIN(ORDER_AMOUNT x 0.1;' },
+      }),
+    ).rejects.toMatchObject({ code: 400, path: 'discount.amount_off_formula' })
+    expect(await snapshot(store)).toBe(before)
+    const ok = await engine.vouchers.create({
+      code: 'G',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, amount_off_formula: 'MIN(ORDER_AMOUNT x 0.1; 50)' },
+    })
+    expect(ok.discount).toMatchObject({ amount_off_formula: 'MIN(ORDER_AMOUNT x 0.1; 50)' })
+  })
+})
