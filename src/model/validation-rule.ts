@@ -27,7 +27,37 @@ export interface ApplicableToEntry {
   repeat?: number | null
   skip_initially?: number | null
   target?: 'ITEM' | 'UNIT'
+  /**
+   * Unit budgets (reference §3.3): how many units the entry may discount in all, counted over the
+   * successful, not rolled back redemptions of the campaign (per customer: of this customer) or of the
+   * promotion tier. `product_in_collection_*` count per product (or SKU) inside a collection entry.
+   * Each has a `_formula` variant; the static value is its fallback.
+   */
+  product_campaign_quantity_limit?: number | null
+  product_campaign_quantity_limit_formula?: string | null
+  product_customer_campaign_quantity_limit?: number | null
+  product_customer_campaign_quantity_limit_formula?: string | null
+  product_in_collection_campaign_quantity_limit?: number | null
+  product_in_collection_campaign_quantity_limit_formula?: string | null
+  product_in_collection_customer_campaign_quantity_limit?: number | null
+  product_in_collection_customer_campaign_quantity_limit_formula?: string | null
+  product_promotion_tier_quantity_limit?: number | null
+  product_promotion_tier_quantity_limit_formula?: string | null
+  product_customer_promotion_tier_quantity_limit?: number | null
+  product_customer_promotion_tier_quantity_limit_formula?: string | null
 }
+
+/** The unit budget fields of an entry, each with a `_formula` variant. */
+export const UNIT_BUDGET_FIELDS = [
+  'product_campaign_quantity_limit',
+  'product_customer_campaign_quantity_limit',
+  'product_in_collection_campaign_quantity_limit',
+  'product_in_collection_customer_campaign_quantity_limit',
+  'product_promotion_tier_quantity_limit',
+  'product_customer_promotion_tier_quantity_limit',
+] as const
+
+export type UnitBudgetField = (typeof UNIT_BUDGET_FIELDS)[number]
 
 export interface ApplicableTo {
   included?: ApplicableToEntry[]
@@ -101,6 +131,21 @@ export interface ApplicableToResultItem extends ApplicableToEntry {
   target: 'ITEM' | 'UNIT'
   order_item_indices: number[]
   order_item_units: OrderItemUnits[]
+  /** Engine extension, present when a unit budget applies to the entry: what it allowed and refused. */
+  unit_budget?: UnitBudgetReport
+}
+
+/**
+ * What the unit budgets allowed an entry in this request (engine extension, "explain every no"):
+ * the units still allowed before it (the tightest budget), per collection member where those count,
+ * and the units the targeting chose but the budgets refused.
+ */
+export interface UnitBudgetReport {
+  /** Units the entry-wide budgets still allowed; absent when only per-member budgets apply. */
+  remaining_units?: number
+  /** Per product (or SKU) id of a collection entry: units its budget still allowed. */
+  members?: Record<string, number>
+  refused_units: number
 }
 
 /** `applicable_to` / `inapplicable_to` on a redeemable result: the spec's list envelope over `data`. */

@@ -105,7 +105,28 @@ const applicableToEntry = v.object({
   repeat: opt(v.nullable(positiveInt)),
   skip_initially: opt(v.nullable(nonNegativeInt)),
   target: opt(v.picklist(['ITEM', 'UNIT'])),
+  // Unit budgets (reference §3.3), each with its formula variant.
+  ...unitBudgetFields(),
 })
+
+function unitBudgetFields() {
+  const limit = opt(v.nullable(nonNegativeInt))
+  const limitFormula = opt(v.nullable(formula))
+  return {
+    product_campaign_quantity_limit: limit,
+    product_campaign_quantity_limit_formula: limitFormula,
+    product_customer_campaign_quantity_limit: limit,
+    product_customer_campaign_quantity_limit_formula: limitFormula,
+    product_in_collection_campaign_quantity_limit: limit,
+    product_in_collection_campaign_quantity_limit_formula: limitFormula,
+    product_in_collection_customer_campaign_quantity_limit: limit,
+    product_in_collection_customer_campaign_quantity_limit_formula: limitFormula,
+    product_promotion_tier_quantity_limit: limit,
+    product_promotion_tier_quantity_limit_formula: limitFormula,
+    product_customer_promotion_tier_quantity_limit: limit,
+    product_customer_promotion_tier_quantity_limit_formula: limitFormula,
+  }
+}
 
 export const applicableTo = v.object({
   included: opt(v.array(applicableToEntry)),

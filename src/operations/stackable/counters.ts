@@ -4,6 +4,14 @@ import type { Redemption } from '../../model/redemption'
 import type { ValidationRule } from '../../model/validation-rule'
 import type { Store } from '../../ports'
 import type { EvalCounters, PeriodCounts } from '../../rules/conditions'
+import type { Collections } from '../../rules/discounts'
+import {
+  countUnitsUsed,
+  hasUnitBudget,
+  type RedeemableSubject,
+  targetingOf,
+  type UnitBudgetUse,
+} from '../../rules/redeemables'
 import { localParts } from '../../rules/zoned-time'
 
 /*
@@ -79,4 +87,42 @@ function periodStarts(now: Date, timeZone: string): { day: string; week: string;
     week: new Date(dayStart - daysSinceMonday * day).toISOString(),
     month: new Date(dayStart - (p.day - 1) * day).toISOString(),
   }
+}
+
+/**
+ * Units the redeemable's targeting entries have used of their unit budgets (reference §3.3), from the
+ * successful, not rolled back child redemptions of its campaign (a code without a campaign: of the
+ * code). Undefined, and nothing read, when no entry has a budget.
+ */
+export async function unitBudgetsFor(
+  store: Store,
+  subject: RedeemableSubject,
+  customer: Customer | undefined,
+  collections: Collections,
+): Promise<(UnitBudgetUse | undefined)[] | undefined> {
+  const included = targetingOf(subject)?.included ?? []
+  if (!included.some(hasUnitBudget)) return undefined
+  const campaignId = subject.campaign?.id ?? subject.tier?.campaign_id
+  const where = campaignId
+    ? { related_object_parent_id: campaignId }
+    : subject.voucher
+      ? { related_object_id: subject.voucher.id }
+      : undefined
+  const past =
+    where === undefined
+      ? []
+      : (await store.redemptions.list({ where })).data
+          .map((s) => s.value)
+          .filter((r) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null)
+          .map((r) => ({
+            customer_id: r.customer_id,
+            related_object_id: r.related_object_id,
+            items: r.order?.items ?? [],
+          }))
+  return countUnitsUsed(
+    included,
+    past,
+    { tier_id: subject.tier?.id ?? null, customer_id: customer?.id ?? null },
+    collections,
+  )
 }

@@ -17,7 +17,7 @@ import { effectiveStackingRules } from '../stacking-rules'
 import { rulesAssignedTo } from '../validation-rules'
 import { findVoucher } from '../vouchers'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
-import { countersFor, needsCounters } from './counters'
+import { countersFor, needsCounters, unitBudgetsFor } from './counters'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -72,6 +72,13 @@ export async function loadRequest(
     loadCollections(store, subjects),
   ])
   const { prices } = catalogue
+  // Unit budgets count past redemptions by what their lines are, so they need the collections first.
+  await Promise.all(
+    subjects.map(async (subject) => {
+      const used = await unitBudgetsFor(store, subject, customer?.value, collections)
+      if (used !== undefined) subject.unit_budgets_used = used
+    }),
+  )
   const order = storedOrder
     ? startFromStored(storedOrder.value)
     : withCatalogueObjects(normalizeOrder({ ...orderInput, items }, { prices }), catalogue)

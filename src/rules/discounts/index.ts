@@ -6,6 +6,7 @@ export { MAX_ORDER_ITEMS, normalizeOrder } from './normalize-order'
 export { calculateSequence } from './sequence'
 export { applyStep } from './step'
 export {
+  collectionMemberKey,
   MAX_LISTED_UNITS,
   matches as targetMatches,
   type Pick as TargetPick,
@@ -30,4 +31,5 @@ export type {
   SequenceResult,
   Step,
   StepResult,
+  UnitRoom,
 } from './types'

@@ -47,6 +47,7 @@ function applyDiscount(order: CalculatedOrder, step: DiscountStep, options: Calc
           once,
           // Bundles scale unit limits for AMOUNT and FIXED, not for PERCENT (reference §3.4).
           unitScale: resolved.type === 'PERCENT' ? 1 : multiplier,
+          unitRoom: step.unitRoom,
         })
       : NO_TARGETS
   const ctx: StepContext = {

@@ -6,14 +6,18 @@ import type {
   ApplicableToResultItem,
   ApplicableToResultList,
   OrderItemUnits,
+  UnitBudgetReport,
 } from '../../model/validation-rule'
-import type { CollectionMembers, Collections } from './types'
+import { UNIT_BUDGET_FIELDS } from '../../model/validation-rule'
+import type { CollectionMembers, Collections, UnitRoom } from './types'
 
 /**
  * Which order lines, and how many units of each, a discount may touch (reference §3.3). Lines go to
  * the first included entry that matches them; excluded entries always win. Within an entry the lines
  * are ordered by its `effect`, then `skip_initially` / `repeat` pick the positions (lines for target
- * ITEM, units counted across lines for target UNIT), then the unit limits cut, in that order.
+ * ITEM, units counted across lines for target UNIT), then the unit limits cut, in that order. Unit
+ * budgets (what a campaign or tier may still discount of the entry, per member for collections) cut
+ * with the per-request limits: the tightest wins.
  */
 
 /** Units listed in `order_item_units` only while the order holds at most this many (reference §3.3). */
@@ -45,6 +49,8 @@ export interface TargetingContext {
   once: boolean
   /** Bundle multiplier for unit limits (1 when the discount type does not scale them). */
   unitScale: number
+  /** Unit budgets left, by position in `included` (never scaled by bundles). */
+  unitRoom?: readonly (UnitRoom | undefined)[] | undefined
 }
 
 export function emptyList(): ApplicableToResultList {
@@ -112,9 +118,15 @@ export function selectTargets(
     const lines = members[g] as number[]
     if (lines.length === 0) continue
     const units = entry !== null ? ([] as OrderItemUnits[]) : undefined
-    selectInGroup(items, lines, entry, g, ctx.unitScale, picks, units, listUnits)
+    const room = entry !== null ? ctx.unitRoom?.[g] : undefined
+    const budget = entry === null || room === undefined ? undefined : new BudgetLeft(room, entry, ctx.collections)
+    selectInGroup(items, lines, entry, g, ctx.unitScale, picks, units, listUnits, budget)
     // Members were collected in line order; only the effect's ordering (a copy) reorders them.
-    if (entry !== null) applicable.push(resultItem(entry, lines, units ?? []))
+    if (entry !== null) {
+      const out = resultItem(entry, lines, units ?? [])
+      if (budget !== undefined) out.unit_budget = budget.report()
+      applicable.push(out)
+    }
   }
 
   return {
@@ -134,6 +146,7 @@ function selectInGroup(
   picks: Pick[],
   listed: OrderItemUnits[] | undefined,
   listUnits: boolean,
+  budget: BudgetLeft | undefined,
 ): void {
   const effect: ApplicableToEffect = entry?.effect ?? 'APPLY_TO_EVERY'
   const target = entry?.target ?? 'ITEM'
@@ -179,12 +192,81 @@ function selectInGroup(
     }
     if (quantityLimit !== undefined && count > quantityLimit) count = quantityLimit
     if (count > aggregatedLeft) count = aggregatedLeft
+    if (budget !== undefined) count = budget.take(items[index] as CalculatedOrderItem, count)
     if (count <= 0) continue
     aggregatedLeft -= count
     picks.push({ index, units: count, group })
     listed?.push(unitsEntry(index, first, count, step, listUnits))
     if (single) break
   }
+}
+
+/**
+ * The unit budgets one entry has left during a selection: taken line by line in application order,
+ * so the lines the effect puts first keep their units. Counts what it refused, for the result.
+ */
+class BudgetLeft {
+  private units: number
+  private readonly members: Map<string, number> | undefined
+  private readonly reported: Record<string, number> | undefined
+  private refused = 0
+
+  constructor(
+    private readonly room: UnitRoom,
+    private readonly entry: ApplicableToEntry,
+    private readonly collections: Collections | undefined,
+  ) {
+    this.units = room.units ?? Number.POSITIVE_INFINITY
+    const perMember =
+      entry.object === 'products_collection' && (room.members !== undefined || room.member_default !== undefined)
+    this.members = perMember ? new Map(Object.entries(room.members ?? {})) : undefined
+    this.reported = perMember ? {} : undefined
+  }
+
+  /** The units of `wanted` the budgets allow on this line; they are used up. */
+  take(item: CalculatedOrderItem, wanted: number): number {
+    let count = Math.min(wanted, this.units)
+    if (this.members !== undefined) {
+      const key = collectionMemberKey(item, this.entry, this.collections)
+      if (key !== undefined) {
+        const left = this.members.get(key) ?? this.room.member_default ?? Number.POSITIVE_INFINITY
+        if (this.reported !== undefined && !(key in this.reported) && Number.isFinite(left)) this.reported[key] = left
+        if (count > left) count = left
+        this.members.set(key, left - Math.max(count, 0))
+      }
+    }
+    if (count < 0) count = 0
+    this.units -= count
+    this.refused += wanted - count
+    return count
+  }
+
+  report(): UnitBudgetReport {
+    const out: UnitBudgetReport = { refused_units: this.refused }
+    if (this.room.units !== undefined) out.remaining_units = this.room.units
+    if (this.reported !== undefined) out.members = this.reported
+    return out
+  }
+}
+
+/**
+ * Which member of a collection entry a line is, for per-product budgets: its product when the
+ * collection lists the product, else its SKU. Undefined when the entry is not a collection or the
+ * line is not in it.
+ */
+export function collectionMemberKey(
+  item: CalculatedOrderItem,
+  entry: ApplicableToEntry,
+  collections: Collections | undefined,
+): string | undefined {
+  if (entry.object !== 'products_collection') return undefined
+  const members = collections?.[entry.id]
+  if (members === undefined) return undefined
+  const sets = memberSets(members)
+  const productId = item.product_id ?? item.product?.id
+  if (productId != null && sets.products.has(productId)) return productId
+  const skuId = item.sku_id ?? item.sku?.id
+  return skuId != null && sets.skus.has(skuId) ? skuId : undefined
 }
 
 /** EVERY keeps request order; the others sort by unit price, then lower subtotal, then request order. */
@@ -281,6 +363,12 @@ function resultItem(entry: ApplicableToEntry, indices: number[], units: OrderIte
   if (entry.aggregated_amount_limit !== undefined) out.aggregated_amount_limit = entry.aggregated_amount_limit
   if (entry.repeat !== undefined) out.repeat = entry.repeat
   if (entry.skip_initially !== undefined) out.skip_initially = entry.skip_initially
+  for (const field of UNIT_BUDGET_FIELDS) {
+    const limit = entry[field]
+    if (limit !== undefined) out[field] = limit
+    const formula = entry[`${field}_formula`]
+    if (formula !== undefined) out[`${field}_formula`] = formula
+  }
   return out
 }
 

@@ -44,6 +44,19 @@ export interface CalculationOptions {
   prices?: CatalogPrices
 }
 
+/**
+ * What the unit budgets (reference §3.3, `product_*_quantity_limit`) still allow one included
+ * targeting entry, computed by the caller from past redemptions. Absent fields mean no budget.
+ */
+export interface UnitRoom {
+  /** Units the entry may still discount across all its lines: the tightest entry-wide budget left. */
+  units?: number
+  /** Collection entries: units each member may still discount, by product id (SKU id for a SKU member). */
+  members?: Readonly<Record<string, number>>
+  /** Collection entries: the room of a member `members` does not list (none of its units used yet). */
+  member_default?: number
+}
+
 /** A discount to apply: the discount object, its targeting (the validation rule's `applicable_to`) and the bundles found. */
 export interface DiscountStep {
   kind: 'discount'
@@ -51,6 +64,8 @@ export interface DiscountStep {
   applicable_to?: ApplicableTo
   /** Bundles identified for this discount (reference §3.4); the value multiplier. 1 when absent. */
   bundleMultiplier?: number
+  /** Unit budgets left, by position in `applicable_to.included`; never scaled by bundles. */
+  unitRoom?: readonly (UnitRoom | undefined)[]
   /** This step's mode, after the caller resolved per-category overrides. Falls back to the options. */
   calculationMode?: CalculationMode
   /**

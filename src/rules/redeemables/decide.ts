@@ -14,6 +14,7 @@ import {
 import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
 import { payWithPoints } from '../rewards'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
+import { hasBudgetFormula, unitRoomOf } from './budgets'
 import { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
 import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './types'
 
@@ -195,6 +196,16 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
   if (resolved) {
     out.discount = resolved.discount
     out.formulas = resolved.uses
+  }
+  const included = applicableTo?.included ?? []
+  if (subject.unit_budgets_used !== undefined && included.length > 0) {
+    const budgetFormulas = hasBudgetFormula(included)
+      ? (formulas ?? formulaContext(subject, running, input))
+      : undefined
+    const uses: FormulaUse[] = []
+    const room = unitRoomOf(included, subject.unit_budgets_used, subject.tier !== undefined, budgetFormulas, uses)
+    if (room.some((r) => r !== undefined)) step.unitRoom = room
+    if (uses.length > 0) out.formulas = [...(out.formulas ?? []), ...uses]
   }
   return out
 }

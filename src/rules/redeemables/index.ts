@@ -1,6 +1,7 @@
 /** The validation of a stackable request as one pure decision, and its wire result. */
+export { type BudgetScope, countUnitsUsed, hasUnitBudget, type PastRedemption, unitRoomOf } from './budgets'
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
-export { decideRedeemables } from './decide'
+export { decideRedeemables, targetingOf } from './decide'
 export {
   type ExpandOption,
   type RedeemableResult,
@@ -16,4 +17,5 @@ export type {
   RedeemableError,
   RedeemableSubject,
   SubjectOutcome,
+  UnitBudgetUse,
 } from './types'

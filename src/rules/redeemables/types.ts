@@ -39,6 +39,26 @@ export interface RedeemableSubject {
   loyalty?: { reward: Reward | null; assignment: RewardAssignment | null; tier: LoyaltyTier | null }
   /** The customer ids of the code's referrer and holder, for the referral and linked-holder checks. */
   holder_source_id?: string | null
+  /**
+   * Units already discounted under each included targeting entry's unit budgets, by position in the
+   * redeemable's merged `applicable_to.included` (`targetingOf`). Read only when an entry has a budget.
+   */
+  unit_budgets_used?: (UnitBudgetUse | undefined)[]
+}
+
+/**
+ * What past successful, not rolled back redemptions discounted of one targeting entry (their order
+ * lines' `applied_discount_quantity`): in the campaign (a standalone code: the code), of this
+ * customer in it, of the promotion tier, of this customer in the tier; per collection member too.
+ */
+export interface UnitBudgetUse {
+  campaign: number
+  customer_campaign: number
+  promotion_tier: number
+  customer_promotion_tier: number
+  /** Collection entries: by product id (SKU id for a SKU member). */
+  members_campaign: Record<string, number>
+  members_customer_campaign: Record<string, number>
 }
 
 export interface PipelineInput {
