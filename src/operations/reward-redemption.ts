@@ -14,9 +14,9 @@ import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { simpleCustomer } from './customers'
 import { memberCard } from './loyalties'
-import { afterPointsChanged, emitPointsAdded } from './loyalty-earning'
+import { afterPointsAdded, afterPointsChanged, emitPointsAdded, joinProgram } from './loyalty-earning'
 import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
-import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
+import { findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
@@ -298,7 +298,7 @@ async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, custome
     case 'LOYALTY_PROGRAM': {
       if (target.value.id === ownCampaign.id)
         throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
-      const { card } = await enrolMember(tx, target, customer, { channel: 'REWARD' })
+      const { card } = await joinProgram(tx, target, customer, { channel: 'REWARD' })
       const points = ref.balance ?? 0
       if (points > 0) await addRewardPoints(tx, target.value, card, points, reward)
       return card.voucher
@@ -320,7 +320,7 @@ async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, poin
     source: { type: 'reward', id: reward.id },
   })
   emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
-  await afterPointsChanged(tx, campaign, card, new Set())
+  await afterPointsAdded(tx, campaign, card, new Set())
 }
 
 /** What a reward redemption recorded of its reward (`redemption.reward`). */
