@@ -21,6 +21,7 @@ import {
 } from './loyalty-ledger'
 import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
+import { autoRedeem } from './reward-redemption'
 
 /**
  * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a
@@ -111,8 +112,12 @@ export async function joinProgram(
   return joined
 }
 
-/** After points were added to a card: the tier recalculation (auto-redeem comes first, §5.3). */
+/**
+ * After points were added to a card: the program's auto-redeem reward first, then the tier
+ * recalculation on what is left (reference §5.3: auto-redeem runs before the tier checks).
+ */
 export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState, fired: Set<string>): Promise<void> {
+  await autoRedeem(tx, campaign, card)
   await afterPointsChanged(tx, campaign, card, fired)
 }
 
