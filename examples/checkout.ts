@@ -100,7 +100,12 @@ const mug = await engine.rewards.create({
   parameters: { product: { id: shoes.id } },
 })
 await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 100 } } })
+// Ana joins: the card's 50 welcome points place her in Bronze at once.
 const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana', name: 'Ana' } })
+const tierAtJoin = await engine.loyalties.getMemberTier(club.id, card.code)
+console.log(
+  `Ana joined ${club.name}: card ${card.code} with ${card.loyalty_card?.balance} points; tier ${tierAtJoin?.name ?? 'none'}`,
+)
 
 // The cart.
 const cart = {

@@ -34,10 +34,12 @@ describe('examples/checkout.ts (npm run demo)', () => {
     expect(text).toContain('Order: amount $285.00, discounts $87.00, to pay $198.00')
     expect(text).toContain('order_rules_violated: Spend over $300 to get 5% off.')
     expect(text).toContain('voucher_expired: voucher expired')
-    expect(text).toMatch(/Paid \$198\.00: card RUN-\w{4} now has 248 points; tier none → Silver/)
+    expect(text).toMatch(/Ana joined Runners club: card RUN-\w{4} with 50 points; tier Bronze/)
+    expect(text).toMatch(/Paid \$198\.00: card RUN-\w{4} now has 248 points; tier Bronze → Silver/)
     expect(text).toContain('Reward "Club mug" for 100 points: balance 148')
     expect(text).toContain('order CANCELED; gift card balance $50.00; WELCOME20 used 0 times')
     expect(text).toContain('customer.loyalty.tier.joined')
+    expect(text).toContain('customer.loyalty.tier.upgraded')
   })
 })
 

@@ -33,9 +33,9 @@ import {
 } from './campaigns'
 import { type Context, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
-import { afterPointsChanged } from './loyalty-earning'
+import { afterPointsChanged, joinProgram } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
-import { enrolMember, LOYALTY_CODES_ACTION } from './loyalty-members'
+import { LOYALTY_CODES_ACTION } from './loyalty-members'
 import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { redeemReward } from './reward-redemption'
@@ -149,7 +149,7 @@ export function loyalties(ctx: Context) {
         const metadata = await enforceMetadata(tx, 'publication', input.metadata)
         const customer = await resolveCustomer(tx, input.customer, { create: true })
         if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
-        const { card } = await enrolMember(tx, campaign, customer.value, {
+        const { card } = await joinProgram(tx, campaign, customer.value, {
           code: input.voucher,
           source_id: input.source_id,
           metadata,

@@ -3,6 +3,7 @@ import type { Customer } from '../model/customer'
 import type { EarningRule } from '../model/loyalty'
 import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
+import type { Stored } from '../ports'
 import { evaluateValidationRule } from '../rules/conditions'
 import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
@@ -18,8 +19,9 @@ import {
   loadCard,
   type PendingPointsPayload,
 } from './loyalty-ledger'
-import { enrolMember, findMemberCard } from './loyalty-members'
+import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
+import { autoRedeem } from './reward-redemption'
 
 /**
  * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a
@@ -81,16 +83,42 @@ export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise
       if (card === null) {
         // auto_join: a customer who fulfils a rule joins; with nothing earned there is nothing to fulfil.
         if (!campaign.value.auto_join || calculateEarnedPoints(rule.loyalty, input) <= 0) continue
-        card = (await enrolMember(tx, campaign, trigger.customer, { channel: 'AUTO_JOIN' })).card
+        card = (await joinProgram(tx, campaign, trigger.customer, { channel: 'AUTO_JOIN' })).card
       }
       const points = await creditRule(tx, campaign.value, card, rule, input, { order: orderRef(trigger) })
       if (points > 0) {
         earned.push({ campaign_id: campaign.value.id, voucher_id: card.voucher.id, earning_rule_id: rule.id, points })
-        await afterPointsChanged(tx, campaign.value, card, new Set())
+        await afterPointsAdded(tx, campaign.value, card, new Set())
       }
     }
   }
   return earned
+}
+
+/**
+ * Assigns a card (`enrolMember`) and, for a new member, places them in the tier their card's points
+ * qualify for, in the same transaction: the card's initial points count from the moment it is
+ * assigned, so they may be auto-redeemed first and then decide the tier (`customer.loyalty.tier.joined`
+ * at sign-up, which may fire tier rules). A returning member keeps the standing they have.
+ */
+export async function joinProgram(
+  tx: Tx,
+  campaign: Stored<Campaign>,
+  customer: Customer,
+  options: AssignOptions = {},
+): Promise<{ card: CardState; created: boolean }> {
+  const joined = await enrolMember(tx, campaign, customer, options)
+  if (joined.created) await afterPointsAdded(tx, campaign.value, joined.card, new Set())
+  return joined
+}
+
+/**
+ * After points were added to a card: the program's auto-redeem reward first, then the tier
+ * recalculation on what is left (reference §5.3: auto-redeem runs before the tier checks).
+ */
+export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState, fired: Set<string>): Promise<void> {
+  await autoRedeem(tx, campaign, card)
+  await afterPointsChanged(tx, campaign, card, fired)
 }
 
 /**
@@ -120,14 +148,28 @@ async function fireTierRules(tx: Tx, campaign: Campaign, card: CardState, event:
   })
   const customerId = card.voucher.holder_id
   if (!customerId) return
-  const customer = await tx.store.customers.get(customerId)
+  const customer = await customerInTx(tx, customerId)
   if (!customer) return
-  const trigger: EarningTrigger = { event: event.type, customer: customer.value }
+  const trigger: EarningTrigger = { event: event.type, customer }
   for (const rule of rules) {
     if (!(await ruleApplies(tx, rule, trigger))) continue
     const points = await creditRule(tx, campaign, card, rule, earningInput(trigger), {})
-    if (points > 0) await afterPointsChanged(tx, campaign, card, fired)
+    if (points > 0) await afterPointsAdded(tx, campaign, card, fired)
   }
+}
+
+/**
+ * The customer as this transaction last wrote them, else as stored: a member created by the same
+ * sign-up is not in the store yet when their first tier event fires its rules.
+ */
+export async function customerInTx(tx: Tx, customerId: string): Promise<Customer | undefined> {
+  for (let i = tx.writes.length - 1; i >= 0; i--) {
+    const w = tx.writes[i]
+    if (w?.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId) {
+      return w.value as Customer
+    }
+  }
+  return (await tx.store.customers.get(customerId))?.value
 }
 
 const rulesCache = new WeakMap<Tx, Map<string, EarningRule[]>>()
@@ -305,7 +347,7 @@ export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   if (campaign) {
     emitPointsAdded(tx, campaign.value, card, activated, payload.origin)
-    await afterPointsChanged(tx, campaign.value, card, new Set())
+    await afterPointsAdded(tx, campaign.value, card, new Set())
   }
   return { voucher_id: payload.voucher_id, bucket_id: payload.bucket_id, activated }
 }

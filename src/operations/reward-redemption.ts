@@ -6,17 +6,19 @@ import type { Reward } from '../model/loyalty'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
+import type { Stored } from '../ports'
 import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
 import { pointsExpiryDate } from '../rules/points-expiry'
-import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
+import { autoRedemptions, payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
+import { endOfDayExclusive, localDate, startOfDay } from '../rules/zoned-calendar'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { simpleCustomer } from './customers'
 import { memberCard } from './loyalties'
-import { afterPointsChanged, emitPointsAdded } from './loyalty-earning'
+import { afterPointsAdded, afterPointsChanged, customerInTx, emitPointsAdded, joinProgram } from './loyalty-earning'
 import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
-import { enrolMember, findMemberCard, publishCode } from './loyalty-members'
+import { findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
@@ -109,89 +111,243 @@ export async function redeemReward(
       pointsUsed: points,
       metadata,
     })
-    if (reward.value.type === 'MATERIAL' && reward.value.stock !== null && reward.value.stock <= 0) {
-      throw new EngineError({
-        code: 400,
-        key: 'reward_out_of_stock',
-        message: 'Reward out of stock',
-        details: `Reward ${reward.value.id} has no stock left`,
-        path: 'reward.id',
-      })
-    }
-    let taken: { bucketId: string; points: number }[] = []
-    if (points > 0) {
-      const spent = spendCard(tx, card, points, 'redeemed')
-      if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
-      taken = spent.taken
-    }
-    updateCardVoucher(tx, card, (v) => ({
-      ...v,
-      redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
-    }))
-    tx.update('rewards', reward, {
-      ...reward.value,
-      stock:
-        reward.value.type === 'MATERIAL' && reward.value.stock !== null ? reward.value.stock - 1 : reward.value.stock,
-      redeemed: (reward.value.redeemed ?? 0) + 1,
-      updated_at: tx.nowIso,
-    })
-    const issued = await giveReward(tx, reward.value, campaign.value, holder.value)
-    const customer = simpleCustomer(holder.value)
-    const extras = await redemptionVoucherExtras(tx.store, stored.value, holder.value)
-    const redemption: Redemption = {
-      id: tx.id(ID_PREFIX.redemption),
-      object: 'redemption',
-      date: tx.nowIso,
-      customer_id: holder.value.id,
-      tracking_id: holder.value.source_id === null ? null : hashTrackingId(holder.value.source_id),
-      metadata,
-      amount: points,
-      points_taken: taken,
-      redemption: null,
-      result: 'SUCCESS',
-      status: 'SUCCEEDED',
-      channel: { channel_id: null, channel_type: 'API' },
-      customer,
-      related_object_type: 'voucher',
-      related_object_id: stored.value.id,
-      ...(order ? { order } : {}),
-      reward: {
-        ...reward.value,
-        ...(reward.value.type === 'MATERIAL'
-          ? { stock: reward.value.stock === null ? null : reward.value.stock - 1 }
-          : {}),
-        redeemed: (reward.value.redeemed ?? 0) + 1,
-        customer,
-        assignment_id: assignment.value.id,
-        voucher: issued,
-        loyalty_tier_id: tier?.id ?? null,
-      },
-      loyalty_card: { points },
-      voucher: withExtras(card.voucher, extras),
-    }
-    tx.insert('redemptions', redemption)
-    const filters = { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type }
-    const group_id = tx.id('v_grp_')
-    const data = {
-      redemption: { id: redemption.id },
-      reward: { id: reward.value.id, type: reward.value.type, name: reward.value.name },
+    const { redemption, extras } = await recordRewardRedemption(tx, {
+      card,
+      campaign: campaign.value,
+      reward,
+      assignmentId: assignment.value.id,
+      holder: holder.value,
+      tierId: tier?.id ?? null,
       points,
-    }
-    tx.emit('customer.reward_redemptions.created', holder.value.id, data, { ...filters, group_id })
-    tx.emit(
-      reward.value.type === 'MATERIAL'
-        ? 'customer.reward_redemptions.pending'
-        : 'customer.reward_redemptions.completed',
-      holder.value.id,
-      data,
-      { ...filters, group_id },
-    )
-    tx.emit('customer.rewarded', holder.value.id, data, { ...filters, category: 'EFFECT', group_id })
+      order,
+      metadata,
+      channel: { channel_id: null, channel_type: 'API' },
+    })
     await afterPointsChanged(tx, campaign.value, card, new Set())
-    redemption.voucher = withExtras(card.voucher, extras)
-    return withoutBookkeeping(redemption)
+    return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
 }
+
+interface RewardRedemptionInput {
+  card: CardState
+  campaign: Campaign
+  reward: Stored<Reward>
+  assignmentId: string
+  holder: Customer
+  tierId: string | null
+  points: number
+  order: CalculatedOrder | null
+  metadata: Record<string, unknown>
+  channel: Redemption['channel']
+}
+
+/**
+ * Spends the points, counts the reward, gives it, and records the redemption with its events; the
+ * caller recalculates the tier afterwards. The reward is read as this transaction last wrote it, so
+ * several redemptions of one reward in one transaction (auto-redeem) count each.
+ */
+async function recordRewardRedemption(
+  tx: Tx,
+  input: RewardRedemptionInput,
+): Promise<{ redemption: Redemption; extras: Awaited<ReturnType<typeof redemptionVoucherExtras>> }> {
+  const { card, campaign, holder, points, order, metadata } = input
+  const current = latestReward(tx, input.reward)
+  if (current.type === 'MATERIAL' && current.stock !== null && current.stock <= 0) {
+    throw new EngineError({
+      code: 400,
+      key: 'reward_out_of_stock',
+      message: 'Reward out of stock',
+      details: `Reward ${current.id} has no stock left`,
+      path: 'reward.id',
+    })
+  }
+  let taken: { bucketId: string; points: number }[] = []
+  if (points > 0) {
+    const spent = spendCard(tx, card, points, 'redeemed')
+    if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
+    taken = spent.taken
+  }
+  updateCardVoucher(tx, card, (v) => ({
+    ...v,
+    redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
+  }))
+  const next: Reward = {
+    ...current,
+    stock: current.type === 'MATERIAL' && current.stock !== null ? current.stock - 1 : current.stock,
+    redeemed: (current.redeemed ?? 0) + 1,
+    updated_at: tx.nowIso,
+  }
+  tx.update('rewards', input.reward, next)
+  const issued = await giveReward(tx, current, campaign, holder)
+  const customer = simpleCustomer(holder)
+  const extras = await redemptionVoucherExtras(tx.store, card.voucher, holder)
+  const redemption: Redemption = {
+    id: tx.id(ID_PREFIX.redemption),
+    object: 'redemption',
+    date: tx.nowIso,
+    customer_id: holder.id,
+    tracking_id: holder.source_id === null ? null : hashTrackingId(holder.source_id),
+    metadata,
+    amount: points,
+    points_taken: taken,
+    redemption: null,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    channel: input.channel,
+    customer,
+    related_object_type: 'voucher',
+    related_object_id: card.voucher.id,
+    ...(order ? { order } : {}),
+    reward: {
+      ...next,
+      customer,
+      assignment_id: input.assignmentId,
+      voucher: issued,
+      loyalty_tier_id: input.tierId,
+    },
+    loyalty_card: { points },
+    voucher: withExtras(card.voucher, extras),
+  }
+  tx.insert('redemptions', redemption)
+  const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
+  const group_id = tx.id('v_grp_')
+  const data = {
+    redemption: { id: redemption.id },
+    reward: { id: current.id, type: current.type, name: current.name },
+    points,
+  }
+  tx.emit('customer.reward_redemptions.created', holder.id, data, { ...filters, group_id })
+  tx.emit(
+    current.type === 'MATERIAL' ? 'customer.reward_redemptions.pending' : 'customer.reward_redemptions.completed',
+    holder.id,
+    data,
+    { ...filters, group_id },
+  )
+  tx.emit('customer.rewarded', holder.id, data, { ...filters, category: 'EFFECT', group_id })
+  return { redemption, extras }
+}
+
+/** The reward as this transaction last wrote it, else as read. */
+function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
+  for (let i = tx.writes.length - 1; i >= 0; i--) {
+    const w = tx.writes[i]
+    if (w?.op === 'put' && w.collection === 'rewards' && (w.value as Reward).id === stored.value.id) {
+      return w.value as Reward
+    }
+  }
+  return stored.value
+}
+
+/**
+ * Auto-redeem (reference §5.3, §5.4): after points are added to a card, the program's auto-redeem
+ * reward (at most one per program) is redeemed as many times as the spendable balance pays for, at
+ * most 25 rewards in the transaction and only while the customer has had fewer than 10
+ * auto-redemptions (transactions) today in the engine's time zone. It runs before the tier
+ * recalculation, so the points it spends never count towards a BALANCE tier. Each is a reward
+ * redemption with `channel.channel_type: 'AUTO_REDEEM'`; `channel.channel_id` names the
+ * transaction's auto-redemption, which is what the daily cap counts. A reward that cannot be
+ * redeemed now (pay with points, which needs an order; out of stock; its assignment's validation
+ * rules say no) is skipped without failing the operation that added the points.
+ */
+export async function autoRedeem(tx: Tx, campaign: Campaign, card: CardState): Promise<number> {
+  const holderId = card.voucher.holder_id
+  if (!holderId) return 0
+  const assignment = (
+    await tx.store.reward_assignments.list({
+      where: { related_object_id: campaign.id, 'parameters.loyalty.auto_redeem': true },
+      limit: 1,
+    })
+  ).data[0]?.value
+  if (!assignment) return 0
+  const reward = await tx.store.rewards.get(assignment.reward_id)
+  if (!reward || reward.value.type === 'COIN') return 0
+  const holder = await customerInTx(tx, holderId)
+  if (!holder) return 0
+  const tier = await memberTier(tx, card)
+  const cost = rewardCost(reward.value, assignment, tierRewardMapping(tier, reward.value.id))
+  if (!cost.ok) return 0
+  const run = await autoRedeemRun(tx, holderId)
+  const current = latestReward(tx, reward)
+  const times = autoRedemptions({
+    balance: spendablePoints(tx, card),
+    cost: cost.points,
+    redeemedInTransaction: run.redeemed,
+    runOpen: run.redeemed > 0,
+    runsToday: run.earlierToday,
+    stock: current.type === 'MATERIAL' ? current.stock : null,
+  })
+  if (times === 0) return 0
+  try {
+    await checkRewardAssignmentRules(tx, assignment.id, {
+      order: null,
+      customer: holder,
+      tierId: tier?.id ?? null,
+      pointsUsed: cost.points,
+      metadata: {},
+    })
+  } catch (error) {
+    if (error instanceof EngineError) return 0
+    throw error
+  }
+  for (let i = 0; i < times; i++) {
+    await recordRewardRedemption(tx, {
+      card,
+      campaign,
+      reward,
+      assignmentId: assignment.id,
+      holder,
+      tierId: tier?.id ?? null,
+      points: cost.points,
+      order: null,
+      metadata: {},
+      channel: { channel_id: run.id, channel_type: 'AUTO_REDEEM' },
+    })
+    run.redeemed++
+  }
+  return times
+}
+
+interface AutoRedeemRun {
+  /** Names this transaction's auto-redemption (`channel.channel_id` of its redemptions). */
+  id: string
+  /** Rewards auto-redeemed for the customer in this transaction. */
+  redeemed: number
+  /** The customer's auto-redemptions earlier today (distinct transactions). */
+  earlierToday: number
+}
+
+const runs = new WeakMap<Tx, Map<string, AutoRedeemRun>>()
+
+/** The customer's auto-redemption in this transaction, with the day's earlier ones counted once. */
+async function autoRedeemRun(tx: Tx, customerId: string): Promise<AutoRedeemRun> {
+  let byCustomer = runs.get(tx)
+  if (!byCustomer) {
+    byCustomer = new Map()
+    runs.set(tx, byCustomer)
+  }
+  const known = byCustomer.get(customerId)
+  if (known) return known
+  const timeZone = tx.ctx.config.timezone
+  const today = localDate(tx.now, timeZone)
+  const start = startOfDay(today, timeZone)
+  const page = await tx.store.redemptions.list({
+    where: {
+      customer_id: customerId,
+      'channel.channel_type': 'AUTO_REDEEM',
+      date: {
+        after: new Date(start.getTime() - 1).toISOString(),
+        before: endOfDayExclusive(today, timeZone).toISOString(),
+      },
+    },
+  })
+  const earlier = new Set(page.data.map((r) => r.value.channel.channel_id ?? r.value.id))
+  const run: AutoRedeemRun = { id: tx.id(AUTO_REDEEM_RUN_PREFIX), redeemed: 0, earlierToday: earlier.size }
+  byCustomer.set(customerId, run)
+  return run
+}
+
+/** Prefix of an auto-redemption's id (`channel.channel_id` of the rewards it redeemed). */
+export const AUTO_REDEEM_RUN_PREFIX = 'autor_'
 
 /**
  * Refuses a reward redemption whose assignment's validation rules say no, with the first failing
@@ -298,7 +454,7 @@ async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, custome
     case 'LOYALTY_PROGRAM': {
       if (target.value.id === ownCampaign.id)
         throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
-      const { card } = await enrolMember(tx, target, customer, { channel: 'REWARD' })
+      const { card } = await joinProgram(tx, target, customer, { channel: 'REWARD' })
       const points = ref.balance ?? 0
       if (points > 0) await addRewardPoints(tx, target.value, card, points, reward)
       return card.voucher
@@ -320,7 +476,7 @@ async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, poin
     source: { type: 'reward', id: reward.id },
   })
   emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
-  await afterPointsChanged(tx, campaign, card, new Set())
+  await afterPointsAdded(tx, campaign, card, new Set())
 }
 
 /** What a reward redemption recorded of its reward (`redemption.reward`). */

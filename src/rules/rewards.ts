@@ -130,3 +130,41 @@ function assertCoin(coin: CoinParameters): void {
     throw new RangeError(`coin reward: points_ratio must be a positive integer, got ${coin.points_ratio}`)
   }
 }
+
+/**
+ * Auto-redeem caps (reference §5.4): one auto-redemption is the automatic spend that follows points
+ * being added, and redeems at most 25 rewards; a customer gets at most 10 of them per calendar day
+ * (hence the reference's "250 per day").
+ */
+export const AUTO_REDEEM_REWARDS_PER_TRANSACTION = 25
+export const AUTO_REDEEMS_PER_DAY = 10
+
+export interface AutoRedeemInput {
+  /** Spendable points on the card now. */
+  balance: number
+  /** The reward's points cost for this member (tier mapping applied). */
+  cost: number
+  /** Rewards already auto-redeemed for this customer in this transaction. */
+  redeemedInTransaction: number
+  /** Whether this transaction already counts as one of the day's auto-redemptions. */
+  runOpen: boolean
+  /** Auto-redemptions of this customer earlier today (transactions, not rewards). */
+  runsToday: number
+  /** A MATERIAL reward's stock left; null when unlimited. */
+  stock: number | null
+}
+
+/**
+ * How many more times the auto-redeem reward is redeemed now: as many as the balance pays for,
+ * within the transaction's 25 and the stock; none once the day's 10 auto-redemptions are used (a
+ * transaction already auto-redeeming carries on within its 25). A cost below one point never
+ * auto-redeems: nothing would bound it but the caps.
+ */
+export function autoRedemptions(input: AutoRedeemInput): number {
+  if (!Number.isSafeInteger(input.cost) || input.cost < 1) return 0
+  if (!input.runOpen && input.runsToday >= AUTO_REDEEMS_PER_DAY) return 0
+  const affordable = Math.floor(Math.max(0, input.balance) / input.cost)
+  const room = AUTO_REDEEM_REWARDS_PER_TRANSACTION - input.redeemedInTransaction
+  const stock = input.stock === null ? affordable : Math.max(0, input.stock)
+  return Math.max(0, Math.min(affordable, room, stock))
+}

@@ -136,4 +136,70 @@ describe('tiers', () => {
       expiration: { start_date: '2026-03-10T12:00:00.000Z', expiration_date: '2026-04-08T00:00:00.000Z' },
     })
   })
+
+  it('a member joins in the tier their card points reach: joined at sign-up (firing tier rules), upgraded later', async () => {
+    const { engine, clock } = testEngine()
+    const club = await program(engine, {
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 50 }, code_config: { pattern: 'CLUB-####' } },
+    })
+    const [bronze] = await engine.loyalties.createTiers(club.id, [
+      { name: 'Bronze', points: { from: 0, to: 99 } },
+      { name: 'Silver', points: { from: 100, to: 999 } },
+    ])
+    await engine.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 245 } },
+      {
+        event: 'customer.loyalty.tier.joined',
+        loyalty_tier: { id: bronze?.id ?? '' },
+        loyalty: { type: 'FIXED', points: 5 },
+      },
+    ])
+    clock.set('2026-01-15T11:00:00.000Z')
+    const card = await member(engine, club.id)
+    // 50 welcome points → Bronze at once; its tier rule adds 5 in the same transaction.
+    expect(card.loyalty_card?.balance).toBe(55)
+    expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
+    clock.set('2026-01-15T12:00:00.000Z')
+    await engine.orders.create(paid('o1', 1000)) // +245 → 300 → Silver
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(300)
+    expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Silver')
+    const tierEvents = (await engine.customers.listActivity('alice', { limit: 100 })).data
+      .filter((a) => a.type.startsWith('customer.loyalty.tier.'))
+      .map((a) => `${a.created_at.slice(11, 16)} ${a.type} ${(a.data.tier as { name: string }).name}`)
+      .sort()
+    expect(tierEvents).toEqual([
+      '11:00 customer.loyalty.tier.joined Bronze',
+      '12:00 customer.loyalty.tier.joined Silver',
+      '12:00 customer.loyalty.tier.left Bronze',
+      '12:00 customer.loyalty.tier.upgraded Silver',
+    ])
+  })
+
+  it('auto_join places the new member by their card points, then credits what they earned', async () => {
+    const { engine } = testEngine()
+    const club = await program(engine, {
+      auto_join: true,
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 50 }, code_config: { pattern: 'CLUB-####' } },
+    })
+    await engine.loyalties.createTiers(club.id, [
+      { name: 'Bronze', points: { from: 0, to: 99 } },
+      { name: 'Silver', points: { from: 100, to: 999 } },
+    ])
+    await engine.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 250 } },
+    ])
+    await engine.customers.create({ source_id: 'alice' })
+    await engine.orders.create(paid('o1', 1000))
+    const events = (await engine.customers.listActivity('alice', { limit: 100 })).data
+      .filter((a) => a.type.startsWith('customer.loyalty.tier.'))
+      .map((a) => `${a.type} ${(a.data.tier as { name: string }).name}`)
+      .sort()
+    // Joined Bronze on the 50 card points, then the 250 earned moved them up (upgraded, not joined).
+    expect(events).toEqual([
+      'customer.loyalty.tier.joined Bronze',
+      'customer.loyalty.tier.joined Silver',
+      'customer.loyalty.tier.left Bronze',
+      'customer.loyalty.tier.upgraded Silver',
+    ])
+  })
 })

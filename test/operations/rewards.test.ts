@@ -251,6 +251,23 @@ describe('loyalties.redeemReward', () => {
     expect(g.reward).toMatchObject({ voucher: { gift: { amount: 2500, balance: 2500 } } })
     const g2 = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: credit.id } })
     expect(g2.reward).toMatchObject({ voucher: { gift: { amount: 5000, balance: 5000 } } })
+    // Each gift credit reward emits customer.voucher.gift.balance_added (§9.9) for the gift card.
+    const added = (await engine.customers.listActivity('alice', { type: 'customer.voucher.gift.balance_added' })).data
+    expect(added).toHaveLength(2)
+    expect(
+      added.map((a) => [a.data.amount, (a.data.voucher as { gift: { balance: number } }).gift.balance]).sort(),
+    ).toEqual([
+      [2500, 2500],
+      [2500, 5000],
+    ])
+    expect(added[0]).toMatchObject({
+      data: { voucher: { id: (g.reward as { voucher: { id: string } }).voucher.id } },
+    })
+    const forGifts = await engine.customers.listActivity('alice', {
+      campaign_id: gifts.id,
+      type: 'customer.voucher.gift.balance_added',
+    })
+    expect(forGifts.data).toHaveLength(2)
     const p = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: partner.id } })
     expect(p.reward).toMatchObject({
       parameters: { campaign: { type: 'LOYALTY_PROGRAM' } },

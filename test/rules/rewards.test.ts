@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest'
-import { payWithPoints, pointsValue, pointValue, rewardCost, tierRewardMapping } from '../../src/rules/rewards'
+import {
+  autoRedemptions,
+  payWithPoints,
+  pointsValue,
+  pointValue,
+  rewardCost,
+  tierRewardMapping,
+} from '../../src/rules/rewards'
 
 describe('pay with points (§5.5, §9.5)', () => {
   it('45000 at 100 pts = $20 without points: 2300 points, discount 45000, balance 6874 → 4574', () => {
@@ -132,5 +139,29 @@ describe('rewardCost (E-30)', () => {
     expect(tierRewardMapping(tier, 'rew_1')).toEqual({ type: 'MULTIPLY', multiplier: 4 })
     expect(tierRewardMapping(tier, 'rew_2')).toBeNull()
     expect(tierRewardMapping(null, 'rew_1')).toBeNull()
+  })
+})
+
+describe('autoRedemptions (reference §5.4 caps)', () => {
+  const base = { balance: 0, cost: 100, redeemedInTransaction: 0, runOpen: false, runsToday: 0, stock: null }
+  it('redeems as many as the balance pays for', () => {
+    expect(autoRedemptions({ ...base, balance: 99 })).toBe(0)
+    expect(autoRedemptions({ ...base, balance: 100 })).toBe(1)
+    expect(autoRedemptions({ ...base, balance: 350 })).toBe(3)
+  })
+  it('at most 25 rewards in a transaction, counting those already redeemed in it', () => {
+    expect(autoRedemptions({ ...base, balance: 3000 })).toBe(25)
+    expect(autoRedemptions({ ...base, balance: 3000, redeemedInTransaction: 20, runOpen: true })).toBe(5)
+    expect(autoRedemptions({ ...base, balance: 3000, redeemedInTransaction: 25, runOpen: true })).toBe(0)
+  })
+  it('no new auto-redemption after 10 in the day; an open one carries on', () => {
+    expect(autoRedemptions({ ...base, balance: 100, runsToday: 9 })).toBe(1)
+    expect(autoRedemptions({ ...base, balance: 100, runsToday: 10 })).toBe(0)
+    expect(autoRedemptions({ ...base, balance: 300, runsToday: 10, runOpen: true, redeemedInTransaction: 1 })).toBe(3)
+  })
+  it('stock bounds it; a cost below one point never auto-redeems', () => {
+    expect(autoRedemptions({ ...base, balance: 500, stock: 2 })).toBe(2)
+    expect(autoRedemptions({ ...base, balance: 500, stock: 0 })).toBe(0)
+    expect(autoRedemptions({ ...base, balance: 500, cost: 0 })).toBe(0)
   })
 })
