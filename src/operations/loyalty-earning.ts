@@ -9,6 +9,7 @@ import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarni
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
 import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
+import { autoRedeem } from './auto-redeem'
 import type { Tx } from './context'
 import {
   activateCardPoints,
@@ -21,7 +22,6 @@ import {
 } from './loyalty-ledger'
 import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
-import { autoRedeem } from './reward-redemption'
 
 /**
  * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a

@@ -9,14 +9,13 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
 import { pointsExpiryDate } from '../rules/points-expiry'
-import { autoRedemptions, payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
-import { endOfDayExclusive, localDate, startOfDay } from '../rules/zoned-calendar'
+import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { simpleCustomer } from './customers'
 import { memberCard } from './loyalties'
-import { afterPointsAdded, afterPointsChanged, customerInTx, emitPointsAdded, joinProgram } from './loyalty-earning'
+import { afterPointsAdded, afterPointsChanged, emitPointsAdded, joinProgram } from './loyalty-earning'
 import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
 import { findMemberCard, publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
@@ -146,7 +145,7 @@ interface RewardRedemptionInput {
  * caller recalculates the tier afterwards. The reward is read as this transaction last wrote it, so
  * several redemptions of one reward in one transaction (auto-redeem) count each.
  */
-async function recordRewardRedemption(
+export async function recordRewardRedemption(
   tx: Tx,
   input: RewardRedemptionInput,
 ): Promise<{ redemption: Redemption; extras: Awaited<ReturnType<typeof redemptionVoucherExtras>> }> {
@@ -228,7 +227,7 @@ async function recordRewardRedemption(
 }
 
 /** The reward as this transaction last wrote it, else as read. */
-function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
+export function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
   for (let i = tx.writes.length - 1; i >= 0; i--) {
     const w = tx.writes[i]
     if (w?.op === 'put' && w.collection === 'rewards' && (w.value as Reward).id === stored.value.id) {
@@ -239,122 +238,11 @@ function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
 }
 
 /**
- * Auto-redeem (reference §5.3, §5.4): after points are added to a card, the program's auto-redeem
- * reward (at most one per program) is redeemed as many times as the spendable balance pays for, at
- * most 25 rewards in the transaction and only while the customer has had fewer than 10
- * auto-redemptions (transactions) today in the engine's time zone. It runs before the tier
- * recalculation, so the points it spends never count towards a BALANCE tier. Each is a reward
- * redemption with `channel.channel_type: 'AUTO_REDEEM'`; `channel.channel_id` names the
- * transaction's auto-redemption, which is what the daily cap counts. A reward that cannot be
- * redeemed now (pay with points, which needs an order; out of stock; its assignment's validation
- * rules say no) is skipped without failing the operation that added the points.
- */
-export async function autoRedeem(tx: Tx, campaign: Campaign, card: CardState): Promise<number> {
-  const holderId = card.voucher.holder_id
-  if (!holderId) return 0
-  const assignment = (
-    await tx.store.reward_assignments.list({
-      where: { related_object_id: campaign.id, 'parameters.loyalty.auto_redeem': true },
-      limit: 1,
-    })
-  ).data[0]?.value
-  if (!assignment) return 0
-  const reward = await tx.store.rewards.get(assignment.reward_id)
-  if (!reward || reward.value.type === 'COIN') return 0
-  const holder = await customerInTx(tx, holderId)
-  if (!holder) return 0
-  const tier = await memberTier(tx, card)
-  const cost = rewardCost(reward.value, assignment, tierRewardMapping(tier, reward.value.id))
-  if (!cost.ok) return 0
-  const run = await autoRedeemRun(tx, holderId)
-  const current = latestReward(tx, reward)
-  const times = autoRedemptions({
-    balance: spendablePoints(tx, card),
-    cost: cost.points,
-    redeemedInTransaction: run.redeemed,
-    runOpen: run.redeemed > 0,
-    runsToday: run.earlierToday,
-    stock: current.type === 'MATERIAL' ? current.stock : null,
-  })
-  if (times === 0) return 0
-  try {
-    await checkRewardAssignmentRules(tx, assignment.id, {
-      order: null,
-      customer: holder,
-      tierId: tier?.id ?? null,
-      pointsUsed: cost.points,
-      metadata: {},
-    })
-  } catch (error) {
-    if (error instanceof EngineError) return 0
-    throw error
-  }
-  for (let i = 0; i < times; i++) {
-    await recordRewardRedemption(tx, {
-      card,
-      campaign,
-      reward,
-      assignmentId: assignment.id,
-      holder,
-      tierId: tier?.id ?? null,
-      points: cost.points,
-      order: null,
-      metadata: {},
-      channel: { channel_id: run.id, channel_type: 'AUTO_REDEEM' },
-    })
-    run.redeemed++
-  }
-  return times
-}
-
-interface AutoRedeemRun {
-  /** Names this transaction's auto-redemption (`channel.channel_id` of its redemptions). */
-  id: string
-  /** Rewards auto-redeemed for the customer in this transaction. */
-  redeemed: number
-  /** The customer's auto-redemptions earlier today (distinct transactions). */
-  earlierToday: number
-}
-
-const runs = new WeakMap<Tx, Map<string, AutoRedeemRun>>()
-
-/** The customer's auto-redemption in this transaction, with the day's earlier ones counted once. */
-async function autoRedeemRun(tx: Tx, customerId: string): Promise<AutoRedeemRun> {
-  let byCustomer = runs.get(tx)
-  if (!byCustomer) {
-    byCustomer = new Map()
-    runs.set(tx, byCustomer)
-  }
-  const known = byCustomer.get(customerId)
-  if (known) return known
-  const timeZone = tx.ctx.config.timezone
-  const today = localDate(tx.now, timeZone)
-  const start = startOfDay(today, timeZone)
-  const page = await tx.store.redemptions.list({
-    where: {
-      customer_id: customerId,
-      'channel.channel_type': 'AUTO_REDEEM',
-      date: {
-        after: new Date(start.getTime() - 1).toISOString(),
-        before: endOfDayExclusive(today, timeZone).toISOString(),
-      },
-    },
-  })
-  const earlier = new Set(page.data.map((r) => r.value.channel.channel_id ?? r.value.id))
-  const run: AutoRedeemRun = { id: tx.id(AUTO_REDEEM_RUN_PREFIX), redeemed: 0, earlierToday: earlier.size }
-  byCustomer.set(customerId, run)
-  return run
-}
-
-/** Prefix of an auto-redemption's id (`channel.channel_id` of the rewards it redeemed). */
-export const AUTO_REDEEM_RUN_PREFIX = 'autor_'
-
-/**
  * Refuses a reward redemption whose assignment's validation rules say no, with the first failing
  * rule's error (`redemption_rules_violated` for `redemption.reward.pay_with_points.points_used`,
  * `order_rules_violated`, `customer_rules_violated`…), its details naming the rule's id.
  */
-async function checkRewardAssignmentRules(
+export async function checkRewardAssignmentRules(
   tx: Tx,
   assignmentId: string,
   input: {
