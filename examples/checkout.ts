@@ -65,7 +65,7 @@ await engine.validationRules.createAssignment(over300.id, {
   related_object_type: 'promotion_tier',
   related_object_id: bigBasketTier?.id ?? '',
 })
-await engine.promotions.stacks.createInCampaign(promotion.id, {
+const stack = await engine.promotions.stacks.createInCampaign(promotion.id, {
   name: 'Autumn stack',
   tiers: { ids: [shoesTier?.id ?? '', bigBasketTier?.id ?? ''], hierarchy_mode: 'MANUAL' },
 })
@@ -134,6 +134,18 @@ console.log(`\nValidation of order-1001 (cart ${money(validation.order.amount)})
 console.table(all.map(row))
 console.log(
   `Order: amount ${money(validation.order.amount)}, discounts ${money(validation.order.total_discount_amount)}, to pay ${money(validation.order.total_amount)}`,
+)
+
+// A promotion stack is sent alone: its tiers apply in the stack's order, each checked on the running total.
+const stackCheck = await engine.validations.validateStackable({
+  customer: cart.customer,
+  order: cart.order,
+  redeemables: [{ object: 'promotion_stack', id: stack.id }],
+  options: { expand: ['redeemable'] },
+})
+const stackRows = [...stackCheck.redeemables, ...stackCheck.inapplicable_redeemables]
+console.log(
+  `Stack "${stack.name}" alone: ${stackRows.map((r) => `${r.name} ${r.status}`).join(', ')}; discounts ${money(stackCheck.order.total_discount_amount)}`,
 )
 
 function row(r: RedeemableResult) {

@@ -32,6 +32,9 @@ describe('examples/checkout.ts (npm run demo)', () => {
     }
     const text = lines.join('\n')
     expect(text).toContain('Order: amount $285.00, discounts $87.00, to pay $198.00')
+    expect(text).toContain(
+      'Stack "Autumn stack" alone: $10 off shoes APPLICABLE, 5% off over $300 INAPPLICABLE; discounts $10.00',
+    )
     expect(text).toContain('order_rules_violated: Spend over $300 to get 5% off.')
     expect(text).toContain('voucher_expired: voucher expired')
     expect(text).toMatch(/Ana joined Runners club: card RUN-\w{4} with 50 points; tier Bronze/)
