@@ -79,7 +79,7 @@ export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise
     if (trigger.cardCode !== undefined && card?.voucher.code !== trigger.cardCode) continue
     for (const rule of fired) {
       if (!(await ruleApplies(tx, rule, trigger))) continue
-      const input = earningInput(trigger)
+      const input = earningInput(tx, trigger)
       if (card === null) {
         // auto_join: a customer who fulfils a rule joins; with nothing earned there is nothing to fulfil.
         if (!campaign.value.auto_join || calculateEarnedPoints(rule.loyalty, input) <= 0) continue
@@ -153,7 +153,7 @@ async function fireTierRules(tx: Tx, campaign: Campaign, card: CardState, event:
   const trigger: EarningTrigger = { event: event.type, customer }
   for (const rule of rules) {
     if (!(await ruleApplies(tx, rule, trigger))) continue
-    const points = await creditRule(tx, campaign, card, rule, earningInput(trigger), {})
+    const points = await creditRule(tx, campaign, card, rule, earningInput(tx, trigger), {})
     if (points > 0) await afterPointsAdded(tx, campaign, card, fired)
   }
 }
@@ -214,8 +214,12 @@ async function ruleApplies(tx: Tx, rule: EarningRule, trigger: EarningTrigger): 
   return verdict.passed
 }
 
-function earningInput(trigger: EarningTrigger): EarningInput {
-  const input: EarningInput = { customer: { metadata: trigger.customer.metadata } }
+function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
+  const input: EarningInput = {
+    customer: { metadata: trigger.customer.metadata, birthdate: trigger.customer.birthdate ?? null },
+    now: tx.now,
+    timeZone: tx.ctx.config.timezone,
+  }
   const o = trigger.order
   if (o) {
     input.order = {

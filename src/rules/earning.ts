@@ -52,8 +52,11 @@ export interface EarningInput {
     metadata?: Metadata | null
     items?: readonly EarningOrderItem[] | null
   } | null
-  customer?: { metadata?: Metadata | null } | null
+  customer?: { metadata?: Metadata | null; birthdate?: string | null } | null
   customEvent?: { metadata?: Metadata | null } | null
+  /** The event's instant and the engine's zone, for date operands in points formulas (`TODAY`, `NOW`). */
+  now?: Date
+  timeZone?: string
   /** Product collections by id, already resolved to the product and SKU ids they hold. */
   collections?: Readonly<Record<string, { products: readonly string[]; skus: readonly string[] }>>
 }
@@ -116,7 +119,7 @@ function proportionalSpec(loyalty: Extract<EarningLoyalty, { type: 'PROPORTIONAL
 /** The earning input as a formula sees it; a line without a price is priced at amount ÷ quantity, floored to a minor unit. */
 function formulaContext(input: EarningInput): FormulaContext {
   const order = input.order
-  const context: FormulaContext = { customer: input.customer ?? null }
+  const context: FormulaContext = { customer: input.customer ?? null, now: input.now, timeZone: input.timeZone }
   if (order != null && order.amount != null) {
     const items: FormulaItem[] = (order.items ?? []).map((item) => {
       const quantity = item.quantity ?? 0

@@ -90,6 +90,7 @@ export async function loadRequest(
         metadata: customer.value.metadata,
         segments: customer.value.segments ?? [],
         loyalty_tiers: await customerTiers(store, customer.value.id, now),
+        birthdate: customer.value.birthdate ?? null,
       }
     : unknownCustomer(request.customer)
 
@@ -152,7 +153,14 @@ async function findRequestCustomer(
  */
 function unknownCustomer(input: StackableRequest['customer']): EvalCustomer | null {
   if (!input?.source_id) return null
-  return { id: '', source_id: input.source_id, metadata: input.metadata ?? {}, segments: [], loyalty_tiers: [] }
+  return {
+    id: '',
+    source_id: input.source_id,
+    metadata: input.metadata ?? {},
+    segments: [],
+    loyalty_tiers: [],
+    birthdate: input.birthdate ?? null,
+  }
 }
 
 async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {

@@ -40,6 +40,8 @@ export interface EvalCustomer {
   segments: readonly string[]
   /** Ids of the loyalty tiers the customer holds now. */
   loyalty_tiers?: readonly string[]
+  /** Read by formulas (`CUSTOMER_BIRTHDATE`). */
+  birthdate?: string | null
 }
 
 /** Counts per calendar period (the week start is the project's; the engine computes them). */

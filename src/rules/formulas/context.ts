@@ -34,7 +34,14 @@ export interface FormulaContext {
     | undefined
   /** The line a per-item formula is evaluated for (`ORDER_ITEM_*`). */
   item?: FormulaItem | null | undefined
-  customer?: { metadata?: Metadata | null | undefined } | null | undefined
+  customer?:
+    | {
+        metadata?: Metadata | null | undefined
+        /** `CUSTOMER_BIRTHDATE`: its `YYYY-MM-DD` part is the calendar date. */
+        birthdate?: string | null | undefined
+      }
+    | null
+    | undefined
   /** The voucher or promotion tier the formula belongs to. */
   redeemable?:
     | {
@@ -47,6 +54,22 @@ export interface FormulaContext {
     | null
     | undefined
   redemption?: { metadata?: Metadata | null | undefined } | null | undefined
+  /** `VOUCHER_START_DATE` / `VOUCHER_EXPIRATION_DATE`: ISO date-times, when the formula belongs to a voucher. */
+  voucher?: FormulaValidityDates | null | undefined
+  /** `PROMOTION_TIER_START_DATE` / `PROMOTION_TIER_EXPIRATION_DATE`, when it belongs to a promotion tier. */
+  promotion_tier?: FormulaValidityDates | null | undefined
+  /**
+   * The evaluation's "now" (`NOW`; `TODAY` is its calendar date in `timeZone`). Rules never read a
+   * clock: without it every date operand fails and the static value applies.
+   */
+  now?: Date | undefined
+  /** The engine's IANA time zone: calendar dates are read there. UTC when absent. */
+  timeZone?: string | undefined
+}
+
+export interface FormulaValidityDates {
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
 }
 
 /** The currency-agnostic engine assumes two decimal places (cents) between formula and money. */

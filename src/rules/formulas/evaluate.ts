@@ -2,11 +2,28 @@ import { Decimal } from 'decimal.js'
 import type { Metadata } from '../../model/common'
 import { decimal } from '../../money'
 import { type FormulaContext, type FormulaItem, toMajorUnits } from './context'
+import {
+  calendarDate,
+  compareFormulaDates,
+  dateFromParts,
+  datePart,
+  daysBetween,
+  type FormulaDate,
+  instant,
+  isFormulaDate,
+  monthsBetween,
+  parseDateText,
+  toInstant,
+  toLocalDate,
+} from './dates'
 import { FormulaFailure, type FormulaFailureReason } from './failure'
 import { type Node, parse } from './parse'
 
-/** A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists. */
-export type FormulaValue = Decimal | string | boolean | readonly FormulaValue[]
+/**
+ * A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists;
+ * date operands give a tagged calendar date or instant (see `./dates`), never a number.
+ */
+export type FormulaValue = Decimal | string | boolean | FormulaDate | readonly FormulaValue[]
 
 export type FormulaOutcome = { ok: true; value: Decimal } | { ok: false; reason: FormulaFailureReason }
 
@@ -133,19 +150,25 @@ function binary(node: Extract<Node, { kind: 'binary' }>, ctx: FormulaContext): F
       return op === '/' ? num(left, pos).dividedBy(divisor) : num(left, pos).modulo(divisor)
     }
     case '<':
-      return num(left, pos).lessThan(num(right, pos))
+      return order(left, right, pos, ctx) < 0
     case '<=':
-      return num(left, pos).lessThanOrEqualTo(num(right, pos))
+      return order(left, right, pos, ctx) <= 0
     case '>':
-      return num(left, pos).greaterThan(num(right, pos))
+      return order(left, right, pos, ctx) > 0
     case '>=':
-      return num(left, pos).greaterThanOrEqualTo(num(right, pos))
+      return order(left, right, pos, ctx) >= 0
     case '=':
     case 'is':
-      return same(left, right)
+      return same(left, right, ctx)
     case '!=':
     case 'isNot':
-      return !same(left, right)
+      return !same(left, right, ctx)
+    case 'DATE_IS':
+      return compareFormulaDates(toDate(left, pos, ctx), toDate(right, pos, ctx), zoneOf(ctx)) === 0
+    case 'IS_AFTER':
+      return compareFormulaDates(toDate(left, pos, ctx), toDate(right, pos, ctx), zoneOf(ctx)) > 0
+    case 'IS_BEFORE':
+      return compareFormulaDates(toDate(left, pos, ctx), toDate(right, pos, ctx), zoneOf(ctx)) < 0
     case 'contains':
       return text(left, pos).includes(text(right, pos))
     case 'startsWith':
@@ -200,7 +223,7 @@ function call(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): Formu
         const c = args[k] as Node
         if (c.kind === 'call' && c.name === 'SWITCH_CASE') {
           arity(c, 2, 2)
-          if (same(subject, evaluateNode(c.args[0] as Node, ctx))) return evaluateNode(c.args[1] as Node, ctx)
+          if (same(subject, evaluateNode(c.args[0] as Node, ctx), ctx)) return evaluateNode(c.args[1] as Node, ctx)
         } else if (k === args.length - 1) {
           return evaluateNode(c, ctx)
         } else {
@@ -219,7 +242,7 @@ function call(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): Formu
       let found = false
       for (let k = 1; k < args.length && !found; k++) {
         const v = arg(k)
-        found = Array.isArray(v) ? v.some((x) => same(needle, x)) : same(needle, v as FormulaValue)
+        found = Array.isArray(v) ? v.some((x) => same(needle, x, ctx)) : same(needle, v as FormulaValue, ctx)
       }
       return name === 'IN_ARRAY' ? found : !found
     }
@@ -236,6 +259,73 @@ function call(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): Formu
     case 'ORDER_ITEM_PRODUCT_METADATA': {
       const item = needItem(ctx, pos)
       return metadata(node, ctx, item.product?.metadata ?? item.sku?.metadata)
+    }
+    default:
+      return dateCall(node, ctx)
+  }
+}
+
+/** The date functions (reference §3.5); any other name is unknown. */
+function dateCall(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): FormulaValue {
+  const { name, args, pos } = node
+  const arg = (k: number): FormulaValue => evaluateNode(args[k] as Node, ctx)
+  const zone = zoneOf(ctx)
+  switch (name) {
+    case 'TODAY':
+    case 'NOW':
+      arity(node, 0, 0)
+      return operand(name, pos, ctx)
+    case 'DATE': {
+      // DATE("2026-03-01"), DATE(a date-time or date), DATE(year; month; day).
+      arity(node, 1, 3)
+      if (args.length === 3) {
+        const [y, m, d] = [0, 1, 2].map((k) => wholeNumber(arg(k), name, pos))
+        return dateFromParts(y as number, m as number, d as number, pos)
+      }
+      arity(node, 1, 1)
+      return calendarDate(toLocalDate(toDate(arg(0), pos, ctx), zone))
+    }
+    case 'DATE_TIME':
+      arity(node, 1, 1)
+      return instant(toInstant(toDate(arg(0), pos, ctx), zone))
+    case 'DAY_OF_MONTH':
+      arity(node, 1, 1)
+      return decimal(toLocalDate(toDate(arg(0), pos, ctx), zone).day)
+    case 'MONTH':
+      arity(node, 1, 1)
+      return decimal(toLocalDate(toDate(arg(0), pos, ctx), zone).month)
+    case 'YEAR':
+      arity(node, 1, 1)
+      return decimal(toLocalDate(toDate(arg(0), pos, ctx), zone).year)
+    case 'DAYS_SINCE':
+    case 'MONTHS_SINCE':
+    case 'YEARS_SINCE':
+    case 'DAYS_UNTIL':
+    case 'MONTHS_UNTIL': {
+      // DAYS_SINCE(d) counts from d to today; an optional second date replaces today.
+      arity(node, 1, 2)
+      const date = toLocalDate(toDate(arg(0), pos, ctx), zone)
+      const reference = args.length > 1 ? toLocalDate(toDate(arg(1), pos, ctx), zone) : today(ctx, pos)
+      switch (name) {
+        case 'DAYS_SINCE':
+          return decimal(daysBetween(date, reference))
+        case 'DAYS_UNTIL':
+          return decimal(daysBetween(reference, date))
+        case 'MONTHS_SINCE':
+          return decimal(monthsBetween(date, reference))
+        case 'MONTHS_UNTIL':
+          return decimal(monthsBetween(reference, date))
+        case 'YEARS_SINCE':
+          return decimal(Math.trunc(monthsBetween(date, reference) / 12) + 0) // + 0: never -0
+      }
+      throw new FormulaFailure('unknown_function', `unknown function ${name}`, pos)
+    }
+    case 'DATE_IS':
+    case 'IS_AFTER':
+    case 'IS_BEFORE': {
+      arity(node, 2, 2)
+      const c = compareFormulaDates(toDate(arg(0), pos, ctx), toDate(arg(1), pos, ctx), zone)
+      return name === 'DATE_IS' ? c === 0 : name === 'IS_AFTER' ? c > 0 : c < 0
     }
     default:
       throw new FormulaFailure('unknown_function', `unknown function ${name}`, pos)
@@ -272,6 +362,20 @@ function operand(name: string, pos: number, ctx: FormulaContext): FormulaValue {
       return count(ctx.redeemable?.redeemed_quantity, name, pos)
     case 'VOUCHER_PUBLISH_COUNT':
       return count(ctx.redeemable?.publish_count, name, pos)
+    case 'TODAY':
+      return calendarDate(today(ctx, pos))
+    case 'NOW':
+      return instant(needNow(ctx, pos).getTime())
+    case 'CUSTOMER_BIRTHDATE':
+      return storedDate(ctx.customer?.birthdate, name, pos, ctx, true)
+    case 'VOUCHER_START_DATE':
+      return storedDate(ctx.voucher?.start_date, name, pos, ctx, false)
+    case 'VOUCHER_EXPIRATION_DATE':
+      return storedDate(ctx.voucher?.expiration_date, name, pos, ctx, false)
+    case 'PROMOTION_TIER_START_DATE':
+      return storedDate(ctx.promotion_tier?.start_date, name, pos, ctx, false)
+    case 'PROMOTION_TIER_EXPIRATION_DATE':
+      return storedDate(ctx.promotion_tier?.expiration_date, name, pos, ctx, false)
   }
   const field = ITEM_FIELDS.find((f) => name.endsWith(f))
   if (field !== undefined) {
@@ -383,7 +487,65 @@ function arity(node: Extract<Node, { kind: 'call' }>, min: number, max: number):
 }
 
 function isNumber(v: FormulaValue): v is Decimal {
-  return typeof v === 'object' && !Array.isArray(v)
+  return Decimal.isDecimal(v)
+}
+
+function zoneOf(ctx: FormulaContext): string {
+  return ctx.timeZone ?? 'UTC'
+}
+
+function needNow(ctx: FormulaContext, pos: number): Date {
+  // Date operands need the evaluation's clock; without it the static value applies.
+  if (ctx.now === undefined)
+    throw new FormulaFailure('missing_value', 'the formula reads the date and no "now" is given', pos)
+  return ctx.now
+}
+
+function today(ctx: FormulaContext, pos: number) {
+  return toLocalDate(instant(needNow(ctx, pos).getTime()), zoneOf(ctx))
+}
+
+/**
+ * A date field of the context. The validity dates are instants; a birthdate is a calendar date (its
+ * `YYYY-MM-DD` part as written: a birthday does not move with the zone). Reading one still needs
+ * `now`, so that every date operand behaves alike when the caller gives no clock.
+ */
+function storedDate(
+  value: string | null | undefined,
+  name: string,
+  pos: number,
+  ctx: FormulaContext,
+  calendar: boolean,
+): FormulaDate {
+  needNow(ctx, pos)
+  if (value == null) throw new FormulaFailure('missing_value', `${name} is not set`, pos)
+  const date = calendar ? datePart(value) : parseDateText(value, zoneOf(ctx))
+  if (date === null) throw new FormulaFailure('missing_value', `${name} "${value}" is not a date`, pos)
+  return date
+}
+
+/** A date where one is needed: a date value, or ISO text (metadata often stores dates as text). */
+function toDate(v: FormulaValue, pos: number, ctx: FormulaContext): FormulaDate {
+  if (isFormulaDate(v)) return v
+  if (typeof v === 'string') {
+    const date = parseDateText(v, zoneOf(ctx))
+    if (date !== null) return date
+  }
+  throw new FormulaFailure('type', `expected a date, got ${kindOf(v)}`, pos)
+}
+
+function wholeNumber(v: FormulaValue, name: string, pos: number): number {
+  const n = num(v, pos)
+  if (!n.isInteger()) throw new FormulaFailure('type', `${name} takes whole numbers`, pos)
+  return n.toNumber()
+}
+
+/** `<`, `>` …: dates compare as dates (either side a date), anything else as numbers. */
+function order(a: FormulaValue, b: FormulaValue, pos: number, ctx: FormulaContext): number {
+  if (isFormulaDate(a) || isFormulaDate(b)) {
+    return compareFormulaDates(toDate(a, pos, ctx), toDate(b, pos, ctx), zoneOf(ctx))
+  }
+  return num(a, pos).comparedTo(num(b, pos))
 }
 
 /** A number where one is needed; metadata may hold a number as text ("10"). */
@@ -405,8 +567,18 @@ function truthy(v: FormulaValue, pos: number): boolean {
   throw new FormulaFailure('type', `expected a condition, got ${kindOf(v)}`, pos)
 }
 
-/** Equality across kinds: a number equals the text of the same number ("5" = 5), as metadata often stores it. */
-function same(a: FormulaValue, b: FormulaValue): boolean {
+/**
+ * Equality across kinds: a number equals the text of the same number ("5" = 5), as metadata often
+ * stores it; a date equals a date (or ISO text) naming the same day, or the same instant when both are instants.
+ */
+function same(a: FormulaValue, b: FormulaValue, ctx: FormulaContext): boolean {
+  if (isFormulaDate(a) || isFormulaDate(b)) {
+    try {
+      return compareFormulaDates(toDate(a, 0, ctx), toDate(b, 0, ctx), zoneOf(ctx)) === 0
+    } catch {
+      return false
+    }
+  }
   if (isNumber(a) || isNumber(b)) {
     try {
       return num(a, 0).equals(num(b, 0))
@@ -422,5 +594,6 @@ function kindOf(v: FormulaValue): string {
   if (typeof v === 'string') return 'text'
   if (typeof v === 'boolean') return 'a yes/no value'
   if (Array.isArray(v)) return 'a list'
+  if (isFormulaDate(v)) return v.kind === 'date' ? 'a date' : 'a date-time'
   return 'a number'
 }

@@ -2,10 +2,12 @@
 export {
   type FormulaContext,
   type FormulaItem,
+  type FormulaValidityDates,
   MINOR_UNITS_PER_MAJOR,
   toMajorUnits,
   toMinorUnits,
 } from './context'
+export type { FormulaDate } from './dates'
 export {
   checkFormulaSyntax,
   evaluateFormula,

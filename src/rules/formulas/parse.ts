@@ -13,7 +13,7 @@ export type Node =
   | { kind: 'binary'; op: Operator; left: Node; right: Node; pos: number }
 
 /**
- * Precedence, loosest first: `OR`; `AND`; comparisons and string operators (one per level, not
+ * Precedence, loosest first: `OR`; `AND`; comparisons, string and date operators (one per level, not
  * chained); `+ -`; `x ÷ %`; unary minus. Function arguments are separated by `;`; inside `SWITCH`
  * the `SWITCH_CASE(k;r)` calls may follow each other with no separator, as the hosted examples write them.
  */
@@ -37,6 +37,9 @@ const COMPARISONS: ReadonlySet<Operator> = new Set([
   'contains',
   'startsWith',
   'endsWith',
+  'DATE_IS',
+  'IS_AFTER',
+  'IS_BEFORE',
 ])
 
 class Parser {

@@ -3,7 +3,8 @@ import { FormulaFailure } from './failure'
 /**
  * The formula language's words (reference §3.5). Multiplication is written `x`, `×` or `*`, division
  * `÷` or `/`; `%` is the remainder. `;` separates arguments. Words are operands, functions, `AND`/`OR`,
- * the string operators (`is`, `isNot`, `contains`, `startsWith`, `endsWith`) or the lone `x`.
+ * the string operators (`is`, `isNot`, `contains`, `startsWith`, `endsWith`), the date comparisons
+ * (`DATE_IS`, `IS_AFTER`, `IS_BEFORE`) or the lone `x`.
  */
 export type Token =
   | { kind: 'number'; text: string; pos: number }
@@ -31,6 +32,9 @@ export type Operator =
   | 'contains'
   | 'startsWith'
   | 'endsWith'
+  | 'DATE_IS'
+  | 'IS_AFTER'
+  | 'IS_BEFORE'
 
 const WORD_OPERATORS: Readonly<Record<string, Operator>> = {
   x: '*',
@@ -41,7 +45,13 @@ const WORD_OPERATORS: Readonly<Record<string, Operator>> = {
   contains: 'contains',
   startsWith: 'startsWith',
   endsWith: 'endsWith',
+  DATE_IS: 'DATE_IS',
+  IS_AFTER: 'IS_AFTER',
+  IS_BEFORE: 'IS_BEFORE',
 }
+
+/** The date comparisons are written both ways: `a IS_AFTER b` and `IS_AFTER(a; b)` (reference §3.5 calls them operators). */
+const ALSO_FUNCTIONS: ReadonlySet<string> = new Set(['DATE_IS', 'IS_AFTER', 'IS_BEFORE'])
 
 /** Positions are 0-based offsets into the source, for error messages. */
 export function tokenize(source: string): Token[] {
@@ -83,7 +93,9 @@ export function tokenize(source: string): Token[] {
       while (i < n && isWordPart(source[i] as string)) i++
       const text = source.slice(start, i)
       const op = WORD_OPERATORS[text]
-      tokens.push(op === undefined ? { kind: 'word', text, pos: start } : { kind: 'op', op, pos: start })
+      // Infix after a value (`TODAY IS_AFTER (x)`), a call otherwise (`IS_AFTER(TODAY; x)`).
+      const call = ALSO_FUNCTIONS.has(text) && nextNonSpace(source, i) === '(' && !endsValue(tokens.at(-1))
+      tokens.push(op === undefined || call ? { kind: 'word', text, pos: start } : { kind: 'op', op, pos: start })
       continue
     }
     const two = source.slice(i, i + 2)
@@ -120,6 +132,16 @@ const SYMBOLS: Readonly<Record<string, Operator>> = {
   '<': '<',
   '>': '>',
   '=': '=',
+}
+
+function endsValue(t: Token | undefined): boolean {
+  return t !== undefined && (t.kind === 'number' || t.kind === 'string' || t.kind === 'word' || t.kind === ')')
+}
+
+function nextNonSpace(source: string, from: number): string | undefined {
+  let i = from
+  while (i < source.length && /\s/.test(source[i] as string)) i++
+  return source[i]
 }
 
 function isDigit(c: string): boolean {
