@@ -225,6 +225,13 @@ function hasAnyFormula(discount: Discount, applicableTo: ApplicableTo | undefine
  */
 function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): FormulaContext {
   const voucher = subject.voucher
+  const tier = subject.tier
+  const campaign = subject.campaign
+  // A code's or tier's own dates, else its campaign's: the window it is valid in.
+  const dates = (own: { start_date?: string | null; expiration_date?: string | null }) => ({
+    start_date: own.start_date ?? campaign?.start_date ?? null,
+    expiration_date: own.expiration_date ?? campaign?.expiration_date ?? null,
+  })
   return {
     order: running,
     customer: input.customer,
@@ -236,7 +243,11 @@ function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, in
           redeemed_quantity: voucher.redemption?.redeemed_quantity,
           publish_count: voucher.publish?.count,
         }
-      : { metadata: subject.tier?.metadata },
+      : { metadata: tier?.metadata },
+    voucher: voucher ? dates(voucher) : null,
+    promotion_tier: tier ? dates(tier) : null,
+    now: input.now,
+    timeZone: input.timeZone,
   }
 }
 
