@@ -363,14 +363,17 @@ function resultItem(entry: ApplicableToEntry, indices: number[], units: OrderIte
   if (entry.aggregated_amount_limit !== undefined) out.aggregated_amount_limit = entry.aggregated_amount_limit
   if (entry.repeat !== undefined) out.repeat = entry.repeat
   if (entry.skip_initially !== undefined) out.skip_initially = entry.skip_initially
-  for (const field of UNIT_BUDGET_FIELDS) {
+  for (const [field, formulaField] of BUDGET_FIELD_PAIRS) {
     const limit = entry[field]
     if (limit !== undefined) out[field] = limit
-    const formula = entry[`${field}_formula`]
-    if (formula !== undefined) out[`${field}_formula`] = formula
+    const formula = entry[formulaField]
+    if (formula !== undefined) out[formulaField] = formula
   }
   return out
 }
+
+// Built once: a key made per call (`${field}_formula`) costs a string and a slow keyed lookup per entry.
+const BUDGET_FIELD_PAIRS = UNIT_BUDGET_FIELDS.map((field) => [field, `${field}_formula` as const] as const)
 
 function unitsEntry(index: number, first: number, count: number, step: number, list: boolean): OrderItemUnits {
   if (!list) return { index, units_limit_exceeded: true }
