@@ -1,32 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { program } from '../operations/loyalty-fixtures'
+import { cardPayingWithPoints, program } from '../operations/loyalty-fixtures'
 import { testEngine } from '../support/engine'
 
 /** Pay with points inside a stacked redemption, earning on the PAID order, and the rollback of both. */
 async function setup() {
   const t = testEngine()
-  const { engine } = t
-  const club = await program(engine)
-  await engine.loyalties.createEarningRule(club.id, [
-    {
-      event: 'order.paid',
-      loyalty: {
-        type: 'PROPORTIONAL',
-        calculation_type: 'ORDER_TOTAL_AMOUNT',
-        order: { total_amount: { every: 1000, points: 1 } },
-      },
-    },
-  ])
-  const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
-  // 500 points on the card to spend: a paid order of 500000 earns them.
-  await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 500000 })
-  const coin = await engine.rewards.create({
-    name: '1 pt = 1 cent',
-    type: 'COIN',
-    parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
-  })
-  await engine.rewards.createAssignment(coin.id, { campaign: club.id })
-  return { ...t, club, card, coin }
+  return { ...t, ...(await cardPayingWithPoints(t.engine)) }
 }
 
 describe('loyalty card paying with points in a stacked redemption', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
-import { program } from './loyalty-fixtures'
+import { cardPayingWithPoints } from './loyalty-fixtures'
 
 type T = ReturnType<typeof testEngine>
 
@@ -314,26 +314,7 @@ describe('loyalty card with a COIN reward whose assignment has a validation rule
   async function setup() {
     const t = testEngine()
     const { engine } = t
-    const club = await program(engine)
-    await engine.loyalties.createEarningRule(club.id, [
-      {
-        event: 'order.paid',
-        loyalty: {
-          type: 'PROPORTIONAL',
-          calculation_type: 'ORDER_TOTAL_AMOUNT',
-          order: { total_amount: { every: 1000, points: 1 } },
-        },
-      },
-    ])
-    const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
-    // 500 points on the card: a paid order of 500000 earns them.
-    await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 500000 })
-    const coin = await engine.rewards.create({
-      name: '1 pt = 1 cent',
-      type: 'COIN',
-      parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
-    })
-    const assignment = await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+    const { card, coin, assignment } = await cardPayingWithPoints(engine)
     const rule = await ruleOn(
       t,
       { rules: { '1': { name: 'order.amount', conditions: { $more_than_or_equal: [5000] } } } },
