@@ -324,7 +324,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
           base = { value: { ...w.create, id }, version: 0, shape: currentShape(w.collection) }
         }
-        const value = withIncrements(base.value, w.by)
+        const value = withIncrements(base.value, w.by, w.set)
         for (const [path, guard] of Object.entries(w.guard ?? {})) {
           const after = readPath(value, path)
           const n = typeof after === 'number' ? after : 0

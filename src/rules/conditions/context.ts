@@ -1,3 +1,5 @@
+import type { CounterBound } from './bounds'
+
 /**
  * The plain data a validation rule is evaluated against. The operation layer builds it (loads the
  * customer, segments, counters, collections); the evaluator only reads it. Shapes are loose enough
@@ -93,6 +95,11 @@ export interface EvaluationContext {
   customer: EvalCustomer | null
   redemption?: EvalRedemption
   counters?: EvalCounters
+  /**
+   * Where the evaluator records the bounds of every budget comparison it makes (an output: the
+   * caller passes an empty list and reads it afterwards; see `CounterBound`).
+   */
+  bounds?: CounterBound[]
   /** The code's holder: `publication.redeemable_by_linked_customer` compares against it. */
   publication?: { holder_id?: string | null; holder_source_id?: string | null }
   custom_event?: { metadata?: Metadata }

@@ -32,6 +32,7 @@ import {
   unitPriceOf,
 } from './items'
 import { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, parseLogic } from './logic'
+import { boundOf, isCounterRule } from './bounds'
 import { applyOperator, canonicalOperator, type OperatorEnv } from './operators'
 import {
   ITEM_QUANTIFIERS,
@@ -174,7 +175,11 @@ class Evaluator {
           detail: `unknown operator ${name}`,
         })
       }
-      if (!applyOperator(op, actual, expected, this.env)) {
+      const passed = applyOperator(op, actual, expected, this.env)
+      if (this.ctx.bounds && typeof actual === 'number' && isCounterRule(base.name)) {
+        this.ctx.bounds.push({ rule: base.name, ...boundOf(op, actual, expected, passed) })
+      }
+      if (!passed) {
         return fail({
           ...base,
           operator: name,

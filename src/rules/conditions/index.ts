@@ -15,6 +15,7 @@ export type {
   EvaluationContext,
   PeriodCounts,
 } from './context'
+export { boundOf, type CounterBound, isCounterRule } from './bounds'
 export { evaluateRules } from './evaluate'
 export type { FailureReason, RuleFailure, RuleSetOutcome } from './failures'
 export { type ItemRef, itemMatchesRef } from './items'
