@@ -40,15 +40,14 @@ export function deepFreeze<T>(value: T): T {
  * and the `set` fields assigned.
  * Only the objects on each path are copied: the rest is shared with `value`.
  */
-export function withIncrements(
-  value: unknown,
-  by: Record<string, number>,
-  set: Record<string, unknown> = {},
-): unknown {
+export function withIncrements(value: unknown, by: Record<string, number>, set: Record<string, unknown> = {}): unknown {
   const root: Record<string, unknown> = { ...(value as Record<string, unknown>) }
   const copied = new Set<object>([root])
   const edits: [string, (current: unknown) => unknown][] = [
-    ...Object.entries(by).map(([p, n]): [string, (c: unknown) => unknown] => [p, (c) => (typeof c === 'number' ? c : 0) + n]),
+    ...Object.entries(by).map(([p, n]): [string, (c: unknown) => unknown] => [
+      p,
+      (c) => (typeof c === 'number' ? c : 0) + n,
+    ]),
     ...Object.entries(set).map(([p, v]): [string, (c: unknown) => unknown] => [p, () => v]),
   ]
   for (const [path, edit] of edits) {

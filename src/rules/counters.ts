@@ -111,9 +111,10 @@ export interface CounterWrite {
 function ruleTarget(rule: string): { family: Family; period: Period; field: string } | null {
   const period = (suffix: string | undefined): Period | null =>
     suffix === undefined ? 'total' : (PERIODS as readonly string[]).includes(suffix) ? (suffix as Period) : null
-  const m = /^(campaign\.redemptions\.count|campaign\.redemptions\.customers_count|redemption\.count\.per_customer)(?:\.(\w+))?$/.exec(
-    rule,
-  )
+  const m =
+    /^(campaign\.redemptions\.count|campaign\.redemptions\.customers_count|redemption\.count\.per_customer)(?:\.(\w+))?$/.exec(
+      rule,
+    )
   if (m) {
     const p = period(m[2])
     if (p === null) return null

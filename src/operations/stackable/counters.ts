@@ -1,6 +1,7 @@
 import type { Customer } from '../../model/customer'
+import type { Redemption } from '../../model/redemption'
 import type { Counter, Store } from '../../ports'
-import { type CounterScope, counterIds, evalCounters } from '../../rules/counters'
+import { type CounterScope, type CounterWrite, counterIds, counterWrites, evalCounters } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
   countUnitsUsed,
@@ -9,6 +10,7 @@ import {
   targetingOf,
   type UnitBudgetUse,
 } from '../../rules/redeemables'
+import type { Tx } from '../context'
 
 /** The redemption counters of each subject (docs/storage.md#counters), read in one batch. */
 export async function loadCounters(
@@ -79,4 +81,42 @@ export async function unitBudgetsFor(
     { tier_id: subject.tier?.id ?? null, customer_id: customer?.id ?? null },
     collections,
   )
+}
+
+/** Writes counter increments (docs/storage.md#counters): created on first use, guarded as the decision needs. */
+export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): void {
+  for (const w of writes) tx.increment('counters', w.id, w.by, { create: {}, ...(w.guard ? { guard: w.guard } : {}) })
+}
+
+/**
+ * Takes rolled-back redemptions out of their counters, in the periods they were counted in. Reads
+ * the customers' campaign counters first (one batch): a customer whose last redemption in the
+ * campaign goes is no longer a distinct customer of it.
+ */
+export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]): Promise<void> {
+  const counted = children.filter((c) => c.result === 'SUCCESS' && c.status !== 'ROLLED_BACK')
+  const timeZone = tx.ctx.config.timezone
+  const scoped = counted.map((child) => ({ child, scope: scopeOfRedemption(child), at: new Date(child.date) }))
+  const ids = new Set(scoped.flatMap(({ scope, at }) => counterIds(scope, at, timeZone)))
+  const rows = new Map((await tx.store.counters.getMany([...ids])).map((r) => [r.value.id, r.value]))
+  for (const { child, scope, at } of scoped) {
+    const writes = counterWrites({
+      scope,
+      at,
+      timeZone,
+      before: rows,
+      orderAmount: child.order?.amount ?? 0,
+      discount: child.order?.total_applied_discount_amount ?? 0,
+      sign: -1,
+    })
+    applyCounterWrites(tx, writes)
+  }
+}
+
+function scopeOfRedemption(r: Redemption): CounterScope {
+  return {
+    redeemableId: r.related_object_id,
+    campaignId: r.related_object_parent_id ?? null,
+    customerId: r.customer_id,
+  }
 }

@@ -66,7 +66,7 @@ export async function loadRequest(
   const vouchers = new Map<string, Stored<Voucher>>()
   const tiers = new Map<string, Stored<PromotionTier>>()
   const subjects = await Promise.all(
-    requests.map((r, index) => loadSubject(ctx, r, index, now, customer?.value, options.sessionKey, vouchers, tiers)),
+    requests.map((r, index) => loadSubject(ctx, r, index, now, options.sessionKey, vouchers, tiers)),
   )
 
   const [catalogue, collections, counters] = await Promise.all([
@@ -196,7 +196,6 @@ async function loadSubject(
   request: ExpandedRequest,
   index: number,
   now: Date,
-  customer: Customer | undefined,
   sessionKey: string | undefined,
   vouchers: Map<string, Stored<Voucher>>,
   tiers: LoadedRequest['tiers'],

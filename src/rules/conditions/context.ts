@@ -1,11 +1,10 @@
-import type { CounterBound } from './bounds'
-
 /**
  * The plain data a validation rule is evaluated against. The operation layer builds it (loads the
  * customer, segments, counters, collections); the evaluator only reads it. Shapes are loose enough
  * that a `CalculatedOrder` / `CalculatedOrderItem` fits as is.
  */
 import type { Metadata } from '../../model/common'
+import type { CounterBound } from './bounds'
 
 export interface EvalOrderItem {
   product_id?: string | null

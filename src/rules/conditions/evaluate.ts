@@ -7,6 +7,7 @@
  * are reported (a failed alternative of a passing `or` is not a reason).
  */
 import type { RuleDefinition, RuleSet } from '../../model/validation-rule'
+import { boundOf, isCounterRule } from './bounds'
 import type { EvaluationContext } from './context'
 import {
   baseFailure,
@@ -32,7 +33,6 @@ import {
   unitPriceOf,
 } from './items'
 import { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, parseLogic } from './logic'
-import { boundOf, isCounterRule } from './bounds'
 import { applyOperator, canonicalOperator, type OperatorEnv } from './operators'
 import {
   ITEM_QUANTIFIERS,

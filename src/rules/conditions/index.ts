@@ -1,3 +1,4 @@
+export { boundOf, type CounterBound, isCounterRule } from './bounds'
 export {
   type Bundle,
   type BundleIdentifiedItem,
@@ -15,7 +16,6 @@ export type {
   EvaluationContext,
   PeriodCounts,
 } from './context'
-export { boundOf, type CounterBound, isCounterRule } from './bounds'
 export { evaluateRules } from './evaluate'
 export type { FailureReason, RuleFailure, RuleSetOutcome } from './failures'
 export { type ItemRef, itemMatchesRef } from './items'
