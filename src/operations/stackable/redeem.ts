@@ -150,7 +150,8 @@ export class RedemptionWriter {
       if (this.request.session?.key) child.session = { key: this.request.session.key }
       if (subject.voucher) {
         const counted = await this.countVoucher(subject.voucher.id, o)
-        const extras = await redemptionVoucherExtras(tx.store, counted.voucher)
+        const extras =
+          loaded.extras.get(counted.voucher.id) ?? (await redemptionVoucherExtras(tx.store, counted.voucher))
         child.voucher = withExtras(counted.voucher, extras)
         if (counted.taken) child.points_taken = counted.taken
         // The result shows the code as the commit left it (its uses and balance after every concurrent redemption).
@@ -190,7 +191,7 @@ export class RedemptionWriter {
     }
     const order = this.storeOrder(parentId, children, final)
     if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
-      await earnOnOrderPaid(tx, { order, customerId: this.customer.id })
+      await earnOnOrderPaid(tx, { order, customer: this.customer })
     }
     const parent: Redemption = {
       ...this.base(parentId, null),
