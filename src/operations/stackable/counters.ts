@@ -1,7 +1,7 @@
 import type { Customer } from '../../model/customer'
 import type { Redemption } from '../../model/redemption'
 import type { Counter, Store } from '../../ports'
-import { type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
+import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
   countUnitsUsed,
@@ -89,6 +89,7 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
   const scoped = counted.map((child) => ({ child, scope: scopeOfRedemption(child), at: new Date(child.date) }))
   const ids = new Set(scoped.flatMap(({ scope, at }) => counterIds(scope, at, timeZone)))
   const rows = new Map((await tx.store.counters.getMany([...ids])).map((r) => [r.value.id, r.value]))
+  const pending = new Map<string, Record<string, number>>()
   for (const { child, scope, at } of scoped) {
     const writes = counterWrites({
       scope,
@@ -98,8 +99,10 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
       orderAmount: child.order?.amount ?? 0,
       discount: child.order?.total_applied_discount_amount ?? 0,
       sign: -1,
+      pending,
     })
     applyCounterWrites(tx, writes)
+    addPending(pending, writes)
   }
 }
 
