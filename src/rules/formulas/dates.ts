@@ -1,3 +1,4 @@
+import type { Decimal } from 'decimal.js'
 import { addMonthsClamped, compareDates, daysInMonth, type LocalDate, localDate } from '../zoned-calendar'
 import { zonedTimeToInstant } from '../zoned-time'
 import { FormulaFailure } from './failure'
@@ -13,6 +14,12 @@ import { FormulaFailure } from './failure'
  * dates, so `VOUCHER_EXPIRATION_DATE = TODAY` asks "does it expire today, locally".
  */
 export type FormulaDate = { kind: 'date'; date: LocalDate } | { kind: 'instant'; ms: number }
+
+/**
+ * A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists;
+ * date operands give a tagged calendar date or instant, never a number.
+ */
+export type FormulaValue = Decimal | string | boolean | FormulaDate | readonly FormulaValue[]
 
 export function isFormulaDate(v: unknown): v is FormulaDate {
   return typeof v === 'object' && v !== null && 'kind' in v && (v.kind === 'date' || v.kind === 'instant')

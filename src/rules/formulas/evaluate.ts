@@ -8,6 +8,7 @@ import {
   dateFromParts,
   daysBetween,
   type FormulaDate,
+  type FormulaValue,
   instant,
   isFormulaDate,
   monthsBetween,
@@ -18,12 +19,6 @@ import {
 import { FormulaFailure, type FormulaFailureReason } from './failure'
 import { needItem, operand, today, zoneOf } from './operands'
 import { type Node, parse } from './parse'
-
-/**
- * A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists;
- * date operands give a tagged calendar date or instant (see `./dates`), never a number.
- */
-export type FormulaValue = Decimal | string | boolean | FormulaDate | readonly FormulaValue[]
 
 export type FormulaOutcome = { ok: true; value: Decimal } | { ok: false; reason: FormulaFailureReason }
 

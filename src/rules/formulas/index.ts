@@ -7,12 +7,11 @@ export {
   toMajorUnits,
   toMinorUnits,
 } from './context'
-export type { FormulaDate } from './dates'
+export type { FormulaDate, FormulaValue } from './dates'
 export {
   checkFormulaSyntax,
   evaluateFormula,
   type FormulaOutcome,
-  type FormulaValue,
   readsOrderItem,
 } from './evaluate'
 export type { FormulaFailureCode, FormulaFailureReason } from './failure'

@@ -1,8 +1,15 @@
 import type { Decimal } from 'decimal.js'
 import { decimal } from '../../money'
 import { type FormulaContext, type FormulaItem, toMajorUnits } from './context'
-import { calendarDate, datePart, type FormulaDate, instant, parseDateText, toLocalDate } from './dates'
-import type { FormulaValue } from './evaluate'
+import {
+  calendarDate,
+  datePart,
+  type FormulaDate,
+  type FormulaValue,
+  instant,
+  parseDateText,
+  toLocalDate,
+} from './dates'
 import { FormulaFailure } from './failure'
 
 /** The operands a formula names (reference §3.5): the order and its lines, counters, metadata-free values and dates. */
