@@ -9,7 +9,7 @@ import { memberTier } from './loyalty-tiers'
 import { checkRewardAssignmentRules, latestReward, recordRewardRedemption } from './reward-redemption'
 
 /**
- * Auto-redeem (reference §5.3, §5.4): after points are added to a card, the program's auto-redeem
+ * Auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards): after points are added to a card, the program's auto-redeem
  * reward (at most one per program) is redeemed as many times as the spendable balance pays for, at
  * most 25 rewards in the transaction and only while the customer has had fewer than 10
  * auto-redemptions (transactions) today in the engine's time zone. It runs before the tier

@@ -15,7 +15,7 @@ import {
 import { localParts } from '../../rules/zoned-time'
 
 /*
- * The engine's counters a budget rule reads (reference §6.2–6.3): redemptions of a code or tier and of
+ * The engine's counters a budget rule reads (docs/concepts.md#rule-names): redemptions of a code or tier and of
  * its campaign, per customer and per calendar period in the engine's time zone, and the campaign's
  * order totals. Read only when an assigned rule names one of them.
  */
@@ -90,7 +90,7 @@ function periodStarts(now: Date, timeZone: string): { day: string; week: string;
 }
 
 /**
- * Units the redeemable's targeting entries have used of their unit budgets (reference §3.3), from the
+ * Units the redeemable's targeting entries have used of their unit budgets (docs/concepts.md#targeting), from the
  * successful, not rolled back child redemptions of its campaign (a code without a campaign: of the
  * code). Undefined, and nothing read, when no entry has a budget.
  */

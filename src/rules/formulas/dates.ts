@@ -4,7 +4,7 @@ import { zonedTimeToInstant } from '../zoned-time'
 import { FormulaFailure } from './failure'
 
 /**
- * Dates inside a formula (reference §3.5), as tagged values so they never pass for numbers:
+ * Dates inside a formula (docs/behaviour.md#formulas), as tagged values so they never pass for numbers:
  * - `date`: a calendar date in the engine's time zone (`TODAY`, `DATE("2026-03-01")`,
  *   `CUSTOMER_BIRTHDATE`): no time, no zone of its own;
  * - `instant`: a point in time (`NOW`, `DATE_TIME("…")`, the voucher's and the tier's

@@ -25,7 +25,7 @@ export type FormulaOutcome = { ok: true; value: Decimal } | { ok: false; reason:
 /**
  * Evaluates a formula to a number. Never throws: a formula that does not parse, names something
  * unknown, reads metadata the context lacks, or divides by zero gives `{ ok: false, reason }`, and the
- * caller falls back to the static value (reference §3.5).
+ * caller falls back to the static value (docs/behaviour.md#formulas).
  */
 export function evaluateFormula(source: string, context: FormulaContext): FormulaOutcome {
   try {
@@ -260,7 +260,7 @@ function call(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): Formu
   }
 }
 
-/** The date functions (reference §3.5); any other name is unknown. */
+/** The date functions (docs/behaviour.md#formulas); any other name is unknown. */
 function dateCall(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): FormulaValue {
   const { name, args, pos } = node
   const arg = (k: number): FormulaValue => evaluateNode(args[k] as Node, ctx)

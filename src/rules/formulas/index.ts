@@ -1,4 +1,4 @@
-/** Dynamic formulas (reference §3.5): parse, evaluate over a plain context, resolve discount fields. Pure. */
+/** Dynamic formulas (docs/behaviour.md#formulas): parse, evaluate over a plain context, resolve discount fields. Pure. */
 export {
   type FormulaContext,
   type FormulaItem,

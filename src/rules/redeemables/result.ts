@@ -151,8 +151,8 @@ function applicableResult(
 }
 
 /**
- * The discount as the calculation used it: every stored field, the `effect` it applied (the reference
- * §3.1 default when the stored discount names none) and `is_dynamic` (true only when a formula set a
+ * The discount as the calculation used it: every stored field, the `effect` it applied (the
+ * default of docs/concepts.md#types-and-effects when the stored discount names none) and `is_dynamic` (true only when a formula set a
  * value).
  */
 function shownDiscount(discount: Discount, subject: RedeemableSubject): Discount {
