@@ -73,8 +73,8 @@ describe('relative links in README.md and docs/', () => {
   })
 })
 
-describe('citations in source comments', () => {
-  const sources = files('src', '.ts')
+describe('citations in source comments and examples', () => {
+  const sources = [...files('src', '.ts'), ...files('examples', '.ts')]
 
   it('name docs that exist, with headings that exist', () => {
     const problems: string[] = []
