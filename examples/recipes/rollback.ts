@@ -5,7 +5,6 @@ await engine.vouchers.create({
   code: 'SAVE15',
   type: 'DISCOUNT_VOUCHER',
   discount: { type: 'AMOUNT', amount_off: 1500 },
-  redemption: { quantity: 1 },
 })
 await engine.vouchers.create({ code: 'GIFT-40', type: 'GIFT_VOUCHER', gift: { amount: 4000 } })
 
