@@ -67,7 +67,10 @@ export interface EarningRule extends Validity {
   loyalty_tier?: { id: string }
   source: { banner?: string; object_id: string; object_type: 'campaign' }
   expiration_rules?: PointsExpirationRules | null
-  /** `order.paid` rules only: the points wait this many days before they can be spent (docs/concepts.md#earning-rules). */
+  /**
+   * `order.paid` rules only: the points wait this many days before they can be spent
+   * (docs/concepts.md#earning-rules).
+   */
   pending_points?: PendingPointsRule | null
   active: boolean
   automation_id?: string

@@ -24,11 +24,11 @@ import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-membe
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
 /**
- * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a custom event, a
- * customer entering a segment, and the tier events a credit causes. Only active rules inside their
- * validity windows whose validation rule passes give points; `auto_join` programs enrol a customer
- * who fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the
- * program's), then the member's tier is recalculated, which may fire tier rules in turn.
+ * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
+ * custom event, a customer entering a segment, and the tier events a credit causes. Only active rules inside
+ * their validity windows whose validation rule passes give points; `auto_join` programs enrol a customer who
+ * fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the program's), then
+ * the member's tier is recalculated, which may fire tier rules in turn.
  */
 
 /** What fired: the event, its customer, and the event's own data. */

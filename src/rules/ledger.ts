@@ -2,8 +2,9 @@ import type { PointsBucket } from '../model/loyalty'
 import { formatLocalDate, localDate } from './zoned-calendar'
 
 /**
- * A loyalty card's points ledger: every credit is a bucket with its own expiry (docs/concepts.md#the-card-and-its-ledger, docs/concepts.md#points-expiry).
- * Functions take the card's buckets and return new arrays; a bucket is never mutated in place.
+ * A loyalty card's points ledger: every credit is a bucket with its own expiry
+ * (docs/concepts.md#the-card-and-its-ledger, docs/concepts.md#points-expiry). Functions take the card's
+ * buckets and return new arrays; a bucket is never mutated in place.
  *
  * Per bucket: `points` were credited, `remaining` can still be spent, `expired` lapsed, and the rest
  * (`points − remaining − expired`) was spent. So the card's `balance` is the sum of `remaining`, and

@@ -3,7 +3,8 @@ import type { MappingPoints, RewardType } from '../model/loyalty'
 import { decimal } from '../money'
 
 /**
- * Reward costs and pay with points (docs/concepts.md#rewards, docs/concepts.md#pay-with-points, docs/behaviour.md#pay-with-points).
+ * Reward costs and pay with points (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
+ * docs/behaviour.md#pay-with-points).
  */
 
 export type RewardCost =

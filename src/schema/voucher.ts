@@ -38,7 +38,10 @@ export const loyaltyCardInput = v.object({
   expiration_rules: opt(v.nullable(pointsExpirationRules)),
 })
 
-/** `quantity`: how many times the code can be redeemed; `null` means unlimited (docs/concepts.md#quantities-and-limits). */
+/**
+ * `quantity`: how many times the code can be redeemed; `null` means unlimited
+ * (docs/concepts.md#quantities-and-limits).
+ */
 export const redemptionInput = v.object({ quantity: opt(v.nullable(positiveInt)) })
 
 const VALUE_FIELD = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALTY_CARD: 'loyalty_card' } as const

@@ -22,9 +22,9 @@ export function orderRoom(order: CalculatedOrder): number {
 }
 
 /**
- * What line discounts may still add: the item amounts not yet discounted at order or item level.
- * When the order `amount` was sent inconsistent with its items (docs/behaviour.md#declared-amounts), this follows the items and
- * the order total is clamped at zero instead.
+ * What line discounts may still add: the item amounts not yet discounted at order or item level. When the
+ * order `amount` was sent inconsistent with its items (docs/behaviour.md#declared-amounts), this follows the
+ * items and the order total is clamped at zero instead.
  */
 export function itemsRoom(order: CalculatedOrder): number {
   let items = 0

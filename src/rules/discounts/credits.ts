@@ -7,8 +7,9 @@ import { type Pick, selectTargets, type TargetSelection } from './targeting'
 import type { AppliedLine, Collections, CreditStep } from './types'
 
 /**
- * Gift-card credits and pay-with-points value are order-level discounts (docs/concepts.md#gift-cards, docs/concepts.md#pay-with-points), capped
- * at what is left to pay: the caller asks for an amount, the step reports what was applied.
+ * Gift-card credits and pay-with-points value are order-level discounts (docs/concepts.md#gift-cards,
+ * docs/concepts.md#pay-with-points), capped at what is left to pay: the caller asks for an amount, the step
+ * reports what was applied.
  */
 export function creditPlan(order: CalculatedOrder, step: CreditStep): StepPlan {
   const requested = assertMoney(step.amount, 'credit.amount')

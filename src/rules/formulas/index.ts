@@ -1,4 +1,7 @@
-/** Dynamic formulas (docs/behaviour.md#formulas): parse, evaluate over a plain context, resolve discount fields. Pure. */
+/**
+ * Dynamic formulas (docs/behaviour.md#formulas): parse, evaluate over a plain context, resolve discount
+ * fields. Pure.
+ */
 export {
   type FormulaContext,
   type FormulaItem,

@@ -12,7 +12,10 @@ import {
 } from './dates'
 import { FormulaFailure } from './failure'
 
-/** The operands a formula names (docs/behaviour.md#formulas): the order and its lines, counters, metadata-free values and dates. */
+/**
+ * The operands a formula names (docs/behaviour.md#formulas): the order and its lines, counters, metadata-free
+ * values and dates.
+ */
 export function operand(name: string, pos: number, ctx: FormulaContext): FormulaValue {
   switch (name) {
     case 'TRUE':
@@ -80,7 +83,10 @@ export function itemField(item: FormulaItem, field: ItemField): Decimal {
   }
 }
 
-/** The cheapest (or most expensive) line: by unit price, then the lower subtotal, then the first (docs/concepts.md#targeting). */
+/**
+ * The cheapest (or most expensive) line: by unit price, then the lower subtotal, then the first
+ * (docs/concepts.md#targeting).
+ */
 export function extremeItem(items: readonly FormulaItem[], direction: 1 | -1): FormulaItem | null {
   let best: FormulaItem | null = null
   for (const item of items) {

@@ -50,7 +50,10 @@ const WORD_OPERATORS: Readonly<Record<string, Operator>> = {
   IS_BEFORE: 'IS_BEFORE',
 }
 
-/** The date comparisons are written both ways: `a IS_AFTER b` and `IS_AFTER(a; b)` (docs/behaviour.md#formulas lists them as operators). */
+/**
+ * The date comparisons are written both ways: `a IS_AFTER b` and `IS_AFTER(a; b)` (docs/behaviour.md#formulas
+ * lists them as operators).
+ */
 const ALSO_FUNCTIONS: ReadonlySet<string> = new Set(['DATE_IS', 'IS_AFTER', 'IS_BEFORE'])
 
 /** Positions are 0-based offsets into the source, for error messages. */

@@ -29,10 +29,10 @@ function failure(
 }
 
 /**
- * The checks a redeemable passes on its own, before stacking (step 1 of docs/concepts.md#validation-and-redemption): it exists,
- * it and its campaign are active now, it has uses, credits or points left (counting live session
- * locks), its loyalty reward is valid, and a referral code is not redeemed by its referrer.
- * Validation rules are checked separately, on the running order (`checkRules`).
+ * The checks a redeemable passes on its own, before stacking (step 1 of
+ * docs/concepts.md#validation-and-redemption): it exists, it and its campaign are active now, it has uses,
+ * credits or points left (counting live session locks), its loyalty reward is valid, and a referral code is
+ * not redeemed by its referrer. Validation rules are checked separately, on the running order (`checkRules`).
  */
 export function checkSubject(subject: RedeemableSubject, input: PipelineInput): CheckFailure | null {
   const { now, timeZone } = input

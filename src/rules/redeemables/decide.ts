@@ -251,7 +251,10 @@ function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, in
   }
 }
 
-/** A gift card that covers items only, and the order has none of them with an amount (docs/errors.md#result-keys, docs/concepts.md#gift-cards). */
+/**
+ * A gift card that covers items only, and the order has none of them with an amount
+ * (docs/errors.md#result-keys, docs/concepts.md#gift-cards).
+ */
 function missingItemsAmount(applicableTo: ApplicableTo | undefined): Turndown {
   return {
     error: {

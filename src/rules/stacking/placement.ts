@@ -2,7 +2,10 @@ import type { StackingRules } from '../../model/stacking'
 
 export type ResultStatus = 'APPLICABLE' | 'INAPPLICABLE' | 'SKIPPED'
 
-/** The list fields of a validation result (docs/concepts.md#results-and-their-keys, docs/behaviour.md#partial-placement). */
+/**
+ * The list fields of a validation result (docs/concepts.md#results-and-their-keys,
+ * docs/behaviour.md#partial-placement).
+ */
 export interface Placement<T> {
   valid: boolean
   redeemables: T[]
@@ -17,8 +20,8 @@ type PlacementRules = Pick<StackingRules, 'redeemables_application_mode'>
  * each APPLICABLE result carries the order after it, so the running totals then read top-down
  * (under REQUESTED_ORDER this is request order). Every list keeps that order.
  *
- * - PARTIAL: `redeemables` holds only the APPLICABLE results (the spec's wording; its example
- *   contradicts it, docs/concepts.md#results-and-their-keys); INAPPLICABLE and SKIPPED ones appear only in their side lists.
+ * - PARTIAL: `redeemables` holds only the APPLICABLE results (the spec's wording; its example contradicts it,
+ *   docs/concepts.md#results-and-their-keys); INAPPLICABLE and SKIPPED ones appear only in their side lists.
  * - ALL: `redeemables` holds every result; the side lists hold the INAPPLICABLE / SKIPPED ones too.
  * - `valid` is false exactly when at least one result is INAPPLICABLE, in either mode. A request
  *   whose redeemables are all SKIPPED (say, `no_effect`) and none INAPPLICABLE is therefore valid:
@@ -55,9 +58,10 @@ function redeemablesList<T extends { status: ResultStatus }>(
 }
 
 /**
- * The results a redemption redeems. Under ALL a single INAPPLICABLE result fails the whole request
- * and nothing is redeemed ("the whole request fails and nothing applies", docs/concepts.md#what-each-setting-does); under PARTIAL the
- * APPLICABLE ones are redeemed and the rest left out.
+ * The results a redemption redeems. Under ALL a single INAPPLICABLE result fails the whole request and
+ * nothing is redeemed ("the whole request fails and nothing applies",
+ * docs/concepts.md#what-each-setting-does); under PARTIAL the APPLICABLE ones are redeemed and the rest left
+ * out.
  */
 export function appliedResults<T extends { status: ResultStatus }>(results: readonly T[], rules: PlacementRules): T[] {
   const applicable = results.filter((r) => r.status === 'APPLICABLE')
