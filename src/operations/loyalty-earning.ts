@@ -5,7 +5,13 @@ import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
 import type { Stored } from '../ports'
 import { evaluateValidationRule } from '../rules/conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
+import {
+  calculateEarnedPoints,
+  type EarningInput,
+  freeUnits,
+  selectEarningRules,
+  tierEarningMapping,
+} from '../rules/earning'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
 import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
@@ -230,6 +236,7 @@ function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
         product_id: i.product_id ?? i.product?.id ?? null,
         sku_id: i.sku_id ?? i.sku?.id ?? null,
         quantity: i.quantity,
+        free_quantity: freeUnits(i),
         amount: i.amount,
         subtotal_amount: i.subtotal_amount,
         // Read by points formulas only (ORDER_ITEM_PRICE, ORDER_ITEM_METADATA).
