@@ -146,9 +146,9 @@ export interface TierTransition {
  * - `NEXT_PERIOD` defers the start of a tier reached by qualifying (joined or upgraded) to the next
  *   qualification period; the tier held before stays in force until then (`previous_tier_id`).
  *   Downgrades and prolongations take effect at once.
- * - A move emits `upgraded`/`downgraded` (between two tiers), plus `left` for the tier left and
- *   `joined` for the tier reached, so a tier earning rule on "joined Gold" fires however Gold was
- *   reached.
+ * - Each real move emits exactly one event (see `moveEvent`): `joined` when the member enters the
+ *   tier structure for the first time, `upgraded`/`downgraded` for a later move between tiers, `left`
+ *   when the member drops out of every tier.
  */
 export function transitionTier(input: TierTransitionInput): TierTransition {
   const { tiers, now, current } = input
@@ -214,18 +214,7 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
   const up = from === null || !heldKnown ? null : (rank.get(next) ?? 0) > (rank.get(from) ?? 0)
   const startType = up === false ? 'IMMEDIATE' : (input.config?.start_date?.type ?? 'IMMEDIATE')
   const dates = tierDates(input, now, startType)
-  const events: TierEvent[] = []
-  if (from !== null && up !== null) {
-    events.push({
-      type: up ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded',
-      tier_id: next,
-      from_tier_id: from,
-      to_tier_id: next,
-    })
-  }
-  if (from !== null)
-    events.push({ type: 'customer.loyalty.tier.left', tier_id: from, from_tier_id: from, to_tier_id: next })
-  events.push({ type: 'customer.loyalty.tier.joined', tier_id: next, from_tier_id: from, to_tier_id: next })
+  const events: TierEvent[] = [{ type: moveEvent(current, up), tier_id: next, from_tier_id: from, to_tier_id: next }]
   const deferred = dates.start.getTime() > t
   return {
     standing: {
@@ -237,6 +226,17 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
     events,
     changed: true,
   }
+}
+
+/**
+ * The one event of a move into a tier. `joined` only for a member who never held a standing in the
+ * program (no stored standing yet), so "joined tier structure" earning rules fire once per member. A
+ * member re-entering after dropping out of every tier moves up (`upgraded`); so does a member whose
+ * tier was deleted from the program, whose rank is no longer known.
+ */
+function moveEvent(current: MemberTierStanding | null, up: boolean | null): TierEventType {
+  if (current === null) return 'customer.loyalty.tier.joined'
+  return up === false ? 'customer.loyalty.tier.downgraded' : 'customer.loyalty.tier.upgraded'
 }
 
 /** The tier in force at `now`: before a deferred start, the previous tier. */

@@ -142,10 +142,9 @@ describe('transitionTier', () => {
     })
     const u = transitionTier({ ...base, config: balance, current: j.standing, points: 600, now })
     expect(u.standing.tier_id).toBe('top')
-    expect(u.events.map((e) => [e.type, e.tier_id])).toEqual([
-      ['customer.loyalty.tier.upgraded', 'top'],
-      ['customer.loyalty.tier.left', 'bottom'],
-      ['customer.loyalty.tier.joined', 'top'],
+    // One event per real move: an upgrade is not also a left + joined pair.
+    expect(u.events).toEqual([
+      { type: 'customer.loyalty.tier.upgraded', tier_id: 'top', from_tier_id: 'bottom', to_tier_id: 'top' },
     ])
     const dn = transitionTier({ ...base, config: balance, current: u.standing, points: 300, now })
     expect(dn.standing.tier_id).toBe('middle')
@@ -163,6 +162,11 @@ describe('transitionTier', () => {
     const same = transitionTier({ ...base, config: balance, current: dn.standing, points: 400, now })
     expect(same.changed).toBe(false)
     expect(same.events).toEqual([])
+    // Back in after dropping out of every tier: a move up, not a second `joined`.
+    const back = transitionTier({ ...base, config: balance, current: l.standing, points: 100, now })
+    expect(back.events).toEqual([
+      { type: 'customer.loyalty.tier.upgraded', tier_id: 'bottom', from_tier_id: null, to_tier_id: 'bottom' },
+    ])
   })
 
   it('no configuration means BALANCE with BALANCE_DROP', () => {
@@ -282,7 +286,7 @@ describe('transitionTier', () => {
     const cur: MemberTierStanding = { tier_id: 'gone', previous_tier_id: null, expiration: null }
     const r = transitionTier({ ...base, config: balance, current: cur, points: 300, now: d('2025-03-10T00:00:00Z') })
     expect(r.standing.tier_id).toBe('middle')
-    expect(r.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.left', 'customer.loyalty.tier.joined'])
+    expect(r.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.upgraded'])
   })
 
   it('refresh re-dates a kept tier with expiration.changed', () => {
