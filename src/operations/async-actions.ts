@@ -1,6 +1,6 @@
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { AsyncAction } from '../model/misc'
+import type { AsyncAction, AsyncActionResponse } from '../model/misc'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, must, mutate, type Tx } from './context'
@@ -39,9 +39,9 @@ export function enqueue(tx: Tx, type: string, payload: unknown, runAt?: Date): A
     id: tx.id(ID_PREFIX.async_action),
     type,
     status: 'ENQUEUED',
+    progress: 0,
     run_at: (runAt ?? tx.now).toISOString(),
     payload,
-    result: null,
     created_at: tx.nowIso,
     updated_at: null,
     object: 'async_action',
@@ -56,9 +56,10 @@ export interface RunSummary {
 
 export function asyncActions(ctx: Context) {
   return {
-    async get(id: string): Promise<AsyncAction> {
+    async get(id: string): Promise<AsyncActionResponse> {
       const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
-      return found.value
+      const { payload: _payload, run_at: _runAt, ...response } = found.value
+      return response
     },
 
     /**
@@ -93,7 +94,13 @@ async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' 
       const handler = ctx.asyncHandlers.get(stored.value.type)
       if (!handler) throw new Error(`No async handler is registered for ${stored.value.type}`)
       const result = await handler.run(tx, stored.value)
-      tx.update('async_actions', stored, { ...stored.value, status: 'DONE', result, updated_at: tx.nowIso })
+      tx.update('async_actions', stored, {
+        ...stored.value,
+        status: 'DONE',
+        progress: 100,
+        result,
+        updated_at: tx.nowIso,
+      })
       return 'succeeded' as const
     })
   } catch (error) {
@@ -112,6 +119,7 @@ async function markFailed(ctx: Context, id: string, failure: Error): Promise<'fa
     tx.update('async_actions', stored, {
       ...stored.value,
       status: 'FAILED',
+      progress: 100,
       result: { error: errorResult(failure) },
       updated_at: tx.nowIso,
     })

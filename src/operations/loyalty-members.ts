@@ -18,7 +18,7 @@ import { buildVoucher, specFromCampaign } from './voucher-entity'
  * customer, which CAMPAIGN rewards need.
  */
 
-export const LOYALTY_CODES_ACTION = 'loyalty.generate_cards'
+export const LOYALTY_CODES_ACTION = 'CAMPAIGN.VOUCHERS_GENERATE'
 
 /** The async work `loyalties.create` queues: generate the codes and mark the campaign DONE. */
 export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
@@ -33,7 +33,7 @@ export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<
     vouchers_generation_status: 'DONE',
     updated_at: tx.nowIso,
   })
-  return { campaign_id: campaignId, vouchers_count: count }
+  return { done_count: count }
 }
 
 /**

@@ -1,0 +1,31 @@
+import type { AsyncAction } from '../model/misc'
+
+/**
+ * Upgrades of stored values written by earlier versions of the engine, one function per collection
+ * whose shape changed. Each takes what was stored (any earlier shape, or the current one) and returns
+ * the current shape; the store's per-collection shape versions call them on read.
+ */
+
+/** Action types written before the hosted, upper-case names were adopted. */
+const FORMER_ACTION_TYPES: Readonly<Record<string, string>> = {
+  'vouchers.bulk_update': 'VOUCHERS.BULK_UPDATE',
+  'loyalty.generate_cards': 'CAMPAIGN.VOUCHERS_GENERATE',
+}
+
+/**
+ * `async_actions`, shape 1 → 2: the type takes its hosted name, `progress` is added (100 once run),
+ * and a `result: null` of an action that has not run is dropped (the hosted response omits it).
+ * A v1 bulk update's `results` list is left as it was: that report was complete in its own form.
+ */
+export function upgradeAsyncAction(
+  value: AsyncAction | (Omit<AsyncAction, 'progress'> & { progress?: number }),
+): AsyncAction {
+  const ran = value.status === 'DONE' || value.status === 'FAILED'
+  const { result, ...rest } = value
+  return {
+    ...rest,
+    type: FORMER_ACTION_TYPES[value.type] ?? value.type,
+    progress: value.progress ?? (ran ? 100 : 0),
+    ...(result === null || result === undefined ? {} : { result }),
+  }
+}
