@@ -21,7 +21,8 @@ export interface Redemption {
   related_object_parent_id?: string | null
   related_redemptions?: {
     rollbacks: { id: string; date: DateTime; rollback_order_mode?: string }[]
-    redemptions: string[]
+    /** The children of a stacked parent, as the hosted schema shows them. */
+    redemptions: { id: string; date: DateTime }[]
   }
   session?: { key: string } | null
   failure_code?: string

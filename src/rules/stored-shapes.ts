@@ -1,4 +1,5 @@
 import type { AsyncAction } from '../model/misc'
+import type { Redemption } from '../model/redemption'
 
 /**
  * Upgrades of stored values written by earlier versions of the engine, one function per collection
@@ -27,5 +28,29 @@ export function upgradeAsyncAction(
     type: FORMER_ACTION_TYPES[value.type] ?? value.type,
     progress: value.progress ?? (ran ? 100 : 0),
     ...(result === null || result === undefined ? {} : { result }),
+  }
+}
+
+type RedemptionV1 = Omit<Redemption, 'related_redemptions'> & {
+  related_redemptions?: {
+    rollbacks: NonNullable<Redemption['related_redemptions']>['rollbacks']
+    redemptions: readonly (string | { id: string; date: string })[]
+  }
+}
+
+/**
+ * `redemptions`, shape 1 → 2: a stacked parent's `related_redemptions.redemptions` held bare child
+ * ids; the hosted schema lists `{id, date}`. Children were written in the parent's commit, so the
+ * parent's own date is theirs.
+ */
+export function upgradeRedemption(value: Redemption | RedemptionV1): Redemption {
+  const related = value.related_redemptions
+  if (related === undefined) return value as Redemption
+  return {
+    ...value,
+    related_redemptions: {
+      rollbacks: related.rollbacks,
+      redemptions: related.redemptions.map((r) => (typeof r === 'string' ? { id: r, date: value.date } : r)),
+    },
   }
 }

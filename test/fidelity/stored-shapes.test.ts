@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { upgradeAsyncAction } from '../../src/rules/stored-shapes'
+import { upgradeAsyncAction, upgradeRedemption } from '../../src/rules/stored-shapes'
 
 describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   const v1 = {
@@ -40,5 +40,34 @@ describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   it('a current value is returned unchanged', () => {
     const current = upgradeAsyncAction(v1)
     expect(upgradeAsyncAction(current)).toEqual(current)
+  })
+})
+
+describe('upgradeRedemption: a stacked parent stored with bare child ids', () => {
+  it('lists its children as {id, date} with the parent date', () => {
+    const v1 = {
+      id: 'r_parent',
+      object: 'redemption' as const,
+      date: '2026-01-15T10:00:00.000Z',
+      customer_id: null,
+      tracking_id: null,
+      metadata: {},
+      redemption: null,
+      result: 'SUCCESS' as const,
+      status: 'SUCCEEDED' as const,
+      channel: { channel_id: null, channel_type: 'API' as const },
+      related_object_type: 'redemption' as const,
+      related_object_id: 'r_parent',
+      related_redemptions: { rollbacks: [], redemptions: ['r_a', 'r_b'] },
+    }
+    expect(upgradeRedemption(v1).related_redemptions).toEqual({
+      rollbacks: [],
+      redemptions: [
+        { id: 'r_a', date: '2026-01-15T10:00:00.000Z' },
+        { id: 'r_b', date: '2026-01-15T10:00:00.000Z' },
+      ],
+    })
+    const current = upgradeRedemption(v1)
+    expect(upgradeRedemption(current)).toEqual(current)
   })
 })

@@ -116,7 +116,7 @@ export class RedemptionWriter {
       status: 'FAILED',
       failure_code: code,
       failure_message: message,
-      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
     this.tx.insert('redemptions', parent)
     return { redemptions: children, parent_redemption: parent, order: this.loaded.input.order }
@@ -172,7 +172,7 @@ export class RedemptionWriter {
       related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
       related_object_id: loaded.stackId ?? parentId,
       order,
-      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
     tx.insert('redemptions', parent)
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)

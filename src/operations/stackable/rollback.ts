@@ -198,10 +198,10 @@ export async function rollback(
   }
   checkRollbackable(tx, parent.value, input)
   const customerId = parent.value.customer_id
-  const childIds = parent.value.related_redemptions?.redemptions ?? []
+  const children = parent.value.related_redemptions?.redemptions ?? []
   const rollbacks: RedemptionRollback[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
-  for (const child of await tx.store.redemptions.getMany(childIds)) {
+  for (const child of await tx.store.redemptions.getMany(children.map((c) => c.id))) {
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
     await giveBack(tx, child.value)
@@ -224,7 +224,7 @@ export async function rollback(
     status: 'ROLLED_BACK',
     related_redemptions: {
       rollbacks: [{ id: parentRollbackId, date: tx.nowIso, rollback_order_mode: mode }],
-      redemptions: childIds,
+      redemptions: children,
     },
   })
   return { rollbacks, parent_rollback: parentRollback, order }
