@@ -87,7 +87,9 @@ export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier |
   const id = effectiveTierId(standingOf(slot.value), tx.now)
   if (id === null) return null
   const tier = (await campaignTiers(tx, campaignId)).find((t) => t.id === id)
-  return tier ? { ...tier, expiration: slot.value?.expiration ?? null } : null
+  if (!tier) return null
+  const expiration = slot.value?.expiration
+  return expiration ? { ...tier, expiration } : tier
 }
 
 /**

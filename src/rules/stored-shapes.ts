@@ -54,3 +54,22 @@ export function upgradeRedemption(value: Redemption | RedemptionV1): Redemption 
     },
   }
 }
+
+/**
+ * Optional objects a stored value used to hold as `null` and the hosted responses omit, per
+ * collection (shape 1 → 2 of each): a program's tier expiration, an earning rule's own expiration
+ * and pending-points rules, a program tier's member-only `expiration`, a validation rule's bundles.
+ */
+export const OMITTED_WHEN_NULL = {
+  campaigns: ['loyalty_tiers_expiration'],
+  earning_rules: ['expiration_rules', 'pending_points'],
+  loyalty_tiers: ['expiration'],
+  validation_rules: ['bundle_rules'],
+} as const satisfies Record<string, readonly string[]>
+
+/** Drops the collection's optional objects stored as `null` (see `OMITTED_WHEN_NULL`). */
+export function dropNullOptionals<T extends object>(collection: keyof typeof OMITTED_WHEN_NULL, value: T): T {
+  const keys: readonly string[] = OMITTED_WHEN_NULL[collection]
+  if (!keys.some((k) => k in value && (value as Record<string, unknown>)[k] === null)) return value
+  return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k)))) as T
+}

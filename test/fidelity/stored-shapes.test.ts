@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { upgradeAsyncAction, upgradeRedemption } from '../../src/rules/stored-shapes'
+import { dropNullOptionals, upgradeAsyncAction, upgradeRedemption } from '../../src/rules/stored-shapes'
 
 describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   const v1 = {
@@ -69,5 +69,19 @@ describe('upgradeRedemption: a stacked parent stored with bare child ids', () =>
     })
     const current = upgradeRedemption(v1)
     expect(upgradeRedemption(current)).toEqual(current)
+  })
+})
+
+describe('dropNullOptionals: values stored with null optional objects', () => {
+  it('an earning rule stored with expiration_rules: null and pending_points: null loses both', () => {
+    const v1 = { id: 'ern_1', expiration_rules: null, pending_points: null, start_date: null }
+    expect(dropNullOptionals('earning_rules', v1)).toEqual({ id: 'ern_1', start_date: null })
+  })
+  it('a set value is kept, and a current value is returned as it is', () => {
+    const tier = { id: 'ltr_1', expiration: { tier_id: 'ltr_1' } }
+    expect(dropNullOptionals('loyalty_tiers', tier)).toBe(tier)
+    const rule = { id: 'val_1', bundle_rules: null }
+    expect(dropNullOptionals('validation_rules', rule)).toEqual({ id: 'val_1' })
+    expect(dropNullOptionals('campaigns', { id: 'camp_1', loyalty_tiers_expiration: null })).toEqual({ id: 'camp_1' })
   })
 })
