@@ -8,6 +8,7 @@ import { addDuration } from '../rules/duration'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
+import { readCustomerLock } from './customer-lock'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
 import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
@@ -127,30 +128,15 @@ export async function enrolMember(
       if (stored) return { card: await loadCard(tx, stored), created: false }
     }
   }
-  // Join-once under concurrency: "holds no card" is read from a list, and each concurrent request
-  // would then write a different card, so nothing they write overlaps. Every enrolment therefore
-  // also writes the customer at the version read before the check: of two concurrent enrolments of
-  // one customer only the first commits, the other re-reads and finds the card. (Keying membership on
-  // a derived id would need a new row per member; the customer row is the entity they share.)
-  const lock = await readCustomerForLock(tx, customer.id)
+  // Join-once under concurrency (see `readCustomerLock`). (Keying membership on a derived id would
+  // need a new row per member; the customer row is the entity they share.)
+  const lock = await readCustomerLock(tx, customer.id)
   const held = await findMemberCard(tx, campaign.value.id, customer.id)
   if (held) return { card: await loadCard(tx, held), created: false }
   if (lock) tx.update('customers', lock, lock.value)
   const card = await takeFreeCard(tx, campaign, options.code)
   publish(tx, campaign.value, card, customer, options)
   return { card, created: true }
-}
-
-/**
- * The stored customer to bump, or undefined when this transaction already writes them: a new
- * customer's insert conflicts on its `source_id`, and an earlier update names a version read before
- * the membership check, so either already serialises the enrolment.
- */
-async function readCustomerForLock(tx: Tx, customerId: string): Promise<Stored<Customer> | undefined> {
-  const pending = tx.writes.some(
-    (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
-  )
-  return pending ? undefined : tx.store.customers.get(customerId)
 }
 
 async function publicationBySource(tx: Tx, campaignId: string, sourceId: string): Promise<Publication | undefined> {

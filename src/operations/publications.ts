@@ -13,6 +13,7 @@ import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
+import { readCustomerLock } from './customer-lock'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
@@ -269,20 +270,16 @@ export async function publish(
     if (campaign && !campaign.value.voucher) {
       throw EngineError.invalid('campaign', `${campaign.value.campaign_type} campaigns have no codes to publish`)
     }
-    let codes: Stored<Voucher>[]
+    const given = input.voucher === undefined ? undefined : await findVoucher(tx.store, input.voucher)
     if (input.voucher !== undefined) {
-      const found = await findVoucher(tx.store, input.voucher)
-      if (!found) throw EngineError.notFound('voucher', input.voucher)
-      if (campaign && found.value.campaign_id !== campaign.value.id) {
+      if (!given) throw EngineError.notFound('voucher', input.voucher)
+      if (campaign && given.value.campaign_id !== campaign.value.id) {
         throw EngineError.invalid('voucher', `is not a code of campaign ${campaign.value.name}`)
       }
-      codes = [found]
-    } else {
-      codes = await freeCodes(tx, campaign as Stored<Campaign>, count)
     }
     const owning =
       campaign?.value ??
-      (codes[0]?.value.campaign_id ? (await tx.store.campaigns.get(codes[0].value.campaign_id))?.value : undefined)
+      (given?.value.campaign_id ? (await tx.store.campaigns.get(given.value.campaign_id))?.value : undefined)
     if (requireCampaignType && owning?.campaign_type !== requireCampaignType) {
       throw EngineError.invalid(
         input.voucher !== undefined ? 'voucher' : 'campaign',
@@ -292,6 +289,20 @@ export async function publish(
     const meta = await enforceMetadata(tx, 'publication', input.metadata)
     const customer = await resolveCustomer(tx, input.customer, { create: true })
     if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
+    let held: Stored<Voucher> | undefined
+    if (owning?.join_once) {
+      // join_once: a customer holds one code of the campaign; every later request gets it back.
+      const lock = await readCustomerLock(tx, customer.value.id)
+      held = await heldCode(tx, owning.id, customer.value.id)
+      if (held) {
+        const publication = await publicationOf(tx, held.value.id, customer.value.id)
+        if (publication) return resultOf(publication, customer.value, [held.value])
+      } else {
+        if (count !== 1) throw EngineError.invalid('campaign.count', 'must be 1 in a join_once campaign')
+        if (lock) tx.update('customers', lock, lock.value)
+      }
+    }
+    const codes = held ? [held] : given ? [given] : await freeCodes(tx, campaign as Stored<Campaign>, count)
     const published: Voucher[] = []
     let first: Publication | undefined
     for (const code of codes) {
@@ -309,6 +320,26 @@ export async function publish(
     if (!first) throw new Error('a publication publishes at least one code')
     return resultOf(first, customer.value, published)
   })
+}
+
+/** The code of a campaign the customer holds, if any. */
+async function heldCode(tx: Tx, campaignId: string, customerId: string): Promise<Stored<Voucher> | undefined> {
+  const held = await tx.store.vouchers.list({
+    where: { campaign_id: campaignId, holder_id: customerId },
+    order: { field: 'created_at', direction: 'asc' },
+    limit: 1,
+  })
+  return held.data[0]
+}
+
+/** The first publication of a code to the customer (a held code without one is published again). */
+async function publicationOf(tx: Tx, voucherId: string, customerId: string): Promise<Publication | undefined> {
+  const page = await tx.store.publications.list({
+    where: { voucher_id: voucherId, customer_id: customerId },
+    order: { field: 'created_at', direction: 'asc' },
+    limit: 1,
+  })
+  return page.data[0]?.value
 }
 
 /** A request repeated with its `source_id` gets the first result back, and writes nothing. */
