@@ -4,8 +4,8 @@ import type { Customer } from '../model/customer'
 import type { AsyncAction, Publication } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { addDuration } from '../rules/duration'
 import { pointsExpiryDate } from '../rules/points-expiry'
+import { expirationAfterPublishing } from '../rules/validity'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
 import { readCustomerLock } from './customer-lock'
@@ -185,14 +185,12 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
 }
 
 function publish(tx: Tx, campaign: Campaign, card: CardState, customer: Customer, options: AssignOptions): void {
-  const expiresAfterPublishing = campaign.activity_duration_after_publishing
+  const duration = campaign.activity_duration_after_publishing
   updateCardVoucher(tx, card, (v) => ({
     ...v,
     holder_id: customer.id,
     publish: { ...v.publish, count: v.publish.count + 1 },
-    ...(expiresAfterPublishing
-      ? { expiration_date: addDuration(tx.now, expiresAfterPublishing, tx.ctx.config.timezone).toISOString() }
-      : {}),
+    expiration_date: expirationAfterPublishing(v, duration, tx.now, tx.ctx.config.timezone),
   }))
   recordPublication(tx, campaign, card.voucher, customer, options)
 }

@@ -8,6 +8,7 @@ import type { Customer } from '../model/customer'
 import type { Publication, RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
+import { expirationAfterPublishing } from '../rules/validity'
 import { metadata, nonEmptyString, opt } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
@@ -151,6 +152,12 @@ export async function publishVoucher(
     holder_id: customer.id,
     ...(current.is_referral_code ? { referrer_id: customer.id } : {}),
     publish: { ...current.publish, count: current.publish.count + 1 },
+    expiration_date: expirationAfterPublishing(
+      current,
+      campaign?.activity_duration_after_publishing,
+      tx.now,
+      tx.ctx.config.timezone,
+    ),
     updated_at: tx.nowIso,
   }
   tx.update('vouchers', stored, next)
