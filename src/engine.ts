@@ -104,8 +104,8 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
-  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
-  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
+  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   return {
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,

@@ -14,6 +14,12 @@ export interface AsyncHandler {
   run(tx: Tx, action: AsyncAction): Promise<unknown>
   /** Records a failure on the handler's own resources, in the commit that marks the action `FAILED`. */
   onFailure?(tx: Tx, action: AsyncAction, error: Error): Promise<void>
+  /**
+   * Timed work (points expiring, pending points activating): the run is dated by the action's due
+   * instant (`run_at`), not by when the runner got to it, so a runner that runs hours late writes
+   * the same ledger, activity dates and expiry dates as one that ran on time.
+   */
+  datedAtDue?: boolean
 }
 
 /** The handlers of one engine, by action type (per engine, so two engines never share work). */
@@ -73,10 +79,10 @@ export function asyncActions(ctx: Context) {
         where: { status: 'ENQUEUED' },
         order: { field: 'run_at', direction: 'asc' },
       })
-      const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value.id)
+      const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value)
       const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
-      for (const id of due) {
-        const outcome = await runOne(ctx, id)
+      for (const action of due) {
+        const outcome = await runOne(runContext(ctx, action), action.id)
         if (outcome === 'skipped') continue
         summary.ran++
         summary[outcome]++
@@ -84,6 +90,13 @@ export function asyncActions(ctx: Context) {
       return summary
     },
   }
+}
+
+/** The context an action runs in: for timed work, a clock stopped at its due instant. */
+function runContext(ctx: Context, action: AsyncAction): Context {
+  if (ctx.asyncHandlers.get(action.type)?.datedAtDue !== true) return ctx
+  const due = Date.parse(action.run_at)
+  return { ...ctx, clock: { now: () => new Date(due) } }
 }
 
 async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped'> {

@@ -54,7 +54,7 @@ describe('activity_duration_after_publishing on a published code', () => {
     clock.set('2026-01-15T11:00:00.001Z')
     const late = await validate(code)
     expect(late.valid).toBe(false)
-    expect(late.inapplicable_redeemables?.[0]?.result?.error?.key).toBe('voucher_expired')
+    expect(late.inapplicable_redeemables?.[0]).toMatchObject({ result: { error: { key: 'voucher_expired' } } })
     // The other code was never published: the timer has not started for it.
     const unpublished = (await engine.context.store.vouchers.list()).data.find((s) => s.value.code !== code)
     expect(unpublished?.value.expiration_date ?? null).toBe(null)
