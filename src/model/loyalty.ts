@@ -129,7 +129,7 @@ export interface PointsBucket {
   created_at: DateTime
   /** Pending points: the instant they become spendable (`status` PENDING until then). */
   activates_at?: DateTime | null
-  source: { type: 'earning_rule' | 'manual' | 'reward' | 'rollback' | 'initial'; id?: string | null }
+  source: { type: 'earning_rule' | 'manual' | 'reward' | 'referral' | 'rollback' | 'initial'; id?: string | null }
   /** PENDING buckets hold `points` not yet spendable (`remaining` 0) and count only as `pending_points`. */
   status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'SPENT'
 }

@@ -34,6 +34,8 @@ export interface Redemption {
   voucher?: unknown
   /** Bookkeeping, not on the wire of the hosted service: the ledger buckets the points came from, for a rollback. */
   points_taken?: { bucketId: string; points: number }[]
+  /** Bookkeeping, not on the wire: the referee reward this redemption credited, for a rollback to take back. */
+  referee_credit?: { voucher_id: string; amount: number }
 }
 
 export interface RedemptionRollback {

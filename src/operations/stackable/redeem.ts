@@ -152,7 +152,8 @@ export class RedemptionWriter {
         if (counted.taken) child.points_taken = counted.taken
       }
       if (subject.voucher?.is_referral_code && this.customer) {
-        await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+        const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+        if (referral.referee_credit) child.referee_credit = referral.referee_credit
       }
       if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
       children.push(tx.insert('redemptions', child))

@@ -11,6 +11,7 @@ import type { Tx } from '../context'
 import { afterPointsChanged, emitPointsExpired } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
+import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
 import { isUnlimitedCoupon, tierShare } from './redeem'
 
@@ -205,6 +206,7 @@ export async function rollback(
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
     await giveBack(tx, child.value)
+    await takeBackRefereeCredit(tx, child.value)
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
