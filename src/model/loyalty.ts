@@ -104,8 +104,10 @@ export interface MemberTierExpiration {
   campaign_id: string
   tier_id: string
   created_at: DateTime
-  start_date: DateTime | null
-  expiration_date: DateTime | null
+  /** `YYYY-MM-DD` in the engine's time zone: the first day the tier is in force. */
+  start_date: string | null
+  /** `YYYY-MM-DD` in the engine's time zone: the last day the tier is held (through its end). */
+  expiration_date: string | null
   updated_at: DateTime | null
 }
 

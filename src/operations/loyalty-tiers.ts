@@ -84,7 +84,7 @@ export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier |
   const campaignId = card.voucher.campaign_id
   if (!campaignId) return null
   const slot = await standingSlot(tx, card.voucher.id)
-  const id = effectiveTierId(standingOf(slot.value), tx.now)
+  const id = effectiveTierId(standingOf(slot.value), tx.now, tx.ctx.config.timezone)
   if (id === null) return null
   const tier = (await campaignTiers(tx, campaignId)).find((t) => t.id === id)
   if (!tier) return null

@@ -1,5 +1,8 @@
+import type { MemberTierState } from '../model/loyalty'
 import type { AsyncAction } from '../model/misc'
 import type { Redemption } from '../model/redemption'
+import { lastHeldDay } from './tiers'
+import { formatLocalDate, localDate } from './zoned-calendar'
 
 /**
  * Upgrades of stored values written by earlier versions of the engine, one function per collection
@@ -72,4 +75,28 @@ export function dropNullOptionals<T extends object>(collection: keyof typeof OMI
   const keys: readonly string[] = OMITTED_WHEN_NULL[collection]
   if (!keys.some((k) => k in value && (value as Record<string, unknown>)[k] === null)) return value
   return Object.fromEntries(Object.entries(value).filter(([k, v]) => !(v === null && keys.includes(k)))) as T
+}
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/
+
+/**
+ * `member_tiers`, shape 1 → 2: a member's tier dates were instants (`start_date` the instant the tier
+ * started, `expiration_date` the local midnight after the last day held); they are now `YYYY-MM-DD`
+ * dates in the engine's time zone (the first day in force, the last day held). A shape-1 expiry with
+ * a clock part (a CUSTOM `extend` of hours) now holds to the end of that day.
+ */
+export function upgradeMemberTier(value: MemberTierState, timeZone: string): MemberTierState {
+  const e = value.expiration
+  if (e === null) return value
+  const start = e.start_date === null || DATE_ONLY.test(e.start_date) ? e.start_date : day(e.start_date, timeZone)
+  const end =
+    e.expiration_date === null || DATE_ONLY.test(e.expiration_date)
+      ? e.expiration_date
+      : lastHeldDay(new Date(e.expiration_date), timeZone)
+  if (start === e.start_date && end === e.expiration_date) return value
+  return { ...value, expiration: { ...e, start_date: start, expiration_date: end } }
+}
+
+function day(instant: string, timeZone: string): string {
+  return formatLocalDate(localDate(new Date(instant), timeZone))
 }

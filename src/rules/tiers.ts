@@ -10,9 +10,11 @@ import {
   addDays,
   daysInMonth,
   endOfDayExclusive,
+  formatLocalDate,
   type LocalDate,
   localDate,
   nextPeriodFirstDay,
+  parseLocalDate,
   periodBounds,
   periodFirstDay,
   periodLastDay,
@@ -22,8 +24,10 @@ import {
 /**
  * Tier qualification and tier transitions (reference §5.3, decision §9.8, example E-32).
  *
- * Dates follow the points' convention (E-31): a tier "held until the end of day X" carries
- * `expiration_date` = X+1 00:00 in the project's time zone; the tier is held strictly before it.
+ * A member's tier dates are calendar dates in the project's time zone, `YYYY-MM-DD` as the hosted
+ * API shows them: `start_date` is the first day in force, `expiration_date` the last day held; the
+ * tier is held through the whole of that day and lapses at the next local midnight. The calculation
+ * below works on instants (`tierDates`); `expirationObject` turns them into dates.
  */
 
 export type TierRange = Pick<LoyaltyTier, 'id' | 'points'>
@@ -159,7 +163,8 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
 
   const held = current?.tier_id ?? null
   const oldExpiration = current?.expiration ?? null
-  const heldExpiresAt = oldExpiration?.expiration_date == null ? null : Date.parse(oldExpiration.expiration_date)
+  const heldExpiresAt =
+    oldExpiration?.expiration_date == null ? null : lapseInstant(oldExpiration.expiration_date, input.timeZone)
   const heldKnown = held !== null && rank.has(held)
   // A removed tier is lost at once; an expired one is re-evaluated.
   const heldLapsed = held !== null && (!heldKnown || (heldExpiresAt !== null && t >= heldExpiresAt))
@@ -189,7 +194,9 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
     // Same tier: keep it, or prolong / re-date it.
     const fresh = tierDates(input, now, 'IMMEDIATE')
     const oldEnd = heldExpiresAt
-    const freshEnd = fresh.expiration === null ? null : fresh.expiration.getTime()
+    // Compared as the dates they are stored as (a clock part in `extend` holds the whole day).
+    const freshEnd =
+      fresh.expiration === null ? null : lapseInstant(lastHeldDay(fresh.expiration, input.timeZone), input.timeZone)
     const later = freshEnd !== null && oldEnd !== null && freshEnd > oldEnd
     let type: TierEventType | null = null
     if (heldLapsed) type = 'customer.loyalty.tier.prolonged'
@@ -197,7 +204,8 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
       type = later ? 'customer.loyalty.tier.prolonged' : 'customer.loyalty.tier.expiration.changed'
     else if (qualification === 'POINTS_IN_PERIOD' && later) type = 'customer.loyalty.tier.prolonged'
     if (type === null) return unchanged
-    const startDate = heldLapsed ? now.toISOString() : (oldExpiration?.start_date ?? now.toISOString())
+    const today = formatLocalDate(localDate(now, input.timeZone))
+    const startDate = heldLapsed ? today : (oldExpiration?.start_date ?? today)
     return {
       standing: {
         tier_id: held,
@@ -220,8 +228,14 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
     standing: {
       tier_id: next,
       // Until a deferred start the member keeps what was in force, unless that has lapsed.
-      previous_tier_id: deferred && !heldLapsed ? effectiveTierId(current, now) : null,
-      expiration: expirationObject(input, next, now.toISOString(), dates.start.toISOString(), dates),
+      previous_tier_id: deferred && !heldLapsed ? effectiveTierId(current, now, input.timeZone) : null,
+      expiration: expirationObject(
+        input,
+        next,
+        now.toISOString(),
+        formatLocalDate(localDate(dates.start, input.timeZone)),
+        dates,
+      ),
     },
     events,
     changed: true,
@@ -239,12 +253,28 @@ function moveEvent(current: MemberTierStanding | null, up: boolean | null): Tier
   return up === false ? 'customer.loyalty.tier.downgraded' : 'customer.loyalty.tier.upgraded'
 }
 
-/** The tier in force at `now`: before a deferred start, the previous tier. */
-export function effectiveTierId(standing: MemberTierStanding | null | undefined, now: Date): string | null {
+/** The tier in force at `now`: before a deferred start (local midnight of `start_date`), the previous tier. */
+export function effectiveTierId(
+  standing: MemberTierStanding | null | undefined,
+  now: Date,
+  timeZone: string,
+): string | null {
   if (standing === null || standing === undefined) return null
   const start = standing.expiration?.start_date
-  if (start != null && Date.parse(start) > now.getTime()) return standing.previous_tier_id
+  if (start != null && startOfDay(parseLocalDate(start), timeZone).getTime() > now.getTime()) {
+    return standing.previous_tier_id
+  }
   return standing.tier_id
+}
+
+/** The last day a tier whose hold ends at `exclusiveEnd` is held, `YYYY-MM-DD` in `timeZone`. */
+export function lastHeldDay(exclusiveEnd: Date, timeZone: string): string {
+  return formatLocalDate(localDate(new Date(exclusiveEnd.getTime() - 1), timeZone))
+}
+
+/** When a tier held through `expirationDate` (`YYYY-MM-DD`) lapses: the next local midnight. */
+export function lapseInstant(expirationDate: string, timeZone: string): number {
+  return endOfDayExclusive(parseLocalDate(expirationDate), timeZone).getTime()
 }
 
 function expirationObject(
@@ -260,7 +290,7 @@ function expirationObject(
     tier_id: tierId,
     created_at: createdAt,
     start_date: startDate,
-    expiration_date: dates.expiration === null ? null : dates.expiration.toISOString(),
+    expiration_date: dates.expiration === null ? null : lastHeldDay(dates.expiration, input.timeZone),
     updated_at: input.now.toISOString(),
   }
 }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { dropNullOptionals, upgradeAsyncAction, upgradeRedemption } from '../../src/rules/stored-shapes'
+import {
+  dropNullOptionals,
+  upgradeAsyncAction,
+  upgradeMemberTier,
+  upgradeRedemption,
+} from '../../src/rules/stored-shapes'
 
 describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   const v1 = {
@@ -83,5 +88,56 @@ describe('dropNullOptionals: values stored with null optional objects', () => {
     const rule = { id: 'val_1', bundle_rules: null }
     expect(dropNullOptionals('validation_rules', rule)).toEqual({ id: 'val_1' })
     expect(dropNullOptionals('campaigns', { id: 'camp_1', loyalty_tiers_expiration: null })).toEqual({ id: 'camp_1' })
+  })
+})
+
+describe('upgradeMemberTier: tier dates stored as instants', () => {
+  const v1 = {
+    id: 'mt_1',
+    voucher_id: 'v_1',
+    campaign_id: 'camp_1',
+    customer_id: 'cust_1',
+    tier_id: 'ltr_gold',
+    previous_tier_id: null,
+    expiration: {
+      customer_id: 'cust_1',
+      campaign_id: 'camp_1',
+      tier_id: 'ltr_gold',
+      created_at: '2026-03-10T12:00:00.000Z',
+      start_date: '2026-03-10T12:00:00.000Z',
+      expiration_date: '2026-04-08T00:00:00.000Z',
+      updated_at: '2026-03-10T12:00:00.000Z',
+    },
+    updated_at: '2026-03-10T12:00:00.000Z',
+  }
+
+  it('held until 8 April 00:00 (UTC) reads as held through 7 April', () => {
+    expect(upgradeMemberTier(v1, 'UTC').expiration).toEqual({
+      ...v1.expiration,
+      start_date: '2026-03-10',
+      expiration_date: '2026-04-07',
+    })
+  })
+
+  it('in the engine zone: Warsaw midnight of 1 April (30 March 22:00 UTC, DST) is held through 31 March', () => {
+    const warsaw = {
+      ...v1,
+      expiration: {
+        ...v1.expiration,
+        start_date: '2026-02-28T23:00:00.000Z',
+        expiration_date: '2026-03-31T22:00:00.000Z',
+      },
+    }
+    expect(upgradeMemberTier(warsaw, 'Europe/Warsaw').expiration).toMatchObject({
+      start_date: '2026-03-01',
+      expiration_date: '2026-03-31',
+    })
+  })
+
+  it('a current value and a standing without dates are returned as they are', () => {
+    const current = upgradeMemberTier(v1, 'UTC')
+    expect(upgradeMemberTier(current, 'UTC')).toBe(current)
+    const none = { ...v1, tier_id: null, expiration: null }
+    expect(upgradeMemberTier(none, 'UTC')).toBe(none)
   })
 })

@@ -136,7 +136,7 @@ describe('transitionTier', () => {
       campaign_id: 'camp_1',
       tier_id: 'bottom',
       created_at: '2025-03-10T14:00:00.000Z',
-      start_date: '2025-03-10T14:00:00.000Z',
+      start_date: '2025-03-10',
       expiration_date: null,
       updated_at: '2025-03-10T14:00:00.000Z',
     })
@@ -183,7 +183,7 @@ describe('transitionTier', () => {
       expiration_date: { type: 'END_OF_PERIOD' },
     }
     const up = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-03-10T14:00:00Z') })
-    expect(up.standing.expiration?.expiration_date).toBe('2025-04-01T00:00:00.000Z')
+    expect(up.standing.expiration?.expiration_date).toBe('2025-03-31')
     const kept = transitionTier({
       ...base,
       config: cfg,
@@ -200,7 +200,7 @@ describe('transitionTier', () => {
       now: d('2025-04-01T00:00:00Z'),
     })
     expect(lapsed.standing.tier_id).toBe('bottom')
-    expect(lapsed.standing.expiration?.expiration_date).toBe('2025-05-01T00:00:00.000Z')
+    expect(lapsed.standing.expiration?.expiration_date).toBe('2025-04-30')
     expect(lapsed.events[0]?.type).toBe('customer.loyalty.tier.downgraded')
   })
 
@@ -211,7 +211,7 @@ describe('transitionTier', () => {
       expiration_date: { type: 'END_OF_NEXT_PERIOD' },
     }
     const up = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-03-10T14:00:00Z') })
-    expect(up.standing.expiration?.expiration_date).toBe('2025-05-01T00:00:00.000Z')
+    expect(up.standing.expiration?.expiration_date).toBe('2025-04-30')
     const again = transitionTier({
       ...base,
       config: cfg,
@@ -231,8 +231,8 @@ describe('transitionTier', () => {
       { type: 'customer.loyalty.tier.prolonged', tier_id: 'middle', from_tier_id: 'middle', to_tier_id: 'middle' },
     ])
     expect(pro.standing.expiration).toMatchObject({
-      start_date: '2025-03-10T14:00:00.000Z',
-      expiration_date: '2025-06-01T00:00:00.000Z',
+      start_date: '2025-03-10',
+      expiration_date: '2025-05-31',
       created_at: '2025-03-10T14:00:00.000Z',
       updated_at: '2025-04-05T09:00:00.000Z',
     })
@@ -246,7 +246,7 @@ describe('transitionTier', () => {
     const a = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-07-20T10:00:00Z') })
     const b = transitionTier({ ...base, config: cfg, current: a.standing, points: 700, now: d('2025-07-25T10:00:00Z') })
     expect(b.standing.tier_id).toBe('top')
-    expect(b.standing.expiration?.expiration_date).toBe('2025-08-25T00:00:00.000Z')
+    expect(b.standing.expiration?.expiration_date).toBe('2025-08-24')
     // Dropping back keeps Top until it lapses (E-33: downgrade waits for the grace period).
     const c = transitionTier({ ...base, config: cfg, current: b.standing, points: 50, now: d('2025-08-01T10:00:00Z') })
     expect(c.changed).toBe(false)
@@ -267,19 +267,19 @@ describe('transitionTier', () => {
         campaign_id: 'camp_1',
         tier_id: 'bottom',
         created_at: '2025-02-01T00:00:00.000Z',
-        start_date: '2025-03-01T00:00:00.000Z',
-        expiration_date: '2025-04-01T00:00:00.000Z',
+        start_date: '2025-03-01',
+        expiration_date: '2025-03-31',
         updated_at: null,
       },
     }
     const r = transitionTier({ ...base, config: cfg, current, points: 300, now: d('2025-03-10T14:00:00Z') })
     expect(r.standing).toMatchObject({ tier_id: 'middle', previous_tier_id: 'bottom' })
     expect(r.standing.expiration).toMatchObject({
-      start_date: '2025-04-01T00:00:00.000Z',
-      expiration_date: '2025-05-01T00:00:00.000Z',
+      start_date: '2025-04-01',
+      expiration_date: '2025-04-30',
     })
-    expect(effectiveTierId(r.standing, d('2025-03-31T23:59:59Z'))).toBe('bottom')
-    expect(effectiveTierId(r.standing, d('2025-04-01T00:00:00Z'))).toBe('middle')
+    expect(effectiveTierId(r.standing, d('2025-03-31T23:59:59Z'), UTC)).toBe('bottom')
+    expect(effectiveTierId(r.standing, d('2025-04-01T00:00:00Z'), UTC)).toBe('middle')
   })
 
   it('a removed tier is lost at once', () => {
@@ -308,7 +308,7 @@ describe('transitionTier', () => {
       refresh: true,
     })
     expect(b.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.expiration.changed'])
-    expect(b.standing.expiration?.expiration_date).toBe('2025-02-20T00:00:00.000Z')
+    expect(b.standing.expiration?.expiration_date).toBe('2025-02-19')
   })
 })
 
