@@ -326,6 +326,19 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   return { voucher_id: voucherId, expired }
 }
 
+/**
+ * The async work queued at the instant a member's tier lapses (`TIER_EXPIRY_ACTION`): the tier is
+ * recalculated as of then, so the downgrade or prolongation is dated when the tier expired.
+ */
+export async function tierExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
+  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
+  const stored = await tx.store.vouchers.get(voucherId)
+  const campaign = stored?.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  if (!stored || !campaign) return { voucher_id: voucherId }
+  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
+  return { voucher_id: voucherId }
+}
+
 /** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */
 export function emitPointsExpired(tx: Tx, card: CardState, points: number, campaign: Campaign | undefined): void {
   tx.emit(

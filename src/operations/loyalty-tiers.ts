@@ -4,11 +4,13 @@ import type { LoyaltyTier, MemberTierState } from '../model/loyalty'
 import type { Stored } from '../ports'
 import {
   effectiveTierId,
+  lapseInstant,
   type MemberTierStanding,
   qualifyingPoints,
   type TierEvent,
   transitionTier,
 } from '../rules/tiers'
+import { enqueue } from './async-actions'
 import type { Tx } from './context'
 import type { CardState } from './loyalty-ledger'
 
@@ -49,6 +51,9 @@ export function primeCampaignTiers(tx: Tx, campaignId: string, tiers: readonly L
     [...tiers].sort((a, b) => a.points.from - b.points.from),
   )
 }
+
+/** The async work queued at the instant a member's tier lapses: the tier is recalculated then. */
+export const TIER_EXPIRY_ACTION = 'loyalty.tier_expiry'
 
 export function memberTierId(voucherId: string): string {
   return `${ID_PREFIX.member_tier}${voucherId}`
@@ -135,6 +140,10 @@ export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardStat
     slot.stored = { value: next, version: 0 }
   }
   slot.value = next
+  // The tier lapses at the end of its expiration day, whether or not the points move again by then.
+  const last = next.expiration?.expiration_date
+  if (last != null)
+    enqueue(tx, TIER_EXPIRY_ACTION, { voucher_id: card.voucher.id }, new Date(lapseInstant(last, timeZone)))
   const names = new Map(tiers.map((t) => [t.id, t.name]))
   for (const event of transition.events) {
     tx.emit(
