@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { freeUnits } from '../../src/rules/earning'
-import { member, program } from '../operations/loyalty-fixtures'
+import { member, programEarning } from '../operations/loyalty-fixtures'
 import { testEngine } from '../support/engine'
 
 const line = { quantity: 3, initial_quantity: 3, discount_quantity: 0, discount_amount: 0, price: 1000 }
@@ -24,17 +24,11 @@ describe('freeUnits: the units of a line the customer does not pay for', () => {
 describe('ORDER_ITEMS_QUANTITY earning counts only purchased units', () => {
   it('3 mugs bought + 1 free mug (ADD_NEW_ITEMS) earn for 3, not 4', async () => {
     const { engine } = testEngine()
-    const club = await program(engine)
-    await engine.loyalties.createEarningRule(club.id, [
-      {
-        event: 'order.paid',
-        loyalty: {
-          type: 'PROPORTIONAL',
-          calculation_type: 'ORDER_ITEMS_QUANTITY',
-          order_items: { quantity: { every: 1, points: 10, object: 'product', id: 'prod_mug' } },
-        },
-      },
-    ])
+    const club = await programEarning(engine, {
+      type: 'PROPORTIONAL',
+      calculation_type: 'ORDER_ITEMS_QUANTITY',
+      order_items: { quantity: { every: 1, points: 10, object: 'product', id: 'prod_mug' } },
+    })
     const card = await member(engine, club.id)
     await engine.vouchers.create({
       code: 'FREE-MUG',
