@@ -43,6 +43,8 @@ export type PublicationInput = v.InferOutput<typeof publicationInput>
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {
   result: 'SUCCESS'
+  /** The customer's `source_id`, as the hosted publication shows it. */
+  tracking_id: string | null
   customer: SimpleCustomer
   /** Ids of every voucher published by the request. */
   vouchers_id: string[]
@@ -180,6 +182,7 @@ function resultOf(first: Publication, customer: Customer, published: Voucher[]):
   const result: PublicationResult = {
     ...first,
     result: 'SUCCESS',
+    tracking_id: customer.source_id,
     customer: simpleCustomer(customer),
     vouchers_id: published.map((p) => p.id),
   }

@@ -86,3 +86,11 @@ describe('join_once publications return the code the customer holds', () => {
     ).rejects.toMatchObject({ code: 400, path: 'campaign.count' })
   })
 })
+
+describe('a publication shows tracking_id', () => {
+  it("is the customer's source_id", async () => {
+    const { engine } = await joinOnce()
+    const published = await engine.publications.create({ customer: { source_id: 'alice' }, campaign: 'Welcome' })
+    expect(published.tracking_id).toBe('alice')
+  })
+})
