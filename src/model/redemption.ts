@@ -52,6 +52,8 @@ export interface RedemptionRollback {
   order?: CalculatedOrder | null
   channel: { channel_id: string | null; channel_type: 'USER' | 'API' }
   customer_id: string | null
+  /** The redemption's `tracking_id` (hashed customer source id). */
+  tracking_id?: string | null
   customer?: SimpleCustomer | null
   related_object_type: string
   related_object_id: string

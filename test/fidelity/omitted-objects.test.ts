@@ -36,3 +36,24 @@ describe('optional objects the hosted responses omit are omitted, not null', () 
     })
   })
 })
+
+describe('a redemption rollback names its customer as the hosted one does', () => {
+  it('carries the redemption tracking_id and customer', async () => {
+    const { engine } = testEngine()
+    await engine.vouchers.create({
+      code: 'TEN',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100 },
+    })
+    const redeemed = await engine.redemptions.redeemStackable({
+      customer: { source_id: 'alice' },
+      order: { amount: 1000 },
+      redeemables: [{ object: 'voucher', id: 'TEN' }],
+    })
+    const child = redeemed.redemptions[0]
+    const rolled = await engine.redemptions.rollbackStackable(redeemed.parent_redemption.id)
+    expect(child?.tracking_id).toMatch(/^track_/)
+    expect(rolled.rollbacks[0]).toMatchObject({ tracking_id: child?.tracking_id, customer: child?.customer })
+    expect(rolled.parent_rollback).toMatchObject({ tracking_id: child?.tracking_id, customer: { source_id: 'alice' } })
+  })
+})

@@ -99,10 +99,13 @@ export function rollbackRecord(
     status: 'SUCCEEDED',
     channel: { channel_id: null, channel_type: 'API' },
     customer_id: redemption.customer_id,
+    // The hosted rollback names its customer as the redemption did.
+    tracking_id: redemption.tracking_id,
     related_object_type: redemption.related_object_type,
     related_object_id: redemption.related_object_id,
     metadata: input.metadata ?? {},
   }
+  if (redemption.customer) rb.customer = redemption.customer
   if (redemption.amount !== undefined) rb.amount = -redemption.amount
   if (redemption.gift) rb.gift = { amount: -redemption.gift.amount }
   if (redemption.loyalty_card) rb.loyalty_card = { points: -redemption.loyalty_card.points }
