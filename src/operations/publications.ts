@@ -16,6 +16,7 @@ import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
 import { readCustomerLock } from './customer-lock'
 import { resolveCustomer, simpleCustomer } from './customers'
+import { pickFreeCodes } from './free-codes'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
 
@@ -127,6 +128,8 @@ export async function publishVoucher(
     channel: string | null
     metadata: Record<string, unknown>
     path?: string
+    /** The code was picked from the campaign's free codes: claim it so that no concurrent publication takes it too. */
+    claim?: boolean
   },
 ): Promise<{ publication: Publication; voucher: Voucher }> {
   const { voucher: stored, campaign, customer } = args
@@ -162,7 +165,24 @@ export async function publishVoucher(
     ),
     updated_at: tx.nowIso,
   }
-  tx.update('vouchers', stored, next)
+  if (args.claim && stored.version > 0) {
+    // A free code is claimed with a guarded increment: if a concurrent publication took it first, the
+    // guard fails and this one picks again, instead of failing on a version clash.
+    tx.increment(
+      'vouchers',
+      current.id,
+      { 'publish.count': 1 },
+      {
+        guard: { 'publish.count': { max: current.publish.count + 1 } },
+        set: {
+          holder_id: customer.id,
+          ...(current.is_referral_code ? { referrer_id: customer.id } : {}),
+          expiration_date: next.expiration_date ?? null,
+          updated_at: tx.nowIso,
+        },
+      },
+    )
+  } else tx.update('vouchers', stored, next)
   if (!(await findHolder(tx, current.id, customer.id))) {
     tx.insert('redeemable_holders', newHolder(tx, current, campaign, customer.id, holderRoleOf(current)))
   }
@@ -191,15 +211,10 @@ function resultOf(first: Publication, customer: Customer, published: Voucher[]):
   return result
 }
 
-/** The free codes of a campaign (no holder), oldest first; an AUTO_UPDATE campaign makes the missing ones. */
+/** Free codes of a campaign (no holder), picked at random; an AUTO_UPDATE campaign makes the missing ones. */
 async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promise<Stored<Voucher>[]> {
   const campaign = stored.value
-  const page = await tx.store.vouchers.list({
-    where: { campaign_id: campaign.id, holder_id: null },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: count,
-  })
-  const found = page.data
+  const found = await pickFreeCodes(tx, campaign.id, count)
   const missing = count - found.length
   if (missing === 0) return found
   if (campaign.type !== 'AUTO_UPDATE') {
@@ -318,6 +333,7 @@ export async function publish(
     for (const code of codes) {
       const out = await publishVoucher(tx, {
         voucher: code,
+        claim: input.voucher === undefined,
         campaign: owning,
         customer: customer.value,
         source_id: input.source_id ?? null,
@@ -342,14 +358,16 @@ async function heldCode(tx: Tx, campaignId: string, customerId: string): Promise
   return held.data[0]
 }
 
-/** The first publication of a code to the customer (a held code without one is published again). */
+/**
+ * The first publication of a code to the customer (a held code without one is published again). Read
+ * by the customer's index: a customer holds few publications.
+ */
 async function publicationOf(tx: Tx, voucherId: string, customerId: string): Promise<Publication | undefined> {
   const page = await tx.store.publications.list({
-    where: { voucher_id: voucherId, customer_id: customerId },
+    where: { customer_id: customerId },
     order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
   })
-  return page.data[0]?.value
+  return page.data.find((s) => s.value.voucher_id === voucherId)?.value
 }
 
 /** A request repeated with its `source_id` gets the first result back, and writes nothing. */
