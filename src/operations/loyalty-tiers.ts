@@ -2,6 +2,7 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { LoyaltyTier, MemberTierState } from '../model/loyalty'
 import type { Stored } from '../ports'
+import { upgradeMemberTier } from '../rules/stored-shapes'
 import {
   effectiveTierId,
   lapseInstant,
@@ -73,7 +74,8 @@ async function standingSlot(tx: Tx, voucherId: string) {
   let slot = map.get(voucherId)
   if (!slot) {
     const stored = (await tx.store.member_tiers.get(memberTierId(voucherId))) ?? null
-    slot = { stored, value: stored?.value ?? null }
+    // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
+    slot = { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
     map.set(voucherId, slot)
   }
   return slot

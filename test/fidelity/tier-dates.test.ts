@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { LoyaltyTiersExpiration } from '../../src/model/loyalty'
+import { mutate } from '../../src/operations/context'
 import { transitionTier } from '../../src/rules/tiers'
 import { member, program } from '../operations/loyalty-fixtures'
 import { testEngine } from '../support/engine'
@@ -70,6 +71,40 @@ describe('tier dates are YYYY-MM-DD calendar dates in the engine zone', () => {
       start_date: '2026-05-14',
       expiration_date: '2026-09-30',
       created_at: '2026-05-14T09:30:00.000Z',
+    })
+  })
+})
+
+describe('a member tier stored with instants (before dates) reads as dates', () => {
+  it('held until 8 April 00:00 Warsaw shows held through 2026-04-07', async () => {
+    const { engine, clock, store } = testEngine({ timezone: 'Europe/Warsaw' })
+    clock.set('2026-03-10T12:00:00.000Z')
+    const club = await program(engine, {
+      loyalty_tiers_expiration: {
+        qualification_type: 'BALANCE',
+        expiration_date: { type: 'CUSTOM', extend: 'P1M' },
+      },
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 600 }, code_config: { pattern: 'CLUB-####' } },
+    })
+    await engine.loyalties.createTiers(club.id, [{ name: 'Gold', points: { from: 500 } }])
+    const card = await member(engine, club.id)
+    const row = (await store.member_tiers.list({ where: { voucher_id: card.id } })).data[0]
+    if (!row?.value.expiration) throw new Error('the member holds no tier')
+    // As an earlier version stored it: instants, the expiry being the local midnight after the last day.
+    const old = {
+      ...row.value,
+      expiration: {
+        ...row.value.expiration,
+        start_date: '2026-03-10T12:00:00.000Z',
+        expiration_date: '2026-04-07T22:00:00.000Z',
+      },
+    }
+    await mutate(engine.context, async (tx) => {
+      tx.update('member_tiers', row, old)
+    })
+    expect((await engine.loyalties.getMemberTier(null, card.id))?.expiration).toMatchObject({
+      start_date: '2026-03-10',
+      expiration_date: '2026-04-07',
     })
   })
 })
