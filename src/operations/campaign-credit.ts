@@ -6,9 +6,10 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import type { Tx } from './context'
+import { findMemberCard } from './join-once'
 import { afterPointsAdded, afterPointsChanged, emitPointsAdded, joinProgram } from './loyalty-earning'
 import { creditCard, loadCard, spendablePoints, spendCard } from './loyalty-ledger'
-import { findMemberCard, publishCode } from './loyalty-members'
+import { publishCode } from './loyalty-members'
 
 /**
  * Crediting a customer's card of a campaign, and taking the credit back: what a CAMPAIGN reward and

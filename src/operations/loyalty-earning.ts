@@ -17,6 +17,7 @@ import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
 import { autoRedeem } from './auto-redeem'
 import type { Tx } from './context'
+import { findMemberCard } from './join-once'
 import {
   activateCardPoints,
   type CardState,
@@ -26,7 +27,7 @@ import {
   loadCard,
   type PendingPointsPayload,
 } from './loyalty-ledger'
-import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
+import { type AssignOptions, enrolMember } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
 /**

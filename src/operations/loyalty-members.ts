@@ -8,8 +8,8 @@ import { pointsExpiryDate } from '../rules/points-expiry'
 import { expirationAfterPublishing } from '../rules/validity'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
-import { readCustomerLock } from './customer-lock'
 import { pickFreeCodes } from './free-codes'
+import { findMemberCard, readCustomerLock } from './join-once'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
 import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
@@ -82,25 +82,6 @@ function currentCampaign(tx: Tx, stored: Stored<Campaign>): Campaign {
     }
   }
   return stored.value
-}
-
-/** The customer's card in a program: one this transaction assigned, else the stored one. */
-export async function findMemberCard(
-  tx: Tx,
-  campaignId: string,
-  customerId: string,
-): Promise<Stored<Voucher> | undefined> {
-  for (const w of tx.writes) {
-    if (w.op !== 'put' || w.collection !== 'vouchers') continue
-    const v = w.value as Voucher
-    if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
-  }
-  const page = await tx.store.vouchers.list({
-    where: { campaign_id: campaignId, holder_id: customerId },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
-  })
-  return page.data[0]
 }
 
 export interface AssignOptions {

@@ -14,9 +14,9 @@ import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
-import { readCustomerLock } from './customer-lock'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { pickFreeCodes } from './free-codes'
+import { findMemberCard, readCustomerLock } from './join-once'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
 
@@ -318,7 +318,7 @@ export async function publish(
     if (owning?.join_once) {
       // join_once: a customer holds one code of the campaign; every later request gets it back.
       const lock = await readCustomerLock(tx, customer.value.id)
-      held = await heldCode(tx, owning.id, customer.value.id)
+      held = await findMemberCard(tx, owning.id, customer.value.id)
       if (held) {
         const publication = await publicationOf(tx, held.value.id, customer.value.id)
         if (publication) return resultOf(publication, customer.value, [held.value])
@@ -346,16 +346,6 @@ export async function publish(
     if (!first) throw new Error('a publication publishes at least one code')
     return resultOf(first, customer.value, published)
   })
-}
-
-/** The code of a campaign the customer holds, if any. */
-async function heldCode(tx: Tx, campaignId: string, customerId: string): Promise<Stored<Voucher> | undefined> {
-  const held = await tx.store.vouchers.list({
-    where: { campaign_id: campaignId, holder_id: customerId },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
-  })
-  return held.data[0]
 }
 
 /**

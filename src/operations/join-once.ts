@@ -1,4 +1,5 @@
 import type { Customer } from '../model/customer'
+import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import type { Tx } from './context'
 
@@ -16,4 +17,26 @@ export async function readCustomerLock(tx: Tx, customerId: string): Promise<Stor
     (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
   )
   return pending ? undefined : tx.store.customers.get(customerId)
+}
+
+/**
+ * The code of a campaign the customer holds (a loyalty card, a join_once coupon): one this
+ * transaction gave them, else the stored one, the oldest first.
+ */
+export async function findMemberCard(
+  tx: Tx,
+  campaignId: string,
+  customerId: string,
+): Promise<Stored<Voucher> | undefined> {
+  for (const w of tx.writes) {
+    if (w.op !== 'put' || w.collection !== 'vouchers') continue
+    const v = w.value as Voucher
+    if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
+  }
+  const page = await tx.store.vouchers.list({
+    where: { campaign_id: campaignId, holder_id: customerId },
+    order: { field: 'created_at', direction: 'asc' },
+    limit: 1,
+  })
+  return page.data[0]
 }
