@@ -30,6 +30,7 @@ import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
@@ -52,6 +53,11 @@ export interface EngineOptions {
   tokenTtlSeconds?: number
   /** The project id (management endpoints name it). Default `proj_default`. */
   projectId?: string
+  /**
+   * Bounds on every call's input (docs/limits.md): nesting `depth` 32, `stringLength` 65,536,
+   * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
+   */
+  limits?: Partial<InputLimits>
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -86,6 +92,7 @@ function contextOf(options: EngineOptions): Context {
       maxRetries: options.maxRetries ?? 5,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       projectId: options.projectId ?? 'proj_default',
+      limits: resolveLimits(options.limits),
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
@@ -97,6 +104,30 @@ function counter(): Context['sequence'] {
   return { next: () => ++n }
 }
 
+/**
+ * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
+ * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ */
+function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(namespace)) {
+    if (typeof member === 'function') {
+      out[name] = async (...args: unknown[]) => {
+        checkBounds(args, limits)
+        return member(...args)
+      }
+    } else {
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+    }
+  }
+  return out as T
+}
+
+function withBoundedInput<T extends { context: Context }>(engine: T): T {
+  const { context, ...namespaces } = engine
+  return { context, ...bounded(namespaces, context.config.limits) } as T
+}
+
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */
 export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
@@ -106,7 +137,7 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
-  return {
+  return withBoundedInput({
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
@@ -131,7 +162,7 @@ export function createEngine(options: EngineOptions = {}) {
     rewards: rewards(ctx),
     events: events(ctx),
     orders: orders(ctx),
-  }
+  })
 }
 
 export type Engine = ReturnType<typeof createEngine>

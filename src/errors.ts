@@ -83,7 +83,7 @@ export class EngineError extends Error {
       code: 404,
       key: 'not_found',
       message,
-      details: `Cannot find ${resourceType} with id ${resourceId}`,
+      details: `Cannot find ${resourceType} with id ${quote(resourceId)}`,
       ...(path === undefined ? {} : { path }),
       resource_id: resourceId,
       resource_type: resourceType,
@@ -93,6 +93,14 @@ export class EngineError extends Error {
   static conflict(key: string, details: string, path?: string): EngineError {
     return new EngineError({ code: 409, key, message: 'Conflict', details, ...(path === undefined ? {} : { path }) })
   }
+}
+
+/**
+ * A bad value as error details quote it: whole when short, else its first `max` characters and how
+ * many more there were, so a megabyte of bad input never comes back as a megabyte of details.
+ */
+export function quote(value: string, max = 100): string {
+  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length - max} more characters)`
 }
 
 export function isEngineError(value: unknown): value is EngineError {

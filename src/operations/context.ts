@@ -4,6 +4,7 @@ import type { ActivityEvent } from '../model/customer'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
 import type { Clock, CollectionName, Entity, IdGenerator, RandomSource, Store, Stored, Write } from '../ports'
+import type { InputLimits } from '../schema/bounds'
 import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
@@ -17,6 +18,8 @@ export interface EngineConfig {
   /** OAuth access token lifetime. */
   tokenTtlSeconds: number
   projectId: string
+  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
+  limits: InputLimits
 }
 
 /** What every operation gets: the ports and the configuration. */
