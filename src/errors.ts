@@ -27,6 +27,9 @@ export interface EngineErrorInit {
   request_id?: string
 }
 
+/** The longest `details`: ten problems with their paths and quoted prefixes fit well within it. */
+const MAX_DETAILS = 2_000
+
 export class EngineError extends Error {
   readonly code: ErrorCode
   readonly key: string
@@ -41,7 +44,8 @@ export class EngineError extends Error {
     this.name = 'EngineError'
     this.code = init.code
     this.key = init.key
-    this.details = init.details ?? init.message
+    // Details name the bad value by a prefix where they quote it; this bounds them whatever they say.
+    this.details = quote(init.details ?? init.message, MAX_DETAILS)
     this.path = init.path
     this.resource_id = init.resource_id
     this.resource_type = init.resource_type
