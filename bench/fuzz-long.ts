@@ -2,8 +2,8 @@
  * `npm run fuzz:long`: the fuzz properties of `test/operations/fuzz.prop.test.ts`, run far longer.
  * The calls run in a worker thread; the main thread is the wall-time watchdog: a call still running
  * after FUZZ_WATCHDOG_MS (even one blocking its event loop) stops the run and is reported with its
- * arguments. At the end: accepted and refused calls per operation, failures with their
- * counterexamples, and the slowest calls. Exit code 1 on any failure or stuck call.
+ * arguments. Accepted and refused calls are printed per operation as it ends; at the end, failures
+ * with their counterexamples and the slowest calls. Exit code 1 on any failure or stuck call.
  *
  * FUZZ_RUNS (per operation, default 500), FUZZ_SEED (default: from the clock, printed),
  * FUZZ_WATCHDOG_MS (default 10000), FUZZ_ONLY (run the operations whose path contains it).
@@ -24,6 +24,7 @@ type Message =
   | { type: 'start'; op: string; args: string }
   | { type: 'done'; op: string; ms: number; outcome: 'accepted' | 'refused' | 'failed' }
   | { type: 'failure'; op: string; report: string }
+  | { type: 'finished'; op: string }
   | { type: 'end' }
 
 const summary = (args: unknown) =>
@@ -56,6 +57,7 @@ async function work(settings: Settings): Promise<void> {
       { numRuns: settings.runs, seed: settings.seed, endOnFailure: true },
     )
     if (details.failed) send({ type: 'failure', op, report: fc.defaultReportMessage(details) ?? 'failed' })
+    send({ type: 'finished', op })
   }
   send({ type: 'end' })
 }
@@ -78,8 +80,6 @@ function watch(settings: Settings): void {
     console.log(
       `\n${[...counts.values()].reduce((n, c) => n + c.accepted + c.refused + c.failed, 0)} calls in ${seconds} s`,
     )
-    for (const [op, c] of counts)
-      console.log(`  ${op}: ${c.accepted} accepted, ${c.refused} refused, ${c.failed} failed`)
     console.log('\nslowest calls:')
     for (const s of slowest) console.log(`  ${s.ms.toFixed(1)} ms  ${s.op}  ${s.args}`)
     if (stuck) console.log(`\nSTUCK: ${stuck}`)
@@ -116,6 +116,11 @@ function watch(settings: Settings): void {
       case 'failure':
         failures.push(`${m.op}\n${m.report}`)
         break
+      case 'finished': {
+        const c = counts.get(m.op)
+        console.log(`${m.op}: ${c?.accepted ?? 0} accepted, ${c?.refused ?? 0} refused, ${c?.failed ?? 0} failed`)
+        break
+      }
       case 'end':
         clearInterval(timer)
         report()
