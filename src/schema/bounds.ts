@@ -122,7 +122,10 @@ export function checkBounds(args: readonly unknown[], limits: InputLimits): void
           const childNode = { value: child, parent: node, key, depth }
           if (typeof key === 'string') {
             if (key.length > limits.stringLength) {
-              tooLarge(childNode, `has a key longer than ${limits.stringLength} characters (limit stringLength)`)
+              tooLarge(
+                node,
+                `has a key longer than ${limits.stringLength} characters (limit stringLength): ${quote(key)}`,
+              )
             }
             add(childNode, Buffer.byteLength(key, 'utf8') + 3)
           }
@@ -156,7 +159,10 @@ function pathOf(node: Node): string {
   for (; top.parent !== undefined; top = top.parent) keys.push(top.key)
   if (keys.length === 0) return `arguments[${top.key}]`
   let out = ''
-  for (const key of keys.reverse()) out += typeof key === 'number' ? `[${key}]` : out === '' ? key : `.${key}`
+  // Keys are named by a prefix too: a path of long keys would otherwise repeat them in full.
+  for (const key of keys.reverse()) {
+    out += typeof key === 'number' ? `[${key}]` : out === '' ? quote(key) : `.${quote(key)}`
+  }
   return out
 }
 

@@ -7,7 +7,7 @@ export function issuePath(issue: v.BaseIssue<unknown>, root?: string): string {
   for (const item of issue.path ?? []) {
     const key = item.key
     if (typeof key === 'number') out += `[${key}]`
-    else out += out === '' ? String(key) : `.${String(key)}`
+    else out += out === '' ? quote(String(key)) : `.${quote(String(key))}`
   }
   return out === '' ? (root ?? 'body') : out
 }

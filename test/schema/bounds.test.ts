@@ -62,6 +62,11 @@ describe('checkBounds', () => {
     expect(e.details).toContain(said)
   })
 
+  it('names long keys in a path by their prefix', () => {
+    const e = refusal([{ ['k'.repeat(300)]: { x: Number.NaN } }])
+    expect(e.path).toBe(`${'k'.repeat(100)}… (200 more characters).x`)
+  })
+
   it('names an argument that is itself bad by its position', () => {
     expect(refusal(['ok', Number.NaN]).path).toBe('arguments[1]')
   })
@@ -84,7 +89,10 @@ describe('checkBounds', () => {
     expect(e.details.length).toBeLessThan(250)
     expect(e.details).toContain('(65437 more characters)')
     expect(() => checkBounds([{ name: 'x'.repeat(65_536) }], DEFAULT_LIMITS)).not.toThrow()
-    expect(refusal([{ [long]: 1 }]).details).toContain('has a key longer than 65536')
+    const key = refusal([{ meta: { [long]: 1 } }])
+    expect(key).toMatchObject({ key: 'input_too_large', path: 'meta' })
+    expect(key.details).toContain('has a key longer than 65536')
+    expect(key.details.length).toBeLessThan(250)
     expect(refusal([{ list: new Array(10_001).fill(0) }]).details).toContain('more than 10000 entries')
     expect(() => checkBounds([{ list: new Array(10_000).fill(0) }], DEFAULT_LIMITS)).not.toThrow()
     const keys = Object.fromEntries(Array.from({ length: 1_001 }, (_, i) => [`k${i}`, i]))
