@@ -79,6 +79,11 @@ function contextOf(options: EngineOptions): Context {
   if (!ROUNDING_MODES.includes(rounding)) {
     throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
   }
+  const maxRetries = integerOption('maxRetries', options.maxRetries, 5, 0)
+  const tokenTtlSeconds = integerOption('tokenTtlSeconds', options.tokenTtlSeconds, 3600, 1)
+  const projectId = options.projectId ?? 'proj_default'
+  if (typeof projectId !== 'string' || projectId === '')
+    throw EngineError.invalid('projectId', 'must be a non-empty string')
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -89,14 +94,23 @@ function contextOf(options: EngineOptions): Context {
       timezone,
       rounding,
       stackingRules: options.stackingRules,
-      maxRetries: options.maxRetries ?? 5,
-      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      projectId: options.projectId ?? 'proj_default',
+      maxRetries,
+      tokenTtlSeconds,
+      projectId,
       limits: resolveLimits(options.limits),
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
   }
+}
+
+/** A whole-number option: NaN, Infinity or a fraction would break every operation later, not here. */
+function integerOption(name: string, given: unknown, fallback: number, min: number): number {
+  if (given === undefined) return fallback
+  if (!Number.isSafeInteger(given) || (given as number) < min) {
+    throw EngineError.invalid(name, `must be an integer ≥ ${min}`)
+  }
+  return given as number
 }
 
 function counter(): Context['sequence'] {

@@ -98,3 +98,24 @@ describe('input bounds at the engine boundary', () => {
     await expect(engine.auth.issueToken(creds, form)).resolves.toMatchObject({ token_type: 'Bearer' })
   })
 })
+
+describe('engine options', () => {
+  it.each([
+    [{ maxRetries: Number.NaN }, 'maxRetries'],
+    [{ maxRetries: -1 }, 'maxRetries'],
+    [{ maxRetries: 1.5 }, 'maxRetries'],
+    [{ tokenTtlSeconds: Number.POSITIVE_INFINITY }, 'tokenTtlSeconds'],
+    [{ tokenTtlSeconds: 0 }, 'tokenTtlSeconds'],
+    [{ projectId: 5 }, 'projectId'],
+    [{ projectId: '' }, 'projectId'],
+  ])('refuses %j, naming %s', (options, path) => {
+    expect(() => createEngine(options as never)).toThrow(expect.objectContaining({ code: 400, path }))
+  })
+
+  it('keeps 0 retries and other whole numbers', () => {
+    expect(createEngine({ maxRetries: 0, tokenTtlSeconds: 60 }).context.config).toMatchObject({
+      maxRetries: 0,
+      tokenTtlSeconds: 60,
+    })
+  })
+})
