@@ -1,4 +1,4 @@
-import type { Store } from '../ports'
+import type { CollectionName, Repository, Store } from '../ports'
 
 const PAGE = 100
 
@@ -12,12 +12,14 @@ const PAGE = 100
  * dump is also the proof that whatever was stored reads back from JSON unchanged.
  */
 export async function dumpStore(store: Store): Promise<string> {
+  // Every repository the store exposes (whatever else it has, like the change feed), by name.
+  const repositories = store as unknown as Record<string, Partial<Repository<CollectionName>> | undefined>
   const names = Object.keys(store)
-    .filter((name) => typeof (store as unknown as Record<string, { list?: unknown }>)[name]?.list === 'function')
+    .filter((name) => typeof repositories[name]?.list === 'function')
     .sort()
   const out: string[] = []
   for (const name of names) {
-    const repo = store[name as keyof Store] as Exclude<Store[keyof Store], Store['commit']>
+    const repo = repositories[name] as Repository<CollectionName>
     const rows: string[] = []
     let after: string | undefined
     for (;;) {
