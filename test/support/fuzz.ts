@@ -279,6 +279,13 @@ const NON_JSON = [
   'x'.repeat(70_000),
 ]
 
+/** Bodies as `JSON.parse` makes them from a hostile request: `__proto__` and `constructor` as own keys. */
+const POLLUTERS = [
+  JSON.parse('{"__proto__": {"polluted": true}}'),
+  JSON.parse('{"constructor": {"prototype": {"polluted": true}}}'),
+  JSON.parse('{"metadata": {"__proto__": {"polluted": true}}, "__proto__": []}'),
+]
+
 function deep(levels: number): unknown {
   let value: unknown = {}
   for (let i = 0; i < levels; i++) value = { a: value }
@@ -317,6 +324,7 @@ export function junk(f: Fixture): fc.Arbitrary<unknown> {
         Object.create(null),
       ),
     },
+    { weight: 1, arbitrary: fc.constantFrom(...POLLUTERS) },
     { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.double(), fc.string({ maxLength: 300 })) },
   )
 }
@@ -380,6 +388,8 @@ export async function checkCall(f: Fixture, path: string, args: unknown[]): Prom
   } catch (e) {
     error = e
   }
+  const polluted = Object.keys(Object.prototype).concat(Object.keys(Array.prototype))
+  if (polluted.length > 0) throw new Error(`${path} polluted a prototype with ${polluted.join(', ')}`)
   if (accepted) {
     // Throws when anything stored would not read back from JSON as it is.
     await dumpStore(f.store)
