@@ -42,7 +42,7 @@ export async function loadRequest(
   ctx: Context,
   request: StackableRequest,
   now: Date,
-  options: { sessionKey?: string | undefined },
+  options: { sessionKey?: string | undefined; candidates?: boolean },
 ): Promise<LoadedRequest> {
   const { store } = ctx
   // Reads that do not depend on each other are issued together: with a database behind the ports
@@ -58,7 +58,8 @@ export async function loadRequest(
   await Promise.allSettled([rulesP, stackP, customerP, storedOrderP, itemsP])
   const rules = await rulesP
   const { requests, stackId } = await stackP
-  checkRedeemablesCount(requests.length, rules)
+  // A qualification loads every candidate at once and decides on each alone: no request limit.
+  if (!options.candidates) checkRedeemablesCount(requests.length, rules)
   const [customer, storedOrder, items] = [await customerP, await storedOrderP, await itemsP]
 
   const vouchers = new Map<string, Stored<Voucher>>()
@@ -133,7 +134,7 @@ async function expandStack(
   }
 }
 
-async function findRequestCustomer(
+export async function findRequestCustomer(
   ctx: Context,
   input: StackableRequest['customer'],
 ): Promise<Stored<Customer> | undefined> {

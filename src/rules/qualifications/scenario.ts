@@ -1,0 +1,64 @@
+import type { CalculatedOrder } from '../../model/order'
+import type { QualificationScenario } from '../../model/qualification'
+import type { EvalCollection } from '../conditions'
+import { targetMatches } from '../discounts'
+import { type RedeemableSubject, targetingOf } from '../redeemables'
+
+/*
+ * Which loaded redeemables a scenario asks about. Where they come from (the customer's wallet,
+ * the promotion tiers, the stacks) is the loader's; what the product scenarios add is decided here,
+ * before validation, so a candidate is one whatever validation then says of it.
+ */
+
+/** Candidates come from the customer's wallet only. */
+export function walletOnly(scenario: QualificationScenario): boolean {
+  return scenario === 'CUSTOMER_WALLET'
+}
+
+/** The scenario validates without the cart (rules on the customer only). */
+export function withoutCart(scenario: QualificationScenario): boolean {
+  return scenario === 'AUDIENCE_ONLY'
+}
+
+/** Whether a loaded redeemable is a candidate of the scenario on this cart. */
+export function inScenario(
+  scenario: QualificationScenario,
+  subject: RedeemableSubject,
+  order: CalculatedOrder,
+  collections: Readonly<Record<string, EvalCollection>>,
+): boolean {
+  switch (scenario) {
+    case 'ALL':
+    case 'CUSTOMER_WALLET':
+    case 'AUDIENCE_ONLY':
+    case 'PROMOTION_STACKS':
+      return true
+    case 'PRODUCTS':
+    case 'PRODUCTS_BY_CUSTOMER':
+      return targetsCart(subject, order, collections) || requiresItems(subject)
+    case 'PRODUCTS_DISCOUNT':
+    case 'PRODUCTS_DISCOUNT_BY_CUSTOMER':
+      return targetsCart(subject, order, collections)
+    default: {
+      const _never: never = scenario
+      return _never
+    }
+  }
+}
+
+/** Its discount targets a line of the cart (its rules' `applicable_to` names one). */
+export function targetsCart(
+  subject: RedeemableSubject,
+  order: CalculatedOrder,
+  collections: Readonly<Record<string, EvalCollection>>,
+): boolean {
+  const included = targetingOf(subject)?.included ?? []
+  return included.some((entry) => order.items.some((item) => targetMatches(item, entry, collections)))
+}
+
+const ITEM_RULE = /"name":"(product|sku|order\.items)/
+
+/** Its rules require products: a bundle, or a condition on the cart's products, SKUs or items. */
+export function requiresItems(subject: RedeemableSubject): boolean {
+  return subject.validation_rules.some((r) => r.bundle_rules != null || ITEM_RULE.test(JSON.stringify(r.rules)))
+}
