@@ -1,6 +1,7 @@
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
+import type { CalculatedOrderItem, OrderItemInput } from '../model/order'
 import type { PromotionStack, PromotionTier } from '../model/promotion'
 import type {
   QualificationExpand,
@@ -9,12 +10,14 @@ import type {
   QualificationsResult,
 } from '../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../model/qualification'
+import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 import type { Filters } from '../rules/filters'
 import {
   applies,
   type CandidateFacts,
   chooseBestStack,
+  couldDiscountCart,
   decideAlone,
   discountValue,
   inScenario,
@@ -37,6 +40,7 @@ import {
 } from '../schema/qualifications'
 import type { RedeemableRequest, StackableRequest } from '../schema/stackable'
 import type { Context } from './context'
+import { withCatalogIds } from './stackable/catalogue'
 import { findRequestCustomer, type LoadedRequest, loadRequest } from './stackable/load'
 import { trackingId } from './stackable/tracking'
 
@@ -225,6 +229,7 @@ async function loadCandidates(
   scenario: QualificationScenario,
   customer: Customer | undefined,
   filters: Filters,
+  cart: readonly OrderItemInput[],
 ): Promise<Candidate[]> {
   const { store } = ctx
   const stacksOnly = scenario === 'PROMOTION_STACKS'
@@ -243,13 +248,13 @@ async function loadCandidates(
   const keep = (facts: CandidateFacts) => matchesQualificationFilters(facts, filters)
   const out: Candidate[] = []
   for (const voucher of wallet.values()) if (keep(voucherFacts(voucher))) out.push({ object: 'voucher', voucher })
-  for (const { value: tier } of tiers?.data ?? [])
-    if (keep(tierFacts(tier))) out.push({ object: 'promotion_tier', tier })
-  const kept = (stacks?.data ?? []).map((s) => s.value).filter((stack) => keep(stackFacts(stack)))
-  if (kept.length > 0) {
-    const ids = [...new Set(kept.flatMap((s) => s.tiers.ids))]
+  const kept = (tiers?.data ?? []).map((t) => t.value).filter((tier) => keep(tierFacts(tier)))
+  for (const tier of await reachingCart(ctx, kept, cart)) out.push({ object: 'promotion_tier', tier })
+  const keptStacks = (stacks?.data ?? []).map((s) => s.value).filter((stack) => keep(stackFacts(stack)))
+  if (keptStacks.length > 0) {
+    const ids = [...new Set(keptStacks.flatMap((s) => s.tiers.ids))]
     const byId = new Map((await store.promotion_tiers.getMany(ids)).map((t) => [t.value.id, t.value]))
-    for (const stack of kept) {
+    for (const stack of keptStacks) {
       const stackTiers = stack.tiers.ids.flatMap((id) => {
         const tier = byId.get(id)
         return tier ? [tier] : []
@@ -258,6 +263,33 @@ async function loadCandidates(
     }
   }
   return out
+}
+
+/**
+ * The tiers whose discount could reach the cart: one batched read of their rule assignments and
+ * rules, so only these go on to the validation loader's per-redeemable reads (the many tiers that
+ * target other products stop here). `cart` holds the request's lines with catalogue ids; empty: no filter.
+ */
+async function reachingCart(
+  ctx: Context,
+  tiers: PromotionTier[],
+  cart: readonly OrderItemInput[],
+): Promise<PromotionTier[]> {
+  if (cart.length === 0 || tiers.length === 0) return tiers
+  const assignments = await ctx.store.validation_rule_assignments.list({
+    where: { related_object_id: { in: tiers.map((t) => t.id) } },
+    count: false,
+  })
+  const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
+  const rules = new Map((await ctx.store.validation_rules.getMany(ruleIds)).map((r) => [r.value.id, r.value]))
+  const byTier = new Map<string, ValidationRule[]>()
+  for (const { value: a } of assignments.data) {
+    const rule = rules.get(a.rule_id)
+    if (rule) byTier.set(a.related_object_id, [...(byTier.get(a.related_object_id) ?? []), rule])
+  }
+  // Only the fields targeting matches on are read from the lines.
+  const items = cart as unknown as CalculatedOrderItem[]
+  return tiers.filter((t) => couldDiscountCart(byTier.get(t.id) ?? [], items, undefined))
 }
 
 function requestsOf(candidate: Candidate): RedeemableRequest[] {
@@ -277,10 +309,13 @@ function requestsOf(candidate: Candidate): RedeemableRequest[] {
 
 /** Every candidate of the request, loaded in one pass of the validation loader, grouped as validated. */
 async function loadQualification(ctx: Context, request: QualificationRequest): Promise<LoadedQualification> {
-  const customer = await findRequestCustomer(ctx, request.customer)
-  const candidates = await loadCandidates(ctx, request.scenario, customer?.value, request.options.filters)
-  const requests = candidates.map(requestsOf)
   const cartless = withoutCart(request.scenario)
+  const [customer, cart] = await Promise.all([
+    findRequestCustomer(ctx, request.customer),
+    cartless ? [] : withCatalogIds(ctx.store, request.order?.items ?? []),
+  ])
+  const candidates = await loadCandidates(ctx, request.scenario, customer?.value, request.options.filters, cart)
+  const requests = candidates.map(requestsOf)
   const stackable = asStackable(cartless ? { ...request, order: undefined } : request, requests.flat())
   const loaded = await loadSubjects(ctx, stackable, request.options.check_limits !== false)
   let at = 0
@@ -299,8 +334,11 @@ async function loadBestStackCandidates(ctx: Context, request: BestStackRequest):
   if (request.redeemables) return loadSubjects(ctx, asStackable(request, request.redeemables), checkLimits)
   const scenario = request.scenario ?? 'ALL'
   const filters = parseListFilters(request.options?.filters, QUALIFICATION_FILTER_FIELDS, 'options.filters')
-  const customer = await findRequestCustomer(ctx, request.customer)
-  const candidates = (await loadCandidates(ctx, scenario, customer?.value, filters)).filter(
+  const [customer, cart] = await Promise.all([
+    findRequestCustomer(ctx, request.customer),
+    withCatalogIds(ctx.store, request.order.items ?? []),
+  ])
+  const candidates = (await loadCandidates(ctx, scenario, customer?.value, filters, cart)).filter(
     (c) => c.object !== 'promotion_stack',
   )
   const loaded = await loadSubjects(ctx, asStackable(request, candidates.flatMap(requestsOf)), checkLimits)

@@ -75,6 +75,9 @@ describe('qualifications.checkEligibility on a shop', () => {
       [s.ids.shoesTier, 1000],
       [s.ids.bigBasket, 1750],
     ])
+    // A cart without shoes: the offers on shoes cannot discount it, so they are no candidates.
+    const socks = { items: [{ source_id: 'socks', related_object: 'product', quantity: 2 }] }
+    expect(await ids({ order: socks })).toEqual(['WELCOME20', 'GIFT-50'])
     // The cart is ignored: the gift card needs an amount; the item discounts apply with no effect, as
     // validation applies them without a cart (the default no-effect rule, REDEEM_ANYWAY).
     expect(await ids({ scenario: 'AUDIENCE_ONLY' })).toEqual(['WELCOME20', 'SHOES5', s.ids.shoesTier])

@@ -9,4 +9,4 @@ export {
   voucherFacts,
 } from './filters'
 export { applies, decideAlone, discountValue, type Ranked, type RankedPage, rankAndPage } from './qualify'
-export { inScenario, requiresItems, targetsCart, walletOnly, withoutCart } from './scenario'
+export { couldDiscountCart, inScenario, requiresItems, targetsCart, walletOnly, withoutCart } from './scenario'

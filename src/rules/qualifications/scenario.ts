@@ -1,5 +1,6 @@
-import type { CalculatedOrder } from '../../model/order'
+import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 import type { QualificationScenario } from '../../model/qualification'
+import type { ValidationRule } from '../../model/validation-rule'
 import type { EvalCollection } from '../conditions'
 import { targetMatches } from '../discounts'
 import { type RedeemableSubject, targetingOf } from '../redeemables'
@@ -20,7 +21,11 @@ export function withoutCart(scenario: QualificationScenario): boolean {
   return scenario === 'AUDIENCE_ONLY'
 }
 
-/** Whether a loaded redeemable is a candidate of the scenario on this cart. */
+/**
+ * Whether a loaded redeemable is a candidate of the scenario on this cart. With a cart, an offer
+ * whose discount targets only products the cart lacks is no candidate: it cannot discount this cart
+ * (validation would apply it with no effect under `REDEEM_ANYWAY`, which is no offer to show).
+ */
 export function inScenario(
   scenario: QualificationScenario,
   subject: RedeemableSubject,
@@ -28,11 +33,12 @@ export function inScenario(
   collections: Readonly<Record<string, EvalCollection>>,
 ): boolean {
   switch (scenario) {
+    case 'AUDIENCE_ONLY':
+      return true
     case 'ALL':
     case 'CUSTOMER_WALLET':
-    case 'AUDIENCE_ONLY':
     case 'PROMOTION_STACKS':
-      return true
+      return order.items.length === 0 || couldDiscountCart(subject.validation_rules, order.items, collections)
     case 'PRODUCTS':
     case 'PRODUCTS_BY_CUSTOMER':
       return targetsCart(subject, order, collections) || requiresItems(subject)
@@ -54,6 +60,26 @@ export function targetsCart(
 ): boolean {
   const included = targetingOf(subject)?.included ?? []
   return included.some((entry) => order.items.some((item) => targetMatches(item, entry, collections)))
+}
+
+/**
+ * The rules set no product targeting, or their targeting names a line of the cart. Without the
+ * members of a product collection (`collections` lacks it) a collection entry counts as naming one:
+ * the loader filters with this before reading collections, and must not drop a candidate.
+ */
+export function couldDiscountCart(
+  rules: readonly ValidationRule[],
+  items: readonly CalculatedOrderItem[],
+  collections: Readonly<Record<string, EvalCollection>> | undefined,
+): boolean {
+  const targeting = targetingOf({ validation_rules: [...rules] })
+  const included = targeting?.included ?? []
+  if (!targeting || targeting.included_all || included.length === 0) return true
+  return included.some(
+    (entry) =>
+      (entry.object === 'products_collection' && collections?.[entry.id] === undefined) ||
+      items.some((item) => targetMatches(item, entry, collections)),
+  )
 }
 
 const ITEM_RULE = /"name":"(product|sku|order\.items)/
