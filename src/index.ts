@@ -27,6 +27,14 @@ export { addDuration, type Duration, parseDuration } from './rules/duration'
 export * from './rules/formulas'
 export * from './rules/loyalty'
 export { availablePoints } from './rules/loyalty'
+export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
+export {
+  type BestStackDecision,
+  chooseBestStack,
+  inScenario,
+  type LeftOut,
+  matchesQualificationFilters,
+} from './rules/qualifications'
 export * from './rules/redeemables'
 export * from './rules/stacking'
 export {

@@ -1,4 +1,5 @@
 import { testEngine } from '../support/engine'
+import { program } from './loyalty-fixtures'
 
 /**
  * A shop with vouchers, promotion tiers and a stack, categories, a wallet and a loyalty program:
@@ -17,44 +18,34 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
   await engine.customers.create({ source_id: 'ana', name: 'Ana' })
   await engine.customers.create({ source_id: 'bob', name: 'Bob' })
 
-  t.clock.advance(60_000)
-  await engine.vouchers.create({
-    code: 'WELCOME20',
-    type: 'DISCOUNT_VOUCHER',
-    category_id: seasonal.id,
-    discount: { type: 'PERCENT', percent_off: 20, effect: 'APPLY_TO_ORDER' },
-  })
-  t.clock.advance(60_000)
-  await engine.vouchers.create({
-    code: 'SHOES5',
-    type: 'DISCOUNT_VOUCHER',
-    category_id: seasonal.id,
-    discount: { type: 'AMOUNT', amount_off: 500, effect: 'APPLY_TO_ITEMS' },
-  })
-  t.clock.advance(60_000)
-  await engine.vouchers.create({ code: 'GIFT-50', type: 'GIFT_VOUCHER', gift: { amount: 5000 } })
-  t.clock.advance(60_000)
-  await engine.vouchers.create({
-    code: 'OLD15',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 1500 },
-    expiration_date: '2025-12-31T23:59:59Z',
-  })
-  t.clock.advance(60_000)
-  await engine.vouchers.create({
-    code: 'PUBLIC10',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'PERCENT', percent_off: 10 },
-  })
+  // One minute apart, so the default sorting (oldest first) is their order here.
+  const codes = [
+    {
+      code: 'WELCOME20',
+      category_id: seasonal.id,
+      discount: { type: 'PERCENT', percent_off: 20, effect: 'APPLY_TO_ORDER' },
+    },
+    {
+      code: 'SHOES5',
+      category_id: seasonal.id,
+      discount: { type: 'AMOUNT', amount_off: 500, effect: 'APPLY_TO_ITEMS' },
+    },
+    { code: 'GIFT-50', type: 'GIFT_VOUCHER', gift: { amount: 5000 } },
+    { code: 'OLD15', discount: { type: 'AMOUNT', amount_off: 1500 }, expiration_date: '2025-12-31T23:59:59Z' },
+    { code: 'PUBLIC10', discount: { type: 'PERCENT', percent_off: 10 } },
+  ]
+  for (const code of codes) {
+    t.clock.advance(60_000)
+    await engine.vouchers.create({ type: 'DISCOUNT_VOUCHER', ...code })
+  }
+  const assign = (ruleId: string, type: string, id: string) =>
+    engine.validationRules.createAssignment(ruleId, { related_object_type: type, related_object_id: id })
   const onlyShoes = await engine.validationRules.create({
     name: 'Shoes only',
     rules: {},
     applicable_to: { included: [{ object: 'product', id: shoes.id }] },
   })
-  await engine.validationRules.createAssignment(onlyShoes.id, {
-    related_object_type: 'voucher',
-    related_object_id: 'SHOES5',
-  })
+  await assign(onlyShoes.id, 'voucher', 'SHOES5')
   for (const code of ['WELCOME20', 'SHOES5', 'GIFT-50', 'OLD15']) {
     await engine.publications.create({ customer: { source_id: 'ana' }, voucher: code })
   }
@@ -70,30 +61,22 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
     },
   })
   const [shoesTier, bigBasket] = autumn.promotion.tiers
-  await engine.validationRules.createAssignment(onlyShoes.id, {
-    related_object_type: 'promotion_tier',
-    related_object_id: shoesTier?.id ?? '',
-  })
+  await assign(onlyShoes.id, 'promotion_tier', shoesTier?.id ?? '')
   const over300 = await engine.validationRules.create({
     name: 'Baskets over $300',
     rules: { '1': { name: 'order.amount', conditions: { $more_than: [30000] } } },
   })
-  await engine.validationRules.createAssignment(over300.id, {
-    related_object_type: 'promotion_tier',
-    related_object_id: bigBasket?.id ?? '',
-  })
+  await assign(over300.id, 'promotion_tier', bigBasket?.id ?? '')
   const stack = await engine.promotions.stacks.createInCampaign(autumn.id, {
     name: 'Autumn stack',
     tiers: { ids: [shoesTier?.id ?? '', bigBasket?.id ?? ''], hierarchy_mode: 'MANUAL' },
   })
 
-  const club = await engine.loyalties.create({
+  const club = await program(engine, {
     name: 'Runners club',
-    type: 'AUTO_UPDATE',
     vouchers_count: 1,
     voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 50 }, code_config: { pattern: 'RUN-####' } },
   })
-  await engine.asyncActions.runPending()
   const [perDollar] = await engine.loyalties.createEarningRule(club.id, [
     {
       event: 'order.paid',
