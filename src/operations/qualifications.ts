@@ -3,12 +3,7 @@ import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
 import type { CalculatedOrderItem, OrderItemInput } from '../model/order'
 import type { PromotionStack, PromotionTier } from '../model/promotion'
-import type {
-  QualificationExpand,
-  QualificationScenario,
-  QualificationsRedeemable,
-  QualificationsResult,
-} from '../model/qualification'
+import type { QualificationExpand, QualificationScenario, QualificationsResult } from '../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../model/qualification'
 import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
@@ -23,6 +18,7 @@ import {
   inScenario,
   matchesQualificationFilters,
   qualificationEntry,
+  type Ranked,
   rankAndPage,
   stackFacts,
   tierFacts,
@@ -30,7 +26,12 @@ import {
   walletOnly,
   withoutCart,
 } from '../rules/qualifications'
-import { type RedeemableSubject, type ValidationResult, validationResult } from '../rules/redeemables'
+import {
+  type PipelineResult,
+  type RedeemableSubject,
+  type ValidationResult,
+  validationResult,
+} from '../rules/redeemables'
 import { parseListFilters } from '../schema/list-filters'
 import {
   type BestStackRequest,
@@ -86,13 +87,30 @@ export function qualifications(ctx: Context) {
       }
       const loaded = await loadQualification(ctx, request)
       const expand = new Set<QualificationExpand>(request.options.expand ?? [])
-      const listed: (QualificationsRedeemable & { value: number })[] = []
+      // Decided and ranked first; only the page asked for is shaped.
+      const listed: (Ranked & { group: CandidateGroup; decision: PipelineResult })[] = []
       for (const group of loaded.groups) {
         if (!group.subjects.every((s) => inScenario(request.scenario, s, loaded.input.order, loaded.input.collections)))
           continue
         const decision = decideAlone(loaded.input, group.subjects)
         if (!applies(decision)) continue
-        const entry = qualificationEntry({
+        const first = group.subjects[0] as RedeemableSubject
+        listed.push({
+          group,
+          decision,
+          value: discountValue(decision),
+          id: group.stack?.id ?? first.voucher?.code ?? first.requested_id,
+          created_at: group.stack?.created_at ?? first.voucher?.created_at ?? first.tier?.created_at ?? '',
+        })
+      }
+      const page = rankAndPage(
+        listed,
+        request.options.sorting_rule ?? 'DEFAULT',
+        request.options.limit,
+        request.options.starting_after,
+      )
+      const data = page.data.map(({ group, decision }) =>
+        qualificationEntry({
           decision,
           subjects: group.subjects,
           rules: loaded.rules,
@@ -107,20 +125,13 @@ export function qualifications(ctx: Context) {
                 },
               }
             : {}),
-        })
-        listed.push({ ...entry, value: discountValue(decision) })
-      }
-      const page = rankAndPage(
-        listed,
-        request.options.sorting_rule ?? 'DEFAULT',
-        request.options.limit,
-        request.options.starting_after,
+        }),
       )
       return {
         redeemables: {
           object: 'list',
           data_ref: 'data',
-          data: page.data.map(({ value: _value, ...entry }) => entry),
+          data,
           total: page.total,
           has_more: page.has_more,
           more_starting_after: page.more_starting_after,
