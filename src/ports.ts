@@ -182,6 +182,8 @@ export const INDEXES: IndexDeclarations = {
   validation_rule_assignments: [
     { on: [text('related_object_id')], sort: CREATED },
     { on: [text('rule_id')], sort: CREATED },
+    // What every promotion tier is assigned, read at once (qualifications).
+    { on: [text('related_object_type')], sort: CREATED },
   ],
   redemptions: [
     { on: [text('related_object_id')], sort: time('date') },

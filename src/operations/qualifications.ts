@@ -287,20 +287,27 @@ async function reachingCart(
   cart: readonly OrderItemInput[],
 ): Promise<PromotionTier[]> {
   if (cart.length === 0 || tiers.length === 0) return tiers
+  // Every tier's assignments in one bucket of the index: far cheaper than one lookup per tier id.
   const assignments = await ctx.store.validation_rule_assignments.list({
-    where: { related_object_id: { in: tiers.map((t) => t.id) } },
+    where: { related_object_type: 'promotion_tier' },
     count: false,
   })
-  const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
+  const wanted = new Set(tiers.map((t) => t.id))
+  const mine = assignments.data.map((a) => a.value).filter((a) => wanted.has(a.related_object_id))
+  const ruleIds = [...new Set(mine.map((a) => a.rule_id))]
   const rules = new Map((await ctx.store.validation_rules.getMany(ruleIds)).map((r) => [r.value.id, r.value]))
   const byTier = new Map<string, ValidationRule[]>()
-  for (const { value: a } of assignments.data) {
+  for (const a of mine) {
     const rule = rules.get(a.rule_id)
-    if (rule) byTier.set(a.related_object_id, [...(byTier.get(a.related_object_id) ?? []), rule])
+    if (!rule) continue
+    const list = byTier.get(a.related_object_id)
+    if (list) list.push(rule)
+    else byTier.set(a.related_object_id, [rule])
   }
   // Only the fields targeting matches on are read from the lines.
   const items = cart as unknown as CalculatedOrderItem[]
-  return tiers.filter((t) => couldDiscountCart(byTier.get(t.id) ?? [], items, undefined))
+  const memo = new Map<ValidationRule, boolean>()
+  return tiers.filter((t) => couldDiscountCart(byTier.get(t.id) ?? [], items, undefined, memo))
 }
 
 function requestsOf(candidate: Candidate): RedeemableRequest[] {

@@ -65,21 +65,35 @@ export function targetsCart(
 /**
  * The rules set no product targeting, or their targeting names a line of the cart. Without the
  * members of a product collection (`collections` lacks it) a collection entry counts as naming one:
- * the loader filters with this before reading collections, and must not drop a candidate.
+ * the loader filters with this before reading collections, and must not drop a candidate. `memo`
+ * keeps each rule's answer across the candidates of one request (many share a rule).
  */
 export function couldDiscountCart(
   rules: readonly ValidationRule[],
   items: readonly CalculatedOrderItem[],
   collections: Readonly<Record<string, EvalCollection>> | undefined,
+  memo?: Map<ValidationRule, boolean>,
 ): boolean {
-  const targeting = targetingOf({ validation_rules: [...rules] })
-  const included = targeting?.included ?? []
-  if (!targeting || targeting.included_all || included.length === 0) return true
-  return included.some(
-    (entry) =>
-      (entry.object === 'products_collection' && collections?.[entry.id] === undefined) ||
-      items.some((item) => targetMatches(item, entry, collections)),
-  )
+  // As `targetingOf` merges them: any `included_all` opens every line; no included entry, no restriction.
+  let targeted = false
+  for (const rule of rules) {
+    const to = rule.applicable_to
+    if (to?.included_all) return true
+    const included = to?.included ?? []
+    if (included.length === 0) continue
+    targeted = true
+    let hit = memo?.get(rule)
+    if (hit === undefined) {
+      hit = included.some(
+        (entry) =>
+          (entry.object === 'products_collection' && collections?.[entry.id] === undefined) ||
+          items.some((item) => targetMatches(item, entry, collections)),
+      )
+      memo?.set(rule, hit)
+    }
+    if (hit) return true
+  }
+  return !targeted
 }
 
 const ITEM_RULE = /"name":"(product|sku|order\.items)/
