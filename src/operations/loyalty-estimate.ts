@@ -1,4 +1,5 @@
 import { EngineError } from '../errors'
+import type { Customer } from '../model/customer'
 import type { PointsEstimation } from '../model/qualification'
 import type { ValidationRule } from '../model/validation-rule'
 import { normalizeOrder } from '../rules/discounts'
@@ -41,16 +42,19 @@ export function loyaltyEstimates(ctx: Context) {
         campaignTiers(tx, campaignId),
         held ? ctx.store.member_tiers.get(memberTierId(held.value.id)) : undefined,
       ])
+      // A customer the store does not know yet is what the request says of them (no id, no segments).
       const who = customer?.value ?? {
         id: '',
         source_id: request.customer.source_id ?? null,
         metadata: request.customer.metadata ?? {},
+        birthdate: request.customer.birthdate ?? null,
       }
       return estimatePoints({
         campaign: campaign.value,
         rules,
         validationRules: Object.fromEntries(validationRules.map((r) => [r.value.id, r.value as ValidationRule])),
-        earning: earningInput(tx, { event: 'order.paid', customer: who as never, order }),
+        // `earningInput` reads the customer's metadata and birthdate only.
+        earning: earningInput(tx, { event: 'order.paid', customer: who as Customer, order }),
         conditions: {
           order,
           customer: {
