@@ -127,3 +127,20 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
     cart,
   }
 }
+
+/** WELCOME20 may be used once per customer, and Ana has used it. */
+export async function welcomeUsedOnce(s: Awaited<ReturnType<typeof qualificationShop>>) {
+  const once = await s.engine.validationRules.create({
+    name: 'Once per customer',
+    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [1] } } },
+  })
+  await s.engine.validationRules.createAssignment(once.id, {
+    related_object_type: 'voucher',
+    related_object_id: 'WELCOME20',
+  })
+  await s.engine.redemptions.redeemStackable({
+    customer: { source_id: 'ana' },
+    order: s.cart,
+    redeemables: [{ object: 'voucher', id: 'WELCOME20' }],
+  })
+}

@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ValidationResult } from '../../src/rules/redeemables'
 import { testEngine } from '../support/engine'
-import { qualificationShop } from './qualifications-shop'
+import { qualificationShop, welcomeUsedOnce } from './qualifications-shop'
 
 const cartOf = (q: { shoes: number; socks: number; bottle: number }) => ({
   items: (['shoes', 'socks', 'bottle'] as const)
@@ -18,20 +18,8 @@ function appliesAlone(result: ValidationResult): boolean {
 describe('qualify ⇔ validate', () => {
   it('every candidate is listed, across all pages, exactly when validating it alone applies it', async () => {
     const s = await qualificationShop()
-    // A limit the hosted qualification would skip: WELCOME20 once per customer, and Ana has used it.
-    const once = await s.engine.validationRules.create({
-      name: 'Once per customer',
-      rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [1] } } },
-    })
-    await s.engine.validationRules.createAssignment(once.id, {
-      related_object_type: 'voucher',
-      related_object_id: 'WELCOME20',
-    })
-    await s.engine.redemptions.redeemStackable({
-      customer: { source_id: 'ana' },
-      order: { amount: 10000 },
-      redeemables: [{ object: 'voucher', id: 'WELCOME20' }],
-    })
+    // A limit the hosted qualification would skip.
+    await welcomeUsedOnce(s)
     // Ana may use her wallet and the tiers; Bob only the tiers. Stored codes no one holds are no one's candidates.
     const wallets: Record<string, { object: string; id: string }[]> = {
       ana: ['WELCOME20', 'SHOES5', 'GIFT-50', 'OLD15', s.ids.card].map((id) => ({ object: 'voucher', id })),

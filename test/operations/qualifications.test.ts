@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { rejection, snapshot } from '../support/engine'
-import { qualificationShop } from './qualifications-shop'
+import { qualificationShop, welcomeUsedOnce } from './qualifications-shop'
 
 const ana = { source_id: 'ana' }
 
@@ -127,19 +127,7 @@ describe('qualifications.checkEligibility on a shop', () => {
 
   it('checks the redemption limits unless check_limits is false (the hosted behaviour)', async () => {
     const s = await qualificationShop()
-    const once = await s.engine.validationRules.create({
-      name: 'Once per customer',
-      rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [1] } } },
-    })
-    await s.engine.validationRules.createAssignment(once.id, {
-      related_object_type: 'voucher',
-      related_object_id: 'WELCOME20',
-    })
-    await s.engine.redemptions.redeemStackable({
-      customer: ana,
-      order: s.cart,
-      redeemables: [{ object: 'voucher', id: 'WELCOME20' }],
-    })
+    await welcomeUsedOnce(s)
     const ids = async (options: Record<string, unknown>) =>
       (
         await s.engine.qualifications.checkEligibility({
