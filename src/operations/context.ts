@@ -107,6 +107,16 @@ export class Tx {
 
   readonly committed: ((committed: Committed) => void)[] = []
 
+  /**
+   * Entities this attempt picked from a pool (a free code): a conflict on one of them means another
+   * request took it, so the operation picks again rather than counting it as a clash.
+   */
+  readonly claims = new Set<string>()
+
+  claim(collection: CollectionName, id: string): void {
+    this.claims.add(`${collection}/${id}`)
+  }
+
   delete(collection: CollectionName, stored: Stored<{ id: string }>): void {
     this.writes.push({ op: 'delete', collection, id: stored.value.id, expectedVersion: stored.version })
   }
@@ -171,7 +181,8 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
     lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
     // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
     // deciding again on its new value gives the business answer (a budget reached, a balance spent).
-    if (c.reason === 'guard' ? ++guards > MAX_REDECISIONS : ++conflicts > ctx.config.maxRetries) break
+    const redecide = c.reason === 'guard' || tx.claims.has(`${c.collection}/${c.id}`)
+    if (redecide ? ++guards > MAX_REDECISIONS : ++conflicts > ctx.config.maxRetries) break
   }
   throw EngineError.conflict(
     'concurrent_modification',

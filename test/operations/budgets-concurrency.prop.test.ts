@@ -82,6 +82,35 @@ describe('budget rules under concurrency, default options', () => {
     })
   }
 
+  it('two codes of one campaign in one request by one customer: counted twice, first-time once, no 409', async () => {
+    const { engine, store } = testEngine()
+    const campaign = await engine.campaigns.create({
+      name: 'Pair',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 2,
+    })
+    const rule = await engine.validationRules.create({
+      name: 'distinct',
+      rules: { '1': { name: 'campaign.redemptions.customers_count', conditions: { $less_than_or_equal: [10] } } },
+    })
+    await engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'campaign',
+      related_object_id: campaign.id,
+    })
+    const codes = (await store.vouchers.list({ where: { campaign_id: campaign.id } })).data.map((s) => s.value.code)
+    const result = await engine.redemptions.redeemStackable({
+      redeemables: codes.map((id) => ({ object: 'voucher', id })),
+      order: { amount: 1000 },
+      customer: { source_id: 'ana' },
+    })
+    expect(result.parent_redemption.result).toBe('SUCCESS')
+    expect(result.redemptions).toHaveLength(2)
+    const counters = await store.counters.getMany([`c:${campaign.id}`, `cu:${campaign.id}`])
+    expect(counters.map((c) => c.value.count)).toEqual([2, 1])
+  })
+
   it('a rolled-back redemption gives its place in the budget back', async () => {
     const { engine } = testEngine()
     const code = await couponWithRule(engine, 'campaign.redemptions.customers_count', 2)
@@ -136,5 +165,53 @@ describe('quantity and balances under heavy contention, default options', () => 
     const card = await engine.vouchers.get('GIFT')
     expect(card.gift?.balance).toBe(60)
     expect(card.redemption.redeemed_quantity).toBe(142)
+  })
+})
+
+describe('claims of free codes under contention, default options', () => {
+  it('1,000 concurrent publications from a campaign with 1,200 free codes give 1,000 distinct codes, 0 × 409', async () => {
+    const { engine, store } = testEngine()
+    const campaign = await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 1200,
+    })
+    await engine.asyncActions.runPending()
+    const commits = (store as MemoryStore).stats.commits
+    const settled = await Promise.allSettled(
+      Array.from({ length: 1000 }, (_, i) =>
+        engine.publications.create({ campaign: { name: campaign.name }, customer: { source_id: `p${i}` } }),
+      ),
+    )
+    expect(
+      settled.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason)),
+    ).toEqual([])
+    const codes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.voucher?.code] : []))
+    expect(new Set(codes).size).toBe(1000)
+    const perRequest = ((store as MemoryStore).stats.commits - commits) / 1000
+    expect(perRequest).toBeLessThanOrEqual(1.5)
+  })
+
+  it('500 concurrent new members of a program with 600 free cards each get their own card, 0 × 409', async () => {
+    const { engine } = testEngine()
+    const club = await engine.loyalties.create({
+      name: 'Club',
+      type: 'STATIC',
+      vouchers_count: 600,
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+    })
+    await engine.asyncActions.runPending()
+    const settled = await Promise.allSettled(
+      Array.from({ length: 500 }, (_, i) =>
+        engine.loyalties.createMember(club.id, { customer: { source_id: `m${i}` } }),
+      ),
+    )
+    expect(
+      settled.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason)),
+    ).toEqual([])
+    const cards = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.id] : []))
+    expect(new Set(cards).size).toBe(500)
   })
 })
