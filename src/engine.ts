@@ -7,7 +7,7 @@ import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './opera
 import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
-import type { Context } from './operations/context'
+import { AUTHENTICATION_MODES, type AuthenticationMode, type Context } from './operations/context'
 import { customers } from './operations/customers'
 import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
@@ -52,6 +52,14 @@ export interface EngineOptions {
   tokenTtlSeconds?: number
   /** The project id (management endpoints name it). Default `proj_default`. */
   projectId?: string
+  /**
+   * How server and client requests authenticate: `keys-and-bearer` (the default, the interface's rule:
+   * application keys plus an OAuth bearer token) or `keys` (the keys alone, as the hosted service
+   * accepts; a bearer token, when sent, is still checked and its scopes apply).
+   */
+  authentication?: AuthenticationMode
+  /** How long an idempotency key is remembered, in seconds. Default 86400 (a day). */
+  idempotencyTtlSeconds?: number
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -86,10 +94,22 @@ function contextOf(options: EngineOptions): Context {
       maxRetries: options.maxRetries ?? 5,
       tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
       projectId: options.projectId ?? 'proj_default',
+      authentication: authenticationMode(options.authentication),
+      idempotencyTtlSeconds: positiveSeconds(options.idempotencyTtlSeconds ?? 86_400, 'idempotencyTtlSeconds'),
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
   }
+}
+
+function authenticationMode(mode: AuthenticationMode | undefined): AuthenticationMode {
+  if (mode === undefined || AUTHENTICATION_MODES.includes(mode)) return mode ?? 'keys-and-bearer'
+  throw EngineError.invalid('authentication', `must be one of ${AUTHENTICATION_MODES.join(', ')}`)
+}
+
+function positiveSeconds(value: number, path: string): number {
+  if (Number.isSafeInteger(value) && value > 0) return value
+  throw EngineError.invalid(path, 'must be a positive whole number of seconds')
 }
 
 function counter(): Context['sequence'] {

@@ -1,6 +1,7 @@
 import type { Campaign } from './model/campaign'
 import type { Category } from './model/common'
 import type { ActivityEvent, Customer } from './model/customer'
+import type { IdempotencyRecord } from './model/idempotency'
 import type { EarningRule, LoyaltyTier, MemberTierState, PointsBucket, Reward, RewardAssignment } from './model/loyalty'
 import type {
   AccessToken,
@@ -64,6 +65,7 @@ export interface Collections {
   credentials: Credential
   access_tokens: AccessToken
   locks: Lock
+  idempotency_keys: IdempotencyRecord
 }
 
 /**

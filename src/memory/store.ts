@@ -51,6 +51,7 @@ const COLLECTIONS: readonly CollectionName[] = [
   'credentials',
   'access_tokens',
   'locks',
+  'idempotency_keys',
 ]
 
 function naturalKeysOf(collection: CollectionName): readonly string[] {

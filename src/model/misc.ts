@@ -94,6 +94,8 @@ export interface Credential {
   /** Hash of the secret; the secret itself is never stored. */
   secret_hash: string
   allowed_origins?: string[]
+  /** What the keys alone may do when the engine authenticates by keys; the family's whole API when absent. */
+  scopes?: string[]
   name: string | null
   created_at: DateTime
 }

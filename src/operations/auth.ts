@@ -5,7 +5,7 @@ import { ID_PREFIX, systemRandom } from '../ids'
 import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
 import { originAllowed } from '../rules/origins'
-import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
+import { type Family, grants, isClientScope, operationAccess, parseScope, SCOPES, type Scope } from '../rules/scopes'
 import { nonEmptyString, opt } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
@@ -46,6 +46,7 @@ const applicationInput = v.pipe(
     name: opt(v.nullable(v.string())),
     family: v.picklist(FAMILIES, 'must be one of server, client, management'),
     allowed_origins: opt(v.array(nonEmptyString)),
+    scopes: opt(v.array(v.picklist(SCOPES, 'must be a scope value of the interface'))),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(
@@ -54,6 +55,13 @@ const applicationInput = v.pipe(
       'is required for a client application (list origins, or "*" for any)',
     ),
     ['allowed_origins'],
+  ),
+  v.forward(
+    v.check(
+      (a) => (a.scopes ?? []).every((s) => isClientScope(s) === (a.family === 'client')),
+      'must be client_* scopes for a client application and server scopes for a server one',
+    ),
+    ['scopes'],
   ),
 )
 
@@ -170,6 +178,18 @@ export function auth(ctx: Context) {
     return found.value
   }
 
+  /**
+   * A bearer token's scopes; in `keys` mode a request without one gets the application's own scopes
+   * (the family's whole API unless it was created with a list), as the hosted service grants keys.
+   */
+  async function grantedScopes(headers: Headers, credential: Credential, family: 'server' | 'client', now: Date) {
+    if (ctx.config.authentication === 'keys' && header(headers, 'Authorization') === undefined) {
+      return (credential.scopes ?? [family === 'client' ? 'client_api' : 'api']) as Scope[]
+    }
+    const token = await bearer(headers, credential, now)
+    return token.scope as Scope[]
+  }
+
   return {
     /**
      * Registers an application (server), a client application or a management key. The secret is
@@ -186,6 +206,7 @@ export function auth(ctx: Context) {
           app_id: id,
           secret_hash: hashHex(secret),
           ...(input.allowed_origins === undefined ? {} : { allowed_origins: input.allowed_origins }),
+          ...(input.scopes === undefined ? {} : { scopes: input.scopes }),
           name: input.name ?? null,
           created_at: tx.nowIso,
         })
@@ -255,9 +276,10 @@ export function auth(ctx: Context) {
 
     /**
      * Decides whether a request may run `operation` (a name of the operation table): the family's
-     * credential headers (401 `missing_header`, `unauthorized`), for server and client requests a
-     * Bearer token of that application (401 `invalid_token`, `token_revoked`, `token_expired`) with
-     * the operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
+     * credential headers (401 `missing_header`, `unauthorized`, compared in constant time), for server
+     * and client requests a Bearer token of that application (401 `invalid_token`, `token_revoked`,
+     * `token_expired`; optional in `keys` mode, where the application's own scopes apply) with the
+     * operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
      * (403 `origin_not_allowed`). Reads only.
      */
     async authenticate(request: { family: Family; headers: Headers; operation: string }): Promise<Principal> {
@@ -287,8 +309,7 @@ export function auth(ctx: Context) {
         case 'client': {
           const credential = await credentialOf(headers, input.family)
           const origin = input.family === 'client' ? requireHeader(headers, 'origin') : undefined
-          const token = await bearer(headers, credential.value, now)
-          const scopes = token.scope as Scope[]
+          const scopes = await grantedScopes(headers, credential.value, input.family, now)
           if (!grants(scopes, access)) {
             throw forbidden(
               'insufficient_scope',

@@ -17,7 +17,14 @@ export interface EngineConfig {
   /** OAuth access token lifetime. */
   tokenTtlSeconds: number
   projectId: string
+  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
+  authentication: AuthenticationMode
+  /** How long an idempotency key is remembered. */
+  idempotencyTtlSeconds: number
 }
+
+export const AUTHENTICATION_MODES = ['keys-and-bearer', 'keys'] as const
+export type AuthenticationMode = (typeof AUTHENTICATION_MODES)[number]
 
 /** What every operation gets: the ports and the configuration. */
 export interface Context {
