@@ -1,8 +1,10 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignVoucher } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
+import type { IdempotencyRecord } from '../model/idempotency'
 import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
@@ -31,8 +33,9 @@ import {
   withNoRuleAssignments,
   withRuleAssignments,
 } from './campaigns'
-import { type Context, mutate, Tx, takeLock } from './context'
+import { type Context, must, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { afterPointsChanged, joinProgram } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
 import { LOYALTY_CODES_ACTION } from './loyalty-members'
@@ -141,10 +144,17 @@ export function loyalties(ctx: Context) {
      * Assigns a loyalty card to a customer (created when new). Join-once: a member gets their card
      * back, as does a repeated publication `source_id`. The publication keeps `metadata`.
      */
-    async createMember(campaignId: string, body: unknown): Promise<Voucher> {
+    async createMember(campaignId: string, body: unknown, options?: CallOptions): Promise<Voucher> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const input = parse(memberInput, body)
-      return mutate(ctx, async (tx) => {
+      const call = {
+        operation: 'loyalties.createMember',
+        input: { campaignId: id, ...input },
+        reference: (card: Voucher) => ({ ids: [card.id] }),
+        replay: async (record: IdempotencyRecord) =>
+          (await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value,
+      }
+      return withIdempotency(ctx, options, call, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
         const metadata = await enforceMetadata(tx, 'publication', input.metadata)
         const customer = await resolveCustomer(tx, input.customer, { create: true })
@@ -279,8 +289,8 @@ export function loyalties(ctx: Context) {
     },
 
     /** Redeems a reward with a member's points (see `reward-redemption.ts`). */
-    redeemReward(campaignId: string | null, memberId: string, body: unknown) {
-      return redeemReward(ctx, campaignId, memberId, body)
+    redeemReward(campaignId: string | null, memberId: string, body: unknown, options?: CallOptions) {
+      return redeemReward(ctx, campaignId, memberId, body, options)
     },
   }
 }
