@@ -9,6 +9,7 @@ import { type Family, grants, isClientScope, operationAccess, parseScope, SCOPES
 import { nonEmptyString, opt } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
+import { duplicateFound } from './duplicates'
 
 /** Request headers as a host has them (Node's `IncomingHttpHeaders` fits); names are case-insensitive. */
 export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>
@@ -47,6 +48,9 @@ const applicationInput = v.pipe(
     family: v.picklist(FAMILIES, 'must be one of server, client, management'),
     allowed_origins: opt(v.array(nonEmptyString)),
     scopes: opt(v.array(v.picklist(SCOPES, 'must be a scope value of the interface'))),
+    /** Keys a host already has (from its environment); generated when absent. */
+    app_id: opt(v.pipe(v.string(), v.regex(/^[\w.-]{4,128}$/, 'must be 4-128 letters, digits, _ . or -'))),
+    secret: opt(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'), v.maxLength(512))),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(
@@ -197,20 +201,24 @@ export function auth(ctx: Context) {
      */
     async createApplication(body: unknown): Promise<{ app_id: string; secret: string }> {
       const input = parse(applicationInput, body)
-      const secret = secretBytes()
+      const secret = input.secret ?? secretBytes()
       return mutate(ctx, async (tx) => {
         const id = tx.id(ID_PREFIX.credential)
+        const appId = input.app_id ?? id
+        if (input.app_id !== undefined && (await tx.store.credentials.findBy('app_id', appId))) {
+          throw duplicateFound('application', 'app_id', appId)
+        }
         tx.insert('credentials', {
           id,
           family: input.family,
-          app_id: id,
+          app_id: appId,
           secret_hash: hashHex(secret),
           ...(input.allowed_origins === undefined ? {} : { allowed_origins: input.allowed_origins }),
           ...(input.scopes === undefined ? {} : { scopes: input.scopes }),
           name: input.name ?? null,
           created_at: tx.nowIso,
         })
-        return { app_id: id, secret }
+        return { app_id: appId, secret }
       })
     },
 
