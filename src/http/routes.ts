@@ -69,6 +69,7 @@ export const ROUTES: readonly Route[] = [
   post('/v1/loyalties/:campaignId/earning-rules', 'loyalties.createEarningRule', 'path:campaignId', 'body'),
   get('/v1/loyalties/:campaignId/tiers', 'loyalties.listTiers', 'path:campaignId', 'query'),
   post('/v1/loyalties/:campaignId/tiers', 'loyalties.createTiers', 'path:campaignId', 'body'),
+  post('/v1/loyalties/:campaignId/rewards', 'loyalties.createRewardAssignments', 'path:campaignId', 'body'),
 
   post('/v1/rewards', 'rewards.create', 'body'),
   get('/v1/rewards/:rewardId', 'rewards.get', 'path:rewardId'),
@@ -116,6 +117,7 @@ export const ROUTES: readonly Route[] = [
   get('/v1/promotions/:campaignId/stacks', 'promotions.stacks.listInCampaign', 'path:campaignId', 'query'),
   post('/v1/promotions/:campaignId/stacks', 'promotions.stacks.createInCampaign', 'path:campaignId', 'body'),
   get('/v1/promotions/:campaignId/stacks/:stackId', 'promotions.stacks.get', 'path:stackId'),
+  get('/v1/promotions/:campaignId/tiers', 'promotions.tiers.list', 'path:campaignId'),
   post('/v1/promotions/:campaignId/tiers', 'promotions.tiers.create', 'path:campaignId', 'body'),
   get('/v1/promotions/tiers/:tierId', 'promotions.tiers.get', 'path:tierId'),
   post('/v1/promotions/tiers/:tierId/enable', 'promotions.tiers.enable', 'path:tierId'),

@@ -5,7 +5,7 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignVoucher } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
 import type { IdempotencyRecord } from '../model/idempotency'
-import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
+import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec, RewardAssignment } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { codeSpace } from '../rules/codes'
@@ -18,6 +18,7 @@ import {
   loyaltyTiersExpirationInput,
   memberInput,
   pageListQuery,
+  programRewardAssignmentsInput,
   proportionalContainer,
   tiersInput,
 } from '../schema/loyalty'
@@ -42,6 +43,7 @@ import { LOYALTY_CODES_ACTION } from './loyalty-members'
 import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { redeemReward } from './reward-redemption'
+import { assignReward } from './rewards'
 
 export const loyaltyCampaignInput = v.object({
   ...campaignBaseEntries,
@@ -286,6 +288,28 @@ export function loyalties(ctx: Context) {
       })
       const data = page.data.map((s) => ({ ...s.value, expiration: s.value.expiration ?? null }))
       return { object: 'list', data_ref: 'data', data, total: page.total }
+    },
+
+    /**
+     * `POST /v1/loyalties/{campaignId}/rewards` (the SDK's `createRewardAssignments`): assigns rewards
+     * to the program in one commit, each checked as `rewards.createAssignment` checks it. Answers the
+     * first assignment, as the hosted service's single assignment object.
+     */
+    async createRewardAssignments(campaignId: string, body: unknown): Promise<RewardAssignment> {
+      const id = parse(nonEmptyString, campaignId, 'campaignId')
+      const items = parse(programRewardAssignmentsInput, body)
+      return mutate(ctx, async (tx) => {
+        const made: RewardAssignment[] = []
+        for (const item of items) {
+          made.push(
+            await assignReward(tx, item.reward, {
+              campaign: id,
+              ...(item.parameters === undefined ? {} : { parameters: item.parameters }),
+            }),
+          )
+        }
+        return made[0] as RewardAssignment
+      })
     },
 
     /** Redeems a reward with a member's points (see `reward-redemption.ts`). */

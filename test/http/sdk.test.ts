@@ -123,6 +123,9 @@ describe('@voucherify/sdk against the reference server', () => {
       action: { discount: { type: 'AMOUNT', amount_off: 1000 } },
     } as never)
     expect(await sdk.promotions.tiers.get(tier.id)).toMatchObject({ id: tier.id, name: 'Ten off' })
+    const listed = await sdk.promotions.tiers.list(promo.id)
+    expect(listed).toMatchObject({ object: 'list', data_ref: 'tiers', has_more: false })
+    expect(listed.tiers.map((t) => t.name)).toEqual(['Five off', 'Ten off'])
     const stack = await sdk.promotions.stack.createInCampaign(promo.id, {
       name: 'Both',
       tiers: { ids: [tier.id], hierarchy_mode: 'MANUAL' },
@@ -202,6 +205,19 @@ describe('@voucherify/sdk against the reference server', () => {
     } as never)
     expect(assignment).toMatchObject({ reward_id: reward.id, parameters: { loyalty: { points: 40 } } })
     const redemption = await sdk.loyalties.redeemReward(program.id, card.code, { reward: { id: reward.id } } as never)
+    const pen = await sdk.rewards.create({
+      name: 'Pen',
+      type: 'MATERIAL',
+      parameters: { product: { id: mug.id } },
+    } as never)
+    const viaProgram = await sdk.loyalties.createRewardAssignments(program.id, [
+      { reward: pen.id, parameters: { loyalty: { points: 5 } } },
+    ])
+    expect(viaProgram).toMatchObject({
+      reward_id: pen.id,
+      related_object_id: program.id,
+      parameters: { loyalty: { points: 5 } },
+    })
     expect(redemption).toMatchObject({ result: 'SUCCESS', object: 'redemption' })
     expect((await sdk.loyalties.getMember(program.id, card.code)).loyalty_card).toMatchObject({ balance: 60 })
   })
