@@ -39,21 +39,24 @@ export interface RunningServer {
 
 export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
   const env = options.env ?? {}
-  const engine = options.engine ?? createEngine({ authentication: 'keys', ...options.engineOptions })
+  const hostname = options.hostname ?? '127.0.0.1'
+  // Listen first: the engine's file urls name the port the server got.
+  let handler: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 })
+  const server = createAdaptorServer({ fetch: (request: Request) => handler(request), overrideGlobalObjects: false })
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, hostname, resolve))
+  const url = `http://${hostname}:${(server.address() as AddressInfo).port}`
+  const engine =
+    options.engine ??
+    createEngine({ authentication: 'keys', filesBaseUrl: `${url}/v1/files/`, ...options.engineOptions })
   const keys: Keys = {
     server: await application(engine, 'server', env.PROMO_APP_ID, env.PROMO_APP_SECRET),
     client: await application(engine, 'client', env.PROMO_CLIENT_ID, env.PROMO_CLIENT_SECRET, env.PROMO_CLIENT_ORIGINS),
     management: await application(engine, 'management', env.PROMO_MANAGEMENT_ID, env.PROMO_MANAGEMENT_SECRET),
   }
-  const server = createAdaptorServer({
-    fetch: createFetchHandler(engine),
-    overrideGlobalObjects: false,
-  })
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.hostname ?? '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
+  handler = createFetchHandler(engine)
   const stopWorker = backgroundWorker(engine, options.asyncIntervalMs ?? 1000)
   return {
-    url: `http://${options.hostname ?? '127.0.0.1'}:${port}`,
+    url,
     engine,
     keys,
     close: async () => {

@@ -11,7 +11,7 @@ import { AUTHENTICATION_MODES, type AuthenticationMode, type Context } from './o
 import { customers } from './operations/customers'
 import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
-import { files } from './operations/files'
+import { DEFAULT_FILES_BASE_URL, files } from './operations/files'
 import { loyalties } from './operations/loyalties'
 import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
@@ -60,6 +60,11 @@ export interface EngineOptions {
   authentication?: AuthenticationMode
   /** How long an idempotency key is remembered, in seconds. Default 86400 (a day). */
   idempotencyTtlSeconds?: number
+  /**
+   * Where a host serves stored files (export CSVs), e.g. `https://promo.example/v1/files/`: a file's
+   * url is this prefix and its id. Default `memory://files/` (nothing serves it).
+   */
+  filesBaseUrl?: string
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -96,6 +101,7 @@ function contextOf(options: EngineOptions): Context {
       projectId: options.projectId ?? 'proj_default',
       authentication: authenticationMode(options.authentication),
       idempotencyTtlSeconds: positiveSeconds(options.idempotencyTtlSeconds ?? 86_400, 'idempotencyTtlSeconds'),
+      filesBaseUrl: options.filesBaseUrl ?? DEFAULT_FILES_BASE_URL,
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),

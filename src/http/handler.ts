@@ -68,12 +68,39 @@ export function createFetchHandler(engine: Engine, options: FetchHandlerOptions 
       const found = match(compiled, request.method, path)
       const result = await run(engine, found, request, url, maxBodyBytes)
       const headers = { ...cors, 'X-Request-Id': id }
+      if (found.route.download) return download(result, headers)
       if (result === undefined) return new Response(null, { status: 204, headers })
       return new Response(JSON.stringify(result), { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE } })
     } catch (error) {
       return errorResponse(error, id, cors, request, onError)
     }
   }
+}
+
+const DOWNLOAD_CHUNK_BYTES = 64 * 1024
+
+/** A stored file as a download: streamed in chunks, typed, named for saving. */
+function download(file: unknown, headers: Record<string, string>): Response {
+  const { name, content_type, content } = file as { name: string; content_type: string; content: string }
+  const bytes = new TextEncoder().encode(content)
+  let offset = 0
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.byteLength) return controller.close()
+      controller.enqueue(bytes.subarray(offset, offset + DOWNLOAD_CHUNK_BYTES))
+      offset += DOWNLOAD_CHUNK_BYTES
+    },
+  })
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return new Response(body, {
+    status: 200,
+    headers: {
+      ...headers,
+      'Content-Type': `${content_type}; charset=utf-8`,
+      'Content-Length': String(bytes.byteLength),
+      'Content-Disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    },
+  })
 }
 
 function compile(route: Route): Compiled {

@@ -23,6 +23,8 @@ export interface Route {
   callBy?: { field: string; calls: Readonly<Record<string, string>> }
   /** Unsafe: an `Idempotency-Key` header makes it safe to retry (the operation's `idempotencyKey`). */
   idempotent?: true
+  /** The result is a stored file, answered as a streamed download instead of JSON. */
+  download?: true
 }
 
 const get = (path: string, operation: OperationName, ...args: ArgumentSource[]): Route => ({
@@ -158,6 +160,8 @@ export const ROUTES: readonly Route[] = [
   post('/v1/metadata-schemas', 'metadataSchemas.create', 'body'),
   get('/v1/metadata-schemas/:resource', 'metadataSchemas.get', 'path:resource'),
   get('/v1/exports/:exportId', 'exports.get', 'path:exportId'),
+  // The url of an export's file when the engine's `filesBaseUrl` is `<server>/v1/files/`.
+  { ...get('/v1/files/:fileId', 'files.get', 'path:fileId'), download: true },
 
   post('/v1/products', 'products.create', 'body'),
   post('/v1/products/:productId/skus', 'products.createSku', 'path:productId', 'body'),

@@ -21,6 +21,8 @@ export interface EngineConfig {
   authentication: AuthenticationMode
   /** How long an idempotency key is remembered. */
   idempotencyTtlSeconds: number
+  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
+  filesBaseUrl: string
 }
 
 export const AUTHENTICATION_MODES = ['keys-and-bearer', 'keys'] as const
