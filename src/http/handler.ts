@@ -120,7 +120,9 @@ function match(routes: readonly Compiled[], method: string, path: string): Match
       const seg = got[i] ?? ''
       if (!want.startsWith(':')) return want === seg
       if (seg === '') return false
-      params[want.slice(1)] = decodeSegment(seg)
+      const value = decodeSegment(seg)
+      if (c.route.except?.[want.slice(1)]?.includes(value)) return false
+      params[want.slice(1)] = value
       return true
     })
     if (!fits) continue

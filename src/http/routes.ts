@@ -25,6 +25,8 @@ export interface Route {
   idempotent?: true
   /** The result is a stored file, answered as a streamed download instead of JSON. */
   download?: true
+  /** Path parameter values this route does not take (words other endpoints of the SDK use there). */
+  except?: Readonly<Record<string, readonly string[]>>
 }
 
 const get = (path: string, operation: OperationName, ...args: ArgumentSource[]): Route => ({
@@ -106,7 +108,12 @@ export const ROUTES: readonly Route[] = [
 
   post('/v1/vouchers', 'vouchers.create', 'body'),
   post('/v1/vouchers/bulk/async', 'vouchers.bulkUpdate', 'body'),
-  { ...post('/v1/vouchers/:code', 'vouchers.create', 'body'), bodyFields: { code: 'path:code' } },
+  {
+    ...post('/v1/vouchers/:code', 'vouchers.create', 'body'),
+    bodyFields: { code: 'path:code' },
+    // `POST /v1/vouchers/import`, `/qualification`, … are other SDK calls, not codes to create.
+    except: { code: ['import', 'importCSV', 'qualification'] },
+  },
   get('/v1/vouchers/:code', 'vouchers.get', 'path:code'),
   {
     method: 'DELETE',
