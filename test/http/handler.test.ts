@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler, parseQuery, ROUTES } from '../../src/http'
 import { operationAccess } from '../../src/rules/scopes'
-import { snapshot, testEngine } from '../support/engine'
+import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
 
 async function setup() {
   const t = testEngine({ authentication: 'keys' })
@@ -18,12 +18,7 @@ async function setup() {
     },
     management: { 'X-Management-Id': management.app_id, 'X-Management-Token': management.secret },
   }
-  await t.engine.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' },
-    redemption: { quantity: 5 },
-  })
+  await amountOffVoucher(t.engine, 'TEN', 1000, 5)
   const call = (method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}) =>
     handler(
       new Request(`http://engine.test${path}`, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/memory'
 import type { Store } from '../../src/ports'
-import { rejection, snapshot, testEngine } from '../support/engine'
+import { amountOffVoucher, rejection, snapshot, testEngine } from '../support/engine'
 import { cardPayingWithPoints, program } from './loyalty-fixtures'
 
 const redeemBody = {
@@ -12,12 +12,7 @@ const redeemBody = {
 
 async function withVoucher(options: Parameters<typeof testEngine>[0] = {}) {
   const t = testEngine(options)
-  await t.engine.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' },
-    redemption: { quantity: 5 },
-  })
+  await amountOffVoucher(t.engine, 'TEN', 1000, 5)
   return t
 }
 
@@ -125,19 +120,11 @@ describe('idempotency keys', () => {
     const { club, card, coin } = await cardPayingWithPoints(engine)
     await engine.metadataSchemas.create({ related_object: 'visited', properties: {} })
     const other = await program(engine, { name: 'Other' })
-    await engine.campaigns.create({
-      name: 'Codes',
-      campaign_type: 'DISCOUNT_COUPONS',
-      type: 'AUTO_UPDATE',
-      vouchers_count: 1,
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
-    })
-    await engine.asyncActions.runPending()
     const calls = [
       () => engine.redemptions.rollbackStackable(r.parent_redemption.id, {}, { idempotencyKey: 'rb' }),
       () => engine.loyalties.createMember(other.id, { customer: { source_id: 'bob' } }, { idempotencyKey: 'm' }),
       () => engine.events.create('visited', { customer: { source_id: 'bob' } }, { idempotencyKey: 'ev' }),
-      () => engine.publications.create({ campaign: 'Codes', customer: { source_id: 'bob' } }, { idempotencyKey: 'p' }),
+      () => engine.publications.create({ voucher: 'TEN', customer: { source_id: 'bob' } }, { idempotencyKey: 'p' }),
       () =>
         engine.loyalties.redeemReward(
           club.id,
