@@ -9,10 +9,11 @@ import type {
   CampaignTemplate,
   Credential,
   Export,
-  FileObject,
+  FileChunk,
   MetadataSchema,
   Publication,
   RedeemableHolder,
+  StoredFile,
 } from './model/misc'
 import type { Order } from './model/order'
 import type { Product, ProductCollection, Sku } from './model/product'
@@ -57,7 +58,8 @@ export interface Collections {
   activities: ActivityEvent
   metadata_schemas: MetadataSchema
   exports: Export
-  files: FileObject
+  files: StoredFile
+  file_chunks: FileChunk
   async_actions: AsyncAction
   stacking_rules: StackingRules & { id: string }
   campaign_templates: CampaignTemplate

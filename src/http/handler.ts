@@ -77,18 +77,24 @@ export function createFetchHandler(engine: Engine, options: FetchHandlerOptions 
   }
 }
 
-const DOWNLOAD_CHUNK_BYTES = 64 * 1024
-
-/** A stored file as a download: streamed in chunks, typed, named for saving. */
+/** A stored file as a download: its chunks streamed as the store yields them, typed, named for saving. */
 function download(file: unknown, headers: Record<string, string>): Response {
-  const { name, content_type, content } = file as { name: string; content_type: string; content: string }
-  const bytes = new TextEncoder().encode(content)
-  let offset = 0
+  const { name, content_type, size, content } = file as {
+    name: string
+    content_type: string
+    size: number
+    content: AsyncIterable<string>
+  }
+  const encoder = new TextEncoder()
+  const pieces = content[Symbol.asyncIterator]()
   const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= bytes.byteLength) return controller.close()
-      controller.enqueue(bytes.subarray(offset, offset + DOWNLOAD_CHUNK_BYTES))
-      offset += DOWNLOAD_CHUNK_BYTES
+    async pull(controller) {
+      const next = await pieces.next()
+      if (next.done) controller.close()
+      else controller.enqueue(encoder.encode(next.value))
+    },
+    async cancel() {
+      await pieces.return?.()
     },
   })
   const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
@@ -97,7 +103,7 @@ function download(file: unknown, headers: Record<string, string>): Response {
     headers: {
       ...headers,
       'Content-Type': `${content_type}; charset=utf-8`,
-      'Content-Length': String(bytes.byteLength),
+      'Content-Length': String(size),
       'Content-Disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
     },
   })

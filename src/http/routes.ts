@@ -168,7 +168,7 @@ export const ROUTES: readonly Route[] = [
   get('/v1/metadata-schemas/:resource', 'metadataSchemas.get', 'path:resource'),
   get('/v1/exports/:exportId', 'exports.get', 'path:exportId'),
   // The url of an export's file when the engine's `filesBaseUrl` is `<server>/v1/files/`.
-  { ...get('/v1/files/:fileId', 'files.get', 'path:fileId'), download: true },
+  { ...get('/v1/files/:fileId', 'files.download', 'path:fileId'), download: true },
 
   post('/v1/products', 'products.create', 'body'),
   post('/v1/products/:productId/skus', 'products.createSku', 'path:productId', 'body'),

@@ -44,6 +44,7 @@ const COLLECTIONS: readonly CollectionName[] = [
   'metadata_schemas',
   'exports',
   'files',
+  'file_chunks',
   'async_actions',
   'stacking_rules',
   'campaign_templates',

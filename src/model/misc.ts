@@ -112,11 +112,25 @@ export interface AccessToken {
   created_at: DateTime
 }
 
-export interface FileObject {
+/** A stored file (an export's CSV): its content is kept in `file_chunks`, in order, never as one string. */
+export interface StoredFile {
   id: string
   name: string
   content_type: string
-  content: string
   url: string
+  /** Content length in UTF-8 bytes. */
+  size: number
+  chunks: number
   created_at: DateTime
 }
+
+/** One piece of a stored file's content; `id` is the file id and the zero-padded index. */
+export interface FileChunk {
+  id: string
+  file_id: string
+  index: number
+  content: string
+}
+
+/** A file as `files.get` answers it: the entry with its chunks joined. */
+export type FileObject = StoredFile & { content: string }

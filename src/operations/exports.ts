@@ -4,7 +4,7 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { AsyncAction, Export } from '../model/misc'
 import type { Stored } from '../ports'
-import { toCsv } from '../rules/csv'
+import { csvLines } from '../rules/csv'
 import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
@@ -97,6 +97,15 @@ async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<
   return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
 }
 
+/** Rows written per file chunk. */
+const ROWS_PER_CHUNK = 500
+
+/** A CSV as file chunks: the header, then a page of rows each. */
+function* csvPages(header: readonly string[], rows: readonly (readonly unknown[])[]): Generator<string> {
+  yield csvLines([header])
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) yield csvLines(rows.slice(i, i + ROWS_PER_CHUNK))
+}
+
 /** Writes the CSV of the export's campaign, then marks the export `DONE` with the file's url. */
 export const transactionsExportHandler: AsyncHandler = {
   async run(tx, action) {
@@ -126,7 +135,7 @@ export const transactionsExportHandler: AsyncHandler = {
     const file = storeFile(tx, {
       name: `voucher_transactions_${exp.id}.csv`,
       content_type: 'text/csv',
-      content: toCsv(
+      chunks: csvPages(
         fields,
         rows.map((row) => fields.map((f) => row[f])),
       ),

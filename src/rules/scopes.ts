@@ -68,7 +68,7 @@ const token: OperationAccess = { family: 'token', scope: null }
 /**
  * The operation table: every engine operation a host may put behind an endpoint, by its engine name
  * (`namespace.method`; client-side requests are prefixed `client.`). Host-only calls that are not
- * endpoints (`auth.authenticate`, `auth.createApplication`) are not listed.
+ * endpoints (`auth.authenticate`, `auth.createApplication`, `files.get`) are not listed.
  */
 export const OPERATIONS = {
   'auth.issueToken': token,
@@ -133,7 +133,7 @@ export const OPERATIONS = {
   'metadataSchemas.list': server('metadata-schemas'),
   'exports.createCampaignTransactionsExport': server('exports'),
   'exports.get': server('exports'),
-  'files.get': server('exports'),
+  'files.download': server('exports'),
   'products.create': server('products'),
   'products.createSku': server('SKUs'),
   'products.listSkus': server('SKUs'),
