@@ -10,7 +10,13 @@ import { categories } from './operations/categories'
 import { AUTHENTICATION_MODES, type AuthenticationMode, type Context } from './operations/context'
 import { customers } from './operations/customers'
 import { events } from './operations/events'
-import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
+import {
+  exports,
+  OBJECTS_EXPORT_ACTION,
+  objectsExportHandler,
+  TRANSACTIONS_EXPORT_ACTION,
+  transactionsExportHandler,
+} from './operations/exports'
 import { DEFAULT_FILES_BASE_URL, files } from './operations/files'
 import { loyalties } from './operations/loyalties'
 import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
@@ -128,6 +134,7 @@ export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
+  registerAsyncHandler(ctx, OBJECTS_EXPORT_ACTION, objectsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)

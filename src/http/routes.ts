@@ -166,6 +166,7 @@ export const ROUTES: readonly Route[] = [
   get('/v1/metadata-schemas', 'metadataSchemas.list'),
   post('/v1/metadata-schemas', 'metadataSchemas.create', 'body'),
   get('/v1/metadata-schemas/:resource', 'metadataSchemas.get', 'path:resource'),
+  post('/v1/exports', 'exports.create', 'body'),
   get('/v1/exports/:exportId', 'exports.get', 'path:exportId'),
   // The url of an export's file when the engine's `filesBaseUrl` is `<server>/v1/files/`.
   { ...get('/v1/files/:fileId', 'files.download', 'path:fileId'), download: true },

@@ -43,7 +43,7 @@ export interface Export {
   created_at: DateTime
   status: 'SCHEDULED' | 'IN_PROGRESS' | 'DONE' | 'ERROR'
   channel: 'API' | 'WEBSITE'
-  exported_object: 'voucher_transactions'
+  exported_object: 'voucher_transactions' | 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
   parameters: { order?: string; fields: string[]; filters: Record<string, unknown> }
   result: { url: string } | null
   user_id: string | null

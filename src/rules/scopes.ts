@@ -132,6 +132,7 @@ export const OPERATIONS = {
   'metadataSchemas.get': server('metadata-schemas'),
   'metadataSchemas.list': server('metadata-schemas'),
   'exports.createCampaignTransactionsExport': server('exports'),
+  'exports.create': server('exports'),
   'exports.get': server('exports'),
   'files.download': server('exports'),
   'products.create': server('products'),

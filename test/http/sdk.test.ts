@@ -247,8 +247,26 @@ describe('@voucherify/sdk against the reference server', () => {
     } as never)
     expect(published).toMatchObject({ result: 'SUCCESS', customer: { source_id: 'sdk-dave' } })
     expect(published.voucher?.code).toBeTypeOf('string')
-    const exp = await server.engine.exports.createCampaignTransactionsExport('SDK club', {})
-    expect(await sdk.distributions.exports.get(exp.id)).toMatchObject({ id: exp.id, status: 'SCHEDULED' })
+    const exp = await sdk.distributions.exports.create({
+      exported_object: 'customer',
+      parameters: {
+        order: 'source_id',
+        fields: ['source_id', 'name'],
+        filters: { source_id: { conditions: { $starts_with: ['sdk-'] } } },
+      },
+    } as never)
+    expect(exp).toMatchObject({ object: 'export', status: 'SCHEDULED', exported_object: 'customer' })
+    await runPending()
+    const done = await sdk.distributions.exports.get(exp.id)
+    expect(done).toMatchObject({ id: exp.id, status: 'DONE' })
+    const file = await fetch(done.result?.url ?? '', {
+      headers: { 'X-App-Id': server.keys.server.app_id, 'X-App-Token': server.keys.server.secret },
+    })
+    const lines = (await file.text()).trimEnd().split('\r\n')
+    expect(lines[0]).toBe('source_id,name')
+    expect(lines).toContain('sdk-bob,Bob')
+    expect(lines.slice(1).every((l) => l.startsWith('sdk-'))).toBe(true)
+    expect(lines.slice(1)).toEqual([...lines.slice(1)].sort())
   })
 
   it('the client-side SDK validates and redeems from an allowed origin, and is refused from another', async () => {
