@@ -152,6 +152,24 @@ describe('createFetchHandler', () => {
     }
   })
 
+  it('serves the management family, templates and referral holders', async () => {
+    const { call, keys, engine } = await setup()
+    const project = engine.context.config.projectId
+    const path = `/management/v1/projects/${project}/stacking-rules`
+    const list = await call('GET', path, { headers: keys.management })
+    expect(list.status).toBe(200)
+    expect(await list.json()).toMatchObject({ object: 'list', total: 1 })
+    const created = await call('POST', path, { headers: keys.management, body: { redeemables_limit: 10 } })
+    expect(await created.json()).toMatchObject({ redeemables_limit: 10 })
+    expect(await (await call('GET', '/v1/templates/campaigns?limit=5')).json()).toMatchObject({
+      object: 'list',
+      data_ref: 'campaign_templates',
+      campaign_templates: [],
+    })
+    const holders = await call('GET', '/v1/referrals/members/NOPE/holders')
+    expect(await holders.json()).toMatchObject({ code: 404, key: 'not_found', resource_type: 'voucher' })
+  })
+
   it('keys mode still checks a bearer token when one is sent; bearer mode needs it', async () => {
     const { call } = await setup()
     expect((await call('GET', '/v1/vouchers/TEN', { headers: { Authorization: 'Bearer nope' } })).status).toBe(401)
