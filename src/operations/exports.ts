@@ -105,6 +105,8 @@ const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
 /** The async action type that writes a `POST /v1/exports` CSV. */
 export const OBJECTS_EXPORT_ACTION = 'export.objects'
 
+const EXPORT_ORDERS = ['created_at', '-created_at', 'id', '-id'] as const
+
 /** A column: a field of the exported object, dotted to reach a nested one (`metadata.region`). */
 const columnName = v.pipe(
   v.string(),
@@ -115,7 +117,8 @@ const objectsExportInput = v.object({
   exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
   parameters: opt(
     v.object({
-      order: opt(v.pipe(v.string(), v.regex(/^-?[A-Za-z_][\w.]*$/, 'must be a field name, with - for descending'))),
+      // The orders every collection is kept in (declared indexes), so an export reads pages, never scans.
+      order: opt(v.picklist(EXPORT_ORDERS, `must be one of ${EXPORT_ORDERS.join(', ')}`)),
       fields: opt(v.pipe(v.array(columnName), v.minLength(1, 'must name at least one field'))),
       filters: opt(v.record(v.string(), v.unknown())),
     }),
@@ -232,10 +235,10 @@ export const transactionsExportHandler: AsyncHandler = {
 
     const vouchers = (await tx.store.vouchers.list({ where: { campaign_id: campaignId } })).data.map((s) => s.value)
     const redemptions = (
-      await tx.store.redemptions.list({
-        where: { related_object_type: 'voucher', related_object_id: { in: vouchers.map((x) => x.id) } },
-      })
-    ).data.map((s) => s.value)
+      await tx.store.redemptions.list({ where: { related_object_id: { in: vouchers.map((x) => x.id) } } })
+    ).data
+      .map((s) => s.value)
+      .filter((r) => r.related_object_type === 'voucher')
     const rollbacks = (
       await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
     ).data.map((s) => s.value)

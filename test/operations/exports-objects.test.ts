@@ -46,6 +46,7 @@ describe('exports.create (POST /v1/exports)', () => {
     const before = await snapshot(store)
     for (const [body, path] of [
       [{ exported_object: 'points_expiration' }, 'exported_object'],
+      [{ exported_object: 'customer', parameters: { order: 'email' } }, 'parameters.order'],
       [{ exported_object: 'voucher', parameters: { fields: ['a b'] } }, 'parameters.fields[0]'],
       [{ exported_object: 'voucher', parameters: { filters: { junction: 'XOR' } } }, 'parameters.filters.junction'],
       [
