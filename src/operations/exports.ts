@@ -271,6 +271,28 @@ async function exportFailed(tx: Tx, action: AsyncAction): Promise<void> {
   if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
 }
 
+/** Records a `SCHEDULED` export and queues the action that writes its file, in one transaction. */
+function scheduleExport(
+  tx: Tx,
+  action: string,
+  exported_object: Export['exported_object'],
+  parameters: Export['parameters'],
+): Export {
+  const created = tx.insert('exports', {
+    id: tx.id(ID_PREFIX.export),
+    object: 'export',
+    created_at: tx.nowIso,
+    status: 'SCHEDULED',
+    channel: 'API',
+    exported_object,
+    parameters,
+    result: null,
+    user_id: null,
+  })
+  enqueue(tx, action, { export_id: created.id })
+  return created
+}
+
 export function exports(ctx: Context) {
   return {
     /**
@@ -284,23 +306,11 @@ export function exports(ctx: Context) {
         const campaign = await findCampaign(tx, key)
         if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
         const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
-        const created = tx.insert('exports', {
-          id: tx.id(ID_PREFIX.export),
-          object: 'export',
-          created_at: tx.nowIso,
-          status: 'SCHEDULED',
-          channel: 'API',
-          exported_object: 'voucher_transactions',
-          parameters: {
-            order: input.order ?? DEFAULT_TRANSACTION_ORDER,
-            fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
-            filters: storedFilters(filters),
-          },
-          result: null,
-          user_id: null,
+        return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
+          order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+          fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+          filters: storedFilters(filters),
         })
-        enqueue(tx, TRANSACTIONS_EXPORT_ACTION, { export_id: created.id })
-        return created
       })
     },
 
@@ -313,23 +323,11 @@ export function exports(ctx: Context) {
       const input = parse(objectsExportInput, body)
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
-        const created = tx.insert('exports', {
-          id: tx.id(ID_PREFIX.export),
-          object: 'export',
-          created_at: tx.nowIso,
-          status: 'SCHEDULED',
-          channel: 'API',
-          exported_object: input.exported_object,
-          parameters: {
-            order: input.parameters?.order ?? '-created_at',
-            fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
-            filters: storedFilters(filters),
-          },
-          result: null,
-          user_id: null,
+        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
+          order: input.parameters?.order ?? '-created_at',
+          fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
+          filters: storedFilters(filters),
         })
-        enqueue(tx, OBJECTS_EXPORT_ACTION, { export_id: created.id })
-        return created
       })
     },
 

@@ -42,8 +42,8 @@ import { loadCard } from './loyalty-ledger'
 import { LOYALTY_CODES_ACTION } from './loyalty-members'
 import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
+import { assignReward } from './reward-assignment'
 import { redeemReward } from './reward-redemption'
-import { assignReward } from './rewards'
 
 export const loyaltyCampaignInput = v.object({
   ...campaignBaseEntries,
