@@ -34,7 +34,11 @@ const put = (collection: string, value: Record<string, unknown>): Write =>
 async function scenario(n: number) {
   const store = createMemoryStore()
   let now = Date.parse('2026-06-01T10:00:00.000Z')
-  const engine = createEngine({ store, clock: { now: () => new Date((now += 1000)) }, random: seededRandom(3) })
+  const tick = () => {
+    now += 1000
+    return now
+  }
+  const engine = createEngine({ store, clock: { now: () => new Date(tick()) }, random: seededRandom(3) })
 
   // What the requests under test use.
   await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
