@@ -84,6 +84,15 @@ describe('@voucherify/sdk against the reference server', () => {
       order: { amount: 5000, total_discount_amount: 1000, total_amount: 4000 },
     })
     expect(validation.redeemables?.[0]).toMatchObject({ status: 'APPLICABLE', id: 'SDK-TEN' })
+    const locked = await sdk.validations.validateStackable({
+      redeemables: [{ object: 'voucher', id: 'SDK-TEN' }],
+      order,
+      session: { type: 'LOCK' },
+    } as never)
+    const sessionKey = locked.session?.key ?? ''
+    expect(sessionKey).not.toBe('')
+    await sdk.vouchers.releaseValidationSession('SDK-TEN', sessionKey)
+    expect(await failure(sdk.vouchers.releaseValidationSession('SDK-TEN', 'ssn_unknown'))).toMatchObject({ code: 404 })
     const redeemed = await sdk.redemptions.redeemStackable({
       redeemables: [{ object: 'voucher', id: 'SDK-TEN' }],
       order,
@@ -220,6 +229,9 @@ describe('@voucherify/sdk against the reference server', () => {
     })
     expect(redemption).toMatchObject({ result: 'SUCCESS', object: 'redemption' })
     expect((await sdk.loyalties.getMember(program.id, card.code)).loyalty_card).toMatchObject({ balance: 60 })
+    const undone = await sdk.redemptions.rollback(redemption.id, { reason: 'wrong mug' })
+    expect(undone).toMatchObject({ result: 'SUCCESS', redemption: redemption.id, reason: 'wrong mug' })
+    expect((await sdk.loyalties.getMember(program.id, card.code)).loyalty_card).toMatchObject({ balance: 100 })
   })
 
   it('products, SKUs, categories, validation rules and their assignments', async () => {
@@ -228,6 +240,12 @@ describe('@voucherify/sdk against the reference server', () => {
     const sku = await sdk.products.createSku(product.id, { source_id: 'sdk-shirt-m', sku: 'M', price: 2600 } as never)
     expect(sku).toMatchObject({ source_id: 'sdk-shirt-m', product_id: product.id })
     expect((await sdk.products.listSkus(product.id)).skus.map((s: { id: string }) => s.id)).toEqual([sku.id])
+    const collection = await sdk.productCollections.create({
+      name: 'SDK picks',
+      type: 'STATIC',
+      products: [{ id: product.id, object: 'product' }],
+    } as never)
+    expect(await sdk.productCollections.get(collection.id)).toMatchObject({ id: collection.id, name: 'SDK picks' })
     const category = await sdk.categories.create({ name: 'SDK category', hierarchy: 1 })
     expect(await sdk.categories.get(category.id)).toMatchObject({ name: 'SDK category', hierarchy: 1 })
     const rule = await sdk.validationRules.create({
@@ -278,6 +296,8 @@ describe('@voucherify/sdk against the reference server', () => {
     expect(await browser.validateStackable(body as never)).toMatchObject({ valid: true, order: { total_amount: 900 } })
     const redeemed = await browser.redeemStackable({ ...body, customer: { source_id: 'sdk-web' } } as never)
     expect(redeemed.parent_redemption).toMatchObject({ result: 'SUCCESS' })
+    const tracked = await browser.track('visited_store', { source_id: 'sdk-web' })
+    expect(tracked).toMatchObject({ object: 'event', type: 'visited_store', customer: { source_id: 'sdk-web' } })
     const foreign = VoucherifyClientSide({
       clientApplicationId: server.keys.client.app_id,
       clientSecretKey: server.keys.client.secret,
