@@ -18,7 +18,7 @@ import type {
 import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
-  /** IANA time zone for validity hours, days of week and calendar periods (reference §9.6). */
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
   timezone: string
   rounding: RoundingMode
   /** Project stacking rules used until one is created through `stackingRules.create`. */
@@ -36,8 +36,8 @@ export interface EngineConfig {
   filesBaseUrl: string
 }
 
-export const AUTHENTICATION_MODES = ['keys-and-bearer', 'keys'] as const
-export type AuthenticationMode = (typeof AUTHENTICATION_MODES)[number]
+export type AuthenticationMode = 'keys-and-bearer' | 'keys'
+export const AUTHENTICATION_MODES: readonly AuthenticationMode[] = ['keys-and-bearer', 'keys']
 
 /** What every operation gets: the ports and the configuration. */
 export interface Context {
@@ -140,7 +140,7 @@ export class Tx {
     return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
   }
 
-  /** Records an activity item on the customer's feed (reference §9.9). */
+  /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
   emit(
     type: string,
     customerId: string | null | undefined,
