@@ -37,6 +37,7 @@ import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
@@ -59,6 +60,11 @@ export interface EngineOptions {
   tokenTtlSeconds?: number
   /** The project id (management endpoints name it). Default `proj_default`. */
   projectId?: string
+  /**
+   * Bounds on every call's input (docs/limits.md): nesting `depth` 32, `stringLength` 65,536,
+   * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
+   */
+  limits?: Partial<InputLimits>
   /**
    * How server and client requests authenticate: `keys-and-bearer` (the default, the interface's rule:
    * application keys plus an OAuth bearer token) or `keys` (the keys alone, as the hosted service
@@ -93,6 +99,11 @@ function contextOf(options: EngineOptions): Context {
   if (!ROUNDING_MODES.includes(rounding)) {
     throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
   }
+  const maxRetries = integerOption('maxRetries', options.maxRetries, 5, 0)
+  const tokenTtlSeconds = integerOption('tokenTtlSeconds', options.tokenTtlSeconds, 3600, 1)
+  const projectId = options.projectId ?? 'proj_default'
+  if (typeof projectId !== 'string' || projectId === '')
+    throw EngineError.invalid('projectId', 'must be a non-empty string')
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -103,11 +114,12 @@ function contextOf(options: EngineOptions): Context {
       timezone,
       rounding,
       stackingRules: options.stackingRules,
-      maxRetries: options.maxRetries ?? 5,
-      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      projectId: options.projectId ?? 'proj_default',
+      maxRetries,
+      tokenTtlSeconds,
+      projectId,
+      limits: resolveLimits(options.limits),
       authentication: authenticationMode(options.authentication),
-      idempotencyTtlSeconds: positiveSeconds(options.idempotencyTtlSeconds ?? 86_400, 'idempotencyTtlSeconds'),
+      idempotencyTtlSeconds: integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, 86_400, 1),
       filesBaseUrl: options.filesBaseUrl ?? DEFAULT_FILES_BASE_URL,
     },
     asyncHandlers: createAsyncHandlers(),
@@ -120,14 +132,42 @@ function authenticationMode(mode: AuthenticationMode | undefined): Authenticatio
   throw EngineError.invalid('authentication', `must be one of ${AUTHENTICATION_MODES.join(', ')}`)
 }
 
-function positiveSeconds(value: number, path: string): number {
-  if (Number.isSafeInteger(value) && value > 0) return value
-  throw EngineError.invalid(path, 'must be a positive whole number of seconds')
+/** A whole-number option: NaN, Infinity or a fraction would break every operation later, not here. */
+function integerOption(name: string, given: unknown, fallback: number, min: number): number {
+  if (given === undefined) return fallback
+  if (!Number.isSafeInteger(given) || (given as number) < min) {
+    throw EngineError.invalid(name, `must be an integer ≥ ${min}`)
+  }
+  return given as number
 }
 
 function counter(): Context['sequence'] {
   let n = 0
   return { next: () => ++n }
+}
+
+/**
+ * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
+ * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ */
+function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(namespace)) {
+    if (typeof member === 'function') {
+      out[name] = async (...args: unknown[]) => {
+        checkBounds(args, limits)
+        return member(...args)
+      }
+    } else {
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+    }
+  }
+  return out as T
+}
+
+function withBoundedInput<T extends { context: Context }>(engine: T): T {
+  const { context, ...namespaces } = engine
+  return { context, ...bounded(namespaces, context.config.limits) } as T
 }
 
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */
@@ -141,7 +181,7 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
-  return {
+  return withBoundedInput({
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
@@ -166,7 +206,7 @@ export function createEngine(options: EngineOptions = {}) {
     rewards: rewards(ctx),
     events: events(ctx),
     orders: orders(ctx),
-  }
+  })
 }
 
 export type Engine = ReturnType<typeof createEngine>

@@ -10,7 +10,7 @@ export interface FetchHandlerOptions {
   routes?: readonly Route[]
   /** A prefix the host mounts the handler under (`/api`), taken off before matching. */
   basePath?: string
-  /** Largest request body accepted, in bytes. Default 1 MiB. */
+  /** Largest request body accepted, in bytes. Default: the engine's `limits.requestBytes` (1 MiB). */
   maxBodyBytes?: number
   /** Makes the id every response carries (body of errors, `X-Request-Id` header of all). */
   requestId?: () => string
@@ -51,7 +51,7 @@ const CORS_HEADERS = [
 export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): Handler {
   const compiled = (options.routes ?? ROUTES).map(compile)
   const basePath = (options.basePath ?? '').replace(/\/+$/, '')
-  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024
+  const maxBodyBytes = options.maxBodyBytes ?? engine.context.config.limits.requestBytes
   const requestId = options.requestId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`)
   const onError = options.onError ?? ((error: unknown) => console.error(error))
 
