@@ -137,11 +137,13 @@ function match(routes: readonly Compiled[], method: string, path: string): Match
   }
   if (best) return { route: best.c.route, params: best.params }
   if (methods.size > 0) {
-    throw httpError(405, 'method_not_allowed', `${method} is not allowed on ${path}; use ${[...methods].join(', ')}`)
+    throw httpError(
+      { code: 405, key: 'method_not_allowed' },
+      `${method} is not allowed on ${path}; use ${[...methods].join(', ')}`,
+    )
   }
   throw httpError(
-    404,
-    'endpoint_not_found',
+    { code: 404, key: 'endpoint_not_found' },
     `No endpoint ${method} ${path}: docs/http.md lists the routes this server has and the SDK methods it does not serve`,
   )
 }
@@ -150,14 +152,15 @@ function decodeSegment(segment: string): string {
   try {
     return decodeURIComponent(segment)
   } catch {
-    throw httpError(400, 'invalid_path', `The path segment ${segment} is not valid percent-encoding`)
+    throw httpError({ code: 400, key: 'invalid_path' }, `The path segment ${segment} is not valid percent-encoding`)
   }
 }
 
 async function run(engine: Engine, found: Matched, request: Request, url: URL, maxBodyBytes: number): Promise<unknown> {
   const { route, params } = found
   const access = operationAccess(route.operation)
-  if (!access) throw httpError(404, 'endpoint_not_found', `The route names no operation: ${route.operation}`)
+  if (!access)
+    throw httpError({ code: 404, key: 'endpoint_not_found' }, `The route names no operation: ${route.operation}`)
   const headers = Object.fromEntries(request.headers)
   const principal =
     access.family === 'token'
@@ -218,16 +221,14 @@ function idempotencyKey(request: Request, route: Route): string | undefined {
   if (key === null || request.method === 'GET') return undefined
   if (!route.idempotent) {
     throw httpError(
-      400,
-      'idempotency_key_not_supported',
+      { code: 400, key: 'idempotency_key_not_supported' },
       `${route.method} ${route.path} is not an operation that takes an Idempotency-Key (see docs/http.md)`,
       'Idempotency-Key',
     )
   }
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw httpError(
-      400,
-      'invalid_idempotency_key',
+      { code: 400, key: 'invalid_idempotency_key' },
       'Idempotency-Key must be 1-255 printable ASCII characters without spaces',
       'Idempotency-Key',
     )
@@ -252,7 +253,8 @@ function operationFunction(engine: Engine, route: Route, body: unknown): AnyFunc
         ? (target as Record<string, unknown>)[part]
         : undefined
   }
-  if (typeof target !== 'function') throw httpError(404, 'endpoint_not_found', `The engine has no operation ${name}`)
+  if (typeof target !== 'function')
+    throw httpError({ code: 404, key: 'endpoint_not_found' }, `The engine has no operation ${name}`)
   return target as AnyFunction
 }
 
@@ -266,8 +268,7 @@ async function readBody(request: Request, maxBytes: number, formAllowed: boolean
   if (formAllowed && type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
   if (type !== 'application/json' && !type.endsWith('+json')) {
     throw httpError(
-      415,
-      'unsupported_media_type',
+      { code: 415, key: 'unsupported_media_type' },
       `The body must be JSON (Content-Type: application/json${formAllowed ? ' or application/x-www-form-urlencoded' : ''}); got ${type === '' ? 'no Content-Type' : type}`,
       'Content-Type',
     )
@@ -275,7 +276,11 @@ async function readBody(request: Request, maxBytes: number, formAllowed: boolean
   try {
     return JSON.parse(text)
   } catch (error) {
-    throw httpError(400, 'invalid_json', `The body is not valid JSON: ${(error as Error).message}`, 'body')
+    throw httpError(
+      { code: 400, key: 'invalid_json' },
+      `The body is not valid JSON: ${(error as Error).message}`,
+      'body',
+    )
   }
 }
 
@@ -298,12 +303,12 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
   try {
     return decoder.decode(Buffer.concat(chunks))
   } catch {
-    throw httpError(400, 'invalid_json', 'The body is not valid UTF-8', 'body')
+    throw httpError({ code: 400, key: 'invalid_json' }, 'The body is not valid UTF-8', 'body')
   }
 }
 
 function tooLarge(maxBytes: number): EngineError {
-  return httpError(413, 'payload_too_large', `The body must be at most ${maxBytes} bytes`, 'body')
+  return httpError({ code: 413, key: 'payload_too_large' }, `The body must be at most ${maxBytes} bytes`, 'body')
 }
 
 function corsHeaders(request: Request): Record<string, string> {
@@ -321,15 +326,15 @@ function preflightHeaders(): Record<string, string> {
   }
 }
 
-function httpError(code: ErrorCode, key: string, details: string, path?: string): EngineError {
+function httpError(id: { code: ErrorCode; key: string }, details: string, path?: string): EngineError {
   const message = {
     400: 'Bad request',
     404: 'Not found',
     405: 'Method not allowed',
     413: 'Payload too large',
     415: 'Unsupported media type',
-  }[code as 400 | 404 | 405 | 413 | 415]
-  return new EngineError({ code, key, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
+  }[id.code as 400 | 404 | 405 | 413 | 415]
+  return new EngineError({ ...id, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
 }
 
 /** EngineErrors by shape, not class: a bundle may hold a second copy of the class. */
