@@ -170,7 +170,8 @@ async function run(engine: Engine, found: Matched, request: Request, url: URL, m
   const needsBody = route.args.includes('body')
   let body = needsBody ? await readBody(request, maxBodyBytes, access.family === 'token') : undefined
   if (route.bodyFields) body = withFields(body, route.bodyFields, params, query)
-  const args = route.args.map((source) => argument(source, { params, query, body, headers, engine }))
+  const side = access.family
+  const args = route.args.map((source) => argument(source, { params, query, body, headers, engine, side }))
   const key = idempotencyKey(request, route)
   if (key !== undefined) args.push({ idempotencyKey: `${principal?.app_id ?? ''}/${key}` } satisfies CallOptions)
   return operationFunction(engine, route, body)(...args)
@@ -184,9 +185,11 @@ function argument(
     body: unknown
     headers: object
     engine: Engine
+    side: string
   },
 ): unknown {
   if (source === 'body') return from.body
+  if (source === 'caller') return { side: from.side }
   if (source === 'query') return from.query
   if (source === 'headers') return from.headers
   if (source === 'project') return from.engine.context.config.projectId

@@ -5,9 +5,19 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE'
 /**
  * Where one argument of the operation comes from: a path parameter, the whole query (parsed from the
  * bracket notation, validated by the operation like a body), one query parameter, the JSON body, the
- * request headers (the token endpoints check the keys themselves), the handler's project id, or null.
+ * request headers (the token endpoints check the keys themselves), the handler's project id, null, or
+ * `caller`: `{ side }`, the family calling (`server` or `client`), for an operation that answers each
+ * side differently.
  */
-export type ArgumentSource = `path:${string}` | 'query' | `query:${string}` | 'body' | 'headers' | 'project' | 'null'
+export type ArgumentSource =
+  | `path:${string}`
+  | 'query'
+  | `query:${string}`
+  | 'body'
+  | 'headers'
+  | 'project'
+  | 'null'
+  | 'caller'
 
 export interface Route {
   method: HttpMethod
@@ -80,6 +90,9 @@ export const ROUTES: readonly Route[] = [
   post('/v1/rewards/:rewardId/assignments', 'rewards.createAssignment', 'path:rewardId', 'body'),
 
   post('/v1/validations', 'validations.validateStackable', 'body'),
+  post('/v1/qualifications', 'qualifications.checkEligibility', 'body'),
+  post('/v1/qualifications/best-stack', 'qualifications.bestStack', 'body'),
+  post('/v1/loyalties/:campaignId/qualifications', 'loyalties.qualifications', 'path:campaignId', 'body'),
   unsafe(post('/v1/redemptions', 'redemptions.redeemStackable', 'body')),
   get('/v1/redemptions/:redemptionId', 'redemptions.get', 'path:redemptionId'),
   {
@@ -194,6 +207,7 @@ export const ROUTES: readonly Route[] = [
   },
 
   post('/client/v1/validations', 'client.validations.validateStackable', 'body'),
+  post('/client/v1/qualifications', 'client.qualifications.checkEligibility', 'body', 'caller'),
   unsafe(post('/client/v1/redemptions', 'client.redemptions.redeemStackable', 'body')),
   unsafe(post('/client/v1/events', 'client.events.create', 'body')),
 ]

@@ -286,6 +286,19 @@ describe('@voucherify/sdk against the reference server', () => {
     expect(lines.slice(1).every((l) => l.startsWith('sdk-'))).toBe(true)
   })
 
+  it('qualifications: the promotion tiers a cart qualifies for, server and client side', async () => {
+    const body = { customer: { source_id: 'sdk-quals' }, order: { amount: 20000 }, scenario: 'ALL' }
+    const server = await sdk.qualifications.checkEligibility(body as never)
+    expect(server.redeemables).toMatchObject({ object: 'list', data_ref: 'data' })
+    const names = server.redeemables.data.map((r: { id: string; object: string }) => r.object)
+    expect(names).toContain('promotion_tier')
+    const fromBrowser = await browser.qualifications(body as never)
+    expect(fromBrowser.redeemables.total).toBe(server.redeemables.total)
+    // The client side may not turn the limit checks off.
+    const unchecked = { ...body, options: { check_limits: false } }
+    expect(await failure(browser.qualifications(unchecked as never))).toMatchObject({ code: 400 })
+  })
+
   it('the client-side SDK validates and redeems from an allowed origin, and is refused from another', async () => {
     await sdk.vouchers.create({
       code: 'SDK-CLIENT',
