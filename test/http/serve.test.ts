@@ -15,7 +15,7 @@ const keys = { 'X-App-Id': env.PROMO_APP_ID, 'X-App-Token': env.PROMO_APP_SECRET
 
 /** Polls until `done` holds; bounded, so a broken worker fails the test instead of hanging it. */
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 2000; i++) {
     const value = await read()
     if (done(value)) return value
     await new Promise((resolve) => setTimeout(resolve, 5))
