@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup'
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
+  entry: { index: 'src/index.ts', testing: 'src/testing.ts', http: 'src/http/index.ts' },
   format: ['esm', 'cjs'],
   // tsup injects baseUrl, which TypeScript 6 deprecates (docs/design.md#toolchain).
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },

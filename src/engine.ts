@@ -7,11 +7,17 @@ import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './opera
 import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
-import type { Context } from './operations/context'
+import { AUTHENTICATION_MODES, type AuthenticationMode, type Context } from './operations/context'
 import { customers } from './operations/customers'
 import { events } from './operations/events'
-import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
-import { files } from './operations/files'
+import {
+  exports,
+  OBJECTS_EXPORT_ACTION,
+  objectsExportHandler,
+  TRANSACTIONS_EXPORT_ACTION,
+  transactionsExportHandler,
+} from './operations/exports'
+import { DEFAULT_FILES_BASE_URL, files } from './operations/files'
 import { loyalties } from './operations/loyalties'
 import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './operations/loyalty-earning'
 import { loyaltyEstimates } from './operations/loyalty-estimate'
@@ -61,6 +67,19 @@ export interface EngineOptions {
    * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
    */
   limits?: Partial<InputLimits>
+  /**
+   * How server and client requests authenticate: `keys-and-bearer` (the default, the interface's rule:
+   * application keys plus an OAuth bearer token) or `keys` (the keys alone, as the hosted service
+   * accepts; a bearer token, when sent, is still checked and its scopes apply).
+   */
+  authentication?: AuthenticationMode
+  /** How long an idempotency key is remembered, in seconds. Default 86400 (a day). */
+  idempotencyTtlSeconds?: number
+  /**
+   * Where a host serves stored files (export CSVs), e.g. `https://promo.example/v1/files/`: a file's
+   * url is this prefix and its id. Default `memory://files/` (nothing serves it).
+   */
+  filesBaseUrl?: string
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -101,10 +120,18 @@ function contextOf(options: EngineOptions): Context {
       tokenTtlSeconds,
       projectId,
       limits: resolveLimits(options.limits),
+      authentication: authenticationMode(options.authentication),
+      idempotencyTtlSeconds: integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, 86_400, 1),
+      filesBaseUrl: options.filesBaseUrl ?? DEFAULT_FILES_BASE_URL,
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
   }
+}
+
+function authenticationMode(mode: AuthenticationMode | undefined): AuthenticationMode {
+  if (mode === undefined || AUTHENTICATION_MODES.includes(mode)) return mode ?? 'keys-and-bearer'
+  throw EngineError.invalid('authentication', `must be one of ${AUTHENTICATION_MODES.join(', ')}`)
 }
 
 /** A whole-number option: NaN, Infinity or a fraction would break every operation later, not here. */
@@ -150,6 +177,7 @@ export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
+  registerAsyncHandler(ctx, OBJECTS_EXPORT_ACTION, objectsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })

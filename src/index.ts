@@ -5,6 +5,7 @@
  * types. `etc/promo-engine.api.md` records it; `npm run api` updates that report after a deliberate
  * change.
  */
+export type { CallOptions } from './call-options'
 export type { Engine, EngineOptions } from './engine'
 export { createEngine, systemClock } from './engine'
 export { EngineError, type EngineErrorInit, type EngineErrorJSON, type ErrorCode, isEngineError } from './errors'
@@ -21,6 +22,7 @@ export {
   type RoundingMode,
   roundToUnit,
 } from './money'
+export type { AuthenticationMode } from './operations/context'
 export type * from './ports'
 export { NATURAL_KEYS } from './ports'
 export {

@@ -1,6 +1,7 @@
 import type { Campaign } from './model/campaign'
 import type { Category } from './model/common'
 import type { ActivityEvent, Customer } from './model/customer'
+import type { IdempotencyRecord } from './model/idempotency'
 import type { EarningRule, LoyaltyTier, MemberTierState, PointsBucket, Reward, RewardAssignment } from './model/loyalty'
 import type {
   AccessToken,
@@ -8,10 +9,11 @@ import type {
   CampaignTemplate,
   Credential,
   Export,
-  FileObject,
+  FileChunk,
   MetadataSchema,
   Publication,
   RedeemableHolder,
+  StoredFile,
 } from './model/misc'
 import type { Order } from './model/order'
 import type { Product, ProductCollection, Sku } from './model/product'
@@ -56,7 +58,8 @@ export interface Collections {
   activities: ActivityEvent
   metadata_schemas: MetadataSchema
   exports: Export
-  files: FileObject
+  files: StoredFile
+  file_chunks: FileChunk
   async_actions: AsyncAction
   stacking_rules: StackingRules & { id: string }
   campaign_templates: CampaignTemplate
@@ -65,6 +68,7 @@ export interface Collections {
   access_tokens: AccessToken
   locks: Lock
   counters: Counter
+  idempotency_keys: IdempotencyRecord
 }
 
 /**
@@ -222,6 +226,7 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('customer_id'), text('category')], sort: CREATED },
   ],
   async_actions: [{ on: [text('status')], sort: time('run_at') }],
+  file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],
   campaign_templates: [],
   redeemable_holders: [{ on: [text('redeemable_id')], sort: CREATED }],
 }

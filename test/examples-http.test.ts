@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { httpHost } from '../examples/http-host'
 import { testEngine } from './support/engine'
 
-/** The HTTP sketch of examples/http-host.ts, driven over loopback: token, scopes, validation, errors. */
+/** The HTTP host of examples/http-host.ts (the fetch handler on node:http), driven over loopback: token, scopes, validation, errors. */
 describe('examples/http-host.ts', () => {
   const { engine } = testEngine()
   const server = httpHost(engine)
@@ -64,7 +64,13 @@ describe('examples/http-host.ts', () => {
       body: JSON.stringify({ redeemables: [] }),
     })
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ code: 400, key: 'invalid_payload', request_id: null })
+    // Every answer carries its request id, in the body of an error and in a header.
+    expect(await bad.json()).toMatchObject({
+      code: 400,
+      key: 'invalid_payload',
+      request_id: bad.headers.get('x-request-id'),
+    })
+    expect(bad.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{32}$/)
     const missing = await fetch(`${base}/v1/vouchers/NOPE`, { headers: all })
     expect(missing.status).toBe(404)
     expect(await missing.json()).toMatchObject({ code: 404, key: 'not_found' })

@@ -65,6 +65,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'metadata_schemas',
   'exports',
   'files',
+  'file_chunks',
   'async_actions',
   'stacking_rules',
   'campaign_templates',
@@ -73,6 +74,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'access_tokens',
   'locks',
   'counters',
+  'idempotency_keys',
 ]
 
 /** A step of applying a commit, named for fault-injection tests (`MemoryStoreOptions.faults`). */

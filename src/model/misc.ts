@@ -43,7 +43,7 @@ export interface Export {
   created_at: DateTime
   status: 'SCHEDULED' | 'IN_PROGRESS' | 'DONE' | 'ERROR'
   channel: 'API' | 'WEBSITE'
-  exported_object: 'voucher_transactions'
+  exported_object: 'voucher_transactions' | 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
   parameters: { order?: string; fields: string[]; filters: Record<string, unknown> }
   result: { url: string } | null
   user_id: string | null
@@ -102,6 +102,8 @@ export interface Credential {
   /** Hash of the secret; the secret itself is never stored. */
   secret_hash: string
   allowed_origins?: string[]
+  /** What the keys alone may do when the engine authenticates by keys; the family's whole API when absent. */
+  scopes?: string[]
   name: string | null
   created_at: DateTime
 }
@@ -118,11 +120,25 @@ export interface AccessToken {
   created_at: DateTime
 }
 
-export interface FileObject {
+/** A stored file (an export's CSV): its content is kept in `file_chunks`, in order, never as one string. */
+export interface StoredFile {
   id: string
   name: string
   content_type: string
-  content: string
   url: string
+  /** Content length in UTF-8 bytes. */
+  size: number
+  chunks: number
   created_at: DateTime
 }
+
+/** One piece of a stored file's content; `id` is the file id and the zero-padded index. */
+export interface FileChunk {
+  id: string
+  file_id: string
+  index: number
+  content: string
+}
+
+/** A file as `files.get` answers it: the entry with its chunks joined. */
+export type FileObject = StoredFile & { content: string }

@@ -5,10 +5,11 @@ import { ID_PREFIX } from '../ids'
 import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
 import { originAllowed, parseOriginPattern } from '../rules/origins'
-import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
+import { type Family, grants, isClientScope, operationAccess, parseScope, SCOPES, type Scope } from '../rules/scopes'
 import { nonEmptyString, opt } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
+import { duplicateFound } from './duplicates'
 
 /** Request headers as a host has them (Node's `IncomingHttpHeaders` fits); names are case-insensitive. */
 export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>
@@ -56,6 +57,10 @@ const applicationInput = v.pipe(
     name: opt(v.nullable(v.string())),
     family: v.picklist(FAMILIES, 'must be one of server, client, management'),
     allowed_origins: opt(v.array(allowedOrigin)),
+    scopes: opt(v.array(v.picklist(SCOPES, 'must be a scope value of the interface'))),
+    /** Keys a host already has (from its environment); generated when absent. */
+    app_id: opt(v.pipe(v.string(), v.regex(/^[\w.-]{4,128}$/, 'must be 4-128 letters, digits, _ . or -'))),
+    secret: opt(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'), v.maxLength(512))),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(
@@ -64,6 +69,13 @@ const applicationInput = v.pipe(
       'is required for a client application (list origins, or "*" for any)',
     ),
     ['allowed_origins'],
+  ),
+  v.forward(
+    v.check(
+      (a) => (a.scopes ?? []).every((s) => isClientScope(s) === (a.family === 'client')),
+      'must be client_* scopes for a client application and server scopes for a server one',
+    ),
+    ['scopes'],
   ),
 )
 
@@ -186,6 +198,18 @@ export function auth(ctx: Context) {
     return found.value
   }
 
+  /**
+   * A bearer token's scopes; in `keys` mode a request without one gets the application's own scopes
+   * (the family's whole API unless it was created with a list), as the hosted service grants keys.
+   */
+  async function grantedScopes(headers: Headers, credential: Credential, family: 'server' | 'client', now: Date) {
+    if (ctx.config.authentication === 'keys' && header(headers, 'Authorization') === undefined) {
+      return (credential.scopes ?? [family === 'client' ? 'client_api' : 'api']) as Scope[]
+    }
+    const token = await bearer(headers, credential, now)
+    return token.scope as Scope[]
+  }
+
   return {
     /**
      * Registers an application (server), a client application or a management key. The secret is
@@ -193,19 +217,24 @@ export function auth(ctx: Context) {
      */
     async createApplication(body: unknown): Promise<{ app_id: string; secret: string }> {
       const input = parse(applicationInput, body)
-      const secret = secretBytes()
+      const secret = input.secret ?? secretBytes()
       return mutate(ctx, async (tx) => {
         const id = tx.id(ID_PREFIX.credential)
+        const appId = input.app_id ?? id
+        if (input.app_id !== undefined && (await tx.store.credentials.findBy('app_id', appId))) {
+          throw duplicateFound('application', 'app_id', appId)
+        }
         tx.insert('credentials', {
           id,
           family: input.family,
-          app_id: id,
+          app_id: appId,
           secret_hash: hashHex(secret),
           ...(input.allowed_origins === undefined ? {} : { allowed_origins: input.allowed_origins }),
+          ...(input.scopes === undefined ? {} : { scopes: input.scopes }),
           name: input.name ?? null,
           created_at: tx.nowIso,
         })
-        return { app_id: id, secret }
+        return { app_id: appId, secret }
       })
     },
 
@@ -271,9 +300,10 @@ export function auth(ctx: Context) {
 
     /**
      * Decides whether a request may run `operation` (a name of the operation table): the family's
-     * credential headers (401 `missing_header`, `unauthorized`), for server and client requests a
-     * Bearer token of that application (401 `invalid_token`, `token_revoked`, `token_expired`) with
-     * the operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
+     * credential headers (401 `missing_header`, `unauthorized`, compared in constant time), for server
+     * and client requests a Bearer token of that application (401 `invalid_token`, `token_revoked`,
+     * `token_expired`; optional in `keys` mode, where the application's own scopes apply) with the
+     * operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
      * (403 `origin_not_allowed`). Reads only.
      */
     async authenticate(request: { family: Family; headers: Headers; operation: string }): Promise<Principal> {
@@ -303,8 +333,7 @@ export function auth(ctx: Context) {
         case 'client': {
           const credential = await credentialOf(headers, input.family)
           const origin = input.family === 'client' ? requireHeader(headers, 'origin') : undefined
-          const token = await bearer(headers, credential.value, now)
-          const scopes = token.scope as Scope[]
+          const scopes = await grantedScopes(headers, credential.value, input.family, now)
           if (!grants(scopes, access)) {
             throw forbidden(
               'insufficient_scope',

@@ -31,7 +31,16 @@ export interface EngineConfig {
   projectId: string
   /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
   limits: InputLimits
+  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
+  authentication: AuthenticationMode
+  /** How long an idempotency key is remembered. */
+  idempotencyTtlSeconds: number
+  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
+  filesBaseUrl: string
 }
+
+export type AuthenticationMode = 'keys-and-bearer' | 'keys'
+export const AUTHENTICATION_MODES: readonly AuthenticationMode[] = ['keys-and-bearer', 'keys']
 
 /** What every operation gets: the ports and the configuration. */
 export interface Context {

@@ -1,9 +1,12 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { SimpleCustomer } from '../model/common'
+import type { IdempotencyRecord } from '../model/idempotency'
 import { eventInput, eventName } from '../schema/loyalty'
 import { parse } from '../schema/parse'
-import { type Context, mutate } from './context'
+import { type Context, must } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
 import { convertReferralOnCustomEvent } from './referrals'
@@ -25,23 +28,46 @@ export interface CustomEvent {
  */
 /** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
 export interface CreateEvent {
-  (body: unknown): Promise<CustomEvent>
-  (name: string, body: unknown): Promise<CustomEvent>
+  (body: unknown, options?: CallOptions): Promise<CustomEvent>
+  (name: string, body: unknown, options?: CallOptions): Promise<CustomEvent>
 }
 
 export function events(ctx: Context) {
-  const create = async (first: unknown, second?: unknown): Promise<CustomEvent> => {
-    if (typeof first === 'string') return createEvent(ctx, first, second)
+  const create = async (first: unknown, second?: unknown, third?: CallOptions): Promise<CustomEvent> => {
+    if (typeof first === 'string') return createEvent(ctx, first, second, third)
     const name = typeof first === 'object' && first !== null ? (first as { event?: unknown }).event : undefined
-    return createEvent(ctx, name, first)
+    return createEvent(ctx, name, first, second as CallOptions | undefined)
   }
   return { create: create as CreateEvent }
 }
 
-async function createEvent(ctx: Context, name: unknown, body: unknown): Promise<CustomEvent> {
+async function createEvent(
+  ctx: Context,
+  name: unknown,
+  body: unknown,
+  options: CallOptions | undefined,
+): Promise<CustomEvent> {
   const type = parse(eventName, name, 'event')
   const input = parse(eventInput, body)
-  return mutate(ctx, async (tx) => {
+  const call = {
+    operation: 'events.create',
+    input: { ...input, event: type },
+    // The event is an activity on the customer's feed: the customer is re-read, the rest is the input's.
+    reference: (e: CustomEvent) => ({ ids: [e.customer.id], extra: { metadata: e.metadata } }),
+    replay: async (record: IdempotencyRecord): Promise<CustomEvent> => {
+      const customer = await must(ctx, 'customers', record.result_ids[0] ?? '', 'customer')
+      const { metadata } = record.result_extra as { metadata: Record<string, unknown> }
+      return {
+        object: 'event',
+        type,
+        customer: simpleCustomer(customer.value),
+        referral: null,
+        loyalty: null,
+        metadata,
+      }
+    },
+  }
+  return withIdempotency(ctx, options, call, async (tx) => {
     const schema = await tx.store.metadata_schemas.findBy('related_object', type)
     if (!schema) {
       throw new EngineError({

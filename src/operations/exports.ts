@@ -3,9 +3,9 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { AsyncAction, Export } from '../model/misc'
-import type { Stored } from '../ports'
-import { toCsv } from '../rules/csv'
-import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
+import type { CollectionName, Stored } from '../ports'
+import { csvLines } from '../rules/csv'
+import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
@@ -68,15 +68,132 @@ function normaliseFilters(raw: Record<string, unknown>, campaignId: string): Fil
     }
     if (!isTransactionField(key))
       throw EngineError.invalid(path, `names no export field; use one of ${TRANSACTION_FIELDS.join(', ')}`)
-    const { conditions } = parse(fieldFilter, value, path)
-    const normal: FilterConditions = {}
-    for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
-      normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
-    }
-    fields[key] = normal
+    fields[key] = fieldConditions(value, path)
   }
   fields.campaign_id = { ...fields.campaign_id, $in: [campaignId] }
   return { junction: 'AND', fields }
+}
+
+/** One field's `{conditions: {operator: values}}`, each operator's values as an array. */
+function fieldConditions(value: unknown, path: string): FilterConditions {
+  const { conditions } = parse(fieldFilter, value, path)
+  const normal: FilterConditions = {}
+  for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
+    normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
+  }
+  return normal
+}
+
+/** The objects `POST /v1/exports` exports: the collection read and the columns given when none are asked. */
+const EXPORTABLE = {
+  voucher: {
+    collection: 'vouchers',
+    fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+  },
+  redemption: {
+    collection: 'redemptions',
+    fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+  },
+  customer: { collection: 'customers', fields: ['id', 'source_id', 'name', 'email', 'created_at'] },
+  order: { collection: 'orders', fields: ['id', 'source_id', 'status', 'amount', 'total_amount', 'created_at'] },
+  publication: { collection: 'publications', fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'] },
+} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[] }>
+
+type ExportableObject = keyof typeof EXPORTABLE
+const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
+
+/** The async action type that writes a `POST /v1/exports` CSV. */
+export const OBJECTS_EXPORT_ACTION = 'export.objects'
+
+const EXPORT_ORDERS = ['created_at', '-created_at', 'id', '-id'] as const
+
+/** A column: a field of the exported object, dotted to reach a nested one (`metadata.region`). */
+const columnName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][\w]*(\.[\w]+)*$/, 'must be a field name (dotted for nested fields)'),
+)
+
+const objectsExportInput = v.object({
+  exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
+  parameters: opt(
+    v.object({
+      // The orders every collection is kept in (declared indexes), so an export reads pages, never scans.
+      order: opt(v.picklist(EXPORT_ORDERS, `must be one of ${EXPORT_ORDERS.join(', ')}`)),
+      fields: opt(v.pipe(v.array(columnName), v.minLength(1, 'must name at least one field'))),
+      filters: opt(v.record(v.string(), v.unknown())),
+    }),
+  ),
+})
+
+/** Any field may be filtered; the junction may be AND or OR. */
+function normaliseObjectFilters(raw: Record<string, unknown>): Filters {
+  const fields: Record<string, FilterConditions> = {}
+  let junction: Filters['junction'] = 'AND'
+  for (const [key, value] of Object.entries(raw)) {
+    const path = `parameters.filters.${key}`
+    if (key === 'junction') {
+      const j = typeof value === 'string' ? value.toUpperCase() : ''
+      if (j !== 'AND' && j !== 'OR') throw EngineError.invalid(path, 'must be AND or OR')
+      junction = j
+      continue
+    }
+    parse(columnName, key, path)
+    fields[key] = fieldConditions(value, path)
+  }
+  return { junction, fields }
+}
+
+const fieldOf = (entity: unknown, field: string): unknown =>
+  field
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      entity,
+    )
+
+/** Entities read per store call (and rows per file chunk) when an object export runs. */
+const EXPORT_PAGE = 200
+
+/**
+ * Writes a `POST /v1/exports` CSV: the collection read a cursor page at a time in the asked order, each
+ * page's matching rows one chunk of the file, then the export `DONE` with the file's url.
+ */
+export const objectsExportHandler: AsyncHandler = {
+  async run(tx, action) {
+    const { export_id } = action.payload as { export_id: string }
+    const stored = await must(tx.ctx, 'exports', export_id, 'export')
+    const exp = stored.value
+    const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
+    const order = exp.parameters.order ?? '-created_at'
+    const desc = order.startsWith('-')
+    const filters = filtersOf(exp.parameters.filters)
+    const fields = exp.parameters.fields
+    const chunks = [csvLines([fields])]
+    let rows = 0
+    let after: string | undefined
+    for (;;) {
+      const page = await tx.store[collection].list({
+        order: { field: desc ? order.slice(1) : order, direction: desc ? 'desc' : 'asc' },
+        limit: EXPORT_PAGE,
+        count: false,
+        ...(after === undefined ? {} : { starting_after_id: after }),
+      })
+      const values = page.data
+        .map((s) => s.value as unknown)
+        .filter((e) =>
+          matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters),
+        )
+      chunks.push(csvLines(values.map((e) => fields.map((f) => fieldOf(e, f)))))
+      rows += values.length
+      if (!page.has_more || page.more_starting_after === null) break
+      after = page.more_starting_after
+    }
+    const file = storeFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv', chunks })
+    tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: file.url } })
+    return { export_id: exp.id, file_id: file.id, url: file.url, rows }
+  },
+
+  onFailure: exportFailed,
 }
 
 function storedFilters(filters: Filters): Record<string, unknown> {
@@ -95,6 +212,15 @@ function filtersOf(stored: Record<string, unknown>): Filters {
 
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
+}
+
+/** Rows written per file chunk. */
+const ROWS_PER_CHUNK = 500
+
+/** A CSV as file chunks: the header, then a page of rows each. */
+function* csvPages(header: readonly string[], rows: readonly (readonly unknown[])[]): Generator<string> {
+  yield csvLines([header])
+  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) yield csvLines(rows.slice(i, i + ROWS_PER_CHUNK))
 }
 
 /** Writes the CSV of the export's campaign, then marks the export `DONE` with the file's url. */
@@ -126,7 +252,7 @@ export const transactionsExportHandler: AsyncHandler = {
     const file = storeFile(tx, {
       name: `voucher_transactions_${exp.id}.csv`,
       content_type: 'text/csv',
-      content: toCsv(
+      chunks: csvPages(
         fields,
         rows.map((row) => fields.map((f) => row[f])),
       ),
@@ -135,11 +261,36 @@ export const transactionsExportHandler: AsyncHandler = {
     return { export_id: exp.id, file_id: file.id, url: file.url, rows: rows.length }
   },
 
-  async onFailure(tx: Tx, action: AsyncAction) {
-    const { export_id } = action.payload as { export_id: string }
-    const stored = await tx.store.exports.get(export_id)
-    if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
-  },
+  onFailure: exportFailed,
+}
+
+/** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
+async function exportFailed(tx: Tx, action: AsyncAction): Promise<void> {
+  const { export_id } = action.payload as { export_id: string }
+  const stored = await tx.store.exports.get(export_id)
+  if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
+}
+
+/** Records a `SCHEDULED` export and queues the action that writes its file, in one transaction. */
+function scheduleExport(
+  tx: Tx,
+  action: string,
+  exported_object: Export['exported_object'],
+  parameters: Export['parameters'],
+): Export {
+  const created = tx.insert('exports', {
+    id: tx.id(ID_PREFIX.export),
+    object: 'export',
+    created_at: tx.nowIso,
+    status: 'SCHEDULED',
+    channel: 'API',
+    exported_object,
+    parameters,
+    result: null,
+    user_id: null,
+  })
+  enqueue(tx, action, { export_id: created.id })
+  return created
 }
 
 export function exports(ctx: Context) {
@@ -155,23 +306,28 @@ export function exports(ctx: Context) {
         const campaign = await findCampaign(tx, key)
         if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
         const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
-        const created = tx.insert('exports', {
-          id: tx.id(ID_PREFIX.export),
-          object: 'export',
-          created_at: tx.nowIso,
-          status: 'SCHEDULED',
-          channel: 'API',
-          exported_object: 'voucher_transactions',
-          parameters: {
-            order: input.order ?? DEFAULT_TRANSACTION_ORDER,
-            fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
-            filters: storedFilters(filters),
-          },
-          result: null,
-          user_id: null,
+        return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
+          order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+          fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+          filters: storedFilters(filters),
         })
-        enqueue(tx, TRANSACTIONS_EXPORT_ACTION, { export_id: created.id })
-        return created
+      })
+    },
+
+    /**
+     * `POST /v1/exports`: an export of vouchers, redemptions, customers, orders or publications, with
+     * the columns (`parameters.fields`, dotted paths reach nested fields), `order` and `filters` asked;
+     * recorded `SCHEDULED`, the CSV written by `asyncActions.runPending()`.
+     */
+    async create(body: unknown): Promise<Export> {
+      const input = parse(objectsExportInput, body)
+      const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
+      return mutate(ctx, async (tx) => {
+        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
+          order: input.parameters?.order ?? '-created_at',
+          fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
+          filters: storedFilters(filters),
+        })
       })
     },
 

@@ -1,9 +1,11 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignVoucher } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
-import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from '../model/loyalty'
+import type { IdempotencyRecord } from '../model/idempotency'
+import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec, RewardAssignment } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { codeSpace } from '../rules/codes'
@@ -16,6 +18,7 @@ import {
   loyaltyTiersExpirationInput,
   memberInput,
   pageListQuery,
+  programRewardAssignmentsInput,
   proportionalContainer,
   tiersInput,
 } from '../schema/loyalty'
@@ -31,13 +34,15 @@ import {
   withNoRuleAssignments,
   withRuleAssignments,
 } from './campaigns'
-import { type Context, mutate, Tx, takeLock } from './context'
+import { type Context, must, mutate, Tx, takeLock } from './context'
 import { resolveCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { afterPointsChanged, joinProgram } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
 import { LOYALTY_CODES_ACTION } from './loyalty-members'
 import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
+import { assignReward } from './reward-assignment'
 import { redeemReward } from './reward-redemption'
 
 export const loyaltyCampaignInput = v.object({
@@ -142,10 +147,17 @@ export function loyalties(ctx: Context) {
      * Assigns a loyalty card to a customer (created when new). Join-once: a member gets their card
      * back, as does a repeated publication `source_id`. The publication keeps `metadata`.
      */
-    async createMember(campaignId: string, body: unknown): Promise<Voucher> {
+    async createMember(campaignId: string, body: unknown, options?: CallOptions): Promise<Voucher> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const input = parse(memberInput, body)
-      return mutate(ctx, async (tx) => {
+      const call = {
+        operation: 'loyalties.createMember',
+        input: { campaignId: id, ...input },
+        reference: (card: Voucher) => ({ ids: [card.id] }),
+        replay: async (record: IdempotencyRecord) =>
+          (await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value,
+      }
+      return withIdempotency(ctx, options, call, async (tx) => {
         const campaign = await loyaltyCampaignIn(tx, id)
         const metadata = await enforceMetadata(tx, 'publication', input.metadata)
         const customer = await resolveCustomer(tx, input.customer, { create: true })
@@ -278,9 +290,31 @@ export function loyalties(ctx: Context) {
       return { object: 'list', data_ref: 'data', data, total: page.total }
     },
 
+    /**
+     * `POST /v1/loyalties/{campaignId}/rewards` (the SDK's `createRewardAssignments`): assigns rewards
+     * to the program in one commit, each checked as `rewards.createAssignment` checks it. Answers the
+     * first assignment, as the hosted service's single assignment object.
+     */
+    async createRewardAssignments(campaignId: string, body: unknown): Promise<RewardAssignment> {
+      const id = parse(nonEmptyString, campaignId, 'campaignId')
+      const items = parse(programRewardAssignmentsInput, body)
+      return mutate(ctx, async (tx) => {
+        const made: RewardAssignment[] = []
+        for (const item of items) {
+          made.push(
+            await assignReward(tx, item.reward, {
+              campaign: id,
+              ...(item.parameters === undefined ? {} : { parameters: item.parameters }),
+            }),
+          )
+        }
+        return made[0] as RewardAssignment
+      })
+    },
+
     /** Redeems a reward with a member's points (see `reward-redemption.ts`). */
-    redeemReward(campaignId: string | null, memberId: string, body: unknown) {
-      return redeemReward(ctx, campaignId, memberId, body)
+    redeemReward(campaignId: string | null, memberId: string, body: unknown, options?: CallOptions) {
+      return redeemReward(ctx, campaignId, memberId, body, options)
     },
   }
 }

@@ -1,7 +1,9 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
+import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
 import { normalizeOrder } from '../rules/discounts'
@@ -9,8 +11,9 @@ import { nonEmptyString, opt } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { orderInput } from '../schema/order'
 import { parse } from '../schema/parse'
-import { type Context, mutate, type Tx } from './context'
+import { type Context, must, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
 
@@ -30,9 +33,16 @@ export function calculateOrder(input: OrderInput): CalculatedOrder {
 export function orders(ctx: Context) {
   return {
     /** Creates an order (a known `source_id` updates that order instead, as the hosted API does). */
-    async create(body: unknown): Promise<Order> {
+    async create(body: unknown, options?: CallOptions): Promise<Order> {
       const input = parse(orderBody, body)
-      return mutate(ctx, async (tx) => {
+      const call = {
+        operation: 'orders.create',
+        input,
+        reference: (o: Order) => ({ ids: [o.id], status: o.status }),
+        replay: async (record: IdempotencyRecord) =>
+          (await must(ctx, 'orders', record.result_ids[0] ?? '', 'order')).value,
+      }
+      return withIdempotency(ctx, options, call, async (tx) => {
         const existing = input.source_id ? await tx.store.orders.findBy('source_id', input.source_id) : undefined
         return save(tx, existing, input)
       })

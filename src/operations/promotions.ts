@@ -214,6 +214,15 @@ export function promotions(ctx: Context) {
         return withAssignments(ctx.store, (await tierOf(ctx.store, id)).value)
       },
 
+      /** `GET /v1/promotions/{campaignId}/tiers`: the campaign's tiers in hierarchy order. */
+      async list(campaignId: string): Promise<ListEnvelope<'tiers', PromotionTier> & { has_more: false }> {
+        const campaign = await promotionCampaign(ctx.store, parse(nonEmptyString, campaignId, 'campaignId'))
+        const stored = await ctx.store.promotion_tiers.getMany(campaign.value.promotion?.tiers ?? [])
+        const tiers = stored.map((s) => s.value).sort((a, b) => a.hierarchy - b.hierarchy)
+        const rendered = await Promise.all(tiers.map((t) => withAssignments(ctx.store, t)))
+        return { object: 'list', data_ref: 'tiers', tiers: rendered, total: rendered.length, has_more: false }
+      },
+
       /** Sets `active` true (and `updated_at`). */
       enable: (id: string) => setActive(id, true),
 

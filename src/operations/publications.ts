@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto'
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { SimpleCustomer } from '../model/common'
 import type { Customer } from '../model/customer'
+import type { IdempotencyRecord } from '../model/idempotency'
 import type { Publication, RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
@@ -13,9 +15,10 @@ import { metadata, nonEmptyString, opt } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
-import { type Context, mutate, type Tx } from './context'
+import { type Context, must, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { pickFreeCodes } from './free-codes'
+import { withIdempotency } from './idempotency'
 import { findMemberCard, readCustomerLock } from './join-once'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
@@ -245,9 +248,9 @@ export function publications(ctx: Context) {
      * returns the first publication again — and publishes exactly one code (the spec's limit). The
      * customer is found by `id` or `source_id`, and created when its `source_id` is new.
      */
-    async create(body: unknown): Promise<PublicationResult> {
+    async create(body: unknown, options?: CallOptions): Promise<PublicationResult> {
       const input = parse(publicationInput, body)
-      return publish(ctx, input)
+      return publish(ctx, input, undefined, options)
     },
   }
 }
@@ -257,6 +260,7 @@ export async function publish(
   ctx: Context,
   input: PublicationInput,
   requireCampaignType?: Campaign['campaign_type'],
+  options?: CallOptions,
 ): Promise<PublicationResult> {
   const campaignRef = typeof input.campaign === 'string' ? input.campaign : input.campaign?.name
   const count = typeof input.campaign === 'object' ? (input.campaign.count ?? 1) : 1
@@ -275,7 +279,25 @@ export async function publish(
   if (!input.customer.id && !input.customer.source_id) {
     throw EngineError.invalid('customer', 'needs an id or a source_id')
   }
-  return mutate(ctx, async (tx) => {
+  const call = {
+    operation: 'publications.create',
+    input,
+    reference: (r: PublicationResult) => ({ ids: [r.id, r.customer.id, ...r.vouchers_id] }),
+    replay: async (record: IdempotencyRecord): Promise<PublicationResult> => {
+      const [publicationId = '', customerId = '', ...voucherIds] = record.result_ids
+      const [publication, customer, vouchers] = await Promise.all([
+        must(ctx, 'publications', publicationId, 'publication'),
+        must(ctx, 'customers', customerId, 'customer'),
+        ctx.store.vouchers.getMany(voucherIds),
+      ])
+      return resultOf(
+        publication.value,
+        customer.value,
+        vouchers.map((s) => s.value),
+      )
+    },
+  }
+  return withIdempotency(ctx, options, call, async (tx) => {
     if (input.source_id !== undefined) {
       const previous = await previousPublication(tx, input.source_id)
       if (previous) {

@@ -1,6 +1,9 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
+import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption, RedemptionRollback } from '../model/redemption'
+import type { Entity } from '../ports'
 import {
   decideRedeemables,
   type ExpandOption,
@@ -13,6 +16,7 @@ import { parse } from '../schema/parse'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
 import { RedemptionWriter } from './stackable/redeem'
@@ -41,9 +45,38 @@ export function redemptions(ctx: Context) {
      * otherwise); uses, credits, points and tier summaries counted; the session released; all in one
      * commit, retried on a conflict. A request that redeems nothing records a failed redemption.
      */
-    async redeemStackable(body: unknown): Promise<StackedRedemption> {
+    async redeemStackable(body: unknown, options?: CallOptions): Promise<StackedRedemption> {
       const request = parseStackableRequest(body)
-      return mutate(ctx, async (tx) => {
+      const call = {
+        operation: 'redemptions.redeemStackable',
+        input: request,
+        reference: (r: StackedRedemption) => ({
+          ids: [r.parent_redemption.id, ...r.redemptions.map((c) => c.id)],
+          status: r.parent_redemption.status,
+          extra: {
+            inapplicable_redeemables: r.inapplicable_redeemables,
+            skipped_redeemables: r.skipped_redeemables,
+            // A failed redemption stores no order; the response echoes the request's.
+            ...(r.parent_redemption.order ? {} : { order: r.order }),
+          },
+        }),
+        replay: async (record: IdempotencyRecord): Promise<StackedRedemption> => {
+          const [parent, ...children] = await readAll(ctx, 'redemptions', record.result_ids)
+          const extra = record.result_extra as Pick<
+            StackedRedemption,
+            'inapplicable_redeemables' | 'skipped_redeemables'
+          > & { order?: CalculatedOrder }
+          const p = parent as Redemption
+          return {
+            redemptions: children.map(withoutBookkeeping),
+            parent_redemption: withoutBookkeeping(p),
+            order: (p.order ?? extra.order) as CalculatedOrder,
+            inapplicable_redeemables: extra.inapplicable_redeemables,
+            skipped_redeemables: extra.skipped_redeemables,
+          }
+        },
+      }
+      return withIdempotency(ctx, options, call, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })
         const decision = decideRedeemables(loaded.input)
         const customer =
@@ -76,12 +109,31 @@ export function redemptions(ctx: Context) {
      * points; with `WITH_ORDER` (the project's `redeemables_rollback_order_mode`) the order loses the
      * redemption's discounts and becomes `CANCELED`, with `WITHOUT_ORDER` it stays as it is.
      */
-    async rollbackStackable(parentRedemptionId: string, body: unknown = {}): Promise<StackedRollback> {
+    async rollbackStackable(
+      parentRedemptionId: string,
+      body: unknown = {},
+      options?: CallOptions,
+    ): Promise<StackedRollback> {
       const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
+      const call = {
+        operation: 'redemptions.rollbackStackable',
+        input: { parentRedemptionId: id, ...input },
+        reference: (r: StackedRollback) => ({
+          ids: [r.parent_rollback.id, ...r.rollbacks.map((c) => c.id)],
+          status: r.parent_rollback.status,
+        }),
+        replay: async (record: IdempotencyRecord): Promise<StackedRollback> => {
+          const [parent, ...children] = await readAll(ctx, 'redemption_rollbacks', record.result_ids)
+          const p = parent as RedemptionRollback
+          return { rollbacks: children, parent_rollback: p, order: p.order ?? null }
+        },
+      }
       return recordingRefusals(ctx, id, input, () =>
-        mutate(ctx, async (tx) => rollback(tx, id, input, rules.redeemables_rollback_order_mode)),
+        withIdempotency(ctx, options, call, async (tx) =>
+          rollback(tx, id, input, rules.redeemables_rollback_order_mode),
+        ),
       )
     },
 
@@ -90,12 +142,21 @@ export function redemptions(ctx: Context) {
      * such as a reward redemption: the points, the use, the reward's stock and what it issued come
      * back (see `rollbackSingle`, `undoReward`). Stacked parents and children are refused.
      */
-    async rollback(redemptionId: string, body: unknown = {}): Promise<RedemptionRollback> {
+    async rollback(redemptionId: string, body: unknown = {}, options?: CallOptions): Promise<RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
+      const call = {
+        operation: 'redemptions.rollback',
+        input: { redemptionId: id, ...input },
+        reference: (r: RedemptionRollback) => ({ ids: [r.id], status: r.status }),
+        replay: async (record: IdempotencyRecord) =>
+          (await readAll(ctx, 'redemption_rollbacks', record.result_ids))[0] as RedemptionRollback,
+      }
       return recordingRefusals(ctx, id, input, () =>
-        mutate(ctx, async (tx) => rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode)),
+        withIdempotency(ctx, options, call, async (tx) =>
+          rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode),
+        ),
       )
     },
 
@@ -106,6 +167,20 @@ export function redemptions(ctx: Context) {
       return withoutBookkeeping(found.value)
     },
   }
+}
+
+/** The entities an idempotency record names, in its order (a replay rebuilds the response from them). */
+async function readAll<C extends 'redemptions' | 'redemption_rollbacks'>(
+  ctx: Context,
+  collection: C,
+  ids: readonly string[],
+): Promise<Entity<C>[]> {
+  const found = new Map((await ctx.store[collection].getMany(ids)).map((s) => [s.value.id, s.value]))
+  return ids.map((id) => {
+    const value = found.get(id)
+    if (!value) throw EngineError.notFound(collection === 'redemptions' ? 'redemption' : 'redemption_rollback', id)
+    return value as Entity<C>
+  })
 }
 
 /** Runs a rollback; a refusal is recorded as a failed rollback in its own commit, then still thrown. */

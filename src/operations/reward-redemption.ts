@@ -1,7 +1,9 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
+import type { IdempotencyRecord } from '../model/idempotency'
 import type { Reward } from '../model/loyalty'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption } from '../model/redemption'
@@ -12,8 +14,9 @@ import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
 import { creditCampaignCard, takeBackCredit } from './campaign-credit'
-import { type Context, mutate, type Tx } from './context'
+import { type Context, must, type Tx } from './context'
 import { simpleCustomer } from './customers'
+import { withIdempotency } from './idempotency'
 import { memberCard } from './loyalties'
 import { afterPointsChanged } from './loyalty-earning'
 import { type CardState, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
@@ -38,10 +41,18 @@ export async function redeemReward(
   campaignId: string | null,
   memberId: string,
   body: unknown,
+  options?: CallOptions,
 ): Promise<Redemption> {
   const input = parse(redeemRewardInput, body)
   const card0 = await memberCard(ctx, campaignId, memberId)
-  return mutate(ctx, async (tx) => {
+  const call = {
+    operation: 'loyalties.redeemReward',
+    input: { campaignId, memberId: card0.value.id, ...input },
+    reference: (r: Redemption) => ({ ids: [r.id], status: r.status }),
+    replay: async (record: IdempotencyRecord) =>
+      withoutBookkeeping((await must(ctx, 'redemptions', record.result_ids[0] ?? '', 'redemption')).value),
+  }
+  return withIdempotency(ctx, options, call, async (tx) => {
     const stored = await tx.store.vouchers.get(card0.value.id)
     if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')
     const card = await loadCard(tx, stored)

@@ -154,7 +154,7 @@ export function validationRules(ctx: Context) {
     /** Assigns a rule to a campaign, voucher, promotion tier, earning rule or reward assignment. */
     async createAssignment(ruleId: string, body: unknown): Promise<ValidationRuleAssignment> {
       const id = parse(nonEmptyString, ruleId, 'validationRuleId')
-      const input = parse(assignmentInput, body)
+      const input = parse(assignmentInput(body), body)
       return mutate(ctx, async (tx) => {
         const objectId = await relatedObjectId(tx, input.related_object_type, input.related_object_id)
         const [made] = await assignRules(tx, [

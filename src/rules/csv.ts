@@ -4,7 +4,12 @@
  * arrays are written as their JSON.
  */
 export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return `${[header, ...rows].map((row) => row.map(csvField).join(',')).join('\r\n')}\r\n`
+  return csvLines([header, ...rows])
+}
+
+/** Rows as CSV lines, each ending in CRLF: pieces of one file concatenate into the whole. */
+export function csvLines(rows: readonly (readonly unknown[])[]): string {
+  return rows.map((row) => `${row.map(csvField).join(',')}\r\n`).join('')
 }
 
 export function csvField(value: unknown): string {

@@ -202,6 +202,13 @@ export const rewardAssignmentInput = v.object({
   parameters: opt(v.object({ loyalty: opt(v.object({ points: opt(positiveInt), auto_redeem: opt(v.boolean()) })) })),
 })
 
+/** `POST /v1/loyalties/{campaignId}/rewards`: the SDK's array of `{reward, parameters}`, each reward once. */
+export const programRewardAssignmentsInput = v.pipe(
+  v.array(v.object({ reward: nonEmptyString, parameters: rewardAssignmentInput.entries.parameters })),
+  v.minLength(1, 'must assign at least one reward'),
+  v.check((items) => new Set(items.map((i) => i.reward)).size === items.length, 'must name each reward once'),
+)
+
 export const redeemRewardInput = v.object({
   reward: v.object({ id: nonEmptyString, points: opt(positiveInt) }),
   order: opt(orderInput),

@@ -161,7 +161,24 @@ export const ASSIGNABLE_OBJECTS = [
   'reward_assignment',
 ] as const
 
-export const assignmentInput = v.object({
+const relatedAssignment = v.object({
   related_object_type: v.picklist(ASSIGNABLE_OBJECTS),
   related_object_id: nonEmptyString,
 })
+
+/** The SDK's form: exactly one of `{voucher: id}`, `{campaign: id}`, `{promotion_tier: id}`, …. */
+const namedAssignment = v.pipe(
+  v.strictObject(Object.fromEntries(ASSIGNABLE_OBJECTS.map((o) => [o, v.exactOptional(nonEmptyString)]))),
+  v.check((a) => Object.keys(a).length === 1, `must name one of ${ASSIGNABLE_OBJECTS.join(', ')}`),
+  v.transform((a) => {
+    const [[type, id]] = Object.entries(a) as [[(typeof ASSIGNABLE_OBJECTS)[number], string]]
+    return { related_object_type: type, related_object_id: id }
+  }),
+)
+
+/** The schema of the form a body uses: `related_object_type` + `related_object_id`, or the SDK's `{voucher: id}`. */
+export function assignmentInput(body: unknown) {
+  return body !== null && typeof body === 'object' && ('related_object_type' in body || 'related_object_id' in body)
+    ? relatedAssignment
+    : namedAssignment
+}

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import type { EngineOptions } from '../../src/engine'
-import { snapshot, testEngine } from '../support/engine'
+import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
 
 async function setup(options: EngineOptions = {}) {
   const t = testEngine(options)
-  await t.engine.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' },
-    redemption: { quantity: 1 },
-  })
+  await amountOffVoucher(t.engine, 'TEN', 1000, 1)
   const body = {
     redeemables: [{ object: 'voucher', id: 'TEN' }],
     order: { amount: 5000 },

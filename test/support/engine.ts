@@ -59,3 +59,18 @@ export async function rejection(promise: Promise<unknown>): Promise<EngineError>
 export function without<T extends object>(obj: T, ...keys: string[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(obj).filter(([k]) => !keys.includes(k)))
 }
+
+/** A code taking `amountOff` off the order, usable `quantity` times (unlimited when not given). */
+export function amountOffVoucher(
+  engine: ReturnType<typeof testEngine>['engine'],
+  code: string,
+  amountOff: number,
+  quantity?: number,
+) {
+  return engine.vouchers.create({
+    code,
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: amountOff, effect: 'APPLY_TO_ORDER' },
+    ...(quantity === undefined ? {} : { redemption: { quantity } }),
+  })
+}

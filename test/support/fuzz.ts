@@ -124,6 +124,7 @@ export const OPERATIONS: Record<string, Sample> = {
     { name: 'T2', action: { discount: { type: 'AMOUNT', amount_off: 5 } } },
   ],
   'promotions.tiers.get': (f) => [f.ids.tier],
+  'promotions.tiers.list': (f) => [f.ids.promo],
   'promotions.tiers.enable': (f) => [f.ids.tier],
   'promotions.tiers.disable': (f) => [f.ids.tier],
   'promotions.stacks.createInCampaign': (f) => [f.ids.promo, { name: 'S2', tiers: { ids: [f.ids.tier] } }],
@@ -200,8 +201,10 @@ export const OPERATIONS: Record<string, Sample> = {
     f.ids.club,
     { parameters: { fields: ['id', 'amount'], filters: { created_at: { conditions: { $after: ['2026-01-01'] } } } } },
   ],
+  'exports.create': () => [{ exported_object: 'customer', parameters: { fields: ['source_id', 'metadata.vip'] } }],
   'exports.get': () => ['exp_x'],
   'files.get': () => ['file_x'],
+  'files.download': () => ['file_x'],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],
@@ -237,6 +240,10 @@ export const OPERATIONS: Record<string, Sample> = {
   'loyalties.listEarningRules': (f) => [f.ids.club, { limit: 5 }],
   'loyalties.createTiers': (f) => [f.ids.club, [{ name: 'Gold', points: { from: 0, to: 999 } }]],
   'loyalties.listTiers': (f) => [f.ids.club, { limit: 5 }],
+  'loyalties.createRewardAssignments': (f) => [
+    f.ids.club,
+    [{ reward: f.ids.mug, parameters: { loyalty: { points: 5 } } }],
+  ],
   'loyalties.redeemReward': (f) => [f.ids.club, f.ids.card, { reward: { id: f.ids.mug }, metadata: { a: 1 } }],
   'rewards.create': (_, n) => [
     { name: `Coin ${n}`, type: 'COIN', parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } } },

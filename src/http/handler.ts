@@ -1,0 +1,371 @@
+import type { CallOptions } from '../call-options'
+import type { Engine } from '../engine'
+import { EngineError, type EngineErrorJSON, type ErrorCode } from '../errors'
+import { operationAccess } from '../rules/scopes'
+import { parseQuery } from './query'
+import { type ArgumentSource, type HttpMethod, ROUTES, type Route } from './routes'
+
+export interface FetchHandlerOptions {
+  /** The routes to serve; `ROUTES` by default (a host may filter or extend them). */
+  routes?: readonly Route[]
+  /** A prefix the host mounts the handler under (`/api`), taken off before matching. */
+  basePath?: string
+  /** Largest request body accepted, in bytes. Default: the engine's `limits.requestBytes` (1 MiB). */
+  maxBodyBytes?: number
+  /** Makes the id every response carries (body of errors, `X-Request-Id` header of all). */
+  requestId?: () => string
+  /** Told about failures that are not `EngineError`s (answered 500 `internal_error`); `console.error` by default. */
+  onError?: (error: unknown, request: Request) => void
+}
+
+type Handler = (request: Request) => Promise<Response>
+
+interface Compiled {
+  route: Route
+  segments: string[]
+  literals: number
+}
+
+interface Matched {
+  route: Route
+  params: Record<string, string>
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+const CLIENT_PREFIX = '/client/'
+const CORS_HEADERS = [
+  'Authorization',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Client-Application-Id',
+  'X-Client-Token',
+  'X-Voucherify-Channel',
+].join(', ')
+
+/**
+ * The engine behind HTTP, as a WHATWG fetch handler (`Request` in, `Response` out): it runs on Node,
+ * Bun, Deno, edge runtimes and inside any framework that speaks fetch (see docs/http.md). One handler
+ * serves one engine, that is one project. Every answer carries a request id; every error is the
+ * `EngineError` JSON with its HTTP status.
+ */
+export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): Handler {
+  const compiled = (options.routes ?? ROUTES).map(compile)
+  const basePath = (options.basePath ?? '').replace(/\/+$/, '')
+  const maxBodyBytes = options.maxBodyBytes ?? engine.context.config.limits.requestBytes
+  const requestId = options.requestId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`)
+  const onError = options.onError ?? ((error: unknown) => console.error(error))
+
+  return async (request) => {
+    const id = requestId()
+    const url = new URL(request.url)
+    const path =
+      basePath !== '' && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname
+    const cors = path.startsWith(CLIENT_PREFIX) ? corsHeaders(request) : {}
+    try {
+      if (request.method === 'OPTIONS' && path.startsWith(CLIENT_PREFIX)) {
+        return new Response(null, { status: 204, headers: { ...cors, 'X-Request-Id': id, ...preflightHeaders() } })
+      }
+      const found = match(compiled, request.method, path)
+      const result = await run(engine, found, request, url, maxBodyBytes)
+      const headers = { ...cors, 'X-Request-Id': id }
+      if (found.route.download) return download(result, headers)
+      if (result === undefined) return new Response(null, { status: 204, headers })
+      return new Response(JSON.stringify(result), { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE } })
+    } catch (error) {
+      return errorResponse(error, id, cors, request, onError)
+    }
+  }
+}
+
+/** A stored file as a download: its chunks streamed as the store yields them, typed, named for saving. */
+function download(file: unknown, headers: Record<string, string>): Response {
+  const { name, content_type, size, content } = file as {
+    name: string
+    content_type: string
+    size: number
+    content: AsyncIterable<string>
+  }
+  const encoder = new TextEncoder()
+  const pieces = content[Symbol.asyncIterator]()
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next()
+      if (next.done) controller.close()
+      else controller.enqueue(encoder.encode(next.value))
+    },
+    async cancel() {
+      await pieces.return?.()
+    },
+  })
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+  return new Response(body, {
+    status: 200,
+    headers: {
+      ...headers,
+      'Content-Type': `${content_type}; charset=utf-8`,
+      'Content-Length': String(size),
+      'Content-Disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    },
+  })
+}
+
+function compile(route: Route): Compiled {
+  const segments = route.path.split('/')
+  return { route, segments, literals: segments.filter((s) => !s.startsWith(':')).length }
+}
+
+/** The route for a method and path: literal segments win over parameters (`/tiers/:id` before `/:campaignId/tiers`). */
+function match(routes: readonly Compiled[], method: string, path: string): Matched {
+  const got = path.split('/')
+  let best: { c: Compiled; params: Record<string, string> } | undefined
+  const methods = new Set<HttpMethod>()
+  for (const c of routes) {
+    if (c.segments.length !== got.length) continue
+    const params: Record<string, string> = {}
+    const fits = c.segments.every((want, i) => {
+      const seg = got[i] ?? ''
+      if (!want.startsWith(':')) return want === seg
+      if (seg === '') return false
+      const value = decodeSegment(seg)
+      if (c.route.except?.[want.slice(1)]?.includes(value)) return false
+      params[want.slice(1)] = value
+      return true
+    })
+    if (!fits) continue
+    methods.add(c.route.method)
+    if (c.route.method === method && (!best || c.literals > best.c.literals)) best = { c, params }
+  }
+  if (best) return { route: best.c.route, params: best.params }
+  if (methods.size > 0) {
+    throw httpError(
+      { code: 405, key: 'method_not_allowed' },
+      `${method} is not allowed on ${path}; use ${[...methods].join(', ')}`,
+    )
+  }
+  throw httpError(
+    { code: 404, key: 'endpoint_not_found' },
+    `No endpoint ${method} ${path}: docs/http.md lists the routes this server has and the SDK methods it does not serve`,
+  )
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    throw httpError({ code: 400, key: 'invalid_path' }, `The path segment ${segment} is not valid percent-encoding`)
+  }
+}
+
+async function run(engine: Engine, found: Matched, request: Request, url: URL, maxBodyBytes: number): Promise<unknown> {
+  const { route, params } = found
+  const access = operationAccess(route.operation)
+  if (!access)
+    throw httpError({ code: 404, key: 'endpoint_not_found' }, `The route names no operation: ${route.operation}`)
+  const headers = Object.fromEntries(request.headers)
+  const principal =
+    access.family === 'token'
+      ? undefined
+      : await engine.auth.authenticate({ family: access.family, headers, operation: route.operation })
+  const query = url.search === '' ? {} : parseQuery(url.searchParams)
+  const needsBody = route.args.includes('body')
+  let body = needsBody ? await readBody(request, maxBodyBytes, access.family === 'token') : undefined
+  if (route.bodyFields) body = withFields(body, route.bodyFields, params, query)
+  const side = access.family
+  const args = route.args.map((source) => argument(source, { params, query, body, headers, engine, side }))
+  const key = idempotencyKey(request, route)
+  if (key !== undefined) args.push({ idempotencyKey: `${principal?.app_id ?? ''}/${key}` } satisfies CallOptions)
+  return operationFunction(engine, route, body)(...args)
+}
+
+function argument(
+  source: ArgumentSource,
+  from: {
+    params: Record<string, string>
+    query: Record<string, unknown>
+    body: unknown
+    headers: object
+    engine: Engine
+    side: string
+  },
+): unknown {
+  if (source === 'body') return from.body
+  if (source === 'caller') return { side: from.side }
+  if (source === 'query') return from.query
+  if (source === 'headers') return from.headers
+  if (source === 'project') return from.engine.context.config.projectId
+  if (source === 'null') return null
+  if (source.startsWith('path:')) return from.params[source.slice(5)]
+  const value = from.query[source.slice(6)]
+  if (value !== undefined && typeof value !== 'string') {
+    throw EngineError.invalid(`query.${source.slice(6)}`, 'must be a single value')
+  }
+  return value
+}
+
+/** Sets body fields the SDK sends in the path or the query; a field the body has already wins. */
+function withFields(
+  body: unknown,
+  fields: NonNullable<Route['bodyFields']>,
+  params: Record<string, string>,
+  query: Record<string, unknown>,
+): unknown {
+  const base = body ?? {}
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return body
+  const out: Record<string, unknown> = { ...base }
+  for (const [field, source] of Object.entries(fields)) {
+    const value = source.startsWith('path:') ? params[source.slice(5)] : query[source.slice(6)]
+    if (value !== undefined && out[field] === undefined) out[field] = value
+  }
+  return out
+}
+
+function idempotencyKey(request: Request, route: Route): string | undefined {
+  const key = request.headers.get('Idempotency-Key')
+  if (key === null || request.method === 'GET') return undefined
+  if (!route.idempotent) {
+    throw httpError(
+      { code: 400, key: 'idempotency_key_not_supported' },
+      `${route.method} ${route.path} is not an operation that takes an Idempotency-Key (see docs/http.md)`,
+      'Idempotency-Key',
+    )
+  }
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw httpError(
+      { code: 400, key: 'invalid_idempotency_key' },
+      'Idempotency-Key must be 1-255 printable ASCII characters without spaces',
+      'Idempotency-Key',
+    )
+  }
+  return key
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the engine's functions are called with the route's arguments
+type AnyFunction = (...args: any[]) => Promise<unknown>
+
+function operationFunction(engine: Engine, route: Route, body: unknown): AnyFunction {
+  let name = route.operation.replace(/^client\./, '')
+  if (route.callBy && typeof body === 'object' && body !== null) {
+    const value = (body as Record<string, unknown>)[route.callBy.field]
+    if (typeof value === 'string' && Object.hasOwn(route.callBy.calls, value))
+      name = route.callBy.calls[value] as string
+  }
+  let target: unknown = engine
+  for (const part of name.split('.')) {
+    target =
+      typeof target === 'object' && target !== null && Object.hasOwn(target, part)
+        ? (target as Record<string, unknown>)[part]
+        : undefined
+  }
+  if (typeof target !== 'function')
+    throw httpError({ code: 404, key: 'endpoint_not_found' }, `The engine has no operation ${name}`)
+  return target as AnyFunction
+}
+
+/** The body as JSON (or form fields for the token endpoints): size-capped, typed, or a clear 4xx. */
+async function readBody(request: Request, maxBytes: number, formAllowed: boolean): Promise<unknown> {
+  const declared = Number(request.headers.get('Content-Length') ?? '0')
+  if (declared > maxBytes) throw tooLarge(maxBytes)
+  const text = await readText(request, maxBytes)
+  if (text.trim() === '') return undefined
+  const type = (request.headers.get('Content-Type') ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
+  if (formAllowed && type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
+  if (type !== 'application/json' && !type.endsWith('+json')) {
+    throw httpError(
+      { code: 415, key: 'unsupported_media_type' },
+      `The body must be JSON (Content-Type: application/json${formAllowed ? ' or application/x-www-form-urlencoded' : ''}); got ${type === '' ? 'no Content-Type' : type}`,
+      'Content-Type',
+    )
+  }
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw httpError(
+      { code: 400, key: 'invalid_json' },
+      `The body is not valid JSON: ${(error as Error).message}`,
+      'body',
+    )
+  }
+}
+
+async function readText(request: Request, maxBytes: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > maxBytes) {
+      await reader.cancel()
+      throw tooLarge(maxBytes)
+    }
+    chunks.push(value)
+  }
+  const decoder = new TextDecoder('utf-8', { fatal: true })
+  try {
+    return decoder.decode(Buffer.concat(chunks))
+  } catch {
+    throw httpError({ code: 400, key: 'invalid_json' }, 'The body is not valid UTF-8', 'body')
+  }
+}
+
+function tooLarge(maxBytes: number): EngineError {
+  return httpError({ code: 413, key: 'payload_too_large' }, `The body must be at most ${maxBytes} bytes`, 'body')
+}
+
+function corsHeaders(request: Request): Record<string, string> {
+  const origin = request.headers.get('Origin')
+  if (origin === null) return {}
+  // The origin is checked against the client application's allowed origins when the request runs.
+  return { 'Access-Control-Allow-Origin': origin, 'Access-Control-Expose-Headers': 'X-Request-Id', Vary: 'Origin' }
+}
+
+function preflightHeaders(): Record<string, string> {
+  return {
+    'Access-Control-Allow-Methods': 'GET, POST, PUT, DELETE',
+    'Access-Control-Allow-Headers': CORS_HEADERS,
+    'Access-Control-Max-Age': '600',
+  }
+}
+
+function httpError(id: { code: ErrorCode; key: string }, details: string, path?: string): EngineError {
+  const message = {
+    400: 'Bad request',
+    404: 'Not found',
+    405: 'Method not allowed',
+    413: 'Payload too large',
+    415: 'Unsupported media type',
+  }[id.code as 400 | 404 | 405 | 413 | 415]
+  return new EngineError({ ...id, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
+}
+
+/** EngineErrors by shape, not class: a bundle may hold a second copy of the class. */
+function isEngineError(error: unknown): error is EngineError {
+  return (
+    error instanceof Error &&
+    error.name === 'EngineError' &&
+    typeof (error as EngineError).code === 'number' &&
+    typeof (error as EngineError).key === 'string'
+  )
+}
+
+function errorResponse(
+  error: unknown,
+  id: string,
+  cors: Record<string, string>,
+  request: Request,
+  onError: (error: unknown, request: Request) => void,
+): Response {
+  let json: EngineErrorJSON
+  if (isEngineError(error)) {
+    json = { ...error.toJSON(), request_id: id }
+  } else {
+    onError(error, request)
+    json = { code: 500, key: 'internal_error', message: 'Internal error', details: 'Internal error', request_id: id }
+  }
+  return new Response(JSON.stringify(json), {
+    status: json.code,
+    headers: { ...cors, 'X-Request-Id': id, 'Content-Type': JSON_TYPE },
+  })
+}

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest'
+import { createFetchHandler, parseQuery, ROUTES } from '../../src/http'
+import { operationAccess } from '../../src/rules/scopes'
+import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
+
+async function setup() {
+  const t = testEngine({ authentication: 'keys' })
+  const handler = createFetchHandler(t.engine)
+  const server = await t.engine.auth.createApplication({ family: 'server' })
+  const client = await t.engine.auth.createApplication({ family: 'client', allowed_origins: ['https://shop.example'] })
+  const management = await t.engine.auth.createApplication({ family: 'management' })
+  const keys = {
+    server: { 'X-App-Id': server.app_id, 'X-App-Token': server.secret },
+    client: {
+      'X-Client-Application-Id': client.app_id,
+      'X-Client-Token': client.secret,
+      Origin: 'https://shop.example',
+    },
+    management: { 'X-Management-Id': management.app_id, 'X-Management-Token': management.secret },
+  }
+  await amountOffVoucher(t.engine, 'TEN', 1000, 5)
+  const call = (method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}) =>
+    handler(
+      new Request(`http://engine.test${path}`, {
+        method,
+        headers: {
+          ...keys.server,
+          ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+          ...init.headers,
+        },
+        ...(init.body === undefined
+          ? {}
+          : { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) }),
+      }),
+    )
+  return { ...t, handler, keys, call }
+}
+
+const redeem = {
+  redeemables: [{ object: 'voucher', id: 'TEN' }],
+  order: { amount: 5000 },
+  customer: { source_id: 'ann' },
+}
+
+describe('createFetchHandler', () => {
+  it('answers with the result and a request id; errors carry it in the body too', async () => {
+    const { call } = await setup()
+    const ok = await call('GET', '/v1/vouchers/TEN')
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(ok.headers.get('x-request-id')).toMatch(/^req_/)
+    expect(await ok.json()).toMatchObject({ code: 'TEN' })
+    const missing = await call('GET', '/v1/vouchers/NOPE')
+    const body = await missing.json()
+    expect(missing.status).toBe(404)
+    expect(body).toMatchObject({ code: 404, key: 'not_found', request_id: missing.headers.get('x-request-id') })
+  })
+
+  it('refuses bodies that are not JSON, too large, or of another content type, writing nothing', async () => {
+    const { call, store } = await setup()
+    const before = await snapshot(store)
+    expect(await (await call('POST', '/v1/orders', { body: '{"amount":' })).json()).toMatchObject({
+      code: 400,
+      key: 'invalid_json',
+    })
+    const form = await call('POST', '/v1/orders', { body: 'amount=1', headers: { 'Content-Type': 'text/plain' } })
+    expect(form.status).toBe(415)
+    expect(await form.json()).toMatchObject({ key: 'unsupported_media_type' })
+    const big = await call('POST', '/v1/orders', { body: { amount: 1, metadata: { pad: 'x'.repeat(1_100_000) } } })
+    expect(big.status).toBe(413)
+    expect(await big.json()).toMatchObject({ key: 'payload_too_large' })
+    expect(await snapshot(store)).toBe(before)
+  })
+
+  it('parses the query in the SDK bracket notation and validates it like a body', async () => {
+    expect(
+      parseQuery(
+        new URLSearchParams(
+          'limit=5&filters[code][conditions][$in][0]=A&filters[code][conditions][$in][1]=B&expand[]=order',
+        ),
+      ),
+    ).toEqual({
+      limit: '5',
+      filters: { code: { conditions: { $in: ['A', 'B'] } } },
+      expand: ['order'],
+    })
+    const { call } = await setup()
+    const bad = await call('GET', '/v1/loyalties?limit=500')
+    expect(bad.status).toBe(400)
+    expect(await bad.json()).toMatchObject({ key: 'invalid_payload', details: expect.stringContaining('limit') })
+    expect((await call('GET', '/v1/loyalties?a[__proto__][x]=1')).status).toBe(400)
+  })
+
+  it('unknown paths are 404 endpoint_not_found, known paths with another method 405', async () => {
+    const { call } = await setup()
+    expect(await (await call('GET', '/v1/segments/seg_1')).json()).toMatchObject({
+      code: 404,
+      key: 'endpoint_not_found',
+    })
+    expect(await (await call('DELETE', '/v1/orders/ord_1')).json()).toMatchObject({
+      code: 405,
+      key: 'method_not_allowed',
+    })
+  })
+
+  it('answers the client family CORS preflight and echoes the origin on client responses', async () => {
+    const { handler, keys } = await setup()
+    const pre = await handler(
+      new Request('http://engine.test/client/v1/validations', {
+        method: 'OPTIONS',
+        headers: { Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST' },
+      }),
+    )
+    expect(pre.status).toBe(204)
+    expect(pre.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+    expect(pre.headers.get('access-control-allow-headers')).toContain('X-Client-Token')
+    const res = await handler(
+      new Request('http://engine.test/client/v1/validations', {
+        method: 'POST',
+        headers: { ...keys.client, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ redeemables: [{ object: 'voucher', id: 'TEN' }], order: { amount: 2000 } }),
+      }),
+    )
+    expect(res.status).toBe(200)
+    expect(res.headers.get('access-control-allow-origin')).toBe('https://shop.example')
+  })
+
+  it('no route answers another family’s keys, nor keys without the route’s scope', async () => {
+    const { handler, keys, engine } = await setup()
+    const narrow = await engine.auth.createApplication({ family: 'server', scopes: ['vouchers'] })
+    for (const route of ROUTES) {
+      const access = operationAccess(route.operation)
+      if (!access || access.family === 'token') continue
+      const path = route.path.replace(/:(\w+)/g, 'x')
+      const others = (['server', 'client', 'management'] as const).filter((f) => f !== access.family)
+      for (const family of others) {
+        const res = await handler(
+          new Request(`http://engine.test${path}`, { method: route.method, headers: keys[family] }),
+        )
+        expect([401, 403], `${route.method} ${route.path} with ${family} keys`).toContain(res.status)
+      }
+      if (access.family === 'server' && access.scope !== 'vouchers') {
+        const res = await handler(
+          new Request(`http://engine.test${path}`, {
+            method: route.method,
+            headers: { 'X-App-Id': narrow.app_id, 'X-App-Token': narrow.secret },
+          }),
+        )
+        expect(res.status, `${route.method} ${route.path} without its scope`).toBe(403)
+        expect(await res.json()).toMatchObject({ key: 'insufficient_scope' })
+      }
+    }
+  })
+
+  it('serves the management family, templates and referral holders', async () => {
+    const { call, keys, engine } = await setup()
+    const project = engine.context.config.projectId
+    const path = `/management/v1/projects/${project}/stacking-rules`
+    const list = await call('GET', path, { headers: keys.management })
+    expect(list.status).toBe(200)
+    expect(await list.json()).toMatchObject({ object: 'list', total: 1 })
+    const created = await call('POST', path, { headers: keys.management, body: { redeemables_limit: 10 } })
+    expect(await created.json()).toMatchObject({ redeemables_limit: 10 })
+    expect(await (await call('GET', '/v1/templates/campaigns?limit=5')).json()).toMatchObject({
+      object: 'list',
+      data_ref: 'campaign_templates',
+      campaign_templates: [],
+    })
+    const holders = await call('GET', '/v1/referrals/members/NOPE/holders')
+    expect(await holders.json()).toMatchObject({ code: 404, key: 'not_found', resource_type: 'voucher' })
+  })
+
+  it('keys mode still checks a bearer token when one is sent; bearer mode needs it', async () => {
+    const { call } = await setup()
+    expect((await call('GET', '/v1/vouchers/TEN', { headers: { Authorization: 'Bearer nope' } })).status).toBe(401)
+    const strict = testEngine()
+    const app = await strict.engine.auth.createApplication({ family: 'server' })
+    const res = await createFetchHandler(strict.engine)(
+      new Request('http://engine.test/v1/vouchers/TEN', {
+        headers: { 'X-App-Id': app.app_id, 'X-App-Token': app.secret },
+      }),
+    )
+    expect(await res.json()).toMatchObject({ code: 401, key: 'missing_header' })
+  })
+})
+
+describe('Idempotency-Key over HTTP', () => {
+  it('a redemption retried after a dropped response redeems once and answers the same body', async () => {
+    const { call, engine } = await setup()
+    const headers = { 'Idempotency-Key': 'checkout-42' }
+    const first = await (await call('POST', '/v1/redemptions', { body: redeem, headers })).json()
+    const again = await call('POST', '/v1/redemptions', { body: redeem, headers })
+    expect(again.status).toBe(200)
+    expect(await again.json()).toEqual(first)
+    expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(1)
+  })
+
+  it('concurrent requests with one key give one effect', async () => {
+    const { call, engine } = await setup()
+    const headers = { 'Idempotency-Key': 'burst' }
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, async () => (await call('POST', '/v1/redemptions', { body: redeem, headers })).json()),
+    )
+    for (const a of answers) expect(a).toEqual(answers[0])
+    expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(1)
+  })
+
+  it('another input under the key is 422; keys are per application; unsafe-only', async () => {
+    const { call, engine } = await setup()
+    const headers = { 'Idempotency-Key': 'k' }
+    await call('POST', '/v1/redemptions', { body: redeem, headers })
+    const other = await call('POST', '/v1/redemptions', { body: { ...redeem, order: { amount: 9000 } }, headers })
+    expect(other.status).toBe(422)
+    expect(await other.json()).toMatchObject({ key: 'idempotency_key_reused' })
+    const second = await engine.auth.createApplication({ family: 'server' })
+    const theirs = await call('POST', '/v1/redemptions', {
+      body: redeem,
+      headers: { ...headers, 'X-App-Id': second.app_id, 'X-App-Token': second.secret },
+    })
+    expect(theirs.status).toBe(200)
+    expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(2)
+    const unsupported = await call('POST', '/v1/customers', { body: { source_id: 'x' }, headers })
+    expect(await unsupported.json()).toMatchObject({ code: 400, key: 'idempotency_key_not_supported' })
+  })
+})

@@ -1,0 +1,78 @@
+import { VoucherifyServerSide } from '@voucherify/sdk'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, startServer } from '../../examples/serve'
+
+/** The reference server's own jobs: keys from the environment, background async actions, downloads. */
+let server: RunningServer
+const env = { PROMO_APP_ID: 'app_from_env', PROMO_APP_SECRET: 's'.repeat(32) }
+
+beforeAll(async () => {
+  server = await startServer({ env, asyncIntervalMs: 5 })
+})
+afterAll(() => server.close())
+
+const keys = { 'X-App-Id': env.PROMO_APP_ID, 'X-App-Token': env.PROMO_APP_SECRET }
+
+/** Polls until `done` holds; bounded, so a broken worker fails the test instead of hanging it. */
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
+  for (let i = 0; i < 2000; i++) {
+    const value = await read()
+    if (done(value)) return value
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  throw new Error('the condition never held')
+}
+
+describe('npm run serve (examples/serve.ts)', () => {
+  it('takes the application keys from the environment', async () => {
+    const sdk = VoucherifyServerSide({
+      applicationId: env.PROMO_APP_ID,
+      secretKey: env.PROMO_APP_SECRET,
+      apiUrl: server.url,
+    })
+    const created = await sdk.customers.create({ source_id: 'env-ann' })
+    expect(created).toMatchObject({ source_id: 'env-ann' })
+  })
+
+  it('runs pending async actions in the background and serves the export as a streamed CSV download', async () => {
+    const sdk = VoucherifyServerSide({
+      applicationId: env.PROMO_APP_ID,
+      secretKey: env.PROMO_APP_SECRET,
+      apiUrl: server.url,
+    })
+    await sdk.campaigns.create({
+      name: 'Exported',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      vouchers_count: 1,
+      voucher: {
+        type: 'DISCOUNT_VOUCHER',
+        discount: { type: 'AMOUNT', amount_off: 100 },
+        code_config: { pattern: 'EXP-####' },
+      },
+    } as never)
+    const created = await fetch(`${server.url}/v1/campaigns/Exported/transactions/export`, {
+      method: 'POST',
+      headers: { ...keys, 'Content-Type': 'application/json' },
+      body: JSON.stringify({}),
+    })
+    expect(created.status).toBe(200)
+    const { id } = (await created.json()) as { id: string }
+    const done = await eventually(
+      () => sdk.distributions.exports.get(id),
+      (e) => e.status === 'DONE',
+    )
+    const url = (done.result as { url: string }).url
+    expect(url).toMatch(new RegExp(`^${server.url}/v1/files/file_`))
+    expect((await fetch(url)).status).toBe(401)
+    const file = await fetch(url, { headers: keys })
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8')
+    expect(file.headers.get('content-disposition')).toBe(
+      `attachment; filename="voucher_transactions_${id}.csv"; filename*=UTF-8''voucher_transactions_${id}.csv`,
+    )
+    const text = await file.text()
+    expect(Number(file.headers.get('content-length'))).toBe(Buffer.byteLength(text))
+    expect(text.split('\r\n')[0]).toContain('id')
+  })
+})
