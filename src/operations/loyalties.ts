@@ -7,7 +7,7 @@ import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec } from 
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { codeSpace } from '../rules/codes'
-import { TIER_EVENTS } from '../rules/earning'
+import { PROPORTIONAL_SPEC_AT, TIER_EVENTS } from '../rules/earning'
 import { campaignBaseEntries } from '../schema/campaign'
 import { nonEmptyString, opt } from '../schema/common'
 import {
@@ -16,7 +16,6 @@ import {
   loyaltyTiersExpirationInput,
   memberInput,
   pageListQuery,
-  proportionalContainer,
   tiersInput,
 } from '../schema/loyalty'
 import { parse } from '../schema/parse'
@@ -393,7 +392,7 @@ function normaliseLoyalty(input: EarningRuleInput['loyalty'], at: string): Earni
       ...(input.points_formula === undefined ? {} : { points_formula: input.points_formula }),
     }
   }
-  const [container, field] = proportionalContainer(input.calculation_type)
+  const [container, field] = PROPORTIONAL_SPEC_AT[input.calculation_type]
   const spec = (input as unknown as Record<string, Record<string, ProportionalSpec | undefined> | undefined>)[
     container
   ]?.[field]
