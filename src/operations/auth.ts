@@ -1,12 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX, systemRandom } from '../ids'
 import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
 import { originAllowed } from '../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
-import { nonEmptyString, opt } from '../schema/common'
+import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../schema/auth'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
 
@@ -38,36 +37,6 @@ const CREDENTIAL_HEADERS = {
   client: { id: 'X-Client-Application-Id', secret: 'X-Client-Token' },
   management: { id: 'X-Management-Id', secret: 'X-Management-Token' },
 } as const satisfies Record<CredentialFamily, { id: string; secret: string }>
-
-const FAMILIES = ['server', 'client', 'management'] as const
-
-const applicationInput = v.pipe(
-  v.object({
-    name: opt(v.nullable(v.string())),
-    family: v.picklist(FAMILIES, 'must be one of server, client, management'),
-    allowed_origins: opt(v.array(nonEmptyString)),
-  }),
-  // A client application answers browsers: it must say which origins may call it (`*` for any).
-  v.forward(
-    v.check(
-      (a) => a.family !== 'client' || (a.allowed_origins ?? []).length > 0,
-      'is required for a client application (list origins, or "*" for any)',
-    ),
-    ['allowed_origins'],
-  ),
-)
-
-/** Form fields arrive as strings. */
-const formString = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
-
-const tokenRequest = v.object({ grant_type: formString, scope: formString })
-const revokeRequest = v.object({ access_token: formString })
-
-const authenticateInput = v.object({
-  family: v.picklist(['server', 'client', 'management', 'token'], 'must be one of server, client, management, token'),
-  headers: v.record(v.string(), v.union([v.string(), v.array(v.string()), v.undefined()])),
-  operation: nonEmptyString,
-})
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
 const hashHex = (text: string) => sha256(text).toString('hex')

@@ -1,22 +1,15 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Category } from '../model/common'
 import type { Stored } from '../ports'
-import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
+import { type CategoryInput, categoryInput } from '../schema/category'
+import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 
 /** Reference §2.2: "Default category hierarchy is 1, minimum 0" (lower is applied earlier). */
 export const DEFAULT_CATEGORY_HIERARCHY = 1
-
-export const categoryInput = v.object({
-  name: nonEmptyString,
-  hierarchy: opt(nonNegativeInt),
-})
-
-export type CategoryInput = v.InferOutput<typeof categoryInput>
 
 /** Finds a category by id, else by its (unique) name. */
 export async function findCategory(ctx: Context, idOrName: string): Promise<Stored<Category> | undefined> {

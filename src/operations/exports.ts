@@ -1,11 +1,10 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { AsyncAction, Export } from '../model/misc'
 import type { Stored } from '../ports'
 import { toCsv } from '../rules/csv'
-import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
+import type { FilterConditions, Filters } from '../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
@@ -14,7 +13,9 @@ import {
   TRANSACTION_FIELDS,
   transactionRows,
 } from '../rules/voucher-transactions'
-import { nonEmptyString, opt } from '../schema/common'
+import { nonEmptyString } from '../schema/common'
+import { exportInput } from '../schema/export'
+import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
 import type { AsyncHandler } from './async-actions'
 import { enqueue } from './async-actions'
@@ -24,59 +25,18 @@ import { storeFile } from './files'
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
 
-const field = v.picklist(TRANSACTION_FIELDS, `must be one of ${TRANSACTION_FIELDS.join(', ')}`)
-const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
-const fieldFilter = v.object({
-  conditions: v.pipe(
-    v.record(
-      v.picklist(FILTER_OPERATORS, `must be one of ${FILTER_OPERATORS.join(', ')}`),
-      v.union([v.array(conditionValue), conditionValue]),
-    ),
-    v.check((c) => Object.keys(c).length > 0, 'must have at least one operator'),
-  ),
-})
-
-const exportInput = v.object({
-  order: opt(
-    v.picklist(
-      TRANSACTION_FIELDS.flatMap((f) => [f, `-${f}`]),
-      'must be a field name, with - for descending',
-    ),
-  ),
-  parameters: opt(
-    v.object({
-      fields: opt(v.pipe(v.array(field), v.minLength(1, 'must name at least one field'))),
-      filters: opt(v.record(v.string(), v.unknown())),
-    }),
-  ),
-})
-
 /**
  * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
  * always hold, so `OR` is refused), each field's operator values as arrays, and the campaign's
  * `campaign_id` `$in` condition, which replaces any `$in` the caller gave for that field.
  */
-function normaliseFilters(raw: Record<string, unknown>, campaignId: string): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  for (const [key, value] of Object.entries(raw)) {
-    const path = `parameters.filters.${key}`
-    if (key === 'junction') {
-      if (typeof value !== 'string' || value.toUpperCase() !== 'AND') {
-        throw EngineError.invalid(path, 'must be AND (the campaign condition always applies)')
-      }
-      continue
-    }
-    if (!isTransactionField(key))
-      throw EngineError.invalid(path, `names no export field; use one of ${TRANSACTION_FIELDS.join(', ')}`)
-    const { conditions } = parse(fieldFilter, value, path)
-    const normal: FilterConditions = {}
-    for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
-      normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
-    }
-    fields[key] = normal
+function normaliseFilters(raw: unknown, campaignId: string): Filters {
+  const filters = parseListFilters(raw, TRANSACTION_FIELDS, 'parameters.filters')
+  if (filters.junction !== 'AND') {
+    throw EngineError.invalid('parameters.filters.junction', 'must be AND (the campaign condition always applies)')
   }
-  fields.campaign_id = { ...fields.campaign_id, $in: [campaignId] }
-  return { junction: 'AND', fields }
+  filters.fields.campaign_id = { ...filters.fields.campaign_id, $in: [campaignId] }
+  return filters
 }
 
 function storedFilters(filters: Filters): Record<string, unknown> {

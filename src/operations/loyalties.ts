@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignVoucher } from '../model/campaign'
@@ -8,12 +7,11 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { codeSpace } from '../rules/codes'
 import { PROPORTIONAL_SPEC_AT, TIER_EVENTS } from '../rules/earning'
-import { campaignBaseEntries } from '../schema/campaign'
-import { nonEmptyString, opt } from '../schema/common'
+import { nonEmptyString } from '../schema/common'
 import {
   type EarningRuleInput,
   earningRulesInput,
-  loyaltyTiersExpirationInput,
+  loyaltyCampaignInput,
   memberInput,
   pageListQuery,
   tiersInput,
@@ -23,9 +21,7 @@ import { checkValidity } from '../schema/validity'
 import { enqueue } from './async-actions'
 import {
   buildCampaign,
-  campaignVoucherInput,
   findCampaign,
-  MAX_VOUCHERS_PER_CAMPAIGN_CREATE,
   normaliseVoucherTemplate,
   withNoRuleAssignments,
   withRuleAssignments,
@@ -39,22 +35,6 @@ import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { redeemReward } from './reward-redemption'
 
-export const loyaltyCampaignInput = v.object({
-  ...campaignBaseEntries,
-  campaign_type: opt(v.literal('LOYALTY_PROGRAM')),
-  vouchers_count: opt(
-    v.pipe(
-      v.number(),
-      v.safeInteger('must be an integer'),
-      v.minValue(0, 'must be ≥ 0'),
-      v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
-    ),
-  ),
-  voucher: opt(campaignVoucherInput),
-  loyalty_tiers_expiration: opt(v.nullable(loyaltyTiersExpirationInput)),
-  access_settings: opt(v.record(v.string(), v.unknown())),
-})
-export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>
 /** Max earning rules per project (reference §5.2). */
 export const MAX_EARNING_RULES = 100
 

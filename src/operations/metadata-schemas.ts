@@ -1,34 +1,13 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, Metadata } from '../model/common'
 import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
 import type { Store } from '../ports'
-import { checkMetadata, hasType, METADATA_TYPES, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
-import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
+import { checkMetadata, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
+import { nonEmptyString } from '../schema/common'
+import { schemaInput } from '../schema/metadata-schema'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
-
-// `v.object` (not strict) drops keys outside the definition: the spec's "unknown properties are
-// omitted from the response" for the schema object.
-const propertyDefinition = v.pipe(
-  v.object({
-    type: v.picklist(METADATA_TYPES, `must be one of ${METADATA_TYPES.join(', ')}`),
-    array: opt(v.boolean()),
-    optional: opt(v.boolean()),
-    objectType: opt(v.nullable(v.string())),
-    eq: opt(v.pipe(v.array(v.unknown()), v.minLength(1, 'must list at least one allowed value'))),
-    exactLength: opt(nonNegativeInt),
-  }),
-  v.check((d) => d.exactLength === undefined || d.type === 'string', 'exactLength applies to string properties only'),
-  v.check((d) => (d.eq ?? []).every((x) => hasType(d.type, x)), 'eq values must have the property type'),
-)
-
-const schemaInput = v.object({
-  related_object: nonEmptyString,
-  properties: v.record(nonEmptyString, propertyDefinition),
-  allow_defined_only: opt(v.nullable(v.boolean())),
-})
 
 /**
  * Checks metadata being written on an object of `relatedObject` against the project's schema for it,

@@ -1,13 +1,12 @@
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
 import { normalizeOrder } from '../rules/discounts'
-import { nonEmptyString, opt } from '../schema/common'
-import { customerInput } from '../schema/customer'
-import { orderInput } from '../schema/order'
+import { nonEmptyString } from '../schema/common'
+import { orderBody } from '../schema/order'
 import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
@@ -19,8 +18,6 @@ import { enforceMetadata } from './metadata-schemas'
  * PAID, or updated to PAID) fires the `order.paid` earning rules of the customer's programs.
  *
  */
-
-const orderBody = v.object({ ...orderInput.entries, customer: opt(customerInput) })
 
 /** The calculated order for a request's order: the discount module's normalisation, with a status. */
 export function calculateOrder(input: OrderInput): CalculatedOrder {

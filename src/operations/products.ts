@@ -1,20 +1,9 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope } from '../model/common'
 import type { Product, ProductCollection, Sku } from '../model/product'
 import type { ListQuery, Stored } from '../ports'
-import {
-  dateTime,
-  limitParam,
-  metadata,
-  money,
-  nonEmptyString,
-  opt,
-  orderOf,
-  orderParam,
-  pageParam,
-} from '../schema/common'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, mutate } from './context'
 import { enforceMetadata } from './metadata-schemas'
@@ -25,34 +14,10 @@ import { enforceMetadata } from './metadata-schemas'
  */
 export const SKU_METADATA_OBJECT = 'sku'
 
+import { listSkusQuery, productCollectionInput, productInput, type SKU_ORDER_FIELDS, skuInput } from '../schema/product'
 import { duplicateFound } from './duplicates'
 import { envelope } from './lists'
 
-export const productInput = v.object({
-  source_id: opt(v.nullable(nonEmptyString)),
-  name: opt(v.nullable(nonEmptyString)),
-  price: opt(v.nullable(money)),
-  attributes: opt(v.array(nonEmptyString)),
-  image_url: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-})
-
-export const skuInput = v.object({
-  sku: opt(v.nullable(nonEmptyString)),
-  source_id: opt(v.nullable(nonEmptyString)),
-  price: opt(v.nullable(money)),
-  currency: opt(v.nullable(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR')))),
-  attributes: opt(v.record(v.string(), v.string())),
-  image_url: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-})
-
-/**
- * The spec's order values for `GET /v1/products/{productId}/skus`. They are the voucher list's names;
- * `code` sorts by the SKU name (`sku`), and `type`, `campaign` and `category`, which SKUs do not
- * have, keep the creation order.
- */
-export const SKU_ORDER_FIELDS = ['created_at', 'updated_at', 'type', 'code', 'campaign', 'category'] as const
 const SKU_SORT_FIELD: Record<(typeof SKU_ORDER_FIELDS)[number], string> = {
   created_at: 'created_at',
   updated_at: 'updated_at',
@@ -61,26 +26,6 @@ const SKU_SORT_FIELD: Record<(typeof SKU_ORDER_FIELDS)[number], string> = {
   campaign: 'created_at',
   category: 'created_at',
 }
-
-export const listSkusQuery = v.object({
-  limit: opt(limitParam()),
-  page: opt(pageParam),
-  order: opt(orderParam(SKU_ORDER_FIELDS)),
-  start_date: opt(dateTime),
-  end_date: opt(dateTime),
-})
-
-export const productCollectionInput = v.object({
-  name: nonEmptyString,
-  type: v.literal('STATIC'),
-  products: v.array(
-    v.object({
-      id: nonEmptyString,
-      product_id: opt(nonEmptyString),
-      object: v.picklist(['product', 'sku']),
-    }),
-  ),
-})
 
 /** Finds a product by id, else by `source_id`: the spec's `productId` takes either. */
 export async function findProduct(store: Context['store'], idOrSourceId: string): Promise<Stored<Product> | undefined> {

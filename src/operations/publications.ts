@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -8,35 +7,13 @@ import type { Customer } from '../model/customer'
 import type { Publication, RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { metadata, nonEmptyString, opt } from '../schema/common'
-import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
+import { type PublicationInput, publicationInput } from '../schema/publication'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
-
-/** Codes one publication request may publish: they commit together, so the batch is bounded. */
-export const MAX_CODES_PER_PUBLICATION = 100
-
-const countParam = v.pipe(
-  v.number(),
-  v.safeInteger('must be an integer'),
-  v.minValue(1, `must be between 1 and ${MAX_CODES_PER_PUBLICATION}`),
-  v.maxValue(MAX_CODES_PER_PUBLICATION, `must be between 1 and ${MAX_CODES_PER_PUBLICATION}`),
-)
-
-/** `POST /v1/publications`: a code (`voucher`) or the next free codes of a campaign, to a customer. */
-export const publicationInput = v.object({
-  customer: customerInput,
-  voucher: opt(nonEmptyString),
-  campaign: opt(v.union([nonEmptyString, v.object({ name: nonEmptyString, count: opt(countParam) })])),
-  source_id: opt(nonEmptyString),
-  channel: opt(nonEmptyString),
-  metadata: opt(metadata),
-})
-export type PublicationInput = v.InferOutput<typeof publicationInput>
 
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {

@@ -6,32 +6,16 @@ import type { RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import { matchesFilters } from '../rules/filters'
 import { referrerOf } from '../rules/referrals'
-import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import { publicationInput } from '../schema/publication'
+import { HOLDER_FILTER_FIELDS, holdersQuery } from '../schema/referral'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
 import { cursorPage } from './lists'
-import { findHolder, newHolder, type PublicationResult, publicationInput, publish } from './publications'
+import { findHolder, newHolder, type PublicationResult, publish } from './publications'
 import { findVoucher } from './vouchers'
-
-/** The holder fields `filters` may name. */
-export const HOLDER_FILTER_FIELDS = [
-  'id',
-  'holder_role',
-  'customer_id',
-  'created_at',
-  'campaign_id',
-  'campaign_type',
-  'voucher_type',
-] as const
-
-const holdersQuery = v.object({
-  limit: opt(limitParam()),
-  order: opt(orderParam(['id'])),
-  starting_after_id: opt(nonEmptyString),
-  filters: opt(v.unknown()),
-})
 
 /** What recording a referee did: the referee's holder row, and whether the referral converted now. */
 export interface ReferralOutcome {

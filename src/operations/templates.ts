@@ -1,43 +1,17 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
 import type { CampaignTemplate } from '../model/misc'
 import { matchesFilters } from '../rules/filters'
-import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
+import { CODE_CAMPAIGN_TYPES } from '../schema/campaign'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
-import { CODE_CAMPAIGN_TYPES, campaigns, findCampaign } from './campaigns'
+import { fromTemplateInput, TEMPLATE_FILTER_FIELDS, templateInput, templatesQuery } from '../schema/template'
+import { campaigns, findCampaign } from './campaigns'
 import { type Context, must, mutate } from './context'
 import { cursorPage } from './lists'
-
-export const TEMPLATE_FILTER_FIELDS = ['id', 'name', 'campaign_type', 'created_at', 'updated_at'] as const
-
-const templateInput = v.object({
-  campaign_id: nonEmptyString,
-  name: nonEmptyString,
-  description: opt(v.nullable(v.string())),
-})
-
-const booleanParam = v.union([
-  v.boolean(),
-  v.pipe(
-    v.picklist(['true', 'false'], 'must be true or false'),
-    v.transform((s) => s === 'true'),
-  ),
-])
-
-const templatesQuery = v.object({
-  limit: opt(limitParam()),
-  starting_after_id: opt(nonEmptyString),
-  order: opt(orderParam(['id'])),
-  include_total: opt(booleanParam),
-  filters: opt(v.unknown()),
-})
-
-/** What a new campaign takes from its template besides `name`: everything `campaigns.create` accepts, but not codes. */
-const fromTemplateInput = v.looseObject({ name: nonEmptyString })
 
 /**
  * The settings of a campaign a template keeps: what `campaigns.create` needs to make the same

@@ -1,20 +1,12 @@
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { AsyncAction } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { metadata, nonEmptyString, opt, validityEntries } from '../schema/common'
-import { discount } from '../schema/discount'
+import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import { checkValidity } from '../schema/validity'
-import {
-  checkVoucherValue,
-  codeConfigInput,
-  giftInput,
-  loyaltyCardInput,
-  redemptionInput,
-  voucherType,
-} from '../schema/voucher'
+import { bulkUpdateInput, checkVoucherValue, voucherInput } from '../schema/voucher'
 import { type AsyncHandler, enqueue } from './async-actions'
 import { findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
@@ -25,37 +17,9 @@ import { enforceMetadata } from './metadata-schemas'
 import { releaseSession } from './stackable/session'
 import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
 
-export const voucherInput = v.object({
-  code: opt(nonEmptyString),
-  type: opt(voucherType),
-  campaign: opt(v.nullable(nonEmptyString)),
-  campaign_id: opt(v.nullable(nonEmptyString)),
-  category: opt(v.nullable(nonEmptyString)),
-  category_id: opt(v.nullable(nonEmptyString)),
-  discount: opt(v.nullable(discount)),
-  gift: opt(v.nullable(giftInput)),
-  loyalty_card: opt(v.nullable(loyaltyCardInput)),
-  redemption: opt(redemptionInput),
-  code_config: opt(codeConfigInput),
-  is_referral_code: opt(v.boolean()),
-  additional_info: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-  ...validityEntries,
-})
-export type VoucherInput = v.InferOutput<typeof voucherInput>
-
 /** The async action type of `vouchers.bulkUpdate`. */
 export const VOUCHERS_BULK_UPDATE_ACTION = 'vouchers.bulk_update'
 
-/** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
-export const MAX_BULK_UPDATES = 1000
-
-/** `POST /v1/vouchers/bulk/async`: `[{code, metadata}]`, both required. */
-export const bulkUpdateInput = v.pipe(
-  v.array(v.object({ code: nonEmptyString, metadata })),
-  v.minLength(1, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
-  v.maxLength(MAX_BULK_UPDATES, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
-)
 type BulkUpdate = v.InferOutput<typeof bulkUpdateInput>[number]
 
 /** One code's outcome in a bulk update's `result.results`. */

@@ -1,0 +1,33 @@
+import * as v from 'valibot'
+import { nonEmptyString, opt } from './common'
+
+export const FAMILIES = ['server', 'client', 'management'] as const
+
+export const applicationInput = v.pipe(
+  v.object({
+    name: opt(v.nullable(v.string())),
+    family: v.picklist(FAMILIES, 'must be one of server, client, management'),
+    allowed_origins: opt(v.array(nonEmptyString)),
+  }),
+  // A client application answers browsers: it must say which origins may call it (`*` for any).
+  v.forward(
+    v.check(
+      (a) => a.family !== 'client' || (a.allowed_origins ?? []).length > 0,
+      'is required for a client application (list origins, or "*" for any)',
+    ),
+    ['allowed_origins'],
+  ),
+)
+
+/** Form fields arrive as strings. */
+export const formString = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
+
+export const tokenRequest = v.object({ grant_type: formString, scope: formString })
+
+export const revokeRequest = v.object({ access_token: formString })
+
+export const authenticateInput = v.object({
+  family: v.picklist(['server', 'client', 'management', 'token'], 'must be one of server, client, management, token'),
+  headers: v.record(v.string(), v.union([v.string(), v.array(v.string()), v.undefined()])),
+  operation: nonEmptyString,
+})
