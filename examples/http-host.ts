@@ -16,17 +16,17 @@ const routes: Record<string, Route> = {
   'POST /v1/validations': {
     family: 'server',
     operation: 'validations.validateStackable',
-    run: (engine, body) => engine.validations.validateStackable(body),
+    run: (engine, body) => engine.raw.validations.validateStackable(body),
   },
   'POST /client/v1/validations': {
     family: 'client',
     operation: 'client.validations.validateStackable',
-    run: (engine, body) => engine.validations.validateStackable(body),
+    run: (engine, body) => engine.raw.validations.validateStackable(body),
   },
   'POST /v1/redemptions': {
     family: 'server',
     operation: 'redemptions.redeemStackable',
-    run: (engine, body) => engine.redemptions.redeemStackable(body),
+    run: (engine, body) => engine.raw.redemptions.redeemStackable(body),
   },
   'GET /v1/vouchers/:code': {
     family: 'server',
@@ -75,7 +75,7 @@ export function httpHost(engine: Engine): Server {
       const headers = req.headers as Record<string, string>
       // The token endpoint checks the application's credentials itself (no bearer token yet).
       if (req.method === 'POST' && path === '/v1/oauth/token') {
-        return send(res, 200, await engine.auth.issueToken(headers, await readBody(req)))
+        return send(res, 200, await engine.raw.auth.issueToken(headers, await readBody(req)))
       }
       const found = match(req.method ?? 'GET', path)
       if (!found) return send(res, 404, { code: 404, key: 'not_found', message: 'No such endpoint' })

@@ -1,8 +1,7 @@
-import { EngineError } from './errors'
 import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
-import { ROUNDING_MODES, type RoundingMode } from './money'
+import type { RoundingMode } from './money'
 import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/async-actions'
 import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
@@ -30,6 +29,8 @@ import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+import type { RawOperations } from './raw'
+import { checkEngineOptions } from './schema/engine-options'
 
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
@@ -57,22 +58,9 @@ export interface EngineOptions {
 export const systemClock: Clock = { now: () => new Date() }
 
 function contextOf(options: EngineOptions): Context {
+  checkEngineOptions(options)
   const timezone = options.timezone ?? 'UTC'
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone })
-  } catch {
-    throw new EngineError({
-      code: 400,
-      key: 'invalid_timezone',
-      message: 'Invalid time zone',
-      details: `Unknown IANA time zone ${timezone}`,
-      path: 'timezone',
-    })
-  }
   const rounding = options.rounding ?? 'half-up'
-  if (!ROUNDING_MODES.includes(rounding)) {
-    throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
-  }
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -97,7 +85,17 @@ function counter(): Context['sequence'] {
   return { next: () => ++n }
 }
 
-/** Binds a store, a clock, ids and configuration to every operation of the interface. */
+/**
+ * Binds a store, a clock, ids and configuration to every operation of the interface; checks the
+ * options at once (a wrong one throws an `EngineError` naming it).
+ *
+ * Every operation has one shape, `op(...ids, input, options?)`: ids first (`loyalties.createMember(campaignId,
+ * body)`), then the typed request (`ValidationsValidateStackableParams`, … : each `<Namespace><Operation>Params`
+ * type is derived from the schema that checks it), then the per-call `CallOptions`. A misspelt field is a
+ * compile error. Bodies that arrive as parsed JSON (`unknown`) go through `engine.raw`, the same operations
+ * typed for untrusted input: `engine.raw.validations.validateStackable(await request.json())`. Either way
+ * every body is checked at run time, and a key whose value is `undefined` counts as absent.
+ */
 export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
@@ -106,7 +104,7 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
-  return {
+  return withRaw({
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
@@ -131,7 +129,13 @@ export function createEngine(options: EngineOptions = {}) {
     rewards: rewards(ctx),
     events: events(ctx),
     orders: orders(ctx),
-  }
+  })
+}
+
+/** Adds `raw`: the same operations, typed to take request bodies as `unknown`. */
+function withRaw<E extends { context: Context }>(engine: E): E & { raw: RawOperations<Omit<E, 'context'>> } {
+  const { context: _, ...operations } = engine
+  return { ...engine, raw: operations as RawOperations<Omit<E, 'context'>> }
 }
 
 export type Engine = ReturnType<typeof createEngine>

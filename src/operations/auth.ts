@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX, systemRandom } from '../ids'
 import type { Credential } from '../model/misc'
@@ -7,12 +8,24 @@ import { originAllowed } from '../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
 import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../schema/auth'
 import { parse } from '../schema/parse'
+import type {
+  AuthAuthenticateParams,
+  AuthCreateApplicationParams,
+  AuthIssueTokenParams,
+  AuthRevokeTokenParams,
+} from '../schema/requests'
 import { type Context, mutate } from './context'
 
 /** Request headers as a host has them (Node's `IncomingHttpHeaders` fits); names are case-insensitive. */
 export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>
 
 export type CredentialFamily = Credential['family']
+
+/** A new application's credentials: the secret is shown once, only its hash is stored. */
+export interface ApplicationCredentials {
+  app_id: string
+  secret: string
+}
 
 export interface OAuthToken {
   access_token: string
@@ -144,7 +157,7 @@ export function auth(ctx: Context) {
      * Registers an application (server), a client application or a management key. The secret is
      * returned here only: the store keeps its SHA-256 hash.
      */
-    async createApplication(body: unknown): Promise<{ app_id: string; secret: string }> {
+    async createApplication(body: AuthCreateApplicationParams, options?: CallOptions): Promise<ApplicationCredentials> {
       const input = parse(applicationInput, body)
       const secret = secretBytes()
       return mutate(ctx, async (tx) => {
@@ -166,7 +179,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token`: a `client_credentials` grant for the scopes asked (space-separated).
      * Server credentials get server scopes, client credentials `client_*` ones.
      */
-    async issueToken(credentials: Headers, body: unknown): Promise<OAuthToken> {
+    async issueToken(credentials: Headers, body: AuthIssueTokenParams, options?: CallOptions): Promise<OAuthToken> {
       const family = tokenFamily(credentials)
       const credential = await credentialOf(credentials, family)
       const input = parse(tokenRequest, formFields(body))
@@ -212,7 +225,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token/revoke`. As RFC 7009 asks, an unknown token, another application's token
      * or one already revoked is not an error: the call succeeds and changes nothing.
      */
-    async revokeToken(credentials: Headers, body: unknown): Promise<void> {
+    async revokeToken(credentials: Headers, body: AuthRevokeTokenParams, options?: CallOptions): Promise<void> {
       const credential = await credentialOf(credentials, tokenFamily(credentials))
       const input = parse(revokeRequest, formFields(body))
       await mutate(ctx, async (tx) => {
@@ -229,7 +242,7 @@ export function auth(ctx: Context) {
      * the operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
      * (403 `origin_not_allowed`). Reads only.
      */
-    async authenticate(request: { family: Family; headers: Headers; operation: string }): Promise<Principal> {
+    async authenticate(request: AuthAuthenticateParams, options?: CallOptions): Promise<Principal> {
       const input = parse(authenticateInput, request)
       const access = operationAccess(input.operation)
       if (!access)

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../model/campaign'
@@ -9,6 +10,7 @@ import { resolveCodeConfig } from '../rules/codes'
 import { type CampaignBaseInput, type CampaignVoucherInput, campaignInput } from '../schema/campaign'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { CampaignsCreateParams } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
 import { checkVoucherValue } from '../schema/voucher'
 import { resolveCategoryRef } from './categories'
@@ -169,7 +171,7 @@ export function campaigns(ctx: Context) {
      * codes in one commit. Loyalty programs and promotions are made by `loyalties.create` and
      * `promotions.create`, which need fields this shape does not have.
      */
-    async create(body: unknown): Promise<Campaign> {
+    async create(body: CampaignsCreateParams, options?: CallOptions): Promise<Campaign> {
       const input = parse(campaignInput, body)
       const campaignType = input.campaign_type
       if (campaignType === 'LOYALTY_PROGRAM' || campaignType === 'PROMOTION') {
@@ -193,7 +195,7 @@ export function campaigns(ctx: Context) {
     },
 
     /** Reads a campaign by id or name. */
-    async get(campaignId: string): Promise<Campaign> {
+    async get(campaignId: string, options?: CallOptions): Promise<Campaign> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const found = await findCampaign(ctx.store, id)
       if (!found) throw EngineError.notFound('campaign', id, 'campaignId')

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Category } from '../model/common'
@@ -5,6 +6,7 @@ import type { Stored } from '../ports'
 import { type CategoryInput, categoryInput } from '../schema/category'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { CategoriesCreateParams } from '../schema/requests'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 
@@ -64,7 +66,7 @@ export async function resolveCategoryRef(
 export function categories(ctx: Context) {
   return {
     /** Creates a category; `name` is unique in the project (409 `duplicate_found` naming `name`). */
-    async create(body: unknown): Promise<Category> {
+    async create(body: CategoriesCreateParams, options?: CallOptions): Promise<Category> {
       const input = parse(categoryInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.categories.findBy('name', input.name)) throw duplicateFound('category', 'name', input.name)
@@ -73,7 +75,7 @@ export function categories(ctx: Context) {
     },
 
     /** Reads a category by id (or by name). */
-    async get(categoryId: string): Promise<Category> {
+    async get(categoryId: string, options?: CallOptions): Promise<Category> {
       const id = parse(nonEmptyString, categoryId, 'categoryId')
       const found = await findCategory(ctx, id)
       if (!found) throw EngineError.notFound('category', id, 'categoryId')

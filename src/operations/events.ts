@@ -1,7 +1,9 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { SimpleCustomer } from '../model/common'
 import { eventInput, eventName } from '../schema/loyalty'
 import { parse } from '../schema/parse'
+import type { EventsCreateParams } from '../schema/requests'
 import { type Context, mutate } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { fireEarningRules } from './loyalty-earning'
@@ -25,12 +27,12 @@ export interface CustomEvent {
  */
 /** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
 export interface CreateEvent {
-  (body: unknown): Promise<CustomEvent>
-  (name: string, body: unknown): Promise<CustomEvent>
+  (name: string, body: EventsCreateParams, options?: CallOptions): Promise<CustomEvent>
+  (body: EventsCreateParams & { event: string }, options?: CallOptions): Promise<CustomEvent>
 }
 
 export function events(ctx: Context) {
-  const create = async (first: unknown, second?: unknown): Promise<CustomEvent> => {
+  const create = async (first: unknown, second?: unknown, _options?: CallOptions): Promise<CustomEvent> => {
     if (typeof first === 'string') return createEvent(ctx, first, second)
     const name = typeof first === 'object' && first !== null ? (first as { event?: unknown }).event : undefined
     return createEvent(ctx, name, first)

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -17,6 +18,7 @@ import { nonEmptyString } from '../schema/common'
 import { exportInput } from '../schema/export'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import type { ExportsCreateCampaignTransactionsExportParams } from '../schema/requests'
 import type { AsyncHandler } from './async-actions'
 import { enqueue } from './async-actions'
 import { type Context, must, mutate, type Tx } from './context'
@@ -108,7 +110,11 @@ export function exports(ctx: Context) {
      * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
      * export as `SCHEDULED` and queues the CSV for `asyncActions.runPending()`.
      */
-    async createCampaignTransactionsExport(campaignIdOrName: string, body: unknown = {}): Promise<Export> {
+    async createCampaignTransactionsExport(
+      campaignIdOrName: string,
+      body: ExportsCreateCampaignTransactionsExportParams = {},
+      options?: CallOptions,
+    ): Promise<Export> {
       const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const input = parse(exportInput, body)
       return mutate(ctx, async (tx) => {
@@ -135,7 +141,7 @@ export function exports(ctx: Context) {
       })
     },
 
-    async get(id: string): Promise<Export> {
+    async get(id: string, options?: CallOptions): Promise<Export> {
       return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
     },
   }

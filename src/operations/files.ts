@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { FileObject } from '../model/misc'
@@ -20,7 +21,7 @@ export function storeFile(tx: Tx, file: { name: string; content_type: string; co
 export function files(ctx: Context) {
   return {
     /** A stored file by id or by its `memory://files/<id>` url, with its content. */
-    async get(idOrUrl: string): Promise<FileObject> {
+    async get(idOrUrl: string, options?: CallOptions): Promise<FileObject> {
       const key = parse(nonEmptyString, idOrUrl, 'id')
       const id = key.startsWith('memory://files/') ? key.slice('memory://files/'.length) : key
       const found = await ctx.store.files.get(id)

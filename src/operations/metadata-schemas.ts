@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, Metadata } from '../model/common'
@@ -7,6 +8,7 @@ import { checkMetadata, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
 import { nonEmptyString } from '../schema/common'
 import { schemaInput } from '../schema/metadata-schema'
 import { parse } from '../schema/parse'
+import type { MetadataSchemasCreateParams } from '../schema/requests'
 import { type Context, mutate } from './context'
 
 /**
@@ -48,7 +50,7 @@ export function metadataSchemas(ctx: Context) {
      * Defines the metadata schema of a standard (`customer`, `voucher`, …) or custom object type.
      * One schema per `related_object`: a second one is a 409.
      */
-    async create(body: unknown): Promise<MetadataSchema> {
+    async create(body: MetadataSchemasCreateParams, options?: CallOptions): Promise<MetadataSchema> {
       const input = parse(schemaInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.metadata_schemas.findBy('related_object', input.related_object)) {
@@ -86,7 +88,7 @@ export function metadataSchemas(ctx: Context) {
      * exists whether or not a schema was defined for it, so without one it gets the empty default
      * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
      */
-    async get(resource: string): Promise<MetadataSchema | DefaultMetadataSchema> {
+    async get(resource: string, options?: CallOptions): Promise<MetadataSchema | DefaultMetadataSchema> {
       const related = parse(nonEmptyString, resource, 'resource')
       const found = await ctx.store.metadata_schemas.findBy('related_object', related)
       if (found) return found.value
@@ -94,7 +96,7 @@ export function metadataSchemas(ctx: Context) {
       throw EngineError.notFound('metadata_schema', related, 'resource')
     },
 
-    async list(): Promise<ListEnvelope<'schemas', MetadataSchema>> {
+    async list(options?: CallOptions): Promise<ListEnvelope<'schemas', MetadataSchema>> {
       const page = await ctx.store.metadata_schemas.list({ order: { field: 'created_at', direction: 'asc' } })
       return { object: 'list', data_ref: 'schemas', schemas: page.data.map((s) => s.value), total: page.total }
     },

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -9,6 +10,7 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { parse } from '../schema/parse'
 import { type PublicationInput, publicationInput } from '../schema/publication'
+import type { PublicationsCreateParams } from '../schema/requests'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
@@ -196,7 +198,7 @@ export function publications(ctx: Context) {
      * returns the first publication again — and publishes exactly one code (the spec's limit). The
      * customer is found by `id` or `source_id`, and created when its `source_id` is new.
      */
-    async create(body: unknown): Promise<PublicationResult> {
+    async create(body: PublicationsCreateParams, options?: CallOptions): Promise<PublicationResult> {
       const input = parse(publicationInput, body)
       return publish(ctx, input)
     },

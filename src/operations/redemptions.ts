@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption, RedemptionRollback } from '../model/redemption'
@@ -10,6 +11,11 @@ import {
 } from '../rules/redeemables'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type {
+  RedemptionsRedeemStackableParams,
+  RedemptionsRollbackParams,
+  RedemptionsRollbackStackableParams,
+} from '../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
@@ -41,7 +47,7 @@ export function redemptions(ctx: Context) {
      * otherwise); uses, credits, points and tier summaries counted; the session released; all in one
      * commit, retried on a conflict. A request that redeems nothing records a failed redemption.
      */
-    async redeemStackable(body: unknown): Promise<StackedRedemption> {
+    async redeemStackable(body: RedemptionsRedeemStackableParams, options?: CallOptions): Promise<StackedRedemption> {
       const request = parseStackableRequest(body)
       return mutate(ctx, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })
@@ -74,7 +80,11 @@ export function redemptions(ctx: Context) {
      * points; with `WITH_ORDER` (the project's `redeemables_rollback_order_mode`) the order loses the
      * redemption's discounts and becomes `CANCELED`, with `WITHOUT_ORDER` it stays as it is.
      */
-    async rollbackStackable(parentRedemptionId: string, body: unknown = {}): Promise<StackedRollback> {
+    async rollbackStackable(
+      parentRedemptionId: string,
+      body: RedemptionsRollbackStackableParams = {},
+      options?: CallOptions,
+    ): Promise<StackedRollback> {
       const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
@@ -88,7 +98,11 @@ export function redemptions(ctx: Context) {
      * such as a reward redemption: the points, the use, the reward's stock and what it issued come
      * back (see `rollbackSingle`, `undoReward`). Stacked parents and children are refused.
      */
-    async rollback(redemptionId: string, body: unknown = {}): Promise<RedemptionRollback> {
+    async rollback(
+      redemptionId: string,
+      body: RedemptionsRollbackParams = {},
+      options?: CallOptions,
+    ): Promise<RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
@@ -97,7 +111,7 @@ export function redemptions(ctx: Context) {
       )
     },
 
-    async get(redemptionId: string): Promise<Redemption | RedemptionRollback> {
+    async get(redemptionId: string, options?: CallOptions): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
       if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
@@ -11,6 +12,7 @@ import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
 import { publicationInput } from '../schema/publication'
 import { HOLDER_FILTER_FIELDS, holdersQuery } from '../schema/referral'
+import type { ReferralsListHoldersParams, ReferralsPublishParams } from '../schema/requests'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
 import { cursorPage } from './lists'
@@ -120,6 +122,11 @@ export async function convertReferralOnCustomEvent(
   return recordReferee(tx, voucher, campaign, args.customerId, true)
 }
 
+/** `listHolders(memberId, query?, options?)`, or within a campaign `listHolders(campaignId, memberId, query?, options?)`. */
+export type ListHoldersArgs =
+  | [memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+
 export function referrals(ctx: Context) {
   return {
     /**
@@ -127,7 +134,11 @@ export function referrals(ctx: Context) {
      * `publications.create` without `campaign` (`customer`, `voucher?`, `source_id?`, `channel?`,
      * `metadata?`, `count?`). The referrer becomes the code's REFERRER holder.
      */
-    async publish(campaignIdOrName: string, body: unknown): Promise<PublicationResult> {
+    async publish(
+      campaignIdOrName: string,
+      body: ReferralsPublishParams,
+      options?: CallOptions,
+    ): Promise<PublicationResult> {
       const campaign = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const raw = parse(v.record(v.string(), v.unknown()), body ?? {})
       const { count, ...rest } = raw
@@ -140,14 +151,13 @@ export function referrals(ctx: Context) {
 
     /**
      * The holders of a code (`memberId`: the code or its voucher id), optionally within a campaign (id
-     * or name): `limit` 1–100 (default 10), `order` `id`/`-id` (default creation order),
-     * `starting_after_id`, and `filters` (see `parseListFilters`; fields `HOLDER_FILTER_FIELDS`).
+     * or name, first: `listHolders(campaignId, memberId, query?)`): `limit` 1–100 (default 10), `order`
+     * `id`/`-id` (default creation order), `starting_after_id`, and `filters` (see `parseListFilters`;
+     * fields `HOLDER_FILTER_FIELDS`).
      */
-    async listHolders(
-      memberId: string,
-      query: unknown = {},
-      campaignId?: string,
-    ): Promise<ListEnvelope<'data', RedeemableHolder>> {
+    async listHolders(...args: ListHoldersArgs): Promise<ListEnvelope<'data', RedeemableHolder>> {
+      const [campaignId, memberId, query] =
+        typeof args[1] === 'string' ? [args[0], args[1], args[2]] : [undefined, args[0], args[1]]
       const member = parse(nonEmptyString, memberId, 'memberId')
       const q = parse(holdersQuery, query ?? {})
       const filters = parseListFilters(q.filters, HOLDER_FILTER_FIELDS)

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -8,6 +9,12 @@ import { CODE_CAMPAIGN_TYPES } from '../schema/campaign'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import type {
+  CampaignsCreateParams,
+  TemplatesCreateCampaignFromTemplateParams,
+  TemplatesCreateCampaignTemplateParams,
+  TemplatesListCampaignTemplatesParams,
+} from '../schema/requests'
 import { fromTemplateInput, TEMPLATE_FILTER_FIELDS, templateInput, templatesQuery } from '../schema/template'
 import { campaigns, findCampaign } from './campaigns'
 import { type Context, must, mutate } from './context'
@@ -47,7 +54,10 @@ export function templates(ctx: Context) {
      * as a template. Loyalty programs and promotions are refused: their templates would need tiers
      * and earning rules that `campaigns.create` cannot recreate.
      */
-    async createCampaignTemplate(body: unknown): Promise<CampaignTemplate> {
+    async createCampaignTemplate(
+      body: TemplatesCreateCampaignTemplateParams,
+      options?: CallOptions,
+    ): Promise<CampaignTemplate> {
       const input = parse(templateInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await findCampaign(tx.store, input.campaign_id)
@@ -72,7 +82,7 @@ export function templates(ctx: Context) {
       })
     },
 
-    async getCampaignTemplate(id: string): Promise<CampaignTemplate> {
+    async getCampaignTemplate(id: string, options?: CallOptions): Promise<CampaignTemplate> {
       return (
         await must(
           ctx,
@@ -89,7 +99,10 @@ export function templates(ctx: Context) {
      * order), `include_total` (default false: `total` only when true), `filters` on
      * `TEMPLATE_FILTER_FIELDS` (see `parseListFilters`).
      */
-    async listCampaignTemplates(query: unknown = {}): Promise<ListEnvelope<'campaign_templates', CampaignTemplate>> {
+    async listCampaignTemplates(
+      query: TemplatesListCampaignTemplatesParams = {},
+      options?: CallOptions,
+    ): Promise<ListEnvelope<'campaign_templates', CampaignTemplate>> {
       const q = parse(templatesQuery, query ?? {})
       const filters = parseListFilters(q.filters, TEMPLATE_FILTER_FIELDS)
       const rows = await ctx.store.campaign_templates.list({
@@ -115,14 +128,18 @@ export function templates(ctx: Context) {
      * (`name` required; any field of `campaigns.create`, e.g. `vouchers_count`, `start_date`,
      * `metadata`). It is `campaigns.create` on that body, with the same checks and errors.
      */
-    async createCampaignFromTemplate(templateId: string, body: unknown): Promise<Campaign> {
+    async createCampaignFromTemplate(
+      templateId: string,
+      body: TemplatesCreateCampaignFromTemplateParams,
+      options?: CallOptions,
+    ): Promise<Campaign> {
       const id = parse(nonEmptyString, templateId, 'campaignTemplateId')
       const overrides = parse(fromTemplateInput, body)
       const template = await must(ctx, 'campaign_templates', id, 'campaign_template', 'campaignTemplateId')
       if (overrides.campaign_type !== undefined && overrides.campaign_type !== template.value.campaign_type) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }
-      return campaigns(ctx).create({ ...template.value.campaign, ...overrides })
+      return campaigns(ctx).create({ ...template.value.campaign, ...overrides } as CampaignsCreateParams)
     },
   }
 }

@@ -1,10 +1,12 @@
 import type * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { AsyncAction } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { VouchersBulkUpdateParams, VouchersCreateParams } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
 import { bulkUpdateInput, checkVoucherValue, voucherInput } from '../schema/voucher'
 import { type AsyncHandler, enqueue } from './async-actions'
@@ -34,6 +36,11 @@ export interface BulkUpdateResult {
  * voucher metadata schema. A code that is unknown or whose metadata is refused is a FAILURE in the
  * result and does not stop the others; the successful updates commit with the action's DONE status.
  */
+/** What an asynchronous operation answers at once: the id to follow with `asyncActions.get`. */
+export interface AsyncActionRef {
+  async_action_id: string
+}
+
 export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action: AsyncAction) => {
   const updates = action.payload as BulkUpdate[]
   // The same code twice: the second update merges into the first one's result.
@@ -80,7 +87,7 @@ export function vouchers(ctx: Context) {
      * and the campaign's `vouchers_count` grows by one. Without `code` one is generated from
      * `code_config` (the request's, else the campaign's, else 8 alphanumeric characters).
      */
-    async create(body: unknown): Promise<Voucher> {
+    async create(body: VouchersCreateParams, options?: CallOptions): Promise<Voucher> {
       const input = parse(voucherInput, body)
       if (input.campaign && input.campaign_id) {
         throw EngineError.invalid('campaign_id', 'must not be given together with campaign (pass one of them)')
@@ -161,7 +168,7 @@ export function vouchers(ctx: Context) {
      * `{code, metadata}`, checked now (400 naming `[i].code`), applied by `asyncActions.runPending()`.
      * `asyncActions.get(async_action_id)` then shows `DONE` and `result.results`, one per item.
      */
-    async bulkUpdate(body: unknown): Promise<{ async_action_id: string }> {
+    async bulkUpdate(body: VouchersBulkUpdateParams, options?: CallOptions): Promise<AsyncActionRef> {
       const updates = parse(bulkUpdateInput, body)
       const action = await mutate(ctx, async (tx) => enqueue(tx, VOUCHERS_BULK_UPDATE_ACTION, updates))
       return { async_action_id: action.id }
@@ -172,7 +179,7 @@ export function vouchers(ctx: Context) {
      * holds on the code (reference §7.4), so its use, credits and points are free again. 404 when the
      * code is unknown or the key holds no live lock on it (never taken, released, or expired).
      */
-    async releaseValidationSession(code: string, sessionKey: string): Promise<void> {
+    async releaseValidationSession(code: string, sessionKey: string, options?: CallOptions): Promise<void> {
       const key = parse(nonEmptyString, code, 'code')
       const session = parse(nonEmptyString, sessionKey, 'sessionKey')
       await mutate(ctx, async (tx) => {
@@ -190,7 +197,7 @@ export function vouchers(ctx: Context) {
     },
 
     /** Reads a voucher by code or id. */
-    async get(code: string): Promise<Voucher> {
+    async get(code: string, options?: CallOptions): Promise<Voucher> {
       const key = parse(nonEmptyString, code, 'code')
       const found = await findVoucher(ctx.store, key)
       if (!found) throw EngineError.notFound('voucher', key, 'code')

@@ -57,7 +57,7 @@ describe('tiers', () => {
       [[{ name: 'X', points: { from: 2000 }, earning_rules: { ern_x: { type: 'MULTIPLY', multiplier: 2 } } }], 404],
     ]
     for (const [body, code] of bad)
-      await expect(engine.loyalties.createTiers(club.id, body)).rejects.toMatchObject({ code })
+      await expect(engine.raw.loyalties.createTiers(club.id, body)).rejects.toMatchObject({ code })
     await expect(engine.loyalties.createTiers('camp_x', [{ name: 'A', points: { from: 1 } }])).rejects.toMatchObject({
       code: 404,
     })
@@ -99,13 +99,13 @@ describe('tiers', () => {
       },
     ])
     const card = await member(engine, club.id)
-    await engine.orders.create(paid('o1', 5000)) // 50 points → Bronze (joined)
+    await engine.raw.orders.create(paid('o1', 5000)) // 50 points → Bronze (joined)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
-    await engine.orders.create(paid('o2', 6000)) // 60 → 110 → Silver: joined +10, upgraded +1 → 121
+    await engine.raw.orders.create(paid('o2', 6000)) // 60 → 110 → Silver: joined +10, upgraded +1 → 121
     const tier = await engine.loyalties.getMemberTier(null, card.id)
     expect(tier).toMatchObject({ name: 'Silver', expiration: { tier_id: silver?.id, expiration_date: null } })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(121)
-    await engine.orders.create(paid('o3', 1000)) // 10 ×2 in Silver = 20 → 141
+    await engine.raw.orders.create(paid('o3', 1000)) // 10 ×2 in Silver = 20 → 141
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(141)
     const types = (await engine.customers.listActivity('alice', { limit: 100, category: 'EFFECT' })).data.map(
       (a) => a.type,
@@ -130,7 +130,7 @@ describe('tiers', () => {
     ])
     await engine.loyalties.createTiers(club.id, [{ name: 'Gold', points: { from: 100 } }])
     const card = await member(engine, club.id)
-    await engine.orders.create(paid('o1', 100))
+    await engine.raw.orders.create(paid('o1', 100))
     expect(await engine.loyalties.getMemberTier(null, card.id)).toMatchObject({
       name: 'Gold',
       expiration: { start_date: '2026-03-10T12:00:00.000Z', expiration_date: '2026-04-08T00:00:00.000Z' },
@@ -160,7 +160,7 @@ describe('tiers', () => {
     expect(card.loyalty_card?.balance).toBe(55)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
     clock.set('2026-01-15T12:00:00.000Z')
-    await engine.orders.create(paid('o1', 1000)) // +245 → 300 → Silver
+    await engine.raw.orders.create(paid('o1', 1000)) // +245 → 300 → Silver
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(300)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Silver')
     const tierEvents = (await engine.customers.listActivity('alice', { limit: 100 })).data
@@ -189,7 +189,7 @@ describe('tiers', () => {
       { event: 'order.paid', loyalty: { type: 'FIXED', points: 250 } },
     ])
     await engine.customers.create({ source_id: 'alice' })
-    await engine.orders.create(paid('o1', 1000))
+    await engine.raw.orders.create(paid('o1', 1000))
     const events = (await engine.customers.listActivity('alice', { limit: 100 })).data
       .filter((a) => a.type.startsWith('customer.loyalty.tier.'))
       .map((a) => `${a.type} ${(a.data.tier as { name: string }).name}`)

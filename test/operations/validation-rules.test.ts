@@ -121,7 +121,7 @@ describe('validationRules.create', () => {
       it(label, async () => {
         const { engine, store } = testEngine()
         const before = await snapshot(store)
-        const error = await rejection(engine.validationRules.create(body))
+        const error = await rejection(engine.raw.validationRules.create(body))
         expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path })
         expect(await snapshot(store)).toBe(before)
       })
@@ -200,9 +200,9 @@ describe('validationRules.createAssignment', () => {
   it('rejects a second assignment of the same rule to the same object with 409', async () => {
     const { engine, store, rule, tierId } = await fixture()
     const body = { related_object_type: 'promotion_tier', related_object_id: tierId }
-    await engine.validationRules.createAssignment(rule.id, body)
+    await engine.raw.validationRules.createAssignment(rule.id, body)
     const before = await snapshot(store)
-    const error = await rejection(engine.validationRules.createAssignment(rule.id, body))
+    const error = await rejection(engine.raw.validationRules.createAssignment(rule.id, body))
     expect(error).toMatchObject({ code: 409, key: 'duplicate_found', path: 'related_object_id' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -211,8 +211,8 @@ describe('validationRules.createAssignment', () => {
     const { engine, store, rule, tierId } = await fixture()
     const body = { related_object_type: 'promotion_tier', related_object_id: tierId }
     const outcomes = await Promise.allSettled([
-      engine.validationRules.createAssignment(rule.id, body),
-      engine.validationRules.createAssignment(rule.id, body),
+      engine.raw.validationRules.createAssignment(rule.id, body),
+      engine.raw.validationRules.createAssignment(rule.id, body),
     ])
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
     expect((await store.validation_rule_assignments.list()).total).toBe(1)
@@ -232,11 +232,11 @@ describe('validationRules.createAssignment', () => {
       engine.validationRules.createAssignment(rule.id, { related_object_type: 'voucher', related_object_id: 'v_none' }),
     ).rejects.toMatchObject({ code: 404, resource_type: 'voucher', resource_id: 'v_none' })
     const badType = await rejection(
-      engine.validationRules.createAssignment(rule.id, { related_object_type: 'segment', related_object_id: 'x' }),
+      engine.raw.validationRules.createAssignment(rule.id, { related_object_type: 'segment', related_object_id: 'x' }),
     )
     expect(badType).toMatchObject({ code: 400, path: 'related_object_type' })
     const missing = await rejection(
-      engine.validationRules.createAssignment(rule.id, { related_object_type: 'campaign' }),
+      engine.raw.validationRules.createAssignment(rule.id, { related_object_type: 'campaign' }),
     )
     expect(missing).toMatchObject({ code: 400, path: 'related_object_id' })
     expect(await snapshot(store)).toBe(before)
