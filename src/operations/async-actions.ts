@@ -57,7 +57,7 @@ export interface RunSummary {
 
 export function asyncActions(ctx: Context) {
   return {
-    async get(id: string, options?: CallOptions): Promise<AsyncAction> {
+    async get(id: string, _options?: CallOptions): Promise<AsyncAction> {
       const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
       return found.value
     },
@@ -67,7 +67,7 @@ export function asyncActions(ctx: Context) {
      * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
      * Safe to call from several workers: an action another worker finished is skipped on re-read.
      */
-    async runPending(options?: CallOptions): Promise<RunSummary> {
+    async runPending(_options?: CallOptions): Promise<RunSummary> {
       const now = ctx.clock.now().getTime()
       const page = await ctx.store.async_actions.list({
         where: { status: 'ENQUEUED' },

@@ -157,7 +157,10 @@ export function auth(ctx: Context) {
      * Registers an application (server), a client application or a management key. The secret is
      * returned here only: the store keeps its SHA-256 hash.
      */
-    async createApplication(body: AuthCreateApplicationParams, options?: CallOptions): Promise<ApplicationCredentials> {
+    async createApplication(
+      body: AuthCreateApplicationParams,
+      _options?: CallOptions,
+    ): Promise<ApplicationCredentials> {
       const input = parse(applicationInput, body)
       const secret = secretBytes()
       return mutate(ctx, async (tx) => {
@@ -179,7 +182,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token`: a `client_credentials` grant for the scopes asked (space-separated).
      * Server credentials get server scopes, client credentials `client_*` ones.
      */
-    async issueToken(credentials: Headers, body: AuthIssueTokenParams, options?: CallOptions): Promise<OAuthToken> {
+    async issueToken(credentials: Headers, body: AuthIssueTokenParams, _options?: CallOptions): Promise<OAuthToken> {
       const family = tokenFamily(credentials)
       const credential = await credentialOf(credentials, family)
       const input = parse(tokenRequest, formFields(body))
@@ -225,7 +228,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token/revoke`. As RFC 7009 asks, an unknown token, another application's token
      * or one already revoked is not an error: the call succeeds and changes nothing.
      */
-    async revokeToken(credentials: Headers, body: AuthRevokeTokenParams, options?: CallOptions): Promise<void> {
+    async revokeToken(credentials: Headers, body: AuthRevokeTokenParams, _options?: CallOptions): Promise<void> {
       const credential = await credentialOf(credentials, tokenFamily(credentials))
       const input = parse(revokeRequest, formFields(body))
       await mutate(ctx, async (tx) => {
@@ -242,7 +245,7 @@ export function auth(ctx: Context) {
      * the operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
      * (403 `origin_not_allowed`). Reads only.
      */
-    async authenticate(request: AuthAuthenticateParams, options?: CallOptions): Promise<Principal> {
+    async authenticate(request: AuthAuthenticateParams, _options?: CallOptions): Promise<Principal> {
       const input = parse(authenticateInput, request)
       const access = operationAccess(input.operation)
       if (!access)

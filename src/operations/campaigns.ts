@@ -171,7 +171,7 @@ export function campaigns(ctx: Context) {
      * codes in one commit. Loyalty programs and promotions are made by `loyalties.create` and
      * `promotions.create`, which need fields this shape does not have.
      */
-    async create(body: CampaignsCreateParams, options?: CallOptions): Promise<Campaign> {
+    async create(body: CampaignsCreateParams, _options?: CallOptions): Promise<Campaign> {
       const input = parse(campaignInput, body)
       const campaignType = input.campaign_type
       if (campaignType === 'LOYALTY_PROGRAM' || campaignType === 'PROMOTION') {
@@ -195,7 +195,7 @@ export function campaigns(ctx: Context) {
     },
 
     /** Reads a campaign by id or name. */
-    async get(campaignId: string, options?: CallOptions): Promise<Campaign> {
+    async get(campaignId: string, _options?: CallOptions): Promise<Campaign> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const found = await findCampaign(ctx.store, id)
       if (!found) throw EngineError.notFound('campaign', id, 'campaignId')

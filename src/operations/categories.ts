@@ -66,7 +66,7 @@ export async function resolveCategoryRef(
 export function categories(ctx: Context) {
   return {
     /** Creates a category; `name` is unique in the project (409 `duplicate_found` naming `name`). */
-    async create(body: CategoriesCreateParams, options?: CallOptions): Promise<Category> {
+    async create(body: CategoriesCreateParams, _options?: CallOptions): Promise<Category> {
       const input = parse(categoryInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.categories.findBy('name', input.name)) throw duplicateFound('category', 'name', input.name)
@@ -75,7 +75,7 @@ export function categories(ctx: Context) {
     },
 
     /** Reads a category by id (or by name). */
-    async get(categoryId: string, options?: CallOptions): Promise<Category> {
+    async get(categoryId: string, _options?: CallOptions): Promise<Category> {
       const id = parse(nonEmptyString, categoryId, 'categoryId')
       const found = await findCategory(ctx, id)
       if (!found) throw EngineError.notFound('category', id, 'categoryId')

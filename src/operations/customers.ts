@@ -69,7 +69,7 @@ function newCustomer(tx: Tx, input: CustomerInput): Customer {
 export function customers(ctx: Context) {
   return {
     /** Creates a customer; a known `source_id` updates that customer instead (upsert, as the hosted API does). */
-    async create(body: CustomersCreateParams, options?: CallOptions): Promise<Customer> {
+    async create(body: CustomersCreateParams, _options?: CallOptions): Promise<Customer> {
       const input = parse(customerInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
@@ -88,7 +88,7 @@ export function customers(ctx: Context) {
       })
     },
 
-    async get(idOrSourceId: string, options?: CallOptions): Promise<Customer> {
+    async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
       const found = await findCustomer(ctx, parse(v.pipe(v.string(), v.minLength(1)), idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
       return found.value
@@ -101,7 +101,7 @@ export function customers(ctx: Context) {
     async listActivity(
       idOrSourceId: string,
       query: CustomersListActivityParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<ListEnvelope<'data', ActivityItem>> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const q = parse(activityQuery, query, 'query')
@@ -142,7 +142,7 @@ export function customers(ctx: Context) {
     },
 
     /** Adds the customer to a segment: emits customer.segment.entered and fires that segment's earning rules. */
-    async enterSegment(idOrSourceId: string, segmentId: string, options?: CallOptions): Promise<Customer> {
+    async enterSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {
@@ -162,7 +162,7 @@ export function customers(ctx: Context) {
     },
 
     /** Removes the customer from a segment: emits customer.segment.left. */
-    async leaveSegment(idOrSourceId: string, segmentId: string, options?: CallOptions): Promise<Customer> {
+    async leaveSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {

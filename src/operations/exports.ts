@@ -113,7 +113,7 @@ export function exports(ctx: Context) {
     async createCampaignTransactionsExport(
       campaignIdOrName: string,
       body: ExportsCreateCampaignTransactionsExportParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<Export> {
       const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const input = parse(exportInput, body)
@@ -141,7 +141,7 @@ export function exports(ctx: Context) {
       })
     },
 
-    async get(id: string, options?: CallOptions): Promise<Export> {
+    async get(id: string, _options?: CallOptions): Promise<Export> {
       return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
     },
   }

@@ -21,7 +21,7 @@ export function storeFile(tx: Tx, file: { name: string; content_type: string; co
 export function files(ctx: Context) {
   return {
     /** A stored file by id or by its `memory://files/<id>` url, with its content. */
-    async get(idOrUrl: string, options?: CallOptions): Promise<FileObject> {
+    async get(idOrUrl: string, _options?: CallOptions): Promise<FileObject> {
       const key = parse(nonEmptyString, idOrUrl, 'id')
       const id = key.startsWith('memory://files/') ? key.slice('memory://files/'.length) : key
       const found = await ctx.store.files.get(id)

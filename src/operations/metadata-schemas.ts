@@ -50,7 +50,7 @@ export function metadataSchemas(ctx: Context) {
      * Defines the metadata schema of a standard (`customer`, `voucher`, …) or custom object type.
      * One schema per `related_object`: a second one is a 409.
      */
-    async create(body: MetadataSchemasCreateParams, options?: CallOptions): Promise<MetadataSchema> {
+    async create(body: MetadataSchemasCreateParams, _options?: CallOptions): Promise<MetadataSchema> {
       const input = parse(schemaInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.metadata_schemas.findBy('related_object', input.related_object)) {
@@ -88,7 +88,7 @@ export function metadataSchemas(ctx: Context) {
      * exists whether or not a schema was defined for it, so without one it gets the empty default
      * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
      */
-    async get(resource: string, options?: CallOptions): Promise<MetadataSchema | DefaultMetadataSchema> {
+    async get(resource: string, _options?: CallOptions): Promise<MetadataSchema | DefaultMetadataSchema> {
       const related = parse(nonEmptyString, resource, 'resource')
       const found = await ctx.store.metadata_schemas.findBy('related_object', related)
       if (found) return found.value
@@ -96,7 +96,7 @@ export function metadataSchemas(ctx: Context) {
       throw EngineError.notFound('metadata_schema', related, 'resource')
     },
 
-    async list(options?: CallOptions): Promise<ListEnvelope<'schemas', MetadataSchema>> {
+    async list(_options?: CallOptions): Promise<ListEnvelope<'schemas', MetadataSchema>> {
       const page = await ctx.store.metadata_schemas.list({ order: { field: 'created_at', direction: 'asc' } })
       return { object: 'list', data_ref: 'schemas', schemas: page.data.map((s) => s.value), total: page.total }
     },

@@ -29,7 +29,7 @@ export function calculateOrder(input: OrderInput): CalculatedOrder {
 export function orders(ctx: Context) {
   return {
     /** Creates an order (a known `source_id` updates that order instead, as the hosted API does). */
-    async create(body: OrdersCreateParams, options?: CallOptions): Promise<Order> {
+    async create(body: OrdersCreateParams, _options?: CallOptions): Promise<Order> {
       const input = parse(orderBody, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.orders.findBy('source_id', input.source_id) : undefined
@@ -38,7 +38,7 @@ export function orders(ctx: Context) {
     },
 
     /** Updates an order by id or source id; becoming PAID fires the order.paid earning rules. */
-    async update(orderId: string, body: OrdersUpdateParams, options?: CallOptions): Promise<Order> {
+    async update(orderId: string, body: OrdersUpdateParams, _options?: CallOptions): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const input = parse(orderBody, body)
       return mutate(ctx, async (tx) => {
@@ -48,7 +48,7 @@ export function orders(ctx: Context) {
       })
     },
 
-    async get(orderId: string, options?: CallOptions): Promise<Order> {
+    async get(orderId: string, _options?: CallOptions): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const found = (await ctx.store.orders.get(id)) ?? (await ctx.store.orders.findBy('source_id', id))
       if (!found) throw EngineError.notFound('order', id, 'orderId')

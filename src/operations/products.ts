@@ -50,7 +50,7 @@ export function products(ctx: Context) {
      * Creates a product; a known `source_id` updates that product instead (upsert, as customers do):
      * given fields replace, metadata merges. A new product needs a `name`.
      */
-    async create(body: ProductsCreateParams, options?: CallOptions): Promise<Product> {
+    async create(body: ProductsCreateParams, _options?: CallOptions): Promise<Product> {
       const input = parse(productInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.products.findBy('source_id', input.source_id) : undefined
@@ -83,7 +83,7 @@ export function products(ctx: Context) {
      * Adds a SKU to a product (by id or `source_id`). A `source_id` already used by a SKU of the same
      * product updates it; one used under another product is a 409. A new SKU needs `sku` (its name).
      */
-    async createSku(productId: string, body: ProductsCreateSkuParams, options?: CallOptions): Promise<Sku> {
+    async createSku(productId: string, body: ProductsCreateSkuParams, _options?: CallOptions): Promise<Sku> {
       const ref = parse(nonEmptyString, productId, 'productId')
       const input = parse(skuInput, body)
       return mutate(ctx, async (tx) => {
@@ -128,7 +128,7 @@ export function products(ctx: Context) {
     async listSkus(
       productId: string,
       query: ProductsListSkusParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<ListEnvelope<'skus', Sku>> {
       const ref = parse(nonEmptyString, productId, 'productId')
       const q = parse(listSkusQuery, query)
@@ -152,7 +152,7 @@ export function products(ctx: Context) {
      * Creates a STATIC products collection: its members are checked to exist and stored resolved
      * (a SKU member carries its `product_id`), which is the form the discount and condition rules take.
      */
-    async createCollection(body: ProductsCreateCollectionParams, options?: CallOptions): Promise<ProductCollection> {
+    async createCollection(body: ProductsCreateCollectionParams, _options?: CallOptions): Promise<ProductCollection> {
       const input = parse(productCollectionInput, body)
       return mutate(ctx, async (tx) => {
         const members: ProductCollection['products'] = []
@@ -179,7 +179,7 @@ export function products(ctx: Context) {
     },
 
     /** Reads a products collection by id. */
-    async getCollection(collectionId: string, options?: CallOptions): Promise<ProductCollection> {
+    async getCollection(collectionId: string, _options?: CallOptions): Promise<ProductCollection> {
       const id = parse(nonEmptyString, collectionId, 'productsCollectionId')
       const found = await ctx.store.product_collections.get(id)
       if (!found) throw EngineError.notFound('products_collection', id, 'productsCollectionId')

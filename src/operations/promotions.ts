@@ -152,7 +152,7 @@ export function promotions(ctx: Context) {
      * (1, 2, …). The result carries the tiers expanded as `promotion: {object: 'list', tiers, …}`;
      * the stored campaign keeps only their ids.
      */
-    async create(body: PromotionsCreateParams, options?: CallOptions): Promise<PromotionCampaign> {
+    async create(body: PromotionsCreateParams, _options?: CallOptions): Promise<PromotionCampaign> {
       const input = parse(promotionCampaignInput, body)
       const { campaign, tiers } = await mutate(ctx, async (tx) => {
         const campaign = await buildCampaign(
@@ -180,7 +180,7 @@ export function promotions(ctx: Context) {
       async create(
         campaignId: string,
         body: PromotionsTiersCreateParams,
-        options?: CallOptions,
+        _options?: CallOptions,
       ): Promise<PromotionTier> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(tierInput, body)
@@ -202,7 +202,7 @@ export function promotions(ctx: Context) {
         return withAssignments(ctx.store, tier)
       },
 
-      async get(id: string, options?: CallOptions): Promise<PromotionTier> {
+      async get(id: string, _options?: CallOptions): Promise<PromotionTier> {
         return withAssignments(ctx.store, (await tierOf(ctx.store, id)).value)
       },
 
@@ -218,7 +218,7 @@ export function promotions(ctx: Context) {
       async createInCampaign(
         campaignId: string,
         body: PromotionsStacksCreateParams,
-        options?: CallOptions,
+        _options?: CallOptions,
       ): Promise<PromotionStack> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(stackInput, body)
@@ -251,7 +251,7 @@ export function promotions(ctx: Context) {
         })
       },
 
-      async get(id: string, options?: CallOptions): Promise<PromotionStack> {
+      async get(id: string, _options?: CallOptions): Promise<PromotionStack> {
         const found = await ctx.store.promotion_stacks.get(parse(nonEmptyString, id, 'stackId'))
         if (!found) throw EngineError.notFound('promotion_stack', id, 'stackId')
         return found.value
@@ -264,7 +264,7 @@ export function promotions(ctx: Context) {
       async listInCampaign(
         campaignId: string,
         query?: PromotionsStacksListParams,
-        options?: CallOptions,
+        _options?: CallOptions,
       ): Promise<ListEnvelope<'data', PromotionStack>> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const campaign = await promotionCampaign(ctx.store, id)

@@ -198,7 +198,7 @@ export function publications(ctx: Context) {
      * returns the first publication again — and publishes exactly one code (the spec's limit). The
      * customer is found by `id` or `source_id`, and created when its `source_id` is new.
      */
-    async create(body: PublicationsCreateParams, options?: CallOptions): Promise<PublicationResult> {
+    async create(body: PublicationsCreateParams, _options?: CallOptions): Promise<PublicationResult> {
       const input = parse(publicationInput, body)
       return publish(ctx, input)
     },

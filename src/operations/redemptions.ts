@@ -47,7 +47,7 @@ export function redemptions(ctx: Context) {
      * otherwise); uses, credits, points and tier summaries counted; the session released; all in one
      * commit, retried on a conflict. A request that redeems nothing records a failed redemption.
      */
-    async redeemStackable(body: RedemptionsRedeemStackableParams, options?: CallOptions): Promise<StackedRedemption> {
+    async redeemStackable(body: RedemptionsRedeemStackableParams, _options?: CallOptions): Promise<StackedRedemption> {
       const request = parseStackableRequest(body)
       return mutate(ctx, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })
@@ -83,7 +83,7 @@ export function redemptions(ctx: Context) {
     async rollbackStackable(
       parentRedemptionId: string,
       body: RedemptionsRollbackStackableParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<StackedRollback> {
       const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
       const input = parse(rollbackRequest, body)
@@ -101,7 +101,7 @@ export function redemptions(ctx: Context) {
     async rollback(
       redemptionId: string,
       body: RedemptionsRollbackParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const input = parse(rollbackRequest, body)
@@ -111,7 +111,7 @@ export function redemptions(ctx: Context) {
       )
     },
 
-    async get(redemptionId: string, options?: CallOptions): Promise<Redemption | RedemptionRollback> {
+    async get(redemptionId: string, _options?: CallOptions): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
       if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')

@@ -124,8 +124,8 @@ export async function convertReferralOnCustomEvent(
 
 /** `listHolders(memberId, query?, options?)`, or within a campaign `listHolders(campaignId, memberId, query?, options?)`. */
 export type ListHoldersArgs =
-  | [memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
-  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+  | [memberId: string, query?: ReferralsListHoldersParams, _options?: CallOptions]
+  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, _options?: CallOptions]
 
 export function referrals(ctx: Context) {
   return {
@@ -137,7 +137,7 @@ export function referrals(ctx: Context) {
     async publish(
       campaignIdOrName: string,
       body: ReferralsPublishParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<PublicationResult> {
       const campaign = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const raw = parse(v.record(v.string(), v.unknown()), body ?? {})

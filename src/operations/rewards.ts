@@ -17,7 +17,7 @@ import { enforceMetadata } from './metadata-schemas'
  */
 export function rewards(ctx: Context) {
   return {
-    async create(body: RewardsCreateParams, options?: CallOptions): Promise<Reward> {
+    async create(body: RewardsCreateParams, _options?: CallOptions): Promise<Reward> {
       const input = parse(rewardInput, body)
       return mutate(ctx, async (tx) => {
         const parameters: Reward['parameters'] = {}
@@ -90,7 +90,7 @@ export function rewards(ctx: Context) {
       })
     },
 
-    async get(rewardId: string, options?: CallOptions): Promise<Reward> {
+    async get(rewardId: string, _options?: CallOptions): Promise<Reward> {
       return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward', 'rewardId')).value
     },
 
@@ -101,7 +101,7 @@ export function rewards(ctx: Context) {
     async createAssignment(
       rewardId: string,
       body: RewardsCreateAssignmentParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<RewardAssignment> {
       const id = parse(nonEmptyString, rewardId, 'rewardId')
       const input = parse(rewardAssignmentInput, body)

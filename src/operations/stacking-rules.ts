@@ -57,7 +57,7 @@ export function stackingRules(ctx: Context) {
      * The management list: exactly one object, the created rules or else the configured defaults
      * (those carry no `id`: there is no stored resource yet).
      */
-    async list(projectId: string, options?: CallOptions): Promise<ListEnvelope<'data', StackingRules> & { total: 1 }> {
+    async list(projectId: string, _options?: CallOptions): Promise<ListEnvelope<'data', StackingRules> & { total: 1 }> {
       return { object: 'list', data_ref: 'data', data: [await effective(projectId)], total: 1 }
     },
 
@@ -68,7 +68,7 @@ export function stackingRules(ctx: Context) {
      * Creates the project's stacking rules. Fields left out take the §9.2 defaults (the engine option
      * only stands in while no rules are created). A second create is a 409 `stacking_rules_exist`.
      */
-    async create(projectId: string, body: StackingRulesCreateParams, options?: CallOptions): Promise<StoredRules> {
+    async create(projectId: string, body: StackingRulesCreateParams, _options?: CallOptions): Promise<StoredRules> {
       const projectKey = project(projectId)
       const input = parse(stackingRulesInput, body)
       const merged = resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...input } as StackingRules)
@@ -95,7 +95,7 @@ export function stackingRules(ctx: Context) {
       projectId: string,
       stackingRulesId: string,
       body: StackingRulesUpdateParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<StoredRules> {
       const projectKey = project(projectId)
       const id = parse(nonEmptyString, stackingRulesId, 'stackingRulesId')

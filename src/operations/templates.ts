@@ -56,7 +56,7 @@ export function templates(ctx: Context) {
      */
     async createCampaignTemplate(
       body: TemplatesCreateCampaignTemplateParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<CampaignTemplate> {
       const input = parse(templateInput, body)
       return mutate(ctx, async (tx) => {
@@ -82,7 +82,7 @@ export function templates(ctx: Context) {
       })
     },
 
-    async getCampaignTemplate(id: string, options?: CallOptions): Promise<CampaignTemplate> {
+    async getCampaignTemplate(id: string, _options?: CallOptions): Promise<CampaignTemplate> {
       return (
         await must(
           ctx,
@@ -101,7 +101,7 @@ export function templates(ctx: Context) {
      */
     async listCampaignTemplates(
       query: TemplatesListCampaignTemplatesParams = {},
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<ListEnvelope<'campaign_templates', CampaignTemplate>> {
       const q = parse(templatesQuery, query ?? {})
       const filters = parseListFilters(q.filters, TEMPLATE_FILTER_FIELDS)
@@ -131,7 +131,7 @@ export function templates(ctx: Context) {
     async createCampaignFromTemplate(
       templateId: string,
       body: TemplatesCreateCampaignFromTemplateParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<Campaign> {
       const id = parse(nonEmptyString, templateId, 'campaignTemplateId')
       const overrides = parse(fromTemplateInput, body)

@@ -106,7 +106,7 @@ export function validationRules(ctx: Context) {
      * Stores a validation rule after checking its structure (numbered rules, operators, `logic`);
      * the validation pipeline evaluates it later.
      */
-    async create(body: ValidationRulesCreateParams, options?: CallOptions): Promise<ValidationRule> {
+    async create(body: ValidationRulesCreateParams, _options?: CallOptions): Promise<ValidationRule> {
       const input = parse(validationRuleInput, body)
       const rules = checkRuleSet(input.rules, 'rules')
       if (input.bundle_rules) checkBundleRules(input.bundle_rules, 'bundle_rules')
@@ -134,7 +134,7 @@ export function validationRules(ctx: Context) {
       })
     },
 
-    async get(id: string, options?: CallOptions): Promise<ValidationRule> {
+    async get(id: string, _options?: CallOptions): Promise<ValidationRule> {
       const found = await ctx.store.validation_rules.get(parse(nonEmptyString, id, 'validationRuleId'))
       if (!found) throw EngineError.notFound('validation_rule', id, 'validationRuleId')
       return found.value
@@ -144,7 +144,7 @@ export function validationRules(ctx: Context) {
     async createAssignment(
       ruleId: string,
       body: ValidationRulesCreateAssignmentParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<ValidationRuleAssignment> {
       const id = parse(nonEmptyString, ruleId, 'validationRuleId')
       const input = parse(assignmentInput, body)
@@ -158,7 +158,7 @@ export function validationRules(ctx: Context) {
     },
 
     /** The assignments of one object (what the validation pipeline evaluates for it). */
-    async listAssignments(relatedObjectId: string, options?: CallOptions): Promise<ValidationRuleAssignment[]> {
+    async listAssignments(relatedObjectId: string, _options?: CallOptions): Promise<ValidationRuleAssignment[]> {
       const id = parse(v.string(), relatedObjectId, 'relatedObjectId')
       const page = await ctx.store.validation_rule_assignments.list({ where: { related_object_id: id } })
       return page.data.map((s) => s.value)

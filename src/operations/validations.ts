@@ -18,7 +18,7 @@ export function validations(ctx: Context) {
   return {
     async validateStackable(
       body: ValidationsValidateStackableParams,
-      options?: CallOptions,
+      _options?: CallOptions,
     ): Promise<ValidationResult> {
       const request = parseStackableRequest(body)
       return mutate(ctx, async (tx) => {

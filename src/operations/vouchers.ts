@@ -87,7 +87,7 @@ export function vouchers(ctx: Context) {
      * and the campaign's `vouchers_count` grows by one. Without `code` one is generated from
      * `code_config` (the request's, else the campaign's, else 8 alphanumeric characters).
      */
-    async create(body: VouchersCreateParams, options?: CallOptions): Promise<Voucher> {
+    async create(body: VouchersCreateParams, _options?: CallOptions): Promise<Voucher> {
       const input = parse(voucherInput, body)
       if (input.campaign && input.campaign_id) {
         throw EngineError.invalid('campaign_id', 'must not be given together with campaign (pass one of them)')
@@ -168,7 +168,7 @@ export function vouchers(ctx: Context) {
      * `{code, metadata}`, checked now (400 naming `[i].code`), applied by `asyncActions.runPending()`.
      * `asyncActions.get(async_action_id)` then shows `DONE` and `result.results`, one per item.
      */
-    async bulkUpdate(body: VouchersBulkUpdateParams, options?: CallOptions): Promise<AsyncActionRef> {
+    async bulkUpdate(body: VouchersBulkUpdateParams, _options?: CallOptions): Promise<AsyncActionRef> {
       const updates = parse(bulkUpdateInput, body)
       const action = await mutate(ctx, async (tx) => enqueue(tx, VOUCHERS_BULK_UPDATE_ACTION, updates))
       return { async_action_id: action.id }
@@ -179,7 +179,7 @@ export function vouchers(ctx: Context) {
      * holds on the code (reference §7.4), so its use, credits and points are free again. 404 when the
      * code is unknown or the key holds no live lock on it (never taken, released, or expired).
      */
-    async releaseValidationSession(code: string, sessionKey: string, options?: CallOptions): Promise<void> {
+    async releaseValidationSession(code: string, sessionKey: string, _options?: CallOptions): Promise<void> {
       const key = parse(nonEmptyString, code, 'code')
       const session = parse(nonEmptyString, sessionKey, 'sessionKey')
       await mutate(ctx, async (tx) => {
@@ -197,7 +197,7 @@ export function vouchers(ctx: Context) {
     },
 
     /** Reads a voucher by code or id. */
-    async get(code: string, options?: CallOptions): Promise<Voucher> {
+    async get(code: string, _options?: CallOptions): Promise<Voucher> {
       const key = parse(nonEmptyString, code, 'code')
       const found = await findVoucher(ctx.store, key)
       if (!found) throw EngineError.notFound('voucher', key, 'code')
