@@ -32,27 +32,28 @@ import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 import type { RawOperations } from './raw'
 import { checkEngineOptions } from './schema/engine-options'
 
+/** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
-  store?: Store
+  store?: Store | undefined
   /** Source of "now"; the system clock by default. */
-  clock?: Clock
+  clock?: Clock | undefined
   /** Id generator; prefixed random ids like the hosted service's by default. */
-  ids?: IdGenerator
+  ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
-  random?: RandomSource
+  random?: RandomSource | undefined
   /** IANA time zone for validity hours, days and calendar periods. Default `UTC`. */
-  timezone?: string
+  timezone?: string | undefined
   /** Rounding of every computed money amount. Default `half-up`. */
-  rounding?: RoundingMode
+  rounding?: RoundingMode | undefined
   /** Project stacking rules in force until one is created with `stackingRules.create`. */
-  stackingRules?: Partial<StackingRules>
+  stackingRules?: Partial<StackingRules> | undefined
   /** Re-reads after a commit conflict before failing with 409. Default 5. */
-  maxRetries?: number
+  maxRetries?: number | undefined
   /** OAuth access token lifetime in seconds. Default 3600. */
-  tokenTtlSeconds?: number
+  tokenTtlSeconds?: number | undefined
   /** The project id (management endpoints name it). Default `proj_default`. */
-  projectId?: string
+  projectId?: string | undefined
 }
 
 export const systemClock: Clock = { now: () => new Date() }

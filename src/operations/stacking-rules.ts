@@ -62,7 +62,7 @@ export function stackingRules(ctx: Context) {
     },
 
     /** The rules in force for the project: what the validation pipeline applies. */
-    get: effective,
+    get: (projectId: string, _options?: CallOptions) => effective(projectId),
 
     /**
      * Creates the project's stacking rules. Fields left out take the §9.2 defaults (the engine option

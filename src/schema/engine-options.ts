@@ -42,7 +42,10 @@ const engineOptions = v.strictObject({
   ids: v.optional(ids),
   random: v.optional(random),
   timezone: v.optional(
-    v.pipe(v.string('must be a string'), v.check(isTimeZone, 'must be an IANA time zone such as Europe/Paris')),
+    v.pipe(
+      v.string('must be a string'),
+      v.check(isTimeZone, (issue) => `must be an IANA time zone such as Europe/Paris, not ${issue.input}`),
+    ),
   ),
   rounding: v.optional(v.picklist(ROUNDING_MODES, `must be one of ${ROUNDING_MODES.join(', ')}`)),
   // Its fields are checked where the rules are read (the stacking-rules operations), also at once.

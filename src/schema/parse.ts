@@ -66,6 +66,8 @@ function failWith(path: string, details: string): never {
 }
 
 function describeIssue(issue: v.BaseIssue<unknown>): string {
+  // A key a strict object does not define.
+  if (issue.expected === 'never') return 'is not a known field here'
   if (issue.received === 'undefined' && issue.kind === 'schema')
     return `is required (expected ${issue.expected ?? 'a value'})`
   if (issue.kind === 'schema') return `must be ${issue.expected ?? 'valid'} but received ${issue.received}`

@@ -33,7 +33,14 @@ import type { fromTemplateInput, templateInput, templatesQuery } from './templat
 import type { assignmentInput, validationRuleInput } from './validation-rule'
 import type { bulkUpdateInput, voucherInput } from './voucher'
 
-type In<S extends v.GenericSchema> = v.InferInput<S>
+/** Optional fields also take `undefined`: the parse boundary reads a key set to `undefined` as absent. */
+type Absentable<T> = T extends readonly unknown[]
+  ? { [I in keyof T]: Absentable<T[I]> }
+  : T extends object
+    ? { [K in keyof T]: Absentable<T[K]> | (Record<string, never> extends Pick<T, K> ? undefined : never) }
+    : T
+
+type In<S extends v.GenericSchema> = Absentable<v.InferInput<S>>
 type PageListQuery = In<ReturnType<typeof pageListQuery>>
 
 export type AuthCreateApplicationParams = In<typeof applicationInput>

@@ -116,7 +116,42 @@ describe('validationRules.create', () => {
         'applicable_to.included[0].id',
       ],
       ['a bundle limit of 0', { name: 'R', rules: {}, bundle_rules: { limit: 0 } }, 'bundle_rules.limit'],
+      [
+        'an unknown rule name',
+        { name: 'R', rules: { '1': { name: 'order.amunt', conditions: { $is: [1] } } } },
+        'rules.1.name',
+      ],
+      [
+        'a rule name this engine does not support',
+        { name: 'R', rules: { '1': { name: 'redemption.api_key', conditions: { $is: ['k'] } } } },
+        'rules.1.name',
+      ],
+      [
+        'an unknown nested rule name',
+        {
+          name: 'R',
+          rules: { '1': { ...orderOver100, rules: { '1': { name: 'order.items.qty', conditions: { $is: [1] } } } } },
+        },
+        'rules.1.rules.1.name',
+      ],
+      [
+        'an unknown bundle rule name',
+        { name: 'R', rules: {}, bundle_rules: { '1': { name: 'product.idd', conditions: { $is: ['p'] } } } },
+        'bundle_rules.1.name',
+      ],
+      ['a misspelt rule field', { name: 'R', rules: { '1': { ...orderOver100, propery: 'x' } } }, 'rules.1.propery'],
     ]
+    it('says what a misspelt rule name or operator was likely meant to be', async () => {
+      const { engine } = testEngine()
+      const rule = (name: string, op: string) => ({ name: 'R', rules: { '1': { name, conditions: { [op]: [1] } } } })
+      expect(await rejection(engine.raw.validationRules.create(rule('order.amunt', '$is')))).toMatchObject({
+        details: 'Property .rules.1.name is not a rule name this engine knows; did you mean order.amount?',
+      })
+      expect(await rejection(engine.raw.validationRules.create(rule('order.amount', '$mor_than')))).toMatchObject({
+        details: 'Property .rules.1.conditions.$mor_than is not an operator; did you mean $more_than?',
+      })
+    })
+
     for (const [label, body, path] of cases) {
       it(label, async () => {
         const { engine, store } = testEngine()
