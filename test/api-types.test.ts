@@ -6,8 +6,11 @@ import { describe, expectTypeOf, it } from 'vitest'
 import {
   type CallOptions,
   createEngine,
+  type Discount,
   type Engine,
+  type Explanation,
   type LoyaltiesCreateMemberParams,
+  type RedeemableResult,
   type Redemption,
   type StackedRedemption,
   type ValidationResult,
@@ -34,6 +37,30 @@ describe('the typed API', () => {
     expectTypeOf<ValidationsValidateStackableParams['redeemables'][number]['object']>().toEqualTypeOf<
       'voucher' | 'promotion_tier' | 'promotion_stack'
     >()
+  })
+
+  it('makes a redeemable result a union discriminated by its status', () => {
+    const describe = (r: RedeemableResult) => {
+      switch (r.status) {
+        case 'APPLICABLE':
+          expectTypeOf(r.order.total_amount).toEqualTypeOf<number>()
+          if ('discount' in r.result) expectTypeOf(r.result.discount).toEqualTypeOf<Discount>()
+          return r.order.total_applied_discount_amount
+        case 'INAPPLICABLE':
+          expectTypeOf(r.result.error.key).toEqualTypeOf<string>()
+          expectTypeOf(r.explanation).toEqualTypeOf<Explanation | undefined>()
+          // @ts-expect-error an inapplicable result has no order
+          return r.order.total_amount
+        case 'SKIPPED':
+          expectTypeOf(r.result.details.message).toEqualTypeOf<string>()
+          return 0
+        default: {
+          const never: never = r
+          return never
+        }
+      }
+    }
+    expectTypeOf(describe).returns.toEqualTypeOf<number | undefined>()
   })
 
   it('takes CallOptions last on every operation', () => {
