@@ -1,7 +1,6 @@
 import * as v from 'valibot'
 import { dateTime, isoDuration, metadata, nonEmptyString, opt, validityEntries, validityTimeframe } from './common'
-import { discount } from './discount'
-import { codeConfigInput, giftInput, loyaltyCardInput, redemptionInput, voucherType } from './voucher'
+import { voucherValueEntries } from './voucher'
 
 /**
  * The fields every campaign type shares: `campaigns.create` and `promotions.create` spread these into
@@ -26,15 +25,17 @@ export type CampaignBaseInput = v.InferOutput<typeof campaignBase>
 /** Codes one create call may generate: the whole batch is one atomic commit, so it is bounded. */
 export const MAX_VOUCHERS_PER_CAMPAIGN_CREATE = 100_000
 
+/** How many codes a create call generates. */
+export const vouchersCount = v.pipe(
+  v.number(),
+  v.safeInteger('must be an integer'),
+  v.minValue(0, 'must be ≥ 0'),
+  v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
+)
+
 /** The voucher template of a campaign (`voucher` in the create body). */
 export const campaignVoucherInput = v.object({
-  type: opt(voucherType),
-  discount: opt(v.nullable(discount)),
-  gift: opt(v.nullable(giftInput)),
-  loyalty_card: opt(v.nullable(loyaltyCardInput)),
-  redemption: opt(redemptionInput),
-  code_config: opt(codeConfigInput),
-  is_referral_code: opt(v.boolean()),
+  ...voucherValueEntries,
   start_date: opt(v.nullable(dateTime)),
   expiration_date: opt(v.nullable(dateTime)),
   validity_timeframe: opt(v.nullable(validityTimeframe)),
@@ -55,14 +56,7 @@ export const campaignInput = v.object({
   ...campaignBaseEntries,
   campaign_type: v.picklist([...CODE_CAMPAIGN_TYPES, 'LOYALTY_PROGRAM', 'PROMOTION']),
   voucher: campaignVoucherInput,
-  vouchers_count: opt(
-    v.pipe(
-      v.number(),
-      v.safeInteger('must be an integer'),
-      v.minValue(0, 'must be ≥ 0'),
-      v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
-    ),
-  ),
+  vouchers_count: opt(vouchersCount),
   referral_program: opt(v.nullable(referralProgram)),
 })
 

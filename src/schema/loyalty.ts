@@ -1,6 +1,6 @@
 import * as v from 'valibot'
 import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
-import { campaignBaseEntries, campaignVoucherInput, MAX_VOUCHERS_PER_CAMPAIGN_CREATE } from './campaign'
+import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {
   dateTime,
   formula,
@@ -229,14 +229,7 @@ export const activityQuery = v.object({
 export const loyaltyCampaignInput = v.object({
   ...campaignBaseEntries,
   campaign_type: opt(v.literal('LOYALTY_PROGRAM')),
-  vouchers_count: opt(
-    v.pipe(
-      v.number(),
-      v.safeInteger('must be an integer'),
-      v.minValue(0, 'must be ≥ 0'),
-      v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
-    ),
-  ),
+  vouchers_count: opt(vouchersCount),
   voucher: opt(campaignVoucherInput),
   loyalty_tiers_expiration: opt(v.nullable(loyaltyTiersExpirationInput)),
   access_settings: opt(v.record(v.string(), v.unknown())),

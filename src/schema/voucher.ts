@@ -71,19 +71,24 @@ function typeOf(field: (typeof VALUE_FIELD)[VoucherType]): VoucherType {
   return (entry?.[0] ?? 'DISCOUNT_VOUCHER') as VoucherType
 }
 
-export const voucherInput = v.object({
-  code: opt(nonEmptyString),
+/** What a voucher is worth and how its codes look: a standalone voucher's and a campaign template's. */
+export const voucherValueEntries = {
   type: opt(voucherType),
-  campaign: opt(v.nullable(nonEmptyString)),
-  campaign_id: opt(v.nullable(nonEmptyString)),
-  category: opt(v.nullable(nonEmptyString)),
-  category_id: opt(v.nullable(nonEmptyString)),
   discount: opt(v.nullable(discount)),
   gift: opt(v.nullable(giftInput)),
   loyalty_card: opt(v.nullable(loyaltyCardInput)),
   redemption: opt(redemptionInput),
   code_config: opt(codeConfigInput),
   is_referral_code: opt(v.boolean()),
+}
+
+export const voucherInput = v.object({
+  code: opt(nonEmptyString),
+  campaign: opt(v.nullable(nonEmptyString)),
+  campaign_id: opt(v.nullable(nonEmptyString)),
+  category: opt(v.nullable(nonEmptyString)),
+  category_id: opt(v.nullable(nonEmptyString)),
+  ...voucherValueEntries,
   additional_info: opt(v.nullable(v.string())),
   metadata: opt(metadata),
   ...validityEntries,

@@ -3,9 +3,8 @@ import type { CalculatedOrderItem } from '../../model/order'
 import { mulDivRound } from '../../money'
 import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { lineMoney, perLineFormula } from './line-formulas'
-import { itemPlan, lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
+import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
 import type { Pick } from './targeting'
-import type { AppliedLine } from './types'
 
 /**
  * AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over
@@ -62,21 +61,9 @@ function split(
     caps[k] = entryLineCap(groups[pick.group]?.entry ?? null, lineRoom(item))
     weights[k] = weightOf(pick, item)
   }
-  const total = minCap(value, discount.aggregated_amount_limit)
-  const parts = allocateCapped(total, weights, caps)
-  const lines: AppliedLine[] = new Array(picks.length)
-  const lineGroups: number[] = new Array(picks.length)
-  for (let k = 0; k < picks.length; k++) {
-    const pick = picks[k] as Pick
-    lines[k] = {
-      index: pick.index,
-      discount_amount: parts[k] as number,
-      discount_quantity: pick.units,
-      added_quantity: 0,
-    }
-    lineGroups[k] = pick.group
-  }
-  return itemPlan(ctx, lines, lineGroups, undefined)
+  const parts = allocateCapped(minCap(value, discount.aggregated_amount_limit), weights, caps)
+  // The parts already respect every cap; the shared loop only shapes the lines.
+  return perLinePlan(ctx, { aggregated: undefined }, (_pick, _item, _entry, k) => parts[k] as number)
 }
 
 /** A line weighs what is left of it; a partly chosen line only its chosen units' share (an integer weight). */

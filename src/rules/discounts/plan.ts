@@ -41,14 +41,14 @@ export function lineBase(item: CalculatedOrderItem, mode: CalculationMode): numb
 }
 
 /**
- * One applied line per chosen line: `discountOf` gives its discount, capped by what is left of the line,
+ * One applied line per chosen line (`k`-th pick): `discountOf` gives its discount, capped by what is left of the line,
  * its targeting entry's `amount_limit` and the discount's own per-line `lineLimit`; then the caps
  * spanning lines (see `itemPlan`). The one loop the AMOUNT, PERCENT and FIXED types share.
  */
 export function perLinePlan(
   ctx: StepContext,
   limits: { line?: number | null | undefined; aggregated: number | null | undefined },
-  discountOf: (pick: Pick, item: CalculatedOrderItem, entry: ApplicableToEntry | null) => number,
+  discountOf: (pick: Pick, item: CalculatedOrderItem, entry: ApplicableToEntry | null, k: number) => number,
 ): StepPlan {
   const { picks, groups } = ctx.targets
   const items = ctx.order.items
@@ -61,7 +61,7 @@ export function perLinePlan(
     const cap = minCap(entryLineCap(entry, lineRoom(item)), limits.line)
     lines[k] = {
       index: pick.index,
-      discount_amount: Math.min(discountOf(pick, item, entry), cap),
+      discount_amount: Math.min(discountOf(pick, item, entry, k), cap),
       discount_quantity: pick.units,
       added_quantity: 0,
     }
