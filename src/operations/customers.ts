@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -89,7 +88,7 @@ export function customers(ctx: Context) {
     },
 
     async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
-      const found = await findCustomer(ctx, parse(v.pipe(v.string(), v.minLength(1)), idOrSourceId, 'customerId'))
+      const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
       return found.value
     },

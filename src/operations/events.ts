@@ -27,8 +27,8 @@ export interface CustomEvent {
  */
 /** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
 export interface CreateEvent {
-  (name: string, body: EventsCreateParams, _options?: CallOptions): Promise<CustomEvent>
-  (body: EventsCreateParams & { event: string }, _options?: CallOptions): Promise<CustomEvent>
+  (name: string, body: EventsCreateParams, options?: CallOptions): Promise<CustomEvent>
+  (body: EventsCreateParams & { event: string }, options?: CallOptions): Promise<CustomEvent>
 }
 
 export function events(ctx: Context) {

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { Campaign } from '../model/campaign'
@@ -10,8 +9,8 @@ import { referrerOf } from '../rules/referrals'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
-import { publicationInput } from '../schema/publication'
-import { HOLDER_FILTER_FIELDS, holdersQuery } from '../schema/referral'
+import type { PublicationInput } from '../schema/publication'
+import { HOLDER_FILTER_FIELDS, holdersQuery, referralPublishInput } from '../schema/referral'
 import type { ReferralsListHoldersParams, ReferralsPublishParams } from '../schema/requests'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
@@ -124,8 +123,8 @@ export async function convertReferralOnCustomEvent(
 
 /** `listHolders(memberId, query?, options?)`, or within a campaign `listHolders(campaignId, memberId, query?, options?)`. */
 export type ListHoldersArgs =
-  | [memberId: string, query?: ReferralsListHoldersParams, _options?: CallOptions]
-  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, _options?: CallOptions]
+  | [memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
 
 export function referrals(ctx: Context) {
   return {
@@ -140,12 +139,11 @@ export function referrals(ctx: Context) {
       _options?: CallOptions,
     ): Promise<PublicationResult> {
       const campaign = parse(nonEmptyString, campaignIdOrName, 'campaignId')
-      const raw = parse(v.record(v.string(), v.unknown()), body ?? {})
-      const { count, ...rest } = raw
-      const input = parse(publicationInput, {
+      const { count, ...rest } = parse(referralPublishInput, body)
+      const input: PublicationInput = {
         ...rest,
         campaign: count === undefined ? { name: campaign } : { name: campaign, count },
-      })
+      }
       return publish(ctx, input, 'REFERRAL_PROGRAM')
     },
 

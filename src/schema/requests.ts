@@ -25,8 +25,8 @@ import type { schemaInput } from './metadata-schema'
 import type { orderBody } from './order'
 import type { listSkusQuery, productCollectionInput, productInput, skuInput } from './product'
 import type { promotionCampaignInput, stackInput, stacksQuery, tierInput } from './promotion'
-import type { countParam, publicationInput } from './publication'
-import type { holdersQuery } from './referral'
+import type { publicationInput } from './publication'
+import type { holdersQuery, referralPublishInput } from './referral'
 import type { rollbackRequest, stackableRequest } from './stackable'
 import type { stackingRulesInput } from './stacking-rules'
 import type { fromTemplateInput, templateInput, templatesQuery } from './template'
@@ -80,8 +80,7 @@ export type ProductsCreateCollectionParams = In<typeof productCollectionInput>
 export type MetadataSchemasCreateParams = In<typeof schemaInput>
 export type ExportsCreateCampaignTransactionsExportParams = In<typeof exportInput>
 export type PublicationsCreateParams = In<typeof publicationInput>
-/** A publication body without `campaign` (the path names it); `count` codes, 1 by default. */
-export type ReferralsPublishParams = Omit<In<typeof publicationInput>, 'campaign'> & { count?: In<typeof countParam> }
+export type ReferralsPublishParams = In<typeof referralPublishInput>
 export type ReferralsListHoldersParams = In<typeof holdersQuery>
 
 export type TemplatesCreateCampaignTemplateParams = In<typeof templateInput>

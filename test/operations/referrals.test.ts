@@ -111,8 +111,8 @@ describe('referrals.publish', () => {
     ['no customer', {}, 'customer'],
     ['a customer without id or source_id', { customer: {} }, 'customer'],
     ['metadata not an object', { customer: { source_id: 'alice' }, metadata: 'x' }, 'metadata'],
-    ['count 0', { customer: { source_id: 'alice' }, count: 0 }, 'campaign.count'],
-    ['count 101', { customer: { source_id: 'alice' }, count: 101 }, 'campaign.count'],
+    ['count 0', { customer: { source_id: 'alice' }, count: 0 }, 'count'],
+    ['count 101', { customer: { source_id: 'alice' }, count: 101 }, 'count'],
     ['two codes with a source_id', { customer: { source_id: 'alice' }, count: 2, source_id: 's' }, 'campaign.count'],
     ['two codes with a voucher', { customer: { source_id: 'alice' }, count: 2, voucher: 'X' }, 'campaign.count'],
   ])('rejects %s with a 400 naming %s and writes nothing', async (_label, body, path) => {
