@@ -9,6 +9,7 @@ import {
   type Discount,
   type Engine,
   type Explanation,
+  type Export,
   type LoyaltiesCreateMemberParams,
   type RedeemableResult,
   type Redemption,
@@ -61,6 +62,11 @@ describe('the typed API', () => {
       }
     }
     expectTypeOf(describe).returns.toEqualTypeOf<number | undefined>()
+  })
+
+  it('gives an export its file url once it is DONE', () => {
+    const url = (e: Export) => (e.status === 'DONE' ? e.result.url : e.result)
+    expectTypeOf(url).returns.toEqualTypeOf<string | null>()
   })
 
   it('takes CallOptions last on every operation', () => {
