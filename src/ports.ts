@@ -64,6 +64,7 @@ export interface Collections {
   credentials: Credential
   access_tokens: AccessToken
   locks: Lock
+  counters: Counter
 }
 
 /**
@@ -75,12 +76,24 @@ export interface Lock {
   updated_at: string
 }
 
+/**
+ * A stored count or sum that rules read and commits bump with guarded increments: redemptions per
+ * redeemable, campaign, customer and calendar period, amounts, balances (docs/storage.md#counters).
+ * Its id names what it counts; its fields are numbers, absent fields count as 0.
+ */
+export interface Counter {
+  id: string
+  [field: string]: number | string | undefined
+}
+
 export type CollectionName = keyof Collections
 export type Entity<C extends CollectionName> = Collections[C]
 
 /**
- * Natural keys: unique per collection, looked up with `findBy`. A commit that would give two
- * entities the same natural key is rejected like a version conflict.
+ * Natural keys: unique per collection, looked up with `findBy` / `findMany`. A key is one field or
+ * several (a composite key, looked up with an array of values); an entity whose key fields are not
+ * all strings holds no key. A commit that would give two entities the same natural key is rejected
+ * with a `unique` conflict.
  */
 export const NATURAL_KEYS = {
   campaigns: ['name'],
@@ -93,11 +106,127 @@ export const NATURAL_KEYS = {
   credentials: ['app_id'],
   access_tokens: ['token_hash'],
   categories: ['name'],
-} as const satisfies { [C in CollectionName]?: readonly (keyof Entity<C> & string)[] }
+} as const satisfies { [C in CollectionName]?: readonly (string | readonly string[])[] }
 
-export type NaturalKey<C extends CollectionName> = C extends keyof typeof NATURAL_KEYS
-  ? (typeof NATURAL_KEYS)[C][number]
-  : never
+type KeySpec<C extends CollectionName> = C extends keyof typeof NATURAL_KEYS ? (typeof NATURAL_KEYS)[C][number] : never
+/** A natural key's name: the field, or the fields of a composite key joined with `+`. */
+export type NaturalKey<C extends CollectionName> =
+  KeySpec<C> extends infer K ? (K extends string ? K : K extends readonly string[] ? JoinKey<K> : never) : never
+type JoinKey<K extends readonly string[]> = K extends readonly [infer A extends string, ...infer R extends string[]]
+  ? R extends []
+    ? A
+    : `${A}+${JoinKey<R>}`
+  : string
+
+/** The natural keys of a collection as field lists (a single-field key is a list of one). */
+export function naturalKeysOf(collection: CollectionName): readonly (readonly string[])[] {
+  const keys = (NATURAL_KEYS as Partial<Record<CollectionName, readonly (string | readonly string[])[]>>)[collection]
+  return (keys ?? []).map((k) => (typeof k === 'string' ? [k] : k))
+}
+
+/** How a declared index field is typed: a database adapter stores it in a column of that type. */
+export type IndexType = 'text' | 'number' | 'timestamp' | 'boolean'
+export type IndexField = readonly [path: string, type: IndexType]
+
+/**
+ * A declared index: equality on the `on` fields (all of them), entries ordered by `sort` then id.
+ * A list is answered from the index whose `on` fields its `where` fixes by equality (or by `in`);
+ * a range filter and the order then apply to the fields of that index's entries.
+ */
+export interface IndexDeclaration {
+  on: readonly IndexField[]
+  sort: IndexField
+}
+
+export type IndexDeclarations = { [C in CollectionName]?: readonly IndexDeclaration[] }
+
+const text = (path: string): IndexField => [path, 'text']
+const time = (path: string): IndexField => [path, 'timestamp']
+const CREATED = time('created_at')
+
+/**
+ * What operations filter and sort on, per collection (docs/storage.md#indexes). Every collection is
+ * also listed whole, by `created_at` and by `id`. Operations list by nothing else: the memory store
+ * refuses a `where` or an `order` on an undeclared field, so a query that would scan is a bug found
+ * by the tests, not by production latency.
+ */
+export const INDEXES: IndexDeclarations = {
+  campaigns: [
+    { on: [text('campaign_type')], sort: CREATED },
+    { on: [text('campaign_type')], sort: time('updated_at') },
+    { on: [text('campaign_type')], sort: text('name') },
+  ],
+  vouchers: [
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('campaign_id'), text('holder_id')], sort: CREATED },
+  ],
+  promotion_tiers: [{ on: [text('campaign_id')], sort: CREATED }],
+  promotion_stacks: [
+    { on: [], sort: time('updated_at') },
+    { on: [], sort: text('name') },
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('campaign_id')], sort: time('updated_at') },
+    { on: [text('campaign_id')], sort: text('name') },
+  ],
+  skus: [
+    { on: [text('product_id')], sort: CREATED },
+    { on: [text('product_id')], sort: time('updated_at') },
+    { on: [text('product_id')], sort: text('sku') },
+  ],
+  validation_rule_assignments: [
+    { on: [text('related_object_id')], sort: CREATED },
+    { on: [text('rule_id')], sort: CREATED },
+  ],
+  redemptions: [
+    { on: [text('related_object_id')], sort: time('date') },
+    { on: [text('related_object_parent_id')], sort: time('date') },
+    { on: [text('customer_id')], sort: time('date') },
+    { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
+    { on: [text('redemption')], sort: time('date') },
+  ],
+  redemption_rollbacks: [{ on: [text('redemption')], sort: time('date') }],
+  sessions: [
+    { on: [text('key'), text('released_at')], sort: CREATED },
+    { on: [text('voucher_id'), text('released_at')], sort: CREATED },
+  ],
+  earning_rules: [{ on: [text('campaign_id')], sort: CREATED }],
+  loyalty_tiers: [{ on: [text('campaign_id')], sort: CREATED }],
+  member_tiers: [
+    { on: [text('voucher_id')], sort: CREATED },
+    { on: [text('customer_id')], sort: CREATED },
+  ],
+  points_buckets: [{ on: [text('voucher_id')], sort: CREATED }],
+  reward_assignments: [
+    { on: [text('related_object_id')], sort: CREATED },
+    { on: [text('related_object_id'), text('reward_id')], sort: CREATED },
+    { on: [text('related_object_id'), ['parameters.loyalty.auto_redeem', 'boolean']], sort: CREATED },
+  ],
+  publications: [
+    { on: [text('source_id')], sort: CREATED },
+    { on: [text('campaign_id'), text('source_id')], sort: CREATED },
+    { on: [text('customer_id')], sort: CREATED },
+  ],
+  activities: [
+    { on: [text('customer_id')], sort: CREATED },
+    { on: [text('customer_id'), text('type')], sort: CREATED },
+    { on: [text('customer_id'), text('campaign_id')], sort: CREATED },
+    { on: [text('customer_id'), text('campaign_type')], sort: CREATED },
+    { on: [text('customer_id'), text('category')], sort: CREATED },
+  ],
+  async_actions: [{ on: [text('status')], sort: time('run_at') }],
+  campaign_templates: [],
+  redeemable_holders: [{ on: [text('redeemable_id')], sort: CREATED }],
+}
+
+/** Every index of a collection: the declared ones, then listing it whole by `created_at` and by `id`. */
+export function indexesOf(collection: CollectionName, extra: IndexDeclarations = {}): IndexDeclaration[] {
+  return [
+    ...(INDEXES[collection] ?? []),
+    ...(extra[collection] ?? []),
+    { on: [], sort: CREATED },
+    { on: [], sort: text('id') },
+  ]
+}
 
 /** What a repository returns: the entity as stored and the version the next write must name. */
 export interface Stored<T> {
@@ -116,26 +245,27 @@ export type FieldFilter =
   | number
   | boolean
   | null
-  | { in: readonly (string | number)[] }
+  | { in: readonly (string | number | null)[] }
   | { before?: string; after?: string }
   | { gte?: number; lte?: number }
 
 export interface ListQuery {
-  /** Equality / range filters by top-level field name (dotted paths reach nested fields). */
+  /** Equality / range filters by declared index field (dotted paths reach nested fields). */
   where?: Record<string, FieldFilter>
-  /** Sort field (dotted paths allowed) and direction; ties break by id in the same direction. Default `created_at` asc. */
+  /** Sort field (a declared index field) and direction; ties break by id in the same direction. Default `created_at` asc. */
   order?: { field: string; direction: OrderDirection }
   limit?: number
   /** 1-based page of `limit` items. */
   page?: number
   /** Cursor: the list continues after the entity with this id (in the requested order). */
   starting_after_id?: string
-  /** Skip computing `total` when the caller does not need it. */
+  /** Skip computing `total` when the caller does not need it (`false`): the page then reads only what it returns. */
   count?: boolean
 }
 
 export interface Page<T> {
   data: Stored<T>[]
+  /** The number of matches, or -1 when the query asked for `count: false`. */
   total: number
   has_more: boolean
   /** The id to pass as `starting_after_id` for the next page, or null at the end. */
@@ -144,9 +274,22 @@ export interface Page<T> {
 
 export interface Repository<C extends CollectionName> {
   get(id: string): Promise<Stored<Entity<C>> | undefined>
+  /** The entities found, in the order of `ids`; unknown ids are skipped. */
   getMany(ids: readonly string[]): Promise<Stored<Entity<C>>[]>
-  findBy(key: NaturalKey<C>, value: string): Promise<Stored<Entity<C>> | undefined>
+  /** By natural key: a single-field key takes a string, a composite key one string per field. */
+  findBy(key: NaturalKey<C>, value: string | readonly string[]): Promise<Stored<Entity<C>> | undefined>
+  /** Several look-ups of one natural key at once: the entities found, in the order of `values`. */
+  findMany(key: NaturalKey<C>, values: readonly (string | readonly string[])[]): Promise<Stored<Entity<C>>[]>
   list(query?: ListQuery): Promise<Page<Entity<C>>>
+}
+
+/**
+ * A bound an incremented field must respect after the increment (`min`, `max`: inclusive). If it
+ * would not, the commit writes nothing and reports a `guard` conflict with the values it found.
+ */
+export interface Guard {
+  min?: number
+  max?: number
 }
 
 /**
@@ -159,12 +302,25 @@ export type Write =
     }[CollectionName]
   | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
   /**
-   * Adds to numeric fields of an existing entity (dotted paths) without naming a version: counters
-   * many requests bump at once (a promotion tier's summary, the uses of an unlimited code) commute,
-   * so they need no version check and never conflict. The entity's version still moves, so a `put`
-   * from an older read conflicts. SQL: `UPDATE … SET n = n + $1, version = version + 1 WHERE id = $2`.
+   * Adds to numeric fields of an entity (dotted paths; a missing field counts as 0) without naming a
+   * version: counters many requests bump at once commute, so they need no version check. `guard`
+   * bounds fields after the increment (`redeemed + 1 ≤ quantity`, `balance − x ≥ 0`): checked against
+   * the newest stored value, so concurrent commits can never together pass a limit. `create` makes the
+   * entity when it does not exist yet (an upsert; counter rows are created by their first increment);
+   * without it a missing entity is a `missing` conflict. `set` assigns plain fields alongside (an
+   * `updated_at`). The entity's version moves, so a `put` from an
+   * older read conflicts. SQL: `UPDATE … SET n = n + $1, version = version + 1 WHERE id = $2 AND n + $1 <= $3`.
    */
-  | { op: 'increment'; collection: CollectionName; id: string; by: Record<string, number> }
+  | {
+      op: 'increment'
+      collection: CollectionName
+      id: string
+      by: Record<string, number>
+      guard?: Record<string, Guard>
+      create?: Record<string, unknown>
+      /** Fields set to these values (dotted paths) with the increment: `updated_at`, last commit wins. */
+      set?: Record<string, unknown>
+    }
 
 /**
  * Writes apply in order: a second write to the same entity names the version the first one leaves
@@ -174,24 +330,63 @@ export interface Changeset {
   writes: Write[]
 }
 
+export type ConflictReason = 'version' | 'exists' | 'missing' | 'unique' | 'guard'
+
+export interface Conflict {
+  collection: CollectionName
+  id: string
+  reason: ConflictReason
+  /** The natural key, for `unique`. */
+  key?: string
+  /** For `guard`: the field, the value the increment would have given, and the bound it broke. */
+  guard?: { path: string; value: number } & Guard
+}
+
 export type CommitResult =
-  /** `versions`: the new version of every entity put, keyed `collection/id`. */
-  | { ok: true; versions: Record<string, number> }
   | {
-      ok: false
-      conflict: {
-        collection: CollectionName
-        id: string
-        reason: 'version' | 'exists' | 'missing' | 'unique'
-        key?: string
-      }
+      ok: true
+      /** The commit's position in the change feed: strictly increasing, one per commit. */
+      seq: number
+      /** The new version of every entity written, keyed `collection/id`. */
+      versions: Record<string, number>
+      /** The value after the commit of every incremented entity, keyed `collection/id`. */
+      values: Record<string, unknown>
     }
+  | { ok: false; conflict: Conflict }
+
+/** One entity written by a commit, as the change feed reports it. */
+export interface Change {
+  seq: number
+  collection: CollectionName
+  id: string
+  op: 'put' | 'delete'
+  /** The version the commit left (for a delete: the version deleted). */
+  version: number
+  /** The value the commit wrote (null for a delete). */
+  value: unknown
+}
+
+export interface ChangesQuery {
+  /** Changes of commits after this sequence number (default 0: from the start). */
+  after?: number
+  limit?: number
+  collections?: readonly CollectionName[]
+}
+
+export interface ChangePage {
+  data: Change[]
+  has_more: boolean
+  /** The sequence number to pass as `after` for the next page (the last commit read). */
+  next_after: number
+}
 
 export type Repositories = { [C in CollectionName]: Repository<C> }
 
 export interface Store extends Repositories {
-  /** Applies every write or none. Never throws for a conflict: it reports it. */
+  /** Applies every write or none, whatever throws. Never throws for a conflict: it reports it. */
   commit(changeset: Changeset): Promise<CommitResult>
+  /** What commits wrote, in commit order, after a cursor: the change feed (docs/storage.md#change-feed). */
+  changes(query?: ChangesQuery): Promise<ChangePage>
 }
 
 export interface Clock {

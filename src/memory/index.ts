@@ -1,1 +1,8 @@
-export { createMemoryStore, listRows } from './store'
+export { listRows } from './list'
+export {
+  createMemoryStore,
+  type FaultStep,
+  type MemoryStore,
+  type MemoryStoreOptions,
+  type MemoryStoreStats,
+} from './store'

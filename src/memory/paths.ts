@@ -9,15 +9,63 @@ export function readPath(value: unknown, path: string): unknown {
   return current
 }
 
+/** Objects this module froze whole: a next version that shares them is not walked again. */
+const frozenDeep = new WeakSet<object>()
+
 /**
- * Freezes a plain value in place, deeply, so stored entities cannot be changed behind the store's back.
- * A frozen object is still walked: `Object.freeze` is shallow, so a caller's frozen object may hold
- * mutable children. `seen` only guards against cycles.
+ * Freezes a plain value in place, deeply, so stored entities cannot be changed behind the store's
+ * back. Iterative, so no nesting depth can overflow the stack; subtrees frozen by an earlier commit
+ * (shared by a next version) are skipped, so a commit costs what it changed, not what it kept.
+ * A frozen object that this module did not freeze is still walked: `Object.freeze` is shallow.
  */
-export function deepFreeze<T>(value: T, seen: WeakSet<object> = new WeakSet()): T {
-  if (value === null || typeof value !== 'object' || seen.has(value)) return value
-  seen.add(value)
-  Object.freeze(value)
-  for (const child of Object.values(value as object)) deepFreeze(child, seen)
+export function deepFreeze<T>(value: T): T {
+  if (value === null || typeof value !== 'object') return value
+  const stack: object[] = [value]
+  const visited: object[] = []
+  while (stack.length > 0) {
+    const current = stack.pop() as object
+    if (frozenDeep.has(current)) continue
+    frozenDeep.add(current)
+    visited.push(current)
+    Object.freeze(current)
+    for (const child of Object.values(current)) {
+      if (child !== null && typeof child === 'object' && !frozenDeep.has(child)) stack.push(child)
+    }
+  }
   return value
+}
+
+/**
+ * A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0)
+ * and the `set` fields assigned.
+ * Only the objects on each path are copied: the rest is shared with `value`.
+ */
+export function withIncrements(value: unknown, by: Record<string, number>, set: Record<string, unknown> = {}): unknown {
+  const root: Record<string, unknown> = { ...(value as Record<string, unknown>) }
+  const copied = new Set<object>([root])
+  const edits: [string, (current: unknown) => unknown][] = [
+    ...Object.entries(by).map(([p, n]): [string, (c: unknown) => unknown] => [
+      p,
+      (c) => (typeof c === 'number' ? c : 0) + n,
+    ]),
+    ...Object.entries(set).map(([p, v]): [string, (c: unknown) => unknown] => [p, () => v]),
+  ]
+  for (const [path, edit] of edits) {
+    const parts = path.split('.')
+    const last = parts.pop() as string
+    let target = root
+    for (const part of parts) {
+      const child = target[part]
+      let next: Record<string, unknown>
+      if (child !== null && typeof child === 'object' && copied.has(child)) next = child as Record<string, unknown>
+      else {
+        next = child !== null && typeof child === 'object' ? { ...(child as Record<string, unknown>) } : {}
+        copied.add(next)
+        target[part] = next
+      }
+      target = next
+    }
+    target[last] = edit(target[last])
+  }
+  return root
 }

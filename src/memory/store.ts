@@ -1,9 +1,16 @@
+import { EngineError } from '../errors'
 import type {
+  Change,
+  ChangePage,
   Changeset,
+  ChangesQuery,
   CollectionName,
   CommitResult,
+  Conflict,
   Entity,
   FieldFilter,
+  IndexDeclaration,
+  IndexDeclarations,
   ListQuery,
   Page,
   Repository,
@@ -11,13 +18,15 @@ import type {
   Stored,
   Write,
 } from '../ports'
-import { NATURAL_KEYS } from '../ports'
-import { deepFreeze, readPath } from './paths'
+import { indexesOf, naturalKeysOf } from '../ports'
+import { currentShape, upgradeShape } from '../shapes'
+import { bucketsFor, compareKeys, type Entry, IndexBuckets, lowerBound, type SortKey, sortKey } from './indexes'
+import { listRows } from './list'
+import { deepFreeze, readPath, withIncrements } from './paths'
 
-type Row = { value: unknown; version: number }
-type Conflict = Extract<CommitResult, { ok: false }>['conflict']
+type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
 
-const COLLECTIONS: readonly CollectionName[] = [
+export const COLLECTIONS: readonly CollectionName[] = [
   'campaigns',
   'vouchers',
   'promotion_tiers',
@@ -51,24 +60,73 @@ const COLLECTIONS: readonly CollectionName[] = [
   'credentials',
   'access_tokens',
   'locks',
+  'counters',
 ]
 
-function naturalKeysOf(collection: CollectionName): readonly string[] {
-  return (NATURAL_KEYS as Partial<Record<CollectionName, readonly string[]>>)[collection] ?? []
+/** A step of applying a commit, named for fault-injection tests (`MemoryStoreOptions.faults`). */
+export interface FaultStep {
+  stage: 'freeze' | 'write' | 'index'
+  /** The position of the entity in the commit (0-based, in the order the changeset first touches them). */
+  position: number
+}
+
+export interface MemoryStoreOptions {
+  /** Indexes beyond the engine's own (`INDEXES`), for a host's own list queries. */
+  indexes?: IndexDeclarations
+  /**
+   * A testing hook called before each step of applying a commit; throwing from it simulates a fault
+   * there (a stack overflow, an out-of-memory). The commit must then leave the store as it was.
+   */
+  faults?: (step: FaultStep) => void
+}
+
+/** What the memory store counts, for tests that assert the cost of an operation without timing it. */
+export interface MemoryStoreStats {
+  /** Store calls (get, getMany, findBy, findMany, list, commit, changes). */
+  calls: number
+  /** Stored rows a list read to answer (an index slice, or the bucket it filtered). */
+  rowsExamined: number
+  commits: number
+}
+
+export interface MemoryStore extends Store {
+  readonly stats: MemoryStoreStats
+}
+
+/** The state of one entity after a changeset: null when deleted. */
+interface Staged {
+  collection: CollectionName
+  id: string
+  before: Row | undefined
+  after: Row | null
+  /** Whether the changeset incremented it (its value is then reported in `values`). */
+  incremented: boolean
 }
 
 /**
- * The in-memory store: the embedded default and the reference adapter. A commit is checked in full
- * before anything is applied, and applied synchronously, so it is atomic under any interleaving of
- * async callers. Stored values are frozen: operations derive new versions (with immer or spreads),
- * never mutate what they read.
+ * The in-memory store: the embedded default and the reference adapter (docs/storage.md). A commit is
+ * checked in full before anything is applied, applied synchronously (atomic under any interleaving of
+ * async callers), and undone if anything throws while it is applied. Stored values are frozen once,
+ * at commit, and handed out without copies: operations derive new versions, never mutate what they read.
  */
-export function createMemoryStore(): Store {
+export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore {
+  const stats: MemoryStoreStats = { calls: 0, rowsExamined: 0, commits: 0 }
   const tables = new Map<CollectionName, Map<string, Row>>()
-  const indexes = new Map<string, Map<string, string>>()
+  /** Natural keys: `collection.key` → key value → id. */
+  const keys = new Map<string, Map<string, string>>()
+  const indexes = new Map<CollectionName, IndexBuckets[]>()
+  const declaredFields = new Map<CollectionName, Set<string>>()
+  const log: Change[] = []
+  let seq = 0
   for (const c of COLLECTIONS) {
     tables.set(c, new Map())
-    for (const key of naturalKeysOf(c)) indexes.set(`${c}.${key}`, new Map())
+    for (const key of naturalKeysOf(c)) keys.set(`${c}.${key.join('+')}`, new Map())
+    const declared = indexesOf(c, options.indexes)
+    indexes.set(
+      c,
+      declared.map((d) => new IndexBuckets(d)),
+    )
+    declaredFields.set(c, new Set(['id', ...declared.flatMap((d) => [...d.on.map(([p]) => p), d.sort[0]])]))
   }
   const table = (c: CollectionName): Map<string, Row> => {
     const t = tables.get(c)
@@ -78,13 +136,26 @@ export function createMemoryStore(): Store {
 
   function repository<C extends CollectionName>(collection: C): Repository<C> {
     const rows = table(collection)
-    const asStored = (row: Row): Stored<Entity<C>> => ({ value: row.value as Entity<C>, version: row.version })
+    const asStored = (row: Row): Stored<Entity<C>> => ({
+      value: (row.shape < currentShape(collection)
+        ? upgradeShape(collection, row.value, row.shape)
+        : row.value) as Entity<C>,
+      version: row.version,
+    })
+    const byKey = (key: string, value: string | readonly string[]): Row | undefined => {
+      const index = keys.get(`${collection}.${key}`)
+      if (!index) throw new Error(`${collection} has no natural key ${key}`)
+      const id = index.get(typeof value === 'string' ? value : keyString(value))
+      return id === undefined ? undefined : rows.get(id)
+    }
     return {
       async get(id) {
+        stats.calls++
         const row = rows.get(id)
         return row ? asStored(row) : undefined
       },
       async getMany(ids) {
+        stats.calls++
         const out: Stored<Entity<C>>[] = []
         for (const id of ids) {
           const row = rows.get(id)
@@ -93,93 +164,300 @@ export function createMemoryStore(): Store {
         return out
       },
       async findBy(key, value) {
-        const id = indexes.get(`${collection}.${String(key)}`)?.get(value)
-        const row = id === undefined ? undefined : rows.get(id)
+        stats.calls++
+        const row = byKey(key, value)
         return row ? asStored(row) : undefined
       },
+      async findMany(key, values) {
+        stats.calls++
+        const out: Stored<Entity<C>>[] = []
+        for (const value of values) {
+          const row = byKey(key, value)
+          if (row) out.push(asStored(row))
+        }
+        return out
+      },
       async list(query = {}) {
-        return listRows(Array.from(rows.values(), asStored), query)
+        stats.calls++
+        return list(collection, query, asStored)
       },
     }
   }
 
-  function check(writes: readonly Write[]): Conflict | undefined {
+  function list<C extends CollectionName>(
+    collection: C,
+    query: ListQuery,
+    asStored: (row: Row) => Stored<Entity<C>>,
+  ): Page<Entity<C>> {
+    const where = query.where ?? {}
+    const order = query.order ?? { field: 'created_at', direction: 'asc' }
+    const declared = declaredFields.get(collection) as Set<string>
+    for (const field of [...Object.keys(where), order.field]) {
+      if (!declared.has(field)) {
+        throw new Error(
+          `${collection} is listed by ${field}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
+        )
+      }
+    }
+    const index = chooseIndex(indexes.get(collection) as IndexBuckets[], where, order.field)
+    const rows = table(collection)
+    const onFields = new Set(index.declaration.on.map(([p]) => p))
+    const rest = Object.entries(where).filter(([f]) => !onFields.has(f))
+    const buckets = bucketsFor(index.declaration, where).flatMap((b) => {
+      const entries = index.buckets.get(b)
+      return entries ? [entries] : []
+    })
+    const [sortField] = index.declaration.sort
+    const single = buckets.length <= 1
+    if (single && sortField === order.field && rest.every(([f, c]) => f === sortField && isRange(c))) {
+      return slice(buckets[0] ?? [], rest[0]?.[1], index.declaration.sort, query, order.direction, rows, asStored)
+    }
+    const candidates: Stored<Entity<C>>[] = []
+    for (const entries of buckets) {
+      for (const e of entries) candidates.push(asStored(rows.get(e.id) as Row))
+    }
+    stats.rowsExamined += candidates.length
+    return listRows(candidates, { ...query, where: Object.fromEntries(rest) })
+  }
+
+  /** A page read straight from one sorted bucket: only the entries it returns are touched. */
+  function slice<T>(
+    entries: readonly Entry[],
+    range: FieldFilter | undefined,
+    sort: IndexDeclaration['sort'],
+    query: ListQuery,
+    direction: 'asc' | 'desc',
+    rows: Map<string, Row>,
+    asStored: (row: Row) => Stored<T>,
+  ): Page<T> {
+    let lo = 0
+    let hi = entries.length
+    if (range !== undefined) {
+      lo = firstWhere(entries, (e) => e.key !== null)
+      const r = range as { before?: string; after?: string; gte?: number; lte?: number }
+      const bound = (v: string | number | undefined): SortKey | undefined =>
+        v === undefined ? undefined : typeof v === 'number' ? v : sortKey(v, sort[1])
+      const after = bound(r.after)
+      const gte = bound(r.gte)
+      const before = bound(r.before)
+      const lte = bound(r.lte)
+      if (after !== undefined)
+        lo = Math.max(
+          lo,
+          firstWhere(entries, (e) => compareKeys(e.key, after) > 0),
+        )
+      if (gte !== undefined)
+        lo = Math.max(
+          lo,
+          firstWhere(entries, (e) => compareKeys(e.key, gte) >= 0),
+        )
+      if (before !== undefined)
+        hi = Math.min(
+          hi,
+          firstWhere(entries, (e) => compareKeys(e.key, before) >= 0),
+        )
+      if (lte !== undefined)
+        hi = Math.min(
+          hi,
+          firstWhere(entries, (e) => compareKeys(e.key, lte) > 0),
+        )
+      if (hi < lo) hi = lo
+    }
+    const total = hi - lo
+    const desc = direction === 'desc'
+    // Positions count from the start of the requested order.
+    let start = 0
+    if (query.starting_after_id !== undefined) {
+      const at = positionOf(entries, lo, hi, query.starting_after_id, rows, sort)
+      start = at === -1 ? total : (desc ? hi - 1 - at : at - lo) + 1
+    }
+    const limit = query.limit ?? total
+    if (query.page !== undefined) start += (query.page - 1) * limit
+    const data: Stored<T>[] = []
+    for (let i = start; i < Math.min(total, start + limit); i++) {
+      const e = entries[desc ? hi - 1 - i : lo + i] as Entry
+      data.push(asStored(rows.get(e.id) as Row))
+    }
+    stats.rowsExamined += data.length
+    const has_more = start + data.length < total
+    const last = data.at(-1)
+    return {
+      data,
+      total,
+      has_more,
+      more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
+    }
+  }
+
+  /** Where the entry of `id` stands in `entries[lo, hi)`, or -1. */
+  function positionOf(
+    entries: readonly Entry[],
+    lo: number,
+    hi: number,
+    id: string,
+    rows: Map<string, Row>,
+    sort: IndexDeclaration['sort'],
+  ): number {
+    const row = rows.get(id)
+    if (!row) return -1
+    const at = lowerBound(entries, { key: sortKey(readPath(row.value, sort[0]), sort[1]), id })
+    return at >= lo && at < hi && entries[at]?.id === id ? at : -1
+  }
+
+  function check(writes: readonly Write[]): { conflict: Conflict } | { staged: Map<string, Staged> } {
     // Writes apply in order, so each is checked against the state the earlier writes of this same
     // changeset leave (as sequential conditional statements in one SQL transaction would be).
-    // `after` is that state for every entity the changeset touches: its value and version, or null when deleted.
-    const after = new Map<string, { collection: CollectionName; id: string; value: unknown; version: number } | null>()
+    const staged = new Map<string, Staged>()
     for (const w of writes) {
       const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
       const slot = `${w.collection}/${id}`
-      const current = after.has(slot)
-        ? (after.get(slot)?.version ?? null)
-        : (table(w.collection).get(id)?.version ?? null)
+      let entry = staged.get(slot)
+      if (!entry) {
+        const before = table(w.collection).get(id)
+        entry = { collection: w.collection, id, before, after: before ?? null, incremented: false }
+        staged.set(slot, entry)
+      }
+      const current = entry.after
       if (w.op === 'increment') {
-        const base = after.has(slot) ? after.get(slot)?.value : table(w.collection).get(id)?.value
-        if (current === null || base === undefined) return { collection: w.collection, id, reason: 'missing' }
-        after.set(slot, { collection: w.collection, id, value: incremented(base, w.by), version: current + 1 })
+        let base = current
+        if (base === null) {
+          if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
+          base = { value: { ...w.create, id }, version: 0, shape: currentShape(w.collection) }
+        }
+        const value = withIncrements(base.value, w.by, w.set)
+        for (const [path, guard] of Object.entries(w.guard ?? {})) {
+          const after = readPath(value, path)
+          const n = typeof after === 'number' ? after : 0
+          if ((guard.min !== undefined && n < guard.min) || (guard.max !== undefined && n > guard.max)) {
+            return { conflict: { collection: w.collection, id, reason: 'guard', guard: { path, value: n, ...guard } } }
+          }
+        }
+        entry.after = { value, version: base.version + 1, shape: base.shape }
+        entry.incremented = true
         continue
       }
+      const version = current?.version ?? null
       if (w.expectedVersion === null) {
-        if (current !== null) return { collection: w.collection, id, reason: 'exists' }
-      } else if (current === null) {
-        return { collection: w.collection, id, reason: 'missing' }
-      } else if (current !== w.expectedVersion) {
-        return { collection: w.collection, id, reason: 'version' }
+        if (version !== null) return { conflict: { collection: w.collection, id, reason: 'exists' } }
+      } else if (version === null) {
+        return { conflict: { collection: w.collection, id, reason: 'missing' } }
+      } else if (version !== w.expectedVersion) {
+        return { conflict: { collection: w.collection, id, reason: 'version' } }
       }
-      after.set(
-        slot,
-        w.op === 'put' ? { collection: w.collection, id, value: w.value, version: (current ?? 0) + 1 } : null,
-      )
+      entry.after =
+        w.op === 'put' ? { value: w.value, version: (version ?? 0) + 1, shape: currentShape(w.collection) } : null
     }
     // Natural keys are checked on the final state, so a key may move between entities in one changeset.
     const claimed = new Map<string, string>()
-    for (const entry of after.values()) {
-      if (entry === null) continue
-      const { collection, id, value: next } = entry
-      for (const key of naturalKeysOf(collection)) {
-        const value = readPath(next, key)
-        if (typeof value !== 'string') continue
+    for (const { collection, id, after } of staged.values()) {
+      if (after === null) continue
+      for (const fields of naturalKeysOf(collection)) {
+        const value = keyValue(after.value, fields)
+        if (value === undefined) continue
+        const key = fields.join('+')
         const slot = `${collection}.${key}=${value}`
         const rival = claimed.get(slot)
-        if (rival !== undefined && rival !== id) return { collection, id, reason: 'unique', key }
+        if (rival !== undefined && rival !== id) return { conflict: { collection, id, reason: 'unique', key } }
         claimed.set(slot, id)
-        const holder = indexes.get(`${collection}.${key}`)?.get(value)
+        const holder = keys.get(`${collection}.${key}`)?.get(value)
         if (holder === undefined || holder === id) continue
         // The current holder keeps the key unless this same changeset deletes it or gives it another value.
-        const holderAfter = after.get(`${collection}/${holder}`)
-        const keeps = holderAfter === undefined || (holderAfter !== null && readPath(holderAfter.value, key) === value)
-        if (keeps) return { collection, id, reason: 'unique', key }
+        const holderAfter = staged.get(`${collection}/${holder}`)
+        const keeps =
+          holderAfter === undefined ||
+          (holderAfter.after !== null && keyValue(holderAfter.after.value, fields) === value)
+        if (keeps) return { conflict: { collection, id, reason: 'unique', key } }
       }
     }
-    return undefined
+    return { staged }
   }
 
-  function apply(writes: readonly Write[]): Record<string, number> {
-    const versions: Record<string, number> = {}
-    for (const w of writes) {
-      const rows = table(w.collection)
-      const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
-      const old = rows.get(id)
-      for (const key of naturalKeysOf(w.collection)) {
-        const index = indexes.get(`${w.collection}.${key}`)
-        const oldValue = old ? readPath(old.value, key) : undefined
-        if (typeof oldValue === 'string' && index?.get(oldValue) === id) index.delete(oldValue)
+  /** Applies a checked changeset; anything thrown midway undoes what was applied, so the store is unchanged. */
+  function apply(staged: Map<string, Staged>): CommitResult {
+    const entries = [...staged.values()]
+    const undo: (() => void)[] = []
+    const logLength = log.length
+    try {
+      // Everything that can fail on the values themselves (freezing) happens before the store changes.
+      entries.forEach((s, position) => {
+        options.faults?.({ stage: 'freeze', position })
+        if (s.after) deepFreeze(s.after.value)
+      })
+      entries.forEach((s, position) => {
+        const rows = table(s.collection)
+        options.faults?.({ stage: 'write', position })
+        if (s.after) rows.set(s.id, s.after)
+        else rows.delete(s.id)
+        undo.push(() => {
+          if (s.before) rows.set(s.id, s.before)
+          else rows.delete(s.id)
+        })
+        options.faults?.({ stage: 'index', position })
+        reindex(s, undo)
+      })
+      seq += 1
+      undo.push(() => {
+        seq -= 1
+        log.length = logLength
+      })
+      const versions: Record<string, number> = {}
+      const values: Record<string, unknown> = {}
+      for (const s of entries) {
+        const slot = `${s.collection}/${s.id}`
+        if (s.after) {
+          versions[slot] = s.after.version
+          if (s.incremented) values[slot] = s.after.value
+        }
+        log.push({
+          seq,
+          collection: s.collection,
+          id: s.id,
+          op: s.after ? 'put' : 'delete',
+          version: s.after?.version ?? s.before?.version ?? 0,
+          value: s.after?.value ?? null,
+        })
       }
-      if (w.op === 'delete') {
-        rows.delete(id)
-        continue
+      return { ok: true, seq, versions, values }
+    } catch (error) {
+      for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)()
+      throw new EngineError({
+        code: 500,
+        key: 'commit_failed',
+        message: 'The store could not apply the commit; nothing was written',
+        details: error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'unknown error',
+      })
+    }
+  }
+
+  /** Moves an entity's natural keys and index entries from its old value to its new one. */
+  function reindex(s: Staged, undo: (() => void)[]): void {
+    const oldValue = s.before?.value
+    const newValue = s.after?.value
+    for (const fields of naturalKeysOf(s.collection)) {
+      const map = keys.get(`${s.collection}.${fields.join('+')}`) as Map<string, string>
+      const oldKey = oldValue === undefined ? undefined : keyValue(oldValue, fields)
+      const newKey = newValue === undefined ? undefined : keyValue(newValue, fields)
+      if (oldKey === newKey) continue
+      if (oldKey !== undefined && map.get(oldKey) === s.id) {
+        map.delete(oldKey)
+        undo.push(() => map.set(oldKey, s.id))
       }
-      const value = w.op === 'increment' ? incremented(old?.value, w.by) : w.value
-      const version = (old?.version ?? 0) + 1
-      rows.set(id, { value: deepFreeze(value), version })
-      versions[`${w.collection}/${id}`] = version
-      for (const key of naturalKeysOf(w.collection)) {
-        const keyValue = readPath(value, key)
-        if (typeof keyValue === 'string') indexes.get(`${w.collection}.${key}`)?.set(keyValue, id)
+      if (newKey !== undefined) {
+        const previous = map.get(newKey)
+        map.set(newKey, s.id)
+        undo.push(() => (previous === undefined ? map.delete(newKey) : map.set(newKey, previous)))
       }
     }
-    return versions
+    for (const index of indexes.get(s.collection) as IndexBuckets[]) {
+      if (oldValue !== undefined) {
+        index.remove(s.id, oldValue)
+        undo.push(() => index.add(s.id, oldValue))
+      }
+      if (newValue !== undefined) {
+        index.add(s.id, newValue)
+        undo.push(() => index.remove(s.id, newValue))
+      }
+    }
   }
 
   const repositories = Object.fromEntries(COLLECTIONS.map((c) => [c, repository(c)])) as {
@@ -188,82 +466,72 @@ export function createMemoryStore(): Store {
 
   return {
     ...repositories,
+    stats,
     async commit(changeset: Changeset): Promise<CommitResult> {
-      const conflict = check(changeset.writes)
-      if (conflict) return { ok: false, conflict }
-      return { ok: true, versions: apply(changeset.writes) }
+      stats.calls++
+      stats.commits++
+      const checked = check(changeset.writes)
+      if ('conflict' in checked) return { ok: false, conflict: checked.conflict }
+      return apply(checked.staged)
+    },
+    async changes(query: ChangesQuery = {}): Promise<ChangePage> {
+      stats.calls++
+      const after = query.after ?? 0
+      const limit = query.limit ?? 100
+      const only = query.collections ? new Set(query.collections) : undefined
+      const data: Change[] = []
+      let i = firstWhere(log, (c) => c.seq > after)
+      let next = after
+      for (; i < log.length; i++) {
+        const change = log[i] as Change
+        // A page ends on a commit boundary, so a cursor never splits a commit.
+        if (data.length >= limit && change.seq !== next) break
+        next = change.seq
+        if (!only || only.has(change.collection)) data.push(change)
+      }
+      return { data, has_more: i < log.length, next_after: next }
     },
   }
 }
 
-/** A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0). */
-function incremented(value: unknown, by: Record<string, number>): unknown {
-  const next = structuredClone(value) as Record<string, unknown>
-  for (const [path, amount] of Object.entries(by)) {
-    const parts = path.split('.')
-    const last = parts.pop() as string
-    let target = next
-    for (const part of parts) {
-      const child = target[part]
-      if (child === null || typeof child !== 'object') target[part] = {}
-      target = target[part] as Record<string, unknown>
+/** First position in a sorted list where `pred` turns true (it must be false, then true). */
+function firstWhere<T>(items: readonly T[], pred: (item: T) => boolean): number {
+  let lo = 0
+  let hi = items.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    if (pred(items[mid] as T)) hi = mid
+    else lo = mid + 1
+  }
+  return lo
+}
+
+function isRange(cond: FieldFilter): boolean {
+  return cond !== null && typeof cond === 'object' && !('in' in cond)
+}
+
+/** The index the memory store answers a list from: the one fixing most equality fields, then the one already in order. */
+function chooseIndex(indexes: readonly IndexBuckets[], where: ListQuery['where'] & object, orderField: string) {
+  let best: IndexBuckets | undefined
+  let bestScore = -1
+  for (const index of indexes) {
+    const { on, sort } = index.declaration
+    if (!on.every(([p]) => p in where && !isRange(where[p] as FieldFilter))) continue
+    const score = on.length * 2 + (sort[0] === orderField ? 1 : 0)
+    if (score > bestScore) {
+      best = index
+      bestScore = score
     }
-    const current = target[last]
-    target[last] = (typeof current === 'number' ? current : 0) + amount
   }
-  return next
+  return best as IndexBuckets
 }
 
-/** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */
-export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
-  const where = Object.entries(query.where ?? {})
-  const filtered =
-    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matches(readPath(r.value, f), cond)))
-  const field = query.order?.field ?? 'created_at'
-  const sign = query.order?.direction === 'desc' ? -1 : 1
-  const sorted = [...filtered].sort((a, b) => {
-    const c = compare(readPath(a.value, field), readPath(b.value, field)) * sign
-    if (c !== 0) return c
-    return compare(readPath(a.value, 'id'), readPath(b.value, 'id')) * sign
-  })
-  let start = 0
-  if (query.starting_after_id !== undefined) {
-    const at = sorted.findIndex((r) => readPath(r.value, 'id') === query.starting_after_id)
-    start = at === -1 ? sorted.length : at + 1
-  }
-  const limit = query.limit ?? sorted.length
-  if (query.page !== undefined) start += (query.page - 1) * limit
-  const data = sorted.slice(start, start + limit)
-  const has_more = start + data.length < sorted.length
-  const last = data.at(-1)
-  return {
-    data,
-    total: filtered.length,
-    has_more,
-    more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
-  }
+function keyString(values: readonly unknown[]): string {
+  return values.length === 1 ? String(values[0]) : JSON.stringify(values)
 }
 
-function matches(value: unknown, cond: FieldFilter): boolean {
-  if (cond === null || typeof cond !== 'object') return value === cond || (cond === null && value === undefined)
-  if ('in' in cond) return cond.in.includes(value as string | number)
-  if ('before' in cond || 'after' in cond) {
-    if (typeof value !== 'string') return false
-    const t = Date.parse(value)
-    const c = cond as { before?: string; after?: string }
-    if (c.before !== undefined && !(t < Date.parse(c.before))) return false
-    if (c.after !== undefined && !(t > Date.parse(c.after))) return false
-    return true
-  }
-  const r = cond as { gte?: number; lte?: number }
-  if (typeof value !== 'number') return false
-  return (r.gte === undefined || value >= r.gte) && (r.lte === undefined || value <= r.lte)
-}
-
-function compare(a: unknown, b: unknown): number {
-  if (a === b) return 0
-  if (a === undefined || a === null) return -1
-  if (b === undefined || b === null) return 1
-  if (typeof a === 'number' && typeof b === 'number') return a - b
-  return String(a) < String(b) ? -1 : 1
+/** A natural key's value in an entity, or undefined when one of its fields is not a string. */
+function keyValue(value: unknown, fields: readonly string[]): string | undefined {
+  const parts = fields.map((f) => readPath(value, f))
+  return parts.every((p) => typeof p === 'string') ? keyString(parts) : undefined
 }

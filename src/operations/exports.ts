@@ -71,10 +71,10 @@ export const transactionsExportHandler: AsyncHandler = {
 
     const vouchers = (await tx.store.vouchers.list({ where: { campaign_id: campaignId } })).data.map((s) => s.value)
     const redemptions = (
-      await tx.store.redemptions.list({
-        where: { related_object_type: 'voucher', related_object_id: { in: vouchers.map((x) => x.id) } },
-      })
-    ).data.map((s) => s.value)
+      await tx.store.redemptions.list({ where: { related_object_id: { in: vouchers.map((x) => x.id) } } })
+    ).data
+      .map((s) => s.value)
+      .filter((r) => r.related_object_type === 'voucher')
     const rollbacks = (
       await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
     ).data.map((s) => s.value)

@@ -58,11 +58,12 @@ async function recordReferee(
   if (convert !== true) return { holder, referred: false, reason: convert }
   // Rewriting the holder makes concurrent conversions of one referee conflict: one commit converts.
   if (stored) tx.update('redeemable_holders', stored, stored.value)
-  const earlier = await tx.store.activities.list({
-    where: { customer_id: customerId, type: 'customer.referred', 'data.referral.voucher_id': voucher.id },
-    limit: 1,
-  })
-  if (earlier.total > 0) return { holder, referred: false, reason: 'already_referred' }
+  // A customer is referred by a handful of codes at most: their referral events are read whole.
+  const earlier = await tx.store.activities.list({ where: { customer_id: customerId, type: 'customer.referred' } })
+  const referral = (a: { data?: unknown }) => (a.data as { referral?: { voucher_id?: string } }).referral
+  if (earlier.data.some((s) => referral(s.value)?.voucher_id === voucher.id)) {
+    return { holder, referred: false, reason: 'already_referred' }
+  }
   tx.emit(
     'customer.referred',
     customerId,

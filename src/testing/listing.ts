@@ -1,11 +1,31 @@
 import assert from 'node:assert/strict'
-import type { ListQuery, Page, Store } from '../ports'
+import type { IndexDeclarations, IndexField, ListQuery, Page, Store } from '../ports'
 import { type AnyRepository, customer, idOf, insert, type Plain, repo } from './fixtures'
 
 /*
  * Storage contract: listing. Seven customers inserted out of id order, so that insertion order, id
  * order and each sort field disagree. Expected orders are written out by hand.
  */
+
+const group: IndexField = ['group', 'text']
+const score: IndexField = ['score', 'number']
+const rank: IndexField = ['metadata.rank', 'number']
+const created: IndexField = ['created_at', 'timestamp']
+
+/** The customer fields the listing cases filter and sort on, declared as a host declares its own. */
+export const LISTING_INDEXES: IndexDeclarations = {
+  customers: [
+    { on: [group], sort: created },
+    { on: [group], sort: score },
+    { on: [['active', 'boolean']], sort: created },
+    { on: [score], sort: created },
+    { on: [rank], sort: created },
+    { on: [['source_id', 'text']], sort: created },
+    { on: [], sort: score },
+    { on: [], sort: rank },
+    { on: [], sort: group },
+  ],
+}
 
 const PEOPLE: readonly Plain[] = [
   person('e', '2026-01-03T00:00:00.000Z', 'b', true, 30, 2),

@@ -1,4 +1,4 @@
-import type { Store } from '../ports'
+import type { IndexDeclarations, Store } from '../ports'
 import {
   concurrentCounter,
   concurrentDisjoint,
@@ -8,9 +8,19 @@ import {
   concurrentSameVersion,
   concurrentTwoEntities,
 } from './concurrency'
+import { changeFeed, findManyByKey, shapeUpgrades, undeclaredListsRefused } from './feed'
 import { campaign, customer, product, voucher } from './fixtures'
+import { concurrentGuards, counterUpserts, guardedIncrements } from './guards'
 import { isolationOfInput, isolationOfReads } from './isolation'
-import { listCursors, listDefaultOrder, listEqualityFilters, listOrder, listPages, listRangeFilters } from './listing'
+import {
+  LISTING_INDEXES,
+  listCursors,
+  listDefaultOrder,
+  listEqualityFilters,
+  listOrder,
+  listPages,
+  listRangeFilters,
+} from './listing'
 import { keysPerCollection, missingNaturalKeys, roundTrip, unknownReads } from './reads'
 import {
   deleteWithVersion,
@@ -31,7 +41,7 @@ import {
  * both kinds of pagination, isolation of stored values, and correctness under concurrent commits.
  *
  * Framework-agnostic on purpose (assertions are `node:assert/strict`): a host runs
- * `for (const c of storeContract(make)) it(c.name, c.run)` in vitest, jest, mocha or `node:test`.
+ * `for (const c of storeContract(({ indexes }) => make({ indexes }))) it(c.name, c.run)` in vitest, jest, mocha or `node:test`.
  * Every case calls `makeStore` for a fresh, empty store.
  */
 export interface ContractCase {
@@ -44,8 +54,16 @@ export interface StoreContractOptions {
   concurrency?: number
 }
 
+/**
+ * What the suite asks of the store it makes: the indexes to declare beyond the engine's own (the
+ * listing cases filter and sort customers by fields of their own).
+ */
+export interface StoreSetup {
+  indexes: IndexDeclarations
+}
+
 export function storeContract(
-  makeStore: () => Store | Promise<Store>,
+  makeStore: (setup: StoreSetup) => Store | Promise<Store>,
   options: StoreContractOptions = {},
 ): ContractCase[] {
   const n = options.concurrency ?? 50
@@ -81,7 +99,14 @@ export function storeContract(
     ['a changeset may move a natural key from one entity to another', moveNaturalKey],
     ['several writes to one entity in one changeset apply in order', sequentialWrites],
     ['an increment adds to counters, moves the version, and needs the entity to exist', incrementCounters],
+    ['a guarded increment commits within its bound and reports a guard conflict past it', guardedIncrements],
+    ['an increment with create makes a counter row on first use', counterUpserts],
+    ['findMany looks up several natural keys at once', findManyByKey],
+    // Change feed and shapes
+    ['every commit gets a sequence number; changes are read after a cursor in commit order', changeFeed],
+    ['an older stored shape is upgraded on every read', shapeUpgrades],
     // Listing
+    ['a list by an undeclared field or order is refused', undeclaredListsRefused],
     ['list defaults to created_at ascending and reports total', listDefaultOrder],
     ['list filters by equality, null, in and dotted paths', listEqualityFilters],
     ['list filters dates by before/after (exclusive) and numbers by gte/lte (inclusive)', listRangeFilters],
@@ -99,9 +124,10 @@ export function storeContract(
     [`${n} concurrent non-overlapping commits all succeed`, (s) => concurrentDisjoint(s, n)],
     [`${n} concurrent read-modify-write loops lose no update`, (s) => concurrentCounter(s, n)],
     [`${n} concurrent increments of one counter all land`, (s) => concurrentIncrements(s, n)],
+    [`${n} concurrent guarded increments: exactly what fits commits`, (s) => concurrentGuards(s, n)],
   ]
   return cases.map(([name, body]) => ({
     name,
-    run: async () => body(await makeStore()),
+    run: async () => body(await makeStore({ indexes: LISTING_INDEXES })),
   }))
 }

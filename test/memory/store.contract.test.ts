@@ -3,5 +3,5 @@ import { createMemoryStore } from '../../src/memory'
 import { storeContract } from '../../src/testing'
 
 describe('memory store: storage contract', () => {
-  for (const c of storeContract(createMemoryStore)) it(c.name, c.run)
+  for (const c of storeContract((setup) => createMemoryStore(setup))) it(c.name, c.run)
 })

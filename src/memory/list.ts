@@ -1,0 +1,56 @@
+import type { FieldFilter, ListQuery, Page, Stored } from '../ports'
+import { readPath } from './paths'
+
+/** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */
+export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
+  const where = Object.entries(query.where ?? {})
+  const filtered =
+    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matches(readPath(r.value, f), cond)))
+  const field = query.order?.field ?? 'created_at'
+  const sign = query.order?.direction === 'desc' ? -1 : 1
+  const sorted = [...filtered].sort((a, b) => {
+    const c = compare(readPath(a.value, field), readPath(b.value, field)) * sign
+    if (c !== 0) return c
+    return compare(readPath(a.value, 'id'), readPath(b.value, 'id')) * sign
+  })
+  let start = 0
+  if (query.starting_after_id !== undefined) {
+    const at = sorted.findIndex((r) => readPath(r.value, 'id') === query.starting_after_id)
+    start = at === -1 ? sorted.length : at + 1
+  }
+  const limit = query.limit ?? sorted.length
+  if (query.page !== undefined) start += (query.page - 1) * limit
+  const data = sorted.slice(start, start + limit)
+  const has_more = start + data.length < sorted.length
+  const last = data.at(-1)
+  return {
+    data,
+    total: filtered.length,
+    has_more,
+    more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
+  }
+}
+
+function matches(value: unknown, cond: FieldFilter): boolean {
+  if (cond === null || typeof cond !== 'object') return value === cond || (cond === null && value === undefined)
+  if ('in' in cond) return cond.in.includes(value as string | number)
+  if ('before' in cond || 'after' in cond) {
+    if (typeof value !== 'string') return false
+    const t = Date.parse(value)
+    const c = cond as { before?: string; after?: string }
+    if (c.before !== undefined && !(t < Date.parse(c.before))) return false
+    if (c.after !== undefined && !(t > Date.parse(c.after))) return false
+    return true
+  }
+  const r = cond as { gte?: number; lte?: number }
+  if (typeof value !== 'number') return false
+  return (r.gte === undefined || value >= r.gte) && (r.lte === undefined || value <= r.lte)
+}
+
+function compare(a: unknown, b: unknown): number {
+  if (a === b) return 0
+  if (a === undefined || a === null) return -1
+  if (b === undefined || b === null) return 1
+  if (typeof a === 'number' && typeof b === 'number') return a - b
+  return String(a) < String(b) ? -1 : 1
+}

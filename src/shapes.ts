@@ -1,0 +1,37 @@
+import type { CollectionName } from './ports'
+
+/*
+ * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape
+ * version of the code that wrote it; reading an older one upgrades it here, in one function per
+ * collection, so operations only ever see the current shape. A change to what a collection stores
+ * bumps its version below and adds the step from the previous one.
+ */
+
+type Upgrade = (value: Record<string, unknown>) => Record<string, unknown>
+
+/** Per collection: the step from shape n to n + 1, at index n - 1. Collections not listed are at shape 1. */
+const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {}
+
+/** The shape version a collection's entities are written in today. */
+export function currentShape(collection: CollectionName): number {
+  return (UPGRADES[collection]?.length ?? 0) + 1
+}
+
+/** The value in the current shape: `value` itself when it is current (no copy). */
+export function upgradeShape(collection: CollectionName, value: unknown, shape: number): unknown {
+  const steps = UPGRADES[collection]
+  if (!steps || shape > steps.length) return value
+  let next = value as Record<string, unknown>
+  for (let i = shape - 1; i < steps.length; i++) next = (steps[i] as Upgrade)(next)
+  return next
+}
+
+/** For tests of an upgrade path: registers steps for a collection (replacing any), returns an undo. */
+export function registerShapeUpgrades(collection: CollectionName, steps: readonly Upgrade[]): () => void {
+  const before = UPGRADES[collection]
+  UPGRADES[collection] = steps
+  return () => {
+    if (before === undefined) delete UPGRADES[collection]
+    else UPGRADES[collection] = before
+  }
+}
