@@ -19,8 +19,6 @@ const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
 
-type Engine = ReturnType<typeof createEngine>
-
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
   for (let i = 0; i < writes.length; i += 5000) {
     const r = await store.commit({ writes: writes.slice(i, i + 5000) })
@@ -34,7 +32,11 @@ const put = (collection: string, value: Record<string, unknown>): Write =>
 async function scenario(n: number) {
   const store = createMemoryStore()
   let now = Date.parse('2026-06-01T10:00:00.000Z')
-  const engine = createEngine({ store, clock: { now: () => new Date((now += 1000)) }, random: seededRandom(3) })
+  const tick = () => {
+    now += 1000
+    return new Date(now)
+  }
+  const engine = createEngine({ store, clock: { now: () => tick() }, random: seededRandom(3) })
 
   // What the requests under test use.
   await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })

@@ -27,7 +27,19 @@ export interface EngineErrorInit {
   request_id?: string
 }
 
+/**
+ * The brand every EngineError carries, shared by every copy of the package in a process (the ESM and
+ * CommonJS builds, or two versions): `Symbol.for` gives each copy the same symbol, where `instanceof`
+ * would compare two different classes (docs/design.md#public-surface).
+ */
+const ENGINE_ERROR = Symbol.for('promo-engine.EngineError')
+
 export class EngineError extends Error {
+  /** `instanceof EngineError` holds for an EngineError of any copy of the package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isEngineError(value)
+  }
+
   readonly code: ErrorCode
   readonly key: string
   readonly details: string
@@ -95,6 +107,9 @@ export class EngineError extends Error {
   }
 }
 
+Object.defineProperty(EngineError.prototype, ENGINE_ERROR, { value: true })
+
+/** Whether `value` is an EngineError, from this copy of the package or any other. */
 export function isEngineError(value: unknown): value is EngineError {
-  return value instanceof EngineError
+  return typeof value === 'object' && value !== null && (value as { [ENGINE_ERROR]?: unknown })[ENGINE_ERROR] === true
 }

@@ -142,3 +142,22 @@ describe('EngineError.conflict', () => {
     expect('path' in bare.toJSON()).toBe(false)
   })
 })
+
+describe('isEngineError and instanceof across copies of the package', () => {
+  // Another copy (the CommonJS build next to the ESM one) has its own class but the same brand.
+  // The real two-build check runs on dist in `npm run check:pkg` (scripts/check-dual-package.cjs).
+  class OtherCopy extends Error {}
+  Object.defineProperty(OtherCopy.prototype, Symbol.for('promo-engine.EngineError'), { value: true })
+
+  it('recognises an EngineError of this copy and of another, and nothing else', () => {
+    const ours = EngineError.invalid('order.amount', 'must be an integer')
+    const theirs = new OtherCopy('Invalid payload')
+    expect([isEngineError(ours), isEngineError(theirs)]).toEqual([true, true])
+    expect([ours instanceof EngineError, theirs instanceof EngineError]).toEqual([true, true])
+    const lookalike = { code: 400, key: 'invalid_payload', message: 'Invalid payload' }
+    for (const value of [new Error('plain'), lookalike, null, undefined, 'invalid_payload']) {
+      expect(isEngineError(value)).toBe(false)
+      expect(value instanceof EngineError).toBe(false)
+    }
+  })
+})

@@ -31,7 +31,7 @@ export interface ProportionalSpec {
   /** Item-scoped types name what they match. */
   object?: 'product' | 'sku' | 'products_collection'
   id?: string
-  /** Several item targets (reference §5.2: `object`+`id` or `applicable_to[]`); a line counts once. */
+  /** Several item targets (docs/concepts.md#earning-rules: `object`+`id` or `applicable_to[]`); a line counts once. */
   applicable_to?: { object: 'product' | 'sku' | 'products_collection'; id: string }[]
 }
 
@@ -67,7 +67,10 @@ export interface EarningRule extends Validity {
   loyalty_tier?: { id: string }
   source: { banner?: string; object_id: string; object_type: 'campaign' }
   expiration_rules?: PointsExpirationRules | null
-  /** `order.paid` rules only: the points wait this many days before they can be spent (reference §5.2). */
+  /**
+   * `order.paid` rules only: the points wait this many days before they can be spent
+   * (docs/concepts.md#earning-rules).
+   */
   pending_points?: PendingPointsRule | null
   active: boolean
   automation_id?: string

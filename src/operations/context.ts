@@ -18,7 +18,7 @@ import type {
 import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
-  /** IANA time zone for validity hours, days of week and calendar periods (reference §9.6). */
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
   timezone: string
   rounding: RoundingMode
   /** Project stacking rules used until one is created through `stackingRules.create`. */
@@ -131,7 +131,7 @@ export class Tx {
     return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
   }
 
-  /** Records an activity item on the customer's feed (reference §9.9). */
+  /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
   emit(
     type: string,
     customerId: string | null | undefined,

@@ -47,7 +47,7 @@ import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { redeemReward } from './reward-redemption'
 
-/** Max earning rules per project (reference §5.2). */
+/** Max earning rules per project (docs/concepts.md#earning-rules). */
 export const MAX_EARNING_RULES = 100
 
 /**
@@ -211,7 +211,7 @@ export function loyalties(ctx: Context) {
 
     /**
      * Creates tiers; ranges are inclusive and must not overlap each other or existing tiers. Every
-     * member is then re-tiered on their current points in the same commit (reference §5.3: for tiers
+     * member is then re-tiered on their current points in the same commit (docs/concepts.md#tiers: for tiers
      * without expiration a threshold change can move members up or down), with the tier events and
      * the tier earning rules they fire.
      */
@@ -384,7 +384,7 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
       object_id: campaign.id,
       object_type: 'campaign',
     },
-    // Inherited from the campaign when unset (reference §5.2).
+    // Inherited from the campaign when unset (docs/concepts.md#earning-rules).
     start_date: input.start_date ?? campaign.start_date ?? null,
     expiration_date: input.expiration_date ?? campaign.expiration_date ?? null,
     validity_timeframe: input.validity_timeframe ?? null,

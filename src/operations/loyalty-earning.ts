@@ -24,11 +24,11 @@ import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-membe
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
 /**
- * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a
- * customer entering a segment, and the tier events a credit causes. Only active rules inside their
- * validity windows whose validation rule passes give points; `auto_join` programs enrol a customer
- * who fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the
- * program's), then the member's tier is recalculated, which may fire tier rules in turn.
+ * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
+ * custom event, a customer entering a segment, and the tier events a credit causes. Only active rules inside
+ * their validity windows whose validation rule passes give points; `auto_join` programs enrol a customer who
+ * fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the program's), then
+ * the member's tier is recalculated, which may fire tier rules in turn.
  */
 
 /** What fired: the event, its customer, and the event's own data. */
@@ -112,7 +112,7 @@ export async function joinProgram(
 
 /**
  * After points were added to a card: the program's auto-redeem reward first, then the tier
- * recalculation on what is left (reference §5.3: auto-redeem runs before the tier checks).
+ * recalculation on what is left (docs/concepts.md#tiers: auto-redeem runs before the tier checks).
  */
 export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState, fired: Set<string>): Promise<void> {
   await autoRedeem(tx, campaign, card)
@@ -279,7 +279,7 @@ async function creditRule(
   return points
 }
 
-/** `points_added` and `rewarded.loyalty_points` (reference §9.9) for a credit on a card. */
+/** `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card. */
 export function emitPointsAdded(
   tx: Tx,
   campaign: Campaign,
@@ -335,7 +335,7 @@ export function emitPointsExpired(tx: Tx, card: CardState, points: number, campa
 
 /**
  * The async work queued at a pending bucket's activation instant: the points become spendable with
- * their expiry counted from now (reference §5.6), the points-added events are emitted and the tier
+ * their expiry counted from now (docs/concepts.md#points-expiry), the points-added events are emitted and the tier
  * is recalculated (which may fire tier rules).
  */
 export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise<unknown> {

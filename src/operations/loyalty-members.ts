@@ -210,7 +210,7 @@ function publish(tx: Tx, campaign: Campaign, card: CardState, customer: Customer
   recordPublication(tx, campaign, card.voucher, customer, options)
 }
 
-/** The publication row, and `customer.publication.succeeded` (reference §9.9). */
+/** The publication row, and `customer.publication.succeeded` (docs/behaviour.md#events). */
 export function recordPublication(
   tx: Tx,
   campaign: Campaign,

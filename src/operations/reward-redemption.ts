@@ -27,10 +27,11 @@ import { hashTrackingId } from './stackable/tracking'
 import { rulesAssignedTo } from './validation-rules'
 
 /**
- * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
- * reward assigned to the card's program. The points, the reward's stock and `redeemed`, what the
- * reward gives, and the redemption record commit together, so concurrent redemptions on one card or
- * one reward never overspend (a conflicting commit re-reads and recomputes).
+ * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
+ * docs/behaviour.md#pay-with-points, docs/behaviour.md#events): a member spends points on a reward assigned
+ * to the card's program. The points, the reward's stock and `redeemed`, what the reward gives, and the
+ * redemption record commit together, so concurrent redemptions on one card or one reward never overspend (a
+ * conflicting commit re-reads and recomputes).
  */
 export async function redeemReward(
   ctx: Context,

@@ -176,7 +176,7 @@ export function vouchers(ctx: Context) {
 
     /**
      * `DELETE /v1/vouchers/{code}/sessions/{sessionKey}`: releases the live session lock the key
-     * holds on the code (reference §7.4), so its use, credits and points are free again. 404 when the
+     * holds on the code (docs/concepts.md#sessions), so its use, credits and points are free again. 404 when the
      * code is unknown or the key holds no live lock on it (never taken, released, or expired).
      */
     async releaseValidationSession(code: string, sessionKey: string, _options?: CallOptions): Promise<void> {

@@ -11,18 +11,18 @@ import { evaluateFormula, type FormulaContext, type FormulaItem } from './formul
 import { checkValidity } from './validity'
 
 /**
- * How many points an earning rule gives (reference §5.2, decision §9.4).
+ * How many points an earning rule gives (docs/concepts.md#earning-rules, docs/behaviour.md#earning-points).
  *
  * FIXED gives its `points`. PROPORTIONAL gives `floor(base / every) × points`, where the base is the
  * quantity the `calculation_type` names: a base below `every` gives 0, a negative, missing or
  * non-numeric base gives 0, and a non-positive `every` gives 0 (a rule that cannot be satisfied).
  * Amounts are in minor units (`every: 500` is $5).
  *
- * A `points_formula` (FIXED: on the rule; PROPORTIONAL: on the spec of its calculation type) gives
- * the points instead (reference §3.5, §3.6): money operands in major units (ORDER_AMOUNT of 123.45 is
- * 123.45), metadata as stored. The formula rounds as it says (`ROUND(…;0)`, `FLOOR`); a result that
- * is still fractional is floored to whole points, a negative one gives 0. When it cannot be evaluated
- * (missing metadata, a syntax error) the static calculation above is the fallback.
+ * A `points_formula` (FIXED: on the rule; PROPORTIONAL: on the spec of its calculation type) gives the points
+ * instead (docs/behaviour.md#formulas, docs/behaviour.md#rounding): money operands in major units
+ * (ORDER_AMOUNT of 123.45 is 123.45), metadata as stored. The formula rounds as it says (`ROUND(…;0)`,
+ * `FLOOR`); a result that is still fractional is floored to whole points, a negative one gives 0. When it
+ * cannot be evaluated (missing metadata, a syntax error) the static calculation above is the fallback.
  *
  * A tier mapping then adjusts the result: `MULTIPLY` multiplies it (exactly, with decimal.js) and
  * floors to a whole point, so a member is never given a fraction; `CUSTOM` replaces it by the

@@ -1,6 +1,6 @@
 /**
  * Who may call what: the scope values of the spec, the family and scope each engine operation needs
- * (decision §9.10), and the parsing of an OAuth `scope` string. Pure data and functions.
+ * (docs/behaviour.md#scopes), and the parsing of an OAuth `scope` string. Pure data and functions.
  */
 
 /** Every scope value the spec lists, in its order. */
@@ -171,7 +171,7 @@ export function isClientScope(scope: Scope): boolean {
 export type ScopeParse = { ok: true; scopes: Scope[] } | { ok: false; problem: string }
 
 /**
- * Parses an OAuth `scope` form field: values separated by spaces (RFC 6749 §3.3), commas not allowed
+ * Parses an OAuth `scope` form field: values separated by spaces (RFC 6749, section 3.3), commas not allowed
  * (the spec), every value one of the spec's. Repeated values collapse; the order of first mention stays.
  */
 export function parseScope(raw: string): ScopeParse {

@@ -20,9 +20,9 @@ import {
 } from './zoned-calendar'
 
 /**
- * Tier qualification and tier transitions (reference §5.3, decision §9.8, example E-32).
+ * Tier qualification and tier transitions (docs/concepts.md#tiers, docs/behaviour.md#tiers).
  *
- * Dates follow the points' convention (E-31): a tier "held until the end of day X" carries
+ * Dates follow the points' convention (docs/behaviour.md#points-expiry): a tier "held until the end of day X" carries
  * `expiration_date` = X+1 00:00 in the project's time zone; the tier is held strictly before it.
  */
 
@@ -266,7 +266,7 @@ function expirationObject(
 }
 
 /**
- * Start and expiration of a tier reached at `now` (E-32: reached 10 March, monthly periods →
+ * Start and expiration of a tier reached at `now` (docs/behaviour.md#tiers: reached 10 March, monthly periods →
  * IMMEDIATE from 10 March, NEXT_PERIOD from 1 April; END_OF_PERIOD until the end of 31 March,
  * END_OF_NEXT_PERIOD until the end of 30 April, `extend: P7D` on END_OF_PERIOD until the end of
  * 7 April).

@@ -28,7 +28,7 @@ async function setup() {
   return { ...t, club, card, bronze, silver, rule }
 }
 
-describe('pending points (reference §5.1, §5.2)', () => {
+describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concepts.md#earning-rules)', () => {
   it('a pending rule credits pending_points only: not spendable, not in the balance, no tier, no points events', async () => {
     const { engine, club, card, rule } = await setup()
     expect(rule?.pending_points).toEqual({ period_type: 'DAY', period_value: 7 })

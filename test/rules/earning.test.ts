@@ -134,7 +134,7 @@ describe('calculateEarnedPoints: order items', () => {
   })
 })
 
-describe('calculateEarnedPoints: tier mappings (E-30)', () => {
+describe('calculateEarnedPoints: tier mappings', () => {
   const rule: EarningLoyalty = {
     type: 'PROPORTIONAL',
     calculation_type: 'ORDER_AMOUNT',

@@ -10,7 +10,7 @@ import {
   transitionTier,
 } from '../../src/rules/tiers'
 
-// E-30: Bottom 1–249, Middle 250–499, Top 500–1000.
+// Bottom 1–249, Middle 250–499, Top 500–1000.
 const tiers = [
   { id: 'bottom', points: { from: 1, to: 249 } },
   { id: 'middle', points: { from: 250, to: 499 } },
@@ -20,7 +20,7 @@ const UTC = 'UTC'
 const d = (iso: string) => new Date(iso)
 const iso = (x: Date | null) => (x === null ? null : x.toISOString())
 
-describe('qualifyTier (E-30, inclusive ranges)', () => {
+describe('qualifyTier (inclusive ranges)', () => {
   it('bounds are inclusive and contiguous', () => {
     const id = (p: number) => qualifyTier(tiers, p)?.id ?? null
     expect([id(0), id(1), id(249), id(250), id(499), id(500), id(1000), id(1001)]).toEqual([
@@ -41,7 +41,7 @@ describe('qualifyTier (E-30, inclusive ranges)', () => {
   })
 })
 
-describe('tierDates: E-32 (reached on 10 March, monthly POINTS_IN_PERIOD)', () => {
+describe('tierDates (reached on 10 March, monthly POINTS_IN_PERIOD)', () => {
   const now = d('2025-03-10T14:00:00Z')
   const cfg = (over: Partial<LoyaltyTiersExpiration> = {}): LoyaltyTiersExpiration => ({
     qualification_type: 'POINTS_IN_PERIOD',
@@ -85,7 +85,7 @@ describe('tierDates: E-32 (reached on 10 March, monthly POINTS_IN_PERIOD)', () =
   })
 })
 
-describe('tierDates: CUSTOM (E-33 analogues)', () => {
+describe('tierDates: CUSTOM', () => {
   const now = d('2025-07-20T10:00:00Z')
   const custom = (extend: string, rounding?: NonNullable<LoyaltyTiersExpiration['expiration_date']>['rounding']) => ({
     config: {
@@ -243,7 +243,7 @@ describe('transitionTier', () => {
     const b = transitionTier({ ...base, config: cfg, current: a.standing, points: 700, now: d('2025-07-25T10:00:00Z') })
     expect(b.standing.tier_id).toBe('top')
     expect(b.standing.expiration?.expiration_date).toBe('2025-08-25T00:00:00.000Z')
-    // Dropping back keeps Top until it lapses (E-33: downgrade waits for the grace period).
+    // Dropping back keeps Top until it lapses (downgrade waits for the grace period).
     const c = transitionTier({ ...base, config: cfg, current: b.standing, points: 50, now: d('2025-08-01T10:00:00Z') })
     expect(c.changed).toBe(false)
   })

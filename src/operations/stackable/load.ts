@@ -318,7 +318,7 @@ async function loadSubject(
     subject.campaign = campaign?.value ?? null
     subject.categories = categories
     if (loyalty) subject.loyalty = loyalty
-    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#rewards):
+    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
     // they hold for this redeemable like the card's and its campaign's.
     const assignmentId = loyalty?.assignment?.id
     subject.validation_rules = assignmentId
@@ -356,7 +356,7 @@ async function categoriesOf(
   return found.map((c) => c.value)
 }
 
-/** What live session locks of other sessions hold on a voucher (reference §7.4). */
+/** What live session locks of other sessions hold on a voucher (docs/concepts.md#sessions). */
 async function liveLocks(
   store: Store,
   voucherId: string,

@@ -15,13 +15,13 @@ import { undoReward } from '../reward-redemption'
 import { uncountRedemptions } from './counters'
 import { tierShare } from './redeem'
 
-/** Rollbacks are accepted within three months of the redemption (reference §7.2). */
+/** Rollbacks are accepted within three months of the redemption (docs/concepts.md#rollbacks). */
 const ROLLBACK_WINDOW = 'P3M'
 
 export type RollbackOrderMode = 'WITH_ORDER' | 'WITHOUT_ORDER'
 
 /**
- * What both rollback endpoints refuse (reference §7.2): a redemption rolled back before
+ * What both rollback endpoints refuse (docs/concepts.md#rollbacks): a redemption rolled back before
  * (`already_rolled_back`), a failed one (`invalid_redemption`), one older than three months
  * (`rollback_period_expired`), and a body naming another customer or order (`invalid_customer`,
  * `invalid_order`).
@@ -121,7 +121,7 @@ export const ROLLBACK_REFUSALS: ReadonlySet<string> = new Set([
 /**
  * A refused rollback is recorded as a failed redemption is: in its own commit (the refused attempt
  * wrote nothing), a FAILURE rollback object (`rrf_…`) with the refusal's key and message, and
- * `customer.redemption.rollback.failed` (reference §9.9). It gives nothing back, so it carries no
+ * `customer.redemption.rollback.failed` (docs/behaviour.md#events). It gives nothing back, so it carries no
  * negated amounts, and the redemption is not linked to it. The caller still throws the refusal.
  */
 export async function recordFailedRollback(

@@ -1,6 +1,7 @@
 import type { Category, Metadata } from '../../model/common'
 import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
+import type { ValidationSession } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList } from '../../model/validation-rule'
 import type { Bundle } from '../conditions'
@@ -74,7 +75,7 @@ export interface ValidationResult {
   inapplicable_redeemables: RedeemableResult[]
   order: CalculatedOrder
   tracking_id: string | null
-  session?: { key: string; type: 'LOCK'; ttl: number; ttl_unit: string }
+  session?: { key: string; type: 'LOCK'; ttl: number; ttl_unit: ValidationSession['ttl_unit'] }
   stacking_rules: StackingRules
 }
 
@@ -181,9 +182,9 @@ function applicableResult(
 }
 
 /**
- * The discount as the calculation used it: every stored field, the `effect` it applied (the reference
- * §3.1 default when the stored discount names none) and `is_dynamic` (true only when a formula set a
- * value).
+ * The discount as the calculation used it: every stored field, the `effect` it applied (the default of
+ * docs/concepts.md#types-and-effects when the stored discount names none) and `is_dynamic` (true only when a
+ * formula set a value).
  */
 function shownDiscount(discount: Discount, subject: RedeemableSubject): Discount {
   const { effect } = resolveEffect(discount, targetingOf(subject))
