@@ -12,9 +12,10 @@ import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
 import { files } from './operations/files'
 import { loyalties } from './operations/loyalties'
-import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
+import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './operations/loyalty-earning'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
+import { TIER_EXPIRY_ACTION } from './operations/loyalty-tiers'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
 import { products } from './operations/products'
@@ -103,8 +104,9 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
-  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
-  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
+  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
   return withRaw({
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,

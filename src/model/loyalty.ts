@@ -107,8 +107,10 @@ export interface MemberTierExpiration {
   campaign_id: string
   tier_id: string
   created_at: DateTime
-  start_date: DateTime | null
-  expiration_date: DateTime | null
+  /** `YYYY-MM-DD` in the engine's time zone: the first day the tier is in force. */
+  start_date: string | null
+  /** `YYYY-MM-DD` in the engine's time zone: the last day the tier is held (through its end). */
+  expiration_date: string | null
   updated_at: DateTime | null
 }
 
@@ -132,7 +134,7 @@ export interface PointsBucket {
   created_at: DateTime
   /** Pending points: the instant they become spendable (`status` PENDING until then). */
   activates_at?: DateTime | null
-  source: { type: 'earning_rule' | 'manual' | 'reward' | 'rollback' | 'initial'; id?: string | null }
+  source: { type: 'earning_rule' | 'manual' | 'reward' | 'referral' | 'rollback' | 'initial'; id?: string | null }
   /** PENDING buckets hold `points` not yet spendable (`remaining` 0) and count only as `pending_points`. */
   status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'SPENT'
 }

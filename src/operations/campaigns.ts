@@ -1,7 +1,7 @@
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../model/campaign'
+import type { Campaign, CampaignType, CampaignVoucher, RefereeReward, VoucherType } from '../model/campaign'
 import type { Category } from '../model/common'
 import type { ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
@@ -19,6 +19,18 @@ import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 import { enforceMetadata } from './metadata-schemas'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
+
+/** A referee reward names an existing campaign of its type: a loyalty program, or a gift campaign. */
+async function checkRefereeReward(tx: Tx, reward: RefereeReward | undefined): Promise<void> {
+  if (reward === undefined) return
+  const path = 'referral_program.referee_reward.related_object_parent.id'
+  const target = await findCampaign(tx.store, reward.related_object_parent.id)
+  if (!target) throw EngineError.notFound('campaign', reward.related_object_parent.id, path)
+  const wanted = reward.type === 'LOYALTY_CARD' ? 'LOYALTY_PROGRAM' : 'GIFT_VOUCHERS'
+  if (target.value.campaign_type !== wanted) {
+    throw EngineError.invalid(path, `must be a ${wanted} campaign for a ${reward.type} referee reward`)
+  }
+}
 
 /** The voucher type a campaign type's codes have. */
 export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
@@ -183,6 +195,7 @@ export function campaigns(ctx: Context) {
       const voucher = normaliseVoucherTemplate(campaignType, input.voucher, input.start_date)
       const count = input.vouchers_count ?? 0
       return mutate(ctx, async (tx) => {
+        await checkRefereeReward(tx, input.referral_program?.referee_reward)
         const campaign = await buildCampaign(tx, input, {
           campaign_type: campaignType,
           voucher,

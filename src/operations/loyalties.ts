@@ -101,7 +101,8 @@ export function loyalties(ctx: Context) {
             vouchers_count: 0,
             creation_status: 'IN_PROGRESS',
             vouchers_generation_status: 'IN_PROGRESS',
-            loyalty_tiers_expiration: input.loyalty_tiers_expiration ?? null,
+            // Omitted, not null, when the program has none (the hosted response omits it).
+            ...(input.loyalty_tiers_expiration ? { loyalty_tiers_expiration: input.loyalty_tiers_expiration } : {}),
           },
         )
         tx.insert('campaigns', campaign)
@@ -260,8 +261,7 @@ export function loyalties(ctx: Context) {
               metadata: await enforceMetadata(tx, 'loyalty_tier', input.metadata, `[${i}].metadata`),
               created_at: tx.nowIso,
               updated_at: null,
-              // The spec lists the field; it is a member's (getMemberTier fills it), so null here.
-              expiration: null,
+              // `expiration` is a member's (getMemberTier fills it): a program's tier omits it.
               object: 'loyalty_tier',
             }),
           )
@@ -289,7 +289,7 @@ export function loyalties(ctx: Context) {
         limit: q.limit ?? 10,
         page: q.page ?? 1,
       })
-      const data = page.data.map((s) => ({ ...s.value, expiration: s.value.expiration ?? null }))
+      const data = page.data.map((s) => s.value)
       return { object: 'list', data_ref: 'data', data, total: page.total }
     },
 
@@ -391,8 +391,9 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
     validity_day_of_week: input.validity_day_of_week ?? null,
     validity_hours: input.validity_hours ?? null,
     active: input.active ?? true,
-    expiration_rules: input.expiration_rules ?? null,
-    pending_points: input.pending_points ?? null,
+    // Omitted when not set, as the hosted response does (the program's rules apply).
+    ...(input.expiration_rules ? { expiration_rules: input.expiration_rules } : {}),
+    ...(input.pending_points ? { pending_points: input.pending_points } : {}),
     metadata: await enforceMetadata(tx, 'earning_rule', input.metadata, `${at}.metadata`),
     created_at: tx.nowIso,
     updated_at: null,

@@ -5,12 +5,19 @@ import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
 import type { Stored } from '../ports'
 import { evaluateValidationRule } from '../rules/conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
+import {
+  calculateEarnedPoints,
+  type EarningInput,
+  freeUnits,
+  selectEarningRules,
+  tierEarningMapping,
+} from '../rules/earning'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
 import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
 import { autoRedeem } from './auto-redeem'
 import type { Tx } from './context'
+import { findMemberCard } from './join-once'
 import {
   activateCardPoints,
   type CardState,
@@ -20,7 +27,7 @@ import {
   loadCard,
   type PendingPointsPayload,
 } from './loyalty-ledger'
-import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
+import { type AssignOptions, enrolMember } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
 /**
@@ -228,6 +235,7 @@ function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
         product_id: i.product_id ?? i.product?.id ?? null,
         sku_id: i.sku_id ?? i.sku?.id ?? null,
         quantity: i.quantity,
+        free_quantity: freeUnits(i),
         amount: i.amount,
         subtotal_amount: i.subtotal_amount,
         // Read by points formulas only (ORDER_ITEM_PRICE, ORDER_ITEM_METADATA).
@@ -315,6 +323,19 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   emitPointsExpired(tx, card, expired, campaign?.value)
   if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
   return { voucher_id: voucherId, expired }
+}
+
+/**
+ * The async work queued at the instant a member's tier lapses (`TIER_EXPIRY_ACTION`): the tier is
+ * recalculated as of then, so the downgrade or prolongation is dated when the tier expired.
+ */
+export async function tierExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
+  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
+  const stored = await tx.store.vouchers.get(voucherId)
+  const campaign = stored?.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  if (!stored || !campaign) return { voucher_id: voucherId }
+  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
+  return { voucher_id: voucherId }
 }
 
 /** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */

@@ -118,7 +118,9 @@ export function validationRules(ctx: Context) {
           type: input.type ?? 'expression',
           context_type: input.context_type ?? 'global',
           rules,
-          bundle_rules: (input.bundle_rules as ValidationRule['bundle_rules']) ?? null,
+          ...(input.bundle_rules
+            ? { bundle_rules: input.bundle_rules as NonNullable<ValidationRule['bundle_rules']> }
+            : {}),
           applicable_to: {
             included: input.applicable_to?.included ?? [],
             excluded: input.applicable_to?.excluded ?? [],

@@ -220,3 +220,22 @@ export function campaignValidityError(reason: ValidityReason, campaignId: string
     details: `Campaign with id: ${campaignId} ${why[reason]}.`,
   }
 }
+
+/**
+ * A code's `expiration_date` once it is published in a campaign with `activity_duration_after_publishing`:
+ * active for that long from its first publication (the timer is per code and starts then; a code not
+ * yet published keeps its dates), never past an earlier expiration it already has. Republishing a
+ * code does not restart the timer.
+ */
+export function expirationAfterPublishing(
+  voucher: { expiration_date?: string | null; publish: { count: number } },
+  duration: string | null | undefined,
+  publishedAt: Date,
+  timeZone: string,
+): string | null {
+  const current = voucher.expiration_date ?? null
+  if (!duration || voucher.publish.count > 0) return current
+  const end = addDuration(publishedAt, duration, timeZone)
+  if (current !== null && Date.parse(current) <= end.getTime()) return current
+  return end.toISOString()
+}

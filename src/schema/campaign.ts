@@ -46,7 +46,22 @@ export type CampaignVoucherInput = v.InferOutput<typeof campaignVoucherInput>
 export const referralProgram = v.looseObject({
   conversion_event_type: opt(v.picklist(['redemption', 'custom_event'])),
   custom_event: opt(v.looseObject({ id: opt(v.string()), name: nonEmptyString })),
-  referee_reward: opt(v.record(v.string(), v.unknown())),
+  referee_reward: opt(
+    v.looseObject({
+      related_object_parent: v.looseObject({
+        id: nonEmptyString,
+        name: opt(v.string()),
+        object: opt(v.literal('CAMPAIGN')),
+      }),
+      type: v.picklist(['LOYALTY_CARD', 'GIFT_VOUCHER']),
+      // Points or minor units: a positive whole number, sent as a string or a number, kept as a string.
+      amount: v.pipe(
+        v.union([v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a positive whole number')), v.number()]),
+        v.transform((a) => String(a)),
+        v.check((a) => Number.isSafeInteger(Number(a)) && Number(a) > 0, 'must be a positive whole number'),
+      ),
+    }),
+  ),
 })
 
 /** Campaign types `campaigns.create` makes; loyalty programs and promotions have their own namespaces. */
