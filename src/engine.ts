@@ -31,6 +31,7 @@ import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 import type { RawOperations } from './raw'
+import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
@@ -55,6 +56,11 @@ export interface EngineOptions {
   tokenTtlSeconds?: number | undefined
   /** The project id (management endpoints name it). Default `proj_default`. */
   projectId?: string | undefined
+  /**
+   * Bounds on every call's input (docs/limits.md): nesting `depth` 32, `stringLength` 65,536,
+   * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
+   */
+  limits?: Partial<InputLimits> | undefined
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -63,6 +69,9 @@ function contextOf(options: EngineOptions): Context {
   checkEngineOptions(options)
   const timezone = options.timezone ?? 'UTC'
   const rounding = options.rounding ?? 'half-up'
+  const maxRetries = options.maxRetries ?? 5
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
+  const projectId = options.projectId ?? 'proj_default'
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -73,9 +82,10 @@ function contextOf(options: EngineOptions): Context {
       timezone,
       rounding,
       stackingRules: options.stackingRules,
-      maxRetries: options.maxRetries ?? 5,
-      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      projectId: options.projectId ?? 'proj_default',
+      maxRetries,
+      tokenTtlSeconds,
+      projectId,
+      limits: resolveLimits(options.limits),
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
@@ -85,6 +95,30 @@ function contextOf(options: EngineOptions): Context {
 function counter(): Context['sequence'] {
   let n = 0
   return { next: () => ++n }
+}
+
+/**
+ * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
+ * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ */
+function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(namespace)) {
+    if (typeof member === 'function') {
+      out[name] = async (...args: unknown[]) => {
+        checkBounds(args, limits)
+        return member(...args)
+      }
+    } else {
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+    }
+  }
+  return out as T
+}
+
+function withBoundedInput<T extends { context: Context }>(engine: T): T {
+  const { context, ...namespaces } = engine
+  return { context, ...bounded(namespaces, context.config.limits) } as T
 }
 
 /**
@@ -107,32 +141,34 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
-  return withRaw({
-    /** The ports and configuration the operations run on (for adapters and tests). */
-    context: ctx,
-    customers: customers(ctx),
-    validations: validations(ctx),
-    redemptions: redemptions(ctx),
-    promotions: promotions(ctx),
-    validationRules: validationRules(ctx),
-    stackingRules: stackingRules(ctx),
-    campaigns: campaigns(ctx),
-    vouchers: vouchers(ctx),
-    categories: categories(ctx),
-    products: products(ctx),
-    auth: auth(ctx),
-    metadataSchemas: metadataSchemas(ctx),
-    asyncActions: asyncActions(ctx),
-    exports: exports(ctx),
-    files: files(ctx),
-    publications: publications(ctx),
-    referrals: referrals(ctx),
-    templates: templates(ctx),
-    loyalties: loyalties(ctx),
-    rewards: rewards(ctx),
-    events: events(ctx),
-    orders: orders(ctx),
-  })
+  return withRaw(
+    withBoundedInput({
+      /** The ports and configuration the operations run on (for adapters and tests). */
+      context: ctx,
+      customers: customers(ctx),
+      validations: validations(ctx),
+      redemptions: redemptions(ctx),
+      promotions: promotions(ctx),
+      validationRules: validationRules(ctx),
+      stackingRules: stackingRules(ctx),
+      campaigns: campaigns(ctx),
+      vouchers: vouchers(ctx),
+      categories: categories(ctx),
+      products: products(ctx),
+      auth: auth(ctx),
+      metadataSchemas: metadataSchemas(ctx),
+      asyncActions: asyncActions(ctx),
+      exports: exports(ctx),
+      files: files(ctx),
+      publications: publications(ctx),
+      referrals: referrals(ctx),
+      templates: templates(ctx),
+      loyalties: loyalties(ctx),
+      rewards: rewards(ctx),
+      events: events(ctx),
+      orders: orders(ctx),
+    }),
+  )
 }
 
 /** Adds `raw`: the same operations, typed to take request bodies as `unknown`. */

@@ -34,6 +34,9 @@ export interface EngineErrorInit {
  */
 const ENGINE_ERROR = Symbol.for('promo-engine.EngineError')
 
+/** The longest `details`: ten problems with their paths and quoted prefixes fit well within it. */
+const MAX_DETAILS = 2_000
+
 export class EngineError extends Error {
   /** `instanceof EngineError` holds for an EngineError of any copy of the package. */
   static override [Symbol.hasInstance](value: unknown): boolean {
@@ -53,7 +56,8 @@ export class EngineError extends Error {
     this.name = 'EngineError'
     this.code = init.code
     this.key = init.key
-    this.details = init.details ?? init.message
+    // Details name the bad value by a prefix where they quote it; this bounds them whatever they say.
+    this.details = quote(init.details ?? init.message, MAX_DETAILS)
     this.path = init.path
     this.resource_id = init.resource_id
     this.resource_type = init.resource_type
@@ -95,7 +99,7 @@ export class EngineError extends Error {
       code: 404,
       key: 'not_found',
       message,
-      details: `Cannot find ${resourceType} with id ${resourceId}`,
+      details: `Cannot find ${resourceType} with id ${quote(resourceId)}`,
       ...(path === undefined ? {} : { path }),
       resource_id: resourceId,
       resource_type: resourceType,
@@ -105,6 +109,14 @@ export class EngineError extends Error {
   static conflict(key: string, details: string, path?: string): EngineError {
     return new EngineError({ code: 409, key, message: 'Conflict', details, ...(path === undefined ? {} : { path }) })
   }
+}
+
+/**
+ * A bad value as error details quote it: whole when short, else its first `max` characters and how
+ * many more there were, so a megabyte of bad input never comes back as a megabyte of details.
+ */
+export function quote(value: string, max = 100): string {
+  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length - max} more characters)`
 }
 
 Object.defineProperty(EngineError.prototype, ENGINE_ERROR, { value: true })

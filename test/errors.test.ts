@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError, isEngineError } from '../src/errors'
+import { EngineError, isEngineError, quote } from '../src/errors'
 
 describe('EngineError', () => {
   it('serialises to exactly {code, key, message, details, request_id}', () => {
@@ -159,5 +159,18 @@ describe('isEngineError and instanceof across copies of the package', () => {
       expect(isEngineError(value)).toBe(false)
       expect(value instanceof EngineError).toBe(false)
     }
+  })
+})
+
+describe('EngineError details', () => {
+  it('are bounded whatever an operation put in them, and quote() keeps a prefix', () => {
+    const long = new EngineError({ code: 400, key: 'k', message: 'm', details: `Unknown thing ${'x'.repeat(100_000)}` })
+    expect(long.details.length).toBeLessThan(2_100)
+    expect(long.details).toMatch(/^Unknown thing x+… \(98014 more characters\)$/)
+    expect(quote('short')).toBe('short')
+    expect(quote('y'.repeat(150))).toBe(`${'y'.repeat(100)}… (50 more characters)`)
+    expect(EngineError.notFound('campaign', 'z'.repeat(500)).details).toBe(
+      `Cannot find campaign with id ${'z'.repeat(100)}… (400 more characters)`,
+    )
   })
 })

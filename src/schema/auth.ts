@@ -1,13 +1,24 @@
 import * as v from 'valibot'
+import { parseOriginPattern } from '../rules/origins'
 import { nonEmptyString, opt } from './common'
 
 export const FAMILIES = ['server', 'client', 'management'] as const
+
+/** An `allowed_origins` entry: refused with the reason when it could never match as meant. */
+const allowedOrigin = v.pipe(
+  nonEmptyString,
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const pattern = parseOriginPattern(dataset.value)
+    if ('problem' in pattern) addIssue({ message: pattern.problem })
+  }),
+)
 
 export const applicationInput = v.pipe(
   v.object({
     name: opt(v.nullable(v.string())),
     family: v.picklist(FAMILIES, 'must be one of server, client, management'),
-    allowed_origins: opt(v.array(nonEmptyString)),
+    allowed_origins: opt(v.array(allowedOrigin)),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(

@@ -53,6 +53,8 @@ const engineOptions = v.strictObject({
   maxRetries: v.optional(nonNegativeInt),
   tokenTtlSeconds: v.optional(positiveInt),
   projectId: v.optional(nonEmptyString),
+  // Its names and values are checked where they are resolved (`resolveLimits`), also at once.
+  limits: v.optional(v.unknown()),
 })
 
 const KNOWN = Object.keys(engineOptions.entries)
