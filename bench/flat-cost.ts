@@ -36,7 +36,7 @@ async function scenario(n: number) {
     now += 1000
     return new Date(now)
   }
-  const engine = createEngine({ store, clock: { now: () => tick() }, random: seededRandom(3) })
+  const engine = createEngine({ store, clock: { now: tick }, random: seededRandom(3) })
 
   // What the requests under test use.
   await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })

@@ -13,6 +13,7 @@ import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from '
 import { files } from './operations/files'
 import { loyalties } from './operations/loyalties'
 import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './operations/loyalty-earning'
+import { loyaltyEstimates } from './operations/loyalty-estimate'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
 import { TIER_EXPIRY_ACTION } from './operations/loyalty-tiers'
@@ -21,6 +22,7 @@ import { orders } from './operations/orders'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { publications } from './operations/publications'
+import { qualifications } from './operations/qualifications'
 import { redemptions } from './operations/redemptions'
 import { referrals } from './operations/referrals'
 import { rewards } from './operations/rewards'
@@ -163,7 +165,8 @@ export function createEngine(options: EngineOptions = {}) {
       publications: publications(ctx),
       referrals: referrals(ctx),
       templates: templates(ctx),
-      loyalties: loyalties(ctx),
+      loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
+      qualifications: qualifications(ctx),
       rewards: rewards(ctx),
       events: events(ctx),
       orders: orders(ctx),

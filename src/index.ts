@@ -105,6 +105,8 @@ export {
   type TierTransitionInput,
   transitionTier,
 } from './rules/loyalty'
+export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
+export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
 export {
   type ApplicableResult,
   decideRedeemables,

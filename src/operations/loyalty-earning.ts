@@ -179,7 +179,7 @@ export async function customerInTx(tx: Tx, customerId: string): Promise<Customer
 
 const rulesCache = new WeakMap<Tx, Map<string, EarningRule[]>>()
 
-async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
+export async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
   let map = rulesCache.get(tx)
   if (!map) {
     map = new Map()
@@ -219,7 +219,7 @@ async function ruleApplies(tx: Tx, rule: EarningRule, trigger: EarningTrigger): 
   return verdict.passed
 }
 
-function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
+export function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
   const input: EarningInput = {
     customer: { metadata: trigger.customer.metadata, birthdate: trigger.customer.birthdate ?? null },
     now: tx.now,

@@ -85,6 +85,9 @@ export const OPERATIONS = {
   'loyalties.createTiers': server('loyalties'),
   'loyalties.listTiers': server('loyalties'),
   'loyalties.getMemberTier': server('loyalties'),
+  'loyalties.qualifications': server('loyalties'),
+  'qualifications.checkEligibility': server('qualifications'),
+  'qualifications.bestStack': server('qualifications'),
   'rewards.create': server('rewards'),
   'rewards.get': server('rewards'),
   'rewards.createAssignment': server('rewards'),
@@ -151,6 +154,7 @@ export const OPERATIONS = {
   'client.validations.validateStackable': client('client_validations'),
   'client.redemptions.redeemStackable': client('client_redemptions'),
   'client.events.create': client('client_events'),
+  'client.qualifications.checkEligibility': client('client_qualifications'),
 } as const satisfies Record<string, OperationAccess>
 
 export type OperationName = keyof typeof OPERATIONS

@@ -26,6 +26,7 @@ import type { orderBody } from './order'
 import type { listSkusQuery, productCollectionInput, productInput, skuInput } from './product'
 import type { promotionCampaignInput, stackInput, stacksQuery, tierInput } from './promotion'
 import type { publicationInput } from './publication'
+import type { bestStackRequest, pointsEstimateRequest, qualificationRequest } from './qualifications'
 import type { holdersQuery, referralPublishInput } from './referral'
 import type { rollbackRequest, stackableRequest } from './stackable'
 import type { stackingRulesInput } from './stacking-rules'
@@ -105,3 +106,7 @@ export type EventsCreateParams = In<typeof eventInput> & { event?: string }
 
 export type OrdersCreateParams = In<typeof orderBody>
 export type OrdersUpdateParams = In<typeof orderBody>
+
+export type QualificationsCheckEligibilityParams = In<typeof qualificationRequest>
+export type QualificationsBestStackParams = In<typeof bestStackRequest>
+export type LoyaltiesQualificationsParams = In<typeof pointsEstimateRequest>

@@ -220,6 +220,15 @@ export const OPERATIONS: Record<string, Sample> = {
     },
   ],
   'loyalties.get': (f) => [f.ids.club],
+  'loyalties.qualifications': (f) => [f.ids.club, { customer: { source_id: 'alice' }, order: { amount: 5000 } }],
+  'qualifications.checkEligibility': () => [
+    {
+      customer: { source_id: 'alice' },
+      order: { amount: 5000, items: [{ source_id: 'p1', quantity: 1 }] },
+      options: { limit: 5 },
+    },
+  ],
+  'qualifications.bestStack': () => [{ order: { amount: 5000 }, redeemables: [{ object: 'voucher', id: 'TEN' }] }],
   'loyalties.list': () => [{ limit: 5 }],
   'loyalties.createMember': (f, n) => [f.ids.club, { customer: { source_id: `carol${n}` }, metadata: { a: 1 } }],
   'loyalties.getMember': (f) => [f.ids.club, f.ids.card],

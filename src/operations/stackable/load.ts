@@ -50,7 +50,7 @@ export async function loadRequest(
   ctx: Context,
   request: StackableRequest,
   now: Date,
-  options: { sessionKey?: string | undefined },
+  options: { sessionKey?: string | undefined; candidates?: boolean },
 ): Promise<LoadedRequest> {
   const { store } = ctx
   // Reads that do not depend on each other are issued together: with a database behind the ports
@@ -77,7 +77,8 @@ export async function loadRequest(
   await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP])
   const rules = await rulesP
   const { requests, stackId } = await stackP
-  checkRedeemablesCount(requests.length, rules)
+  // A qualification loads every candidate at once and decides on each alone: no request limit.
+  if (!options.candidates) checkRedeemablesCount(requests.length, rules)
   const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
@@ -214,7 +215,7 @@ function counterScopeOf(found: Found, customer: Customer | undefined): CounterSc
   }
 }
 
-async function findRequestCustomer(
+export async function findRequestCustomer(
   ctx: Context,
   input: StackableRequest['customer'],
 ): Promise<Stored<Customer> | undefined> {

@@ -323,7 +323,7 @@ function bundleOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
 }
 
 /** The products a discount may touch: the `applicable_to` of every rule assigned to the redeemable. */
-export function targetingOf(subject: RedeemableSubject): ApplicableTo | undefined {
+export function targetingOf(subject: Pick<RedeemableSubject, 'validation_rules'>): ApplicableTo | undefined {
   const withTargets = subject.validation_rules.filter((r) => r.applicable_to)
   if (withTargets.length === 0) return undefined
   const included = withTargets.flatMap((r) => r.applicable_to?.included ?? [])
