@@ -46,7 +46,7 @@ export function withoutUndefined(input: unknown): unknown {
   }
   if (!isPlainObject(input)) return input
   let out: Record<string, unknown> | undefined
-  for (const key of Object.keys(input)) {
+  for (const key in input) {
     const value = input[key]
     const next = withoutUndefined(value)
     if (next === value && value !== undefined) continue
