@@ -36,7 +36,7 @@ async function run(name: string, setup: (engine: Engine) => Promise<(i: number) 
 }
 
 const redemption = async (engine: Engine, redeemable: Record<string, unknown>, customer = 'ana') => {
-  const r = await engine.redemptions.redeemStackable({
+  const r = await engine.raw.redemptions.redeemStackable({
     customer: { source_id: customer },
     order: { amount: 1000 },
     redeemables: [redeemable],

@@ -208,9 +208,9 @@ async function scenario(n: number) {
   let k = 0
   const ops: Record<string, () => Promise<unknown>> = {
     'validate (5 redeemables)': () =>
-      engine.validations.validateStackable({ customer: { source_id: 'member' }, order, redeemables }),
+      engine.raw.validations.validateStackable({ customer: { source_id: 'member' }, order, redeemables }),
     'redeem (5 redeemables)': () =>
-      engine.redemptions.redeemStackable({ customer: { source_id: 'member' }, order, redeemables }),
+      engine.raw.redemptions.redeemStackable({ customer: { source_id: 'member' }, order, redeemables }),
     "member's paid order": () =>
       engine.orders.create({ customer: { source_id: 'member' }, status: 'PAID', amount: 10_000 }),
     'reward redemption': () =>

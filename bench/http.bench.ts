@@ -38,7 +38,7 @@ afterAll(() => server.close())
 
 describe('validateStackable, one voucher, one line', () => {
   bench('in-process operation', async () => {
-    await engine.validations.validateStackable(body)
+    await engine.raw.validations.validateStackable(body)
   })
   bench('fetch handler (in-process Request)', async () => {
     const res = await handler(

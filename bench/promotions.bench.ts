@@ -45,7 +45,7 @@ describe('promotions.create with N tiers', () => {
       `${n} tiers, ${shared ? 'one shared rule' : 'a rule each'}`,
       async () => {
         if (!ready) throw new Error('not prepared')
-        await ready.engine.promotions.create(ready.body(`Big ${++made}`))
+        await ready.engine.raw.promotions.create(ready.body(`Big ${++made}`))
       },
       {
         iterations: 3,

@@ -73,7 +73,7 @@ for (let i = 0; i < 50; i++) {
     discount:
       i % 2 === 0 ? { type: 'PERCENT', percent_off: 2 + (i % 10) } : { type: 'AMOUNT', amount_off: 200 + i * 10 },
   })
-  await engine.publications.create({ customer: { source_id: 'ana' }, voucher: code })
+  await engine.raw.publications.create({ customer: { source_id: 'ana' }, voucher: code })
   wallet.push(code)
 }
 
@@ -94,17 +94,17 @@ const best = {
   ],
 }
 
-const check = await engine.qualifications.checkEligibility(qualification)
+const check = await engine.raw.qualifications.checkEligibility(qualification)
 // 50 wallet codes + the 50 tiers that could reach the cart all apply on it.
 if (check.redeemables.total !== 100) throw new Error(`bench setup: expected 100 listed, got ${check.redeemables.total}`)
-const stack = await engine.qualifications.bestStack(best)
+const stack = await engine.raw.qualifications.bestStack(best)
 if (stack.request?.redeemables.length !== 5) throw new Error('bench setup: expected a stack of 5')
 
 describe('qualifications (memory store; 1,000 tiers, 50 reach the cart; 50-code wallet)', () => {
   bench(
     'checkEligibility: ALL, 20-line cart, 50 per page, BEST_DEAL',
     async () => {
-      await engine.qualifications.checkEligibility(qualification)
+      await engine.raw.qualifications.checkEligibility(qualification)
     },
     { time: 3000 },
   )
@@ -112,7 +112,7 @@ describe('qualifications (memory store; 1,000 tiers, 50 reach the cart; 50-code 
   bench(
     'bestStack: 12 candidates, 5 slots',
     async () => {
-      await engine.qualifications.bestStack(best)
+      await engine.raw.qualifications.bestStack(best)
     },
     { time: 3000 },
   )

@@ -16,10 +16,10 @@ const engine = createEngine({ clock: { now: () => NOW }, random: seededRandom(7)
 
 const products: string[] = []
 for (let i = 0; i < 5; i++) {
-  const p = await engine.products.create({ name: `P${i}`, source_id: `p${i}`, price: 1000 + i * 500 })
+  const p = await engine.raw.products.create({ name: `P${i}`, source_id: `p${i}`, price: 1000 + i * 500 })
   products.push(p.id)
 }
-const mugs = await engine.validationRules.create({
+const mugs = await engine.raw.validationRules.create({
   name: 'First two products',
   rules: { '1': { name: 'order.amount', conditions: { $more_than: [10000] } } },
   applicable_to: {
@@ -70,7 +70,7 @@ const body = {
   },
 }
 
-const check = await engine.validations.validateStackable(body)
+const check = await engine.raw.validations.validateStackable(body)
 if (!check.valid || check.redeemables.some((r) => r.status !== 'APPLICABLE')) {
   throw new Error(
     `bench setup: expected 5 applicable redeemables, got ${JSON.stringify(check.redeemables.map((r) => r.status))}`,
@@ -80,7 +80,7 @@ const loaded = await loadRequest(engine.context, parseStackableRequest(body), NO
 
 describe('validation: 5 redeemables over a 100-line order (memory store)', () => {
   bench('validateStackable (parse, load through the ports, decide, shape)', async () => {
-    await engine.validations.validateStackable(body)
+    await engine.raw.validations.validateStackable(body)
   })
 
   bench('decideRedeemables alone (the pure decision on the loaded input)', () => {

@@ -131,7 +131,7 @@ const cart = {
   options: { expand: ['redeemable'] },
 }
 
-const validation = await engine.validations.validateStackable(cart)
+const validation = await engine.raw.validations.validateStackable(cart)
 const all = [...validation.redeemables, ...validation.inapplicable_redeemables, ...validation.skipped_redeemables]
 console.log(
   `\nValidation of order-1001 (cart ${money(validation.order.amount)}): valid=${validation.valid}, because ${validation.inapplicable_redeemables.length} of ${all.length} redeemables are inapplicable and valid is true only when none is; in PARTIAL mode the ${validation.redeemables.length} others still apply (docs/behaviour.md#partial-placement)`,
@@ -145,7 +145,7 @@ console.log(
 )
 
 // A promotion stack is sent alone: its tiers apply in the stack's order, each checked on the running total.
-const stackCheck = await engine.validations.validateStackable({
+const stackCheck = await engine.raw.validations.validateStackable({
   customer: cart.customer,
   order: cart.order,
   redeemables: [{ object: 'promotion_stack', id: stack.id }],
@@ -170,7 +170,7 @@ function row(r: RedeemableResult) {
 }
 
 // Redeem what applies; the order is stored as CREATED, then paid.
-const redemption = await engine.redemptions.redeemStackable({ ...cart, redeemables: cart.redeemables.slice(0, 4) })
+const redemption = await engine.raw.redemptions.redeemStackable({ ...cart, redeemables: cart.redeemables.slice(0, 4) })
 console.log(
   `\nRedeemed: ${redemption.redemptions.length} redemptions under ${redemption.parent_redemption.id}; order ${redemption.order.id} ${redemption.order.status}, to pay ${money(redemption.order.total_amount)}; the request said CREATED, so nothing is paid and no points are earned yet (a redemption stores PAID unless told otherwise: docs/behaviour.md#redemptions)`,
 )

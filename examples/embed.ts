@@ -1,4 +1,4 @@
-import { createEngine } from '../src'
+import { createEngine, type ValidationsValidateStackableParams } from '../src'
 
 const engine = createEngine({ timezone: 'Europe/Warsaw' })
 
@@ -14,7 +14,7 @@ const promotion = await engine.promotions.create({
 })
 const tier = promotion.promotion.tiers[0]?.id ?? ''
 
-const request = {
+const request: ValidationsValidateStackableParams = {
   customer: { source_id: 'customer-42' },
   order: { items: [{ source_id: 'sku-1', price: 6000, quantity: 2 }] },
   redeemables: [

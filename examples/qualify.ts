@@ -58,7 +58,7 @@ await engine.loyalties.createEarningRule(club.id, [
     },
   },
 ])
-await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana' } })
+await engine.raw.loyalties.createMember(club.id, { customer: { source_id: 'ana' } })
 
 const customer = { source_id: 'ana' }
 const order = {
@@ -69,7 +69,7 @@ const order = {
 }
 
 // 1. What can Ana use on this cart? Best deal first, each with what it takes off.
-const offers = await engine.qualifications.checkEligibility({
+const offers = await engine.raw.qualifications.checkEligibility({
   customer,
   order,
   options: { sorting_rule: 'BEST_DEAL', expand: ['redeemable'] },
@@ -80,11 +80,11 @@ for (const offer of offers.redeemables.data) {
 }
 
 // 2. What would paying earn? (Nothing is written.)
-const estimate = await engine.loyalties.qualifications(club.id, { customer, order })
+const estimate = await engine.raw.loyalties.qualifications(club.id, { customer, order })
 console.log(`Paying the whole cart earns ${estimate.points_estimation} points`)
 
 // 3. The best combination, as a ready request: redeem it.
-const best = await engine.qualifications.bestStack({ customer, order })
+const best = await engine.raw.qualifications.bestStack({ customer, order })
 const chosen = best.request?.redeemables.map((r) => label.get(r.id) ?? r.id) ?? []
 console.log(`Best stack: ${chosen.join(' + ')}, ${money(best.total_discount)} off`)
 for (const out of best.left_out) console.log(`Left out: ${label.get(out.id) ?? out.id} (${out.reason.message})`)

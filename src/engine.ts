@@ -1,13 +1,12 @@
-import { EngineError } from './errors'
 import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
-import { ROUNDING_MODES, type RoundingMode } from './money'
+import type { RoundingMode } from './money'
 import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/async-actions'
 import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
-import { AUTHENTICATION_MODES, type AuthenticationMode, type Context } from './operations/context'
+import type { AuthenticationMode, Context } from './operations/context'
 import { customers } from './operations/customers'
 import { events } from './operations/events'
 import {
@@ -39,73 +38,61 @@ import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+import type { RawOperations } from './raw'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
+import { checkEngineOptions } from './schema/engine-options'
 
+/** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
-  store?: Store
+  store?: Store | undefined
   /** Source of "now"; the system clock by default. */
-  clock?: Clock
+  clock?: Clock | undefined
   /** Id generator; prefixed random ids like the hosted service's by default. */
-  ids?: IdGenerator
+  ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
-  random?: RandomSource
+  random?: RandomSource | undefined
   /** IANA time zone for validity hours, days and calendar periods. Default `UTC`. */
-  timezone?: string
+  timezone?: string | undefined
   /** Rounding of every computed money amount. Default `half-up`. */
-  rounding?: RoundingMode
+  rounding?: RoundingMode | undefined
   /** Project stacking rules in force until one is created with `stackingRules.create`. */
-  stackingRules?: Partial<StackingRules>
+  stackingRules?: Partial<StackingRules> | undefined
   /** Re-reads after a commit conflict before failing with 409. Default 5. */
-  maxRetries?: number
+  maxRetries?: number | undefined
   /** OAuth access token lifetime in seconds. Default 3600. */
-  tokenTtlSeconds?: number
+  tokenTtlSeconds?: number | undefined
   /** The project id (management endpoints name it). Default `proj_default`. */
-  projectId?: string
+  projectId?: string | undefined
   /**
    * Bounds on every call's input (docs/limits.md): nesting `depth` 32, `stringLength` 65,536,
    * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
    */
-  limits?: Partial<InputLimits>
+  limits?: Partial<InputLimits> | undefined
   /**
    * How server and client requests authenticate: `keys-and-bearer` (the default, the interface's rule:
    * application keys plus an OAuth bearer token) or `keys` (the keys alone, as the hosted service
    * accepts; a bearer token, when sent, is still checked and its scopes apply).
    */
-  authentication?: AuthenticationMode
+  authentication?: AuthenticationMode | undefined
   /** How long an idempotency key is remembered, in seconds. Default 86400 (a day). */
-  idempotencyTtlSeconds?: number
+  idempotencyTtlSeconds?: number | undefined
   /**
    * Where a host serves stored files (export CSVs), e.g. `https://promo.example/v1/files/`: a file's
    * url is this prefix and its id. Default `memory://files/` (nothing serves it).
    */
-  filesBaseUrl?: string
+  filesBaseUrl?: string | undefined
 }
 
 export const systemClock: Clock = { now: () => new Date() }
 
 function contextOf(options: EngineOptions): Context {
+  checkEngineOptions(options)
   const timezone = options.timezone ?? 'UTC'
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: timezone })
-  } catch {
-    throw new EngineError({
-      code: 400,
-      key: 'invalid_timezone',
-      message: 'Invalid time zone',
-      details: `Unknown IANA time zone ${timezone}`,
-      path: 'timezone',
-    })
-  }
   const rounding = options.rounding ?? 'half-up'
-  if (!ROUNDING_MODES.includes(rounding)) {
-    throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
-  }
-  const maxRetries = integerOption('maxRetries', options.maxRetries, 5, 0)
-  const tokenTtlSeconds = integerOption('tokenTtlSeconds', options.tokenTtlSeconds, 3600, 1)
+  const maxRetries = options.maxRetries ?? 5
+  const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
   const projectId = options.projectId ?? 'proj_default'
-  if (typeof projectId !== 'string' || projectId === '')
-    throw EngineError.invalid('projectId', 'must be a non-empty string')
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -120,27 +107,13 @@ function contextOf(options: EngineOptions): Context {
       tokenTtlSeconds,
       projectId,
       limits: resolveLimits(options.limits),
-      authentication: authenticationMode(options.authentication),
-      idempotencyTtlSeconds: integerOption('idempotencyTtlSeconds', options.idempotencyTtlSeconds, 86_400, 1),
+      authentication: options.authentication ?? 'keys-and-bearer',
+      idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
       filesBaseUrl: options.filesBaseUrl ?? DEFAULT_FILES_BASE_URL,
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
   }
-}
-
-function authenticationMode(mode: AuthenticationMode | undefined): AuthenticationMode {
-  if (mode === undefined || AUTHENTICATION_MODES.includes(mode)) return mode ?? 'keys-and-bearer'
-  throw EngineError.invalid('authentication', `must be one of ${AUTHENTICATION_MODES.join(', ')}`)
-}
-
-/** A whole-number option: NaN, Infinity or a fraction would break every operation later, not here. */
-function integerOption(name: string, given: unknown, fallback: number, min: number): number {
-  if (given === undefined) return fallback
-  if (!Number.isSafeInteger(given) || (given as number) < min) {
-    throw EngineError.invalid(name, `must be an integer ≥ ${min}`)
-  }
-  return given as number
 }
 
 function counter(): Context['sequence'] {
@@ -172,7 +145,17 @@ function withBoundedInput<T extends { context: Context }>(engine: T): T {
   return { context, ...bounded(namespaces, context.config.limits) } as T
 }
 
-/** Binds a store, a clock, ids and configuration to every operation of the interface. */
+/**
+ * Binds a store, a clock, ids and configuration to every operation of the interface; checks the
+ * options at once (a wrong one throws an `EngineError` naming it).
+ *
+ * Every operation has one shape, `op(...ids, input, options?)`: ids first (`loyalties.createMember(campaignId,
+ * body)`), then the typed request (`ValidationsValidateStackableParams`, … : each `<Namespace><Operation>Params`
+ * type is derived from the schema that checks it), then the per-call `CallOptions`. A misspelt field is a
+ * compile error. Bodies that arrive as parsed JSON (`unknown`) go through `engine.raw`, the same operations
+ * typed for untrusted input: `engine.raw.validations.validateStackable(await request.json())`. Either way
+ * every body is checked at run time, and a key whose value is `undefined` counts as absent.
+ */
 export function createEngine(options: EngineOptions = {}) {
   const ctx = contextOf(options)
   // The work `asyncActions.runPending()` knows how to do, one line per async action type.
@@ -183,33 +166,41 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
-  return withBoundedInput({
-    /** The ports and configuration the operations run on (for adapters and tests). */
-    context: ctx,
-    customers: customers(ctx),
-    validations: validations(ctx),
-    redemptions: redemptions(ctx),
-    promotions: promotions(ctx),
-    validationRules: validationRules(ctx),
-    stackingRules: stackingRules(ctx),
-    campaigns: campaigns(ctx),
-    vouchers: vouchers(ctx),
-    categories: categories(ctx),
-    products: products(ctx),
-    auth: auth(ctx),
-    metadataSchemas: metadataSchemas(ctx),
-    asyncActions: asyncActions(ctx),
-    exports: exports(ctx),
-    files: files(ctx),
-    publications: publications(ctx),
-    referrals: referrals(ctx),
-    templates: templates(ctx),
-    loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
-    qualifications: qualifications(ctx),
-    rewards: rewards(ctx),
-    events: events(ctx),
-    orders: orders(ctx),
-  })
+  return withRaw(
+    withBoundedInput({
+      /** The ports and configuration the operations run on (for adapters and tests). */
+      context: ctx,
+      customers: customers(ctx),
+      validations: validations(ctx),
+      redemptions: redemptions(ctx),
+      promotions: promotions(ctx),
+      validationRules: validationRules(ctx),
+      stackingRules: stackingRules(ctx),
+      campaigns: campaigns(ctx),
+      vouchers: vouchers(ctx),
+      categories: categories(ctx),
+      products: products(ctx),
+      auth: auth(ctx),
+      metadataSchemas: metadataSchemas(ctx),
+      asyncActions: asyncActions(ctx),
+      exports: exports(ctx),
+      files: files(ctx),
+      publications: publications(ctx),
+      referrals: referrals(ctx),
+      templates: templates(ctx),
+      loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
+      qualifications: qualifications(ctx),
+      rewards: rewards(ctx),
+      events: events(ctx),
+      orders: orders(ctx),
+    }),
+  )
+}
+
+/** Adds `raw`: the same operations, typed to take request bodies as `unknown`. */
+function withRaw<E extends { context: Context }>(engine: E): E & { raw: RawOperations<Omit<E, 'context'>> } {
+  const { context: _, ...operations } = engine
+  return { ...engine, raw: operations as RawOperations<Omit<E, 'context'>> }
 }
 
 export type Engine = ReturnType<typeof createEngine>

@@ -22,9 +22,19 @@ export {
   type RoundingMode,
   roundToUnit,
 } from './money'
+export type { RunSummary } from './operations/async-actions'
+export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/auth'
 export type { AuthenticationMode } from './operations/context'
+export type { ActivityItem } from './operations/customers'
+export type { CreateEvent, CustomEvent } from './operations/events'
+export type { PublicationResult } from './operations/publications'
+export type { StackedRedemption, StackedRollback } from './operations/redemptions'
+export type { ListHoldersArgs } from './operations/referrals'
+export type { StoredRules } from './operations/stacking-rules'
+export type { AsyncActionRef } from './operations/vouchers'
 export type * from './ports'
 export { NATURAL_KEYS } from './ports'
+export type { RawOperations } from './raw'
 export {
   type Bundle,
   type BundleIdentifiedItem,
@@ -99,13 +109,17 @@ export {
 export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
 export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
 export {
+  type ApplicableResult,
   decideRedeemables,
   type Explanation,
+  type InapplicableResult,
   type PipelineInput,
   type PipelineResult,
   type RedeemableError,
   type RedeemableResult,
+  type RedeemableResultBase,
   type RedeemableSubject,
+  type SkippedResult,
   type SubjectOutcome,
   type UnitBudgetUse,
   type ValidationResult,
@@ -129,3 +143,4 @@ export {
   type ValidityReason,
   type ValidityVerdict,
 } from './rules/validity'
+export type * from './schema/requests'

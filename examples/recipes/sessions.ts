@@ -1,4 +1,4 @@
-import { createEngine } from '../../src'
+import { createEngine, type ValidationsValidateStackableParams } from '../../src'
 
 const engine = createEngine()
 await engine.vouchers.create({
@@ -7,7 +7,7 @@ await engine.vouchers.create({
   discount: { type: 'PERCENT', percent_off: 10 },
   redemption: { quantity: 1 },
 })
-const request = (source_id: string) => ({
+const request = (source_id: string): ValidationsValidateStackableParams => ({
   customer: { source_id },
   order: { items: [{ source_id: 'jacket', price: 20000, quantity: 1 }] },
   redeemables: [{ object: 'voucher', id: 'LAST-ONE' }],

@@ -37,15 +37,17 @@ export interface MetadataSchema {
  */
 export type DefaultMetadataSchema = Omit<MetadataSchema, 'id' | 'created_at'> & { id: null; created_at: null }
 
-export interface Export {
+/** An export: once `DONE` its `result` holds the file's url; before (or on an `ERROR`) it is null. */
+export type Export = ExportBase &
+  ({ status: 'SCHEDULED' | 'IN_PROGRESS' | 'ERROR'; result: null } | { status: 'DONE'; result: { url: string } })
+
+export interface ExportBase {
   id: string
   object: 'export'
   created_at: DateTime
-  status: 'SCHEDULED' | 'IN_PROGRESS' | 'DONE' | 'ERROR'
   channel: 'API' | 'WEBSITE'
   exported_object: 'voucher_transactions' | 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
   parameters: { order?: string; fields: string[]; filters: Record<string, unknown> }
-  result: { url: string } | null
   user_id: string | null
 }
 

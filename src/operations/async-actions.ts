@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { AsyncAction, AsyncActionResponse } from '../model/misc'
@@ -62,7 +63,7 @@ export interface RunSummary {
 
 export function asyncActions(ctx: Context) {
   return {
-    async get(id: string): Promise<AsyncActionResponse> {
+    async get(id: string, _options?: CallOptions): Promise<AsyncActionResponse> {
       const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
       const { payload: _payload, run_at: _runAt, ...response } = found.value
       return response
@@ -73,7 +74,7 @@ export function asyncActions(ctx: Context) {
      * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
      * Safe to call from several workers: an action another worker finished is skipped on re-read.
      */
-    async runPending(): Promise<RunSummary> {
+    async runPending(_options?: CallOptions): Promise<RunSummary> {
       const now = ctx.clock.now().getTime()
       const page = await ctx.store.async_actions.list({
         where: { status: 'ENQUEUED' },

@@ -1,13 +1,19 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
-import { originAllowed, parseOriginPattern } from '../rules/origins'
-import { type Family, grants, isClientScope, operationAccess, parseScope, SCOPES, type Scope } from '../rules/scopes'
-import { nonEmptyString, opt } from '../schema/common'
+import { originAllowed } from '../rules/origins'
+import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
+import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../schema/auth'
 import { parse } from '../schema/parse'
+import type {
+  AuthAuthenticateParams,
+  AuthCreateApplicationParams,
+  AuthIssueTokenParams,
+  AuthRevokeTokenParams,
+} from '../schema/requests'
 import { type Context, mutate } from './context'
 import { duplicateFound } from './duplicates'
 
@@ -15,6 +21,12 @@ import { duplicateFound } from './duplicates'
 export type Headers = Readonly<Record<string, string | readonly string[] | undefined>>
 
 export type CredentialFamily = Credential['family']
+
+/** A new application's credentials: the secret is shown once, only its hash is stored. */
+export interface ApplicationCredentials {
+  app_id: string
+  secret: string
+}
 
 export interface OAuthToken {
   access_token: string
@@ -39,57 +51,6 @@ const CREDENTIAL_HEADERS = {
   client: { id: 'X-Client-Application-Id', secret: 'X-Client-Token' },
   management: { id: 'X-Management-Id', secret: 'X-Management-Token' },
 } as const satisfies Record<CredentialFamily, { id: string; secret: string }>
-
-const FAMILIES = ['server', 'client', 'management'] as const
-
-/** An `allowed_origins` entry: refused with the reason when it could never match as meant. */
-const allowedOrigin = v.pipe(
-  nonEmptyString,
-  v.rawCheck(({ dataset, addIssue }) => {
-    if (!dataset.typed) return
-    const pattern = parseOriginPattern(dataset.value)
-    if ('problem' in pattern) addIssue({ message: pattern.problem })
-  }),
-)
-
-const applicationInput = v.pipe(
-  v.object({
-    name: opt(v.nullable(v.string())),
-    family: v.picklist(FAMILIES, 'must be one of server, client, management'),
-    allowed_origins: opt(v.array(allowedOrigin)),
-    scopes: opt(v.array(v.picklist(SCOPES, 'must be a scope value of the interface'))),
-    /** Keys a host already has (from its environment); generated when absent. */
-    app_id: opt(v.pipe(v.string(), v.regex(/^[\w.-]{4,128}$/, 'must be 4-128 letters, digits, _ . or -'))),
-    secret: opt(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'), v.maxLength(512))),
-  }),
-  // A client application answers browsers: it must say which origins may call it (`*` for any).
-  v.forward(
-    v.check(
-      (a) => a.family !== 'client' || (a.allowed_origins ?? []).length > 0,
-      'is required for a client application (list origins, or "*" for any)',
-    ),
-    ['allowed_origins'],
-  ),
-  v.forward(
-    v.check(
-      (a) => (a.scopes ?? []).every((s) => isClientScope(s) === (a.family === 'client')),
-      'must be client_* scopes for a client application and server scopes for a server one',
-    ),
-    ['scopes'],
-  ),
-)
-
-/** Form fields arrive as strings. */
-const formString = v.pipe(v.string(), v.minLength(1, 'must not be empty'))
-
-const tokenRequest = v.object({ grant_type: formString, scope: formString })
-const revokeRequest = v.object({ access_token: formString })
-
-const authenticateInput = v.object({
-  family: v.picklist(['server', 'client', 'management', 'token'], 'must be one of server, client, management, token'),
-  headers: v.record(v.string(), v.union([v.string(), v.array(v.string()), v.undefined()])),
-  operation: nonEmptyString,
-})
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
 const hashHex = (text: string) => sha256(text).toString('hex')
@@ -215,7 +176,10 @@ export function auth(ctx: Context) {
      * Registers an application (server), a client application or a management key. The secret is
      * returned here only: the store keeps its SHA-256 hash.
      */
-    async createApplication(body: unknown): Promise<{ app_id: string; secret: string }> {
+    async createApplication(
+      body: AuthCreateApplicationParams,
+      _options?: CallOptions,
+    ): Promise<ApplicationCredentials> {
       const input = parse(applicationInput, body)
       const secret = input.secret ?? secretBytes()
       return mutate(ctx, async (tx) => {
@@ -242,7 +206,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token`: a `client_credentials` grant for the scopes asked (space-separated).
      * Server credentials get server scopes, client credentials `client_*` ones.
      */
-    async issueToken(credentials: Headers, body: unknown): Promise<OAuthToken> {
+    async issueToken(credentials: Headers, body: AuthIssueTokenParams, _options?: CallOptions): Promise<OAuthToken> {
       const family = tokenFamily(credentials)
       const credential = await credentialOf(credentials, family)
       const input = parse(tokenRequest, formFields(body))
@@ -288,7 +252,7 @@ export function auth(ctx: Context) {
      * `POST /v1/oauth/token/revoke`. As RFC 7009 asks, an unknown token, another application's token
      * or one already revoked is not an error: the call succeeds and changes nothing.
      */
-    async revokeToken(credentials: Headers, body: unknown): Promise<void> {
+    async revokeToken(credentials: Headers, body: AuthRevokeTokenParams, _options?: CallOptions): Promise<void> {
       const credential = await credentialOf(credentials, tokenFamily(credentials))
       const input = parse(revokeRequest, formFields(body))
       await mutate(ctx, async (tx) => {
@@ -306,7 +270,7 @@ export function auth(ctx: Context) {
      * operation's scope (403 `insufficient_scope`), for client requests an allowed `origin`
      * (403 `origin_not_allowed`). Reads only.
      */
-    async authenticate(request: { family: Family; headers: Headers; operation: string }): Promise<Principal> {
+    async authenticate(request: AuthAuthenticateParams, _options?: CallOptions): Promise<Principal> {
       const input = parse(authenticateInput, request)
       const access = operationAccess(input.operation)
       if (!access)

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign, CampaignType, CampaignVoucher, RefereeReward, VoucherType } from '../model/campaign'
@@ -7,83 +7,18 @@ import type { ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 import type { Store, Stored } from '../ports'
 import { resolveCodeConfig } from '../rules/codes'
-import { type CampaignBaseInput, campaignBaseEntries } from '../schema/campaign'
-import { dateTime, nonEmptyString, opt, validityTimeframe } from '../schema/common'
-import { discount } from '../schema/discount'
+import { type CampaignBaseInput, type CampaignVoucherInput, campaignInput } from '../schema/campaign'
+import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { CampaignsCreateParams } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
-import {
-  checkVoucherValue,
-  codeConfigInput,
-  giftInput,
-  loyaltyCardInput,
-  redemptionInput,
-  voucherType,
-} from '../schema/voucher'
+import { checkVoucherValue } from '../schema/voucher'
 import { resolveCategoryRef } from './categories'
 import { generateUnusedCodes } from './codes'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 import { enforceMetadata } from './metadata-schemas'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
-
-/** Codes one create call may generate: the whole batch is one atomic commit, so it is bounded. */
-export const MAX_VOUCHERS_PER_CAMPAIGN_CREATE = 100_000
-
-/** The voucher template of a campaign (`voucher` in the create body). */
-export const campaignVoucherInput = v.object({
-  type: opt(voucherType),
-  discount: opt(v.nullable(discount)),
-  gift: opt(v.nullable(giftInput)),
-  loyalty_card: opt(v.nullable(loyaltyCardInput)),
-  redemption: opt(redemptionInput),
-  code_config: opt(codeConfigInput),
-  is_referral_code: opt(v.boolean()),
-  start_date: opt(v.nullable(dateTime)),
-  expiration_date: opt(v.nullable(dateTime)),
-  validity_timeframe: opt(v.nullable(validityTimeframe)),
-})
-export type CampaignVoucherInput = v.InferOutput<typeof campaignVoucherInput>
-
-const referralProgram = v.looseObject({
-  conversion_event_type: opt(v.picklist(['redemption', 'custom_event'])),
-  custom_event: opt(v.looseObject({ id: opt(v.string()), name: nonEmptyString })),
-  referee_reward: opt(
-    v.looseObject({
-      related_object_parent: v.looseObject({
-        id: nonEmptyString,
-        name: opt(v.string()),
-        object: opt(v.literal('CAMPAIGN')),
-      }),
-      type: v.picklist(['LOYALTY_CARD', 'GIFT_VOUCHER']),
-      // Points or minor units: a positive whole number, sent as a string or a number, kept as a string.
-      amount: v.pipe(
-        v.union([v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a positive whole number')), v.number()]),
-        v.transform((a) => String(a)),
-        v.check((a) => Number.isSafeInteger(Number(a)) && Number(a) > 0, 'must be a positive whole number'),
-      ),
-    }),
-  ),
-})
-
-/** Campaign types `campaigns.create` makes; loyalty programs and promotions have their own namespaces. */
-export const CODE_CAMPAIGN_TYPES = ['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'REFERRAL_PROGRAM'] as const
-
-export const campaignInput = v.object({
-  ...campaignBaseEntries,
-  campaign_type: v.picklist([...CODE_CAMPAIGN_TYPES, 'LOYALTY_PROGRAM', 'PROMOTION']),
-  voucher: campaignVoucherInput,
-  vouchers_count: opt(
-    v.pipe(
-      v.number(),
-      v.safeInteger('must be an integer'),
-      v.minValue(0, 'must be ≥ 0'),
-      v.maxValue(MAX_VOUCHERS_PER_CAMPAIGN_CREATE, `must be ≤ ${MAX_VOUCHERS_PER_CAMPAIGN_CREATE}`),
-    ),
-  ),
-  referral_program: opt(v.nullable(referralProgram)),
-})
-export type CampaignInput = v.InferOutput<typeof campaignInput>
 
 /** A referee reward names an existing campaign of its type: a loyalty program, or a gift campaign. */
 async function checkRefereeReward(tx: Tx, reward: RefereeReward | undefined): Promise<void> {
@@ -248,7 +183,7 @@ export function campaigns(ctx: Context) {
      * codes in one commit. Loyalty programs and promotions are made by `loyalties.create` and
      * `promotions.create`, which need fields this shape does not have.
      */
-    async create(body: unknown): Promise<Campaign> {
+    async create(body: CampaignsCreateParams, _options?: CallOptions): Promise<Campaign> {
       const input = parse(campaignInput, body)
       const campaignType = input.campaign_type
       if (campaignType === 'LOYALTY_PROGRAM' || campaignType === 'PROMOTION') {
@@ -273,7 +208,7 @@ export function campaigns(ctx: Context) {
     },
 
     /** Reads a campaign by id or name. */
-    async get(campaignId: string): Promise<Campaign> {
+    async get(campaignId: string, _options?: CallOptions): Promise<Campaign> {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const found = await findCampaign(ctx.store, id)
       if (!found) throw EngineError.notFound('campaign', id, 'campaignId')

@@ -1,22 +1,17 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Category } from '../model/common'
 import type { Stored } from '../ports'
-import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
+import { type CategoryInput, categoryInput } from '../schema/category'
+import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { CategoriesCreateParams } from '../schema/requests'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 
 /** A category's hierarchy is 1 when unset, at least 0, and lower applies earlier (docs/concepts.md#categories). */
 export const DEFAULT_CATEGORY_HIERARCHY = 1
-
-export const categoryInput = v.object({
-  name: nonEmptyString,
-  hierarchy: opt(nonNegativeInt),
-})
-
-export type CategoryInput = v.InferOutput<typeof categoryInput>
 
 /** Finds a category by id, else by its (unique) name. */
 export async function findCategory(ctx: Context, idOrName: string): Promise<Stored<Category> | undefined> {
@@ -71,7 +66,7 @@ export async function resolveCategoryRef(
 export function categories(ctx: Context) {
   return {
     /** Creates a category; `name` is unique in the project (409 `duplicate_found` naming `name`). */
-    async create(body: unknown): Promise<Category> {
+    async create(body: CategoriesCreateParams, _options?: CallOptions): Promise<Category> {
       const input = parse(categoryInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.categories.findBy('name', input.name)) throw duplicateFound('category', 'name', input.name)
@@ -80,7 +75,7 @@ export function categories(ctx: Context) {
     },
 
     /** Reads a category by id (or by name). */
-    async get(categoryId: string): Promise<Category> {
+    async get(categoryId: string, _options?: CallOptions): Promise<Category> {
       const id = parse(nonEmptyString, categoryId, 'categoryId')
       const found = await findCategory(ctx, id)
       if (!found) throw EngineError.notFound('category', id, 'categoryId')

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, SimpleCustomer } from '../model/common'
@@ -9,6 +9,7 @@ import { nonEmptyString } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { activityQuery } from '../schema/loyalty'
 import { parse } from '../schema/parse'
+import type { CustomersCreateParams, CustomersListActivityParams } from '../schema/requests'
 import { type Context, mutate, type Tx } from './context'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
@@ -72,7 +73,7 @@ function newCustomer(tx: Tx, input: CustomerInput): Customer {
 export function customers(ctx: Context) {
   return {
     /** Creates a customer; a known `source_id` updates that customer instead (upsert, as the hosted API does). */
-    async create(body: unknown): Promise<Customer> {
+    async create(body: CustomersCreateParams, _options?: CallOptions): Promise<Customer> {
       const input = parse(customerInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
@@ -91,8 +92,8 @@ export function customers(ctx: Context) {
       })
     },
 
-    async get(idOrSourceId: string): Promise<Customer> {
-      const found = await findCustomer(ctx, parse(v.pipe(v.string(), v.minLength(1)), idOrSourceId, 'customerId'))
+    async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
+      const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
       return found.value
     },
@@ -101,7 +102,11 @@ export function customers(ctx: Context) {
      * The customer's activity feed, newest first by default, with the spec's filters and cursor
      * pagination (`starting_after_id`, `has_more`, `more_starting_after`). Dates are inclusive.
      */
-    async listActivity(idOrSourceId: string, query: unknown = {}): Promise<ListEnvelope<'data', ActivityItem>> {
+    async listActivity(
+      idOrSourceId: string,
+      query: CustomersListActivityParams = {},
+      _options?: CallOptions,
+    ): Promise<ListEnvelope<'data', ActivityItem>> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const q = parse(activityQuery, query, 'query')
       const customer = await findCustomer(ctx, id)
@@ -141,7 +146,7 @@ export function customers(ctx: Context) {
     },
 
     /** Adds the customer to a segment: emits customer.segment.entered and fires that segment's earning rules. */
-    async enterSegment(idOrSourceId: string, segmentId: string): Promise<Customer> {
+    async enterSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {
@@ -161,7 +166,7 @@ export function customers(ctx: Context) {
     },
 
     /** Removes the customer from a segment: emits customer.segment.left. */
-    async leaveSegment(idOrSourceId: string, segmentId: string): Promise<Customer> {
+    async leaveSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
       const id = parse(nonEmptyString, idOrSourceId, 'customerId')
       const segment = parse(nonEmptyString, segmentId, 'segmentId')
       return mutate(ctx, async (tx) => {

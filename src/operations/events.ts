@@ -4,6 +4,7 @@ import type { SimpleCustomer } from '../model/common'
 import type { IdempotencyRecord } from '../model/idempotency'
 import { eventInput, eventName } from '../schema/loyalty'
 import { parse } from '../schema/parse'
+import type { EventsCreateParams } from '../schema/requests'
 import { type Context, must } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { withIdempotency } from './idempotency'
@@ -28,8 +29,8 @@ export interface CustomEvent {
  */
 /** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
 export interface CreateEvent {
-  (body: unknown, options?: CallOptions): Promise<CustomEvent>
-  (name: string, body: unknown, options?: CallOptions): Promise<CustomEvent>
+  (name: string, body: EventsCreateParams, options?: CallOptions): Promise<CustomEvent>
+  (body: EventsCreateParams & { event: string }, options?: CallOptions): Promise<CustomEvent>
 }
 
 export function events(ctx: Context) {

@@ -1,4 +1,5 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -15,7 +16,10 @@ import {
   transactionRows,
 } from '../rules/voucher-transactions'
 import { nonEmptyString, opt } from '../schema/common'
+import { exportInput } from '../schema/export'
+import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import type { ExportsCreateCampaignTransactionsExportParams } from '../schema/requests'
 import type { AsyncHandler } from './async-actions'
 import { enqueue } from './async-actions'
 import { type Context, must, mutate, type Tx } from './context'
@@ -24,7 +28,7 @@ import { storeFile } from './files'
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
 
-const field = v.picklist(TRANSACTION_FIELDS, `must be one of ${TRANSACTION_FIELDS.join(', ')}`)
+/** One field's filter of a `POST /v1/exports` request: `{conditions: {operator: values}}`. */
 const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
 const fieldFilter = v.object({
   conditions: v.pipe(
@@ -36,42 +40,18 @@ const fieldFilter = v.object({
   ),
 })
 
-const exportInput = v.object({
-  order: opt(
-    v.picklist(
-      TRANSACTION_FIELDS.flatMap((f) => [f, `-${f}`]),
-      'must be a field name, with - for descending',
-    ),
-  ),
-  parameters: opt(
-    v.object({
-      fields: opt(v.pipe(v.array(field), v.minLength(1, 'must name at least one field'))),
-      filters: opt(v.record(v.string(), v.unknown())),
-    }),
-  ),
-})
-
 /**
  * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
  * always hold, so `OR` is refused), each field's operator values as arrays, and the campaign's
  * `campaign_id` `$in` condition, which replaces any `$in` the caller gave for that field.
  */
-function normaliseFilters(raw: Record<string, unknown>, campaignId: string): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  for (const [key, value] of Object.entries(raw)) {
-    const path = `parameters.filters.${key}`
-    if (key === 'junction') {
-      if (typeof value !== 'string' || value.toUpperCase() !== 'AND') {
-        throw EngineError.invalid(path, 'must be AND (the campaign condition always applies)')
-      }
-      continue
-    }
-    if (!isTransactionField(key))
-      throw EngineError.invalid(path, `names no export field; use one of ${TRANSACTION_FIELDS.join(', ')}`)
-    fields[key] = fieldConditions(value, path)
+function normaliseFilters(raw: unknown, campaignId: string): Filters {
+  const filters = parseListFilters(raw, TRANSACTION_FIELDS, 'parameters.filters')
+  if (filters.junction !== 'AND') {
+    throw EngineError.invalid('parameters.filters.junction', 'must be AND (the campaign condition always applies)')
   }
-  fields.campaign_id = { ...fields.campaign_id, $in: [campaignId] }
-  return { junction: 'AND', fields }
+  filters.fields.campaign_id = { ...filters.fields.campaign_id, $in: [campaignId] }
+  return filters
 }
 
 /** One field's `{conditions: {operator: values}}`, each operator's values as an array. */
@@ -124,6 +104,9 @@ const objectsExportInput = v.object({
     }),
   ),
 })
+
+/** `POST /v1/exports`: the object exported, the columns, the order and filters. */
+export type ExportsCreateParams = v.InferInput<typeof objectsExportInput>
 
 /** Any field may be filtered; the junction may be AND or OR. */
 function normaliseObjectFilters(raw: Record<string, unknown>): Filters {
@@ -299,7 +282,11 @@ export function exports(ctx: Context) {
      * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
      * export as `SCHEDULED` and queues the CSV for `asyncActions.runPending()`.
      */
-    async createCampaignTransactionsExport(campaignIdOrName: string, body: unknown = {}): Promise<Export> {
+    async createCampaignTransactionsExport(
+      campaignIdOrName: string,
+      body: ExportsCreateCampaignTransactionsExportParams = {},
+      _options?: CallOptions,
+    ): Promise<Export> {
       const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const input = parse(exportInput, body)
       return mutate(ctx, async (tx) => {
@@ -319,7 +306,7 @@ export function exports(ctx: Context) {
      * the columns (`parameters.fields`, dotted paths reach nested fields), `order` and `filters` asked;
      * recorded `SCHEDULED`, the CSV written by `asyncActions.runPending()`.
      */
-    async create(body: unknown): Promise<Export> {
+    async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
@@ -331,7 +318,7 @@ export function exports(ctx: Context) {
       })
     },
 
-    async get(id: string): Promise<Export> {
+    async get(id: string, _options?: CallOptions): Promise<Export> {
       return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
     },
   }

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { FileChunk, FileObject, StoredFile } from '../model/misc'
@@ -70,7 +71,7 @@ export function files(ctx: Context) {
 
   return {
     /** A stored file by id or by its url, with its content joined (for files that fit in memory). */
-    async get(idOrUrl: string): Promise<FileObject> {
+    async get(idOrUrl: string, _options?: CallOptions): Promise<FileObject> {
       const file = await entry(idOrUrl)
       let content = ''
       for await (const piece of chunksOf(ctx, file)) content += piece
@@ -78,7 +79,7 @@ export function files(ctx: Context) {
     },
 
     /** `GET /v1/files/{fileId}`: a stored file as a download, its content streamed chunk by chunk. */
-    async download(idOrUrl: string): Promise<StoredFile & { content: AsyncIterable<string> }> {
+    async download(idOrUrl: string, _options?: CallOptions): Promise<StoredFile & { content: AsyncIterable<string> }> {
       const file = await entry(idOrUrl)
       return { ...file, content: chunksOf(ctx, file) }
     },

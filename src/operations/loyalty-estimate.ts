@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { Customer } from '../model/customer'
 import type { PointsEstimation } from '../model/qualification'
@@ -5,6 +6,7 @@ import type { ValidationRule } from '../model/validation-rule'
 import { normalizeOrder } from '../rules/discounts'
 import { estimatePoints } from '../rules/points-estimate'
 import { parsePointsEstimateRequest } from '../schema/qualifications'
+import type { LoyaltiesQualificationsParams } from '../schema/requests'
 import { type Context, Tx } from './context'
 import { findMemberCard } from './join-once'
 import { campaignRules, earningInput } from './loyalty-earning'
@@ -20,7 +22,11 @@ import { findRequestCustomer } from './stackable/load'
  */
 export function loyaltyEstimates(ctx: Context) {
   return {
-    async qualifications(campaignId: string, body: unknown): Promise<PointsEstimation> {
+    async qualifications(
+      campaignId: string,
+      body: LoyaltiesQualificationsParams,
+      _options?: CallOptions,
+    ): Promise<PointsEstimation> {
       const request = parsePointsEstimateRequest(body)
       const tx = new Tx(ctx)
       const campaign = await ctx.store.campaigns.get(campaignId)

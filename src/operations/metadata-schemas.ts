@@ -1,34 +1,15 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, Metadata } from '../model/common'
 import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
 import type { Store, Stored } from '../ports'
-import { checkMetadata, hasType, METADATA_TYPES, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
-import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
+import { checkMetadata, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
+import { nonEmptyString } from '../schema/common'
+import { schemaInput } from '../schema/metadata-schema'
 import { parse } from '../schema/parse'
+import type { MetadataSchemasCreateParams } from '../schema/requests'
 import { type Context, mutate } from './context'
-
-// `v.object` (not strict) drops keys outside the definition: the spec's "unknown properties are
-// omitted from the response" for the schema object.
-const propertyDefinition = v.pipe(
-  v.object({
-    type: v.picklist(METADATA_TYPES, `must be one of ${METADATA_TYPES.join(', ')}`),
-    array: opt(v.boolean()),
-    optional: opt(v.boolean()),
-    objectType: opt(v.nullable(v.string())),
-    eq: opt(v.pipe(v.array(v.unknown()), v.minLength(1, 'must list at least one allowed value'))),
-    exactLength: opt(nonNegativeInt),
-  }),
-  v.check((d) => d.exactLength === undefined || d.type === 'string', 'exactLength applies to string properties only'),
-  v.check((d) => (d.eq ?? []).every((x) => hasType(d.type, x)), 'eq values must have the property type'),
-)
-
-const schemaInput = v.object({
-  related_object: nonEmptyString,
-  properties: v.record(nonEmptyString, propertyDefinition),
-  allow_defined_only: opt(v.nullable(v.boolean())),
-})
 
 /**
  * Checks metadata being written on an object of `relatedObject` against the project's schema for it,
@@ -72,7 +53,7 @@ export function metadataSchemas(ctx: Context) {
      * Defines the metadata schema of a standard (`customer`, `voucher`, …) or custom object type.
      * One schema per `related_object`: a second one is a 409.
      */
-    async create(body: unknown): Promise<MetadataSchema> {
+    async create(body: MetadataSchemasCreateParams, _options?: CallOptions): Promise<MetadataSchema> {
       const input = parse(schemaInput, body)
       return mutate(ctx, async (tx) => {
         if (await tx.store.metadata_schemas.findBy('related_object', input.related_object)) {
@@ -110,7 +91,7 @@ export function metadataSchemas(ctx: Context) {
      * exists whether or not a schema was defined for it, so without one it gets the empty default
      * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
      */
-    async get(resource: string): Promise<MetadataSchema | DefaultMetadataSchema> {
+    async get(resource: string, _options?: CallOptions): Promise<MetadataSchema | DefaultMetadataSchema> {
       const related = parse(nonEmptyString, resource, 'resource')
       const found = await ctx.store.metadata_schemas.findBy('related_object', related)
       if (found) return found.value
@@ -118,7 +99,7 @@ export function metadataSchemas(ctx: Context) {
       throw EngineError.notFound('metadata_schema', related, 'resource')
     },
 
-    async list(): Promise<ListEnvelope<'schemas', MetadataSchema>> {
+    async list(_options?: CallOptions): Promise<ListEnvelope<'schemas', MetadataSchema>> {
       const page = await ctx.store.metadata_schemas.list({ order: { field: 'created_at', direction: 'asc' } })
       return { object: 'list', data_ref: 'schemas', schemas: page.data.map((s) => s.value), total: page.total }
     },

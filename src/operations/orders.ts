@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import type * as v from 'valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -7,10 +7,10 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
 import { normalizeOrder } from '../rules/discounts'
-import { nonEmptyString, opt } from '../schema/common'
-import { customerInput } from '../schema/customer'
-import { orderInput } from '../schema/order'
+import { nonEmptyString } from '../schema/common'
+import { orderBody } from '../schema/order'
 import { parse } from '../schema/parse'
+import type { OrdersCreateParams, OrdersUpdateParams } from '../schema/requests'
 import { type Context, must, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
 import { withIdempotency } from './idempotency'
@@ -23,8 +23,6 @@ import { enforceMetadata } from './metadata-schemas'
  *
  */
 
-const orderBody = v.object({ ...orderInput.entries, customer: opt(customerInput) })
-
 /** The calculated order for a request's order: the discount module's normalisation, with a status. */
 export function calculateOrder(input: OrderInput): CalculatedOrder {
   return { ...normalizeOrder(input), source_id: input.source_id ?? null, status: input.status ?? 'CREATED' }
@@ -33,7 +31,7 @@ export function calculateOrder(input: OrderInput): CalculatedOrder {
 export function orders(ctx: Context) {
   return {
     /** Creates an order (a known `source_id` updates that order instead, as the hosted API does). */
-    async create(body: unknown, options?: CallOptions): Promise<Order> {
+    async create(body: OrdersCreateParams, options?: CallOptions): Promise<Order> {
       const input = parse(orderBody, body)
       const call = {
         operation: 'orders.create',
@@ -49,7 +47,7 @@ export function orders(ctx: Context) {
     },
 
     /** Updates an order by id or source id; becoming PAID fires the order.paid earning rules. */
-    async update(orderId: string, body: unknown): Promise<Order> {
+    async update(orderId: string, body: OrdersUpdateParams, _options?: CallOptions): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const input = parse(orderBody, body)
       return mutate(ctx, async (tx) => {
@@ -59,7 +57,7 @@ export function orders(ctx: Context) {
       })
     },
 
-    async get(orderId: string): Promise<Order> {
+    async get(orderId: string, _options?: CallOptions): Promise<Order> {
       const id = parse(nonEmptyString, orderId, 'orderId')
       const found = (await ctx.store.orders.get(id)) ?? (await ctx.store.orders.findBy('source_id', id))
       if (!found) throw EngineError.notFound('order', id, 'orderId')

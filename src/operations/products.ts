@@ -1,21 +1,17 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope } from '../model/common'
 import type { Product, ProductCollection, Sku } from '../model/product'
 import type { ListQuery, Stored } from '../ports'
-import {
-  dateTime,
-  limitParam,
-  metadata,
-  money,
-  nonEmptyString,
-  opt,
-  orderOf,
-  orderParam,
-  pageParam,
-} from '../schema/common'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
+import type {
+  ProductsCreateCollectionParams,
+  ProductsCreateParams,
+  ProductsCreateSkuParams,
+  ProductsListSkusParams,
+} from '../schema/requests'
 import { type Context, mutate } from './context'
 import { enforceMetadata } from './metadata-schemas'
 
@@ -25,34 +21,10 @@ import { enforceMetadata } from './metadata-schemas'
  */
 export const SKU_METADATA_OBJECT = 'sku'
 
+import { listSkusQuery, productCollectionInput, productInput, type SKU_ORDER_FIELDS, skuInput } from '../schema/product'
 import { duplicateFound } from './duplicates'
 import { envelope } from './lists'
 
-export const productInput = v.object({
-  source_id: opt(v.nullable(nonEmptyString)),
-  name: opt(v.nullable(nonEmptyString)),
-  price: opt(v.nullable(money)),
-  attributes: opt(v.array(nonEmptyString)),
-  image_url: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-})
-
-export const skuInput = v.object({
-  sku: opt(v.nullable(nonEmptyString)),
-  source_id: opt(v.nullable(nonEmptyString)),
-  price: opt(v.nullable(money)),
-  currency: opt(v.nullable(v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as EUR')))),
-  attributes: opt(v.record(v.string(), v.string())),
-  image_url: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-})
-
-/**
- * The spec's order values for `GET /v1/products/{productId}/skus`. They are the voucher list's names;
- * `code` sorts by the SKU name (`sku`), and `type`, `campaign` and `category`, which SKUs do not
- * have, keep the creation order.
- */
-export const SKU_ORDER_FIELDS = ['created_at', 'updated_at', 'type', 'code', 'campaign', 'category'] as const
 const SKU_SORT_FIELD: Record<(typeof SKU_ORDER_FIELDS)[number], string> = {
   created_at: 'created_at',
   updated_at: 'updated_at',
@@ -61,26 +33,6 @@ const SKU_SORT_FIELD: Record<(typeof SKU_ORDER_FIELDS)[number], string> = {
   campaign: 'created_at',
   category: 'created_at',
 }
-
-export const listSkusQuery = v.object({
-  limit: opt(limitParam()),
-  page: opt(pageParam),
-  order: opt(orderParam(SKU_ORDER_FIELDS)),
-  start_date: opt(dateTime),
-  end_date: opt(dateTime),
-})
-
-export const productCollectionInput = v.object({
-  name: nonEmptyString,
-  type: v.literal('STATIC'),
-  products: v.array(
-    v.object({
-      id: nonEmptyString,
-      product_id: opt(nonEmptyString),
-      object: v.picklist(['product', 'sku']),
-    }),
-  ),
-})
 
 /** Finds a product by id, else by `source_id`: the spec's `productId` takes either. */
 export async function findProduct(store: Context['store'], idOrSourceId: string): Promise<Stored<Product> | undefined> {
@@ -98,7 +50,7 @@ export function products(ctx: Context) {
      * Creates a product; a known `source_id` updates that product instead (upsert, as customers do):
      * given fields replace, metadata merges. A new product needs a `name`.
      */
-    async create(body: unknown): Promise<Product> {
+    async create(body: ProductsCreateParams, _options?: CallOptions): Promise<Product> {
       const input = parse(productInput, body)
       return mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.products.findBy('source_id', input.source_id) : undefined
@@ -131,7 +83,7 @@ export function products(ctx: Context) {
      * Adds a SKU to a product (by id or `source_id`). A `source_id` already used by a SKU of the same
      * product updates it; one used under another product is a 409. A new SKU needs `sku` (its name).
      */
-    async createSku(productId: string, body: unknown): Promise<Sku> {
+    async createSku(productId: string, body: ProductsCreateSkuParams, _options?: CallOptions): Promise<Sku> {
       const ref = parse(nonEmptyString, productId, 'productId')
       const input = parse(skuInput, body)
       return mutate(ctx, async (tx) => {
@@ -173,7 +125,11 @@ export function products(ctx: Context) {
      * Lists a product's SKUs: `limit` 1–100 (default 10), `page` 1–100, `order` as the spec lists
      * (default `created_at`), `start_date`/`end_date` bounding `created_at` (both inclusive).
      */
-    async listSkus(productId: string, query: unknown = {}): Promise<ListEnvelope<'skus', Sku>> {
+    async listSkus(
+      productId: string,
+      query: ProductsListSkusParams = {},
+      _options?: CallOptions,
+    ): Promise<ListEnvelope<'skus', Sku>> {
       const ref = parse(nonEmptyString, productId, 'productId')
       const q = parse(listSkusQuery, query)
       const product = await findProduct(ctx.store, ref)
@@ -196,7 +152,7 @@ export function products(ctx: Context) {
      * Creates a STATIC products collection: its members are checked to exist and stored resolved
      * (a SKU member carries its `product_id`), which is the form the discount and condition rules take.
      */
-    async createCollection(body: unknown): Promise<ProductCollection> {
+    async createCollection(body: ProductsCreateCollectionParams, _options?: CallOptions): Promise<ProductCollection> {
       const input = parse(productCollectionInput, body)
       return mutate(ctx, async (tx) => {
         const members: ProductCollection['products'] = []
@@ -223,7 +179,7 @@ export function products(ctx: Context) {
     },
 
     /** Reads a products collection by id. */
-    async getCollection(collectionId: string): Promise<ProductCollection> {
+    async getCollection(collectionId: string, _options?: CallOptions): Promise<ProductCollection> {
       const id = parse(nonEmptyString, collectionId, 'productsCollectionId')
       const found = await ctx.store.product_collections.get(id)
       if (!found) throw EngineError.notFound('products_collection', id, 'productsCollectionId')

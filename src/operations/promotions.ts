@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
@@ -8,6 +9,12 @@ import type { FieldFilter, Store, Stored } from '../ports'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
 import { promotionCampaignInput, stackInput, stacksQuery, type TierInput, tierInput } from '../schema/promotion'
+import type {
+  PromotionsCreateParams,
+  PromotionsStacksCreateParams,
+  PromotionsStacksListParams,
+  PromotionsTiersCreateParams,
+} from '../schema/requests'
 import { checkValidity } from '../schema/validity'
 import { buildCampaign, findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
@@ -160,7 +167,7 @@ export function promotions(ctx: Context) {
      * (1, 2, …). The result carries the tiers expanded as `promotion: {object: 'list', tiers, …}`;
      * the stored campaign keeps only their ids.
      */
-    async create(body: unknown): Promise<PromotionCampaign> {
+    async create(body: PromotionsCreateParams, _options?: CallOptions): Promise<PromotionCampaign> {
       const input = parse(promotionCampaignInput, body)
       const { campaign, tiers, made } = await mutate(ctx, async (tx) => {
         const campaign = await buildCampaign(
@@ -189,7 +196,11 @@ export function promotions(ctx: Context) {
 
     tiers: {
       /** Adds a tier to a promotion campaign; without `hierarchy` it comes after the existing tiers. */
-      async create(campaignId: string, body: unknown): Promise<PromotionTier> {
+      async create(
+        campaignId: string,
+        body: PromotionsTiersCreateParams,
+        _options?: CallOptions,
+      ): Promise<PromotionTier> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(tierInput, body)
         const tier = await mutate(ctx, async (tx) => {
@@ -210,12 +221,15 @@ export function promotions(ctx: Context) {
         return withAssignments(ctx.store, tier)
       },
 
-      async get(id: string): Promise<PromotionTier> {
+      async get(id: string, _options?: CallOptions): Promise<PromotionTier> {
         return withAssignments(ctx.store, (await tierOf(ctx.store, id)).value)
       },
 
       /** `GET /v1/promotions/{campaignId}/tiers`: the campaign's tiers in hierarchy order. */
-      async list(campaignId: string): Promise<ListEnvelope<'tiers', PromotionTier> & { has_more: false }> {
+      async list(
+        campaignId: string,
+        _options?: CallOptions,
+      ): Promise<ListEnvelope<'tiers', PromotionTier> & { has_more: false }> {
         const campaign = await promotionCampaign(ctx.store, parse(nonEmptyString, campaignId, 'campaignId'))
         const stored = await ctx.store.promotion_tiers.getMany(campaign.value.promotion?.tiers ?? [])
         const tiers = stored.map((s) => s.value).sort((a, b) => a.hierarchy - b.hierarchy)
@@ -224,15 +238,19 @@ export function promotions(ctx: Context) {
       },
 
       /** Sets `active` true (and `updated_at`). */
-      enable: (id: string) => setActive(id, true),
+      enable: (id: string, _options?: CallOptions) => setActive(id, true),
 
       /** Sets `active` false (and `updated_at`). */
-      disable: (id: string) => setActive(id, false),
+      disable: (id: string, _options?: CallOptions) => setActive(id, false),
     },
 
     stacks: {
       /** Creates a stack of 1–30 distinct tiers, all of this campaign, applied in the order given. */
-      async createInCampaign(campaignId: string, body: unknown): Promise<PromotionStack> {
+      async createInCampaign(
+        campaignId: string,
+        body: PromotionsStacksCreateParams,
+        _options?: CallOptions,
+      ): Promise<PromotionStack> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(stackInput, body)
         return mutate(ctx, async (tx) => {
@@ -264,17 +282,21 @@ export function promotions(ctx: Context) {
         })
       },
 
-      async get(id: string): Promise<PromotionStack> {
+      async get(id: string, _options?: CallOptions): Promise<PromotionStack> {
         const found = await ctx.store.promotion_stacks.get(parse(nonEmptyString, id, 'stackId'))
         if (!found) throw EngineError.notFound('promotion_stack', id, 'stackId')
         return found.value
       },
 
       /** Every stack of the project: `limit` (default 10), `page`, `order`, `created_at`/`updated_at` bounds. */
-      list: (query?: unknown) => listStacks(query),
+      list: (query?: PromotionsStacksListParams, _options?: CallOptions) => listStacks(query),
 
       /** The stacks of one promotion campaign, with the same query as `list`. */
-      async listInCampaign(campaignId: string, query?: unknown): Promise<ListEnvelope<'data', PromotionStack>> {
+      async listInCampaign(
+        campaignId: string,
+        query?: PromotionsStacksListParams,
+        _options?: CallOptions,
+      ): Promise<ListEnvelope<'data', PromotionStack>> {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const campaign = await promotionCampaign(ctx.store, id)
         return listStacks(query, campaign.value.id)

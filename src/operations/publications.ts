@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto'
-import * as v from 'valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -11,9 +10,9 @@ import type { Publication, RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { expirationAfterPublishing } from '../rules/validity'
-import { metadata, nonEmptyString, opt } from '../schema/common'
-import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
+import { type PublicationInput, publicationInput } from '../schema/publication'
+import type { PublicationsCreateParams } from '../schema/requests'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, must, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
@@ -22,27 +21,6 @@ import { withIdempotency } from './idempotency'
 import { findMemberCard, readCustomerLock } from './join-once'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
-
-/** Codes one publication request may publish: they commit together, so the batch is bounded. */
-export const MAX_CODES_PER_PUBLICATION = 100
-
-const countParam = v.pipe(
-  v.number(),
-  v.safeInteger('must be an integer'),
-  v.minValue(1, `must be between 1 and ${MAX_CODES_PER_PUBLICATION}`),
-  v.maxValue(MAX_CODES_PER_PUBLICATION, `must be between 1 and ${MAX_CODES_PER_PUBLICATION}`),
-)
-
-/** `POST /v1/publications`: a code (`voucher`) or the next free codes of a campaign, to a customer. */
-export const publicationInput = v.object({
-  customer: customerInput,
-  voucher: opt(nonEmptyString),
-  campaign: opt(v.union([nonEmptyString, v.object({ name: nonEmptyString, count: opt(countParam) })])),
-  source_id: opt(nonEmptyString),
-  channel: opt(nonEmptyString),
-  metadata: opt(metadata),
-})
-export type PublicationInput = v.InferOutput<typeof publicationInput>
 
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {
@@ -248,7 +226,7 @@ export function publications(ctx: Context) {
      * returns the first publication again — and publishes exactly one code (the spec's limit). The
      * customer is found by `id` or `source_id`, and created when its `source_id` is new.
      */
-    async create(body: unknown, options?: CallOptions): Promise<PublicationResult> {
+    async create(body: PublicationsCreateParams, options?: CallOptions): Promise<PublicationResult> {
       const input = parse(publicationInput, body)
       return publish(ctx, input, undefined, options)
     },

@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
@@ -39,6 +40,7 @@ import {
   parseQualificationRequest,
   type QualificationRequest,
 } from '../schema/qualifications'
+import type { QualificationsBestStackParams, QualificationsCheckEligibilityParams } from '../schema/requests'
 import type { RedeemableRequest, StackableRequest } from '../schema/stackable'
 import type { Context } from './context'
 import { withCatalogIds } from './stackable/catalogue'
@@ -46,7 +48,8 @@ import { findRequestCustomer, type LoadedRequest, loadRequest } from './stackabl
 import { trackingId } from './stackable/tracking'
 
 /** Who calls: a server application, or a client (browser) one, which may not turn limit checks off. */
-export interface QualificationCallOptions {
+/** `CallOptions`, and which API family the call comes from (the client one may not skip the limits). */
+export interface QualificationCallOptions extends CallOptions {
   side?: 'server' | 'client'
 }
 
@@ -80,7 +83,10 @@ export interface BestStackResult {
  */
 export function qualifications(ctx: Context) {
   return {
-    async checkEligibility(body: unknown, call: QualificationCallOptions = {}): Promise<QualificationsResult> {
+    async checkEligibility(
+      body: QualificationsCheckEligibilityParams,
+      call: QualificationCallOptions = {},
+    ): Promise<QualificationsResult> {
       const request = parseQualificationRequest(body)
       if (call.side === 'client' && request.options.check_limits === false) {
         throw invalidClientOption()
@@ -146,7 +152,7 @@ export function qualifications(ctx: Context) {
      * Ours (no hosted counterpart): the combination of the candidates that takes the most off this
      * cart, as a ready `validateStackable` request with its result, and why each other one is left out.
      */
-    async bestStack(body: unknown): Promise<BestStackResult> {
+    async bestStack(body: QualificationsBestStackParams, _options?: CallOptions): Promise<BestStackResult> {
       const request = parseBestStackRequest(body)
       const loaded = await loadBestStackCandidates(ctx, request)
       const best = chooseBestStack(loaded.input)

@@ -13,6 +13,11 @@ import {
 } from '../rules/redeemables'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type {
+  RedemptionsRedeemStackableParams,
+  RedemptionsRollbackParams,
+  RedemptionsRollbackStackableParams,
+} from '../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
@@ -45,7 +50,7 @@ export function redemptions(ctx: Context) {
      * otherwise); uses, credits, points and tier summaries counted; the session released; all in one
      * commit, retried on a conflict. A request that redeems nothing records a failed redemption.
      */
-    async redeemStackable(body: unknown, options?: CallOptions): Promise<StackedRedemption> {
+    async redeemStackable(body: RedemptionsRedeemStackableParams, options?: CallOptions): Promise<StackedRedemption> {
       const request = parseStackableRequest(body)
       const call = {
         operation: 'redemptions.redeemStackable',
@@ -111,7 +116,7 @@ export function redemptions(ctx: Context) {
      */
     async rollbackStackable(
       parentRedemptionId: string,
-      body: unknown = {},
+      body: RedemptionsRollbackStackableParams = {},
       options?: CallOptions,
     ): Promise<StackedRollback> {
       const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
@@ -142,7 +147,11 @@ export function redemptions(ctx: Context) {
      * such as a reward redemption: the points, the use, the reward's stock and what it issued come
      * back (see `rollbackSingle`, `undoReward`). Stacked parents and children are refused.
      */
-    async rollback(redemptionId: string, body: unknown = {}, options?: CallOptions): Promise<RedemptionRollback> {
+    async rollback(
+      redemptionId: string,
+      body: RedemptionsRollbackParams = {},
+      options?: CallOptions,
+    ): Promise<RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const input = parse(rollbackRequest, body)
       const rules = await effectiveStackingRules(ctx)
@@ -160,7 +169,7 @@ export function redemptions(ctx: Context) {
       )
     },
 
-    async get(redemptionId: string): Promise<Redemption | RedemptionRollback> {
+    async get(redemptionId: string, _options?: CallOptions): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
       const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
       if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')

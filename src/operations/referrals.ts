@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
@@ -7,34 +7,19 @@ import type { Redemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
 import { matchesFilters } from '../rules/filters'
 import { refereeCredit, referrerOf } from '../rules/referrals'
-import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import type { PublicationInput } from '../schema/publication'
+import { HOLDER_FILTER_FIELDS, holdersQuery, referralPublishInput } from '../schema/referral'
+import type { ReferralsListHoldersParams, ReferralsPublishParams } from '../schema/requests'
 import { creditCampaignCard, takeBackCredit } from './campaign-credit'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
 import { cursorPage } from './lists'
 import { customerInTx } from './loyalty-earning'
-import { findHolder, newHolder, type PublicationResult, publicationInput, publish } from './publications'
+import { findHolder, newHolder, type PublicationResult, publish } from './publications'
 import { findVoucher } from './vouchers'
-
-/** The holder fields `filters` may name. */
-export const HOLDER_FILTER_FIELDS = [
-  'id',
-  'holder_role',
-  'customer_id',
-  'created_at',
-  'campaign_id',
-  'campaign_type',
-  'voucher_type',
-] as const
-
-const holdersQuery = v.object({
-  limit: opt(limitParam()),
-  order: opt(orderParam(['id'])),
-  starting_after_id: opt(nonEmptyString),
-  filters: opt(v.unknown()),
-})
 
 /** What recording a referee did: the referee's holder row, and whether the referral converted now. */
 export interface ReferralOutcome {
@@ -173,6 +158,11 @@ export async function convertReferralOnCustomEvent(
   return recordReferee(tx, voucher, campaign, args.customerId, true)
 }
 
+/** `listHolders(memberId, query?, options?)`, or within a campaign `listHolders(campaignId, memberId, query?, options?)`. */
+export type ListHoldersArgs =
+  | [memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+  | [campaignId: string, memberId: string, query?: ReferralsListHoldersParams, options?: CallOptions]
+
 export function referrals(ctx: Context) {
   return {
     /**
@@ -180,27 +170,29 @@ export function referrals(ctx: Context) {
      * `publications.create` without `campaign` (`customer`, `voucher?`, `source_id?`, `channel?`,
      * `metadata?`, `count?`). The referrer becomes the code's REFERRER holder.
      */
-    async publish(campaignIdOrName: string, body: unknown): Promise<PublicationResult> {
+    async publish(
+      campaignIdOrName: string,
+      body: ReferralsPublishParams,
+      _options?: CallOptions,
+    ): Promise<PublicationResult> {
       const campaign = parse(nonEmptyString, campaignIdOrName, 'campaignId')
-      const raw = parse(v.record(v.string(), v.unknown()), body ?? {})
-      const { count, ...rest } = raw
-      const input = parse(publicationInput, {
+      const { count, ...rest } = parse(referralPublishInput, body)
+      const input: PublicationInput = {
         ...rest,
         campaign: count === undefined ? { name: campaign } : { name: campaign, count },
-      })
+      }
       return publish(ctx, input, 'REFERRAL_PROGRAM')
     },
 
     /**
      * The holders of a code (`memberId`: the code or its voucher id), optionally within a campaign (id
-     * or name): `limit` 1–100 (default 10), `order` `id`/`-id` (default creation order),
-     * `starting_after_id`, and `filters` (see `parseListFilters`; fields `HOLDER_FILTER_FIELDS`).
+     * or name, first: `listHolders(campaignId, memberId, query?)`): `limit` 1–100 (default 10), `order`
+     * `id`/`-id` (default creation order), `starting_after_id`, and `filters` (see `parseListFilters`;
+     * fields `HOLDER_FILTER_FIELDS`).
      */
-    async listHolders(
-      memberId: string,
-      query: unknown = {},
-      campaignId?: string,
-    ): Promise<ListEnvelope<'data', RedeemableHolder>> {
+    async listHolders(...args: ListHoldersArgs): Promise<ListEnvelope<'data', RedeemableHolder>> {
+      const [campaignId, memberId, query] =
+        typeof args[1] === 'string' ? [args[0], args[1], args[2]] : [undefined, args[0], args[1]]
       const member = parse(nonEmptyString, memberId, 'memberId')
       const q = parse(holdersQuery, query ?? {})
       const filters = parseListFilters(q.filters, HOLDER_FILTER_FIELDS)

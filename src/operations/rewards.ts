@@ -1,9 +1,11 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Reward, RewardAssignment } from '../model/loyalty'
 import { nonEmptyString } from '../schema/common'
 import { rewardAssignmentInput, rewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
+import type { RewardsCreateAssignmentParams, RewardsCreateParams } from '../schema/requests'
 import { findCampaign } from './campaigns'
 import { type Context, must, mutate } from './context'
 import { enforceMetadata } from './metadata-schemas'
@@ -16,7 +18,7 @@ import { assignReward } from './reward-assignment'
  */
 export function rewards(ctx: Context) {
   return {
-    async create(body: unknown): Promise<Reward> {
+    async create(body: RewardsCreateParams, _options?: CallOptions): Promise<Reward> {
       const input = parse(rewardInput, body)
       return mutate(ctx, async (tx) => {
         const parameters: Reward['parameters'] = {}
@@ -89,7 +91,7 @@ export function rewards(ctx: Context) {
       })
     },
 
-    async get(rewardId: string): Promise<Reward> {
+    async get(rewardId: string, _options?: CallOptions): Promise<Reward> {
       return (await must(ctx, 'rewards', parse(nonEmptyString, rewardId, 'rewardId'), 'reward', 'rewardId')).value
     },
 
@@ -97,7 +99,11 @@ export function rewards(ctx: Context) {
      * Assigns a reward to a loyalty program with its points cost. COIN assignments carry no cost (the
      * points follow from the order); a program cannot reward points of itself.
      */
-    async createAssignment(rewardId: string, body: unknown): Promise<RewardAssignment> {
+    async createAssignment(
+      rewardId: string,
+      body: RewardsCreateAssignmentParams,
+      _options?: CallOptions,
+    ): Promise<RewardAssignment> {
       const id = parse(nonEmptyString, rewardId, 'rewardId')
       const input = parse(rewardAssignmentInput, body)
       return mutate(ctx, (tx) => assignReward(tx, id, input))

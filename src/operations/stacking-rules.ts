@@ -1,3 +1,4 @@
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope } from '../model/common'
@@ -6,10 +7,12 @@ import type { Stored } from '../ports'
 import { resolveStackingRules } from '../rules/stacking'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { StackingRulesCreateParams, StackingRulesUpdateParams } from '../schema/requests'
 import { stackingRulesInput } from '../schema/stacking-rules'
 import { type Context, mutate } from './context'
 
-type StoredRules = StackingRules & { id: string }
+/** Stacking rules once created: they carry their id. */
+export type StoredRules = StackingRules & { id: string }
 
 /**
  * The project's one stacking-rules object has an id derived from the project, so two concurrent
@@ -57,19 +60,19 @@ export function stackingRules(ctx: Context) {
      * The management list: exactly one object, the created rules or else the configured defaults
      * (those carry no `id`: there is no stored resource yet).
      */
-    async list(projectId: string): Promise<ListEnvelope<'data', StackingRules> & { total: 1 }> {
+    async list(projectId: string, _options?: CallOptions): Promise<ListEnvelope<'data', StackingRules> & { total: 1 }> {
       return { object: 'list', data_ref: 'data', data: [await effective(projectId)], total: 1 }
     },
 
     /** The rules in force for the project: what the validation pipeline applies. */
-    get: effective,
+    get: (projectId: string, _options?: CallOptions) => effective(projectId),
 
     /**
      * Creates the project's stacking rules. Fields left out take the docs/behaviour.md#default-stacking-rules
      * defaults (the engine option only stands in while no rules are created). A second create is a 409
      * `stacking_rules_exist`.
      */
-    async create(projectId: string, body: unknown): Promise<StoredRules> {
+    async create(projectId: string, body: StackingRulesCreateParams, _options?: CallOptions): Promise<StoredRules> {
       const projectKey = project(projectId)
       const input = parse(stackingRulesInput, body)
       const merged = resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...input } as StackingRules)
@@ -92,7 +95,12 @@ export function stackingRules(ctx: Context) {
     },
 
     /** Changes the created rules: the body's fields over the stored ones, checked as a whole. */
-    async update(projectId: string, stackingRulesId: string, body: unknown): Promise<StoredRules> {
+    async update(
+      projectId: string,
+      stackingRulesId: string,
+      body: StackingRulesUpdateParams,
+      _options?: CallOptions,
+    ): Promise<StoredRules> {
       const projectKey = project(projectId)
       const id = parse(nonEmptyString, stackingRulesId, 'stackingRulesId')
       const input = parse(stackingRulesInput, body)

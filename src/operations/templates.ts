@@ -1,43 +1,24 @@
-import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
 import type { CampaignTemplate } from '../model/misc'
 import { matchesFilters } from '../rules/filters'
-import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
+import { CODE_CAMPAIGN_TYPES } from '../schema/campaign'
+import { nonEmptyString, orderOf } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
-import { CODE_CAMPAIGN_TYPES, campaigns, findCampaign } from './campaigns'
+import type {
+  CampaignsCreateParams,
+  TemplatesCreateCampaignFromTemplateParams,
+  TemplatesCreateCampaignTemplateParams,
+  TemplatesListCampaignTemplatesParams,
+} from '../schema/requests'
+import { fromTemplateInput, TEMPLATE_FILTER_FIELDS, templateInput, templatesQuery } from '../schema/template'
+import { campaigns, findCampaign } from './campaigns'
 import { type Context, must, mutate } from './context'
 import { cursorPage } from './lists'
-
-export const TEMPLATE_FILTER_FIELDS = ['id', 'name', 'campaign_type', 'created_at', 'updated_at'] as const
-
-const templateInput = v.object({
-  campaign_id: nonEmptyString,
-  name: nonEmptyString,
-  description: opt(v.nullable(v.string())),
-})
-
-const booleanParam = v.union([
-  v.boolean(),
-  v.pipe(
-    v.picklist(['true', 'false'], 'must be true or false'),
-    v.transform((s) => s === 'true'),
-  ),
-])
-
-const templatesQuery = v.object({
-  limit: opt(limitParam()),
-  starting_after_id: opt(nonEmptyString),
-  order: opt(orderParam(['id'])),
-  include_total: opt(booleanParam),
-  filters: opt(v.unknown()),
-})
-
-/** What a new campaign takes from its template besides `name`: everything `campaigns.create` accepts, but not codes. */
-const fromTemplateInput = v.looseObject({ name: nonEmptyString })
 
 /**
  * The settings of a campaign a template keeps: what `campaigns.create` needs to make the same
@@ -73,7 +54,10 @@ export function templates(ctx: Context) {
      * as a template. Loyalty programs and promotions are refused: their templates would need tiers
      * and earning rules that `campaigns.create` cannot recreate.
      */
-    async createCampaignTemplate(body: unknown): Promise<CampaignTemplate> {
+    async createCampaignTemplate(
+      body: TemplatesCreateCampaignTemplateParams,
+      _options?: CallOptions,
+    ): Promise<CampaignTemplate> {
       const input = parse(templateInput, body)
       return mutate(ctx, async (tx) => {
         const campaign = await findCampaign(tx.store, input.campaign_id)
@@ -98,7 +82,7 @@ export function templates(ctx: Context) {
       })
     },
 
-    async getCampaignTemplate(id: string): Promise<CampaignTemplate> {
+    async getCampaignTemplate(id: string, _options?: CallOptions): Promise<CampaignTemplate> {
       return (
         await must(
           ctx,
@@ -115,7 +99,10 @@ export function templates(ctx: Context) {
      * order), `include_total` (default false: `total` only when true), `filters` on
      * `TEMPLATE_FILTER_FIELDS` (see `parseListFilters`).
      */
-    async listCampaignTemplates(query: unknown = {}): Promise<ListEnvelope<'campaign_templates', CampaignTemplate>> {
+    async listCampaignTemplates(
+      query: TemplatesListCampaignTemplatesParams = {},
+      _options?: CallOptions,
+    ): Promise<ListEnvelope<'campaign_templates', CampaignTemplate>> {
       const q = parse(templatesQuery, query ?? {})
       const filters = parseListFilters(q.filters, TEMPLATE_FILTER_FIELDS)
       const rows = await ctx.store.campaign_templates.list({
@@ -141,14 +128,18 @@ export function templates(ctx: Context) {
      * (`name` required; any field of `campaigns.create`, e.g. `vouchers_count`, `start_date`,
      * `metadata`). It is `campaigns.create` on that body, with the same checks and errors.
      */
-    async createCampaignFromTemplate(templateId: string, body: unknown): Promise<Campaign> {
+    async createCampaignFromTemplate(
+      templateId: string,
+      body: TemplatesCreateCampaignFromTemplateParams,
+      _options?: CallOptions,
+    ): Promise<Campaign> {
       const id = parse(nonEmptyString, templateId, 'campaignTemplateId')
       const overrides = parse(fromTemplateInput, body)
       const template = await must(ctx, 'campaign_templates', id, 'campaign_template', 'campaignTemplateId')
       if (overrides.campaign_type !== undefined && overrides.campaign_type !== template.value.campaign_type) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }
-      return campaigns(ctx).create({ ...template.value.campaign, ...overrides })
+      return campaigns(ctx).create({ ...template.value.campaign, ...overrides } as CampaignsCreateParams)
     },
   }
 }

@@ -1,10 +1,12 @@
 import * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
 import type { Store, Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { ValidationRulesCreateAssignmentParams, ValidationRulesCreateParams } from '../schema/requests'
 import {
   type ASSIGNABLE_OBJECTS,
   assignmentInput,
@@ -115,7 +117,7 @@ export function validationRules(ctx: Context) {
      * Stores a validation rule after checking its structure (numbered rules, operators, `logic`);
      * the validation pipeline evaluates it later.
      */
-    async create(body: unknown): Promise<ValidationRule> {
+    async create(body: ValidationRulesCreateParams, _options?: CallOptions): Promise<ValidationRule> {
       const input = parse(validationRuleInput, body)
       const rules = checkRuleSet(input.rules, 'rules')
       if (input.bundle_rules) checkBundleRules(input.bundle_rules, 'bundle_rules')
@@ -145,14 +147,18 @@ export function validationRules(ctx: Context) {
       })
     },
 
-    async get(id: string): Promise<ValidationRule> {
+    async get(id: string, _options?: CallOptions): Promise<ValidationRule> {
       const found = await ctx.store.validation_rules.get(parse(nonEmptyString, id, 'validationRuleId'))
       if (!found) throw EngineError.notFound('validation_rule', id, 'validationRuleId')
       return found.value
     },
 
     /** Assigns a rule to a campaign, voucher, promotion tier, earning rule or reward assignment. */
-    async createAssignment(ruleId: string, body: unknown): Promise<ValidationRuleAssignment> {
+    async createAssignment(
+      ruleId: string,
+      body: ValidationRulesCreateAssignmentParams,
+      _options?: CallOptions,
+    ): Promise<ValidationRuleAssignment> {
       const id = parse(nonEmptyString, ruleId, 'validationRuleId')
       const input = parse(assignmentInput(body), body)
       return mutate(ctx, async (tx) => {
@@ -165,7 +171,7 @@ export function validationRules(ctx: Context) {
     },
 
     /** The assignments of one object (what the validation pipeline evaluates for it). */
-    async listAssignments(relatedObjectId: string): Promise<ValidationRuleAssignment[]> {
+    async listAssignments(relatedObjectId: string, _options?: CallOptions): Promise<ValidationRuleAssignment[]> {
       const id = parse(v.string(), relatedObjectId, 'relatedObjectId')
       const page = await ctx.store.validation_rule_assignments.list({ where: { related_object_id: id } })
       return page.data.map((s) => s.value)

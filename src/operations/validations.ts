@@ -1,5 +1,7 @@
+import type { CallOptions } from '../call-options'
 import { ID_PREFIX } from '../ids'
 import { decideRedeemables, type ExpandOption, type ValidationResult, validationResult } from '../rules/redeemables'
+import type { ValidationsValidateStackableParams } from '../schema/requests'
 import { parseStackableRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
 import { loadRequest } from './stackable/load'
@@ -14,7 +16,10 @@ import { trackingId } from './stackable/tracking'
  */
 export function validations(ctx: Context) {
   return {
-    async validateStackable(body: unknown): Promise<ValidationResult> {
+    async validateStackable(
+      body: ValidationsValidateStackableParams,
+      _options?: CallOptions,
+    ): Promise<ValidationResult> {
       const request = parseStackableRequest(body)
       return mutate(ctx, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })

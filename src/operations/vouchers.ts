@@ -1,20 +1,14 @@
-import * as v from 'valibot'
+import type * as v from 'valibot'
+import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { AsyncAction } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { metadata, nonEmptyString, opt, validityEntries } from '../schema/common'
-import { discount } from '../schema/discount'
+import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
+import type { VouchersBulkUpdateParams, VouchersCreateParams } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
-import {
-  checkVoucherValue,
-  codeConfigInput,
-  giftInput,
-  loyaltyCardInput,
-  redemptionInput,
-  voucherType,
-} from '../schema/voucher'
+import { bulkUpdateInput, checkVoucherValue, voucherInput } from '../schema/voucher'
 import { type AsyncHandler, enqueue } from './async-actions'
 import { findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
@@ -25,37 +19,9 @@ import { enforceMetadata } from './metadata-schemas'
 import { releaseSession } from './stackable/session'
 import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
 
-export const voucherInput = v.object({
-  code: opt(nonEmptyString),
-  type: opt(voucherType),
-  campaign: opt(v.nullable(nonEmptyString)),
-  campaign_id: opt(v.nullable(nonEmptyString)),
-  category: opt(v.nullable(nonEmptyString)),
-  category_id: opt(v.nullable(nonEmptyString)),
-  discount: opt(v.nullable(discount)),
-  gift: opt(v.nullable(giftInput)),
-  loyalty_card: opt(v.nullable(loyaltyCardInput)),
-  redemption: opt(redemptionInput),
-  code_config: opt(codeConfigInput),
-  is_referral_code: opt(v.boolean()),
-  additional_info: opt(v.nullable(v.string())),
-  metadata: opt(metadata),
-  ...validityEntries,
-})
-export type VoucherInput = v.InferOutput<typeof voucherInput>
-
 /** The async action type of `vouchers.bulkUpdate`. */
 export const VOUCHERS_BULK_UPDATE_ACTION = 'VOUCHERS.BULK_UPDATE'
 
-/** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
-export const MAX_BULK_UPDATES = 1000
-
-/** `POST /v1/vouchers/bulk/async`: `[{code, metadata}]`, both required. */
-export const bulkUpdateInput = v.pipe(
-  v.array(v.object({ code: nonEmptyString, metadata })),
-  v.minLength(1, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
-  v.maxLength(MAX_BULK_UPDATES, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
-)
 type BulkUpdate = v.InferOutput<typeof bulkUpdateInput>[number]
 
 /** A bulk update's `result`, as the hosted `VOUCHERS.BULK_UPDATE` action shows it. */
@@ -72,6 +38,11 @@ export interface BulkUpdateResult {
  * refused counts as failed and does not stop the others; the successful updates commit with the
  * action's DONE status.
  */
+/** What an asynchronous operation answers at once: the id to follow with `asyncActions.get`. */
+export interface AsyncActionRef {
+  async_action_id: string
+}
+
 export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action: AsyncAction) => {
   const updates = action.payload as BulkUpdate[]
   // The same code twice: the second update merges into the first one's result.
@@ -119,7 +90,7 @@ export function vouchers(ctx: Context) {
      * and the campaign's `vouchers_count` grows by one. Without `code` one is generated from
      * `code_config` (the request's, else the campaign's, else 8 alphanumeric characters).
      */
-    async create(body: unknown): Promise<Voucher> {
+    async create(body: VouchersCreateParams, _options?: CallOptions): Promise<Voucher> {
       const input = parse(voucherInput, body)
       if (input.campaign && input.campaign_id) {
         throw EngineError.invalid('campaign_id', 'must not be given together with campaign (pass one of them)')
@@ -201,7 +172,7 @@ export function vouchers(ctx: Context) {
      * `asyncActions.get(async_action_id)` then shows `DONE`, `progress` 100 and `result` with
      * `done_count`, `failed_count` and `errors` (one per failed item).
      */
-    async bulkUpdate(body: unknown): Promise<{ async_action_id: string }> {
+    async bulkUpdate(body: VouchersBulkUpdateParams, _options?: CallOptions): Promise<AsyncActionRef> {
       const updates = parse(bulkUpdateInput, body)
       const action = await mutate(ctx, async (tx) => enqueue(tx, VOUCHERS_BULK_UPDATE_ACTION, updates))
       return { async_action_id: action.id }
@@ -212,7 +183,7 @@ export function vouchers(ctx: Context) {
      * holds on the code (docs/concepts.md#sessions), so its use, credits and points are free again. 404 when the
      * code is unknown or the key holds no live lock on it (never taken, released, or expired).
      */
-    async releaseValidationSession(code: string, sessionKey: string): Promise<void> {
+    async releaseValidationSession(code: string, sessionKey: string, _options?: CallOptions): Promise<void> {
       const key = parse(nonEmptyString, code, 'code')
       const session = parse(nonEmptyString, sessionKey, 'sessionKey')
       await mutate(ctx, async (tx) => {
@@ -230,7 +201,7 @@ export function vouchers(ctx: Context) {
     },
 
     /** Reads a voucher by code or id. */
-    async get(code: string): Promise<Voucher> {
+    async get(code: string, _options?: CallOptions): Promise<Voucher> {
       const key = parse(nonEmptyString, code, 'code')
       const found = await findVoucher(ctx.store, key)
       if (!found) throw EngineError.notFound('voucher', key, 'code')

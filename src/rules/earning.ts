@@ -1,5 +1,11 @@
 import type { Metadata, Validity } from '../model/common'
-import type { EarningLoyalty, EarningRule, MappingPoints, ProportionalSpec } from '../model/loyalty'
+import type {
+  EarningLoyalty,
+  EarningRule,
+  MappingPoints,
+  ProportionalCalculationType,
+  ProportionalSpec,
+} from '../model/loyalty'
 import { decimal } from '../money'
 import { evaluateFormula, type FormulaContext, type FormulaItem } from './formulas'
 import { checkValidity } from './validity'
@@ -112,30 +118,26 @@ function pointsFormula(loyalty: EarningLoyalty): string | undefined {
   return formula !== undefined && formula.trim() !== '' ? formula : undefined
 }
 
-function proportionalSpec(loyalty: Extract<EarningLoyalty, { type: 'PROPORTIONAL' }>): ProportionalSpec | undefined {
-  const ct = loyalty.calculation_type
-  switch (ct) {
-    case 'ORDER_AMOUNT':
-      return loyalty.order?.amount
-    case 'ORDER_TOTAL_AMOUNT':
-      return loyalty.order?.total_amount
-    case 'ORDER_METADATA':
-      return loyalty.order?.metadata
-    case 'CUSTOMER_METADATA':
-      return loyalty.customer?.metadata
-    case 'CUSTOM_EVENT_METADATA':
-      return loyalty.custom_event?.metadata
-    case 'ORDER_ITEMS_AMOUNT':
-      return loyalty.order_items?.amount
-    case 'ORDER_ITEMS_SUBTOTAL_AMOUNT':
-      return loyalty.order_items?.subtotal_amount
-    case 'ORDER_ITEMS_QUANTITY':
-      return loyalty.order_items?.quantity
-    default: {
-      const _never: never = ct
-      return _never
-    }
-  }
+/** Where a PROPORTIONAL rule's spec lives, per calculation type (`order.amount` for ORDER_AMOUNT, …). */
+export const PROPORTIONAL_SPEC_AT = {
+  ORDER_AMOUNT: ['order', 'amount'],
+  ORDER_TOTAL_AMOUNT: ['order', 'total_amount'],
+  ORDER_METADATA: ['order', 'metadata'],
+  ORDER_ITEMS_AMOUNT: ['order_items', 'amount'],
+  ORDER_ITEMS_SUBTOTAL_AMOUNT: ['order_items', 'subtotal_amount'],
+  ORDER_ITEMS_QUANTITY: ['order_items', 'quantity'],
+  CUSTOMER_METADATA: ['customer', 'metadata'],
+  CUSTOM_EVENT_METADATA: ['custom_event', 'metadata'],
+} as const satisfies Record<ProportionalCalculationType, readonly [string, string]>
+
+/** The spec a PROPORTIONAL rule's calculation type reads, when the rule carries it. */
+export function proportionalSpec(
+  loyalty: Extract<EarningLoyalty, { type: 'PROPORTIONAL' }>,
+): ProportionalSpec | undefined {
+  const [container, field] = PROPORTIONAL_SPEC_AT[loyalty.calculation_type]
+  return (loyalty as unknown as Record<string, Record<string, ProportionalSpec | undefined> | undefined>)[container]?.[
+    field
+  ]
 }
 
 /** The earning input as a formula sees it; a line without a price is priced at amount ÷ quantity, floored to a minor unit. */

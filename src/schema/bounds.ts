@@ -54,7 +54,7 @@ interface Node {
 
 /**
  * Refuses what JSON cannot carry and what exceeds the limits, before any schema sees the input:
- * `NaN`, `±Infinity`, `undefined` inside objects and arrays, functions, symbols, bigints, `Date`s and
+ * `NaN`, `±Infinity`, `undefined` as an array entry (a key set to it is absent), functions, symbols, bigints, `Date`s and
  * other class instances, cycles. Iterative, so input nested 100,000 deep is refused, not a stack
  * overflow; and bounded, since every node visited adds to `requestBytes`. `args` are the arguments
  * of one call; paths are relative to each argument, like the schemas' (an argument itself is
@@ -119,6 +119,9 @@ export function checkBounds(args: readonly unknown[], limits: InputLimits): void
         add(node, 2 + Math.max(0, entries.length - 1))
         for (let i = entries.length - 1; i >= 0; i--) {
           const [key, child] = entries[i] as [string | number, unknown]
+          // A key set to `undefined` is absent (the parse boundary drops it, as JSON would); an array
+          // entry has no such reading and is refused below.
+          if (child === undefined && !isArray) continue
           const childNode = { value: child, parent: node, key, depth }
           if (typeof key === 'string') {
             if (key.length > limits.stringLength) {

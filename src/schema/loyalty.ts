@@ -1,4 +1,6 @@
 import * as v from 'valibot'
+import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
+import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {
   dateTime,
   formula,
@@ -66,24 +68,6 @@ const proportionalSpec = v.object({
   applicable_to: opt(v.array(v.object({ object: itemObject, id: nonEmptyString }))),
 })
 
-const CONTAINER: Record<string, [string, string]> = {
-  ORDER_AMOUNT: ['order', 'amount'],
-  ORDER_TOTAL_AMOUNT: ['order', 'total_amount'],
-  ORDER_METADATA: ['order', 'metadata'],
-  ORDER_ITEMS_AMOUNT: ['order_items', 'amount'],
-  ORDER_ITEMS_SUBTOTAL_AMOUNT: ['order_items', 'subtotal_amount'],
-  ORDER_ITEMS_QUANTITY: ['order_items', 'quantity'],
-  CUSTOMER_METADATA: ['customer', 'metadata'],
-  CUSTOM_EVENT_METADATA: ['custom_event', 'metadata'],
-}
-
-/** Where a PROPORTIONAL rule's spec lives (`order.amount` for ORDER_AMOUNT, …). */
-export function proportionalContainer(calculationType: string): [string, string] {
-  const found = CONTAINER[calculationType]
-  if (found === undefined) throw new Error(`unknown calculation_type ${calculationType}`)
-  return found
-}
-
 const earningLoyalty = v.variant('type', [
   v.object({
     type: v.literal('FIXED'),
@@ -92,7 +76,7 @@ const earningLoyalty = v.variant('type', [
   }),
   v.object({
     type: v.literal('PROPORTIONAL'),
-    calculation_type: v.picklist(Object.keys(CONTAINER) as [string, ...string[]]),
+    calculation_type: v.picklist(Object.keys(PROPORTIONAL_SPEC_AT) as (keyof typeof PROPORTIONAL_SPEC_AT)[]),
     order: opt(
       v.object({ amount: opt(proportionalSpec), total_amount: opt(proportionalSpec), metadata: opt(proportionalSpec) }),
     ),
@@ -248,3 +232,14 @@ export const activityQuery = v.object({
   category: opt(v.picklist(['ACTION', 'EFFECT'])),
   type: opt(nonEmptyString),
 })
+
+export const loyaltyCampaignInput = v.object({
+  ...campaignBaseEntries,
+  campaign_type: opt(v.literal('LOYALTY_PROGRAM')),
+  vouchers_count: opt(vouchersCount),
+  voucher: opt(campaignVoucherInput),
+  loyalty_tiers_expiration: opt(v.nullable(loyaltyTiersExpirationInput)),
+  access_settings: opt(v.record(v.string(), v.unknown())),
+})
+
+export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>

@@ -1,5 +1,6 @@
 import * as v from 'valibot'
 import { metadata, money, opt } from './common'
+import { customerInput } from './customer'
 
 const quantity = v.pipe(
   v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a non-negative integer or a numeric string'))]),
@@ -53,3 +54,5 @@ export const orderInput = v.object({
   items: opt(v.pipe(v.array(orderItemInput), v.maxLength(500, 'must have at most 500 items'))),
   metadata: opt(metadata),
 })
+
+export const orderBody = v.object({ ...orderInput.entries, customer: opt(customerInput) })

@@ -35,7 +35,7 @@ const qualificationOptions = v.object({
   check_limits: opt(v.boolean()),
 })
 
-const qualificationRequest = v.object({
+export const qualificationRequest = v.object({
   customer: opt(customerInput),
   order: opt(orderInput),
   scenario: opt(v.picklist(QUALIFICATION_SCENARIOS, `must be one of ${QUALIFICATION_SCENARIOS.join(', ')}`)),
@@ -98,7 +98,7 @@ const candidateRef = v.variant('object', [
 ])
 
 /** The body of our best-stack operation: candidates given, or found by a qualification. */
-const bestStackRequest = v.object({
+export const bestStackRequest = v.object({
   customer: opt(customerInput),
   order: orderInput,
   redeemables: opt(v.pipe(v.array(candidateRef), v.minLength(1, 'must have at least 1 item'))),
@@ -117,7 +117,7 @@ export function parseBestStackRequest(body: unknown): BestStackRequest {
 }
 
 /** The body of the points estimate: `{customer, order}`. */
-const pointsEstimateRequest = v.object({ customer: customerInput, order: orderInput })
+export const pointsEstimateRequest = v.object({ customer: customerInput, order: orderInput })
 export type PointsEstimateRequest = v.InferOutput<typeof pointsEstimateRequest>
 
 export function parsePointsEstimateRequest(body: unknown): PointsEstimateRequest {

@@ -2,7 +2,8 @@ import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { RuleSet } from '../model/validation-rule'
 import { type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from '../rules/conditions/logic'
-import { OPERATOR_NAMES } from '../rules/conditions/operators'
+import { canonicalOperator, OPERATOR_NAMES } from '../rules/conditions/operators'
+import { SUPPORTED_RULE_NAMES, UNSUPPORTED } from '../rules/conditions/rule-names'
 import { formula, metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
 import { parse } from './parse'
 
@@ -21,12 +22,14 @@ const RULES_NEEDING_PROPERTY = new Set([
   'custom_event.metadata',
 ])
 
+// Operator names are checked by `checkRuleSet`, which names the one that is wrong and the nearest known one.
 const conditions = v.pipe(
-  v.record(v.picklist(OPERATOR_NAMES), v.array(v.unknown())),
+  v.record(v.string(), v.array(v.unknown())),
   v.check((c) => Object.keys(c).length > 0, 'must hold at least one operator such as $is'),
 )
 
-const ruleDefinition = v.object({
+// Strict: a misspelt key (`condition`, `propery`) is refused rather than dropped.
+const ruleDefinition = v.strictObject({
   name: nonEmptyString,
   property: opt(v.nullable(v.string())),
   conditions,
@@ -50,6 +53,12 @@ export function checkRuleSet(value: Record<string, unknown>, root: string): Rule
     }
     if (!RULE_NUMBER.test(key)) throw EngineError.invalid(path, 'is not a rule number (keys are "1", "2", … and logic)')
     const rule = parse(ruleDefinition, entry, path)
+    checkRuleName(rule.name, `${path}.name`)
+    for (const op of Object.keys(rule.conditions)) {
+      if (canonicalOperator(op) === null) {
+        throw EngineError.invalid(`${path}.conditions.${op}`, `is not an operator${didYouMean(op, OPERATOR_NAMES)}`)
+      }
+    }
     if (RULES_NEEDING_PROPERTY.has(rule.name) && !rule.property) {
       throw EngineError.invalid(`${path}.property`, `is required for the rule ${rule.name}`)
     }
@@ -62,6 +71,49 @@ export function checkRuleSet(value: Record<string, unknown>, root: string): Rule
     if (problem) throw EngineError.invalid(`${root}.logic`, problem)
   }
   return value as RuleSet
+}
+
+/**
+ * A rule name the evaluator cannot answer is refused when the rule is written: it would never match.
+ * The names come from the evaluator's own table (`SUPPORTED_RULE_NAMES`).
+ */
+function checkRuleName(name: string, path: string): void {
+  if (SUPPORTED_RULE_NAMES.includes(name)) return
+  if (UNSUPPORTED.has(name)) {
+    throw EngineError.invalid(
+      path,
+      `names the rule ${name}, which this engine does not support (it has no API keys or users)`,
+    )
+  }
+  throw EngineError.invalid(path, `is not a rule name this engine knows${didYouMean(name, SUPPORTED_RULE_NAMES)}`)
+}
+
+/** `; did you mean X?` for the known name nearest a misspelt one (at most two edits away), else nothing. */
+function didYouMean(name: string, known: readonly string[]): string {
+  let best: string | undefined
+  let bestDistance = 3
+  for (const candidate of known) {
+    const d = editDistance(name, candidate)
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  return best === undefined ? '' : `; did you mean ${best}?`
+}
+
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 2) return 3
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const replace = (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1)
+      current[j] = Math.min(replace, (previous[j] as number) + 1, (current[j - 1] as number) + 1)
+    }
+    previous = current
+  }
+  return previous[b.length] as number
 }
 
 /**
@@ -161,13 +213,13 @@ export const ASSIGNABLE_OBJECTS = [
   'reward_assignment',
 ] as const
 
-const relatedAssignment = v.object({
+export const relatedAssignment = v.object({
   related_object_type: v.picklist(ASSIGNABLE_OBJECTS),
   related_object_id: nonEmptyString,
 })
 
 /** The SDK's form: exactly one of `{voucher: id}`, `{campaign: id}`, `{promotion_tier: id}`, …. */
-const namedAssignment = v.pipe(
+export const namedAssignment = v.pipe(
   v.strictObject(Object.fromEntries(ASSIGNABLE_OBJECTS.map((o) => [o, v.exactOptional(nonEmptyString)]))),
   v.check((a) => Object.keys(a).length === 1, `must name one of ${ASSIGNABLE_OBJECTS.join(', ')}`),
   v.transform((a) => {

@@ -1,7 +1,8 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { VoucherType } from '../model/campaign'
-import { money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
+import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt, validityEntries } from './common'
+import { discount } from './discount'
 
 /** Request shapes shared by vouchers and campaign voucher templates. */
 
@@ -72,3 +73,38 @@ function typeOf(field: (typeof VALUE_FIELD)[VoucherType]): VoucherType {
   const entry = Object.entries(VALUE_FIELD).find(([, f]) => f === field)
   return (entry?.[0] ?? 'DISCOUNT_VOUCHER') as VoucherType
 }
+
+/** What a voucher is worth and how its codes look: a standalone voucher's and a campaign template's. */
+export const voucherValueEntries = {
+  type: opt(voucherType),
+  discount: opt(v.nullable(discount)),
+  gift: opt(v.nullable(giftInput)),
+  loyalty_card: opt(v.nullable(loyaltyCardInput)),
+  redemption: opt(redemptionInput),
+  code_config: opt(codeConfigInput),
+  is_referral_code: opt(v.boolean()),
+}
+
+export const voucherInput = v.object({
+  code: opt(nonEmptyString),
+  campaign: opt(v.nullable(nonEmptyString)),
+  campaign_id: opt(v.nullable(nonEmptyString)),
+  category: opt(v.nullable(nonEmptyString)),
+  category_id: opt(v.nullable(nonEmptyString)),
+  ...voucherValueEntries,
+  additional_info: opt(v.nullable(v.string())),
+  metadata: opt(metadata),
+  ...validityEntries,
+})
+
+export type VoucherInput = v.InferOutput<typeof voucherInput>
+
+/** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
+export const MAX_BULK_UPDATES = 1000
+
+/** `POST /v1/vouchers/bulk/async`: `[{code, metadata}]`, both required. */
+export const bulkUpdateInput = v.pipe(
+  v.array(v.object({ code: nonEmptyString, metadata })),
+  v.minLength(1, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
+  v.maxLength(MAX_BULK_UPDATES, `must hold between 1 and ${MAX_BULK_UPDATES} updates`),
+)

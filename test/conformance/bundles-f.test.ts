@@ -33,7 +33,7 @@ async function bundled(t: T, setup: Setup): Promise<{ object: string; id: string
     ...(setup.applicable_to ? { applicable_to: setup.applicable_to } : {}),
   })
   if (setup.as === 'coupon') {
-    const voucher = await t.engine.vouchers.create({
+    const voucher = await t.engine.raw.vouchers.create({
       code: 'BUNDLE',
       type: 'DISCOUNT_VOUCHER',
       discount: setup.discount,
@@ -44,7 +44,7 @@ async function bundled(t: T, setup: Setup): Promise<{ object: string; id: string
     })
     return { object: 'voucher', id: 'BUNDLE' }
   }
-  const campaign = await t.engine.promotions.create({
+  const campaign = await t.engine.raw.promotions.create({
     name: 'Bundles',
     promotion: { tiers: [{ name: 'Bundle tier', action: { discount: setup.discount } }] },
   })
@@ -60,7 +60,7 @@ type Item = { product_id: string; price: number; quantity: number }
 const item = (product_id: string, price: number, quantity: number): Item => ({ product_id, price, quantity })
 
 async function validate(t: T, redeemable: { object: string; id: string }, items: Item[]) {
-  const result = await t.engine.validations.validateStackable({ redeemables: [redeemable], order: { items } })
+  const result = await t.engine.raw.validations.validateStackable({ redeemables: [redeemable], order: { items } })
   return { result, r: result.redeemables[0] }
 }
 

@@ -101,7 +101,7 @@ describe('G custom messages per rule (customer.segment and product.id)', () => {
 
   it('a segment failure returns rule 1’s message with customer_rules_violated', async () => {
     const { engine, iphone, rule, body } = await setup()
-    const result = await engine.validations.validateStackable(
+    const result = await engine.raw.validations.validateStackable(
       body('oldie', [{ product_id: iphone.id, price: 100000, quantity: 1 }]),
     )
     expect(result.valid).toBe(false)
@@ -123,7 +123,7 @@ describe('G custom messages per rule (customer.segment and product.id)', () => {
 
   it('a missing iPhone returns the fallback message with order_rules_violated', async () => {
     const { engine, rule, body } = await setup()
-    const result = await engine.validations.validateStackable(body('newbie', [{ price: 3000, quantity: 1 }]))
+    const result = await engine.raw.validations.validateStackable(body('newbie', [{ price: 3000, quantity: 1 }]))
     expect(result.redeemables[0]?.result).toMatchObject({
       error: {
         code: 400,
@@ -142,7 +142,7 @@ describe('G custom messages per rule (customer.segment and product.id)', () => {
 
   it('passing both is valid with amount_off 10000', async () => {
     const { engine, iphone, body } = await setup()
-    const result = await engine.validations.validateStackable(
+    const result = await engine.raw.validations.validateStackable(
       body('newbie', [{ product_id: iphone.id, price: 100000, quantity: 1 }]),
     )
     expect(result.valid).toBe(true)

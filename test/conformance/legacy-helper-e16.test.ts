@@ -18,7 +18,7 @@ type T = ReturnType<typeof testEngine>
  */
 
 async function validate(t: T, discount: Record<string, unknown>, items: Record<string, unknown>[]) {
-  await t.engine.vouchers.create({ code: 'E16', type: 'DISCOUNT_VOUCHER', discount })
+  await t.engine.raw.vouchers.create({ code: 'E16', type: 'DISCOUNT_VOUCHER', discount })
   const r = await t.engine.validations.validateStackable({
     redeemables: [{ object: 'voucher', id: 'E16' }],
     order: { items },

@@ -62,8 +62,8 @@ describe('WITH_ORDER rollbacks of orders that redemptions added units to', () =>
           : { source_id: 'o-1', status: 'CREATED' },
         redeemables: [{ object: 'voucher', id: code }],
       })
-      const r1 = await engine.redemptions.redeemStackable(body('UNIT', true))
-      const r2 = await engine.redemptions.redeemStackable(body('UNIT2', false))
+      const r1 = await engine.raw.redemptions.redeemStackable(body('UNIT', true))
+      const r2 = await engine.raw.redemptions.redeemStackable(body('UNIT2', false))
       expect(r2.order).toMatchObject({ amount: 4700, total_discount_amount: 3700, total_amount: 1000 })
       consistent(r2.order)
       const ids = [r1.parent_redemption.id, r2.parent_redemption.id]

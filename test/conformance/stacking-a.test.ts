@@ -33,7 +33,7 @@ describe('promotion stack (two tiers)', () => {
 
   it('validates: 400000 from the items, 10% then 500 on the running total', async () => {
     const { engine, body, ids } = await e03()
-    const result = await engine.validations.validateStackable(body)
+    const result = await engine.raw.validations.validateStackable(body)
     expect(result.valid).toBe(true)
     expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([
       [ids[0], 'APPLICABLE'],
@@ -54,7 +54,7 @@ describe('promotion stack (two tiers)', () => {
 
   it('redeems: a parent related to the promotion stack with two stacked children', async () => {
     const { engine, body, stack, ids } = await e03()
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     expect(redemption.parent_redemption).toMatchObject({
       related_object_type: 'promotion_stack',
       related_object_id: stack.id,
@@ -137,14 +137,14 @@ describe('apply a discount to an existing order', () => {
     expect(first.order).toMatchObject({ amount: 10000, total_discount_amount: 9200, total_amount: 800 })
 
     const body = { redeemables: [{ object: 'voucher', id: 'THEN1000' }], order: { id: first.order.id } }
-    const validation = await engine.validations.validateStackable(body)
+    const validation = await engine.raw.validations.validateStackable(body)
     expect(validation.redeemables[0]?.order).toMatchObject({
       applied_discount_amount: 800,
       discount_amount: 10000,
       total_discount_amount: 10000,
       total_amount: 0,
     })
-    const second = await engine.redemptions.redeemStackable(body)
+    const second = await engine.raw.redemptions.redeemStackable(body)
     expect(second.order).toMatchObject({
       id: first.order.id,
       amount: 10000,

@@ -25,7 +25,7 @@ describe('ALL vs PARTIAL with an expired incentive', () => {
 
   it('ALL: the whole validation fails and no discount applies', async () => {
     const { engine } = await setup({ stackingRules: { redeemables_application_mode: 'ALL' } })
-    const result = await engine.validations.validateStackable(voucherBody(['SEASONAL', 'WELCOME']))
+    const result = await engine.raw.validations.validateStackable(voucherBody(['SEASONAL', 'WELCOME']))
     expect(result.valid).toBe(false)
     expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([
       ['SEASONAL', 'INAPPLICABLE'],
@@ -45,7 +45,7 @@ describe('ALL vs PARTIAL with an expired incentive', () => {
 
   it('PARTIAL: the valid one applies; the expired one is only in the side list; valid false', async () => {
     const { engine } = await setup({ stackingRules: { redeemables_application_mode: 'PARTIAL' } })
-    const result = await engine.validations.validateStackable(voucherBody(['SEASONAL', 'WELCOME']))
+    const result = await engine.raw.validations.validateStackable(voucherBody(['SEASONAL', 'WELCOME']))
     expect(result.valid).toBe(false)
     expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([['WELCOME', 'APPLICABLE']])
     expect(result.inapplicable_redeemables.map((r) => r.id)).toEqual(['SEASONAL'])
@@ -75,7 +75,7 @@ describe('exclusivity', () => {
     [['VIP50', 'NEWS10'], 'VIP first'],
   ])('a Never-stackable VIP blocks the Common newsletter (%j, %s)', async (codes) => {
     const { engine } = await setup()
-    const result = await engine.validations.validateStackable(voucherBody(codes))
+    const result = await engine.raw.validations.validateStackable(voucherBody(codes))
     expect(result.valid).toBe(true)
     const byId = Object.fromEntries(result.redeemables.map((r) => [r.id, r]))
     expect(byId.VIP50?.status).toBe('APPLICABLE')
@@ -93,7 +93,7 @@ describe('exclusivity', () => {
 
   it('Never stackable plus Always stackable: both apply', async () => {
     const { engine } = await setup()
-    const result = await engine.validations.validateStackable(voucherBody(['VIP50', 'ALWAYS10']))
+    const result = await engine.raw.validations.validateStackable(voucherBody(['VIP50', 'ALWAYS10']))
     expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([
       ['VIP50', 'APPLICABLE'],
       ['ALWAYS10', 'APPLICABLE'],
@@ -112,7 +112,7 @@ describe('category stacking limit 2 of 3', () => {
       applicable_redeemables_category_limits: { [flash.id]: 2 },
     })
     for (const code of ['FLASH1', 'FLASH2', 'FLASH3']) await coupon(t, code, { category_id: flash.id })
-    const result = await t.engine.validations.validateStackable(voucherBody(['FLASH1', 'FLASH2', 'FLASH3']))
+    const result = await t.engine.raw.validations.validateStackable(voucherBody(['FLASH1', 'FLASH2', 'FLASH3']))
     expect(result.redeemables.map((r) => [r.id, r.status])).toEqual([
       ['FLASH1', 'APPLICABLE'],
       ['FLASH2', 'APPLICABLE'],
@@ -158,12 +158,12 @@ describe('a single-use incentive with a 0 effect', () => {
 
   it('SKIP (prevent): not redeemed, the code stays available', async () => {
     const { engine, body } = await setup('SKIP')
-    const validation = await engine.validations.validateStackable(body)
+    const validation = await engine.raw.validations.validateStackable(body)
     expect(validation.redeemables[0]).toMatchObject({
       status: 'SKIPPED',
       result: { details: { key: 'no_effect', message: 'Redeemable cannot be applied due to no effect' } },
     })
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     expect(redemption.parent_redemption).toMatchObject({ result: 'FAILURE', failure_code: 'no_effect' })
     expect(redemption.skipped_redeemables.map((r) => r.id)).toEqual(['ZERO'])
     expect((await engine.vouchers.get('ZERO')).redemption.redeemed_quantity).toBe(0)
@@ -171,13 +171,13 @@ describe('a single-use incentive with a 0 effect', () => {
 
   it('REDEEM_ANYWAY (force): redeemed, and cannot be used again', async () => {
     const { engine, body } = await setup('REDEEM_ANYWAY')
-    const validation = await engine.validations.validateStackable(body)
+    const validation = await engine.raw.validations.validateStackable(body)
     expect(validation.redeemables[0]?.status).toBe('APPLICABLE')
     expect(validation.order).toMatchObject({ amount: 5000, total_discount_amount: 0, total_amount: 5000 })
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     expect(redemption.parent_redemption.result).toBe('SUCCESS')
     expect((await engine.vouchers.get('ZERO')).redemption.redeemed_quantity).toBe(1)
-    const again = await engine.redemptions.redeemStackable(body)
+    const again = await engine.raw.redemptions.redeemStackable(body)
     expect(again.parent_redemption).toMatchObject({ result: 'FAILURE', failure_code: 'quantity_exceeded' })
   })
 })
@@ -190,11 +190,11 @@ describe('session count vs redemption limit', () => {
     const t = testEngine()
     await coupon(t, 'FOUR', { redemption: { quantity: 4 } })
     for (let i = 0; i < 4; i++) {
-      const r = await t.engine.validations.validateStackable(lockBody('FOUR'))
+      const r = await t.engine.raw.validations.validateStackable(lockBody('FOUR'))
       expect(r.valid).toBe(true)
     }
     expect((await t.store.sessions.list()).data).toHaveLength(4)
-    const fifth = await t.engine.validations.validateStackable(lockBody('FOUR'))
+    const fifth = await t.engine.raw.validations.validateStackable(lockBody('FOUR'))
     expect(fifth.valid).toBe(false)
     expect(fifth.redeemables[0]?.result).toMatchObject({
       error: { code: 400, key: 'quantity_exceeded', message: 'quantity exceeded', details: 'FOUR' },
@@ -207,7 +207,7 @@ describe('session count vs redemption limit', () => {
     const t = testEngine()
     await coupon(t, 'MANY')
     for (let i = 0; i < 12; i++) {
-      expect((await t.engine.validations.validateStackable(lockBody('MANY'))).valid).toBe(true)
+      expect((await t.engine.raw.validations.validateStackable(lockBody('MANY'))).valid).toBe(true)
     }
     expect((await t.store.sessions.list()).data).toHaveLength(12)
   })
@@ -232,12 +232,12 @@ describe('gift card redeem and overspend', () => {
       redeemables: [{ object: 'voucher', id: 'h73YQbhR', gift: { credits: 6000 } }],
       order: { amount: 8000 },
     }
-    const validation = await engine.validations.validateStackable(overspend)
+    const validation = await engine.raw.validations.validateStackable(overspend)
     expect(validation.redeemables[0]?.result).toMatchObject({
       error: { code: 400, key: 'gift_amount_exceeded', message: 'gift amount exceeded', details: 'h73YQbhR' },
     })
     expect(validation.redeemables[0]?.explanation).toMatchObject({ expected: 5000, actual: 6000 })
-    const failed = await engine.redemptions.redeemStackable(overspend)
+    const failed = await engine.raw.redemptions.redeemStackable(overspend)
     expect(failed.parent_redemption).toMatchObject({
       result: 'FAILURE',
       failure_code: 'gift_amount_exceeded',

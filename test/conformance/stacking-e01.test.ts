@@ -35,7 +35,7 @@ async function e01() {
 describe('gift card + 20% coupon + $80 promotion tier', () => {
   it('validates with a cumulative snapshot after each redeemable', async () => {
     const { engine, body } = await e01()
-    const result = await engine.validations.validateStackable(body)
+    const result = await engine.raw.validations.validateStackable(body)
     expect(result.valid).toBe(true)
     expect(result.redeemables.map((r) => r.status)).toEqual(['APPLICABLE', 'APPLICABLE', 'APPLICABLE'])
     const rows = result.redeemables.map((r) => [
@@ -64,7 +64,7 @@ describe('gift card + 20% coupon + $80 promotion tier', () => {
 describe('redemption and rollback', () => {
   it('redeems: a parent with three stacked children, the order PAID, the gift card charged', async () => {
     const { engine, body, tierId } = await e01()
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     expect(redemption.parent_redemption).toMatchObject({ result: 'SUCCESS', status: 'SUCCEEDED', redemption: null })
     expect(redemption.redemptions.map((r) => [r.related_object_type, r.result, r.redemption])).toEqual([
       ['voucher', 'SUCCESS', redemption.parent_redemption.id],
@@ -89,7 +89,7 @@ describe('redemption and rollback', () => {
 
   it('rolls back: negative amounts, every counter and balance restored, the order CANCELED', async () => {
     const { engine, body, tierId } = await e01()
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id, { reason: 'refund' })
     expect(rollback.rollbacks.map((r) => r.amount)).toEqual([-100, undefined, undefined])
     expect(rollback.rollbacks[0]?.gift).toEqual({ amount: -100 })

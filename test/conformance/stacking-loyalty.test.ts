@@ -21,11 +21,11 @@ describe('loyalty card paying with points in a stacked redemption', () => {
       order: { amount: 20000 },
       redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 300 } }],
     }
-    const validation = await engine.validations.validateStackable(body)
+    const validation = await engine.raw.validations.validateStackable(body)
     expect(validation.redeemables[0]).toMatchObject({ status: 'APPLICABLE', result: { loyalty_card: { points: 300 } } })
     expect(validation.order).toMatchObject({ discount_amount: 300, total_amount: 19700 })
 
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     expect(redemption.redemptions[0]).toMatchObject({ amount: 300, loyalty_card: { points: 300 } })
     // 500 − 300 spent + floor(19700 / 1000) = 19 earned on the PAID order.
     expect((await engine.loyalties.getMember(null, card.code)).loyalty_card).toMatchObject({

@@ -23,12 +23,12 @@ async function tier(
   entries: Record<string, unknown>[],
   discount: Record<string, unknown> = PER_UNIT,
 ): Promise<{ object: 'promotion_tier'; id: string }> {
-  const rule = await t.engine.validationRules.create({
+  const rule = await t.engine.raw.validationRules.create({
     name: 'Budget',
     rules: {},
     applicable_to: { included: entries },
   })
-  const campaign = await t.engine.promotions.create({
+  const campaign = await t.engine.raw.promotions.create({
     name: 'Budgets',
     promotion: { tiers: [{ name: 'Per unit', action: { discount } }] },
   })
@@ -52,13 +52,13 @@ function body(ref: { object: string; id: string }, customer: string, lines: Line
 
 /** Units discounted per line, as the request's final order reports them. */
 async function redeem(t: T, ref: { object: string; id: string }, customer: string, lines: Line[]) {
-  const r = await t.engine.redemptions.redeemStackable(body(ref, customer, lines))
+  const r = await t.engine.raw.redemptions.redeemStackable(body(ref, customer, lines))
   expect(r.parent_redemption.result).toBe('SUCCESS')
   return { units: r.order.items.map((i) => i.discount_quantity), redemption: r }
 }
 
 async function validate(t: T, ref: { object: string; id: string }, customer: string, lines: Line[]) {
-  const r = await t.engine.validations.validateStackable(body(ref, customer, lines))
+  const r = await t.engine.raw.validations.validateStackable(body(ref, customer, lines))
   return { units: r.order?.items?.map((i) => i.discount_quantity) ?? [], result: r }
 }
 
@@ -166,7 +166,7 @@ describe('unit budgets across redemptions', () => {
         product_campaign_quantity_limit_formula: 'ORDER_METADATA("budget")',
       },
     ])
-    const withMeta = await t.engine.validations.validateStackable({
+    const withMeta = await t.engine.raw.validations.validateStackable({
       ...body(ref, 'alex', [[mug, 5]]),
       order: { items: [{ product_id: mug, quantity: 5, price: 1000 }], metadata: { budget: 2 } },
     })
@@ -225,7 +225,7 @@ describe('per-request unit limits and caps (the tightest wins)', () => {
       [{ object: 'products_collection', id: collection.id, amount_limit: 2500, aggregated_amount_limit: 10000 }],
       { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' },
     )
-    const r = await t.engine.validations.validateStackable(
+    const r = await t.engine.raw.validations.validateStackable(
       body(
         ref,
         'alex',

@@ -98,7 +98,7 @@ describe('double-sided referral programs reward the referee', () => {
     })
     const before = await snapshot(store)
     await expect(
-      engine.campaigns.create({
+      engine.raw.campaigns.create({
         name: 'R',
         campaign_type: 'REFERRAL_PROGRAM',
         voucher: { discount: { type: 'AMOUNT', amount_off: 1 } },

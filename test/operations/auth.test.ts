@@ -37,7 +37,10 @@ describe('auth.createApplication', () => {
       code: 400,
       path: 'allowed_origins',
     })
-    await expect(engine.auth.createApplication({ family: 'root' })).rejects.toMatchObject({ code: 400, path: 'family' })
+    await expect(engine.raw.auth.createApplication({ family: 'root' })).rejects.toMatchObject({
+      code: 400,
+      path: 'family',
+    })
     expect(await snapshot(store)).toBe(before)
   })
 })
@@ -97,11 +100,13 @@ describe('auth.issueToken', () => {
       key: 'unsupported_grant_type',
       path: 'grant_type',
     })
-    await expect(engine.auth.issueToken(creds, { grant_type: 'client_credentials', scope: 7 })).rejects.toMatchObject({
+    await expect(
+      engine.raw.auth.issueToken(creds, { grant_type: 'client_credentials', scope: 7 }),
+    ).rejects.toMatchObject({
       code: 400,
       path: 'scope',
     })
-    await expect(engine.auth.issueToken(creds, { grant_type: 'client_credentials' })).rejects.toMatchObject({
+    await expect(engine.raw.auth.issueToken(creds, { grant_type: 'client_credentials' })).rejects.toMatchObject({
       code: 400,
       path: 'scope',
     })

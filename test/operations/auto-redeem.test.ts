@@ -50,7 +50,7 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
   it('auto-redeem at 100 points with a Gold tier at a 100-point balance: the customer never reaches Gold', async () => {
     const { engine } = testEngine()
     const { card, mug } = await club(engine, { autoRedeem: true })
-    await engine.orders.create(paid('o1', 100))
+    await engine.raw.orders.create(paid('o1', 100))
     expect(await balance(engine, card.id)).toBe(0)
     expect(await engine.loyalties.getMemberTier(null, card.id)).toBeNull()
     const [r] = await autoRedemptions(engine)
@@ -74,7 +74,7 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
   it('control: the same program without auto-redeem reaches Gold', async () => {
     const { engine } = testEngine()
     const { card } = await club(engine, { autoRedeem: false })
-    await engine.orders.create(paid('o1', 100))
+    await engine.raw.orders.create(paid('o1', 100))
     expect(await balance(engine, card.id)).toBe(100)
     expect((await engine.loyalties.getMemberTier(null, card.id))?.name).toBe('Gold')
     expect(await autoRedemptions(engine)).toEqual([])
@@ -83,9 +83,9 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
   it('redeems as often as the balance pays for, at most 25 rewards in one transaction; the rest reaches the tier', async () => {
     const { engine } = testEngine()
     const { card, mug } = await club(engine, { autoRedeem: true })
-    await engine.orders.create(paid('o1', 250)) // 250 → 2 mugs, 50 left
+    await engine.raw.orders.create(paid('o1', 250)) // 250 → 2 mugs, 50 left
     expect(await balance(engine, card.id)).toBe(50)
-    await engine.orders.create(paid('o2', 3000)) // 3050 → 25 mugs (the cap), 550 left → Gold
+    await engine.raw.orders.create(paid('o2', 3000)) // 3050 → 25 mugs (the cap), 550 left → Gold
     expect(await balance(engine, card.id)).toBe(550)
     expect((await engine.loyalties.getMemberTier(null, card.id))?.name).toBe('Gold')
     const all = await autoRedemptions(engine)
@@ -100,7 +100,7 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
   it('stops at the stock of a MATERIAL reward without failing the payment', async () => {
     const { engine } = testEngine()
     const { card, mug } = await club(engine, { autoRedeem: true, stock: 2 })
-    await engine.orders.create(paid('o1', 500))
+    await engine.raw.orders.create(paid('o1', 500))
     expect(await balance(engine, card.id)).toBe(300)
     expect((await engine.rewards.get(mug.id)).stock).toBe(0)
     expect(await autoRedemptions(engine)).toHaveLength(2)
@@ -111,19 +111,19 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
     const { card } = await club(engine, { autoRedeem: true })
     for (let i = 1; i <= 10; i++) {
       clock.set(`2026-01-15T12:${String(i).padStart(2, '0')}:00.000Z`)
-      await engine.orders.create(paid(`o${i}`, 100))
+      await engine.raw.orders.create(paid(`o${i}`, 100))
     }
     expect(await autoRedemptions(engine)).toHaveLength(10)
     expect(await balance(engine, card.id)).toBe(0)
     // 23:30 in Warsaw, still 15 January: the 11th is not auto-redeemed, so the balance reaches Gold.
     clock.set('2026-01-15T22:30:00.000Z')
-    await engine.orders.create(paid('o11', 100))
+    await engine.raw.orders.create(paid('o11', 100))
     expect(await autoRedemptions(engine)).toHaveLength(10)
     expect(await balance(engine, card.id)).toBe(100)
     expect((await engine.loyalties.getMemberTier(null, card.id))?.name).toBe('Gold')
     // 00:30 in Warsaw on 16 January (still the 15th in UTC): a new day, both rewards go in one run.
     clock.set('2026-01-15T23:30:00.000Z')
-    await engine.orders.create(paid('o12', 100))
+    await engine.raw.orders.create(paid('o12', 100))
     const all = await autoRedemptions(engine)
     expect(all).toHaveLength(12)
     const newDay = all.filter((r) => r.date === '2026-01-15T23:30:00.000Z')

@@ -44,7 +44,7 @@ async function couponWithRule(engine: Engine, rule: RuleName, limit: number): Pr
 
 async function race(engine: Engine, n: number, body: (i: number) => unknown) {
   const settled = await Promise.allSettled(
-    Array.from({ length: n }, (_, i) => engine.redemptions.redeemStackable(body(i))),
+    Array.from({ length: n }, (_, i) => engine.raw.redemptions.redeemStackable(body(i))),
   )
   const thrown = settled.filter((s) => s.status === 'rejected')
   const results = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))

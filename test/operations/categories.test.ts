@@ -32,7 +32,7 @@ describe('categories', () => {
   ])('rejects %s naming the field and writes nothing', async (_label, body, path, code) => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    const error = await rejection(engine.categories.create(body))
+    const error = await rejection(engine.raw.categories.create(body))
     expect(error).toMatchObject({ code, path })
     expect(await snapshot(store)).toBe(before)
   })

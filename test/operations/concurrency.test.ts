@@ -87,7 +87,7 @@ describe('the earning rule limit under concurrency', () => {
     const clubs = [await program(engine, { name: 'A' }), await program(engine, { name: 'B' })]
     const rules = Array.from({ length: 15 }, () => ({ event: 'order.paid', loyalty: { type: 'FIXED', points: 1 } }))
     const results = await Promise.allSettled(
-      Array.from({ length: 10 }, (_, i) => engine.loyalties.createEarningRule(clubs[i % 2]?.id ?? '', rules)),
+      Array.from({ length: 10 }, (_, i) => engine.raw.loyalties.createEarningRule(clubs[i % 2]?.id ?? '', rules)),
     )
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(6)
     expect(results.filter((r) => r.status === 'rejected')).toHaveLength(4)
@@ -130,7 +130,11 @@ describe('publication source_id under concurrency', () => {
     const codes = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.map((s) => s.value.code)
     const cards = await Promise.all(
       ['a', 'b'].map((who, i) =>
-        engine.loyalties.createMember(club.id, { customer: { source_id: who }, voucher: codes[i], source_id: 'pub-1' }),
+        engine.raw.loyalties.createMember(club.id, {
+          customer: { source_id: who },
+          voucher: codes[i],
+          source_id: 'pub-1',
+        }),
       ),
     )
     expect(cards[0]?.id).toBe(cards[1]?.id)

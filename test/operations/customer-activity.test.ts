@@ -61,7 +61,7 @@ describe('customers.listActivity', () => {
       { campaign_type: 'X' },
       { start_date: 'yesterday' },
     ]) {
-      await expect(engine.customers.listActivity('alice', q)).rejects.toMatchObject({ code: 400 })
+      await expect(engine.raw.customers.listActivity('alice', q)).rejects.toMatchObject({ code: 400 })
     }
     await expect(engine.customers.listActivity('nobody')).rejects.toMatchObject({ code: 404 })
   })

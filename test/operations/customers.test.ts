@@ -29,7 +29,7 @@ describe('customers', () => {
   it('rejects bad input naming the field and writes nothing', async () => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    const error = await rejection(engine.customers.create({ source_id: 5 }))
+    const error = await rejection(engine.raw.customers.create({ source_id: 5 }))
     expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path: 'source_id' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -48,7 +48,7 @@ describe('metadata', () => {
   it('must be an object, not an array, naming the field and writing nothing', async () => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    await expect(engine.customers.create({ source_id: 'c', metadata: ['a', 'b'] })).rejects.toMatchObject({
+    await expect(engine.raw.customers.create({ source_id: 'c', metadata: ['a', 'b'] })).rejects.toMatchObject({
       code: 400,
       path: 'metadata',
     })

@@ -54,7 +54,7 @@ describe('exports.create (POST /v1/exports)', () => {
         'parameters.filters.code.conditions.$nope',
       ],
     ] as const) {
-      expect(await rejection(engine.exports.create(body)), path).toMatchObject({ code: 400, path })
+      expect(await rejection(engine.raw.exports.create(body)), path).toMatchObject({ code: 400, path })
     }
     expect(await snapshot(store)).toBe(before)
   })

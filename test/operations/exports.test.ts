@@ -211,7 +211,7 @@ describe('exports.createCampaignTransactionsExport', () => {
       [{ parameters: { filters: { junction: 'OR' } } }, 'parameters.filters.junction'],
     ]
     for (const [body, path] of bad) {
-      await expect(engine.exports.createCampaignTransactionsExport('camp_gift', body)).rejects.toMatchObject({
+      await expect(engine.raw.exports.createCampaignTransactionsExport('camp_gift', body)).rejects.toMatchObject({
         code: 400,
         path,
       })

@@ -38,31 +38,31 @@ function losingNextAcknowledgement(inner: Store): Store & { loseNext(): void } {
 describe('idempotency keys', () => {
   it('a redemption retried with its key after a dropped response redeems once and gets the same response', async () => {
     const { engine, store } = await withVoucher()
-    const first = await engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k1' })
+    const first = await engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k1' })
     const before = await snapshot(store)
-    const again = await engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k1' })
+    const again = await engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k1' })
     expect(again).toEqual(first)
     expect(await snapshot(store)).toBe(before)
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(1)
     // Without the key the same body is a new redemption.
-    await engine.redemptions.redeemStackable(redeemBody)
+    await engine.raw.redemptions.redeemStackable(redeemBody)
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(2)
   })
 
   it('a failed redemption replays with its inapplicable redeemables and the request order', async () => {
     const { engine } = await withVoucher()
     const body = { ...redeemBody, redeemables: [{ object: 'voucher', id: 'NOPE' }] }
-    const first = await engine.redemptions.redeemStackable(body, { idempotencyKey: 'f' })
+    const first = await engine.raw.redemptions.redeemStackable(body, { idempotencyKey: 'f' })
     expect(first.parent_redemption.result).toBe('FAILURE')
-    expect(await engine.redemptions.redeemStackable(body, { idempotencyKey: 'f' })).toEqual(first)
+    expect(await engine.raw.redemptions.redeemStackable(body, { idempotencyKey: 'f' })).toEqual(first)
   })
 
   it('the same key with another input is a 422 idempotency_key_reused and changes nothing', async () => {
     const { engine, store } = await withVoucher()
-    await engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k' })
+    await engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'k' })
     const before = await snapshot(store)
     const error = await rejection(
-      engine.redemptions.redeemStackable({ ...redeemBody, order: { amount: 6000 } }, { idempotencyKey: 'k' }),
+      engine.raw.redemptions.redeemStackable({ ...redeemBody, order: { amount: 6000 } }, { idempotencyKey: 'k' }),
     )
     expect(error).toMatchObject({ code: 422, key: 'idempotency_key_reused', path: 'Idempotency-Key' })
     expect(await snapshot(store)).toBe(before)
@@ -70,7 +70,7 @@ describe('idempotency keys', () => {
 
   it('keys are per operation: one key on two operations gives two effects', async () => {
     const { engine } = await withVoucher()
-    await engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'same' })
+    await engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'same' })
     const order = await engine.orders.create({ amount: 100 }, { idempotencyKey: 'same' })
     expect(order.amount).toBe(100)
   })
@@ -78,7 +78,7 @@ describe('idempotency keys', () => {
   it('concurrent calls with one key give one effect and one result', async () => {
     const { engine } = await withVoucher()
     const results = await Promise.all(
-      Array.from({ length: 8 }, () => engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'c' })),
+      Array.from({ length: 8 }, () => engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'c' })),
     )
     for (const r of results) expect(r).toEqual(results[0])
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(1)
@@ -88,10 +88,10 @@ describe('idempotency keys', () => {
     const store = losingNextAcknowledgement(createMemoryStore())
     const { engine } = await withVoucher({ store })
     store.loseNext()
-    await expect(engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'u' })).rejects.toThrow(
+    await expect(engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'u' })).rejects.toThrow(
       /commit_outcome_unknown/,
     )
-    const retried = await engine.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'u' })
+    const retried = await engine.raw.redemptions.redeemStackable(redeemBody, { idempotencyKey: 'u' })
     expect(retried.parent_redemption.result).toBe('SUCCESS')
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(1)
   })
@@ -115,7 +115,7 @@ describe('idempotency keys', () => {
 
   it('rollbacks, member creation, custom events, publications and reward redemptions replay', async () => {
     const { engine, store } = await withVoucher()
-    const r = await engine.redemptions.redeemStackable(redeemBody)
+    const r = await engine.raw.redemptions.redeemStackable(redeemBody)
     const stacked = await engine.redemptions.rollbackStackable(r.parent_redemption.id, {}, { idempotencyKey: 'rb' })
     const { club, card, coin } = await cardPayingWithPoints(engine)
     await engine.metadataSchemas.create({ related_object: 'visited', properties: {} })

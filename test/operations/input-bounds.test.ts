@@ -16,7 +16,7 @@ describe('input bounds at the engine boundary', () => {
     const deep = nested(12_000)
     for (const call of [
       () => engine.customers.create({ source_id: 'c2', metadata: deep }),
-      () => engine.campaigns.create({ name: 'C', campaign_type: 'DISCOUNT_COUPONS', metadata: deep }),
+      () => engine.raw.campaigns.create({ name: 'C', campaign_type: 'DISCOUNT_COUPONS', metadata: deep }),
       () => engine.redemptions.redeemStackable({ redeemables: [{ object: 'voucher', id: 'X' }], metadata: deep }),
       () => engine.orders.create({ amount: 100, metadata: deep }),
     ]) {
@@ -45,19 +45,19 @@ describe('input bounds at the engine boundary', () => {
 
   it('rejects (never throws synchronously) and refuses a Date, naming the fix', async () => {
     const { engine } = testEngine()
-    const pending = engine.campaigns.create({ name: 'C', start_date: new Date() })
+    const pending = engine.raw.campaigns.create({ name: 'C', start_date: new Date() })
     expect(pending).toBeInstanceOf(Promise)
     expect((await rejection(pending)).details).toContain('pass an ISO 8601 string')
   })
 
   it('quotes only a prefix of a bad value, and lists at most ten problems', async () => {
     const { engine } = testEngine()
-    const e = await rejection(engine.campaigns.create({ name: 'C', campaign_type: 'Z'.repeat(60_000) }))
+    const e = await rejection(engine.raw.campaigns.create({ name: 'C', campaign_type: 'Z'.repeat(60_000) }))
     expect(e.path).toBe('campaign_type')
     expect(e.details.length).toBeLessThan(400)
     expect(e.details).toContain('more characters)')
     const many = await rejection(
-      engine.loyalties.createTiers(
+      engine.raw.loyalties.createTiers(
         'camp_x',
         Array.from({ length: 500 }, () => ({ name: 1 })),
       ),

@@ -50,7 +50,7 @@ describe('earning rules', () => {
       ['nope', 400],
     ]
     for (const [body, code] of bad)
-      await expect(engine.loyalties.createEarningRule(club.id, body)).rejects.toMatchObject({ code })
+      await expect(engine.raw.loyalties.createEarningRule(club.id, body)).rejects.toMatchObject({ code })
     await expect(engine.loyalties.createEarningRule('camp_nope', [])).rejects.toMatchObject({ code: 400 })
     await expect(engine.loyalties.listEarningRules(club.id, { limit: 101 })).rejects.toMatchObject({ code: 400 })
     await expect(engine.loyalties.listEarningRules(club.id, { order: 'name' })).rejects.toMatchObject({ code: 400 })
@@ -93,7 +93,7 @@ describe('earning rules', () => {
       { event: 'order.paid', loyalty: { type: 'FIXED', points: 100 }, active: false },
       { event: 'order.paid', loyalty: { type: 'FIXED', points: 1000 }, start_date: '2027-01-01T00:00:00.000Z' },
     ])
-    await engine.orders.create(PAID('o1', 1000, 'bob'))
+    await engine.raw.orders.create(PAID('o1', 1000, 'bob'))
     const bob = await engine.customers.get('bob')
     const cards = await engine.context.store.vouchers.list({ where: { campaign_id: club.id, holder_id: bob.id } })
     expect(cards.data.map((s) => s.value.loyalty_card?.points)).toEqual([7])
@@ -143,7 +143,7 @@ describe('earning rules', () => {
     })
     expect(spec).toMatchObject({ type: 'visited_store', metadata: { visits: 1 } })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.points).toBe(65)
-    await expect(engine.events.create({ customer: { source_id: 'alice' } })).rejects.toMatchObject({
+    await expect(engine.raw.events.create({ customer: { source_id: 'alice' } })).rejects.toMatchObject({
       code: 400,
       path: 'event',
     })
@@ -161,7 +161,7 @@ describe('earning rules', () => {
     await expect(engine.events.create('x'.repeat(301), { customer: { source_id: 'alice' } })).rejects.toMatchObject({
       code: 400,
     })
-    await expect(engine.events.create('visited_store', {})).rejects.toMatchObject({ code: 400, path: 'customer' })
+    await expect(engine.raw.events.create('visited_store', {})).rejects.toMatchObject({ code: 400, path: 'customer' })
     await expect(
       engine.events.create('visited_store', { customer: { source_id: 'alice' }, metadata: { visits: 'many' } }),
     ).rejects.toMatchObject({ code: 400 })
@@ -182,7 +182,7 @@ describe('points expiry through the ledger', () => {
     })
     await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 40 } }])
     const card = await member(engine, club.id)
-    await engine.orders.create(PAID('o1', 100))
+    await engine.raw.orders.create(PAID('o1', 100))
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card).toMatchObject({
       points: 40,
       balance: 40,
@@ -224,11 +224,11 @@ describe('points expiry through the ledger', () => {
           loyalty_card: { points: 0, expiration_rules: { period_type: 'MONTH', period_value: 12 } },
         },
       })
-      await engine.loyalties.createEarningRule(club.id, [
+      await engine.raw.loyalties.createEarningRule(club.id, [
         { event: 'order.paid', loyalty: { type: 'FIXED', points: 5 }, expiration_rules: rules },
       ])
       const card = await member(engine, club.id)
-      await engine.orders.create(PAID('o1', 100))
+      await engine.raw.orders.create(PAID('o1', 100))
       expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.next_expiration_date).toBe(last)
     }
     const { engine, clock } = testEngine()
@@ -241,7 +241,7 @@ describe('points expiry through the ledger', () => {
     })
     await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 5 } }])
     const card = await member(engine, club.id)
-    await engine.orders.create(PAID('o1', 100))
+    await engine.raw.orders.create(PAID('o1', 100))
     clock.set('2026-01-02T00:00:00.000Z')
     await engine.asyncActions.runPending()
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card).toMatchObject({

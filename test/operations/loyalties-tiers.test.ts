@@ -57,7 +57,7 @@ describe('tiers', () => {
       [[{ name: 'X', points: { from: 2000 }, earning_rules: { ern_x: { type: 'MULTIPLY', multiplier: 2 } } }], 404],
     ]
     for (const [body, code] of bad)
-      await expect(engine.loyalties.createTiers(club.id, body)).rejects.toMatchObject({ code })
+      await expect(engine.raw.loyalties.createTiers(club.id, body)).rejects.toMatchObject({ code })
     await expect(engine.loyalties.createTiers('camp_x', [{ name: 'A', points: { from: 1 } }])).rejects.toMatchObject({
       code: 404,
     })
@@ -99,14 +99,14 @@ describe('tiers', () => {
       },
     ])
     const card = await member(engine, club.id)
-    await engine.orders.create(paid('o1', 5000)) // 50 points → Bronze (joined)
+    await engine.raw.orders.create(paid('o1', 5000)) // 50 points → Bronze (joined)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
     // 60 → 110 → Silver: upgraded +1 → 111; "joined Silver" does not fire, alice joined the structure in Bronze.
-    await engine.orders.create(paid('o2', 6000))
+    await engine.raw.orders.create(paid('o2', 6000))
     const tier = await engine.loyalties.getMemberTier(null, card.id)
     expect(tier).toMatchObject({ name: 'Silver', expiration: { tier_id: silver?.id, expiration_date: null } })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(111)
-    await engine.orders.create(paid('o3', 1000)) // 10 ×2 in Silver = 20 → 131
+    await engine.raw.orders.create(paid('o3', 1000)) // 10 ×2 in Silver = 20 → 131
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(131)
     const types = (await engine.customers.listActivity('alice', { limit: 100, category: 'EFFECT' })).data.map(
       (a) => a.type,
@@ -132,7 +132,7 @@ describe('tiers', () => {
     ])
     await engine.loyalties.createTiers(club.id, [{ name: 'Gold', points: { from: 100 } }])
     const card = await member(engine, club.id)
-    await engine.orders.create(paid('o1', 100))
+    await engine.raw.orders.create(paid('o1', 100))
     expect(await engine.loyalties.getMemberTier(null, card.id)).toMatchObject({
       name: 'Gold',
       expiration: { start_date: '2026-03-10', expiration_date: '2026-04-07' },
@@ -162,7 +162,7 @@ describe('tiers', () => {
     expect(card.loyalty_card?.balance).toBe(55)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Bronze')
     clock.set('2026-01-15T12:00:00.000Z')
-    await engine.orders.create(paid('o1', 1000)) // +245 → 300 → Silver
+    await engine.raw.orders.create(paid('o1', 1000)) // +245 → 300 → Silver
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(300)
     expect((await engine.loyalties.getMemberTier(club.id, card.code))?.name).toBe('Silver')
     const tierEvents = (await engine.customers.listActivity('alice', { limit: 100 })).data
@@ -189,7 +189,7 @@ describe('tiers', () => {
       { event: 'order.paid', loyalty: { type: 'FIXED', points: 250 } },
     ])
     await engine.customers.create({ source_id: 'alice' })
-    await engine.orders.create(paid('o1', 1000))
+    await engine.raw.orders.create(paid('o1', 1000))
     const events = (await engine.customers.listActivity('alice', { limit: 100 })).data
       .filter((a) => a.type.startsWith('customer.loyalty.tier.'))
       .map((a) => `${a.type} ${(a.data.tier as { name: string }).name}`)

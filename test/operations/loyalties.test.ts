@@ -60,7 +60,7 @@ describe('loyalties.create', () => {
     expect(list.total).toBe(2)
     expect(list.campaigns).toHaveLength(1)
     const before = await snapshot(store)
-    await expect(engine.loyalties.create({ name: 'X', type: 'DYNAMIC' })).rejects.toMatchObject({
+    await expect(engine.raw.loyalties.create({ name: 'X', type: 'DYNAMIC' })).rejects.toMatchObject({
       code: 400,
       key: 'invalid_payload',
     })
@@ -81,12 +81,12 @@ describe('loyalties.create', () => {
       name: 'Tiny',
       voucher: { type: 'LOYALTY_CARD', code_config: { pattern: 'A#', charset: '0123456789' } },
     }
-    await expect(engine.loyalties.create({ ...body, vouchers_count: 11 })).rejects.toMatchObject({
+    await expect(engine.raw.loyalties.create({ ...body, vouchers_count: 11 })).rejects.toMatchObject({
       code: 400,
       path: 'vouchers_count',
     })
     expect(await snapshot(store)).toBe(before)
-    const fits = await engine.loyalties.create({ ...body, vouchers_count: 10 })
+    const fits = await engine.raw.loyalties.create({ ...body, vouchers_count: 10 })
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
     expect((await engine.loyalties.get(fits.id)).vouchers_count).toBe(10)
   })
@@ -94,9 +94,9 @@ describe('loyalties.create', () => {
   it('a failed card generation marks the program FAILED, not IN_PROGRESS for ever', async () => {
     const { engine } = testEngine()
     const voucher = { type: 'LOYALTY_CARD', code_config: { pattern: 'A#', charset: '0123456789' } }
-    await engine.loyalties.create({ name: 'First', vouchers_count: 6, voucher })
+    await engine.raw.loyalties.create({ name: 'First', vouchers_count: 6, voucher })
     // Fits the space of 10 at create, but only 4 codes are left once the first program has its 6.
-    const second = await engine.loyalties.create({ name: 'Second', vouchers_count: 6, voucher })
+    const second = await engine.raw.loyalties.create({ name: 'Second', vouchers_count: 6, voucher })
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 2, succeeded: 1, failed: 1 })
     expect(await engine.loyalties.get(second.id)).toMatchObject({
       creation_status: 'FAILED',
@@ -158,7 +158,7 @@ describe('loyalties.createMember', () => {
     await expect(
       engine.loyalties.createMember(club.id, { customer: { source_id: 'b' }, voucher: 'NOPE' }),
     ).rejects.toMatchObject({ code: 404 })
-    await expect(engine.loyalties.createMember(club.id, {})).rejects.toMatchObject({ code: 400, path: 'customer' })
+    await expect(engine.raw.loyalties.createMember(club.id, {})).rejects.toMatchObject({ code: 400, path: 'customer' })
     await expect(engine.loyalties.createMember('camp_nope', { customer: { source_id: 'b' } })).rejects.toMatchObject({
       code: 404,
     })

@@ -18,7 +18,7 @@ export async function program(engine: Engine, body: Record<string, unknown> = {}
 /** A DONE loyalty program with one `order.paid` earning rule of the given `loyalty`. */
 export async function programEarning(engine: Engine, loyalty: Record<string, unknown>) {
   const club = await program(engine)
-  await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty }])
+  await engine.raw.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty }])
   return club
 }
 

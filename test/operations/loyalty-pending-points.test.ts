@@ -32,7 +32,7 @@ describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concept
   it('a pending rule credits pending_points only: not spendable, not in the balance, no tier, no points events', async () => {
     const { engine, club, card, rule } = await setup()
     expect(rule?.pending_points).toEqual({ period_type: 'DAY', period_value: 7 })
-    await engine.orders.create(PAID)
+    await engine.raw.orders.create(PAID)
     const held = await engine.loyalties.getMember(null, card.id)
     expect(held.loyalty_card).toMatchObject({ points: 0, balance: 0, pending_points: 120, next_expiration_date: null })
     expect(await engine.loyalties.getMemberTier(null, card.id)).toBeNull()
@@ -53,7 +53,7 @@ describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concept
 
   it('activates at 00:00 of the 7th day after earning: balance, expiry from activation, events and tier', async () => {
     const { engine, clock, card, silver } = await setup()
-    await engine.orders.create(PAID)
+    await engine.raw.orders.create(PAID)
     clock.set('2026-01-21T23:59:59.999Z')
     await engine.asyncActions.runPending()
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card).toMatchObject({
@@ -99,7 +99,7 @@ describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concept
     ]
     for (const [pending, path] of bad) {
       const error = await rejection(
-        engine.loyalties.createEarningRule(club.id, [
+        engine.raw.loyalties.createEarningRule(club.id, [
           { event: 'order.paid', loyalty: { type: 'FIXED', points: 1 }, pending_points: pending },
         ]),
       )
@@ -127,7 +127,7 @@ describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concept
 describe('pending points activated and expired late are dated when they were due', () => {
   async function runAt(runs: readonly string[]) {
     const t = await setup()
-    await t.engine.orders.create(PAID)
+    await t.engine.raw.orders.create(PAID)
     for (const at of runs) {
       t.clock.set(at)
       await t.engine.asyncActions.runPending()

@@ -36,14 +36,14 @@ describe('metadata schemas are enforced on writes', () => {
   type Engine = ReturnType<typeof testEngine>['engine']
   const cases: [string, string, (e: Engine, m: Record<string, unknown>) => Promise<{ metadata?: unknown }>, string][] =
     [
-      ['campaigns.create', 'campaign', (e, m) => e.campaigns.create(campaignBody(m)), 'metadata'],
-      ['vouchers.create', 'voucher', (e, m) => e.vouchers.create(voucherBody(m)), 'metadata'],
+      ['campaigns.create', 'campaign', (e, m) => e.raw.campaigns.create(campaignBody(m)), 'metadata'],
+      ['vouchers.create', 'voucher', (e, m) => e.raw.vouchers.create(voucherBody(m)), 'metadata'],
       ['products.create', 'product', (e, m) => e.products.create({ name: 'Shirt', metadata: m }), 'metadata'],
       [
         'promotions.create (tier)',
         'promotion_tier',
         async (e, m) => {
-          const p = await e.promotions.create(promotionBody(m))
+          const p = await e.raw.promotions.create(promotionBody(m))
           return p.promotion.tiers[0] ?? {}
         },
         'promotion.tiers[0].metadata',
@@ -104,7 +104,7 @@ describe('metadata schemas are enforced on writes', () => {
 
   it('without a schema any metadata is accepted', async () => {
     const { engine } = testEngine()
-    expect((await engine.vouchers.create(voucherBody({ anything: [1, 2] }))).metadata).toEqual({ anything: [1, 2] })
+    expect((await engine.raw.vouchers.create(voucherBody({ anything: [1, 2] }))).metadata).toEqual({ anything: [1, 2] })
   })
 })
 

@@ -14,7 +14,7 @@ const productSchema = {
 describe('metadataSchemas', () => {
   it('creates, gets and lists schemas, filling defaults and dropping unknown definition keys', async () => {
     const { engine, clock } = testEngine()
-    const created = await engine.metadataSchemas.create(productSchema)
+    const created = await engine.raw.metadataSchemas.create(productSchema)
     expect(created).toEqual({
       id: expect.stringMatching(/^ms_[0-9A-Za-z]{24}$/),
       related_object: 'product',
@@ -47,9 +47,9 @@ describe('metadataSchemas', () => {
 
   it('refuses a second schema for the same object type with 409', async () => {
     const { engine, store } = testEngine()
-    await engine.metadataSchemas.create(productSchema)
+    await engine.raw.metadataSchemas.create(productSchema)
     const before = await snapshot(store)
-    await expect(engine.metadataSchemas.create(productSchema)).rejects.toMatchObject({
+    await expect(engine.raw.metadataSchemas.create(productSchema)).rejects.toMatchObject({
       code: 409,
       key: 'duplicate_metadata_schema',
     })
@@ -67,7 +67,7 @@ describe('metadataSchemas', () => {
       [{ related_object: 'order', properties: { a: { type: 'string', array: 'yes' } } }, 'properties.a.array'],
     ]
     for (const [body, path] of bad) {
-      await expect(engine.metadataSchemas.create(body)).rejects.toMatchObject({ code: 400, path })
+      await expect(engine.raw.metadataSchemas.create(body)).rejects.toMatchObject({ code: 400, path })
     }
     expect(await snapshot(store)).toBe(before)
   })

@@ -42,7 +42,7 @@ describe('products.create', () => {
   ])('rejects %s naming the field and writes nothing', async (_label, body, path) => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    const error = await rejection(engine.products.create(body))
+    const error = await rejection(engine.raw.products.create(body))
     expect(error).toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
@@ -103,7 +103,7 @@ describe('products.createSku', () => {
     const { engine, store } = testEngine()
     await engine.products.create({ source_id: 'p', name: 'P' })
     const before = await snapshot(store)
-    const error = await rejection(engine.products.createSku(productId, body))
+    const error = await rejection(engine.raw.products.createSku(productId, body))
     expect(error).toMatchObject({ code, path })
     expect(await snapshot(store)).toBe(before)
   })
@@ -211,7 +211,7 @@ describe('products collections', () => {
   ])('rejects %s naming the field and writes nothing', async (_label, body, path) => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    await expect(engine.products.createCollection(body)).rejects.toMatchObject({ code: 400, path })
+    await expect(engine.raw.products.createCollection(body)).rejects.toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
 })

@@ -23,9 +23,9 @@ async function creationCost(n: number, rules: 'own' | 'shared'): Promise<StoreCo
       action: { discount: { type: 'AMOUNT', amount_off: 100 } },
       validation_rules: [ruleIds[rules === 'own' ? i : 0]],
     }))
-  await engine.promotions.create({ name: 'Earlier', campaign_type: 'PROMOTION', promotion: { tiers: tiers('E') } })
+  await engine.raw.promotions.create({ name: 'Earlier', campaign_type: 'PROMOTION', promotion: { tiers: tiers('E') } })
   counting.reset()
-  const made = await engine.promotions.create({
+  const made = await engine.raw.promotions.create({
     name: 'Big',
     campaign_type: 'PROMOTION',
     promotion: { tiers: tiers('T') },

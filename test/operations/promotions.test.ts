@@ -10,7 +10,7 @@ function promotionBody(name = 'Spring sale', tiers: unknown[] = [{ name: 'Ten of
 describe('promotions.create', () => {
   it('creates a PROMOTION campaign with its tiers expanded', async () => {
     const { engine } = testEngine()
-    const campaign = await engine.promotions.create({
+    const campaign = await engine.raw.promotions.create({
       name: 'Spring sale',
       description: 'Tiers by basket size',
       start_date: '2026-03-01T00:00:00.000Z',
@@ -102,7 +102,7 @@ describe('promotions.create', () => {
         ],
       },
     ]
-    const campaign = await engine.promotions.create(
+    const campaign = await engine.raw.promotions.create(
       promotionBody(
         'All types',
         discounts.map((discount, i) => ({ name: `Tier ${i + 1}`, action: { discount } })),
@@ -123,16 +123,18 @@ describe('promotions.create', () => {
       object: 'category' as const,
     }
     await store.commit({ writes: [{ op: 'put', collection: 'categories', value: category, expectedVersion: null }] })
-    const byId = await engine.promotions.create({ ...promotionBody('A'), category_id: 'cat_flash' })
+    const byId = await engine.raw.promotions.create({ ...promotionBody('A'), category_id: 'cat_flash' })
     expect(byId).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
-    const byName = await engine.promotions.create({ ...promotionBody('B'), category: 'Flash' })
+    const byName = await engine.raw.promotions.create({ ...promotionBody('B'), category: 'Flash' })
     expect(byName).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
     // An unknown name creates the category, as campaigns.create does.
-    const created = await engine.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
+    const created = await engine.raw.promotions.create({ ...promotionBody('C'), category: 'Seasonal' })
     const seasonal = (await store.categories.findBy('name', 'Seasonal'))?.value
     expect(seasonal).toMatchObject({ name: 'Seasonal', hierarchy: 1, object: 'category' })
     expect(created).toMatchObject({ category: 'Seasonal', category_id: seasonal?.id, categories: [seasonal] })
-    await expect(engine.promotions.create({ ...promotionBody('D'), category_id: 'cat_none' })).rejects.toMatchObject({
+    await expect(
+      engine.raw.promotions.create({ ...promotionBody('D'), category_id: 'cat_none' }),
+    ).rejects.toMatchObject({
       code: 404,
       resource_type: 'category',
     })
@@ -144,7 +146,7 @@ describe('promotions.create', () => {
       name: 'Over 100',
       rules: { '1': { name: 'order.amount', conditions: { $more_than: [10000] } } },
     })
-    const campaign = await engine.promotions.create(
+    const campaign = await engine.raw.promotions.create(
       promotionBody('Ruled', [{ name: 'Big basket', action: { discount: tenOff }, validation_rules: [rule.id] }]),
     )
     const tier = campaign.promotion.tiers[0]
@@ -222,7 +224,7 @@ describe('promotions.create', () => {
       it(label, async () => {
         const { engine, store } = testEngine()
         const before = await snapshot(store)
-        const error = await rejection(engine.promotions.create(body))
+        const error = await rejection(engine.raw.promotions.create(body))
         expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path })
         expect(await snapshot(store)).toBe(before)
       })
@@ -231,9 +233,9 @@ describe('promotions.create', () => {
 
   it('rejects a duplicate campaign name with 409 and writes nothing', async () => {
     const { engine, store } = testEngine()
-    await engine.promotions.create(promotionBody('Same'))
+    await engine.raw.promotions.create(promotionBody('Same'))
     const before = await snapshot(store)
-    const error = await rejection(engine.promotions.create(promotionBody('Same')))
+    const error = await rejection(engine.raw.promotions.create(promotionBody('Same')))
     expect(error).toMatchObject({ code: 409, key: 'duplicate_found', path: 'name' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -242,7 +244,7 @@ describe('promotions.create', () => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
     const body = promotionBody('X', [{ name: 'T', action: { discount: tenOff }, validation_rules: ['val_missing'] }])
-    await expect(engine.promotions.create(body)).rejects.toMatchObject({ code: 404, resource_id: 'val_missing' })
+    await expect(engine.raw.promotions.create(body)).rejects.toMatchObject({ code: 404, resource_id: 'val_missing' })
     expect(await snapshot(store)).toBe(before)
   })
 })
@@ -250,7 +252,7 @@ describe('promotions.create', () => {
 describe('promotions.tiers', () => {
   it('adds a tier after the existing ones and updates the campaign', async () => {
     const { engine, clock, store } = testEngine()
-    const campaign = await engine.promotions.create(promotionBody())
+    const campaign = await engine.raw.promotions.create(promotionBody())
     clock.advance(60_000)
     const tier = await engine.promotions.tiers.create(campaign.id, {
       name: 'Free shipping',
@@ -273,17 +275,17 @@ describe('promotions.tiers', () => {
   it('counts a tier timeframe from the campaign start when the tier has none', async () => {
     const { engine, store } = testEngine()
     const timeframe = { duration: 'PT1H', interval: 'P1D' }
-    const dated = await engine.promotions.create({ ...promotionBody('Dated'), start_date: '2026-02-01T00:00:00Z' })
-    const tier = await engine.promotions.tiers.create(dated.id, {
+    const dated = await engine.raw.promotions.create({ ...promotionBody('Dated'), start_date: '2026-02-01T00:00:00Z' })
+    const tier = await engine.raw.promotions.tiers.create(dated.id, {
       name: 'Happy hour',
       action: { discount: tenOff },
       validity_timeframe: timeframe,
     })
     expect(tier.validity_timeframe).toEqual(timeframe)
-    const undated = await engine.promotions.create(promotionBody('Undated'))
+    const undated = await engine.raw.promotions.create(promotionBody('Undated'))
     const before = await snapshot(store)
     const error = await rejection(
-      engine.promotions.tiers.create(undated.id, {
+      engine.raw.promotions.tiers.create(undated.id, {
         name: 'T',
         action: { discount: tenOff },
         validity_timeframe: timeframe,
@@ -295,7 +297,7 @@ describe('promotions.tiers', () => {
 
   it('enables and disables a tier, stamping updated_at', async () => {
     const { engine, clock } = testEngine()
-    const campaign = await engine.promotions.create(
+    const campaign = await engine.raw.promotions.create(
       promotionBody('X', [{ name: 'T', action: { discount: tenOff }, active: false }]),
     )
     const id = campaign.promotion.tiers[0]?.id ?? ''
@@ -317,13 +319,15 @@ describe('promotions.tiers', () => {
     await expect(engine.promotions.tiers.get('promo_none')).rejects.toMatchObject({ code: 404 })
     await expect(engine.promotions.tiers.enable('promo_none')).rejects.toMatchObject({ code: 404 })
     await expect(
-      engine.promotions.tiers.create('camp_none', { name: 'T', action: { discount: tenOff } }),
+      engine.raw.promotions.tiers.create('camp_none', { name: 'T', action: { discount: tenOff } }),
     ).rejects.toMatchObject({ code: 404, resource_type: 'campaign' })
-    const campaign = await engine.promotions.create(promotionBody())
+    const campaign = await engine.raw.promotions.create(promotionBody())
     const before = await snapshot(store)
-    const error = await rejection(engine.promotions.tiers.create(campaign.id, { name: 'T', action: { discount: {} } }))
+    const error = await rejection(
+      engine.raw.promotions.tiers.create(campaign.id, { name: 'T', action: { discount: {} } }),
+    )
     expect(error).toMatchObject({ code: 400, path: 'action.discount.type' })
-    const missing = await rejection(engine.promotions.tiers.create(campaign.id, { action: { discount: tenOff } }))
+    const missing = await rejection(engine.raw.promotions.tiers.create(campaign.id, { action: { discount: tenOff } }))
     expect(missing).toMatchObject({ code: 400, path: 'name' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -332,14 +336,14 @@ describe('promotions.tiers', () => {
 describe('promotions.stacks', () => {
   async function campaignWithTiers(engine: ReturnType<typeof testEngine>['engine'], name: string, count: number) {
     const tiers = Array.from({ length: count }, (_, i) => ({ name: `T${i + 1}`, action: { discount: tenOff } }))
-    const campaign = await engine.promotions.create(promotionBody(name, tiers))
+    const campaign = await engine.raw.promotions.create(promotionBody(name, tiers))
     return { campaign, ids: campaign.promotion.tiers.map((t) => t.id) }
   }
 
   it('creates a stack and reads it back', async () => {
     const { engine } = testEngine()
     const { campaign, ids } = await campaignWithTiers(engine, 'P', 3)
-    const stack = await engine.promotions.stacks.createInCampaign(campaign.id, {
+    const stack = await engine.raw.promotions.stacks.createInCampaign(campaign.id, {
       name: 'Best two',
       tiers: { ids: [ids[2], ids[0]], hierarchy_mode: 'MANUAL' },
     })
@@ -390,7 +394,7 @@ describe('promotions.stacks', () => {
       [{ name: 'S', tiers: { ids: [ids[0], other.ids[0]] } }, 'tiers.ids[1]'],
     ]
     for (const [body, path] of cases) {
-      const error = await rejection(engine.promotions.stacks.createInCampaign(campaign.id, body))
+      const error = await rejection(engine.raw.promotions.stacks.createInCampaign(campaign.id, body))
       expect(error, JSON.stringify(body)).toMatchObject({ code: 400, path })
     }
     await expect(
@@ -408,7 +412,7 @@ describe('promotions.stacks', () => {
     const q = await campaignWithTiers(engine, 'Q', 1)
     const make = async (campaignId: string, name: string, tierId: string | undefined) => {
       clock.advance(60_000)
-      return engine.promotions.stacks.createInCampaign(campaignId, { name, tiers: { ids: [tierId] } })
+      return engine.raw.promotions.stacks.createInCampaign(campaignId, { name, tiers: { ids: [tierId] } })
     }
     const b = await make(p.campaign.id, 'Bravo', p.ids[0]) // 10:01
     const a = await make(p.campaign.id, 'Alpha', p.ids[0]) // 10:02
@@ -473,7 +477,7 @@ describe('promotions.stacks', () => {
       [{ updated_at: { since: '2026-01-01' } }, 'updated_at.since'],
     ]
     for (const [query, path] of cases) {
-      const error = await rejection(engine.promotions.stacks.list(query))
+      const error = await rejection(engine.raw.promotions.stacks.list(query))
       expect(error, JSON.stringify(query)).toMatchObject({ code: 400, key: 'invalid_payload', path })
     }
     await expect(engine.promotions.stacks.listInCampaign('camp_none')).rejects.toMatchObject({ code: 404 })
@@ -484,9 +488,9 @@ describe('promotions.stacks', () => {
     const { campaign, ids } = await campaignWithTiers(engine, 'Named', 1)
     const stack = await engine.promotions.stacks.createInCampaign(campaign.name, { name: 'S', tiers: { ids } })
     expect(stack.campaign_id).toBe(campaign.id)
-    const tier = await engine.promotions.tiers.create(campaign.name, { name: 'T2', action: { discount: tenOff } })
+    const tier = await engine.raw.promotions.tiers.create(campaign.name, { name: 'T2', action: { discount: tenOff } })
     expect(tier.campaign_id).toBe(campaign.id)
-    await engine.campaigns.create({
+    await engine.raw.campaigns.create({
       name: 'Coupons',
       campaign_type: 'DISCOUNT_COUPONS',
       voucher: { type: 'DISCOUNT_VOUCHER', discount: tenOff },

@@ -36,10 +36,10 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
   ]
   for (const code of codes) {
     t.clock.advance(60_000)
-    await engine.vouchers.create({ type: 'DISCOUNT_VOUCHER', ...code })
+    await engine.raw.vouchers.create({ type: 'DISCOUNT_VOUCHER', ...code })
   }
   const assign = (ruleId: string, type: string, id: string) =>
-    engine.validationRules.createAssignment(ruleId, { related_object_type: type, related_object_id: id })
+    engine.raw.validationRules.createAssignment(ruleId, { related_object_type: type, related_object_id: id })
   const onlyShoes = await engine.validationRules.create({
     name: 'Shoes only',
     rules: {},
@@ -96,7 +96,7 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
     { name: 'Silver', points: { from: 100, to: 999 } },
     { name: 'Gold', points: { from: 1000, to: 100000 } },
   ])
-  const [upgradedSilver] = await engine.loyalties.createEarningRule(club.id, [
+  const [upgradedSilver] = await engine.raw.loyalties.createEarningRule(club.id, [
     {
       event: 'customer.loyalty.tier.upgraded',
       loyalty_tier: { id: silver?.id },
@@ -142,7 +142,7 @@ export async function welcomeUsedOnce(s: Awaited<ReturnType<typeof qualification
     related_object_type: 'voucher',
     related_object_id: 'WELCOME20',
   })
-  await s.engine.redemptions.redeemStackable({
+  await s.engine.raw.redemptions.redeemStackable({
     customer: { source_id: 'ana' },
     order: s.cart,
     redeemables: [{ object: 'voucher', id: 'WELCOME20' }],

@@ -45,7 +45,7 @@ describe('qualify ⇔ validate', () => {
           const listed: string[] = []
           let cursor: string | null = null
           do {
-            const page = await s.engine.qualifications.checkEligibility({
+            const page = await s.engine.raw.qualifications.checkEligibility({
               customer,
               order,
               scenario: c.scenario,
@@ -65,7 +65,7 @@ describe('qualify ⇔ validate', () => {
           const candidates = [...(wallets[c.customer] ?? []), ...(c.scenario === 'CUSTOMER_WALLET' ? [] : tiers)]
           for (const r of candidates.filter((x) => unreachable(x.id))) expect(listed).not.toContain(r.id)
           for (const r of candidates.filter((x) => !unreachable(x.id))) {
-            const result = await s.engine.validations.validateStackable({
+            const result = await s.engine.raw.validations.validateStackable({
               customer,
               ...(c.scenario === 'AUDIENCE_ONLY' ? {} : { order }),
               redeemables: [r],
@@ -111,7 +111,7 @@ async function buildSmallShop(shop: SmallShop) {
     await engine.categories.create({ name: 'First', hierarchy: 1 }),
     await engine.categories.create({ name: 'Second', hierarchy: 2 }),
   ]
-  await engine.stackingRules.create('proj_default', {
+  await engine.raw.stackingRules.create('proj_default', {
     ...shop.rules,
     applicable_redeemables_per_category_limit: Math.min(
       shop.rules.applicable_redeemables_per_category_limit,
@@ -169,7 +169,7 @@ describe('the best stack', () => {
         if (order.items.length === 0) return
         let brute = 0
         for (const subset of subsets(codes)) {
-          const result = await engine.validations.validateStackable({
+          const result = await engine.raw.validations.validateStackable({
             order,
             redeemables: subset.map((id) => ({ object: 'voucher', id })),
           })
@@ -177,7 +177,7 @@ describe('the best stack', () => {
           if (allApply && result.redeemables.every((r) => r.status === 'APPLICABLE'))
             brute = Math.max(brute, result.order.total_discount_amount)
         }
-        const best = await engine.qualifications.bestStack({
+        const best = await engine.raw.qualifications.bestStack({
           order,
           redeemables: codes.map((id) => ({ object: 'voucher', id })),
         })

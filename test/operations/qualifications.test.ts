@@ -7,7 +7,7 @@ const ana = { source_id: 'ana' }
 describe('qualifications.checkEligibility on a shop', () => {
   it('lists what Ana may use on her cart, each with its discount on it, best deal first', async () => {
     const s = await qualificationShop()
-    const result = await s.engine.qualifications.checkEligibility({
+    const result = await s.engine.raw.qualifications.checkEligibility({
       customer: ana,
       order: s.cart,
       options: { sorting_rule: 'BEST_DEAL' },
@@ -41,7 +41,7 @@ describe('qualifications.checkEligibility on a shop', () => {
   it('pages with the cursor and sorts LEAST_DEAL and DEFAULT', async () => {
     const s = await qualificationShop()
     const ask = (options: Record<string, unknown>) =>
-      s.engine.qualifications.checkEligibility({ customer: ana, order: s.cart, options })
+      s.engine.raw.qualifications.checkEligibility({ customer: ana, order: s.cart, options })
     const first = await ask({ sorting_rule: 'LEAST_DEAL', limit: 3 })
     expect(first.redeemables.data.map((r) => r.id)).toEqual(['GIFT-50', 'SHOES5', s.ids.shoesTier])
     expect(first.redeemables).toMatchObject({ total: 4, has_more: true, more_starting_after: s.ids.shoesTier })
@@ -55,9 +55,9 @@ describe('qualifications.checkEligibility on a shop', () => {
   it('scenarios: the wallet, the products, what targets them, the stacks, the audience', async () => {
     const s = await qualificationShop()
     const ids = async (body: Record<string, unknown>) =>
-      (await s.engine.qualifications.checkEligibility({ customer: ana, order: s.cart, ...body })).redeemables.data.map(
-        (r) => r.id,
-      )
+      (
+        await s.engine.raw.qualifications.checkEligibility({ customer: ana, order: s.cart, ...body })
+      ).redeemables.data.map((r) => r.id)
     expect(await ids({ scenario: 'CUSTOMER_WALLET' })).toEqual(['WELCOME20', 'SHOES5', 'GIFT-50'])
     expect(await ids({ scenario: 'PRODUCTS_DISCOUNT' })).toEqual(['SHOES5', s.ids.shoesTier])
     expect(await ids({ scenario: 'PRODUCTS_DISCOUNT_BY_CUSTOMER' })).toEqual(['SHOES5', s.ids.shoesTier])
@@ -87,7 +87,7 @@ describe('qualifications.checkEligibility on a shop', () => {
     const s = await qualificationShop()
     const ids = async (filters: Record<string, unknown>) =>
       (
-        await s.engine.qualifications.checkEligibility({ customer: ana, order: s.cart, options: { filters } })
+        await s.engine.raw.qualifications.checkEligibility({ customer: ana, order: s.cart, options: { filters } })
       ).redeemables.data.map((r) => r.id)
     expect(await ids({ resource_type: { conditions: { $is: 'promotion_tier' } } })).toEqual([s.ids.shoesTier])
     expect(await ids({ category_id: { conditions: { $in: [s.ids.seasonal] } } })).toEqual(['WELCOME20', 'SHOES5'])
@@ -111,7 +111,7 @@ describe('qualifications.checkEligibility on a shop', () => {
 
   it('expands the redeemable, its categories and its validation rules', async () => {
     const s = await qualificationShop()
-    const result = await s.engine.qualifications.checkEligibility({
+    const result = await s.engine.raw.qualifications.checkEligibility({
       customer: ana,
       order: s.cart,
       options: {
@@ -130,7 +130,7 @@ describe('qualifications.checkEligibility on a shop', () => {
     await welcomeUsedOnce(s)
     const ids = async (options: Record<string, unknown>) =>
       (
-        await s.engine.qualifications.checkEligibility({
+        await s.engine.raw.qualifications.checkEligibility({
           customer: ana,
           order: s.cart,
           scenario: 'CUSTOMER_WALLET',
@@ -140,7 +140,7 @@ describe('qualifications.checkEligibility on a shop', () => {
     expect(await ids({})).toEqual(['SHOES5', 'GIFT-50'])
     expect(await ids({ check_limits: false })).toEqual(['WELCOME20', 'SHOES5', 'GIFT-50'])
     const refused = await rejection(
-      s.engine.qualifications.checkEligibility(
+      s.engine.raw.qualifications.checkEligibility(
         { customer: ana, order: s.cart, options: { check_limits: false } },
         { side: 'client' },
       ),
@@ -151,13 +151,13 @@ describe('qualifications.checkEligibility on a shop', () => {
   it('never writes: no activity, no session', async () => {
     const s = await qualificationShop()
     const before = await snapshot(s.store)
-    await s.engine.qualifications.checkEligibility({
+    await s.engine.raw.qualifications.checkEligibility({
       customer: ana,
       order: s.cart,
       options: { sorting_rule: 'BEST_DEAL' },
     })
-    await s.engine.qualifications.bestStack({ customer: ana, order: s.cart })
-    await s.engine.loyalties.qualifications(s.ids.club, { customer: ana, order: s.cart })
+    await s.engine.raw.qualifications.bestStack({ customer: ana, order: s.cart })
+    await s.engine.raw.loyalties.qualifications(s.ids.club, { customer: ana, order: s.cart })
     expect(await snapshot(s.store)).toBe(before)
   })
 })
@@ -183,7 +183,7 @@ describe('qualifications: bad input names the field', () => {
   ])('%j → %s', async (body, path) => {
     const s = await qualificationShop()
     const before = await snapshot(s.store)
-    const error = await rejection(s.engine.qualifications.checkEligibility(body))
+    const error = await rejection(s.engine.raw.qualifications.checkEligibility(body))
     expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path })
     expect(await snapshot(s.store)).toBe(before)
   })
@@ -195,18 +195,20 @@ describe('qualifications: bad input names the field', () => {
     )
     expect(cursor.path).toBe('options.starting_after')
     const both = await rejection(
-      s.engine.qualifications.bestStack({
+      s.engine.raw.qualifications.bestStack({
         order: s.cart,
         scenario: 'ALL',
         redeemables: [{ object: 'voucher', id: 'WELCOME20' }],
       }),
     )
     expect(both.path).toBe('scenario')
-    const noOrder = await rejection(s.engine.qualifications.bestStack({ customer: ana }))
+    const noOrder = await rejection(s.engine.raw.qualifications.bestStack({ customer: ana }))
     expect(noOrder.path).toBe('order')
-    const program = await rejection(s.engine.loyalties.qualifications(s.ids.club, { customer: ana }))
+    const program = await rejection(s.engine.raw.loyalties.qualifications(s.ids.club, { customer: ana }))
     expect(program.path).toBe('order')
-    const unknown = await rejection(s.engine.loyalties.qualifications('camp_nope', { customer: ana, order: s.cart }))
+    const unknown = await rejection(
+      s.engine.raw.loyalties.qualifications('camp_nope', { customer: ana, order: s.cart }),
+    )
     expect(unknown.code).toBe(404)
   })
 })
@@ -214,7 +216,7 @@ describe('qualifications: bad input names the field', () => {
 describe('qualifications.bestStack', () => {
   it('chooses the largest total discount, as a ready validateStackable request, and says why the rest is out', async () => {
     const s = await qualificationShop()
-    const best = await s.engine.qualifications.bestStack({ customer: ana, order: s.cart })
+    const best = await s.engine.raw.qualifications.bestStack({ customer: ana, order: s.cart })
     // 20% of 28500, then $10 off the shoes: 5700 + 1000. SHOES5 shares WELCOME20's category (1 per category).
     expect(best.total_discount).toBe(6700)
     expect(best.exact).toBe(true)
@@ -231,14 +233,14 @@ describe('qualifications.bestStack', () => {
       [s.ids.bigBasket]: 'order_rules_violated',
     })
     // The request validates to the same result.
-    const again = await s.engine.validations.validateStackable(best.request)
+    const again = await s.engine.raw.validations.validateStackable(best.request)
     expect(again.order.total_discount_amount).toBe(6700)
     expect(again.redeemables.map((r) => r.status)).toEqual(['APPLICABLE', 'APPLICABLE'])
   })
 
   it('takes a list of candidates; a limit that excludes one is its reason', async () => {
     const s = await qualificationShop({ stackingRules: { applicable_redeemables_limit: 1 } })
-    const best = await s.engine.qualifications.bestStack({
+    const best = await s.engine.raw.qualifications.bestStack({
       customer: ana,
       order: s.cart,
       redeemables: [
@@ -271,7 +273,7 @@ describe('qualifications.bestStack', () => {
 describe('loyalties.qualifications: the points an order would earn', () => {
   it('gives the hosted estimate and the cascade a payment then really runs', async () => {
     const s = await qualificationShop()
-    const estimate = await s.engine.loyalties.qualifications(s.ids.club, { customer: ana, order: s.cart })
+    const estimate = await s.engine.raw.loyalties.qualifications(s.ids.club, { customer: ana, order: s.cart })
     // Order-paid rule alone: 1 point per $1 of 28500. Ana is Bronze (×2): 570, 50 + 570 = 620 reaches
     // Silver, whose upgrade rule adds 25 (a joined rule would not fire: Ana is in the tiers already).
     expect(estimate).toMatchObject({
@@ -303,7 +305,7 @@ describe('loyalties.qualifications: the points an order would earn', () => {
 
   it('a customer who is not a member gets the estimate and an empty cascade', async () => {
     const s = await qualificationShop()
-    const estimate = await s.engine.loyalties.qualifications(s.ids.club, {
+    const estimate = await s.engine.raw.loyalties.qualifications(s.ids.club, {
       customer: { source_id: 'bob' },
       order: s.cart,
     })

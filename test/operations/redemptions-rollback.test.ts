@@ -16,7 +16,7 @@ async function setup(options: EngineOptions = {}) {
 describe('rollbackStackable', () => {
   it('WITHOUT_ORDER keeps the order and its discounts; the use comes back', async () => {
     const { engine, body } = await setup({ stackingRules: { redeemables_rollback_order_mode: 'WITHOUT_ORDER' } })
-    const redemption = await engine.redemptions.redeemStackable(body)
+    const redemption = await engine.raw.redemptions.redeemStackable(body)
     const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id, { reason: 'keep' })
     expect(rollback.order).toMatchObject({ status: 'PAID', total_discount_amount: 1000, total_amount: 4000 })
     expect(rollback.parent_rollback).toMatchObject({ reason: 'keep', redemption: redemption.parent_redemption.id })
@@ -26,12 +26,12 @@ describe('rollbackStackable', () => {
     })
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(0)
     // The single use is free again.
-    expect((await engine.redemptions.redeemStackable(body)).parent_redemption.result).toBe('SUCCESS')
+    expect((await engine.raw.redemptions.redeemStackable(body)).parent_redemption.result).toBe('SUCCESS')
   })
 
   it('is refused after 3 months (rollback_period_expired), accepted on the last instant', async () => {
     const { engine, body, clock, store } = await setup()
-    const a = await engine.redemptions.redeemStackable(body)
+    const a = await engine.raw.redemptions.redeemStackable(body)
     clock.set('2026-04-15T10:00:00.001Z')
     const before = await snapshot(store, ['redemption_rollbacks', 'activities'])
     await expect(engine.redemptions.rollbackStackable(a.parent_redemption.id)).rejects.toMatchObject({
@@ -66,7 +66,7 @@ describe('rollbackStackable', () => {
 
   it('emits redemption and rollback activities for the customer', async () => {
     const { engine, body, store } = await setup()
-    const a = await engine.redemptions.redeemStackable(body)
+    const a = await engine.raw.redemptions.redeemStackable(body)
     await engine.redemptions.rollbackStackable(a.parent_redemption.id)
     const types = (await store.activities.list()).data.map((x) => x.value.type).sort()
     expect(types).toEqual([

@@ -22,7 +22,7 @@ describe('redeemStackable under concurrency', () => {
           redemption: { quantity: q },
         })
         const body = { redeemables: [{ object: 'voucher', id: 'RACE' }], order: { amount: 1000 } }
-        const results = await Promise.all(Array.from({ length: n }, () => engine.redemptions.redeemStackable(body)))
+        const results = await Promise.all(Array.from({ length: n }, () => engine.raw.redemptions.redeemStackable(body)))
         const successes = results.filter((r) => r.parent_redemption.result === 'SUCCESS')
         const failures = results.filter((r) => r.parent_redemption.result === 'FAILURE')
         expect(successes).toHaveLength(Math.min(n, q))
@@ -48,7 +48,9 @@ describe('redeemStackable under concurrency', () => {
           order: { amount: 1000 },
           session: { type: 'LOCK' },
         }
-        const results = await Promise.all(Array.from({ length: n }, () => engine.validations.validateStackable(body)))
+        const results = await Promise.all(
+          Array.from({ length: n }, () => engine.raw.validations.validateStackable(body)),
+        )
         expect(results.filter((r) => r.valid)).toHaveLength(Math.min(n, q))
         expect((await store.sessions.list()).data).toHaveLength(Math.min(n, q))
       }),
@@ -135,7 +137,7 @@ describe('redeem then roll back', () => {
             order: { amount: s.amount },
           }
           // Earlier redemptions that stay, so the counters are not simply back to zero.
-          for (let i = 0; i < s.earlier; i++) await engine.redemptions.redeemStackable(body)
+          for (let i = 0; i < s.earlier; i++) await engine.raw.redemptions.redeemStackable(body)
           const state = async () => {
             const pct = await engine.vouchers.get('PCT')
             const gift = await engine.vouchers.get('GIFT')
@@ -143,7 +145,7 @@ describe('redeem then roll back', () => {
             return { pct: pct.redemption, gift: [gift.gift, gift.redemption], tier: tier.summary }
           }
           const before = await state()
-          const redemption = await engine.redemptions.redeemStackable(body)
+          const redemption = await engine.raw.redemptions.redeemStackable(body)
           if (redemption.parent_redemption.result !== 'SUCCESS') return
           const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id)
           expect(await state()).toEqual(before)

@@ -16,7 +16,7 @@ const referralProgram = (over: Record<string, unknown> = {}) => ({
 
 async function setup(over: Record<string, unknown> = {}) {
   const t = testEngine()
-  const campaign = await t.engine.campaigns.create(referralProgram(over))
+  const campaign = await t.engine.raw.campaigns.create(referralProgram(over))
   const codes = (await t.store.vouchers.list({ where: { campaign_id: campaign.id } })).data.map((s) => s.value.code)
   const alice = await t.engine.customers.create({ source_id: 'alice' })
   const bob = await t.engine.customers.create({ source_id: 'bob' })
@@ -82,7 +82,10 @@ describe('referrals.publish', () => {
 
   it('publishes a given code, generates one when an AUTO_UPDATE campaign runs out, and creates a new customer', async () => {
     const { engine, store, campaign, codes } = await setup({ vouchers_count: 1 })
-    const first = await engine.referrals.publish(campaign.id, { customer: { source_id: 'alice' }, voucher: codes[0] })
+    const first = await engine.raw.referrals.publish(campaign.id, {
+      customer: { source_id: 'alice' },
+      voucher: codes[0],
+    })
     expect(first.voucher?.code).toBe(codes[0])
     const second = await engine.referrals.publish(campaign.id, { customer: { source_id: 'carol' } })
     expect(second.voucher?.code).toMatch(/^REF-[0-9A-Za-z]{4}$/)
@@ -110,14 +113,14 @@ describe('referrals.publish', () => {
     ['no customer', {}, 'customer'],
     ['a customer without id or source_id', { customer: {} }, 'customer'],
     ['metadata not an object', { customer: { source_id: 'alice' }, metadata: 'x' }, 'metadata'],
-    ['count 0', { customer: { source_id: 'alice' }, count: 0 }, 'campaign.count'],
-    ['count 101', { customer: { source_id: 'alice' }, count: 101 }, 'campaign.count'],
+    ['count 0', { customer: { source_id: 'alice' }, count: 0 }, 'count'],
+    ['count 101', { customer: { source_id: 'alice' }, count: 101 }, 'count'],
     ['two codes with a source_id', { customer: { source_id: 'alice' }, count: 2, source_id: 's' }, 'campaign.count'],
     ['two codes with a voucher', { customer: { source_id: 'alice' }, count: 2, voucher: 'X' }, 'campaign.count'],
   ])('rejects %s with a 400 naming %s and writes nothing', async (_label, body, path) => {
     const { engine, store } = await setup()
     const before = await snapshot(store)
-    await expect(engine.referrals.publish('Refer a friend', body)).rejects.toMatchObject({ code: 400, path })
+    await expect(engine.raw.referrals.publish('Refer a friend', body)).rejects.toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
 
@@ -129,7 +132,7 @@ describe('referrals.publish', () => {
       vouchers_count: 1,
       voucher: { discount: { type: 'AMOUNT', amount_off: 100 } },
     })
-    await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
+    await engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
     const before = await snapshot(store)
     await expect(engine.referrals.publish('Nope', { customer: { source_id: 'bob' } })).rejects.toMatchObject({
       code: 404,
@@ -146,7 +149,7 @@ describe('referrals.publish', () => {
       path: 'campaign',
     })
     await expect(
-      engine.referrals.publish('Refer a friend', { customer: { source_id: 'bob' }, voucher: codes[0] }),
+      engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'bob' }, voucher: codes[0] }),
     ).rejects.toMatchObject({ code: 409, key: 'voucher_already_published' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -228,10 +231,13 @@ describe('referrals.listHolders', () => {
 
   it('pages by limit and cursor, filters by holder_role, orders by id, and takes the campaign', async () => {
     const { engine, code, alice, referees, campaign } = await withReferees()
-    const first = await engine.referrals.listHolders(code, { limit: 2 })
+    const first = await engine.raw.referrals.listHolders(code, { limit: 2 })
     expect(first.data.map((h) => h.customer_id)).toEqual([alice.id, referees[0]])
     expect(first).toMatchObject({ total: 4, has_more: true, more_starting_after: first.data[1]?.id })
-    const next = await engine.referrals.listHolders(code, { limit: 2, starting_after_id: first.more_starting_after })
+    const next = await engine.raw.referrals.listHolders(code, {
+      limit: 2,
+      starting_after_id: first.more_starting_after,
+    })
     expect(next.data.map((h) => h.customer_id)).toEqual([referees[1], referees[2]])
     expect(next).toMatchObject({ total: 4, has_more: false, more_starting_after: null })
     const referrers = await engine.referrals.listHolders(code, {
@@ -239,11 +245,9 @@ describe('referrals.listHolders', () => {
     })
     expect(referrers.data.map((h) => [h.holder_role, h.customer_id])).toEqual([['REFERRER', alice.id]])
     expect(referrers.total).toBe(1)
-    const owners = await engine.referrals.listHolders(
-      code,
-      { filters: { holder_role: { conditions: { $is: 'OWNER' } } } },
-      campaign.name,
-    )
+    const owners = await engine.referrals.listHolders(campaign.name, code, {
+      filters: { holder_role: { conditions: { $is: 'OWNER' } } },
+    })
     expect(owners.data.map((h) => h.customer_id)).toEqual(referees)
     const byId = await engine.referrals.listHolders(code, { order: '-id' })
     const ids = byId.data.map((h) => h.id)
@@ -271,11 +275,11 @@ describe('referrals.listHolders', () => {
       voucher: { discount: { type: 'AMOUNT', amount_off: 1 } },
     })
     await expect(engine.referrals.listHolders('NOPE')).rejects.toMatchObject({ code: 404, resource_type: 'voucher' })
-    await expect(engine.referrals.listHolders(codes[0] ?? '', {}, 'Nope')).rejects.toMatchObject({
+    await expect(engine.raw.referrals.listHolders('Nope', codes[0] ?? '', {})).rejects.toMatchObject({
       code: 404,
       resource_type: 'campaign',
     })
-    await expect(engine.referrals.listHolders(codes[0] ?? '', {}, 'Other')).rejects.toMatchObject({
+    await expect(engine.referrals.listHolders('Other', codes[0] ?? '', {})).rejects.toMatchObject({
       code: 404,
       resource_type: 'voucher',
     })
@@ -285,7 +289,7 @@ describe('referrals.listHolders', () => {
 describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
   it('makes the referee a holder and emits customer.referred once, naming the referrer', async () => {
     const { engine, store, codes, alice, bob } = await setup()
-    await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
+    await engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
     const voucher = await engine.vouchers.get(codes[0] ?? '')
     expect(isReferrer(voucher, alice.id)).toBe(true)
     expect(isReferrer(voucher, bob.id)).toBe(false)
@@ -312,7 +316,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
   it('does nothing for the referrer, an unpublished code, or a plain voucher', async () => {
     const { engine, store, codes, alice, bob } = await setup()
     const unpublished = await engine.vouchers.get(codes[1] ?? '')
-    await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
+    await engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
     const published = await engine.vouchers.get(codes[0] ?? '')
     const plain = await engine.vouchers.create({
       code: 'PLAIN',
@@ -332,7 +336,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
     const { engine, store, codes, bob } = await setup({
       referral_program: { conversion_event_type: 'custom_event', custom_event: { name: 'signed_up' } },
     })
-    await engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
+    await engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
     const voucher = await engine.vouchers.get(codes[0] ?? '')
     const outcome = await mutate(engine.context, (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
     expect(outcome).toMatchObject({
@@ -349,7 +353,7 @@ describe('convertReferralOnCustomEvent (for events.create)', () => {
     const t = await setup({
       referral_program: { conversion_event_type: 'custom_event', custom_event: { name: 'signed_up' } },
     })
-    await t.engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
+    await t.engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
     const convert = (eventName: string, customerId: string, referral: { code: string; referrer_id?: string }) =>
       mutate(t.engine.context, (tx) => convertReferralOnCustomEvent(tx, { eventName, customerId, referral }))
     return { ...t, code: t.codes[0] ?? '', convert }
@@ -373,7 +377,7 @@ describe('convertReferralOnCustomEvent (for events.create)', () => {
     })
     expect(await snapshot(store)).toBe(before)
     const t = await setup()
-    await t.engine.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
+    await t.engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
     const outcome = await mutate(t.engine.context, (tx) =>
       convertReferralOnCustomEvent(tx, {
         eventName: 'signed_up',

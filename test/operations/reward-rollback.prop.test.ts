@@ -82,7 +82,7 @@ describe('reward redemption then rollback', () => {
         }
         const before = await state()
         expect(before.bucketSum).toBe(earned.reduce((n, e) => n + e.points, 0))
-        const redeemed = await engine.loyalties.redeemReward(club.id, card.id, body).then(
+        const redeemed = await engine.raw.loyalties.redeemReward(club.id, card.id, body).then(
           (x) => x,
           () => null,
         )

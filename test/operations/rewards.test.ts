@@ -74,7 +74,7 @@ describe('rewards.create / createAssignment', () => {
       { type: 'COIN', parameters: { coin: { exchange_ratio: 1, points_ratio: 1 } } },
       { name: 'x', type: 'CAMPAIGN', parameters: { campaign: { id: club.id } } },
     ]
-    for (const body of bad) await expect(engine.rewards.create(body)).rejects.toMatchObject({ code: 400 })
+    for (const body of bad) await expect(engine.raw.rewards.create(body)).rejects.toMatchObject({ code: 400 })
     await expect(
       engine.rewards.create({ name: 'x', type: 'CAMPAIGN', parameters: { campaign: { id: 'camp_x' } } }),
     ).rejects.toMatchObject({ code: 404 })
@@ -199,7 +199,9 @@ describe('loyalties.redeemReward', () => {
     await expect(engine.loyalties.redeemReward(club.id, 'NOPE', { reward: { id: mug.id } })).rejects.toMatchObject({
       code: 404,
     })
-    await expect(engine.loyalties.redeemReward(club.id, card.code, { reward: {} })).rejects.toMatchObject({ code: 400 })
+    await expect(engine.raw.loyalties.redeemReward(club.id, card.code, { reward: {} })).rejects.toMatchObject({
+      code: 400,
+    })
   })
 
   it('CAMPAIGN rewards: a coupon published, gift credits added, points on another program; tier mapping changes the cost', async () => {

@@ -234,7 +234,7 @@ describe('stackingRules.create / update', () => {
       it(label, async () => {
         const { engine, store } = testEngine()
         const before = await snapshot(store)
-        const error = await rejection(engine.stackingRules.create(PROJECT, body))
+        const error = await rejection(engine.raw.stackingRules.create(PROJECT, body))
         expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path })
         expect(error.details).toContain(problem)
         expect(await snapshot(store)).toBe(before)

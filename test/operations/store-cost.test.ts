@@ -66,7 +66,7 @@ describe('the longest chain of sequential store calls', () => {
   it('a validation of four redeemables for a known customer: at most 4 (3 levels of reads, then the activity commit)', async () => {
     const { counter, engine, body } = await shop()
     counter.reset()
-    const result = await engine.validations.validateStackable(body)
+    const result = await engine.raw.validations.validateStackable(body)
     expect(result.valid).toBe(true)
     expect(counter.depth).toBeLessThanOrEqual(4)
   })
@@ -74,7 +74,7 @@ describe('the longest chain of sequential store calls', () => {
   it('a redemption of four redeemables, a new customer created with it: at most 5', async () => {
     const { counter, engine, body } = await shop()
     counter.reset()
-    const result = await engine.redemptions.redeemStackable({ ...body, customer: { source_id: 'new' } })
+    const result = await engine.raw.redemptions.redeemStackable({ ...body, customer: { source_id: 'new' } })
     expect(result.parent_redemption.result).toBe('SUCCESS')
     expect(counter.depth).toBeLessThanOrEqual(5)
   })

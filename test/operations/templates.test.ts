@@ -102,7 +102,7 @@ describe('templates', () => {
       has_more: true,
       more_starting_after: ids[1],
     })
-    const rest = await engine.templates.listCampaignTemplates({
+    const rest = await engine.raw.templates.listCampaignTemplates({
       limit: '2',
       starting_after_id: first.more_starting_after,
       include_total: 'true',
@@ -128,7 +128,7 @@ describe('templates', () => {
   ])('rejects the template body %j naming %s, writing nothing', async (body, path) => {
     const { engine, store } = await setup()
     const before = await snapshot(store)
-    await expect(engine.templates.createCampaignTemplate(body)).rejects.toMatchObject({ code: 400, path })
+    await expect(engine.raw.templates.createCampaignTemplate(body)).rejects.toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
 
@@ -154,7 +154,7 @@ describe('templates', () => {
       code: 404,
       resource_type: 'campaign_template',
     })
-    await expect(engine.templates.createCampaignFromTemplate(template.id, {})).rejects.toMatchObject({
+    await expect(engine.raw.templates.createCampaignFromTemplate(template.id, {})).rejects.toMatchObject({
       code: 400,
       path: 'name',
     })
@@ -181,6 +181,6 @@ describe('templates', () => {
     [{ filters: { campaign: { conditions: { $in: ['x'] } } } }, 'filters.campaign'],
   ])('rejects the list query %j naming %s', async (query, path) => {
     const { engine } = await setup()
-    await expect(engine.templates.listCampaignTemplates(query)).rejects.toMatchObject({ code: 400, path })
+    await expect(engine.raw.templates.listCampaignTemplates(query)).rejects.toMatchObject({ code: 400, path })
   })
 })

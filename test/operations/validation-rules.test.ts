@@ -115,12 +115,47 @@ describe('validationRules.create', () => {
         'applicable_to.included[0].id',
       ],
       ['a bundle limit of 0', { name: 'R', rules: {}, bundle_rules: { limit: 0 } }, 'bundle_rules.limit'],
+      [
+        'an unknown rule name',
+        { name: 'R', rules: { '1': { name: 'order.amunt', conditions: { $is: [1] } } } },
+        'rules.1.name',
+      ],
+      [
+        'a rule name this engine does not support',
+        { name: 'R', rules: { '1': { name: 'redemption.api_key', conditions: { $is: ['k'] } } } },
+        'rules.1.name',
+      ],
+      [
+        'an unknown nested rule name',
+        {
+          name: 'R',
+          rules: { '1': { ...orderOver100, rules: { '1': { name: 'order.items.qty', conditions: { $is: [1] } } } } },
+        },
+        'rules.1.rules.1.name',
+      ],
+      [
+        'an unknown bundle rule name',
+        { name: 'R', rules: {}, bundle_rules: { '1': { name: 'product.idd', conditions: { $is: ['p'] } } } },
+        'bundle_rules.1.name',
+      ],
+      ['a misspelt rule field', { name: 'R', rules: { '1': { ...orderOver100, propery: 'x' } } }, 'rules.1.propery'],
     ]
+    it('says what a misspelt rule name or operator was likely meant to be', async () => {
+      const { engine } = testEngine()
+      const rule = (name: string, op: string) => ({ name: 'R', rules: { '1': { name, conditions: { [op]: [1] } } } })
+      expect(await rejection(engine.raw.validationRules.create(rule('order.amunt', '$is')))).toMatchObject({
+        details: 'Property .rules.1.name is not a rule name this engine knows; did you mean order.amount?',
+      })
+      expect(await rejection(engine.raw.validationRules.create(rule('order.amount', '$mor_than')))).toMatchObject({
+        details: 'Property .rules.1.conditions.$mor_than is not an operator; did you mean $more_than?',
+      })
+    })
+
     for (const [label, body, path] of cases) {
       it(label, async () => {
         const { engine, store } = testEngine()
         const before = await snapshot(store)
-        const error = await rejection(engine.validationRules.create(body))
+        const error = await rejection(engine.raw.validationRules.create(body))
         expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path })
         expect(await snapshot(store)).toBe(before)
       })
@@ -199,9 +234,9 @@ describe('validationRules.createAssignment', () => {
   it('rejects a second assignment of the same rule to the same object with 409', async () => {
     const { engine, store, rule, tierId } = await fixture()
     const body = { related_object_type: 'promotion_tier', related_object_id: tierId }
-    await engine.validationRules.createAssignment(rule.id, body)
+    await engine.raw.validationRules.createAssignment(rule.id, body)
     const before = await snapshot(store)
-    const error = await rejection(engine.validationRules.createAssignment(rule.id, body))
+    const error = await rejection(engine.raw.validationRules.createAssignment(rule.id, body))
     expect(error).toMatchObject({ code: 409, key: 'duplicate_found', path: 'related_object_id' })
     expect(await snapshot(store)).toBe(before)
   })
@@ -210,8 +245,8 @@ describe('validationRules.createAssignment', () => {
     const { engine, store, rule, tierId } = await fixture()
     const body = { related_object_type: 'promotion_tier', related_object_id: tierId }
     const outcomes = await Promise.allSettled([
-      engine.validationRules.createAssignment(rule.id, body),
-      engine.validationRules.createAssignment(rule.id, body),
+      engine.raw.validationRules.createAssignment(rule.id, body),
+      engine.raw.validationRules.createAssignment(rule.id, body),
     ])
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected'])
     expect((await store.validation_rule_assignments.list()).total).toBe(1)
@@ -231,11 +266,11 @@ describe('validationRules.createAssignment', () => {
       engine.validationRules.createAssignment(rule.id, { related_object_type: 'voucher', related_object_id: 'v_none' }),
     ).rejects.toMatchObject({ code: 404, resource_type: 'voucher', resource_id: 'v_none' })
     const badType = await rejection(
-      engine.validationRules.createAssignment(rule.id, { related_object_type: 'segment', related_object_id: 'x' }),
+      engine.raw.validationRules.createAssignment(rule.id, { related_object_type: 'segment', related_object_id: 'x' }),
     )
     expect(badType).toMatchObject({ code: 400, path: 'related_object_type' })
     const missing = await rejection(
-      engine.validationRules.createAssignment(rule.id, { related_object_type: 'campaign' }),
+      engine.raw.validationRules.createAssignment(rule.id, { related_object_type: 'campaign' }),
     )
     expect(missing).toMatchObject({ code: 400, path: 'related_object_id' })
     expect(await snapshot(store)).toBe(before)

@@ -10,7 +10,7 @@ type T = ReturnType<typeof testEngine>
 const tenOff = { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' } as const
 
 async function validateOne(t: T, redeemable: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-  const result = await t.engine.validations.validateStackable({
+  const result = await t.engine.raw.validations.validateStackable({
     redeemables: [redeemable],
     order: { amount: 10000 },
     ...extra,
@@ -413,10 +413,10 @@ describe('validation rules: key, message and the explanation of the failing rule
     )
     const body = (redeemables: unknown[]) => ({ redeemables, order: { amount: 10000 } })
     const tier = { object: 'promotion_tier', id: relatedId }
-    const alone = await t.engine.validations.validateStackable(body([tier]))
+    const alone = await t.engine.raw.validations.validateStackable(body([tier]))
     expect(alone.redeemables[0]?.status).toBe('APPLICABLE')
 
-    const stacked = await t.engine.validations.validateStackable(body([{ object: 'voucher', id: 'TWENTY' }, tier]))
+    const stacked = await t.engine.raw.validations.validateStackable(body([{ object: 'voucher', id: 'TWENTY' }, tier]))
     expect(stacked.redeemables.map((r) => [r.id, r.status])).toEqual([['TWENTY', 'APPLICABLE']])
     expect(stacked.inapplicable_redeemables[0]?.explanation).toMatchObject({
       rule_id: rule.id,
@@ -436,7 +436,7 @@ describe('validation rules: key, message and the explanation of the failing rule
       { '1': { name: 'order.initial_amount', conditions: { $more_than: [9000] } } },
       'tier',
     )
-    const both = await t2.engine.validations.validateStackable(
+    const both = await t2.engine.raw.validations.validateStackable(
       body([
         { object: 'voucher', id: 'TWENTY' },
         { object: 'promotion_tier', id: initial.relatedId },

@@ -12,7 +12,7 @@ describe('a birthday-month discount', () => {
 
   async function setup(birthdate: string | null) {
     const t = testEngine() // clock at 2026-01-15T10:00Z, zone UTC
-    await t.engine.vouchers.create({ code: 'BDAY', type: 'DISCOUNT_VOUCHER', discount })
+    await t.engine.raw.vouchers.create({ code: 'BDAY', type: 'DISCOUNT_VOUCHER', discount })
     await t.engine.customers.create({ source_id: 'ana', ...(birthdate === null ? {} : { birthdate }) })
     return t
   }
@@ -36,7 +36,7 @@ describe('a birthday-month discount', () => {
 
   it('a customer the store does not know yet: the birthdate the request gives', async () => {
     const t = testEngine()
-    await t.engine.vouchers.create({ code: 'BDAY', type: 'DISCOUNT_VOUCHER', discount })
+    await t.engine.raw.vouchers.create({ code: 'BDAY', type: 'DISCOUNT_VOUCHER', discount })
     const result = await t.engine.validations.validateStackable({
       redeemables: [{ object: 'voucher', id: 'BDAY' }],
       order: { amount: 10000 },

@@ -13,8 +13,8 @@ async function ruleOn(
   body: Record<string, unknown>,
   related: { related_object_type: string; related_object_id: string },
 ) {
-  const rule = await t.engine.validationRules.create({ name: 'Rule', ...body })
-  await t.engine.validationRules.createAssignment(rule.id, related)
+  const rule = await t.engine.raw.validationRules.create({ name: 'Rule', ...body })
+  await t.engine.raw.validationRules.createAssignment(rule.id, related)
   return rule
 }
 
@@ -35,7 +35,7 @@ describe('missing_customer', () => {
       { rules: { '1': { name: 'customer.metadata', property: 'vip', conditions: { $is: [true] } } } },
       { related_object_type: 'voucher', related_object_id: v.id },
     )
-    const result = await t.engine.validations.validateStackable(codes(['VIP']))
+    const result = await t.engine.raw.validations.validateStackable(codes(['VIP']))
     expect(result.redeemables[0]?.result).toEqual({
       error: {
         code: 400,
@@ -51,7 +51,7 @@ describe('missing_customer', () => {
       rule_id: rule.id,
       failures: [expect.objectContaining({ name: 'customer.metadata', reason: 'missing_customer' })],
     })
-    const withCustomer = await t.engine.validations.validateStackable(
+    const withCustomer = await t.engine.raw.validations.validateStackable(
       codes(['VIP'], { customer: { source_id: 'c1', metadata: { vip: true } } }),
     )
     expect(withCustomer.redeemables[0]?.status).toBe('APPLICABLE')
@@ -77,14 +77,14 @@ describe('publication.redeemable_by_linked_customer', () => {
   it('the holder may redeem', async () => {
     const t = await setup()
     const body = codes(['MINE'], { customer: { source_id: 'alice' } })
-    expect((await t.engine.validations.validateStackable(body)).redeemables[0]?.status).toBe('APPLICABLE')
-    const redeemed = await t.engine.redemptions.redeemStackable(body)
+    expect((await t.engine.raw.validations.validateStackable(body)).redeemables[0]?.status).toBe('APPLICABLE')
+    const redeemed = await t.engine.raw.redemptions.redeemStackable(body)
     expect(redeemed.parent_redemption.result).toBe('SUCCESS')
   })
 
   it('another customer gets customer_rules_violated with the custom message', async () => {
     const t = await setup()
-    const result = await t.engine.validations.validateStackable(codes(['MINE'], { customer: { source_id: 'bob' } }))
+    const result = await t.engine.raw.validations.validateStackable(codes(['MINE'], { customer: { source_id: 'bob' } }))
     expect(result.redeemables[0]?.result).toMatchObject({
       error: {
         key: 'customer_rules_violated',
@@ -96,13 +96,13 @@ describe('publication.redeemable_by_linked_customer', () => {
         message: 'Only the gift card owner can apply credits from the gift card to the order.',
       },
     })
-    const redeemed = await t.engine.redemptions.redeemStackable(codes(['MINE'], { customer: { source_id: 'bob' } }))
+    const redeemed = await t.engine.raw.redemptions.redeemStackable(codes(['MINE'], { customer: { source_id: 'bob' } }))
     expect(redeemed.parent_redemption).toMatchObject({ result: 'FAILURE', failure_code: 'customer_rules_violated' })
   })
 
   it('no customer at all: missing_customer', async () => {
     const t = await setup()
-    const result = await t.engine.validations.validateStackable(codes(['MINE']))
+    const result = await t.engine.raw.validations.validateStackable(codes(['MINE']))
     expect(result.redeemables[0]?.result).toMatchObject({ error: { key: 'missing_customer' } })
   })
 })
@@ -122,7 +122,7 @@ describe('options.expand: order and redemption', () => {
     for (const expand of [undefined, ['order'], ['redemption'], ['order', 'redemption']]) {
       const t = testEngine()
       await coupon(t, 'TEN')
-      const { id: _id, ...rest } = await t.engine.validations.validateStackable(body(expand))
+      const { id: _id, ...rest } = await t.engine.raw.validations.validateStackable(body(expand))
       results.push(rest)
     }
     expect(results[1]).toEqual(results[0])
@@ -139,7 +139,7 @@ describe('options.expand: order and redemption', () => {
     for (const expand of [undefined, ['redemption']]) {
       const t = testEngine()
       await coupon(t, 'TEN')
-      results.push(await t.engine.redemptions.redeemStackable(body(expand)))
+      results.push(await t.engine.raw.redemptions.redeemStackable(body(expand)))
     }
     expect(results[1]).toEqual(results[0])
   })
@@ -163,7 +163,7 @@ describe('stacking rules through the pipeline', () => {
       })
       await coupon(t, 'JOINT10', { discount: percent(10), category_id: joint.id })
       await coupon(t, 'FLAT', { category_id: never.id })
-      const result = await t.engine.validations.validateStackable(codes(['JOINT10', 'FLAT']))
+      const result = await t.engine.raw.validations.validateStackable(codes(['JOINT10', 'FLAT']))
       expect(result.redeemables.map((r) => [r.id, r.status])).toEqual(expected.order.map((id) => [id, 'APPLICABLE']))
       expect(result.order.total_discount_amount).toBe(expected.discount)
       expect(result.stacking_rules.grouped_redeemables_sorting_rule ?? null).toBe(grouped ? 'JOINT_ALWAYS_LAST' : null)
@@ -181,7 +181,7 @@ describe('stacking rules through the pipeline', () => {
     })
     await coupon(t, 'FULL', { discount: percent(100) })
     await coupon(t, 'ZERO', { discount: percent(10), category_id: cat.id })
-    return t.engine.validations.validateStackable(codes(['FULL', 'ZERO']))
+    return t.engine.raw.validations.validateStackable(codes(['FULL', 'ZERO']))
   }
 
   it('no_effect_skip_categories overrides REDEEM_ANYWAY: the zero-effect coupon is SKIPPED no_effect', async () => {
@@ -205,7 +205,7 @@ describe('stacking rules through the pipeline', () => {
       ['FULL', 'APPLICABLE'],
       ['ZERO', 'APPLICABLE'],
     ])
-    const redeemed = await t.engine.redemptions.redeemStackable(codes(['FULL', 'ZERO']))
+    const redeemed = await t.engine.raw.redemptions.redeemStackable(codes(['FULL', 'ZERO']))
     expect(redeemed.redemptions.map((r) => (r.voucher as { code: string }).code)).toEqual(['FULL', 'ZERO'])
     expect((await t.engine.vouchers.get('ZERO')).redemption.redeemed_quantity).toBe(1)
   })
@@ -230,7 +230,7 @@ describe('stacking rules through the pipeline', () => {
       })
       await coupon(t, 'HALF', { discount: percent(50) })
       await coupon(t, 'HALF-INITIAL', { discount: percent(50), category_id: cat.id })
-      const result = await t.engine.validations.validateStackable(codes(['HALF', 'HALF-INITIAL']))
+      const result = await t.engine.raw.validations.validateStackable(codes(['HALF', 'HALF-INITIAL']))
       // 50% of 10000 = 5000; then 50% of 10000 (initial) = 5000, or of 5000 (discounted) = 2500.
       expect(result.order.total_discount_amount).toBe(expected)
       expect(result.redeemables[1]?.order?.applied_discount_amount).toBe(expected - 5000)
@@ -295,18 +295,22 @@ describe('tracking_id', () => {
   it('stable for a customer across requests and operations; not the source id; differs between customers', async () => {
     const t = testEngine()
     await coupon(t, 'TEN')
-    const alice1 = await t.engine.validations.validateStackable(codes(['TEN'], { customer: { source_id: 'alice' } }))
-    const redeemed = await t.engine.redemptions.redeemStackable(codes(['TEN'], { customer: { source_id: 'alice' } }))
+    const alice1 = await t.engine.raw.validations.validateStackable(
+      codes(['TEN'], { customer: { source_id: 'alice' } }),
+    )
+    const redeemed = await t.engine.raw.redemptions.redeemStackable(
+      codes(['TEN'], { customer: { source_id: 'alice' } }),
+    )
     const stored = await t.engine.customers.get('alice')
-    const byId = await t.engine.validations.validateStackable(codes(['TEN'], { customer: { id: stored.id } }))
-    const bob = await t.engine.validations.validateStackable(codes(['TEN'], { customer: { source_id: 'bob' } }))
+    const byId = await t.engine.raw.validations.validateStackable(codes(['TEN'], { customer: { id: stored.id } }))
+    const bob = await t.engine.raw.validations.validateStackable(codes(['TEN'], { customer: { source_id: 'bob' } }))
     expect(alice1.tracking_id).toMatch(/^track_[\w-]{24}$/)
     expect(alice1.tracking_id).not.toContain('alice')
     expect(redeemed.parent_redemption.tracking_id).toBe(alice1.tracking_id)
     expect(redeemed.redemptions[0]?.tracking_id).toBe(alice1.tracking_id)
     expect(byId.tracking_id).toBe(alice1.tracking_id)
     expect(bob.tracking_id).not.toBe(alice1.tracking_id)
-    expect((await t.engine.validations.validateStackable(codes(['TEN']))).tracking_id).toBeNull()
+    expect((await t.engine.raw.validations.validateStackable(codes(['TEN']))).tracking_id).toBeNull()
   })
 })
 
@@ -330,14 +334,14 @@ describe('loyalty card with a COIN reward whose assignment has a validation rule
       order: { amount },
       redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 100 } }],
     })
-    const small = await engine.validations.validateStackable(body(4999))
+    const small = await engine.raw.validations.validateStackable(body(4999))
     expect(small.redeemables[0]?.result).toMatchObject({
       error: {
         key: 'order_rules_violated',
         details: `Loyalty Card cannot be redeemed because of violated validation rules: ${rule.id}`,
       },
     })
-    const big = await engine.validations.validateStackable(body(5000))
+    const big = await engine.raw.validations.validateStackable(body(5000))
     expect(big.redeemables[0]).toMatchObject({ status: 'APPLICABLE', result: { loyalty_card: { points: 100 } } })
     expect(big.order).toMatchObject({ discount_amount: 100, total_amount: 4900 })
   })

@@ -93,8 +93,8 @@ describe('validateStackable / redeemStackable: request errors write nothing', ()
       const before = await snapshot(f.store)
       const call =
         op === 'validateStackable'
-          ? f.engine.validations.validateStackable(body(f))
-          : f.engine.redemptions.redeemStackable(body(f))
+          ? f.engine.raw.validations.validateStackable(body(f))
+          : f.engine.raw.redemptions.redeemStackable(body(f))
       const error = await rejection(call)
       expect(error).toMatchObject({ code: 400, key: 'invalid_payload', ...expected })
       expect(await snapshot(f.store)).toBe(before)

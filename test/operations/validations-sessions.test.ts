@@ -15,7 +15,7 @@ async function setup(quantity: number | null = 1) {
 }
 
 async function validate(t: T, session?: Record<string, unknown>) {
-  return t.engine.validations.validateStackable({
+  return t.engine.raw.validations.validateStackable({
     redeemables: [{ object: 'voucher', id: 'ONE' }],
     order: { amount: 5000 },
     ...(session ? { session } : {}),

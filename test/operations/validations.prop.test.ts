@@ -106,7 +106,7 @@ describe('validateStackable properties', () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { engine, body, rules, exclusive } = await build(s)
-        const result = await engine.validations.validateStackable(body)
+        const result = await engine.raw.validations.validateStackable(body)
         const applied = applicable(result)
         expect(applied.length).toBeLessThanOrEqual(rules.applicable_redeemables_limit)
         const perCategory = new Map<string, number>()
@@ -141,14 +141,14 @@ describe('validateStackable properties', () => {
         const { engine, body, store } = await build(s)
         const before = await valuesExceptWrites(store)
         const sessionsBefore = (await store.sessions.list()).data.length
-        const { id: id1, ...first } = await engine.validations.validateStackable(body)
-        const { id: id2, ...second } = await engine.validations.validateStackable(body)
+        const { id: id1, ...first } = await engine.raw.validations.validateStackable(body)
+        const { id: id2, ...second } = await engine.raw.validations.validateStackable(body)
         expect(second).toEqual(first)
         expect(id2).not.toBe(id1)
         expect((await store.sessions.list()).data.length).toBe(sessionsBefore)
         expect(await valuesExceptWrites(store)).toBe(before)
 
-        const locked = await engine.validations.validateStackable({ ...body, session: { type: 'LOCK' } })
+        const locked = await engine.raw.validations.validateStackable({ ...body, session: { type: 'LOCK' } })
         expect(await valuesExceptWrites(store)).toBe(before)
         const redeemed =
           locked.valid || locked.stacking_rules.redeemables_application_mode === 'PARTIAL'

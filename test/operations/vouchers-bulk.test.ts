@@ -102,7 +102,7 @@ describe('vouchers.bulkUpdate', () => {
   ])('rejects %s with a 400 naming %s and queues nothing', async (_label, body, path) => {
     const { engine, store } = await setup()
     const before = await snapshot(store)
-    await expect(engine.vouchers.bulkUpdate(body)).rejects.toMatchObject({ code: 400, path })
+    await expect(engine.raw.vouchers.bulkUpdate(body)).rejects.toMatchObject({ code: 400, path })
     expect(await snapshot(store)).toBe(before)
   })
 

@@ -6,7 +6,7 @@ const tenOff = { code: 'TEN-OFF', type: 'DISCOUNT_VOUCHER', discount: { type: 'A
 describe('vouchers.create (standalone)', () => {
   it('creates a DISCOUNT_VOUCHER with its wire shape', async () => {
     const { engine } = testEngine()
-    const voucher = await engine.vouchers.create({
+    const voucher = await engine.raw.vouchers.create({
       ...tenOff,
       redemption: { quantity: 5 },
       start_date: '2026-01-01T00:00:00.000Z',
@@ -76,7 +76,7 @@ describe('vouchers.create (standalone)', () => {
     ],
   ])('keeps a %o discount as given', async (discount) => {
     const { engine } = testEngine()
-    const voucher = await engine.vouchers.create({ type: 'DISCOUNT_VOUCHER', discount })
+    const voucher = await engine.raw.vouchers.create({ type: 'DISCOUNT_VOUCHER', discount })
     expect(voucher.discount).toEqual(discount)
     expect(voucher.redemption.quantity).toBeNull()
   })
@@ -116,10 +116,10 @@ describe('vouchers.create (standalone)', () => {
 
   it('puts a voucher in a category by name (created when new) or by id', async () => {
     const { engine } = testEngine()
-    const a = await engine.vouchers.create({ ...tenOff, category: 'Newsletter' })
+    const a = await engine.raw.vouchers.create({ ...tenOff, category: 'Newsletter' })
     const cat = await engine.categories.get('Newsletter')
     expect(a).toMatchObject({ category: 'Newsletter', category_id: cat.id, categories: [cat] })
-    const b = await engine.vouchers.create({ ...tenOff, code: 'B', category_id: cat.id })
+    const b = await engine.raw.vouchers.create({ ...tenOff, code: 'B', category_id: cat.id })
     expect(b.categories).toEqual([cat])
   })
 })
@@ -195,7 +195,7 @@ describe('vouchers.create in a campaign', () => {
   ])('rejects %s, writing nothing', async (_label, body, path, code) => {
     const { engine, store } = await withCampaign()
     const before = await snapshot(store)
-    const error = await rejection(engine.vouchers.create(body))
+    const error = await rejection(engine.raw.vouchers.create(body))
     expect(error).toMatchObject({ code, path })
     expect(await snapshot(store)).toBe(before)
   })
@@ -280,17 +280,17 @@ describe('vouchers.create bad input', () => {
   it.each(cases)('rejects %s naming the field and writes nothing', async (_label, body, path, code) => {
     const { engine, store } = testEngine()
     const before = await snapshot(store)
-    const error = await rejection(engine.vouchers.create(body))
+    const error = await rejection(engine.raw.vouchers.create(body))
     expect(error).toMatchObject({ code, path })
     expect(await snapshot(store)).toBe(before)
   })
 
   it('rejects a duplicate code with 409 duplicate_found naming code, writing nothing', async () => {
     const { engine, store } = testEngine()
-    await engine.vouchers.create(tenOff)
+    await engine.raw.vouchers.create(tenOff)
     const before = await snapshot(store)
     await expect(
-      engine.vouchers.create({ ...tenOff, discount: { type: 'PERCENT', percent_off: 1 } }),
+      engine.raw.vouchers.create({ ...tenOff, discount: { type: 'PERCENT', percent_off: 1 } }),
     ).rejects.toMatchObject({
       code: 409,
       key: 'duplicate_found',
@@ -308,7 +308,10 @@ describe('vouchers.create bad input', () => {
       vouchers_count: 1,
       voucher: { discount: { type: 'AMOUNT', amount_off: 1 }, code_config: { pattern: '#', charset: 'Q' } },
     })
-    await expect(engine.vouchers.create({ ...tenOff, code: 'Q' })).rejects.toMatchObject({ code: 409, path: 'code' })
+    await expect(engine.raw.vouchers.create({ ...tenOff, code: 'Q' })).rejects.toMatchObject({
+      code: 409,
+      path: 'code',
+    })
     expect((await store.vouchers.list()).total).toBe(1)
   })
 })
@@ -325,7 +328,7 @@ describe('vouchers.create error details', () => {
 describe('vouchers.create under concurrency', () => {
   it('lets exactly one of two concurrent creates of the same code win; the other gets 409', async () => {
     const { engine, store } = testEngine()
-    const results = await Promise.allSettled([engine.vouchers.create(tenOff), engine.vouchers.create(tenOff)])
+    const results = await Promise.allSettled([engine.raw.vouchers.create(tenOff), engine.raw.vouchers.create(tenOff)])
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected'])
     const rejected = results.find((r) => r.status === 'rejected')
     expect(rejected?.reason).toMatchObject({ code: 409, key: 'duplicate_found', path: 'code' })

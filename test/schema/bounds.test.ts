@@ -48,7 +48,6 @@ describe('checkBounds', () => {
     ['NaN', Number.NaN, 'must be a finite number, not NaN'],
     ['Infinity', Number.POSITIVE_INFINITY, 'must be a finite number, not Infinity'],
     ['-Infinity', Number.NEGATIVE_INFINITY, 'must be a finite number, not -Infinity'],
-    ['undefined', undefined, 'is undefined'],
     ['a function', () => 1, 'is a function'],
     ['a symbol', Symbol('s'), 'is a symbol'],
     ['a bigint', 10n, 'is a bigint'],
@@ -60,6 +59,13 @@ describe('checkBounds', () => {
     const e = refusal(['camp_1', { metadata: { list: [1, { bad }] } }])
     expect(e).toMatchObject({ code: 400, key: 'invalid_payload', path: 'metadata.list[1].bad' })
     expect(e.details).toContain(said)
+  })
+
+  it('takes a key set to undefined as absent, and refuses undefined as an array entry', () => {
+    expect(() => checkBounds([{ metadata: { a: undefined } }], DEFAULT_LIMITS)).not.toThrow()
+    const e = refusal(['camp_1', { metadata: { list: [1, undefined] } }])
+    expect(e).toMatchObject({ code: 400, key: 'invalid_payload', path: 'metadata.list[1]' })
+    expect(e.details).toContain('is undefined')
   })
 
   it('names long keys in a path by their prefix', () => {

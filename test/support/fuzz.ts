@@ -278,7 +278,9 @@ export function operationPaths(engine: object): string[] {
       for (const [k, v] of Object.entries(value)) walk(v, path === '' ? k : `${path}.${k}`)
     }
   }
-  for (const [name, namespace] of Object.entries(engine)) if (name !== 'context') walk(namespace, name)
+  // `raw` holds the same operations again, typed for parsed JSON bodies.
+  for (const [name, namespace] of Object.entries(engine))
+    if (name !== 'context' && name !== 'raw') walk(namespace, name)
   return out.sort()
 }
 

@@ -3,9 +3,8 @@ import type { CalculatedOrderItem } from '../../model/order'
 import { mulDivRound } from '../../money'
 import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { lineMoney, perLineFormula } from './line-formulas'
-import { itemPlan, lineBase, orderPlan, type StepContext, type StepPlan } from './plan'
+import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
 import type { Pick } from './targeting'
-import type { AppliedLine } from './types'
 
 /**
  * AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over
@@ -16,19 +15,20 @@ import type { AppliedLine } from './types'
 export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: StepContext): StepPlan {
   const value = discount.amount_off * ctx.multiplier
   const formula = discount.amount_off_formula === undefined ? null : perLineFormula(discount.amount_off_formula)
+  const limits = { aggregated: discount.aggregated_amount_limit }
   switch (effect) {
     case 'APPLY_TO_ORDER':
       return orderPlan(Math.min(minCap(value, discount.aggregated_amount_limit), orderRoom(ctx.order)))
     case 'APPLY_TO_ITEMS':
       if (formula !== null)
-        return perLine(ctx, discount, (pick) => lineAmountOff(ctx, pick, formula, discount) * ctx.multiplier)
-      return perLine(ctx, discount, () => value)
+        return perLinePlan(ctx, limits, (pick) => lineAmountOff(ctx, pick, formula, discount) * ctx.multiplier)
+      return perLinePlan(ctx, limits, () => value)
     case 'APPLY_TO_ITEMS_BY_QUANTITY':
       // Per unit: bundles multiply the units (the targeting's unit limits), not the value per unit
       // (docs/concepts.md#bundles: 2 bundles, limit 1 per line, 3 mice → 2 mice at $20 = $40).
       if (formula !== null)
-        return perLine(ctx, discount, (pick) => lineAmountOff(ctx, pick, formula, discount) * pick.units)
-      return perLine(ctx, discount, (pick) => discount.amount_off * pick.units)
+        return perLinePlan(ctx, limits, (pick) => lineAmountOff(ctx, pick, formula, discount) * pick.units)
+      return perLinePlan(ctx, limits, (pick) => discount.amount_off * pick.units)
     case 'APPLY_TO_ITEMS_PROPORTIONALLY':
       return split(ctx, discount, value, (pick, item) => amountWeight(pick, item, ctx))
     case 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY':
@@ -43,27 +43,6 @@ export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: 
 function lineAmountOff(ctx: StepContext, pick: Pick, formula: string, discount: AmountDiscount): number {
   const item = ctx.order.items[pick.index] as CalculatedOrderItem
   return lineMoney(ctx, item, pick.index, 'amount_off', formula, discount.amount_off)
-}
-
-function perLine(ctx: StepContext, discount: AmountDiscount, lineValue: (pick: Pick) => number): StepPlan {
-  const { picks, groups } = ctx.targets
-  const items = ctx.order.items
-  const lines: AppliedLine[] = new Array(picks.length)
-  const lineGroups: number[] = new Array(picks.length)
-  for (let k = 0; k < picks.length; k++) {
-    const pick = picks[k] as Pick
-    const item = items[pick.index] as CalculatedOrderItem
-    const cap = entryLineCap(groups[pick.group]?.entry ?? null, lineRoom(item))
-    const v = lineValue(pick)
-    lines[k] = {
-      index: pick.index,
-      discount_amount: Math.min(v, cap),
-      discount_quantity: pick.units,
-      added_quantity: 0,
-    }
-    lineGroups[k] = pick.group
-  }
-  return itemPlan(ctx, lines, lineGroups, discount.aggregated_amount_limit)
 }
 
 function split(
@@ -82,21 +61,9 @@ function split(
     caps[k] = entryLineCap(groups[pick.group]?.entry ?? null, lineRoom(item))
     weights[k] = weightOf(pick, item)
   }
-  const total = minCap(value, discount.aggregated_amount_limit)
-  const parts = allocateCapped(total, weights, caps)
-  const lines: AppliedLine[] = new Array(picks.length)
-  const lineGroups: number[] = new Array(picks.length)
-  for (let k = 0; k < picks.length; k++) {
-    const pick = picks[k] as Pick
-    lines[k] = {
-      index: pick.index,
-      discount_amount: parts[k] as number,
-      discount_quantity: pick.units,
-      added_quantity: 0,
-    }
-    lineGroups[k] = pick.group
-  }
-  return itemPlan(ctx, lines, lineGroups, undefined)
+  const parts = allocateCapped(minCap(value, discount.aggregated_amount_limit), weights, caps)
+  // The parts already respect every cap; the shared loop only shapes the lines.
+  return perLinePlan(ctx, { aggregated: undefined }, (_pick, _item, _entry, k) => parts[k] as number)
 }
 
 /** A line weighs what is left of it; a partly chosen line only its chosen units' share (an integer weight). */

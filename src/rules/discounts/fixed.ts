@@ -1,11 +1,8 @@
 import type { FixedDiscount, FixedEffect } from '../../model/discount'
-import type { CalculatedOrderItem } from '../../model/order'
 import { divRound, divRoundBig } from '../../money'
-import { entryLineCap, lineRoom, minCap, orderRoom } from './caps'
+import { lineRoom, minCap, orderRoom } from './caps'
 import { lineMoney, perLineFormula } from './line-formulas'
-import { itemPlan, orderPlan, type StepContext, type StepPlan } from './plan'
-import type { Pick } from './targeting'
-import type { AppliedLine } from './types'
+import { orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
 
 /**
  * FIXED ("new price"): the order, or each chosen unit, ends up costing `fixed_amount` (a targeting
@@ -23,15 +20,8 @@ export function fixedPlan(discount: FixedDiscount, effect: FixedEffect, ctx: Ste
       return orderPlan(minCap(d, discount.aggregated_amount_limit))
     }
     case 'APPLY_TO_ITEMS': {
-      const { picks, groups } = ctx.targets
-      const items = ctx.order.items
-      const lines: AppliedLine[] = new Array(picks.length)
-      const lineGroups: number[] = new Array(picks.length)
       const ownFormula = perLineFormula(discount.fixed_amount_formula)
-      for (let k = 0; k < picks.length; k++) {
-        const pick = picks[k] as Pick
-        const item = items[pick.index] as CalculatedOrderItem
-        const entry = groups[pick.group]?.entry ?? null
+      return perLinePlan(ctx, { aggregated: discount.aggregated_amount_limit }, (pick, item, entry) => {
         let newPrice = entry?.price ?? discount.fixed_amount
         const formula = entry?.price_formula ?? (entry?.price == null ? ownFormula : null)
         if (formula != null && formula !== '') {
@@ -44,18 +34,8 @@ export function fixedPlan(discount: FixedDiscount, effect: FixedEffect, ctx: Ste
             newPrice,
           )
         }
-        const room = lineRoom(item)
-        const d = unitsAbove(room, item.quantity, pick.units, newPrice, ctx)
-        const cap = entryLineCap(entry, room)
-        lines[k] = {
-          index: pick.index,
-          discount_amount: Math.min(d, cap),
-          discount_quantity: pick.units,
-          added_quantity: 0,
-        }
-        lineGroups[k] = pick.group
-      }
-      return itemPlan(ctx, lines, lineGroups, discount.aggregated_amount_limit)
+        return unitsAbove(lineRoom(item), item.quantity, pick.units, newPrice, ctx)
+      })
     }
     default: {
       const _never: never = effect

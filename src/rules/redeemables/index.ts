@@ -3,9 +3,13 @@ export { type BudgetScope, countUnitsUsed, hasUnitBudget, type PastRedemption, u
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
 export { decideRedeemables, targetingOf } from './decide'
 export {
+  type ApplicableResult,
   type ExpandOption,
+  type InapplicableResult,
   type RedeemableResult,
+  type RedeemableResultBase,
   redeemableResult,
+  type SkippedResult,
   type ValidationResult,
   validationResult,
 } from './result'

@@ -1,6 +1,7 @@
 import type { Category, Metadata } from '../../model/common'
 import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
+import type { ValidationSession } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList } from '../../model/validation-rule'
 import type { Bundle } from '../conditions'
@@ -12,30 +13,58 @@ import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, S
 
 export type ExpandOption = 'order' | 'redeemable' | 'category' | 'redemption'
 
-/** One entry of `redeemables` in a validation result, as the spec shows it. */
-export interface RedeemableResult {
-  status: 'APPLICABLE' | 'INAPPLICABLE' | 'SKIPPED'
+/**
+ * One entry of `redeemables` in a validation result, as the spec shows it: what it carries depends
+ * on its `status` (switch on it and the fields of that case are typed).
+ */
+export type RedeemableResult = ApplicableResult | InapplicableResult | SkippedResult
+
+/** The fields every redeemable result has, whatever its status. */
+export interface RedeemableResultBase {
   id: string
   object: 'voucher' | 'promotion_tier'
-  order?: CalculatedOrder
-  applicable_to?: ApplicableToResultList
-  inapplicable_to?: ApplicableToResultList
-  result:
-    | { discount: Discount; bundle?: Bundle }
-    | { gift: { credits: number; balance: number } }
-    | { loyalty_card: { points: number } }
-    | { error: RedeemableError; details?: { key: string; message: string }; bundle?: Bundle }
-    | { details: { key: string; message: string } }
-    | Record<string, never>
   categories: Category[]
   metadata?: Metadata
   campaign_name?: string | null
   campaign_id?: string | null
   name?: string | null
-  /** Which check decided an INAPPLICABLE or SKIPPED result, with the expected and actual values. */
-  explanation?: Explanation
-  /** APPLICABLE with formulas: how each formula came out, and where the static value was the fallback. */
+}
+
+export interface ApplicableResult extends RedeemableResultBase {
+  status: 'APPLICABLE'
+  order: CalculatedOrder
+  applicable_to: ApplicableToResultList
+  inapplicable_to: ApplicableToResultList
+  result:
+    | { discount: Discount; bundle?: Bundle }
+    | { gift: { credits: number; balance: number } }
+    | { loyalty_card: { points: number } }
+    | Record<string, never>
+  /** How each formula came out, and where the static value was the fallback. */
   formulas?: FormulaUse[]
+  explanation?: never
+}
+
+/** What only an applicable result carries is absent from the others (so reading it needs no narrowing). */
+interface NotApplied {
+  order?: never
+  applicable_to?: never
+  inapplicable_to?: never
+  formulas?: never
+}
+
+export interface InapplicableResult extends RedeemableResultBase, NotApplied {
+  status: 'INAPPLICABLE'
+  result: { error: RedeemableError; details?: { key: string; message: string }; bundle?: Bundle }
+  /** Which check decided it, with the expected and actual values. */
+  explanation?: Explanation
+}
+
+export interface SkippedResult extends RedeemableResultBase, NotApplied {
+  status: 'SKIPPED'
+  result: { details: { key: string; message: string } }
+  /** Which stacking limit or category excluded it. */
+  explanation?: Explanation
 }
 
 export interface ValidationResult {
@@ -46,7 +75,7 @@ export interface ValidationResult {
   inapplicable_redeemables: RedeemableResult[]
   order: CalculatedOrder
   tracking_id: string | null
-  session?: { key: string; type: 'LOCK'; ttl: number; ttl_unit: string }
+  session?: { key: string; type: 'LOCK'; ttl: number; ttl_unit: ValidationSession['ttl_unit'] }
   stacking_rules: StackingRules
 }
 
@@ -100,11 +129,9 @@ export function redeemableResult(
   rules: StackingRules,
   expand: ReadonlySet<ExpandOption>,
 ): RedeemableResult {
-  const base: RedeemableResult = {
-    status: outcome.status,
+  const base: RedeemableResultBase = {
     id: subject.voucher?.code ?? subject.tier?.id ?? subject.requested_id,
     object: subject.object,
-    result: {},
     categories: expand.has('category') ? withStackingRulesType(subject.categories, rules) : subject.categories,
   }
   if (expand.has('redeemable')) {
@@ -116,21 +143,25 @@ export function redeemableResult(
   }
   switch (outcome.status) {
     case 'APPLICABLE': {
-      base.order = withStatus(outcome.order)
-      base.applicable_to = outcome.step?.applicable_to ?? EMPTY_LIST
-      base.inapplicable_to = outcome.step?.inapplicable_to ?? EMPTY_LIST
-      base.result = applicableResult(outcome, subject)
-      if (outcome.formulas) base.formulas = outcome.formulas
-      return base
+      const applicable: ApplicableResult = {
+        status: 'APPLICABLE',
+        ...base,
+        order: withStatus(outcome.order),
+        applicable_to: outcome.step?.applicable_to ?? EMPTY_LIST,
+        inapplicable_to: outcome.step?.inapplicable_to ?? EMPTY_LIST,
+        result: applicableResult(outcome, subject),
+      }
+      if (outcome.formulas) applicable.formulas = outcome.formulas
+      return applicable
     }
     case 'INAPPLICABLE': {
-      const result: RedeemableResult['result'] = { error: outcome.error }
+      const result: InapplicableResult['result'] = { error: outcome.error }
       if (outcome.details) result.details = outcome.details
       if (outcome.bundle) result.bundle = outcome.bundle
-      return { ...base, result, explanation: outcome.explanation }
+      return { status: 'INAPPLICABLE', ...base, result, explanation: outcome.explanation }
     }
     case 'SKIPPED':
-      return { ...base, result: { details: outcome.details }, explanation: outcome.explanation }
+      return { status: 'SKIPPED', ...base, result: { details: outcome.details }, explanation: outcome.explanation }
     default: {
       const _never: never = outcome
       return _never
@@ -141,7 +172,7 @@ export function redeemableResult(
 function applicableResult(
   outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
   subject: RedeemableSubject,
-): RedeemableResult['result'] {
+): ApplicableResult['result'] {
   if (outcome.gift) return { gift: outcome.gift }
   if (outcome.loyalty_card) return { loyalty_card: outcome.loyalty_card }
   const stored = outcome.discount ?? subject.tier?.action.discount ?? subject.voucher?.discount
