@@ -1,7 +1,17 @@
 import type { DateTime, Metadata, SimpleCustomer } from './common'
 import type { CalculatedOrder } from './order'
 
-export interface Redemption {
+/**
+ * A redemption: a result of `SUCCESS` (succeeded, or rolled back since) or of `FAILURE`, which names
+ * why in `failure_code` and `failure_message`.
+ */
+export type Redemption = RedemptionFields &
+  (
+    | { result: 'SUCCESS'; status: 'SUCCEEDED' | 'ROLLED_BACK' }
+    | { result: 'FAILURE'; status: 'FAILED'; failure_code: string; failure_message: string }
+  )
+
+interface RedemptionFields {
   id: string
   object: 'redemption'
   date: DateTime
@@ -11,8 +21,6 @@ export interface Redemption {
   amount?: number
   /** Parent redemption id (children of a stacked redemption). */
   redemption: string | null
-  result: 'SUCCESS' | 'FAILURE'
-  status: 'SUCCEEDED' | 'FAILED' | 'ROLLED_BACK'
   order?: CalculatedOrder | null
   channel: { channel_id: string | null; channel_type: 'USER' | 'API' | 'AUTO_REDEEM' }
   customer?: SimpleCustomer | null
@@ -25,8 +33,6 @@ export interface Redemption {
     redemptions: { id: string; date: DateTime }[]
   }
   session?: { key: string } | null
-  failure_code?: string
-  failure_message?: string
   promotion_tier?: unknown
   reward?: unknown
   gift?: { amount: number }

@@ -55,7 +55,7 @@ export function upgradeRedemption(value: Redemption | RedemptionV1): Redemption 
       rollbacks: related.rollbacks,
       redemptions: related.redemptions.map((r) => (typeof r === 'string' ? { id: r, date: value.date } : r)),
     },
-  }
+  } as Redemption
 }
 
 /**

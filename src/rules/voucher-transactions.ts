@@ -95,7 +95,7 @@ export function transactionRows(
       source: r.channel.channel_type,
       status: r.status,
       result: r.result,
-      reason: r.failure_message ?? null,
+      reason: r.result === 'FAILURE' ? r.failure_message : null,
       voucher_id: voucher.id,
       voucher_code: voucher.code,
       campaign_id: voucher.campaign_id,

@@ -6,21 +6,22 @@ import { selectTransactions, transactionRows } from '../../src/rules/voucher-tra
 const voucher = (id: string, type: string) =>
   ({ id, code: id.toUpperCase(), type, campaign_id: 'camp_1' }) as unknown as Voucher
 
-const redemption = (id: string, voucherId: string, extra: Partial<Redemption> = {}): Redemption => ({
-  id,
-  object: 'redemption',
-  date: `2026-01-1${id.slice(-1)}T00:00:00.000Z`,
-  customer_id: null,
-  tracking_id: null,
-  metadata: {},
-  redemption: null,
-  result: 'SUCCESS',
-  status: 'SUCCEEDED',
-  channel: { channel_id: null, channel_type: 'API' },
-  related_object_type: 'voucher',
-  related_object_id: voucherId,
-  ...extra,
-})
+const redemption = (id: string, voucherId: string, extra: Record<string, unknown> = {}): Redemption =>
+  ({
+    id,
+    object: 'redemption',
+    date: `2026-01-1${id.slice(-1)}T00:00:00.000Z`,
+    customer_id: null,
+    tracking_id: null,
+    metadata: {},
+    redemption: null,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    channel: { channel_id: null, channel_type: 'API' },
+    related_object_type: 'voucher',
+    related_object_id: voucherId,
+    ...extra,
+  }) as Redemption
 
 describe('transactionRows', () => {
   const vouchers = [

@@ -165,7 +165,7 @@ export function markRolledBack(
   mode: RollbackOrderMode,
 ): Redemption {
   return tx.update('redemptions', stored, {
-    ...stored.value,
+    ...succeeded(stored.value),
     status: 'ROLLED_BACK',
     related_redemptions: {
       rollbacks: [{ id: rollbackId, date: tx.nowIso, rollback_order_mode: mode }],
@@ -231,7 +231,7 @@ export async function rollback(
   }
   tx.insert('redemption_rollbacks', parentRollback)
   tx.update('redemptions', parent, {
-    ...parent.value,
+    ...succeeded(parent.value),
     status: 'ROLLED_BACK',
     related_redemptions: {
       rollbacks: [{ id: parentRollbackId, date: tx.nowIso, rollback_order_mode: mode }],
@@ -397,4 +397,10 @@ async function rollbackOrder(
   tx.update('orders', stored, next)
   if (mode === 'WITH_ORDER') tx.emit('customer.order.canceled', parent.customer_id, { order: { id: next.id } })
   return next
+}
+
+/** A redemption that can be rolled back: a success (`checkRollbackable` refused the rest). */
+function succeeded(r: Redemption): Extract<Redemption, { result: 'SUCCESS' }> {
+  if (r.result !== 'SUCCESS') throw new Error(`redemption ${r.id} failed: nothing to roll back`)
+  return r
 }
