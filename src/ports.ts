@@ -272,13 +272,13 @@ export interface ListQuery {
   page?: number
   /** Cursor: the list continues after the entity with this id (in the requested order). */
   starting_after_id?: string
-  /** Skip computing `total` when the caller does not need it (`false`): the page then reads only what it returns. */
+  /** `false`: the caller does not need `total`; a store may then skip counting (and report what it has). */
   count?: boolean
 }
 
 export interface Page<T> {
   data: Stored<T>[]
-  /** The number of matches, or -1 when the query asked for `count: false`. */
+  /** The number of matches (with `count: false`, a store may report a lower bound). */
   total: number
   has_more: boolean
   /** The id to pass as `starting_after_id` for the next page, or null at the end. */
