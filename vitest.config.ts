@@ -27,6 +27,19 @@ export default defineConfig({
           isolate: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          // The operation suites again, every testEngine() on PostgreSQL.
+          name: 'postgres-operations',
+          include: ['test/operations/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          globalSetup: ['test/postgres/global-setup.ts'],
+          setupFiles: ['test/postgres/engine-setup.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          isolate: false,
+        },
+      },
     ],
   },
 })

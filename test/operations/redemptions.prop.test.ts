@@ -1,6 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 
 /*
  * Concurrency in the memory store: every operation awaits its store reads, so Promise.all interleaves
@@ -29,7 +30,7 @@ describe('redeemStackable under concurrency', () => {
         for (const f of failures) expect(f.parent_redemption.failure_code).toBe('quantity_exceeded')
         expect((await engine.vouchers.get('RACE')).redemption.redeemed_quantity).toBe(Math.min(n, q))
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 
@@ -52,7 +53,7 @@ describe('redeemStackable under concurrency', () => {
         expect(results.filter((r) => r.valid)).toHaveLength(Math.min(n, q))
         expect((await store.sessions.list()).data).toHaveLength(Math.min(n, q))
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 
@@ -85,7 +86,7 @@ describe('redeemStackable under concurrency', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })
@@ -155,7 +156,7 @@ describe('redeem then roll back', () => {
           else expect(order).toMatchObject({ status: 'PAID', total_amount: redemption.order.total_amount })
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })

@@ -14,6 +14,8 @@ import { createPostgresStore } from '../../src/postgres'
  */
 
 export const TEMPLATE_DB = 'promo_template'
+/** The schemas engines of the operation suites take in turn (test/postgres/engine-setup.ts). */
+export const ENGINE_SCHEMAS = ['promo_engine', 'promo_engine_b', 'promo_engine_c'] as const
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -76,9 +78,11 @@ export default async function setup(project: TestProject) {
   await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`)
   await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`)
   await admin.end()
-  const store = createPostgresStore({ connectionString: databaseUrl(base, TEMPLATE_DB) })
-  await store.migrate()
-  await store.close()
+  for (const schema of ENGINE_SCHEMAS) {
+    const store = createPostgresStore({ connectionString: databaseUrl(base, TEMPLATE_DB), schema })
+    await store.migrate()
+    await store.close()
+  }
   project.provide('pgUrl', base)
   return async () => {
     if (server) {
