@@ -17,8 +17,8 @@ let pool: pg.Pool | undefined
 let drop: (() => Promise<void>) | undefined
 let turn = 0
 
-// Property tests make a fresh store per run: a tenth of their runs on PostgreSQL keeps the suite fast.
-setPropertyRunShare(0.1)
+// Property tests make a fresh store per run: a twentieth of their runs on PostgreSQL keeps the suite fast.
+setPropertyRunShare(0.05)
 
 beforeAll(async () => {
   const db = await cloneDatabase()
