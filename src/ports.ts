@@ -307,7 +307,8 @@ export type Write =
    * bounds fields after the increment (`redeemed + 1 ≤ quantity`, `balance − x ≥ 0`): checked against
    * the newest stored value, so concurrent commits can never together pass a limit. `create` makes the
    * entity when it does not exist yet (an upsert; counter rows are created by their first increment);
-   * without it a missing entity is a `missing` conflict. The entity's version moves, so a `put` from an
+   * without it a missing entity is a `missing` conflict. `set` assigns plain fields alongside (an
+   * `updated_at`). The entity's version moves, so a `put` from an
    * older read conflicts. SQL: `UPDATE … SET n = n + $1, version = version + 1 WHERE id = $2 AND n + $1 <= $3`.
    */
   | {
@@ -317,6 +318,8 @@ export type Write =
       by: Record<string, number>
       guard?: Record<string, Guard>
       create?: Record<string, unknown>
+      /** Fields set to these values (dotted paths) with the increment: `updated_at`, last commit wins. */
+      set?: Record<string, unknown>
     }
 
 /**

@@ -36,13 +36,21 @@ export function deepFreeze<T>(value: T): T {
 }
 
 /**
- * A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0).
+ * A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0)
+ * and the `set` fields assigned.
  * Only the objects on each path are copied: the rest is shared with `value`.
  */
-export function withIncrements(value: unknown, by: Record<string, number>): unknown {
+export function withIncrements(value: unknown, by: Record<string, number>, set: Record<string, unknown> = {}): unknown {
   const root: Record<string, unknown> = { ...(value as Record<string, unknown>) }
   const copied = new Set<object>([root])
-  for (const [path, amount] of Object.entries(by)) {
+  const edits: [string, (current: unknown) => unknown][] = [
+    ...Object.entries(by).map(([p, n]): [string, (c: unknown) => unknown] => [
+      p,
+      (c) => (typeof c === 'number' ? c : 0) + n,
+    ]),
+    ...Object.entries(set).map(([p, v]): [string, (c: unknown) => unknown] => [p, () => v]),
+  ]
+  for (const [path, edit] of edits) {
     const parts = path.split('.')
     const last = parts.pop() as string
     let target = root
@@ -57,8 +65,7 @@ export function withIncrements(value: unknown, by: Record<string, number>): unkn
       }
       target = next
     }
-    const current = target[last]
-    target[last] = (typeof current === 'number' ? current : 0) + amount
+    target[last] = edit(target[last])
   }
   return root
 }

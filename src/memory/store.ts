@@ -324,7 +324,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
           base = { value: { ...w.create, id }, version: 0, shape: currentShape(w.collection) }
         }
-        const value = withIncrements(base.value, w.by)
+        const value = withIncrements(base.value, w.by, w.set)
         for (const [path, guard] of Object.entries(w.guard ?? {})) {
           const after = readPath(value, path)
           const n = typeof after === 'number' ? after : 0
@@ -375,14 +375,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** Applies a checked changeset; anything thrown midway undoes what was applied, so the store is unchanged. */
   function apply(staged: Map<string, Staged>): CommitResult {
     const entries = [...staged.values()]
-    // Everything that can fail on the values themselves (freezing) happens before the store changes.
-    entries.forEach((s, position) => {
-      options.faults?.({ stage: 'freeze', position })
-      if (s.after) deepFreeze(s.after.value)
-    })
     const undo: (() => void)[] = []
     const logLength = log.length
     try {
+      // Everything that can fail on the values themselves (freezing) happens before the store changes.
+      entries.forEach((s, position) => {
+        options.faults?.({ stage: 'freeze', position })
+        if (s.after) deepFreeze(s.after.value)
+      })
       entries.forEach((s, position) => {
         const rows = table(s.collection)
         options.faults?.({ stage: 'write', position })

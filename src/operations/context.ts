@@ -3,7 +3,18 @@ import { ID_PREFIX } from '../ids'
 import type { ActivityEvent } from '../model/customer'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
-import type { Clock, CollectionName, Entity, IdGenerator, RandomSource, Store, Stored, Write } from '../ports'
+import type {
+  Clock,
+  CollectionName,
+  CommitResult,
+  Entity,
+  Guard,
+  IdGenerator,
+  RandomSource,
+  Store,
+  Stored,
+  Write,
+} from '../ports'
 import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
@@ -75,9 +86,35 @@ export class Tx {
     return next
   }
 
-  /** Adds to counters of an existing entity without a version check: concurrent increments all land. */
-  increment(collection: CollectionName, id: string, by: Record<string, number>): void {
-    this.writes.push({ op: 'increment', collection, id, by })
+  /**
+   * Adds to counters without a version check: concurrent increments all land. `guard` bounds the
+   * result (a failed guard makes the operation decide again on fresh values), `create` makes the
+   * entity on first use, `set` assigns plain fields alongside (docs/storage.md#counters).
+   */
+  increment(
+    collection: CollectionName,
+    id: string,
+    by: Record<string, number>,
+    options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
+  ): void {
+    this.writes.push({ op: 'increment', collection, id, by, ...options })
+  }
+
+  /** Runs after a successful commit with what it returned: results take post-increment values from it. */
+  onCommit(fn: (committed: Committed) => void): void {
+    this.committed.push(fn)
+  }
+
+  readonly committed: ((committed: Committed) => void)[] = []
+
+  /**
+   * Entities this attempt picked from a pool (a free code): a conflict on one of them means another
+   * request took it, so the operation picks again rather than counting it as a clash.
+   */
+  readonly claims = new Set<string>()
+
+  claim(collection: CollectionName, id: string): void {
+    this.claims.add(`${collection}/${id}`)
   }
 
   delete(collection: CollectionName, stored: Stored<{ id: string }>): void {
@@ -117,24 +154,39 @@ export class Tx {
   }
 }
 
+/** How many times an operation decides again after failed guards before it gives up (docs/storage.md#counters). */
+const MAX_REDECISIONS = 25
+
+/** A successful commit's result. */
+export type Committed = Extract<CommitResult, { ok: true }>
+
 /**
  * Runs a state-changing operation with optimistic concurrency: compute on what was read, commit the
  * changeset once; on a conflict re-read and recompute, a bounded number of times, then fail with 409.
  */
 export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): Promise<T> {
   let lastConflict = ''
-  for (let i = 0; i <= ctx.config.maxRetries; i++) {
+  let conflicts = 0
+  let guards = 0
+  for (;;) {
     const tx = new Tx(ctx)
     const result = await attempt(tx)
     if (tx.writes.length === 0) return result
     const outcome = await ctx.store.commit({ writes: tx.writes })
-    if (outcome.ok) return result
+    if (outcome.ok) {
+      for (const fn of tx.committed) fn(outcome)
+      return result
+    }
     const c = outcome.conflict
     lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
+    // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
+    // deciding again on its new value gives the business answer (a budget reached, a balance spent).
+    const redecide = c.reason === 'guard' || tx.claims.has(`${c.collection}/${c.id}`)
+    if (redecide ? ++guards > MAX_REDECISIONS : ++conflicts > ctx.config.maxRetries) break
   }
   throw EngineError.conflict(
     'concurrent_modification',
-    `The operation conflicted with concurrent changes ${ctx.config.maxRetries + 1} times; last on ${lastConflict}. Retry the request.`,
+    `The operation conflicted with concurrent changes ${conflicts + guards} times; last on ${lastConflict}. Retry the request.`,
   )
 }
 

@@ -8,6 +8,7 @@ import { addDuration } from '../rules/duration'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
+import { pickFreeCodes } from './free-codes'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
 import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
@@ -175,13 +176,11 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
   const pendingCodes = new Set(
     tx.writes.filter((w) => w.op === 'put' && w.collection === 'vouchers').map((w) => (w.value as Voucher).id),
   )
-  const free = await tx.store.vouchers.list({
-    where: { campaign_id: c.id, holder_id: null },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1 + pendingCodes.size,
-  })
-  const first = free.data.find((s) => !pendingCodes.has(s.value.id))
-  if (first) return loadCard(tx, first)
+  const [first] = await pickFreeCodes(tx, c.id, 1, pendingCodes)
+  if (first) {
+    tx.claim('vouchers', first.value.id)
+    return loadCard(tx, first)
+  }
   if (c.type !== 'AUTO_UPDATE') {
     throw new EngineError({
       code: 409,
@@ -242,16 +241,12 @@ export function recordPublication(
 }
 
 /**
- * Publishes a code of a coupon or gift campaign to a customer (a CAMPAIGN reward): the oldest free
- * code, else a new one from the campaign's template.
+ * Publishes a code of a coupon or gift campaign to a customer (a CAMPAIGN reward): a free code picked
+ * at random, else a new one from the campaign's template.
  */
 export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: Customer): Promise<Stored<Voucher>> {
-  const free = await tx.store.vouchers.list({
-    where: { campaign_id: campaign.value.id, holder_id: null },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
-  })
-  let stored = free.data[0]
+  let stored = (await pickFreeCodes(tx, campaign.value.id, 1))[0]
+  if (stored) tx.claim('vouchers', stored.value.id)
   if (!stored) {
     const current = currentCampaign(tx, campaign)
     const [code] = await generateUnusedCodes(tx, current.voucher?.code_config ?? {}, 1, 'reward.parameters.campaign')

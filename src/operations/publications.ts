@@ -14,6 +14,7 @@ import { parse } from '../schema/parse'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
+import { pickFreeCodes } from './free-codes'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
 
@@ -123,6 +124,8 @@ export async function publishVoucher(
     channel: string | null
     metadata: Record<string, unknown>
     path?: string
+    /** The code was picked from the campaign's free codes: claim it so that no concurrent publication takes it too. */
+    claim?: boolean
   },
 ): Promise<{ publication: Publication; voucher: Voucher }> {
   const { voucher: stored, campaign, customer } = args
@@ -152,7 +155,23 @@ export async function publishVoucher(
     publish: { ...current.publish, count: current.publish.count + 1 },
     updated_at: tx.nowIso,
   }
-  tx.update('vouchers', stored, next)
+  if (args.claim && stored.version > 0) {
+    // A free code is claimed with a guarded increment: if a concurrent publication took it first, the
+    // guard fails and this one picks again, instead of failing on a version clash.
+    tx.increment(
+      'vouchers',
+      current.id,
+      { 'publish.count': 1 },
+      {
+        guard: { 'publish.count': { max: current.publish.count + 1 } },
+        set: {
+          holder_id: customer.id,
+          ...(current.is_referral_code ? { referrer_id: customer.id } : {}),
+          updated_at: tx.nowIso,
+        },
+      },
+    )
+  } else tx.update('vouchers', stored, next)
   if (!(await findHolder(tx, current.id, customer.id))) {
     tx.insert('redeemable_holders', newHolder(tx, current, campaign, customer.id, holderRoleOf(current)))
   }
@@ -180,15 +199,10 @@ function resultOf(first: Publication, customer: Customer, published: Voucher[]):
   return result
 }
 
-/** The free codes of a campaign (no holder), oldest first; an AUTO_UPDATE campaign makes the missing ones. */
+/** Free codes of a campaign (no holder), picked at random; an AUTO_UPDATE campaign makes the missing ones. */
 async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promise<Stored<Voucher>[]> {
   const campaign = stored.value
-  const page = await tx.store.vouchers.list({
-    where: { campaign_id: campaign.id, holder_id: null },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: count,
-  })
-  const found = page.data
+  const found = await pickFreeCodes(tx, campaign.id, count)
   const missing = count - found.length
   if (missing === 0) return found
   if (campaign.type !== 'AUTO_UPDATE') {
@@ -297,6 +311,7 @@ export async function publish(
     for (const code of codes) {
       const out = await publishVoucher(tx, {
         voucher: code,
+        claim: input.voucher === undefined,
         campaign: owning,
         customer: customer.value,
         source_id: input.source_id ?? null,

@@ -29,11 +29,8 @@ export async function changeFeed(store: Store): Promise<void> {
     [b.seq, 'vouchers', 'v_a', 'put', 2],
     [c.seq, 'customers', 'cust_a', 'delete', 1],
   ])
-  assert.equal(
-    (all.data[2] as Change).value && (all.data[2] as { value: { code: string } }).value.code,
-    'A2',
-    'a change carries the value written',
-  )
+  const written = all.data[2] as Change
+  assert.equal((written.value as { code: string }).code, 'A2', 'a change carries the value written')
   assert.equal(all.next_after, c.seq)
   assert.equal(all.has_more, false)
   // A cursor continues after a commit; a page never splits a commit.

@@ -38,7 +38,7 @@ export async function guardedIncrements(store: Store): Promise<void> {
 
   // A floor: a balance may not go below zero.
   await insert(store, 'vouchers', voucher('v_gift', 'GIFT', { gift: { balance: 500 } }))
-  const spend = (x: number): Write => ({
+  const spend = (x: number): Write & { op: 'increment' } => ({
     op: 'increment',
     collection: 'vouchers',
     id: 'v_gift',
@@ -46,7 +46,10 @@ export async function guardedIncrements(store: Store): Promise<void> {
     guard: { 'gift.balance': { min: 0 } },
   })
   assert.equal((await commitConflict(store, [spend(501)])).guard?.value, -1)
-  await commitOk(store, [spend(500)])
+  await commitOk(store, [{ ...spend(500), set: { updated_at: '2026-02-01T00:00:00.000Z', 'gift.note': 'spent' } }])
+  const spent = (await mustGet(store, 'vouchers', 'v_gift')).value as { updated_at: string; gift: { note: string } }
+  assert.equal(spent.updated_at, '2026-02-01T00:00:00.000Z', 'set assigns fields with the increment')
+  assert.equal(spent.gift.note, 'spent')
   assert.equal(((await mustGet(store, 'vouchers', 'v_gift')).value as { gift: { balance: number } }).gift.balance, 0)
 }
 

@@ -1,9 +1,7 @@
-import type { Campaign } from '../../model/campaign'
 import type { Customer } from '../../model/customer'
 import type { Redemption } from '../../model/redemption'
-import type { ValidationRule } from '../../model/validation-rule'
-import type { Store } from '../../ports'
-import type { EvalCounters, PeriodCounts } from '../../rules/conditions'
+import type { Counter, Store } from '../../ports'
+import { type CounterScope, type CounterWrite, counterIds, counterWrites, evalCounters } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
   countUnitsUsed,
@@ -12,80 +10,38 @@ import {
   targetingOf,
   type UnitBudgetUse,
 } from '../../rules/redeemables'
-import { localParts } from '../../rules/zoned-time'
+import type { Tx } from '../context'
 
-/*
- * The engine's counters a budget rule reads (reference §6.2–6.3): redemptions of a code or tier and of
- * its campaign, per customer and per calendar period in the engine's time zone, and the campaign's
- * order totals. Read only when an assigned rule names one of them.
- */
-
-const COUNTER_RULE = /"name":"(redemption\.count|campaign\.)/
-
-export function needsCounters(rules: readonly ValidationRule[]): boolean {
-  return rules.some((r) => COUNTER_RULE.test(JSON.stringify(r.rules)))
-}
-
-/** The engine's counters a budget rule reads: successful, not rolled back redemptions, by calendar period. */
-export async function countersFor(
+/** The redemption counters of each subject (docs/storage.md#counters), read in one batch. */
+export async function loadCounters(
   store: Store,
-  redeemableId: string,
-  campaign: Campaign | null | undefined,
+  subjects: readonly RedeemableSubject[],
   customer: Customer | undefined,
   now: Date,
   timeZone: string,
-): Promise<EvalCounters> {
-  const live = (r: Redemption) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null
-  const own = (await store.redemptions.list({ where: { related_object_id: redeemableId } })).data
-    .map((s) => s.value)
-    .filter(live)
-  const inCampaign = campaign
-    ? (await store.redemptions.list({ where: { related_object_parent_id: campaign.id } })).data
-        .map((s) => s.value)
-        .filter(live)
-    : []
-  const periods = periodStarts(now, timeZone)
-  const count = (rs: readonly Redemption[]): PeriodCounts => ({
-    total: rs.length,
-    daily: rs.filter((r) => r.date >= periods.day).length,
-    weekly: rs.filter((r) => r.date >= periods.week).length,
-    monthly: rs.filter((r) => r.date >= periods.month).length,
-  })
-  const distinct = (rs: readonly Redemption[]): PeriodCounts => {
-    const within = (since: string) => new Set(rs.filter((r) => r.date >= since).map((r) => r.customer_id)).size
-    return {
-      total: within(''),
-      daily: within(periods.day),
-      weekly: within(periods.week),
-      monthly: within(periods.month),
-    }
+): Promise<Map<string, Counter>> {
+  const ids = new Set<string>()
+  for (const subject of subjects) {
+    const scope = counterScope(subject, customer)
+    if (scope) for (const id of counterIds(scope, now, timeZone)) ids.add(id)
   }
-  const mine = (rs: readonly Redemption[]) => rs.filter((r) => customer && r.customer_id === customer.id)
-  return {
-    campaign_orders_amount: inCampaign.reduce((n, r) => n + (r.order?.amount ?? 0), 0),
-    campaign_orders_amount_discounted: inCampaign.reduce(
-      (n, r) => n + (r.order?.total_applied_discount_amount ?? 0),
-      0,
-    ),
-    campaign_redemptions: count(inCampaign),
-    campaign_customers: distinct(inCampaign),
-    customer_campaign_redemptions: count(mine(inCampaign)),
-    redemptions: count(own),
-    customer_redemptions: count(mine(own)),
+  const rows = ids.size === 0 ? [] : await store.counters.getMany([...ids])
+  const found = new Map(rows.map((r) => [r.value.id, r.value]))
+  for (const subject of subjects) {
+    const scope = counterScope(subject, customer)
+    if (scope) subject.counters = evalCounters(scope, found, now, timeZone)
   }
+  return found
 }
 
-/** ISO instants at which today, this week (Monday) and this month began, in the engine's time zone. */
-function periodStarts(now: Date, timeZone: string): { day: string; week: string; month: string } {
-  const p = localParts(now, timeZone)
-  const msIntoDay = ((p.hour * 60 + p.minute) * 60 + p.second) * 1000 + p.millisecond
-  const dayStart = now.getTime() - msIntoDay
-  const daysSinceMonday = (p.weekday + 6) % 7
-  const day = 86_400_000
+/** What a subject's redemption counts for, or null when the request names nothing stored. */
+export function counterScope(subject: RedeemableSubject, customer: Customer | undefined): CounterScope | null {
+  const redeemableId = subject.tier?.id ?? subject.voucher?.id
+  if (redeemableId === undefined) return null
   return {
-    day: new Date(dayStart).toISOString(),
-    week: new Date(dayStart - daysSinceMonday * day).toISOString(),
-    month: new Date(dayStart - (p.day - 1) * day).toISOString(),
+    redeemableId,
+    campaignId: subject.tier?.campaign_id ?? subject.voucher?.campaign_id ?? null,
+    customerId: customer?.id ?? null,
   }
 }
 
@@ -125,4 +81,42 @@ export async function unitBudgetsFor(
     { tier_id: subject.tier?.id ?? null, customer_id: customer?.id ?? null },
     collections,
   )
+}
+
+/** Writes counter increments (docs/storage.md#counters): created on first use, guarded as the decision needs. */
+export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): void {
+  for (const w of writes) tx.increment('counters', w.id, w.by, { create: {}, ...(w.guard ? { guard: w.guard } : {}) })
+}
+
+/**
+ * Takes rolled-back redemptions out of their counters, in the periods they were counted in. Reads
+ * the customers' campaign counters first (one batch): a customer whose last redemption in the
+ * campaign goes is no longer a distinct customer of it.
+ */
+export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]): Promise<void> {
+  const counted = children.filter((c) => c.result === 'SUCCESS' && c.status !== 'ROLLED_BACK')
+  const timeZone = tx.ctx.config.timezone
+  const scoped = counted.map((child) => ({ child, scope: scopeOfRedemption(child), at: new Date(child.date) }))
+  const ids = new Set(scoped.flatMap(({ scope, at }) => counterIds(scope, at, timeZone)))
+  const rows = new Map((await tx.store.counters.getMany([...ids])).map((r) => [r.value.id, r.value]))
+  for (const { child, scope, at } of scoped) {
+    const writes = counterWrites({
+      scope,
+      at,
+      timeZone,
+      before: rows,
+      orderAmount: child.order?.amount ?? 0,
+      discount: child.order?.total_applied_discount_amount ?? 0,
+      sign: -1,
+    })
+    applyCounterWrites(tx, writes)
+  }
+}
+
+function scopeOfRedemption(r: Redemption): CounterScope {
+  return {
+    redeemableId: r.related_object_id,
+    campaignId: r.related_object_parent_id ?? null,
+    customerId: r.customer_id,
+  }
 }

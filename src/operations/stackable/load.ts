@@ -5,7 +5,7 @@ import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { StackingRules } from '../../model/stacking'
 import type { Voucher } from '../../model/voucher'
-import type { Store, Stored } from '../../ports'
+import type { Counter, Store, Stored } from '../../ports'
 import type { EvalCustomer } from '../../rules/conditions'
 import { normalizeOrder } from '../../rules/discounts'
 import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
@@ -17,7 +17,7 @@ import { effectiveStackingRules } from '../stacking-rules'
 import { rulesAssignedTo } from '../validation-rules'
 import { findVoucher } from '../vouchers'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
-import { countersFor, needsCounters, unitBudgetsFor } from './counters'
+import { loadCounters, unitBudgetsFor } from './counters'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -31,6 +31,8 @@ export interface LoadedRequest {
   /** Stored versions of what a redemption changes: vouchers and tiers by id. */
   vouchers: Map<string, Stored<Voucher>>
   tiers: Map<string, Stored<PromotionTier>>
+  /** The counter rows read for the budget rules, by id: a redemption's guarded increments start from them. */
+  counters: Map<string, Counter>
 }
 
 /**
@@ -64,12 +66,13 @@ export async function loadRequest(
   const vouchers = new Map<string, Stored<Voucher>>()
   const tiers = new Map<string, Stored<PromotionTier>>()
   const subjects = await Promise.all(
-    requests.map((r, index) => loadSubject(ctx, r, index, now, customer?.value, options.sessionKey, vouchers, tiers)),
+    requests.map((r, index) => loadSubject(ctx, r, index, now, options.sessionKey, vouchers, tiers)),
   )
 
-  const [catalogue, collections] = await Promise.all([
+  const [catalogue, collections, counters] = await Promise.all([
     loadCatalogue(store, items, subjects),
     loadCollections(store, subjects),
+    loadCounters(store, subjects, customer?.value, now, ctx.config.timezone),
   ])
   const { prices } = catalogue
   // Unit budgets count past redemptions by what their lines are, so they need the collections first.
@@ -114,6 +117,7 @@ export async function loadRequest(
     stackId,
     vouchers,
     tiers,
+    counters,
   }
 }
 
@@ -192,7 +196,6 @@ async function loadSubject(
   request: ExpandedRequest,
   index: number,
   now: Date,
-  customer: Customer | undefined,
   sessionKey: string | undefined,
   vouchers: Map<string, Stored<Voucher>>,
   tiers: LoadedRequest['tiers'],
@@ -239,16 +242,6 @@ async function loadSubject(
       : ownRules
     subject.locks = locks
     if (v.holder_id) subject.holder_source_id = holder?.value.source_id ?? null
-    if (needsCounters(subject.validation_rules)) {
-      subject.counters = await countersFor(
-        store,
-        voucher.value.id,
-        subject.campaign,
-        customer,
-        now,
-        ctx.config.timezone,
-      )
-    }
     return subject
   }
   const tier = await store.promotion_tiers.get(request.id)
@@ -263,9 +256,6 @@ async function loadSubject(
   subject.campaign = campaign?.value ?? null
   subject.categories = categories
   subject.validation_rules = rules
-  if (needsCounters(subject.validation_rules)) {
-    subject.counters = await countersFor(store, tier.value.id, subject.campaign, customer, now, ctx.config.timezone)
-  }
   return subject
 }
 

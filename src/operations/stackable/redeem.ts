@@ -6,7 +6,8 @@ import type { CalculatedOrder, Order, OrderStatus } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
+import type { Guard, Stored } from '../../ports'
+import { counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
 import type { RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
@@ -17,6 +18,7 @@ import { loadCard, spendCard, updateCardVoucher } from '../loyalty-ledger'
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import type { StackedRedemption } from '../redemptions'
 import { recordReferral } from '../referrals'
+import { applyCounterWrites, counterScope } from './counters'
 import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
 import { trackingId } from './tracking'
@@ -148,8 +150,31 @@ export class RedemptionWriter {
       if (this.request.session?.key) child.session = { key: this.request.session.key }
       if (subject.voucher) {
         const counted = await this.countVoucher(subject.voucher.id, o)
-        child.voucher = withExtras(counted.voucher, await redemptionVoucherExtras(tx.store, counted.voucher))
+        const extras = await redemptionVoucherExtras(tx.store, counted.voucher)
+        child.voucher = withExtras(counted.voucher, extras)
         if (counted.taken) child.points_taken = counted.taken
+        // The result shows the code as the commit left it (its uses and balance after every concurrent redemption).
+        const at = children.length
+        const slot = `vouchers/${subject.voucher.id}`
+        tx.onCommit(({ values }) => {
+          const after = values[slot] as Voucher | undefined
+          if (after) children[at] = { ...(children[at] as Redemption), voucher: withExtras(after, extras) }
+        })
+      }
+      const scope = counterScope(subject, this.customer)
+      if (scope) {
+        applyCounterWrites(
+          tx,
+          counterWrites({
+            scope,
+            at: tx.now,
+            timeZone: tx.ctx.config.timezone,
+            before: loaded.counters,
+            orderAmount: o.order.amount ?? 0,
+            discount: o.order.total_applied_discount_amount ?? 0,
+            ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
+          }),
+        )
       }
       if (subject.voucher?.is_referral_code && this.customer) {
         await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
@@ -217,14 +242,21 @@ export class RedemptionWriter {
         : null,
       updated_at: this.tx.nowIso,
     }
-    if (isUnlimitedCoupon(v0)) {
-      // Nothing caps an unlimited discount code's uses: count them with an increment, which never conflicts.
-      this.tx.increment('vouchers', voucherId, { 'redemption.redeemed_quantity': 1 })
-      return { voucher: next }
+    // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
+    // of one code all land until the quantity or the balance runs out, and the one past it decides again.
+    const by: Record<string, number> = { 'redemption.redeemed_quantity': 1 }
+    const guard: Record<string, Guard> = {}
+    if (v0.redemption.quantity !== null) guard['redemption.redeemed_quantity'] = { max: v0.redemption.quantity }
+    if (v0.gift) {
+      by['redemption.redeemed_amount'] = credits
+      by['gift.balance'] = -credits
+      by['gift.subtracted_amount'] = credits
+      guard['gift.balance'] = { min: 0 }
     }
-    // A capped code or a gift card is checked against what was read: the versioned write keeps it true.
-    this.tx.update('vouchers', stored, next)
-    this.loaded.vouchers.set(voucherId, { value: next, version: stored.version })
+    this.tx.increment('vouchers', voucherId, by, {
+      ...(Object.keys(guard).length > 0 ? { guard } : {}),
+      ...(isUnlimitedCoupon(v0) ? {} : { set: { updated_at: this.tx.nowIso } }),
+    })
     return { voucher: next }
   }
 

@@ -12,7 +12,8 @@ import { afterPointsChanged, emitPointsExpired } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
 import { undoReward } from '../reward-redemption'
-import { isUnlimitedCoupon, tierShare } from './redeem'
+import { uncountRedemptions } from './counters'
+import { tierShare } from './redeem'
 
 /** Rollbacks are accepted within three months of the redemption (reference §7.2). */
 const ROLLBACK_WINDOW = 'P3M'
@@ -201,7 +202,12 @@ export async function rollback(
   const childIds = parent.value.related_redemptions?.redemptions ?? []
   const rollbacks: RedemptionRollback[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
-  for (const child of await tx.store.redemptions.getMany(childIds)) {
+  const children = await tx.store.redemptions.getMany(childIds)
+  await uncountRedemptions(
+    tx,
+    children.map((c) => c.value),
+  )
+  for (const child of children) {
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
     await giveBack(tx, child.value)
@@ -323,26 +329,19 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
       return
     }
-    if (isUnlimitedCoupon(v0)) {
-      tx.increment('vouchers', v0.id, { 'redemption.redeemed_quantity': -1 })
-      return
-    }
+    // The use and the credits go back as increments, like they were taken: no clash with concurrent redemptions.
     const credits = child.gift?.amount ?? 0
-    tx.update('vouchers', stored, {
-      ...v0,
-      redemption: {
-        ...oneUseBack(v0),
-        ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) - credits } : {}),
+    tx.increment(
+      'vouchers',
+      v0.id,
+      {
+        'redemption.redeemed_quantity': -1,
+        ...(v0.gift
+          ? { 'redemption.redeemed_amount': -credits, 'gift.balance': credits, 'gift.subtracted_amount': -credits }
+          : {}),
       },
-      gift: v0.gift
-        ? {
-            ...v0.gift,
-            balance: v0.gift.balance + credits,
-            subtracted_amount: (v0.gift.subtracted_amount ?? 0) - credits,
-          }
-        : null,
-      updated_at: tx.nowIso,
-    })
+      { guard: { 'redemption.redeemed_quantity': { min: 0 } }, set: { updated_at: tx.nowIso } },
+    )
     return
   }
   if (child.related_object_type === 'promotion_tier') {

@@ -4,6 +4,7 @@
  * that a `CalculatedOrder` / `CalculatedOrderItem` fits as is.
  */
 import type { Metadata } from '../../model/common'
+import type { CounterBound } from './bounds'
 
 export interface EvalOrderItem {
   product_id?: string | null
@@ -93,6 +94,11 @@ export interface EvaluationContext {
   customer: EvalCustomer | null
   redemption?: EvalRedemption
   counters?: EvalCounters
+  /**
+   * Where the evaluator records the bounds of every budget comparison it makes (an output: the
+   * caller passes an empty list and reads it afterwards; see `CounterBound`).
+   */
+  bounds?: CounterBound[]
   /** The code's holder: `publication.redeemable_by_linked_customer` compares against it. */
   publication?: { holder_id?: string | null; holder_source_id?: string | null }
   custom_event?: { metadata?: Metadata }

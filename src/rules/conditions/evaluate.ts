@@ -7,6 +7,7 @@
  * are reported (a failed alternative of a passing `or` is not a reason).
  */
 import type { RuleDefinition, RuleSet } from '../../model/validation-rule'
+import { boundOf, isCounterRule } from './bounds'
 import type { EvaluationContext } from './context'
 import {
   baseFailure,
@@ -174,7 +175,11 @@ class Evaluator {
           detail: `unknown operator ${name}`,
         })
       }
-      if (!applyOperator(op, actual, expected, this.env)) {
+      const passed = applyOperator(op, actual, expected, this.env)
+      if (this.ctx.bounds && typeof actual === 'number' && isCounterRule(base.name)) {
+        this.ctx.bounds.push({ rule: base.name, ...boundOf(op, actual, expected, passed) })
+      }
+      if (!passed) {
         return fail({
           ...base,
           operator: name,

@@ -1,3 +1,4 @@
+export { boundOf, type CounterBound, isCounterRule } from './bounds'
 export {
   type Bundle,
   type BundleIdentifiedItem,

@@ -1,6 +1,6 @@
 import type { Validity } from '../../model/common'
 import type { CalculatedOrder } from '../../model/order'
-import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
+import { type CounterBound, type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
 import { isReferrer } from '../referrals'
 import { rewardCost, tierRewardMapping } from '../rewards'
 import {
@@ -255,6 +255,7 @@ export function checkRules(
   before: CalculatedOrder,
   after: CalculatedOrder,
   discount: number,
+  bounds?: CounterBound[],
 ): CheckFailure | null {
   if (subject.validation_rules.length === 0) return null
   const context: EvaluationContext = {
@@ -273,6 +274,7 @@ export function checkRules(
       discount_amount: discount,
     },
     ...(subject.counters ? { counters: subject.counters } : {}),
+    ...(bounds ? { bounds } : {}),
     publication: { holder_id: subject.voucher?.holder_id ?? null, holder_source_id: subject.holder_source_id ?? null },
     now: input.now,
     timeZone: input.timeZone,

@@ -1,7 +1,7 @@
 import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
 import type { ApplicableTo } from '../../model/validation-rule'
-import { type Bundle, evaluateBundle } from '../conditions'
+import { type Bundle, type CounterBound, evaluateBundle } from '../conditions'
 import {
   applyStep,
   type CalculationOptions,
@@ -69,6 +69,7 @@ interface Applied {
   /** The discount as applied when formulas set its values (`is_dynamic`), and how each came out. */
   discount?: Discount
   formulas?: FormulaUse[]
+  budget_bounds?: CounterBound[]
 }
 
 type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
@@ -96,7 +97,8 @@ function runSequence(
       return { change: { kind: 'turned_down', index: subject.index, turndown: effect.turndown }, applied }
     const result = effect.step ? applyStep(running, effect.step, options) : null
     const after = result?.order ?? running
-    const rules = checkRules(subject, input, running, after, result?.applied.total_discount_amount ?? 0)
+    const bounds: CounterBound[] = []
+    const rules = checkRules(subject, input, running, after, result?.applied.total_discount_amount ?? 0, bounds)
     if (rules) {
       const turndown: Turndown = effect.bundle ? { ...rules, bundle: effect.bundle } : rules
       return { change: { kind: 'turned_down', index: subject.index, turndown }, applied }
@@ -109,6 +111,7 @@ function runSequence(
       return { change: { kind: 'no_effect', index: subject.index }, applied }
     }
     const entry: Applied = { step: result, order: after }
+    if (bounds.length > 0) entry.budget_bounds = bounds
     if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.credited_amount ?? 0 }
     if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
     if (effect.bundle) entry.bundle = effect.bundle

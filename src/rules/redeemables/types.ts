@@ -8,7 +8,7 @@ import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList, ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { RoundingMode } from '../../money'
-import type { Bundle, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
+import type { Bundle, CounterBound, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
 import type { CatalogPrices, StepResult } from '../discounts'
 import type { FormulaUse } from '../formulas'
 import type { SkipExplanation, SkipKey } from '../stacking'
@@ -120,6 +120,8 @@ export type SubjectOutcome =
       discount?: Discount
       /** Each formula evaluated for this redeemable, and the static fallbacks used. */
       formulas?: FormulaUse[]
+      /** What the budget rules it passed allow its counters to reach: the commit guards them. */
+      budget_bounds?: CounterBound[]
     }
   | {
       index: number

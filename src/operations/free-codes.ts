@@ -1,0 +1,30 @@
+import type { Voucher } from '../model/voucher'
+import type { Stored } from '../ports'
+import type { Tx } from './context'
+
+/**
+ * Up to `count` free codes (no holder) of a campaign, from a random window among them, skipping
+ * `exclude`. Concurrent publications each take their own codes instead of all racing for the oldest
+ * one (docs/storage.md#claims); the claim itself is guarded at commit, and the rare two requests that
+ * still pick one code decide again. Two reads: how
+ * many are free, then the window.
+ */
+export async function pickFreeCodes(
+  tx: Tx,
+  campaignId: string,
+  count: number,
+  exclude: ReadonlySet<string> = new Set(),
+): Promise<Stored<Voucher>[]> {
+  const where = { campaign_id: campaignId, holder_id: null }
+  const order = { field: 'created_at', direction: 'asc' } as const
+  const { total } = await tx.store.vouchers.list({ where, order, limit: 0 })
+  const wanted = count + exclude.size
+  if (total <= wanted) {
+    const all = await tx.store.vouchers.list({ where, order, limit: wanted })
+    return all.data.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+  }
+  // One of the windows of `wanted` consecutive free codes, at random.
+  const page = 1 + Math.floor(tx.ctx.random() * Math.floor(total / wanted))
+  const window = (await tx.store.vouchers.list({ where, order, limit: wanted, page })).data
+  return window.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+}

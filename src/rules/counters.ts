@@ -1,0 +1,209 @@
+import type { Counter, Guard } from '../ports'
+import type { CounterBound, EvalCounters, PeriodCounts } from './conditions'
+import { addDays, type LocalDate, localDate } from './zoned-calendar'
+
+/*
+ * Stored counters (docs/storage.md#counters): what budget rules count, kept in counter rows that a
+ * redemption increments in its own commit, so a rule reads a few rows instead of every past
+ * redemption, and guards on those increments keep budgets exact under concurrency.
+ *
+ * Rows, per calendar period (the total, and the day, week from Monday and month in the engine's
+ * time zone of the redemption):
+ *   r:<redeemable>            redemptions of a code or tier
+ *   rc:<redeemable>:<customer> the customer's redemptions of it
+ *   c:<campaign>              redemptions in the campaign (the total row also sums order amounts and discounts)
+ *   cc:<campaign>:<customer>  the customer's redemptions in the campaign
+ *   cu:<campaign>             distinct customers who redeemed in the campaign
+ * A period row's id ends with `|d:2026-11-24`, `|w:2026-11-23` or `|m:2026-11`.
+ */
+
+export type Period = 'total' | 'daily' | 'weekly' | 'monthly'
+const PERIODS: readonly Period[] = ['total', 'daily', 'weekly', 'monthly']
+
+/** Who and what a redemption counts for. */
+export interface CounterScope {
+  redeemableId: string
+  campaignId: string | null
+  customerId: string | null
+}
+
+type Family = 'r' | 'rc' | 'c' | 'cc' | 'cu'
+
+const iso = (d: LocalDate) =>
+  `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`
+
+/** The period suffixes of an instant in a time zone. */
+export function periodSuffixes(at: Date, timeZone: string): Record<Period, string> {
+  const day = localDate(at, timeZone)
+  const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()
+  const monday = addDays(day, -((weekday + 6) % 7))
+  return {
+    total: '',
+    daily: `|d:${iso(day)}`,
+    weekly: `|w:${iso(monday)}`,
+    monthly: `|m:${iso(day).slice(0, 7)}`,
+  }
+}
+
+function familyBase(family: Family, scope: CounterScope): string | null {
+  const { redeemableId, campaignId, customerId } = scope
+  switch (family) {
+    case 'r':
+      return `r:${redeemableId}`
+    case 'rc':
+      return customerId ? `rc:${redeemableId}:${customerId}` : null
+    case 'c':
+      return campaignId ? `c:${campaignId}` : null
+    case 'cc':
+      return campaignId && customerId ? `cc:${campaignId}:${customerId}` : null
+    case 'cu':
+      return campaignId ? `cu:${campaignId}` : null
+  }
+}
+
+const FAMILIES: readonly Family[] = ['r', 'rc', 'c', 'cc', 'cu']
+
+/** The ids of every counter row of a scope at an instant: what a validation reads, in one batch. */
+export function counterIds(scope: CounterScope, at: Date, timeZone: string): string[] {
+  const suffixes = periodSuffixes(at, timeZone)
+  return FAMILIES.flatMap((f) => {
+    const base = familyBase(f, scope)
+    return base === null ? [] : PERIODS.map((p) => base + suffixes[p])
+  })
+}
+
+const countOf = (row: Counter | undefined): number => (typeof row?.count === 'number' ? row.count : 0)
+
+/** What the budget rules read, from the counter rows found (absent rows count 0). */
+export function evalCounters(
+  scope: CounterScope,
+  rows: ReadonlyMap<string, Counter>,
+  at: Date,
+  timeZone: string,
+): EvalCounters {
+  const suffixes = periodSuffixes(at, timeZone)
+  const periods = (family: Family): PeriodCounts => {
+    const base = familyBase(family, scope)
+    const read = (p: Period) => (base === null ? 0 : countOf(rows.get(base + suffixes[p])))
+    return { total: read('total'), daily: read('daily'), weekly: read('weekly'), monthly: read('monthly') }
+  }
+  const campaign = scope.campaignId ? rows.get(`c:${scope.campaignId}`) : undefined
+  const sum = (field: string) => (typeof campaign?.[field] === 'number' ? (campaign[field] as number) : 0)
+  return {
+    campaign_orders_amount: sum('amount'),
+    campaign_orders_amount_discounted: sum('discount'),
+    campaign_redemptions: periods('c'),
+    campaign_customers: periods('cu'),
+    customer_campaign_redemptions: periods('cc'),
+    redemptions: periods('r'),
+    customer_redemptions: periods('rc'),
+  }
+}
+
+/** One counter write: an increment of a counter row, created on first use, bounded by `guard`. */
+export interface CounterWrite {
+  id: string
+  by: Record<string, number>
+  guard?: Record<string, Guard>
+}
+
+/** Which row and field a budget rule name reads. */
+function ruleTarget(rule: string): { family: Family; period: Period; field: string } | null {
+  const period = (suffix: string | undefined): Period | null =>
+    suffix === undefined ? 'total' : (PERIODS as readonly string[]).includes(suffix) ? (suffix as Period) : null
+  const m =
+    /^(campaign\.redemptions\.count|campaign\.redemptions\.customers_count|redemption\.count\.per_customer)(?:\.(\w+))?$/.exec(
+      rule,
+    )
+  if (m) {
+    const p = period(m[2])
+    if (p === null) return null
+    const family: Family =
+      m[1] === 'campaign.redemptions.count' ? 'c' : m[1] === 'redemption.count.per_customer' ? 'rc' : 'cu'
+    return { family, period: p, field: 'count' }
+  }
+  if (rule === 'campaign.orders.amount') return { family: 'c', period: 'total', field: 'amount' }
+  if (rule === 'campaign.orders.amount_discounted') return { family: 'c', period: 'total', field: 'discount' }
+  const daily = /^redemption\.count\.(daily|weekly|monthly)$/.exec(rule)
+  if (daily) return { family: 'r', period: daily[1] as Period, field: 'count' }
+  return null
+}
+
+function narrow(into: Record<string, Guard>, field: string, lo: number, hi: number): void {
+  const g = into[field] ?? {}
+  if (Number.isFinite(lo)) g.min = Math.max(g.min ?? lo, lo)
+  if (Number.isFinite(hi)) g.max = Math.min(g.max ?? hi, hi)
+  into[field] = g
+}
+
+/**
+ * The counter increments of one successful redemption (or, with `sign` -1, of its rollback), with
+ * the guards that keep its decision true: every budget bound the rules relied on, and, for the
+ * distinct-customer count, that this customer's first redemption in the campaign is still the first.
+ * `before` holds the rows as read when deciding (for a rollback: as read now).
+ */
+export function counterWrites(input: {
+  scope: CounterScope
+  at: Date
+  timeZone: string
+  before: ReadonlyMap<string, Counter>
+  orderAmount: number
+  discount: number
+  bounds?: readonly CounterBound[]
+  sign?: 1 | -1
+}): CounterWrite[] {
+  const { scope, before } = input
+  const sign = input.sign ?? 1
+  const suffixes = periodSuffixes(input.at, input.timeZone)
+  const writes = new Map<string, CounterWrite>()
+  const write = (id: string): CounterWrite => {
+    let w = writes.get(id)
+    if (!w) {
+      w = { id, by: {} }
+      writes.set(id, w)
+    }
+    return w
+  }
+  for (const family of ['r', 'rc', 'c', 'cc'] as const) {
+    const base = familyBase(family, scope)
+    if (base === null) continue
+    for (const p of PERIODS) write(base + suffixes[p]).by.count = sign
+  }
+  if (scope.campaignId) {
+    const total = write(`c:${scope.campaignId}`)
+    total.by.amount = sign * input.orderAmount
+    total.by.discount = sign * input.discount
+    // A customer's first redemption in the campaign (per period) adds a distinct customer; the guard on
+    // their own count keeps two concurrent "first" redemptions from both counting them.
+    const cc = familyBase('cc', scope)
+    for (const p of PERIODS) {
+      const cu = write(`cu:${scope.campaignId}${suffixes[p]}`)
+      if (cc === null) {
+        cu.by.count = 0
+        continue
+      }
+      const mine = countOf(before.get(cc + suffixes[p]))
+      const changes = sign === 1 ? mine === 0 : mine === 1
+      cu.by.count = changes ? sign : 0
+      const own = write(cc + suffixes[p])
+      own.guard = own.guard ?? {}
+      const after = mine + sign
+      if (changes) narrow(own.guard, 'count', after, after)
+      else narrow(own.guard, 'count', sign === 1 ? 2 : 1, Number.POSITIVE_INFINITY)
+    }
+  }
+  for (const bound of input.bounds ?? []) {
+    const target = ruleTarget(bound.rule)
+    if (target === null) continue
+    const base = familyBase(target.family, scope)
+    if (base === null) continue
+    const w = write(base + suffixes[target.period])
+    if (w.by[target.field] === undefined) w.by[target.field] = 0
+    w.guard = w.guard ?? {}
+    narrow(w.guard, target.field, bound.lo, bound.hi)
+  }
+  for (const w of writes.values()) {
+    if (w.guard && Object.keys(w.guard).length === 0) delete w.guard
+  }
+  return [...writes.values()]
+}

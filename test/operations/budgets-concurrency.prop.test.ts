@@ -1,0 +1,188 @@
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import type { MemoryStore } from '../../src/memory'
+import { testEngine } from '../support/engine'
+
+/*
+ * Budgets under concurrency with the default options (docs/storage.md#counters): every budget rule,
+ * quantity and balance gives exactly what fits, the rest get the business failure the interface
+ * names, and nobody gets a 409. Counts, not times: commits per request come from the store's stats.
+ */
+
+type Engine = ReturnType<typeof testEngine>['engine']
+
+const RULES = {
+  'campaign.redemptions.count': { perCustomer: false },
+  'campaign.redemptions.count.daily': { perCustomer: false },
+  'redemption.count.daily': { perCustomer: false },
+  'campaign.redemptions.customers_count': { perCustomer: false },
+  'redemption.count.per_customer': { perCustomer: true },
+  'redemption.count.per_customer.daily': { perCustomer: true },
+} as const
+type RuleName = keyof typeof RULES
+
+async function couponWithRule(engine: Engine, rule: RuleName, limit: number): Promise<string> {
+  const campaign = await engine.campaigns.create({
+    name: 'Budget',
+    campaign_type: 'DISCOUNT_COUPONS',
+    type: 'AUTO_UPDATE',
+    voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    vouchers_count: 1,
+  })
+  const created = await engine.validationRules.create({
+    name: `at most ${limit}`,
+    rules: { '1': { name: rule, conditions: { $less_than_or_equal: [limit] } } },
+  })
+  await engine.validationRules.createAssignment(created.id, {
+    related_object_type: 'campaign',
+    related_object_id: campaign.id,
+  })
+  const codes = await engine.context.store.vouchers.list({ where: { campaign_id: campaign.id } })
+  return (codes.data[0]?.value.code as string) ?? ''
+}
+
+async function race(engine: Engine, n: number, body: (i: number) => unknown) {
+  const settled = await Promise.allSettled(
+    Array.from({ length: n }, (_, i) => engine.redemptions.redeemStackable(body(i))),
+  )
+  const thrown = settled.filter((s) => s.status === 'rejected')
+  const results = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []))
+  return {
+    thrown: thrown.map((t) => String((t as PromiseRejectedResult).reason)),
+    ok: results.filter((r) => r.parent_redemption.result === 'SUCCESS').length,
+    failed: results.filter((r) => r.parent_redemption.result === 'FAILURE'),
+  }
+}
+
+describe('budget rules under concurrency, default options', () => {
+  for (const [rule, { perCustomer }] of Object.entries(RULES) as [RuleName, { perCustomer: boolean }][]) {
+    it(`${rule}: N concurrent redemptions give exactly what the limit allows, never a 409`, async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 1, max: 30 }), fc.integer({ min: 1, max: 8 }), async (n, limit) => {
+          const { engine } = testEngine()
+          const code = await couponWithRule(engine, rule, limit)
+          const { thrown, ok, failed } = await race(engine, n, (i) => ({
+            redeemables: [{ object: 'voucher', id: code }],
+            order: { amount: 1000 },
+            customer: { source_id: perCustomer ? 'one' : `c${i}` },
+          }))
+          expect(thrown).toEqual([])
+          expect(ok).toBe(Math.min(n, limit))
+          for (const f of failed) expect(f.parent_redemption.failure_code).toBe('redemption_rules_violated')
+          // Sequentially the next one is refused too: the counters agree with what was redeemed.
+          const next = await engine.redemptions.redeemStackable({
+            redeemables: [{ object: 'voucher', id: code }],
+            order: { amount: 1000 },
+            customer: { source_id: perCustomer ? 'one' : 'late' },
+          })
+          expect(next.parent_redemption.result).toBe(n >= limit ? 'FAILURE' : 'SUCCESS')
+        }),
+        { numRuns: 8 },
+      )
+    })
+  }
+
+  it('a rolled-back redemption gives its place in the budget back', async () => {
+    const { engine } = testEngine()
+    const code = await couponWithRule(engine, 'campaign.redemptions.customers_count', 2)
+    const redeem = (who: string) =>
+      engine.redemptions.redeemStackable({
+        redeemables: [{ object: 'voucher', id: code }],
+        order: { amount: 1000 },
+        customer: { source_id: who },
+      })
+    const a = await redeem('a')
+    await redeem('a')
+    await redeem('b')
+    expect((await redeem('c')).parent_redemption.result).toBe('FAILURE')
+    await engine.redemptions.rollbackStackable(a.parent_redemption.id)
+    // a still has one live redemption: still two distinct customers.
+    expect((await redeem('c')).parent_redemption.result).toBe('FAILURE')
+  })
+})
+
+describe('quantity and balances under heavy contention, default options', () => {
+  it('1,000 concurrent redemptions of a code with quantity 100: 100 succeed, 900 quantity_exceeded, 0 × 409', async () => {
+    const { engine, store } = testEngine()
+    await engine.vouchers.create({
+      code: 'HOT',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: 100 },
+    })
+    const commits = (store as MemoryStore).stats.commits
+    const { thrown, ok, failed } = await race(engine, 1000, () => ({
+      redeemables: [{ object: 'voucher', id: 'HOT' }],
+      order: { amount: 1000 },
+    }))
+    expect(thrown).toEqual([])
+    expect(ok).toBe(100)
+    expect(failed.map((f) => f.parent_redemption.failure_code)).toEqual(Array(900).fill('quantity_exceeded'))
+    expect((await engine.vouchers.get('HOT')).redemption.redeemed_quantity).toBe(100)
+    // Each request commits once, and once more only when its guard failed: at most two per request.
+    expect((store as MemoryStore).stats.commits - commits).toBeLessThanOrEqual(2 * 1000)
+  })
+
+  it('1,000 concurrent redemptions of 70 on a gift card of 10,000: 142 succeed, the balance is 60', async () => {
+    const { engine } = testEngine()
+    await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 10_000 } })
+    const { thrown, ok, failed } = await race(engine, 1000, () => ({
+      redeemables: [{ object: 'voucher', id: 'GIFT', gift: { credits: 70 } }],
+      order: { amount: 1000 },
+    }))
+    expect(thrown).toEqual([])
+    expect(ok).toBe(142)
+    expect(new Set(failed.map((f) => f.parent_redemption.failure_code))).toEqual(new Set(['gift_amount_exceeded']))
+    const card = await engine.vouchers.get('GIFT')
+    expect(card.gift?.balance).toBe(60)
+    expect(card.redemption.redeemed_quantity).toBe(142)
+  })
+})
+
+describe('claims of free codes under contention, default options', () => {
+  it('1,000 concurrent publications from a campaign with 1,200 free codes give 1,000 distinct codes, 0 × 409', async () => {
+    const { engine, store } = testEngine()
+    const campaign = await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 1200,
+    })
+    await engine.asyncActions.runPending()
+    const commits = (store as MemoryStore).stats.commits
+    const settled = await Promise.allSettled(
+      Array.from({ length: 1000 }, (_, i) =>
+        engine.publications.create({ campaign: { name: campaign.name }, customer: { source_id: `p${i}` } }),
+      ),
+    )
+    expect(
+      settled.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason)),
+    ).toEqual([])
+    const codes = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.voucher?.code] : []))
+    expect(new Set(codes).size).toBe(1000)
+    const perRequest = ((store as MemoryStore).stats.commits - commits) / 1000
+    expect(perRequest).toBeLessThanOrEqual(1.5)
+  })
+
+  it('500 concurrent new members of a program with 600 free cards each get their own card, 0 × 409', async () => {
+    const { engine } = testEngine()
+    const club = await engine.loyalties.create({
+      name: 'Club',
+      type: 'STATIC',
+      vouchers_count: 600,
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+    })
+    await engine.asyncActions.runPending()
+    const settled = await Promise.allSettled(
+      Array.from({ length: 500 }, (_, i) =>
+        engine.loyalties.createMember(club.id, { customer: { source_id: `m${i}` } }),
+      ),
+    )
+    expect(
+      settled.filter((s) => s.status === 'rejected').map((s) => String((s as PromiseRejectedResult).reason)),
+    ).toEqual([])
+    const cards = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value.id] : []))
+    expect(new Set(cards).size).toBe(500)
+  })
+})
