@@ -38,6 +38,15 @@ BEGIN
   RETURN jsonb_set(base, path[1:1], ${s}.pe_add(base -> path[1], path[2:], amount), true);
 END $$;
 
+CREATE OR REPLACE FUNCTION ${s}.pe_set(v jsonb, path text[], x jsonb) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  base jsonb := CASE WHEN jsonb_typeof(v) = 'object' THEN v ELSE '{}'::jsonb END;
+BEGIN
+  IF array_length(path, 1) = 1 THEN RETURN jsonb_set(base, path, x, true); END IF;
+  RETURN jsonb_set(base, path[1:1], ${s}.pe_set(base -> path[1], path[2:], x), true);
+END $$;
+
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
   w jsonb;
@@ -122,6 +131,9 @@ BEGIN
           next_value := cur_value;
           FOR inc IN SELECT key, value FROM jsonb_each(w -> 'by') LOOP
             next_value := ${s}.pe_add(next_value, string_to_array(inc.key, '.'), (inc.value #>> '{}')::float8);
+          END LOOP;
+          FOR inc IN SELECT key, value FROM jsonb_each(coalesce(w -> 'set', '{}'::jsonb)) LOOP
+            next_value := ${s}.pe_set(next_value, string_to_array(inc.key, '.'), inc.value);
           END LOOP;
           FOR g IN SELECT key, value FROM jsonb_each(coalesce(w -> 'guard', '{}'::jsonb)) LOOP
             n := CASE WHEN jsonb_typeof(next_value #> string_to_array(g.key, '.')) = 'number'

@@ -431,6 +431,7 @@ function canonical(writes: readonly Write[]): unknown[] {
       by: w.by,
       ...(w.guard === undefined ? {} : { guard: w.guard }),
       ...(w.create === undefined ? {} : { create: w.create }),
+      ...(w.set === undefined ? {} : { set: w.set }),
       s: currentShape(w.collection),
       pos,
     }

@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../../src/memory'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 
 /*
  * Budgets under concurrency with the default options (docs/storage.md#counters): every budget rule,
@@ -77,7 +78,7 @@ describe('budget rules under concurrency, default options', () => {
           })
           expect(next.parent_redemption.result).toBe(n >= limit ? 'FAILURE' : 'SUCCESS')
         }),
-        { numRuns: 8 },
+        { numRuns: propertyRuns(8) },
       )
     })
   }

@@ -21,6 +21,7 @@ const ATTEMPTS = 250
 const CHILD = fileURLToPath(new URL('./processes/child.ts', import.meta.url))
 
 interface Tally {
+  by: Record<string, number>
   success: number
   refused: number
   conflict: number
@@ -69,13 +70,13 @@ function spawnChild(env: Record<string, string>, onMessage?: (m: unknown, child:
 }
 
 /** Runs the scenario in 4 processes at once and sums their tallies. */
-async function race(scenario: string, attempts = ATTEMPTS): Promise<Tally> {
+async function race(scenario: string, attempts = ATTEMPTS, env: Record<string, string> = {}): Promise<Tally> {
   const results = await Promise.all(
     Array.from({ length: CHILDREN }, (_, i) =>
-      spawnChild({ SCENARIO: scenario, ATTEMPTS: String(attempts), CHILD: String(i) }),
+      spawnChild({ SCENARIO: scenario, ATTEMPTS: String(attempts), CHILD: String(i), ...env }),
     ),
   )
-  const total: Tally = { success: 0, refused: 0, conflict: 0, amount: 0, errors: [] }
+  const total: Tally = { success: 0, refused: 0, conflict: 0, amount: 0, errors: [], by: {} }
   for (const r of results) {
     expect(r.fatal).toBeUndefined()
     const t = r.tally as Tally
@@ -84,6 +85,7 @@ async function race(scenario: string, attempts = ATTEMPTS): Promise<Tally> {
     total.conflict += t.conflict
     total.amount += t.amount
     total.errors.push(...t.errors)
+    for (const [k, n] of Object.entries(t.by)) total.by[k] = (total.by[k] ?? 0) + n
   }
   expect(total.errors).toEqual([])
   return total
@@ -145,6 +147,37 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
     expect(card.loyalty_card?.balance).toBe(start - t.amount)
     expect(card.loyalty_card?.balance).toBe(buckets.reduce((n, b) => n + b.remaining, 0))
     expect(t.success).toBeGreaterThan(0)
+  })
+
+  it('budget rules hold: per customer, per day and per campaign', async () => {
+    const coupon = async (name: string, rule: string, limit: number) => {
+      const campaign = await engine.campaigns.create({
+        name,
+        campaign_type: 'DISCOUNT_COUPONS',
+        type: 'AUTO_UPDATE',
+        voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+        vouchers_count: 1,
+      })
+      const created = await engine.validationRules.create({
+        name: `${rule} at most ${limit}`,
+        rules: { '1': { name: rule, conditions: { $less_than_or_equal: [limit] } } },
+      })
+      await engine.validationRules.createAssignment(created.id, {
+        related_object_type: 'campaign',
+        related_object_id: campaign.id,
+      })
+      const codes = await store.vouchers.list({ where: { campaign_id: campaign.id } })
+      return codes.data[0]?.value.code as string
+    }
+    const perCustomer = await coupon('Per customer', 'redemption.count.per_customer', 3)
+    const daily = await coupon('Daily', 'campaign.redemptions.count.daily', 40)
+    const total = await coupon('Total', 'campaign.redemptions.count', 25)
+    const t = await race('budgets', ATTEMPTS, { CODES: JSON.stringify([perCustomer, daily, total]) })
+    for (let c = 0; c < 5; c++) expect(t.by[`${perCustomer}/cust-${c}`]).toBe(3)
+    expect(t.by[perCustomer]).toBe(15)
+    expect(t.by[daily]).toBe(40)
+    expect(t.by[total]).toBe(25)
+    expect(t.conflict).toBe(0)
   })
 
   it('session locks never exceed the quantity', async () => {

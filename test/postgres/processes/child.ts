@@ -47,9 +47,16 @@ async function main(): Promise<void> {
           },
         }),
   })
-  const engine = createEngine({ store, maxRetries: 50 })
+  const engine = createEngine({ store, maxRetries: 50, timezone: 'UTC' })
   registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
-  const tally = { success: 0, refused: 0, conflict: 0, errors: [] as string[], amount: 0 }
+  const tally = {
+    success: 0,
+    refused: 0,
+    conflict: 0,
+    errors: [] as string[],
+    amount: 0,
+    by: {} as Record<string, number>,
+  }
   const attempt = async (run: () => Promise<'success' | 'refused' | number>) => {
     try {
       const r = await run()
@@ -90,6 +97,22 @@ async function main(): Promise<void> {
             const spent = spendCard(tx, await loadCard(tx, stored), points)
             return spent.ok ? points : ('refused' as const)
           })
+        })
+        break
+      case 'budgets':
+        await attempt(async () => {
+          // Three coupons, each under a budget rule; five customers take turns.
+          const codes = JSON.parse(process.env.CODES ?? '[]') as string[]
+          const code = codes[i % codes.length] as string
+          const customer = `cust-${(i + Number(process.env.CHILD ?? 0)) % 5}`
+          const r = await engine.redemptions.redeemStackable({
+            redeemables: [{ object: 'voucher', id: code }],
+            order,
+            customer: { source_id: customer },
+          })
+          if (r.parent_redemption.result !== 'SUCCESS') return 'refused'
+          for (const key of [code, `${code}/${customer}`]) tally.by[key] = (tally.by[key] ?? 0) + 1
+          return 'success'
         })
         break
       case 'sessions':
