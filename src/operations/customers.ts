@@ -3,6 +3,7 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, SimpleCustomer } from '../model/common'
 import type { ActivityEvent, Customer, CustomerInput } from '../model/customer'
+import type { MetadataSchema } from '../model/misc'
 import type { FieldFilter, Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { customerInput } from '../schema/customer'
@@ -27,7 +28,11 @@ export async function findCustomer(ctx: Context, idOrSourceId: string): Promise<
 export async function resolveCustomer(
   tx: Tx,
   input: CustomerInput | undefined,
-  options: { create: boolean },
+  options: {
+    create: boolean
+    /** The caller read already that no customer has this source_id, and the customers' schema. */
+    known?: { schema: Stored<MetadataSchema> | undefined }
+  },
 ): Promise<Stored<Customer> | undefined> {
   if (!input) return undefined
   if (input.id) {
@@ -36,9 +41,9 @@ export async function resolveCustomer(
     return found
   }
   if (!input.source_id) return undefined
-  const found = await tx.store.customers.findBy('source_id', input.source_id)
+  const found = options.known ? undefined : await tx.store.customers.findBy('source_id', input.source_id)
   if (found || !options.create) return found
-  await enforceMetadata(tx, 'customer', input.metadata, 'customer.metadata')
+  await enforceMetadata(tx, 'customer', input.metadata, 'customer.metadata', options.known?.schema ?? null)
   const created = newCustomer(tx, input)
   return { value: created, version: 0 }
 }

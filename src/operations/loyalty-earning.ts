@@ -52,10 +52,8 @@ export interface EarnedPoints {
 }
 
 /** Fires `order.paid` rules for the customer's programs; the redemption pipeline calls it in its transaction. */
-export async function earnOnOrderPaid(tx: Tx, input: { order: CalculatedOrder; customerId: string }): Promise<void> {
-  const customer = await tx.store.customers.get(input.customerId)
-  if (!customer) return
-  await fireEarningRules(tx, { event: 'order.paid', customer: customer.value, order: input.order })
+export async function earnOnOrderPaid(tx: Tx, input: { order: CalculatedOrder; customer: Customer }): Promise<void> {
+  await fireEarningRules(tx, { event: 'order.paid', customer: input.customer, order: input.order })
 }
 
 export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise<EarnedPoints[]> {

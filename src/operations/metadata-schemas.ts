@@ -3,7 +3,7 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ListEnvelope, Metadata } from '../model/common'
 import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
-import type { Store } from '../ports'
+import type { Store, Stored } from '../ports'
 import { checkMetadata, hasType, METADATA_TYPES, STANDARD_RELATED_OBJECTS } from '../rules/metadata'
 import { nonEmptyString, nonNegativeInt, opt } from '../schema/common'
 import { parse } from '../schema/parse'
@@ -40,8 +40,11 @@ export async function enforceMetadata(
   relatedObject: string,
   metadata: Metadata | undefined,
   path = 'metadata',
+  /** The schema when the caller read it already (null: read, and there is none). */
+  known?: Stored<MetadataSchema> | null,
 ): Promise<Metadata> {
-  const schema = await on.store.metadata_schemas.findBy('related_object', relatedObject)
+  const schema =
+    known !== undefined ? (known ?? undefined) : await on.store.metadata_schemas.findBy('related_object', relatedObject)
   const checked = checkMetadata(schema?.value, metadata ?? {}, path)
   if (checked.error) throw EngineError.invalid(checked.error.path, checked.error.message, 'invalid_metadata')
   return checked.metadata

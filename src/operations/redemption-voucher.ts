@@ -1,5 +1,5 @@
 import type { Customer } from '../model/customer'
-import type { ApplicableToEntry, ValidationRuleAssignment } from '../model/validation-rule'
+import type { ApplicableToEntry, ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 import type { Store } from '../ports'
 
@@ -44,14 +44,27 @@ export async function redemptionVoucherExtras(
   ])
   const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
   const rules = ruleIds.length === 0 ? [] : await store.validation_rules.getMany(ruleIds)
+  return voucherExtras(
+    assignments.data.map((a) => a.value),
+    rules.map((r) => r.value),
+    owner ?? null,
+  )
+}
+
+/** The extras from what was read: the assignments (oldest first), the rules they assign, the holder. */
+export function voucherExtras(
+  assignments: readonly ValidationRuleAssignment[],
+  rules: readonly ValidationRule[],
+  owner: Customer | null,
+): RedemptionVoucherExtras {
   const included: ApplicableToEntry[] = []
   const excluded: ApplicableToEntry[] = []
-  for (const { value } of rules) {
+  for (const value of rules) {
     if (value.applicable_to?.included) included.push(...value.applicable_to.included)
     if (value.applicable_to?.excluded) excluded.push(...value.applicable_to.excluded)
   }
   const extras: RedemptionVoucherExtras = {
-    validation_rules_assignments: list(assignments.data.map((a) => a.value)),
+    validation_rules_assignments: list([...assignments]),
     applicable_to: list(included),
     inapplicable_to: list(excluded),
   }

@@ -46,7 +46,9 @@ export function redemptions(ctx: Context) {
       return mutate(ctx, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })
         const decision = decideRedeemables(loaded.input)
-        const customer = loaded.customer ?? (await resolveCustomer(tx, request.customer, { create: true }))
+        const customer =
+          loaded.customer ??
+          (await resolveCustomer(tx, request.customer, { create: true, known: { schema: loaded.customerSchema } }))
         const expand = new Set<ExpandOption>(request.options?.expand ?? [])
         const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
         const results = decision.outcomes.map((o) =>

@@ -168,12 +168,21 @@ export async function rulesAssignedTo(
   store: Store,
   relatedIds: readonly (string | null | undefined)[],
 ): Promise<ValidationRule[]> {
+  return (await assignedRules(store, relatedIds)).rules
+}
+
+/** The assignments to the given objects (oldest first) and the rules they assign. */
+export async function assignedRules(
+  store: Store,
+  relatedIds: readonly (string | null | undefined)[],
+): Promise<{ assignments: ValidationRuleAssignment[]; rules: ValidationRule[] }> {
   const ids = relatedIds.filter((id): id is string => typeof id === 'string')
-  if (ids.length === 0) return []
+  if (ids.length === 0) return { assignments: [], rules: [] }
   const assignments = await store.validation_rule_assignments.list({
     where: { related_object_id: { in: ids } },
     order: { field: 'created_at', direction: 'asc' },
   })
   const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
-  return (await store.validation_rules.getMany(ruleIds)).map((r) => r.value)
+  const rules = ruleIds.length ? await store.validation_rules.getMany(ruleIds) : []
+  return { assignments: assignments.data.map((a) => a.value), rules: rules.map((r) => r.value) }
 }

@@ -151,8 +151,15 @@ export function counterWrites(input: {
   discount: number
   bounds?: readonly CounterBound[]
   sign?: 1 | -1
+  /**
+   * What earlier redemptions of the same request add to these rows in the same commit (by row id and
+   * field). Each redeemable was decided on the counters as stored, so its guards are shifted by what
+   * its siblings add before it, and a customer is new to a campaign only once per request.
+   */
+  pending?: ReadonlyMap<string, Readonly<Record<string, number>>>
 }): CounterWrite[] {
   const { scope, before } = input
+  const pendingOf = (id: string, field: string) => input.pending?.get(id)?.[field] ?? 0
   const sign = input.sign ?? 1
   const suffixes = periodSuffixes(input.at, input.timeZone)
   const writes = new Map<string, CounterWrite>()
@@ -182,7 +189,7 @@ export function counterWrites(input: {
         cu.by.count = 0
         continue
       }
-      const mine = countOf(before.get(cc + suffixes[p]))
+      const mine = countOf(before.get(cc + suffixes[p])) + pendingOf(cc + suffixes[p], 'count')
       const changes = sign === 1 ? mine === 0 : mine === 1
       cu.by.count = changes ? sign : 0
       const own = write(cc + suffixes[p])
@@ -200,10 +207,20 @@ export function counterWrites(input: {
     const w = write(base + suffixes[target.period])
     if (w.by[target.field] === undefined) w.by[target.field] = 0
     w.guard = w.guard ?? {}
-    narrow(w.guard, target.field, bound.lo, bound.hi)
+    const shift = pendingOf(w.id, target.field)
+    narrow(w.guard, target.field, bound.lo + shift, bound.hi + shift)
   }
   for (const w of writes.values()) {
     if (w.guard && Object.keys(w.guard).length === 0) delete w.guard
   }
   return [...writes.values()]
+}
+
+/** Adds a redemption's counter writes to what the request has written so far (`counterWrites`' `pending`). */
+export function addPending(pending: Map<string, Record<string, number>>, writes: readonly CounterWrite[]): void {
+  for (const w of writes) {
+    const sum = { ...pending.get(w.id) }
+    for (const [field, n] of Object.entries(w.by)) sum[field] = (sum[field] ?? 0) + n
+    pending.set(w.id, sum)
+  }
 }

@@ -101,7 +101,7 @@ describe('the memory store applies a commit whole or not at all', () => {
         disarm()
         await expect(scenario.run(createEngineOn(store))).resolves.toBeDefined()
       }
-    })
+    }, 60_000)
   }
 })
 

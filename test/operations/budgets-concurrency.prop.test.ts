@@ -83,6 +83,35 @@ describe('budget rules under concurrency, default options', () => {
     })
   }
 
+  it('two codes of one campaign in one request by one customer: counted twice, first-time once, no 409', async () => {
+    const { engine, store } = testEngine()
+    const campaign = await engine.campaigns.create({
+      name: 'Pair',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 2,
+    })
+    const rule = await engine.validationRules.create({
+      name: 'distinct',
+      rules: { '1': { name: 'campaign.redemptions.customers_count', conditions: { $less_than_or_equal: [10] } } },
+    })
+    await engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'campaign',
+      related_object_id: campaign.id,
+    })
+    const codes = (await store.vouchers.list({ where: { campaign_id: campaign.id } })).data.map((s) => s.value.code)
+    const result = await engine.redemptions.redeemStackable({
+      redeemables: codes.map((id) => ({ object: 'voucher', id })),
+      order: { amount: 1000 },
+      customer: { source_id: 'ana' },
+    })
+    expect(result.parent_redemption.result).toBe('SUCCESS')
+    expect(result.redemptions).toHaveLength(2)
+    const counters = await store.counters.getMany([`c:${campaign.id}`, `cu:${campaign.id}`])
+    expect(counters.map((c) => c.value.count)).toEqual([2, 1])
+  })
+
   it('a rolled-back redemption gives its place in the budget back', async () => {
     const { engine } = testEngine()
     const code = await couponWithRule(engine, 'campaign.redemptions.customers_count', 2)

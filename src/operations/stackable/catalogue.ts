@@ -1,3 +1,4 @@
+import type { Discount } from '../../model/discount'
 import type { CalculatedOrder, OrderItemInput } from '../../model/order'
 import type { Product, Sku } from '../../model/product'
 import type { Store } from '../../ports'
@@ -46,7 +47,7 @@ export interface Catalogue {
 export async function loadCatalogue(
   store: Store,
   items: readonly OrderItemInput[],
-  subjects: readonly RedeemableSubject[],
+  discounts: readonly (Discount | null | undefined)[],
 ): Promise<Catalogue> {
   const productIds = new Set<string>()
   const skuIds = new Set<string>()
@@ -56,8 +57,7 @@ export async function loadCatalogue(
   }
   const lineProducts = new Set(productIds)
   const lineSkus = new Set(skuIds)
-  for (const s of subjects) {
-    const discount = s.tier?.action.discount ?? s.voucher?.discount
+  for (const discount of discounts) {
     if (discount?.type !== 'UNIT') continue
     const units = 'units' in discount ? discount.units : [discount]
     for (const u of units) {
@@ -70,8 +70,8 @@ export async function loadCatalogue(
   const products = new Map<string, Product>()
   const skus = new Map<string, Sku>()
   const [foundProducts, foundSkus] = await Promise.all([
-    store.products.getMany([...productIds]),
-    store.skus.getMany([...skuIds]),
+    productIds.size ? store.products.getMany([...productIds]) : [],
+    skuIds.size ? store.skus.getMany([...skuIds]) : [],
   ])
   for (const { value } of foundProducts) {
     if (value.price !== null) product[value.id] = value.price

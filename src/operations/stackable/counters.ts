@@ -1,7 +1,7 @@
 import type { Customer } from '../../model/customer'
 import type { Redemption } from '../../model/redemption'
 import type { Counter, Store } from '../../ports'
-import { type CounterScope, type CounterWrite, counterIds, counterWrites, evalCounters } from '../../rules/counters'
+import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
   countUnitsUsed,
@@ -12,26 +12,16 @@ import {
 } from '../../rules/redeemables'
 import type { Tx } from '../context'
 
-/** The redemption counters of each subject (docs/storage.md#counters), read in one batch. */
+/** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
 export async function loadCounters(
   store: Store,
-  subjects: readonly RedeemableSubject[],
-  customer: Customer | undefined,
+  scopes: readonly CounterScope[],
   now: Date,
   timeZone: string,
 ): Promise<Map<string, Counter>> {
-  const ids = new Set<string>()
-  for (const subject of subjects) {
-    const scope = counterScope(subject, customer)
-    if (scope) for (const id of counterIds(scope, now, timeZone)) ids.add(id)
-  }
+  const ids = new Set(scopes.flatMap((scope) => counterIds(scope, now, timeZone)))
   const rows = ids.size === 0 ? [] : await store.counters.getMany([...ids])
-  const found = new Map(rows.map((r) => [r.value.id, r.value]))
-  for (const subject of subjects) {
-    const scope = counterScope(subject, customer)
-    if (scope) subject.counters = evalCounters(scope, found, now, timeZone)
-  }
-  return found
+  return new Map(rows.map((r) => [r.value.id, r.value]))
 }
 
 /** What a subject's redemption counts for, or null when the request names nothing stored. */
@@ -99,6 +89,7 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
   const scoped = counted.map((child) => ({ child, scope: scopeOfRedemption(child), at: new Date(child.date) }))
   const ids = new Set(scoped.flatMap(({ scope, at }) => counterIds(scope, at, timeZone)))
   const rows = new Map((await tx.store.counters.getMany([...ids])).map((r) => [r.value.id, r.value]))
+  const pending = new Map<string, Record<string, number>>()
   for (const { child, scope, at } of scoped) {
     const writes = counterWrites({
       scope,
@@ -108,8 +99,10 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
       orderAmount: child.order?.amount ?? 0,
       discount: child.order?.total_applied_discount_amount ?? 0,
       sign: -1,
+      pending,
     })
     applyCounterWrites(tx, writes)
+    addPending(pending, writes)
   }
 }
 

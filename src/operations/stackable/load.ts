@@ -1,21 +1,23 @@
 import { EngineError } from '../../errors'
 import type { Category } from '../../model/common'
 import type { Customer } from '../../model/customer'
+import type { MetadataSchema } from '../../model/misc'
 import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { StackingRules } from '../../model/stacking'
 import type { Voucher } from '../../model/voucher'
 import type { Counter, Store, Stored } from '../../ports'
 import type { EvalCustomer } from '../../rules/conditions'
+import { type CounterScope, evalCounters } from '../../rules/counters'
 import { normalizeOrder } from '../../rules/discounts'
 import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
 import { checkRedeemablesCount } from '../../rules/stacking'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Context } from '../context'
 import { findCustomer } from '../customers'
+import { type RedemptionVoucherExtras, voucherExtras } from '../redemption-voucher'
 import { effectiveStackingRules } from '../stacking-rules'
-import { rulesAssignedTo } from '../validation-rules'
-import { findVoucher } from '../vouchers'
+import { assignedRules, rulesAssignedTo } from '../validation-rules'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
 import { loadCounters, unitBudgetsFor } from './counters'
 
@@ -33,6 +35,10 @@ export interface LoadedRequest {
   tiers: Map<string, Stored<PromotionTier>>
   /** The counter rows read for the budget rules, by id: a redemption's guarded increments start from them. */
   counters: Map<string, Counter>
+  /** What a redemption result adds to each code (its rule assignments and holder), by voucher id. */
+  extras: Map<string, RedemptionVoucherExtras>
+  /** The customers' metadata schema, read when the request may create its customer. */
+  customerSchema: Stored<MetadataSchema> | undefined
 }
 
 /**
@@ -48,32 +54,62 @@ export async function loadRequest(
 ): Promise<LoadedRequest> {
   const { store } = ctx
   // Reads that do not depend on each other are issued together: with a database behind the ports
-  // each await is a round trip, so the request costs a few round trips, not one per read.
+  // each await is a round trip, so a request costs a few round trips, not one per read
+  // (docs/storage.md#load-decide-commit). Level 1: everything the request names.
   const orderInput: OrderInput = request.order ?? {}
   const rulesP = effectiveStackingRules(ctx)
   const stackP = expandStack(store, request.redeemables)
+  // Named codes and tiers are read with the rest; a stack's tiers only once the stack is read.
+  const named = request.redeemables[0]?.object !== 'promotion_stack'
+  const foundP = named
+    ? findRedeemables(store, request.redeemables as ExpandedRequest[])
+    : stackP.then(({ requests }) => findRedeemables(store, requests))
   const customerP = findRequestCustomer(ctx, request.customer)
   const storedOrderP = findStoredOrder(store, request.order)
   const itemsP = withCatalogIds(store, orderInput.items ?? [])
+  // The schema a customer created by this request is checked against, read now rather than later.
+  const schemaP =
+    request.customer?.source_id && !request.customer.id
+      ? store.metadata_schemas.findBy('related_object', 'customer')
+      : Promise.resolve(undefined)
   // Settled first, then awaited in the order the checks were made one by one, so a request with
   // several faults always reports the same one.
-  await Promise.allSettled([rulesP, stackP, customerP, storedOrderP, itemsP])
+  await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP])
   const rules = await rulesP
   const { requests, stackId } = await stackP
   checkRedeemablesCount(requests.length, rules)
-  const [customer, storedOrder, items] = [await customerP, await storedOrderP, await itemsP]
+  const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
 
+  // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
+  // its counters, the catalogue and the customer's tiers.
   const vouchers = new Map<string, Stored<Voucher>>()
   const tiers = new Map<string, Stored<PromotionTier>>()
-  const subjects = await Promise.all(
-    requests.map((r, index) => loadSubject(ctx, r, index, now, options.sessionKey, vouchers, tiers)),
-  )
-
-  const [catalogue, collections, counters] = await Promise.all([
-    loadCatalogue(store, items, subjects),
-    loadCollections(store, subjects),
-    loadCounters(store, subjects, customer?.value, now, ctx.config.timezone),
+  const extras = new Map<string, RedemptionVoucherExtras>()
+  const scopes = found.map((f) => counterScopeOf(f, customer?.value))
+  const [subjects, counters, catalogue, loyaltyTiers] = await Promise.all([
+    Promise.all(
+      requests.map((r, index) =>
+        loadSubject(ctx, r, index, found[index] ?? {}, now, options.sessionKey, { vouchers, tiers, extras }),
+      ),
+    ),
+    loadCounters(
+      store,
+      scopes.filter((scope) => scope !== null),
+      now,
+      ctx.config.timezone,
+    ),
+    loadCatalogue(
+      store,
+      items,
+      found.map((f) => f.tier?.value.action.discount ?? f.voucher?.value.discount),
+    ),
+    customer ? customerTiers(store, customer.value.id) : Promise.resolve([]),
   ])
+  subjects.forEach((subject, i) => {
+    const scope = scopes[i]
+    if (scope) subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
+  })
+  const collections = await loadCollections(store, subjects)
   const { prices } = catalogue
   // Unit budgets count past redemptions by what their lines are, so they need the collections first.
   await Promise.all(
@@ -92,7 +128,7 @@ export async function loadRequest(
         source_id: customer.value.source_id,
         metadata: customer.value.metadata,
         segments: customer.value.segments ?? [],
-        loyalty_tiers: await customerTiers(store, customer.value.id, now),
+        loyalty_tiers: loyaltyTiers,
         birthdate: customer.value.birthdate ?? null,
       }
     : unknownCustomer(request.customer)
@@ -118,6 +154,8 @@ export async function loadRequest(
     vouchers,
     tiers,
     counters,
+    extras,
+    customerSchema: await schemaP,
   }
 }
 
@@ -134,6 +172,45 @@ async function expandStack(
   return {
     requests: stack.value.tiers.ids.map((id) => ({ object: 'promotion_tier', id })),
     stackId: stack.value.id,
+  }
+}
+
+/** A requested code or tier as found in the store (nothing when it is not there). */
+interface Found {
+  voucher?: Stored<Voucher>
+  tier?: Stored<PromotionTier>
+}
+
+/** Every requested code (by code or id) and tier, in one level of reads. */
+async function findRedeemables(store: Store, requests: readonly ExpandedRequest[]): Promise<Found[]> {
+  const codes = requests.filter((r) => r.object === 'voucher').map((r) => r.id)
+  const tierIds = requests.filter((r) => r.object === 'promotion_tier').map((r) => r.id)
+  const none: Stored<never>[] = []
+  const [byCode, byId, tiers] = await Promise.all([
+    codes.length ? store.vouchers.findMany('code', codes) : none,
+    codes.length ? store.vouchers.getMany(codes) : none,
+    tierIds.length ? store.promotion_tiers.getMany(tierIds) : none,
+  ])
+  const vouchersByCode = new Map(byCode.map((v) => [v.value.code, v]))
+  const vouchersById = new Map(byId.map((v) => [v.value.id, v]))
+  const tiersById = new Map(tiers.map((t) => [t.value.id, t]))
+  return requests.map((r): Found => {
+    if (r.object === 'promotion_tier') {
+      const tier = tiersById.get(r.id)
+      return tier ? { tier } : {}
+    }
+    const voucher = vouchersByCode.get(r.id) ?? vouchersById.get(r.id)
+    return voucher ? { voucher } : {}
+  })
+}
+
+function counterScopeOf(found: Found, customer: Customer | undefined): CounterScope | null {
+  const redeemableId = found.tier?.value.id ?? found.voucher?.value.id
+  if (redeemableId === undefined) return null
+  return {
+    redeemableId,
+    campaignId: found.tier?.value.campaign_id ?? found.voucher?.value.campaign_id ?? null,
+    customerId: customer?.id ?? null,
   }
 }
 
@@ -191,14 +268,21 @@ function startFromStored(order: Order): CalculatedOrder {
   }
 }
 
+/** What loading the subjects collects for the commit and the result, by id. */
+interface Collected {
+  vouchers: Map<string, Stored<Voucher>>
+  tiers: Map<string, Stored<PromotionTier>>
+  extras: Map<string, RedemptionVoucherExtras>
+}
+
 async function loadSubject(
   ctx: Context,
   request: ExpandedRequest,
   index: number,
+  found: Found,
   now: Date,
   sessionKey: string | undefined,
-  vouchers: Map<string, Stored<Voucher>>,
-  tiers: LoadedRequest['tiers'],
+  into: Collected,
 ): Promise<RedeemableSubject> {
   const { store } = ctx
   const subject: RedeemableSubject = {
@@ -217,36 +301,37 @@ async function loadSubject(
           ? { id: request.reward.id }
           : { id: request.reward.id, points: request.reward.points }
     }
-    const voucher = await findVoucher(store, request.id)
+    const voucher = found.voucher
     if (!voucher) return subject
-    vouchers.set(voucher.value.id, voucher)
+    into.vouchers.set(voucher.value.id, voucher)
     const v = voucher.value
     subject.voucher = v
     const reward = v.type === 'LOYALTY_CARD' && request.reward ? request.reward : undefined
-    const [campaign, categories, loyalty, ownRules, locks, holder] = await Promise.all([
+    const [campaign, categories, loyalty, own, locks, holder] = await Promise.all([
       v.campaign_id ? store.campaigns.get(v.campaign_id) : null,
       categoriesOf(store, v.categories, v.category_id),
       reward ? loadReward(store, reward.id, v) : undefined,
-      rulesAssignedTo(store, [v.id, v.campaign_id]),
+      assignedRules(store, [v.id, v.campaign_id]),
       liveLocks(store, v.id, now, sessionKey),
       v.holder_id ? store.customers.get(v.holder_id) : undefined,
     ])
     subject.campaign = campaign?.value ?? null
     subject.categories = categories
     if (loyalty) subject.loyalty = loyalty
-    // A pay-with-points reward assignment may carry rules of its own (reference §6.1): they hold
-    // for this redeemable like the card's and its campaign's.
+    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#rewards):
+    // they hold for this redeemable like the card's and its campaign's.
     const assignmentId = loyalty?.assignment?.id
     subject.validation_rules = assignmentId
-      ? [...ownRules, ...(await rulesAssignedTo(store, [assignmentId]))]
-      : ownRules
+      ? [...own.rules, ...(await rulesAssignedTo(store, [assignmentId]))]
+      : own.rules
     subject.locks = locks
     if (v.holder_id) subject.holder_source_id = holder?.value.source_id ?? null
+    into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder?.value ?? null))
     return subject
   }
-  const tier = await store.promotion_tiers.get(request.id)
+  const tier = found.tier
   if (!tier) return subject
-  tiers.set(tier.value.id, tier)
+  into.tiers.set(tier.value.id, tier)
   subject.tier = tier.value
   const [campaign, categories, rules] = await Promise.all([
     store.campaigns.get(tier.value.campaign_id),
@@ -294,17 +379,21 @@ async function loadReward(
   rewardId: string,
   card: Voucher,
 ): Promise<NonNullable<RedeemableSubject['loyalty']>> {
-  const reward = (await store.rewards.get(rewardId))?.value ?? null
-  if (!reward || !card.campaign_id) return { reward, assignment: null, tier: null }
-  const assignments = await store.reward_assignments.list({
-    where: { reward_id: reward.id, related_object_id: card.campaign_id },
-  })
-  const standing = (await store.member_tiers.list({ where: { voucher_id: card.id } })).data[0]?.value
+  // The reward, its assignment to the card's program and the card's tier standing are read together.
+  const [reward, assignments, standings] = await Promise.all([
+    store.rewards.get(rewardId),
+    card.campaign_id
+      ? store.reward_assignments.list({ where: { reward_id: rewardId, related_object_id: card.campaign_id } })
+      : undefined,
+    store.member_tiers.list({ where: { voucher_id: card.id } }),
+  ])
+  if (!reward || !card.campaign_id) return { reward: reward?.value ?? null, assignment: null, tier: null }
+  const standing = standings.data[0]?.value
   const tier = standing?.tier_id ? ((await store.loyalty_tiers.get(standing.tier_id))?.value ?? null) : null
-  return { reward, assignment: assignments.data[0]?.value ?? null, tier }
+  return { reward: reward.value, assignment: assignments?.data[0]?.value ?? null, tier }
 }
 
-async function customerTiers(store: Store, customerId: string, _now: Date): Promise<string[]> {
+async function customerTiers(store: Store, customerId: string): Promise<string[]> {
   const standings = await store.member_tiers.list({ where: { customer_id: customerId } })
   return standings.data.flatMap((s) => (s.value.tier_id ? [s.value.tier_id] : []))
 }

@@ -7,7 +7,7 @@ import type { PromotionTier } from '../../model/promotion'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Guard, Stored } from '../../ports'
-import { counterWrites } from '../../rules/counters'
+import { addPending, counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
 import type { RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
@@ -131,6 +131,8 @@ export class RedemptionWriter {
     const { tx, loaded } = this
     const parentId = tx.id(ID_PREFIX.redemption)
     const children: Redemption[] = []
+    // Counter increments of the redeemables already written: the next one's guards count them.
+    const pending = new Map<string, Record<string, number>>()
     for (const o of redeemed) {
       if (o.status !== 'APPLICABLE') continue
       const subject = this.subject(o.index)
@@ -150,7 +152,8 @@ export class RedemptionWriter {
       if (this.request.session?.key) child.session = { key: this.request.session.key }
       if (subject.voucher) {
         const counted = await this.countVoucher(subject.voucher.id, o)
-        const extras = await redemptionVoucherExtras(tx.store, counted.voucher)
+        const extras =
+          loaded.extras.get(counted.voucher.id) ?? (await redemptionVoucherExtras(tx.store, counted.voucher))
         child.voucher = withExtras(counted.voucher, extras)
         if (counted.taken) child.points_taken = counted.taken
         // The result shows the code as the commit left it (its uses and balance after every concurrent redemption).
@@ -163,18 +166,18 @@ export class RedemptionWriter {
       }
       const scope = counterScope(subject, this.customer)
       if (scope) {
-        applyCounterWrites(
-          tx,
-          counterWrites({
-            scope,
-            at: tx.now,
-            timeZone: tx.ctx.config.timezone,
-            before: loaded.counters,
-            orderAmount: o.order.amount ?? 0,
-            discount: o.order.total_applied_discount_amount ?? 0,
-            ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
-          }),
-        )
+        const writes = counterWrites({
+          scope,
+          at: tx.now,
+          timeZone: tx.ctx.config.timezone,
+          before: loaded.counters,
+          orderAmount: o.order.amount ?? 0,
+          discount: o.order.total_applied_discount_amount ?? 0,
+          ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
+          pending,
+        })
+        applyCounterWrites(tx, writes)
+        addPending(pending, writes)
       }
       if (subject.voucher?.is_referral_code && this.customer) {
         await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
@@ -190,7 +193,7 @@ export class RedemptionWriter {
     }
     const order = this.storeOrder(parentId, children, final)
     if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
-      await earnOnOrderPaid(tx, { order, customerId: this.customer.id })
+      await earnOnOrderPaid(tx, { order, customer: this.customer })
     }
     const parent: Redemption = {
       ...this.base(parentId, null),

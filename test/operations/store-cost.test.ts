@@ -1,0 +1,175 @@
+import { describe, expect, it } from 'vitest'
+import { createEngine } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
+import { createMemoryStore, type MemoryStore } from '../../src/memory'
+import type { Write } from '../../src/ports'
+import { chainCounter } from '../support/chain'
+import { manualClock } from '../support/engine'
+import { cardPayingWithPoints } from './loyalty-fixtures'
+
+/*
+ * What an operation costs the store, counted (docs/storage.md#load-decide-commit): the longest chain
+ * of sequential store calls (each level is a database round trip) and the rows a list examines,
+ * which must not grow with what is stored.
+ */
+
+function engineOn(store: ReturnType<typeof chainCounter>['store']) {
+  return createEngine({ store, clock: manualClock(), random: seededRandom(1) })
+}
+
+async function shop() {
+  const counter = chainCounter(createMemoryStore())
+  const engine = engineOn(counter.store)
+  await engine.customers.create({ source_id: 'ana' })
+  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
+  await engine.vouchers.create({
+    code: 'TEN',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'PERCENT', percent_off: 10 },
+  })
+  await engine.vouchers.create({
+    code: 'CAPPED',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+    redemption: { quantity: 1000 },
+  })
+  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 50_000 } })
+  const rule = await engine.validationRules.create({
+    name: 'budget',
+    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100] } } },
+  })
+  const capped = await engine.vouchers.get('CAPPED')
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'voucher',
+    related_object_id: capped.id,
+  })
+  const promo = await engine.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Five off', action: { discount: { type: 'AMOUNT', amount_off: 500 } } }] },
+  })
+  const tier = promo.promotion?.tiers[0]?.id ?? ''
+  const body = {
+    customer: { source_id: 'ana' },
+    order: { items: [{ source_id: 'shoe', quantity: 2 }] },
+    redeemables: [
+      { object: 'voucher', id: 'TEN' },
+      { object: 'voucher', id: 'CAPPED' },
+      { object: 'voucher', id: 'GIFT', gift: { credits: 1000 } },
+      { object: 'promotion_tier', id: tier },
+    ],
+  }
+  return { counter, engine, body }
+}
+
+describe('the longest chain of sequential store calls', () => {
+  it('a validation of four redeemables for a known customer: at most 4 (3 levels of reads, then the activity commit)', async () => {
+    const { counter, engine, body } = await shop()
+    counter.reset()
+    const result = await engine.validations.validateStackable(body)
+    expect(result.valid).toBe(true)
+    expect(counter.depth).toBeLessThanOrEqual(4)
+  })
+
+  it('a redemption of four redeemables, a new customer created with it: at most 5', async () => {
+    const { counter, engine, body } = await shop()
+    counter.reset()
+    const result = await engine.redemptions.redeemStackable({ ...body, customer: { source_id: 'new' } })
+    expect(result.parent_redemption.result).toBe('SUCCESS')
+    expect(counter.depth).toBeLessThanOrEqual(5)
+  })
+
+  it('loyalty operations: measured, not yet at their targets (6, 4, 4; docs/storage.md#load-decide-commit)', async () => {
+    const counter = chainCounter(createMemoryStore())
+    const engine = engineOn(counter.store)
+    const { club, card, coin } = await cardPayingWithPoints(engine)
+    counter.reset()
+    await engine.redemptions.redeemStackable({
+      customer: { source_id: 'alice' },
+      order: { amount: 100_000 },
+      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
+    })
+    expect(counter.depth).toBeLessThanOrEqual(10)
+    counter.reset()
+    await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 })
+    expect(counter.depth).toBeLessThanOrEqual(10)
+    counter.reset()
+    await engine.loyalties.redeemReward(club.id, card.id, {
+      reward: { id: coin.id, points: 5 },
+      order: { amount: 1000 },
+    })
+    expect(counter.depth).toBeLessThanOrEqual(14)
+  })
+})
+
+describe('rows examined do not grow with what is stored', () => {
+  it("a page of a customer's feed reads the page, whatever the feed's length and the other customers' feeds", async () => {
+    const store = createMemoryStore()
+    const engine = createEngine({ store, clock: manualClock(), random: seededRandom(1) })
+    const ana = await engine.customers.create({ source_id: 'ana' })
+    const bob = await engine.customers.create({ source_id: 'bob' })
+    const filler = (customer: string, n: number): Write[] =>
+      Array.from({ length: n }, (_, i) => ({
+        op: 'put',
+        collection: 'activities',
+        value: {
+          id: `act_${customer}_${String(i).padStart(6, '0')}`,
+          type: 'customer.filler',
+          customer_id: customer,
+          category: 'ACTION',
+          data: {},
+          group_id: 'g',
+          created_at: new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(),
+          object: 'customer_activity',
+        },
+        expectedVersion: null,
+      })) as Write[]
+    await store.commit({ writes: filler(ana.id, 10_000) })
+    await store.commit({ writes: filler(bob.id, 10_000) })
+    const examined = async (run: () => Promise<unknown>) => {
+      const before = (store as MemoryStore).stats.rowsExamined
+      await run()
+      return (store as MemoryStore).stats.rowsExamined - before
+    }
+    const first = await engine.customers.listActivity(ana.id, { limit: 10 })
+    expect(first.data).toHaveLength(10)
+    expect(await examined(() => engine.customers.listActivity(ana.id, { limit: 10 }))).toBeLessThanOrEqual(10 + 2)
+    const cursor = first.data.at(-1)?.id ?? ''
+    expect(
+      await examined(() => engine.customers.listActivity(ana.id, { limit: 10, starting_after_id: cursor })),
+    ).toBeLessThanOrEqual(10 + 2)
+  })
+
+  it('a redemption under a budget rule reads counters, not past redemptions: as many rows after 300 of them', async () => {
+    const memory = createMemoryStore()
+    const engine = createEngine({ store: memory, clock: manualClock(), random: seededRandom(1) })
+    await engine.customers.create({ source_id: 'ana' })
+    const code = await engine.vouchers.create({
+      code: 'CAPPED',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100 },
+      redemption: { quantity: 100_000 },
+    })
+    const rule = await engine.validationRules.create({
+      name: 'budget',
+      rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100_000] } } },
+    })
+    await engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'voucher',
+      related_object_id: code.id,
+    })
+    const cost = async () => {
+      const before = memory.stats.rowsExamined
+      const result = await engine.redemptions.redeemStackable({
+        customer: { source_id: 'ana' },
+        order: { amount: 1000 },
+        redeemables: [{ object: 'voucher', id: 'CAPPED' }],
+      })
+      expect(result.parent_redemption.result).toBe('SUCCESS')
+      return memory.stats.rowsExamined - before
+    }
+    const early = await cost()
+    for (let i = 0; i < 300; i++) await cost()
+    expect(await cost()).toBe(early)
+  }, 60_000)
+})
