@@ -172,6 +172,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
+  /**
+   * One query per page, whatever it asks: the filters, the cursor (its anchor read in the same
+   * statement: an anchor outside the filtered set gives an empty page), the page, and the total.
+   */
   async function list<C extends CollectionName>(
     collection: C,
     q: ListQuery,
@@ -198,62 +202,43 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     for (const [name, cond] of Object.entries(q.where ?? {})) {
       conditions.push(condition(fieldOf(name), cond, param, s))
     }
-    const whereParams = params.length
     const sort = fieldOf(order.field)
     const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
     const desc = order.direction === 'desc'
     const col = quote(sort.column)
-    let keyset = 'TRUE'
-    if (q.starting_after_id !== undefined) {
-      const anchor = await query<{ k: unknown }>(
-        `SELECT ${col} AS k FROM ${t} WHERE id = ${param(q.starting_after_id)} AND ${where}`,
-        params,
-      )
-      const found = anchor.rows[0]
-      if (!found) {
-        const total = q.count === false ? -1 : await count(t, where, params.slice(0, whereParams))
-        return { data: [], total, has_more: false, more_starting_after: null }
-      }
-      const id = `$${params.length}`
-      if (found.k === null) {
-        keyset = desc ? `(${col} IS NULL AND id < ${id})` : `(${col} IS NOT NULL OR id > ${id})`
-      } else {
-        const k = param(found.k)
-        keyset = desc
-          ? `(${col} < ${k} OR (${col} = ${k} AND id < ${id}) OR ${col} IS NULL)`
-          : `(${col} > ${k} OR (${col} = ${k} AND id > ${id}))`
-      }
-    }
     const dir = desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'
     const idDir = desc ? 'DESC' : 'ASC'
     const limit = q.limit
-    const offset = limit === undefined ? (q.page !== undefined && q.page > 1 ? null : 0) : ((q.page ?? 1) - 1) * limit
-    if (offset === null) {
-      const total = q.count === false ? -1 : await count(t, where, params.slice(0, whereParams))
-      return { data: [], total, has_more: false, more_starting_after: null }
+    const page = q.page ?? 1
+    // Without a limit every row is on page 1.
+    const empty = limit === undefined && page > 1
+    const offset = limit === undefined ? 0 : (page - 1) * limit
+    let anchor = ''
+    let from = t
+    let keyset = 'TRUE'
+    if (q.starting_after_id !== undefined) {
+      anchor = `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${param(q.starting_after_id)} AND ${where}) `
+      from = `${t} CROSS JOIN a`
+      keyset = desc
+        ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
+        : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
     }
-    const wantCount = q.count !== false
-    const countSql = wantCount ? `, (SELECT count(*) FROM ${t} WHERE ${where}) AS total` : ''
-    const sql = `${SELECT}${countSql} FROM ${t} WHERE ${where} AND ${keyset} ORDER BY ${col} ${dir}, id ${idDir}${
-      limit === undefined ? '' : ` LIMIT ${limit + 1}`
-    }${offset > 0 ? ` OFFSET ${offset}` : ''}`
-    const { rows } = await query<Row & { total?: string }>(sql, params)
-    const has_more = limit !== undefined && rows.length > limit
-    const data = (has_more ? rows.slice(0, limit) : rows).map(asStored)
-    let total = -1
-    if (wantCount) total = rows[0] ? Number(rows[0].total) : await count(t, where, params.slice(0, whereParams))
+    const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
+    const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
+      empty ? ' AND FALSE' : ''
+    } ORDER BY ${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
+    const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
+    const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
+    const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
+    const has_more = limit !== undefined && found.length > limit
+    const data = (has_more ? found.slice(0, limit) : found).map(asStored)
     const last = data.at(-1)
     return {
       data,
-      total,
+      total: Number(rows[0]?.total ?? 0),
       has_more,
       more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
     }
-  }
-
-  async function count(t: string, where: string, params: unknown[]): Promise<number> {
-    const { rows } = await query<{ n: string }>(`SELECT count(*) AS n FROM ${t} WHERE ${where}`, params)
-    return Number(rows[0]?.n ?? 0)
   }
 
   async function commit(changeset: Changeset): Promise<CommitResult> {
