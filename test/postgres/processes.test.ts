@@ -180,6 +180,22 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
     expect(t.conflict).toBe(0)
   })
 
+  it('publications claim distinct free codes', async () => {
+    await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 1200,
+    })
+    await engine.asyncActions.runPending()
+    const t = await race('publications')
+    expect(t.success).toBe(CHILDREN * ATTEMPTS)
+    expect(t.conflict).toBe(0)
+    expect(Object.keys(t.by)).toHaveLength(CHILDREN * ATTEMPTS)
+    expect(Object.values(t.by).every((n) => n === 1)).toBe(true)
+  })
+
   it('session locks never exceed the quantity', async () => {
     const q = 23
     await engine.vouchers.create({

@@ -115,6 +115,17 @@ async function main(): Promise<void> {
           return 'success'
         })
         break
+      case 'publications':
+        await attempt(async () => {
+          const r = await engine.publications.create({
+            campaign: { name: 'Welcome' },
+            customer: { source_id: `p${process.env.CHILD}-${i}` },
+          })
+          const code = r.voucher?.code ?? ''
+          tally.by[code] = (tally.by[code] ?? 0) + 1
+          return 'success'
+        })
+        break
       case 'sessions':
         await attempt(async () => {
           const r = await engine.validations.validateStackable({
