@@ -41,7 +41,35 @@ export function databaseUrl(base: string, database: string): string {
   return url.toString()
 }
 
+interface Shared {
+  started: Promise<{ base: string; stop(): Promise<void> }>
+  users: number
+}
+
+/** One server for every project that uses it (each project runs its global setup in this process). */
+const SHARED = Symbol.for('promo-engine.test.postgres')
+
 export default async function setup(project: TestProject) {
+  const holder = globalThis as unknown as Record<symbol, Shared | undefined>
+  let shared = holder[SHARED]
+  if (!shared) {
+    shared = { started: start(), users: 0 }
+    holder[SHARED] = shared
+  }
+  shared.users++
+  const { base, stop } = await shared.started
+  project.provide('pgUrl', base)
+  return async () => {
+    const s = holder[SHARED] as Shared
+    s.users--
+    if (s.users === 0) {
+      holder[SHARED] = undefined
+      await stop()
+    }
+  }
+}
+
+async function start(): Promise<{ base: string; stop(): Promise<void> }> {
   let server: EmbeddedPostgres | undefined
   let dir: string | undefined
   let base = process.env.PROMO_PG_URL
@@ -83,11 +111,13 @@ export default async function setup(project: TestProject) {
     await store.migrate()
     await store.close()
   }
-  project.provide('pgUrl', base)
-  return async () => {
-    if (server) {
-      await server.stop()
-      if (dir) rmSync(dir, { recursive: true, force: true })
-    }
+  return {
+    base,
+    async stop() {
+      if (server) {
+        await server.stop()
+        if (dir) rmSync(dir, { recursive: true, force: true })
+      }
+    },
   }
 }
