@@ -3,9 +3,10 @@ import { defineConfig } from 'tsup'
 export default defineConfig({
   entry: { index: 'src/index.ts', testing: 'src/testing.ts', postgres: 'src/postgres.ts' },
   format: ['esm', 'cjs'],
-  // tsup injects baseUrl, which TypeScript 6 deprecates (reference/toolchain.md C4).
+  // tsup injects baseUrl, which TypeScript 6 deprecates (docs/design.md#toolchain).
   dts: { compilerOptions: { ignoreDeprecations: '6.0' } },
-  sourcemap: true,
+  // No source maps: maps without their sources help nobody and tripled the package (docs/design.md#toolchain).
+  sourcemap: false,
   clean: true,
   target: 'node20',
   external: ['vitest', 'pg'],

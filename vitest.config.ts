@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    // The JSON report gives .ci/run the plain `N passed, N failed` line (reference/toolchain.md C9).
+    // The JSON report gives .ci/run the plain `N passed, N failed` line (docs/design.md#toolchain).
     reporters: ['default', 'json'],
     outputFile: { json: '.vitest-report.json' },
     benchmark: { include: ['bench/**/*.bench.ts'] },

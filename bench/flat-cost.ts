@@ -21,8 +21,6 @@ const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
 
-type Engine = ReturnType<typeof createEngine>
-
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
   for (let i = 0; i < writes.length; i += 5000) {
     const r = await store.commit({ writes: writes.slice(i, i + 5000) })
@@ -53,13 +51,11 @@ function examinedBy(store: { stats: { queries?: number; rowsExamined?: number } 
 async function scenario(n: number) {
   const store = await makeStore(n)
   let now = Date.parse('2026-06-01T10:00:00.000Z')
-  const clock = {
-    now: () => {
-      now += 1000
-      return new Date(now)
-    },
+  const tick = () => {
+    now += 1000
+    return new Date(now)
   }
-  const engine = createEngine({ store, clock, random: seededRandom(3) })
+  const engine = createEngine({ store, clock: { now: tick }, random: seededRandom(3) })
 
   // What the requests under test use.
   await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })

@@ -2,9 +2,12 @@
  * The main job (`npm run demo`): a whole checkout on the in-memory store.
  * A catalogue, a 20% coupon, a promotion with tiers and a stack, a gift card and a loyalty program;
  * validate a cart, redeem it, pay the order (points, a tier upgrade), spend points on a reward,
- * roll the redemption back, and read the customer's activity feed.
+ * roll the redemption back, and read the customer's activity feed. Each step prints one line of what
+ * happened and why, naming the docs section (or the file) that decides it.
  */
 import { createEngine, type RedeemableResult, seededRandom } from '../src'
+
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0)
 
 const money = (cents: number | undefined) => (cents === undefined ? '' : `$${(cents / 100).toFixed(2)}`)
 let now = new Date('2026-11-20T10:00:00Z')
@@ -104,7 +107,7 @@ await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: {
 const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana', name: 'Ana' } })
 const tierAtJoin = await engine.loyalties.getMemberTier(club.id, card.code)
 console.log(
-  `Ana joined ${club.name}: card ${card.code} with ${card.loyalty_card?.balance} points; tier ${tierAtJoin?.name ?? 'none'}`,
+  `Ana joined ${club.name}: card ${card.code} with ${card.loyalty_card?.balance} points; tier ${tierAtJoin?.name ?? 'none'}, because a new member is placed in the tier their card's points reach at once (docs/behaviour.md#tier-on-join)`,
 )
 
 // The cart.
@@ -130,10 +133,15 @@ const cart = {
 
 const validation = await engine.validations.validateStackable(cart)
 const all = [...validation.redeemables, ...validation.inapplicable_redeemables, ...validation.skipped_redeemables]
-console.log(`\nValidation of order-1001 (cart ${money(validation.order.amount)}): valid=${validation.valid}`)
-console.table(all.map(row))
 console.log(
-  `Order: amount ${money(validation.order.amount)}, discounts ${money(validation.order.total_discount_amount)}, to pay ${money(validation.order.total_amount)}`,
+  `\nValidation of order-1001 (cart ${money(validation.order.amount)}): valid=${validation.valid}, because ${validation.inapplicable_redeemables.length} of ${all.length} redeemables are inapplicable and valid is true only when none is; in PARTIAL mode the ${validation.redeemables.length} others still apply (docs/behaviour.md#partial-placement)`,
+)
+console.table(all.map(row))
+// Gift credit is stored value the customer spends, like a payment; the order counts it with the discounts
+// only because it lowers what is left to pay.
+const giftCredits = sum(validation.redeemables.map((r) => ('gift' in r.result ? r.result.gift.credits : 0)))
+console.log(
+  `Order: amount ${money(validation.order.amount)}, discounts ${money(validation.order.total_discount_amount - giftCredits)}, gift card pays ${money(giftCredits)}, to pay ${money(validation.order.total_amount)}; the gift credit is the customer's stored value spent like a payment, not a discount (docs/concepts.md#gift-cards)`,
 )
 
 // A promotion stack is sent alone: its tiers apply in the stack's order, each checked on the running total.
@@ -145,7 +153,7 @@ const stackCheck = await engine.validations.validateStackable({
 })
 const stackRows = [...stackCheck.redeemables, ...stackCheck.inapplicable_redeemables]
 console.log(
-  `Stack "${stack.name}" alone: ${stackRows.map((r) => `${r.name} ${r.status}`).join(', ')}; discounts ${money(stackCheck.order.total_discount_amount)}`,
+  `Stack "${stack.name}" alone: ${stackRows.map((r) => `${r.name} ${r.status}`).join(', ')}; discounts ${money(stackCheck.order.total_discount_amount)}, because a stack's tiers apply in its order, each checked on the running total (docs/concepts.md#validation-and-redemption)`,
 )
 
 function row(r: RedeemableResult) {
@@ -164,32 +172,40 @@ function row(r: RedeemableResult) {
 // Redeem what applies; the order is stored as CREATED, then paid.
 const redemption = await engine.redemptions.redeemStackable({ ...cart, redeemables: cart.redeemables.slice(0, 4) })
 console.log(
-  `\nRedeemed: ${redemption.redemptions.length} redemptions under ${redemption.parent_redemption.id}; order ${redemption.order.id} ${redemption.order.status}, to pay ${money(redemption.order.total_amount)}`,
+  `\nRedeemed: ${redemption.redemptions.length} redemptions under ${redemption.parent_redemption.id}; order ${redemption.order.id} ${redemption.order.status}, to pay ${money(redemption.order.total_amount)}; the request said CREATED, so nothing is paid and no points are earned yet (a redemption stores PAID unless told otherwise: docs/behaviour.md#redemptions)`,
 )
 now = new Date('2026-11-20T10:05:00Z')
 const tierBefore = await engine.loyalties.getMemberTier(club.id, card.code)
+const balanceBefore = (await engine.loyalties.getMember(club.id, card.code)).loyalty_card?.balance ?? 0
 const paid = await engine.orders.update('order-1001', { status: 'PAID' })
 const member = await engine.loyalties.getMember(club.id, card.code)
+const earned = (member.loyalty_card?.balance ?? 0) - balanceBefore
 const tierAfter = await engine.loyalties.getMemberTier(club.id, card.code)
 console.log(
-  `Paid ${money(paid.total_amount)}: card ${card.code} now has ${member.loyalty_card?.balance} points; tier ${tierBefore?.name ?? 'none'} → ${tierAfter?.name ?? 'none'}`,
+  `Paid ${money(paid.total_amount)}: card ${card.code} now has ${member.loyalty_card?.balance} points; tier ${tierBefore?.name ?? 'none'} → ${tierAfter?.name ?? 'none'}, because the order becoming PAID fired the order.paid earning rule (+${earned}: 1 point per $1 paid) and the new balance reaches the next tier (docs/concepts.md#earning-rules)`,
 )
 
 // Spend points on a reward.
 now = new Date('2026-11-20T10:10:00Z')
 const reward = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
 const afterReward = await engine.loyalties.getMember(club.id, card.code)
-console.log(`Reward "${mug.name}" for ${reward.amount} points: balance ${afterReward.loyalty_card?.balance}`)
+console.log(
+  `Reward "${mug.name}" for ${reward.amount} points: balance ${afterReward.loyalty_card?.balance}; a material reward waits as pending until it is handed over (docs/concepts.md#rewards)`,
+)
 
-// Roll the checkout redemption back: the coupon use and the gift credits come back.
+// Roll the checkout redemption back: what the redemption took comes back; what the paid order earned stays.
 now = new Date('2026-11-20T10:15:00Z')
 const rollback = await engine.redemptions.rollbackStackable(redemption.parent_redemption.id, { reason: 'returned' })
 const gift = await engine.vouchers.get('GIFT-50')
 console.log(
-  `\nRolled back ${rollback.rollbacks.length} redemptions; order ${rollback.order?.status}; gift card balance ${money(gift.gift?.balance)}; WELCOME20 used ${(await engine.vouchers.get('WELCOME20')).redemption.redeemed_quantity} times`,
+  `\nRolled back ${rollback.rollbacks.length} redemptions; order ${rollback.order?.status}; gift card balance ${money(gift.gift?.balance)}; WELCOME20 used ${(await engine.vouchers.get('WELCOME20')).redemption.redeemed_quantity} times, because a rollback gives back what the redemption took and cancels its order (WITH_ORDER: docs/behaviour.md#rollbacks)`,
+)
+const afterRollback = await engine.loyalties.getMember(club.id, card.code)
+console.log(
+  `Kept: the ${earned} points order-1001 earned when it was paid (card balance still ${afterRollback.loyalty_card?.balance}), because earning is its own transaction, not part of the redemption; src/operations/stackable/rollback.ts returns only what the redemption's children took`,
 )
 
 // The customer's activity feed, oldest first.
 const feed = await engine.customers.listActivity('ana', { limit: 100, order: 'created_at' })
-console.log(`\nActivity of ana (${feed.data.length} items):`)
+console.log(`\nActivity of ana (${feed.data.length} items): every step above left events on her feed, oldest first`)
 console.table(feed.data.map((a) => ({ at: a.created_at.slice(11, 19), type: a.type })))

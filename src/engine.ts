@@ -13,14 +13,17 @@ import { events } from './operations/events'
 import { exports, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler } from './operations/exports'
 import { files } from './operations/files'
 import { loyalties } from './operations/loyalties'
-import { pendingPointsHandler, pointsExpiryHandler } from './operations/loyalty-earning'
+import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './operations/loyalty-earning'
+import { loyaltyEstimates } from './operations/loyalty-estimate'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
+import { TIER_EXPIRY_ACTION } from './operations/loyalty-tiers'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
 import { products } from './operations/products'
 import { promotions } from './operations/promotions'
 import { publications } from './operations/publications'
+import { qualifications } from './operations/qualifications'
 import { redemptions } from './operations/redemptions'
 import { referrals } from './operations/referrals'
 import { rewards } from './operations/rewards'
@@ -30,6 +33,7 @@ import { validationRules } from './operations/validation-rules'
 import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
+import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
@@ -52,6 +56,11 @@ export interface EngineOptions {
   tokenTtlSeconds?: number
   /** The project id (management endpoints name it). Default `proj_default`. */
   projectId?: string
+  /**
+   * Bounds on every call's input (docs/limits.md): nesting `depth` 32, `stringLength` 65,536,
+   * `arrayLength` 10,000, `objectKeys` 1,000, `requestBytes` 1 MiB by default; give any to change it.
+   */
+  limits?: Partial<InputLimits>
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -73,6 +82,11 @@ function contextOf(options: EngineOptions): Context {
   if (!ROUNDING_MODES.includes(rounding)) {
     throw EngineError.invalid('rounding', `must be one of ${ROUNDING_MODES.join(', ')}`)
   }
+  const maxRetries = integerOption('maxRetries', options.maxRetries, 5, 0)
+  const tokenTtlSeconds = integerOption('tokenTtlSeconds', options.tokenTtlSeconds, 3600, 1)
+  const projectId = options.projectId ?? 'proj_default'
+  if (typeof projectId !== 'string' || projectId === '')
+    throw EngineError.invalid('projectId', 'must be a non-empty string')
   const random = options.random ?? systemRandom
   return {
     store: options.store ?? createMemoryStore(),
@@ -83,18 +97,52 @@ function contextOf(options: EngineOptions): Context {
       timezone,
       rounding,
       stackingRules: options.stackingRules,
-      maxRetries: options.maxRetries ?? 5,
-      tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
-      projectId: options.projectId ?? 'proj_default',
+      maxRetries,
+      tokenTtlSeconds,
+      projectId,
+      limits: resolveLimits(options.limits),
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
   }
 }
 
+/** A whole-number option: NaN, Infinity or a fraction would break every operation later, not here. */
+function integerOption(name: string, given: unknown, fallback: number, min: number): number {
+  if (given === undefined) return fallback
+  if (!Number.isSafeInteger(given) || (given as number) < min) {
+    throw EngineError.invalid(name, `must be an integer ≥ ${min}`)
+  }
+  return given as number
+}
+
 function counter(): Context['sequence'] {
   let n = 0
   return { next: () => ++n }
+}
+
+/**
+ * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
+ * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ */
+function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+  const out: Record<string, unknown> = {}
+  for (const [name, member] of Object.entries(namespace)) {
+    if (typeof member === 'function') {
+      out[name] = async (...args: unknown[]) => {
+        checkBounds(args, limits)
+        return member(...args)
+      }
+    } else {
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+    }
+  }
+  return out as T
+}
+
+function withBoundedInput<T extends { context: Context }>(engine: T): T {
+  const { context, ...namespaces } = engine
+  return { context, ...bounded(namespaces, context.config.limits) } as T
 }
 
 /** Binds a store, a clock, ids and configuration to every operation of the interface. */
@@ -104,9 +152,10 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, TRANSACTIONS_EXPORT_ACTION, transactionsExportHandler)
   registerAsyncHandler(ctx, VOUCHERS_BULK_UPDATE_ACTION, vouchersBulkUpdateHandler)
   registerAsyncHandler(ctx, LOYALTY_CODES_ACTION, { run: loyaltyCodesHandler, onFailure: loyaltyCodesFailure })
-  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, pointsExpiryHandler)
-  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, pendingPointsHandler)
-  return {
+  registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
+  return withBoundedInput({
     /** The ports and configuration the operations run on (for adapters and tests). */
     context: ctx,
     customers: customers(ctx),
@@ -127,11 +176,12 @@ export function createEngine(options: EngineOptions = {}) {
     publications: publications(ctx),
     referrals: referrals(ctx),
     templates: templates(ctx),
-    loyalties: loyalties(ctx),
+    loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
+    qualifications: qualifications(ctx),
     rewards: rewards(ctx),
     events: events(ctx),
     orders: orders(ctx),
-  }
+  })
 }
 
 export type Engine = ReturnType<typeof createEngine>

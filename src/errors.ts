@@ -27,7 +27,22 @@ export interface EngineErrorInit {
   request_id?: string
 }
 
+/**
+ * The brand every EngineError carries, shared by every copy of the package in a process (the ESM and
+ * CommonJS builds, or two versions): `Symbol.for` gives each copy the same symbol, where `instanceof`
+ * would compare two different classes (docs/design.md#public-surface).
+ */
+const ENGINE_ERROR = Symbol.for('promo-engine.EngineError')
+
+/** The longest `details`: ten problems with their paths and quoted prefixes fit well within it. */
+const MAX_DETAILS = 2_000
+
 export class EngineError extends Error {
+  /** `instanceof EngineError` holds for an EngineError of any copy of the package. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isEngineError(value)
+  }
+
   readonly code: ErrorCode
   readonly key: string
   readonly details: string
@@ -41,7 +56,8 @@ export class EngineError extends Error {
     this.name = 'EngineError'
     this.code = init.code
     this.key = init.key
-    this.details = init.details ?? init.message
+    // Details name the bad value by a prefix where they quote it; this bounds them whatever they say.
+    this.details = quote(init.details ?? init.message, MAX_DETAILS)
     this.path = init.path
     this.resource_id = init.resource_id
     this.resource_type = init.resource_type
@@ -83,7 +99,7 @@ export class EngineError extends Error {
       code: 404,
       key: 'not_found',
       message,
-      details: `Cannot find ${resourceType} with id ${resourceId}`,
+      details: `Cannot find ${resourceType} with id ${quote(resourceId)}`,
       ...(path === undefined ? {} : { path }),
       resource_id: resourceId,
       resource_type: resourceType,
@@ -95,6 +111,17 @@ export class EngineError extends Error {
   }
 }
 
+/**
+ * A bad value as error details quote it: whole when short, else its first `max` characters and how
+ * many more there were, so a megabyte of bad input never comes back as a megabyte of details.
+ */
+export function quote(value: string, max = 100): string {
+  return value.length <= max ? value : `${value.slice(0, max)}… (${value.length - max} more characters)`
+}
+
+Object.defineProperty(EngineError.prototype, ENGINE_ERROR, { value: true })
+
+/** Whether `value` is an EngineError, from this copy of the package or any other. */
 export function isEngineError(value: unknown): value is EngineError {
-  return value instanceof EngineError
+  return typeof value === 'object' && value !== null && (value as { [ENGINE_ERROR]?: unknown })[ENGINE_ERROR] === true
 }

@@ -1,39 +1,129 @@
+/**
+ * The public surface of promo-engine, chosen export by export (docs/design.md#public-surface): the
+ * engine and its options, errors, ids, the storage ports and the memory store, the wire types, the
+ * money helpers, and the pure rules a host may call on its own data, with their input and output
+ * types. `etc/promo-engine.api.md` records it; `npm run api` updates that report after a deliberate
+ * change.
+ */
 export type { Engine, EngineOptions } from './engine'
 export { createEngine, systemClock } from './engine'
-export * from './errors'
-export { createIdGenerator, ID_PREFIX, seededRandom, systemRandom } from './ids'
+export { EngineError, type EngineErrorInit, type EngineErrorJSON, type ErrorCode, isEngineError } from './errors'
+export { createIdGenerator, seededRandom, systemRandom } from './ids'
 export { createMemoryStore, listRows } from './memory'
-export * from './model'
-export * from './money'
+export type * from './model'
+export { DEFAULT_STACKING_RULES, SHIPPING_PRODUCT_ID } from './model'
+export {
+  allocate,
+  allocateByQuantity,
+  type Numeric,
+  percentOf,
+  ROUNDING_MODES,
+  type RoundingMode,
+  roundToUnit,
+} from './money'
 export type * from './ports'
-// Names two modules share, resolved explicitly.
-export type { Collections } from './ports'
 export { NATURAL_KEYS } from './ports'
 export {
-  CODE_ATTEMPTS_PER_CODE,
-  codeSpace,
-  DEFAULT_CHARSET,
-  DEFAULT_CODE_LENGTH,
-  generateCode,
-  generateUniqueCodes,
-  type ResolvedCodeConfig,
-  resolveCodeConfig,
-} from './rules/codes'
-// The pure rules, for hosts that hold their own data and for property tests.
-export * from './rules/conditions'
-export type { CalculationMode } from './rules/discounts'
-export * from './rules/discounts'
-export { addDuration, type Duration, parseDuration } from './rules/duration'
-export * from './rules/formulas'
-export * from './rules/loyalty'
-export { availablePoints } from './rules/loyalty'
-export * from './rules/redeemables'
-export * from './rules/stacking'
+  type Bundle,
+  type BundleIdentifiedItem,
+  type BundleMissingItem,
+  type EvalCollection,
+  type EvalCounters,
+  type EvalCustomer,
+  type EvalOrder,
+  type EvalOrderItem,
+  type EvalRedemption,
+  type EvaluationContext,
+  evaluateBundle,
+  evaluateValidationRule,
+  type FailureReason,
+  type PeriodCounts,
+  type RuleFailure,
+  type RulesError,
+  type RulesErrorKey,
+  type ValidationRuleVerdict,
+  type VerdictOptions,
+} from './rules/conditions'
 export {
-  campaignValidityError,
+  type AppliedAmounts,
+  type AppliedLine,
+  applyStep,
+  type CalculationMode,
+  type CalculationOptions,
+  type CatalogPrices,
+  type CreditStep,
+  calculateSequence,
+  type DiscountStep,
+  MAX_ORDER_ITEMS,
+  type NormalizeOptions,
+  normalizeOrder,
+  type ProductsApplicationMode,
+  type SequenceResult,
+  type Step,
+  type StepResult,
+  type UnitRoom,
+} from './rules/discounts'
+export {
+  checkFormulaSyntax,
+  evaluateFormula,
+  type FormulaContext,
+  type FormulaFailureCode,
+  type FormulaFailureReason,
+  type FormulaItem,
+  type FormulaOutcome,
+  type FormulaUse,
+  type FormulaValidityDates,
+} from './rules/formulas'
+export {
+  type CoinParameters,
+  calculateEarnedPoints,
+  type EarningInput,
+  type EarningOrderItem,
+  type MemberTierStanding,
+  type PayWithPoints,
+  type PayWithPointsInput,
+  payWithPoints,
+  pointsExpiryDate,
+  qualifyTier,
+  type RewardCost,
+  rewardCost,
+  type TierEvent,
+  type TierEventType,
+  type TierRange,
+  type TierTransition,
+  type TierTransitionInput,
+  transitionTier,
+} from './rules/loyalty'
+export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
+export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
+export {
+  decideRedeemables,
+  type Explanation,
+  type PipelineInput,
+  type PipelineResult,
+  type RedeemableError,
+  type RedeemableResult,
+  type RedeemableSubject,
+  type SubjectOutcome,
+  type UnitBudgetUse,
+  type ValidationResult,
+} from './rules/redeemables'
+export {
+  type CategoryRef,
+  planStack,
+  resolveStackingRules,
+  SKIP_MESSAGES,
+  type SkipExplanation,
+  type SkipKey,
+  type SortCandidate,
+  type StackCandidate,
+  type StackDecision,
+  type StackingField,
+  type StackingKind,
+} from './rules/stacking'
+export {
   checkValidity,
-  promotionTierValidityError,
+  type ValidityOptions,
   type ValidityReason,
   type ValidityVerdict,
-  voucherValidityError,
 } from './rules/validity'

@@ -159,8 +159,14 @@ export const INDEXES: IndexDeclarations = {
   vouchers: [
     { on: [text('campaign_id')], sort: CREATED },
     { on: [text('campaign_id'), text('holder_id')], sort: CREATED },
+    // A customer's wallet (qualifications).
+    { on: [text('holder_id')], sort: CREATED },
   ],
-  promotion_tiers: [{ on: [text('campaign_id')], sort: CREATED }],
+  promotion_tiers: [
+    { on: [text('campaign_id')], sort: CREATED },
+    // The tiers a qualification considers.
+    { on: [['active', 'boolean']], sort: CREATED },
+  ],
   promotion_stacks: [
     { on: [], sort: time('updated_at') },
     { on: [], sort: text('name') },
@@ -176,6 +182,8 @@ export const INDEXES: IndexDeclarations = {
   validation_rule_assignments: [
     { on: [text('related_object_id')], sort: CREATED },
     { on: [text('rule_id')], sort: CREATED },
+    // What every promotion tier is assigned, read at once (qualifications).
+    { on: [text('related_object_type')], sort: CREATED },
   ],
   redemptions: [
     { on: [text('related_object_id')], sort: time('date') },

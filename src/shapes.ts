@@ -1,4 +1,5 @@
 import type { CollectionName } from './ports'
+import { dropNullOptionals, upgradeAsyncAction, upgradeRedemption } from './rules/stored-shapes'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape
@@ -9,8 +10,23 @@ import type { CollectionName } from './ports'
 
 type Upgrade = (value: Record<string, unknown>) => Record<string, unknown>
 
-/** Per collection: the step from shape n to n + 1, at index n - 1. Collections not listed are at shape 1. */
-const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {}
+const as = (f: (value: never) => unknown): Upgrade => f as unknown as Upgrade
+
+/**
+ * Per collection: the step from shape n to n + 1, at index n - 1. Collections not listed are at shape 1.
+ * Shape 2 (docs/behaviour.md#matching-the-hosted-service): hosted async action types and `progress`;
+ * a redemption's related redemptions as `{id, date}`; optional objects omitted rather than `null`.
+ * (A member's tier dates became calendar dates too; that upgrade needs the engine's time zone and is
+ * applied where standings are read, `src/operations/loyalty-tiers.ts`.)
+ */
+const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {
+  async_actions: [as(upgradeAsyncAction)],
+  redemptions: [as(upgradeRedemption)],
+  campaigns: [(v) => dropNullOptionals('campaigns', v)],
+  earning_rules: [(v) => dropNullOptionals('earning_rules', v)],
+  loyalty_tiers: [(v) => dropNullOptionals('loyalty_tiers', v)],
+  validation_rules: [(v) => dropNullOptionals('validation_rules', v)],
+}
 
 /** The shape version a collection's entities are written in today. */
 export function currentShape(collection: CollectionName): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EngineError, isEngineError } from '../src/errors'
+import { EngineError, isEngineError, quote } from '../src/errors'
 
 describe('EngineError', () => {
   it('serialises to exactly {code, key, message, details, request_id}', () => {
@@ -140,5 +140,37 @@ describe('EngineError.conflict', () => {
     const bare = EngineError.conflict('concurrent_modification', 'Retry the request.')
     expect(bare.path).toBeUndefined()
     expect('path' in bare.toJSON()).toBe(false)
+  })
+})
+
+describe('isEngineError and instanceof across copies of the package', () => {
+  // Another copy (the CommonJS build next to the ESM one) has its own class but the same brand.
+  // The real two-build check runs on dist in `npm run check:pkg` (scripts/check-dual-package.cjs).
+  class OtherCopy extends Error {}
+  Object.defineProperty(OtherCopy.prototype, Symbol.for('promo-engine.EngineError'), { value: true })
+
+  it('recognises an EngineError of this copy and of another, and nothing else', () => {
+    const ours = EngineError.invalid('order.amount', 'must be an integer')
+    const theirs = new OtherCopy('Invalid payload')
+    expect([isEngineError(ours), isEngineError(theirs)]).toEqual([true, true])
+    expect([ours instanceof EngineError, theirs instanceof EngineError]).toEqual([true, true])
+    const lookalike = { code: 400, key: 'invalid_payload', message: 'Invalid payload' }
+    for (const value of [new Error('plain'), lookalike, null, undefined, 'invalid_payload']) {
+      expect(isEngineError(value)).toBe(false)
+      expect(value instanceof EngineError).toBe(false)
+    }
+  })
+})
+
+describe('EngineError details', () => {
+  it('are bounded whatever an operation put in them, and quote() keeps a prefix', () => {
+    const long = new EngineError({ code: 400, key: 'k', message: 'm', details: `Unknown thing ${'x'.repeat(100_000)}` })
+    expect(long.details.length).toBeLessThan(2_100)
+    expect(long.details).toMatch(/^Unknown thing x+… \(98014 more characters\)$/)
+    expect(quote('short')).toBe('short')
+    expect(quote('y'.repeat(150))).toBe(`${'y'.repeat(100)}… (50 more characters)`)
+    expect(EngineError.notFound('campaign', 'z'.repeat(500)).details).toBe(
+      `Cannot find campaign with id ${'z'.repeat(100)}… (400 more characters)`,
+    )
   })
 })

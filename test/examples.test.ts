@@ -16,7 +16,7 @@ describe('examples/embed.ts (the README embedding example)', () => {
 })
 
 describe('examples/checkout.ts (npm run demo)', () => {
-  it('runs the whole checkout and prints what a newcomer reads', async () => {
+  it('runs the whole checkout and prints, for each step, what happened and why', async () => {
     const lines: string[] = []
     const log = vi.spyOn(console, 'log').mockImplementation((...args: unknown[]) => {
       lines.push(args.join(' '))
@@ -31,16 +31,32 @@ describe('examples/checkout.ts (npm run demo)', () => {
       table.mockRestore()
     }
     const text = lines.join('\n')
-    expect(text).toContain('Order: amount $285.00, discounts $87.00, to pay $198.00')
+    expect(text).toContain(
+      'valid=false, because 2 of 5 redeemables are inapplicable and valid is true only when none is; in PARTIAL mode the 3 others still apply',
+    )
+    expect(text).toContain('Order: amount $285.00, discounts $67.00, gift card pays $20.00, to pay $198.00')
+    expect(text).toContain('stored value spent like a payment, not a discount')
     expect(text).toContain(
       'Stack "Autumn stack" alone: $10 off shoes APPLICABLE, 5% off over $300 INAPPLICABLE; discounts $10.00',
     )
     expect(text).toContain('order_rules_violated: Spend over $300 to get 5% off.')
     expect(text).toContain('voucher_expired: voucher expired')
     expect(text).toMatch(/Ana joined Runners club: card RUN-\w{4} with 50 points; tier Bronze/)
-    expect(text).toMatch(/Paid \$198\.00: card RUN-\w{4} now has 248 points; tier Bronze → Silver/)
+    expect(text).toContain(
+      'CREATED, to pay $198.00; the request said CREATED, so nothing is paid and no points are earned yet',
+    )
+    expect(text).toMatch(
+      /Paid \$198\.00: card RUN-\w{4} now has 248 points; tier Bronze → Silver, because the order becoming PAID/,
+    )
+    expect(text).toContain('fired the order.paid earning rule (+198: 1 point per $1 paid)')
     expect(text).toContain('Reward "Club mug" for 100 points: balance 148')
-    expect(text).toContain('order CANCELED; gift card balance $50.00; WELCOME20 used 0 times')
+    expect(text).toContain(
+      'order CANCELED; gift card balance $50.00; WELCOME20 used 0 times, because a rollback gives back',
+    )
+    expect(text).toContain(
+      'Kept: the 198 points order-1001 earned when it was paid (card balance still 148), because earning is its own transaction',
+    )
+    expect(text).toContain('src/operations/stackable/rollback.ts')
     expect(text).toContain('customer.loyalty.tier.joined')
     expect(text).toContain('customer.loyalty.tier.upgraded')
   })

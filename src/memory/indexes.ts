@@ -61,21 +61,88 @@ export function bucketsFor(index: IndexDeclaration, where: Record<string, FieldF
   return keys.map((k) => JSON.stringify(k))
 }
 
-/** First position whose entry is not before `probe` (binary search). */
-export function lowerBound(entries: readonly Entry[], probe: Entry): number {
+/**
+ * Entries kept sorted in chunks of a few hundred, so an insert or a removal moves a chunk, not the
+ * whole bucket: a bucket of a million entries costs what one of a thousand does.
+ */
+export class SortedEntries implements Iterable<Entry> {
+  private readonly chunks: Entry[][] = []
+  length = 0
+
+  private static readonly MAX = 512
+
+  /** The entry at a position (0-based, in order). */
+  at(position: number): Entry | undefined {
+    let i = position
+    for (const chunk of this.chunks) {
+      if (i < chunk.length) return chunk[i]
+      i -= chunk.length
+    }
+    return undefined
+  }
+
+  /** The first position where `pred` turns true (it must be false, then true, in order). */
+  firstWhere(pred: (entry: Entry) => boolean): number {
+    let position = 0
+    for (const chunk of this.chunks) {
+      if (pred(chunk[chunk.length - 1] as Entry)) return position + firstIn(chunk, pred)
+      position += chunk.length
+    }
+    return position
+  }
+
+  /** The chunk an entry belongs in: the first whose last entry is not before it, else the last. */
+  private chunkFor(entry: Entry): Entry[] | undefined {
+    for (const chunk of this.chunks) if (compareEntries(chunk[chunk.length - 1] as Entry, entry) >= 0) return chunk
+    return this.chunks.at(-1)
+  }
+
+  insert(entry: Entry): void {
+    const chunk = this.chunkFor(entry)
+    this.length++
+    if (!chunk) {
+      this.chunks.push([entry])
+      return
+    }
+    chunk.splice(
+      firstIn(chunk, (e) => compareEntries(e, entry) >= 0),
+      0,
+      entry,
+    )
+    if (chunk.length > 2 * SortedEntries.MAX) {
+      this.chunks.splice(this.chunks.indexOf(chunk) + 1, 0, chunk.splice(SortedEntries.MAX))
+    }
+  }
+
+  remove(entry: Entry): void {
+    const chunk = this.chunkFor(entry)
+    if (!chunk) return
+    const at = firstIn(chunk, (e) => compareEntries(e, entry) >= 0)
+    if (chunk[at]?.id !== entry.id) return
+    chunk.splice(at, 1)
+    this.length--
+    if (chunk.length === 0) this.chunks.splice(this.chunks.indexOf(chunk), 1)
+  }
+
+  *[Symbol.iterator](): Iterator<Entry> {
+    for (const chunk of this.chunks) yield* chunk
+  }
+}
+
+function firstIn(entries: readonly Entry[], pred: (entry: Entry) => boolean): number {
   let lo = 0
   let hi = entries.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (compareEntries(entries[mid] as Entry, probe) < 0) lo = mid + 1
-    else hi = mid
+    if (pred(entries[mid] as Entry)) hi = mid
+    else lo = mid + 1
   }
   return lo
 }
 
-/** A sorted bucket set: insert and remove in O(log n) search plus one splice. */
+/** One index: a sorted bucket per value of its equality fields. */
 export class IndexBuckets {
-  readonly buckets = new Map<string, Entry[]>()
+  readonly buckets = new Map<string, SortedEntries>()
 
   constructor(readonly declaration: IndexDeclaration) {}
 
@@ -88,18 +155,17 @@ export class IndexBuckets {
     const { bucket, entry } = this.entryOf(id, value)
     let entries = this.buckets.get(bucket)
     if (!entries) {
-      entries = []
+      entries = new SortedEntries()
       this.buckets.set(bucket, entries)
     }
-    entries.splice(lowerBound(entries, entry), 0, entry)
+    entries.insert(entry)
   }
 
   remove(id: string, value: unknown): void {
     const { bucket, entry } = this.entryOf(id, value)
     const entries = this.buckets.get(bucket)
     if (!entries) return
-    const at = lowerBound(entries, entry)
-    if (entries[at]?.id === id) entries.splice(at, 1)
+    entries.remove(entry)
     if (entries.length === 0) this.buckets.delete(bucket)
   }
 }

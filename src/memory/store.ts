@@ -20,11 +20,22 @@ import type {
 } from '../ports'
 import { indexesOf, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
-import { bucketsFor, compareKeys, type Entry, IndexBuckets, lowerBound, type SortKey, sortKey } from './indexes'
+import {
+  bucketsFor,
+  compareEntries,
+  compareKeys,
+  type Entry,
+  IndexBuckets,
+  SortedEntries,
+  type SortKey,
+  sortKey,
+} from './indexes'
 import { listRows } from './list'
 import { deepFreeze, readPath, withIncrements } from './paths'
 
 type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
+
+const EMPTY = new SortedEntries()
 
 export const COLLECTIONS: readonly CollectionName[] = [
   'campaigns',
@@ -210,7 +221,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     const [sortField] = index.declaration.sort
     const single = buckets.length <= 1
     if (single && sortField === order.field && rest.every(([f, c]) => f === sortField && isRange(c))) {
-      return slice(buckets[0] ?? [], rest[0]?.[1], index.declaration.sort, query, order.direction, rows, asStored)
+      return slice(buckets[0] ?? EMPTY, rest[0]?.[1], index.declaration.sort, query, order.direction, rows, asStored)
     }
     const candidates: Stored<Entity<C>>[] = []
     for (const entries of buckets) {
@@ -222,7 +233,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
   /** A page read straight from one sorted bucket: only the entries it returns are touched. */
   function slice<T>(
-    entries: readonly Entry[],
+    entries: SortedEntries,
     range: FieldFilter | undefined,
     sort: IndexDeclaration['sort'],
     query: ListQuery,
@@ -233,7 +244,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     let lo = 0
     let hi = entries.length
     if (range !== undefined) {
-      lo = firstWhere(entries, (e) => e.key !== null)
+      lo = entries.firstWhere((e) => e.key !== null)
       const r = range as { before?: string; after?: string; gte?: number; lte?: number }
       const bound = (v: string | number | undefined): SortKey | undefined =>
         v === undefined ? undefined : typeof v === 'number' ? v : sortKey(v, sort[1])
@@ -244,22 +255,22 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       if (after !== undefined)
         lo = Math.max(
           lo,
-          firstWhere(entries, (e) => compareKeys(e.key, after) > 0),
+          entries.firstWhere((e) => compareKeys(e.key, after) > 0),
         )
       if (gte !== undefined)
         lo = Math.max(
           lo,
-          firstWhere(entries, (e) => compareKeys(e.key, gte) >= 0),
+          entries.firstWhere((e) => compareKeys(e.key, gte) >= 0),
         )
       if (before !== undefined)
         hi = Math.min(
           hi,
-          firstWhere(entries, (e) => compareKeys(e.key, before) >= 0),
+          entries.firstWhere((e) => compareKeys(e.key, before) >= 0),
         )
       if (lte !== undefined)
         hi = Math.min(
           hi,
-          firstWhere(entries, (e) => compareKeys(e.key, lte) > 0),
+          entries.firstWhere((e) => compareKeys(e.key, lte) > 0),
         )
       if (hi < lo) hi = lo
     }
@@ -275,7 +286,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     if (query.page !== undefined) start += (query.page - 1) * limit
     const data: Stored<T>[] = []
     for (let i = start; i < Math.min(total, start + limit); i++) {
-      const e = entries[desc ? hi - 1 - i : lo + i] as Entry
+      const e = entries.at(desc ? hi - 1 - i : lo + i) as Entry
       data.push(asStored(rows.get(e.id) as Row))
     }
     stats.rowsExamined += data.length
@@ -291,7 +302,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
 
   /** Where the entry of `id` stands in `entries[lo, hi)`, or -1. */
   function positionOf(
-    entries: readonly Entry[],
+    entries: SortedEntries,
     lo: number,
     hi: number,
     id: string,
@@ -300,8 +311,9 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   ): number {
     const row = rows.get(id)
     if (!row) return -1
-    const at = lowerBound(entries, { key: sortKey(readPath(row.value, sort[0]), sort[1]), id })
-    return at >= lo && at < hi && entries[at]?.id === id ? at : -1
+    const probe: Entry = { key: sortKey(readPath(row.value, sort[0]), sort[1]), id }
+    const at = entries.firstWhere((e) => compareEntries(e, probe) >= 0)
+    return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
   }
 
   function check(writes: readonly Write[]): { conflict: Conflict } | { staged: Map<string, Staged> } {

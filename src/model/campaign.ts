@@ -30,10 +30,19 @@ export interface CampaignVoucher {
   validity_timeframe?: Validity['validity_timeframe']
 }
 
+/** A double-sided referral program's reward to the referee: a credit on their card of another campaign. */
+export interface RefereeReward {
+  /** The loyalty program or gift campaign whose card is credited. */
+  related_object_parent: { id: string; name?: string; object?: 'CAMPAIGN' }
+  type: 'LOYALTY_CARD' | 'GIFT_VOUCHER'
+  /** Points, or gift credits in minor units (10.00 is "1000"), as a string like the hosted API. */
+  amount: string
+}
+
 export interface ReferralProgram {
   conversion_event_type?: 'redemption' | 'custom_event'
   custom_event?: { id?: string; name: string }
-  referee_reward?: Record<string, unknown>
+  referee_reward?: RefereeReward
 }
 
 export interface Campaign extends Validity {

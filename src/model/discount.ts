@@ -10,7 +10,7 @@ export type PercentEffect = 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS'
 export type FixedEffect = 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS'
 export type UnitEffect = 'ADD_MISSING_ITEMS' | 'ADD_NEW_ITEMS'
 
-interface DiscountBase {
+export interface DiscountBase {
   is_dynamic?: boolean
   /** AMOUNT, PERCENT: the maximum discount across all matched lines. */
   aggregated_amount_limit?: number | null

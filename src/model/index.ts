@@ -8,6 +8,13 @@ export type * from './misc'
 export type * from './order'
 export type * from './product'
 export type * from './promotion'
+export type * from './qualification'
+export {
+  QUALIFICATION_EXPAND,
+  QUALIFICATION_FILTER_FIELDS,
+  QUALIFICATION_SCENARIOS,
+  QUALIFICATION_SORTING_RULES,
+} from './qualification'
 export type * from './redemption'
 export type * from './stacking'
 export { DEFAULT_STACKING_RULES } from './stacking'

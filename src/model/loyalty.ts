@@ -31,7 +31,7 @@ export interface ProportionalSpec {
   /** Item-scoped types name what they match. */
   object?: 'product' | 'sku' | 'products_collection'
   id?: string
-  /** Several item targets (reference §5.2: `object`+`id` or `applicable_to[]`); a line counts once. */
+  /** Several item targets (docs/concepts.md#earning-rules: `object`+`id` or `applicable_to[]`); a line counts once. */
   applicable_to?: { object: 'product' | 'sku' | 'products_collection'; id: string }[]
 }
 
@@ -67,7 +67,10 @@ export interface EarningRule extends Validity {
   loyalty_tier?: { id: string }
   source: { banner?: string; object_id: string; object_type: 'campaign' }
   expiration_rules?: PointsExpirationRules | null
-  /** `order.paid` rules only: the points wait this many days before they can be spent (reference §5.2). */
+  /**
+   * `order.paid` rules only: the points wait this many days before they can be spent
+   * (docs/concepts.md#earning-rules).
+   */
   pending_points?: PendingPointsRule | null
   active: boolean
   automation_id?: string
@@ -104,8 +107,10 @@ export interface MemberTierExpiration {
   campaign_id: string
   tier_id: string
   created_at: DateTime
-  start_date: DateTime | null
-  expiration_date: DateTime | null
+  /** `YYYY-MM-DD` in the engine's time zone: the first day the tier is in force. */
+  start_date: string | null
+  /** `YYYY-MM-DD` in the engine's time zone: the last day the tier is held (through its end). */
+  expiration_date: string | null
   updated_at: DateTime | null
 }
 
@@ -129,7 +134,7 @@ export interface PointsBucket {
   created_at: DateTime
   /** Pending points: the instant they become spendable (`status` PENDING until then). */
   activates_at?: DateTime | null
-  source: { type: 'earning_rule' | 'manual' | 'reward' | 'rollback' | 'initial'; id?: string | null }
+  source: { type: 'earning_rule' | 'manual' | 'reward' | 'referral' | 'rollback' | 'initial'; id?: string | null }
   /** PENDING buckets hold `points` not yet spendable (`remaining` 0) and count only as `pending_points`. */
   status: 'PENDING' | 'ACTIVE' | 'EXPIRED' | 'SPENT'
 }

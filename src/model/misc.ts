@@ -49,18 +49,26 @@ export interface Export {
   user_id: string | null
 }
 
+/** An async action as stored: the hosted fields plus the work's input and due instant. */
 export interface AsyncAction {
   id: string
+  /** The hosted type names, upper case (`VOUCHERS.BULK_UPDATE`). */
   type: string
   status: 'ENQUEUED' | 'IN_PROGRESS' | 'DONE' | 'FAILED'
+  /** % done: 0 until the action has run, 100 once it has. */
+  progress: number
   /** When the work becomes due (the engine's clock decides). */
   run_at: DateTime
   payload: unknown
-  result: unknown
+  /** Absent until the action has run. */
+  result?: unknown
   created_at: DateTime
   updated_at: DateTime | null
   object: 'async_action'
 }
+
+/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input and due instant stay inside). */
+export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at'>
 
 export interface CampaignTemplate {
   id: string

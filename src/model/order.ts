@@ -84,7 +84,7 @@ export interface CalculatedOrderItem {
   application_details?: ApplicationDetail[]
 }
 
-/** An order after discounts: every calculated field of spec and reference §3.7. */
+/** An order after discounts: every calculated field of spec and docs/concepts.md#the-calculated-order. */
 export interface CalculatedOrder {
   object: 'order'
   id?: string

@@ -21,7 +21,8 @@ export interface Redemption {
   related_object_parent_id?: string | null
   related_redemptions?: {
     rollbacks: { id: string; date: DateTime; rollback_order_mode?: string }[]
-    redemptions: string[]
+    /** The children of a stacked parent, as the hosted schema shows them. */
+    redemptions: { id: string; date: DateTime }[]
   }
   session?: { key: string } | null
   failure_code?: string
@@ -33,6 +34,8 @@ export interface Redemption {
   voucher?: unknown
   /** Bookkeeping, not on the wire of the hosted service: the ledger buckets the points came from, for a rollback. */
   points_taken?: { bucketId: string; points: number }[]
+  /** Bookkeeping, not on the wire: the referee reward this redemption credited, for a rollback to take back. */
+  referee_credit?: { voucher_id: string; amount: number }
 }
 
 export interface RedemptionRollback {
@@ -49,6 +52,8 @@ export interface RedemptionRollback {
   order?: CalculatedOrder | null
   channel: { channel_id: string | null; channel_type: 'USER' | 'API' }
   customer_id: string | null
+  /** The redemption's `tracking_id` (hashed customer source id). */
+  tracking_id?: string | null
   customer?: SimpleCustomer | null
   related_object_type: string
   related_object_id: string

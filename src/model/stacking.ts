@@ -28,7 +28,7 @@ export interface StackingRules {
   object?: 'stacking_rules'
 }
 
-/** Reference §9.2: the rules a project has until it creates its own. */
+/** docs/behaviour.md#default-stacking-rules: the rules a project has until it creates its own. */
 export const DEFAULT_STACKING_RULES: StackingRules = Object.freeze({
   redeemables_limit: 30,
   applicable_redeemables_limit: 5,

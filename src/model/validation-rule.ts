@@ -28,7 +28,7 @@ export interface ApplicableToEntry {
   skip_initially?: number | null
   target?: 'ITEM' | 'UNIT'
   /**
-   * Unit budgets (reference §3.3): how many units the entry may discount in all, counted over the
+   * Unit budgets (docs/concepts.md#targeting): how many units the entry may discount in all, counted over the
    * successful, not rolled back redemptions of the campaign (per customer: of this customer) or of the
    * promotion tier. `product_in_collection_*` count per product (or SKU) inside a collection entry.
    * Each has a `_formula` variant; the static value is its fallback.

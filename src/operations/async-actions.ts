@@ -1,6 +1,6 @@
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { AsyncAction } from '../model/misc'
+import type { AsyncAction, AsyncActionResponse } from '../model/misc'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type Context, must, mutate, type Tx } from './context'
@@ -14,6 +14,12 @@ export interface AsyncHandler {
   run(tx: Tx, action: AsyncAction): Promise<unknown>
   /** Records a failure on the handler's own resources, in the commit that marks the action `FAILED`. */
   onFailure?(tx: Tx, action: AsyncAction, error: Error): Promise<void>
+  /**
+   * Timed work (points expiring, pending points activating): the run is dated by the action's due
+   * instant (`run_at`), not by when the runner got to it, so a runner that runs hours late writes
+   * the same ledger, activity dates and expiry dates as one that ran on time.
+   */
+  datedAtDue?: boolean
 }
 
 /** The handlers of one engine, by action type (per engine, so two engines never share work). */
@@ -39,9 +45,9 @@ export function enqueue(tx: Tx, type: string, payload: unknown, runAt?: Date): A
     id: tx.id(ID_PREFIX.async_action),
     type,
     status: 'ENQUEUED',
+    progress: 0,
     run_at: (runAt ?? tx.now).toISOString(),
     payload,
-    result: null,
     created_at: tx.nowIso,
     updated_at: null,
     object: 'async_action',
@@ -56,9 +62,10 @@ export interface RunSummary {
 
 export function asyncActions(ctx: Context) {
   return {
-    async get(id: string): Promise<AsyncAction> {
+    async get(id: string): Promise<AsyncActionResponse> {
       const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
-      return found.value
+      const { payload: _payload, run_at: _runAt, ...response } = found.value
+      return response
     },
 
     /**
@@ -72,10 +79,10 @@ export function asyncActions(ctx: Context) {
         where: { status: 'ENQUEUED' },
         order: { field: 'run_at', direction: 'asc' },
       })
-      const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value.id)
+      const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value)
       const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
-      for (const id of due) {
-        const outcome = await runOne(ctx, id)
+      for (const action of due) {
+        const outcome = await runOne(runContext(ctx, action), action.id)
         if (outcome === 'skipped') continue
         summary.ran++
         summary[outcome]++
@@ -83,6 +90,13 @@ export function asyncActions(ctx: Context) {
       return summary
     },
   }
+}
+
+/** The context an action runs in: for timed work, a clock stopped at its due instant. */
+function runContext(ctx: Context, action: AsyncAction): Context {
+  if (ctx.asyncHandlers.get(action.type)?.datedAtDue !== true) return ctx
+  const due = Date.parse(action.run_at)
+  return { ...ctx, clock: { now: () => new Date(due) } }
 }
 
 async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped'> {
@@ -93,7 +107,13 @@ async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' 
       const handler = ctx.asyncHandlers.get(stored.value.type)
       if (!handler) throw new Error(`No async handler is registered for ${stored.value.type}`)
       const result = await handler.run(tx, stored.value)
-      tx.update('async_actions', stored, { ...stored.value, status: 'DONE', result, updated_at: tx.nowIso })
+      tx.update('async_actions', stored, {
+        ...stored.value,
+        status: 'DONE',
+        progress: 100,
+        result,
+        updated_at: tx.nowIso,
+      })
       return 'succeeded' as const
     })
   } catch (error) {
@@ -112,6 +132,7 @@ async function markFailed(ctx: Context, id: string, failure: Error): Promise<'fa
     tx.update('async_actions', stored, {
       ...stored.value,
       status: 'FAILED',
+      progress: 100,
       result: { error: errorResult(failure) },
       updated_at: tx.nowIso,
     })

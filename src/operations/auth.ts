@@ -1,10 +1,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import * as v from 'valibot'
 import { EngineError } from '../errors'
-import { ID_PREFIX, systemRandom } from '../ids'
+import { ID_PREFIX } from '../ids'
 import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
-import { originAllowed } from '../rules/origins'
+import { originAllowed, parseOriginPattern } from '../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
 import { nonEmptyString, opt } from '../schema/common'
 import { parse } from '../schema/parse'
@@ -41,11 +41,21 @@ const CREDENTIAL_HEADERS = {
 
 const FAMILIES = ['server', 'client', 'management'] as const
 
+/** An `allowed_origins` entry: refused with the reason when it could never match as meant. */
+const allowedOrigin = v.pipe(
+  nonEmptyString,
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return
+    const pattern = parseOriginPattern(dataset.value)
+    if ('problem' in pattern) addIssue({ message: pattern.problem })
+  }),
+)
+
 const applicationInput = v.pipe(
   v.object({
     name: opt(v.nullable(v.string())),
     family: v.picklist(FAMILIES, 'must be one of server, client, management'),
-    allowed_origins: opt(v.array(nonEmptyString)),
+    allowed_origins: opt(v.array(allowedOrigin)),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(
@@ -88,20 +98,28 @@ function formFields(body: unknown): unknown {
   return body instanceof URLSearchParams ? Object.fromEntries(body) : body
 }
 
+/**
+ * A header's one value. Names are case-insensitive, so two spellings of one name (`X-App-Id` and
+ * `x-app-id`) are ambiguous and refused, like a repeated header: the engine never guesses which counts.
+ * A value that is not a string (or a one-string array, as Node gives repeated headers) is refused too.
+ */
 function header(headers: Headers, name: string): string | undefined {
   const wanted = name.toLowerCase()
-  let found: string | undefined
-  for (const [key, value] of Object.entries(headers)) {
-    if (key.toLowerCase() !== wanted || value === undefined) continue
-    if (typeof value !== 'string') {
-      // Repeated auth headers are ambiguous: refuse rather than guess which one counts.
-      if (value.length !== 1) throw unauthorized('invalid_header', `Header ${name} must be sent once`, name)
-      found = value[0]
-    } else {
-      found = value
+  let found: { spelling: string; value: string } | undefined
+  for (const [key, raw] of Object.entries(headers)) {
+    if (key.toLowerCase() !== wanted || raw === undefined) continue
+    if (found !== undefined) {
+      throw unauthorized('duplicate_header', `Header ${name} is sent as both ${found.spelling} and ${key}`, name)
     }
+    const value: unknown = Array.isArray(raw) && raw.length === 1 ? raw[0] : raw
+    if (Array.isArray(raw) && raw.length !== 1) {
+      throw unauthorized('invalid_header', `Header ${name} must be sent once`, name)
+    }
+    if (typeof value !== 'string') throw unauthorized('invalid_header', `Header ${name} must be a string`, name)
+    found = { spelling: key, value }
   }
-  return found === undefined || found.trim() === '' ? undefined : found.trim()
+  const value = found?.value.trim()
+  return value === '' ? undefined : value
 }
 
 function requireHeader(headers: Headers, name: string): string {
@@ -111,13 +129,11 @@ function requireHeader(headers: Headers, name: string): string {
 }
 
 export function auth(ctx: Context) {
-  /** Secrets and tokens: 32 bytes of crypto randomness, or of the engine's seeded source in tests. */
-  function secretBytes(): string {
-    if (ctx.random === systemRandom) return randomBytes(32).toString('base64url')
-    const bytes = Buffer.alloc(32)
-    for (let i = 0; i < bytes.length; i++) bytes[i] = Math.floor(ctx.random() * 256)
-    return bytes.toString('base64url')
-  }
+  /**
+   * Secrets and tokens: 32 bytes from the operating system's CSPRNG, never from the engine's `random`
+   * (a seeded source makes codes reproducible; it must not make credentials guessable).
+   */
+  const secretBytes = (): string => randomBytes(32).toString('base64url')
 
   /** Checks a family's id and secret headers; any mismatch is the same 401, whatever was wrong. */
   async function credentialOf(headers: Headers, family: CredentialFamily): Promise<Stored<Credential>> {

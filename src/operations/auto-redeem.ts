@@ -9,15 +9,15 @@ import { memberTier } from './loyalty-tiers'
 import { checkRewardAssignmentRules, latestReward, recordRewardRedemption } from './reward-redemption'
 
 /**
- * Auto-redeem (reference §5.3, §5.4): after points are added to a card, the program's auto-redeem
- * reward (at most one per program) is redeemed as many times as the spendable balance pays for, at
- * most 25 rewards in the transaction and only while the customer has had fewer than 10
- * auto-redemptions (transactions) today in the engine's time zone. It runs before the tier
- * recalculation, so the points it spends never count towards a BALANCE tier. Each is a reward
- * redemption with `channel.channel_type: 'AUTO_REDEEM'`; `channel.channel_id` names the
- * transaction's auto-redemption, which is what the daily cap counts. A reward that cannot be
- * redeemed now (pay with points, which needs an order; out of stock; its assignment's validation
- * rules say no) is skipped without failing the operation that added the points.
+ * Auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards): after points are added to a card, the
+ * program's auto-redeem reward (at most one per program) is redeemed as many times as the spendable balance
+ * pays for, at most 25 rewards in the transaction and only while the customer has had fewer than 10
+ * auto-redemptions (transactions) today in the engine's time zone. It runs before the tier recalculation, so
+ * the points it spends never count towards a BALANCE tier. Each is a reward redemption with
+ * `channel.channel_type: 'AUTO_REDEEM'`; `channel.channel_id` names the transaction's auto-redemption, which
+ * is what the daily cap counts. A reward that cannot be redeemed now (pay with points, which needs an order;
+ * out of stock; its assignment's validation rules say no) is skipped without failing the operation that added
+ * the points.
  */
 export async function autoRedeem(tx: Tx, campaign: Campaign, card: CardState): Promise<number> {
   const holderId = card.voucher.holder_id

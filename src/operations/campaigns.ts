@@ -1,7 +1,7 @@
 import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
-import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../model/campaign'
+import type { Campaign, CampaignType, CampaignVoucher, RefereeReward, VoucherType } from '../model/campaign'
 import type { Category } from '../model/common'
 import type { ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
@@ -48,7 +48,22 @@ export type CampaignVoucherInput = v.InferOutput<typeof campaignVoucherInput>
 const referralProgram = v.looseObject({
   conversion_event_type: opt(v.picklist(['redemption', 'custom_event'])),
   custom_event: opt(v.looseObject({ id: opt(v.string()), name: nonEmptyString })),
-  referee_reward: opt(v.record(v.string(), v.unknown())),
+  referee_reward: opt(
+    v.looseObject({
+      related_object_parent: v.looseObject({
+        id: nonEmptyString,
+        name: opt(v.string()),
+        object: opt(v.literal('CAMPAIGN')),
+      }),
+      type: v.picklist(['LOYALTY_CARD', 'GIFT_VOUCHER']),
+      // Points or minor units: a positive whole number, sent as a string or a number, kept as a string.
+      amount: v.pipe(
+        v.union([v.pipe(v.string(), v.regex(/^[1-9][0-9]*$/, 'must be a positive whole number')), v.number()]),
+        v.transform((a) => String(a)),
+        v.check((a) => Number.isSafeInteger(Number(a)) && Number(a) > 0, 'must be a positive whole number'),
+      ),
+    }),
+  ),
 })
 
 /** Campaign types `campaigns.create` makes; loyalty programs and promotions have their own namespaces. */
@@ -69,6 +84,18 @@ export const campaignInput = v.object({
   referral_program: opt(v.nullable(referralProgram)),
 })
 export type CampaignInput = v.InferOutput<typeof campaignInput>
+
+/** A referee reward names an existing campaign of its type: a loyalty program, or a gift campaign. */
+async function checkRefereeReward(tx: Tx, reward: RefereeReward | undefined): Promise<void> {
+  if (reward === undefined) return
+  const path = 'referral_program.referee_reward.related_object_parent.id'
+  const target = await findCampaign(tx.store, reward.related_object_parent.id)
+  if (!target) throw EngineError.notFound('campaign', reward.related_object_parent.id, path)
+  const wanted = reward.type === 'LOYALTY_CARD' ? 'LOYALTY_PROGRAM' : 'GIFT_VOUCHERS'
+  if (target.value.campaign_type !== wanted) {
+    throw EngineError.invalid(path, `must be a ${wanted} campaign for a ${reward.type} referee reward`)
+  }
+}
 
 /** The voucher type a campaign type's codes have. */
 export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
@@ -233,6 +260,7 @@ export function campaigns(ctx: Context) {
       const voucher = normaliseVoucherTemplate(campaignType, input.voucher, input.start_date)
       const count = input.vouchers_count ?? 0
       return mutate(ctx, async (tx) => {
+        await checkRefereeReward(tx, input.referral_program?.referee_reward)
         const campaign = await buildCampaign(tx, input, {
           campaign_type: campaignType,
           voucher,

@@ -8,7 +8,7 @@ import { parse } from '../schema/parse'
 import { type Context, mutate, type Tx } from './context'
 import { duplicateFound } from './duplicates'
 
-/** Reference §2.2: "Default category hierarchy is 1, minimum 0" (lower is applied earlier). */
+/** A category's hierarchy is 1 when unset, at least 0, and lower applies earlier (docs/concepts.md#categories). */
 export const DEFAULT_CATEGORY_HIERARCHY = 1
 
 export const categoryInput = v.object({

@@ -15,10 +15,11 @@ import type {
   Stored,
   Write,
 } from '../ports'
+import type { InputLimits } from '../schema/bounds'
 import type { AsyncHandlers } from './async-actions'
 
 export interface EngineConfig {
-  /** IANA time zone for validity hours, days of week and calendar periods (reference §9.6). */
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
   timezone: string
   rounding: RoundingMode
   /** Project stacking rules used until one is created through `stackingRules.create`. */
@@ -28,6 +29,8 @@ export interface EngineConfig {
   /** OAuth access token lifetime. */
   tokenTtlSeconds: number
   projectId: string
+  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
+  limits: InputLimits
 }
 
 /** What every operation gets: the ports and the configuration. */
@@ -65,23 +68,26 @@ export class Tx {
     return this.ctx.ids(prefix)
   }
 
+  /** Where each entity put so far sits in `writes`, so a second update finds it without a scan. */
+  private readonly puts = new Map<string, number>()
+
   insert<C extends CollectionName>(collection: C, value: Entity<C>): Entity<C> {
+    this.puts.set(`${collection}/${(value as { id: string }).id}`, this.writes.length)
     this.writes.push({ op: 'put', collection, value, expectedVersion: null } as Write)
     return value
   }
 
   /** Writes the next version of an entity read as `stored`; the commit fails if it moved meanwhile. */
   update<C extends CollectionName>(collection: C, stored: Stored<Entity<C>>, next: Entity<C>): Entity<C> {
-    const id = (next as { id: string }).id
-    const existing = this.writes.findIndex(
-      (w) => w.op === 'put' && w.collection === collection && (w.value as { id: string }).id === id,
-    )
-    if (existing >= 0) {
+    const slot = `${collection}/${(next as { id: string }).id}`
+    const existing = this.puts.get(slot)
+    if (existing !== undefined) {
       // A second update of the same entity in one operation replaces the first, keeping the version read.
       const first = this.writes[existing] as Extract<Write, { op: 'put' }>
       this.writes[existing] = { ...first, value: next } as Write
       return next
     }
+    this.puts.set(slot, this.writes.length)
     this.writes.push({ op: 'put', collection, value: next, expectedVersion: stored.version } as Write)
     return next
   }
@@ -131,7 +137,7 @@ export class Tx {
     return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
   }
 
-  /** Records an activity item on the customer's feed (reference §9.9). */
+  /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
   emit(
     type: string,
     customerId: string | null | undefined,

@@ -56,7 +56,7 @@ export const loyaltyCampaignInput = v.object({
   access_settings: opt(v.record(v.string(), v.unknown())),
 })
 export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>
-/** Max earning rules per project (reference §5.2). */
+/** Max earning rules per project (docs/concepts.md#earning-rules). */
 export const MAX_EARNING_RULES = 100
 
 /**
@@ -110,7 +110,8 @@ export function loyalties(ctx: Context) {
             vouchers_count: 0,
             creation_status: 'IN_PROGRESS',
             vouchers_generation_status: 'IN_PROGRESS',
-            loyalty_tiers_expiration: input.loyalty_tiers_expiration ?? null,
+            // Omitted, not null, when the program has none (the hosted response omits it).
+            ...(input.loyalty_tiers_expiration ? { loyalty_tiers_expiration: input.loyalty_tiers_expiration } : {}),
           },
         )
         tx.insert('campaigns', campaign)
@@ -204,7 +205,7 @@ export function loyalties(ctx: Context) {
 
     /**
      * Creates tiers; ranges are inclusive and must not overlap each other or existing tiers. Every
-     * member is then re-tiered on their current points in the same commit (reference §5.3: for tiers
+     * member is then re-tiered on their current points in the same commit (docs/concepts.md#tiers: for tiers
      * without expiration a threshold change can move members up or down), with the tier events and
      * the tier earning rules they fire.
      */
@@ -249,8 +250,7 @@ export function loyalties(ctx: Context) {
               metadata: await enforceMetadata(tx, 'loyalty_tier', input.metadata, `[${i}].metadata`),
               created_at: tx.nowIso,
               updated_at: null,
-              // The spec lists the field; it is a member's (getMemberTier fills it), so null here.
-              expiration: null,
+              // `expiration` is a member's (getMemberTier fills it): a program's tier omits it.
               object: 'loyalty_tier',
             }),
           )
@@ -274,7 +274,7 @@ export function loyalties(ctx: Context) {
         limit: q.limit ?? 10,
         page: q.page ?? 1,
       })
-      const data = page.data.map((s) => ({ ...s.value, expiration: s.value.expiration ?? null }))
+      const data = page.data.map((s) => s.value)
       return { object: 'list', data_ref: 'data', data, total: page.total }
     },
 
@@ -364,15 +364,16 @@ async function buildEarningRule(tx: Tx, campaign: Campaign, input: EarningRuleIn
       object_id: campaign.id,
       object_type: 'campaign',
     },
-    // Inherited from the campaign when unset (reference §5.2).
+    // Inherited from the campaign when unset (docs/concepts.md#earning-rules).
     start_date: input.start_date ?? campaign.start_date ?? null,
     expiration_date: input.expiration_date ?? campaign.expiration_date ?? null,
     validity_timeframe: input.validity_timeframe ?? null,
     validity_day_of_week: input.validity_day_of_week ?? null,
     validity_hours: input.validity_hours ?? null,
     active: input.active ?? true,
-    expiration_rules: input.expiration_rules ?? null,
-    pending_points: input.pending_points ?? null,
+    // Omitted when not set, as the hosted response does (the program's rules apply).
+    ...(input.expiration_rules ? { expiration_rules: input.expiration_rules } : {}),
+    ...(input.pending_points ? { pending_points: input.pending_points } : {}),
     metadata: await enforceMetadata(tx, 'earning_rule', input.metadata, `${at}.metadata`),
     created_at: tx.nowIso,
     updated_at: null,

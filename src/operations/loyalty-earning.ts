@@ -5,12 +5,19 @@ import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
 import type { Stored } from '../ports'
 import { evaluateValidationRule } from '../rules/conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from '../rules/earning'
+import {
+  calculateEarnedPoints,
+  type EarningInput,
+  freeUnits,
+  selectEarningRules,
+  tierEarningMapping,
+} from '../rules/earning'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
 import type { TierEvent } from '../rules/tiers'
 import { checkValidity } from '../rules/validity'
 import { autoRedeem } from './auto-redeem'
 import type { Tx } from './context'
+import { findMemberCard } from './join-once'
 import {
   activateCardPoints,
   type CardState,
@@ -20,15 +27,15 @@ import {
   loadCard,
   type PendingPointsPayload,
 } from './loyalty-ledger'
-import { type AssignOptions, enrolMember, findMemberCard } from './loyalty-members'
+import { type AssignOptions, enrolMember } from './loyalty-members'
 import { memberTier, recalculateTier } from './loyalty-tiers'
 
 /**
- * Firing earning rules (reference §5.2, decision §9.9): an order becoming PAID, a custom event, a
- * customer entering a segment, and the tier events a credit causes. Only active rules inside their
- * validity windows whose validation rule passes give points; `auto_join` programs enrol a customer
- * who fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the
- * program's), then the member's tier is recalculated, which may fire tier rules in turn.
+ * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
+ * custom event, a customer entering a segment, and the tier events a credit causes. Only active rules inside
+ * their validity windows whose validation rule passes give points; `auto_join` programs enrol a customer who
+ * fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the program's), then
+ * the member's tier is recalculated, which may fire tier rules in turn.
  */
 
 /** What fired: the event, its customer, and the event's own data. */
@@ -112,7 +119,7 @@ export async function joinProgram(
 
 /**
  * After points were added to a card: the program's auto-redeem reward first, then the tier
- * recalculation on what is left (reference §5.3: auto-redeem runs before the tier checks).
+ * recalculation on what is left (docs/concepts.md#tiers: auto-redeem runs before the tier checks).
  */
 export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState, fired: Set<string>): Promise<void> {
   await autoRedeem(tx, campaign, card)
@@ -172,7 +179,7 @@ export async function customerInTx(tx: Tx, customerId: string): Promise<Customer
 
 const rulesCache = new WeakMap<Tx, Map<string, EarningRule[]>>()
 
-async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
+export async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
   let map = rulesCache.get(tx)
   if (!map) {
     map = new Map()
@@ -212,7 +219,7 @@ async function ruleApplies(tx: Tx, rule: EarningRule, trigger: EarningTrigger): 
   return verdict.passed
 }
 
-function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
+export function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
   const input: EarningInput = {
     customer: { metadata: trigger.customer.metadata, birthdate: trigger.customer.birthdate ?? null },
     now: tx.now,
@@ -228,6 +235,7 @@ function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
         product_id: i.product_id ?? i.product?.id ?? null,
         sku_id: i.sku_id ?? i.sku?.id ?? null,
         quantity: i.quantity,
+        free_quantity: freeUnits(i),
         amount: i.amount,
         subtotal_amount: i.subtotal_amount,
         // Read by points formulas only (ORDER_ITEM_PRICE, ORDER_ITEM_METADATA).
@@ -279,7 +287,7 @@ async function creditRule(
   return points
 }
 
-/** `points_added` and `rewarded.loyalty_points` (reference §9.9) for a credit on a card. */
+/** `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card. */
 export function emitPointsAdded(
   tx: Tx,
   campaign: Campaign,
@@ -317,6 +325,19 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   return { voucher_id: voucherId, expired }
 }
 
+/**
+ * The async work queued at the instant a member's tier lapses (`TIER_EXPIRY_ACTION`): the tier is
+ * recalculated as of then, so the downgrade or prolongation is dated when the tier expired.
+ */
+export async function tierExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
+  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
+  const stored = await tx.store.vouchers.get(voucherId)
+  const campaign = stored?.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
+  if (!stored || !campaign) return { voucher_id: voucherId }
+  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
+  return { voucher_id: voucherId }
+}
+
 /** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */
 export function emitPointsExpired(tx: Tx, card: CardState, points: number, campaign: Campaign | undefined): void {
   tx.emit(
@@ -335,7 +356,7 @@ export function emitPointsExpired(tx: Tx, card: CardState, points: number, campa
 
 /**
  * The async work queued at a pending bucket's activation instant: the points become spendable with
- * their expiry counted from now (reference §5.6), the points-added events are emitted and the tier
+ * their expiry counted from now (docs/concepts.md#points-expiry), the points-added events are emitted and the tier
  * is recalculated (which may fire tier rules).
  */
 export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise<unknown> {

@@ -4,11 +4,12 @@ import type { Customer } from '../model/customer'
 import type { AsyncAction, Publication } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { addDuration } from '../rules/duration'
 import { pointsExpiryDate } from '../rules/points-expiry'
+import { expirationAfterPublishing } from '../rules/validity'
 import { generateUnusedCodes } from './codes'
 import type { Tx } from './context'
 import { pickFreeCodes } from './free-codes'
+import { findMemberCard, readCustomerLock } from './join-once'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
 import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
@@ -19,7 +20,7 @@ import { buildVoucher, specFromCampaign } from './voucher-entity'
  * customer, which CAMPAIGN rewards need.
  */
 
-export const LOYALTY_CODES_ACTION = 'loyalty.generate_cards'
+export const LOYALTY_CODES_ACTION = 'CAMPAIGN.VOUCHERS_GENERATE'
 
 /** The async work `loyalties.create` queues: generate the codes and mark the campaign DONE. */
 export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
@@ -34,7 +35,7 @@ export async function loyaltyCodesHandler(tx: Tx, action: AsyncAction): Promise<
     vouchers_generation_status: 'DONE',
     updated_at: tx.nowIso,
   })
-  return { campaign_id: campaignId, vouchers_count: count }
+  return { done_count: count }
 }
 
 /**
@@ -83,25 +84,6 @@ function currentCampaign(tx: Tx, stored: Stored<Campaign>): Campaign {
   return stored.value
 }
 
-/** The customer's card in a program: one this transaction assigned, else the stored one. */
-export async function findMemberCard(
-  tx: Tx,
-  campaignId: string,
-  customerId: string,
-): Promise<Stored<Voucher> | undefined> {
-  for (const w of tx.writes) {
-    if (w.op !== 'put' || w.collection !== 'vouchers') continue
-    const v = w.value as Voucher
-    if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
-  }
-  const page = await tx.store.vouchers.list({
-    where: { campaign_id: campaignId, holder_id: customerId },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
-  })
-  return page.data[0]
-}
-
 export interface AssignOptions {
   /** A specific unassigned code. */
   code?: string | undefined
@@ -128,30 +110,15 @@ export async function enrolMember(
       if (stored) return { card: await loadCard(tx, stored), created: false }
     }
   }
-  // Join-once under concurrency: "holds no card" is read from a list, and each concurrent request
-  // would then write a different card, so nothing they write overlaps. Every enrolment therefore
-  // also writes the customer at the version read before the check: of two concurrent enrolments of
-  // one customer only the first commits, the other re-reads and finds the card. (Keying membership on
-  // a derived id would need a new row per member; the customer row is the entity they share.)
-  const lock = await readCustomerForLock(tx, customer.id)
+  // Join-once under concurrency (see `readCustomerLock`). (Keying membership on a derived id would
+  // need a new row per member; the customer row is the entity they share.)
+  const lock = await readCustomerLock(tx, customer.id)
   const held = await findMemberCard(tx, campaign.value.id, customer.id)
   if (held) return { card: await loadCard(tx, held), created: false }
   if (lock) tx.update('customers', lock, lock.value)
   const card = await takeFreeCard(tx, campaign, options.code)
   publish(tx, campaign.value, card, customer, options)
   return { card, created: true }
-}
-
-/**
- * The stored customer to bump, or undefined when this transaction already writes them: a new
- * customer's insert conflicts on its `source_id`, and an earlier update names a version read before
- * the membership check, so either already serialises the enrolment.
- */
-async function readCustomerForLock(tx: Tx, customerId: string): Promise<Stored<Customer> | undefined> {
-  const pending = tx.writes.some(
-    (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
-  )
-  return pending ? undefined : tx.store.customers.get(customerId)
 }
 
 async function publicationBySource(tx: Tx, campaignId: string, sourceId: string): Promise<Publication | undefined> {
@@ -198,19 +165,17 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
 }
 
 function publish(tx: Tx, campaign: Campaign, card: CardState, customer: Customer, options: AssignOptions): void {
-  const expiresAfterPublishing = campaign.activity_duration_after_publishing
+  const duration = campaign.activity_duration_after_publishing
   updateCardVoucher(tx, card, (v) => ({
     ...v,
     holder_id: customer.id,
     publish: { ...v.publish, count: v.publish.count + 1 },
-    ...(expiresAfterPublishing
-      ? { expiration_date: addDuration(tx.now, expiresAfterPublishing, tx.ctx.config.timezone).toISOString() }
-      : {}),
+    expiration_date: expirationAfterPublishing(v, duration, tx.now, tx.ctx.config.timezone),
   }))
   recordPublication(tx, campaign, card.voucher, customer, options)
 }
 
-/** The publication row, and `customer.publication.succeeded` (reference §9.9). */
+/** The publication row, and `customer.publication.succeeded` (docs/behaviour.md#events). */
 export function recordPublication(
   tx: Tx,
   campaign: Campaign,

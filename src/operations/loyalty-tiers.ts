@@ -2,13 +2,16 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { LoyaltyTier, MemberTierState } from '../model/loyalty'
 import type { Stored } from '../ports'
+import { upgradeMemberTier } from '../rules/stored-shapes'
 import {
   effectiveTierId,
+  lapseInstant,
   type MemberTierStanding,
   qualifyingPoints,
   type TierEvent,
   transitionTier,
 } from '../rules/tiers'
+import { enqueue } from './async-actions'
 import type { Tx } from './context'
 import type { CardState } from './loyalty-ledger'
 
@@ -50,6 +53,9 @@ export function primeCampaignTiers(tx: Tx, campaignId: string, tiers: readonly L
   )
 }
 
+/** The async work queued at the instant a member's tier lapses: the tier is recalculated then. */
+export const TIER_EXPIRY_ACTION = 'loyalty.tier_expiry'
+
 export function memberTierId(voucherId: string): string {
   return `${ID_PREFIX.member_tier}${voucherId}`
 }
@@ -68,7 +74,8 @@ async function standingSlot(tx: Tx, voucherId: string) {
   let slot = map.get(voucherId)
   if (!slot) {
     const stored = (await tx.store.member_tiers.get(memberTierId(voucherId))) ?? null
-    slot = { stored, value: stored?.value ?? null }
+    // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
+    slot = { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
     map.set(voucherId, slot)
   }
   return slot
@@ -84,10 +91,12 @@ export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier |
   const campaignId = card.voucher.campaign_id
   if (!campaignId) return null
   const slot = await standingSlot(tx, card.voucher.id)
-  const id = effectiveTierId(standingOf(slot.value), tx.now)
+  const id = effectiveTierId(standingOf(slot.value), tx.now, tx.ctx.config.timezone)
   if (id === null) return null
   const tier = (await campaignTiers(tx, campaignId)).find((t) => t.id === id)
-  return tier ? { ...tier, expiration: slot.value?.expiration ?? null } : null
+  if (!tier) return null
+  const expiration = slot.value?.expiration
+  return expiration ? { ...tier, expiration } : tier
 }
 
 /**
@@ -133,6 +142,10 @@ export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardStat
     slot.stored = { value: next, version: 0 }
   }
   slot.value = next
+  // The tier lapses at the end of its expiration day, whether or not the points move again by then.
+  const last = next.expiration?.expiration_date
+  if (last != null)
+    enqueue(tx, TIER_EXPIRY_ACTION, { voucher_id: card.voucher.id }, new Date(lapseInstant(last, timeZone)))
   const names = new Map(tiers.map((t) => [t.id, t.name]))
   for (const event of transition.events) {
     tx.emit(

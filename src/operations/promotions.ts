@@ -3,6 +3,7 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope, Validity } from '../model/common'
 import type { PromotionCampaign, PromotionStack, PromotionTier } from '../model/promotion'
+import type { ValidationRuleAssignment } from '../model/validation-rule'
 import type { FieldFilter, Store, Stored } from '../ports'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
@@ -83,6 +84,7 @@ async function newTier(
     relatedObjectType: 'promotion_tier' as const,
     relatedObjectId: tier.id,
     path: `${path === '' ? '' : `${path}.`}validation_rules[${i}]`,
+    relatedIsNew: true as const,
   }))
   return { tier, assignments }
 }
@@ -91,6 +93,27 @@ async function newTier(
 async function withAssignments(store: Store, tier: PromotionTier): Promise<PromotionTier> {
   const page = await store.validation_rule_assignments.list({ where: { related_object_id: tier.id } })
   return { ...tier, validation_rule_assignments: envelope('data', page) }
+}
+
+/**
+ * New tiers with the assignments just made for them, without reading them back (one list per tier
+ * would read every stored assignment once per tier). Listed as the store lists them: `created_at`
+ * (one commit shares it), then id.
+ */
+function withNewAssignments(
+  tiers: readonly PromotionTier[],
+  made: readonly ValidationRuleAssignment[],
+): PromotionTier[] {
+  const byTier = new Map<string, ValidationRuleAssignment[]>()
+  for (const a of made) {
+    const list = byTier.get(a.related_object_id)
+    if (list) list.push(a)
+    else byTier.set(a.related_object_id, [a])
+  }
+  return tiers.map((tier) => {
+    const data = (byTier.get(tier.id) ?? []).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    return { ...tier, validation_rule_assignments: { object: 'list', data_ref: 'data', data, total: data.length } }
+  })
 }
 
 /** A promotion campaign by id or name, like every other `campaignId` path; 404 for any other campaign. */
@@ -107,14 +130,6 @@ async function tierOf(store: Store, id: string): Promise<Stored<PromotionTier>> 
 }
 
 export function promotions(ctx: Context) {
-  async function expand(campaign: Campaign, tiers: PromotionTier[]): Promise<PromotionCampaign> {
-    const rendered = await Promise.all(tiers.map((t) => withAssignments(ctx.store, t)))
-    return {
-      ...campaign,
-      promotion: { object: 'list', data_ref: 'tiers', tiers: rendered, total: rendered.length, has_more: false },
-    }
-  }
-
   async function setActive(id: string, active: boolean): Promise<PromotionTier> {
     const tier = await mutate(ctx, async (tx) => {
       const stored = await tierOf(tx.store, id)
@@ -147,7 +162,7 @@ export function promotions(ctx: Context) {
      */
     async create(body: unknown): Promise<PromotionCampaign> {
       const input = parse(promotionCampaignInput, body)
-      const { campaign, tiers } = await mutate(ctx, async (tx) => {
+      const { campaign, tiers, made } = await mutate(ctx, async (tx) => {
         const campaign = await buildCampaign(
           tx,
           { ...input, type: input.type ?? 'STATIC' },
@@ -160,12 +175,16 @@ export function promotions(ctx: Context) {
           tiers.push(tx.insert('promotion_tiers', made.tier))
           assignments.push(...made.assignments)
         }
-        await assignRules(tx, assignments)
+        const made = await assignRules(tx, assignments)
         campaign.promotion = { tiers: tiers.map((t) => t.id) }
         tx.insert('campaigns', campaign)
-        return { campaign, tiers }
+        return { campaign, tiers, made }
       })
-      return expand(campaign, tiers)
+      const rendered = withNewAssignments(tiers, made)
+      return {
+        ...campaign,
+        promotion: { object: 'list', data_ref: 'tiers', tiers: rendered, total: rendered.length, has_more: false },
+      }
     },
 
     tiers: {

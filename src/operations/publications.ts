@@ -8,6 +8,7 @@ import type { Customer } from '../model/customer'
 import type { Publication, RedeemableHolder } from '../model/misc'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
+import { expirationAfterPublishing } from '../rules/validity'
 import { metadata, nonEmptyString, opt } from '../schema/common'
 import { customerInput } from '../schema/customer'
 import { parse } from '../schema/parse'
@@ -15,6 +16,7 @@ import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, mutate, type Tx } from './context'
 import { resolveCustomer, simpleCustomer } from './customers'
 import { pickFreeCodes } from './free-codes'
+import { findMemberCard, readCustomerLock } from './join-once'
 import { enforceMetadata } from './metadata-schemas'
 import { findVoucher } from './vouchers'
 
@@ -42,6 +44,8 @@ export type PublicationInput = v.InferOutput<typeof publicationInput>
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {
   result: 'SUCCESS'
+  /** The customer's `source_id`, as the hosted publication shows it. */
+  tracking_id: string | null
   customer: SimpleCustomer
   /** Ids of every voucher published by the request. */
   vouchers_id: string[]
@@ -153,6 +157,12 @@ export async function publishVoucher(
     holder_id: customer.id,
     ...(current.is_referral_code ? { referrer_id: customer.id } : {}),
     publish: { ...current.publish, count: current.publish.count + 1 },
+    expiration_date: expirationAfterPublishing(
+      current,
+      campaign?.activity_duration_after_publishing,
+      tx.now,
+      tx.ctx.config.timezone,
+    ),
     updated_at: tx.nowIso,
   }
   if (args.claim && stored.version > 0) {
@@ -167,6 +177,7 @@ export async function publishVoucher(
         set: {
           holder_id: customer.id,
           ...(current.is_referral_code ? { referrer_id: customer.id } : {}),
+          expiration_date: next.expiration_date ?? null,
           updated_at: tx.nowIso,
         },
       },
@@ -191,6 +202,7 @@ function resultOf(first: Publication, customer: Customer, published: Voucher[]):
   const result: PublicationResult = {
     ...first,
     result: 'SUCCESS',
+    tracking_id: customer.source_id,
     customer: simpleCustomer(customer),
     vouchers_id: published.map((p) => p.id),
   }
@@ -283,20 +295,16 @@ export async function publish(
     if (campaign && !campaign.value.voucher) {
       throw EngineError.invalid('campaign', `${campaign.value.campaign_type} campaigns have no codes to publish`)
     }
-    let codes: Stored<Voucher>[]
+    const given = input.voucher === undefined ? undefined : await findVoucher(tx.store, input.voucher)
     if (input.voucher !== undefined) {
-      const found = await findVoucher(tx.store, input.voucher)
-      if (!found) throw EngineError.notFound('voucher', input.voucher)
-      if (campaign && found.value.campaign_id !== campaign.value.id) {
+      if (!given) throw EngineError.notFound('voucher', input.voucher)
+      if (campaign && given.value.campaign_id !== campaign.value.id) {
         throw EngineError.invalid('voucher', `is not a code of campaign ${campaign.value.name}`)
       }
-      codes = [found]
-    } else {
-      codes = await freeCodes(tx, campaign as Stored<Campaign>, count)
     }
     const owning =
       campaign?.value ??
-      (codes[0]?.value.campaign_id ? (await tx.store.campaigns.get(codes[0].value.campaign_id))?.value : undefined)
+      (given?.value.campaign_id ? (await tx.store.campaigns.get(given.value.campaign_id))?.value : undefined)
     if (requireCampaignType && owning?.campaign_type !== requireCampaignType) {
       throw EngineError.invalid(
         input.voucher !== undefined ? 'voucher' : 'campaign',
@@ -306,6 +314,20 @@ export async function publish(
     const meta = await enforceMetadata(tx, 'publication', input.metadata)
     const customer = await resolveCustomer(tx, input.customer, { create: true })
     if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
+    let held: Stored<Voucher> | undefined
+    if (owning?.join_once) {
+      // join_once: a customer holds one code of the campaign; every later request gets it back.
+      const lock = await readCustomerLock(tx, customer.value.id)
+      held = await findMemberCard(tx, owning.id, customer.value.id)
+      if (held) {
+        const publication = await publicationOf(tx, held.value.id, customer.value.id)
+        if (publication) return resultOf(publication, customer.value, [held.value])
+      } else {
+        if (count !== 1) throw EngineError.invalid('campaign.count', 'must be 1 in a join_once campaign')
+        if (lock) tx.update('customers', lock, lock.value)
+      }
+    }
+    const codes = held ? [held] : given ? [given] : await freeCodes(tx, campaign as Stored<Campaign>, count)
     const published: Voucher[] = []
     let first: Publication | undefined
     for (const code of codes) {
@@ -324,6 +346,18 @@ export async function publish(
     if (!first) throw new Error('a publication publishes at least one code')
     return resultOf(first, customer.value, published)
   })
+}
+
+/**
+ * The first publication of a code to the customer (a held code without one is published again). Read
+ * by the customer's index: a customer holds few publications.
+ */
+async function publicationOf(tx: Tx, voucherId: string, customerId: string): Promise<Publication | undefined> {
+  const page = await tx.store.publications.list({
+    where: { customer_id: customerId },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  return page.data.find((s) => s.value.voucher_id === voucherId)?.value
 }
 
 /** A request repeated with its `source_id` gets the first result back, and writes nothing. */

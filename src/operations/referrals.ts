@@ -3,15 +3,18 @@ import { EngineError } from '../errors'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope } from '../model/common'
 import type { RedeemableHolder } from '../model/misc'
+import type { Redemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
 import { matchesFilters } from '../rules/filters'
-import { referrerOf } from '../rules/referrals'
+import { refereeCredit, referrerOf } from '../rules/referrals'
 import { limitParam, nonEmptyString, opt, orderOf, orderParam } from '../schema/common'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
+import { creditCampaignCard, takeBackCredit } from './campaign-credit'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
 import { cursorPage } from './lists'
+import { customerInTx } from './loyalty-earning'
 import { findHolder, newHolder, type PublicationResult, publicationInput, publish } from './publications'
 import { findVoucher } from './vouchers'
 
@@ -41,6 +44,8 @@ export interface ReferralOutcome {
   referred: boolean
   /** Why it did not convert, when `referred` is false. */
   reason?: NoReferralReason
+  /** The referee reward credited by this conversion (double-sided programs). */
+  referee_credit?: { voucher_id: string; amount: number }
 }
 
 export type NoReferralReason =
@@ -89,7 +94,38 @@ async function recordReferee(
     },
     { campaign_id: voucher.campaign_id, campaign_type: 'REFERRAL_PROGRAM' },
   )
-  return { holder, referred: true }
+  const credit = await rewardReferee(tx, campaign, customerId)
+  return credit ? { holder, referred: true, referee_credit: credit } : { holder, referred: true }
+}
+
+/**
+ * A double-sided program credits the referee's card of the reward's campaign when the referral
+ * converts, in the same commit (a card is published or the program joined when they hold none).
+ */
+async function rewardReferee(
+  tx: Tx,
+  campaign: Campaign | undefined,
+  customerId: string,
+): Promise<{ voucher_id: string; amount: number } | undefined> {
+  const reward = refereeCredit(campaign?.referral_program)
+  if (!reward || !campaign) return undefined
+  const target = await tx.store.campaigns.get(reward.campaignId)
+  const customer = await customerInTx(tx, customerId)
+  if (!target || !customer) return undefined
+  const card = await creditCampaignCard(tx, target, customer, reward.amount, {
+    source: { type: 'referral', id: campaign.id },
+    data: { referral: { campaign_id: campaign.id } },
+    path: 'referral_program.referee_reward',
+  })
+  return { voucher_id: card.id, amount: reward.amount }
+}
+
+/** Takes back what a rolled-back redemption credited its referee (see `rewardReferee`). */
+export async function takeBackRefereeCredit(tx: Tx, redemption: Redemption): Promise<void> {
+  const credit = redemption.referee_credit
+  if (!credit) return
+  const issued = await tx.store.vouchers.get(credit.voucher_id)
+  if (issued) await takeBackCredit(tx, issued, credit.amount)
 }
 
 async function programOf(tx: Tx, voucher: Voucher): Promise<Campaign | undefined> {

@@ -8,16 +8,16 @@ import type { Redemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
-import { pointsExpiryDate } from '../rules/points-expiry'
 import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
+import { creditCampaignCard, takeBackCredit } from './campaign-credit'
 import { type Context, mutate, type Tx } from './context'
 import { simpleCustomer } from './customers'
 import { memberCard } from './loyalties'
-import { afterPointsAdded, afterPointsChanged, emitPointsAdded, joinProgram } from './loyalty-earning'
-import { type CardState, creditCard, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
-import { findMemberCard, publishCode } from './loyalty-members'
+import { afterPointsChanged } from './loyalty-earning'
+import { type CardState, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
+import { publishCode } from './loyalty-members'
 import { memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
@@ -27,10 +27,11 @@ import { hashTrackingId } from './stackable/tracking'
 import { rulesAssignedTo } from './validation-rules'
 
 /**
- * `loyalties.redeemReward` (reference §5.4, §5.5, decisions §9.5, §9.9): a member spends points on a
- * reward assigned to the card's program. The points, the reward's stock and `redeemed`, what the
- * reward gives, and the redemption record commit together, so concurrent redemptions on one card or
- * one reward never overspend (a conflicting commit re-reads and recomputes).
+ * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
+ * docs/behaviour.md#pay-with-points, docs/behaviour.md#events): a member spends points on a reward assigned
+ * to the card's program. The points, the reward's stock and `redeemed`, what the reward gives, and the
+ * redemption record commit together, so concurrent redemptions on one card or one reward never overspend (a
+ * conflicting commit re-reads and recomputes).
  */
 export async function redeemReward(
   ctx: Context,
@@ -321,32 +322,12 @@ async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, custome
   switch (type) {
     case 'DISCOUNT_COUPONS':
       return (await publishCode(tx, target, customer)).value
-    case 'GIFT_VOUCHERS': {
-      const held = (await findMemberCard(tx, target.value.id, customer.id)) ?? (await publishCode(tx, target, customer))
-      const balance = ref.balance ?? 0
-      const gift = held.value.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
-      const next: Voucher = {
-        ...held.value,
-        gift: { ...gift, amount: gift.amount + balance, balance: gift.balance + balance },
-        updated_at: tx.nowIso,
-      }
-      tx.update('vouchers', held, next)
-      tx.emit(
-        'customer.voucher.gift.balance_added',
-        customer.id,
-        { voucher: { id: next.id, code: next.code, gift: next.gift }, amount: balance },
-        { campaign_id: target.value.id, campaign_type: type, category: 'EFFECT' },
-      )
-      return next
-    }
-    case 'LOYALTY_PROGRAM': {
+    case 'GIFT_VOUCHERS':
+      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
+    case 'LOYALTY_PROGRAM':
       if (target.value.id === ownCampaign.id)
         throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
-      const { card } = await joinProgram(tx, target, customer, { channel: 'REWARD' })
-      const points = ref.balance ?? 0
-      if (points > 0) await addRewardPoints(tx, target.value, card, points, reward)
-      return card.voucher
-    }
+      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
     case 'REFERRAL_PROGRAM':
     case 'PROMOTION':
       throw EngineError.invalid('reward.id', `a ${type} campaign cannot be a reward`)
@@ -357,14 +338,8 @@ async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, custome
   }
 }
 
-async function addRewardPoints(tx: Tx, campaign: Campaign, card: CardState, points: number, reward: Reward) {
-  creditCard(tx, card, {
-    points,
-    expiresAt: pointsExpiryDate(tx.now, campaign.voucher?.loyalty_card?.expiration_rules, tx.ctx.config.timezone),
-    source: { type: 'reward', id: reward.id },
-  })
-  emitPointsAdded(tx, campaign, card, points, { reward: { id: reward.id } })
-  await afterPointsAdded(tx, campaign, card, new Set())
+function rewardOrigin(reward: Reward) {
+  return { source: { type: 'reward' as const, id: reward.id }, data: { reward: { id: reward.id } }, path: 'reward.id' }
 }
 
 /** What a reward redemption recorded of its reward (`redemption.reward`). */
@@ -407,35 +382,8 @@ export async function undoReward(
   if (given.type === 'CAMPAIGN' && issued) {
     const amount = given.parameters.campaign?.balance ?? 0
     const v = issued.value
-    switch (v.type) {
-      case 'DISCOUNT_VOUCHER':
-        tx.update('vouchers', issued, { ...v, active: false, updated_at: tx.nowIso })
-        break
-      case 'GIFT_VOUCHER': {
-        const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
-        const back = Math.min(amount, gift.balance)
-        if (back > 0) {
-          tx.update('vouchers', issued, {
-            ...v,
-            gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
-            updated_at: tx.nowIso,
-          })
-        }
-        break
-      }
-      case 'LOYALTY_CARD': {
-        const card = await loadCard(tx, issued)
-        const back = Math.min(amount, spendablePoints(tx, card))
-        if (back > 0) spendCard(tx, card, back, 'subtracted')
-        const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
-        if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
-        break
-      }
-      default: {
-        const _never: never = v.type
-        return _never
-      }
-    }
+    if (v.type === 'DISCOUNT_VOUCHER') tx.update('vouchers', issued, { ...v, active: false, updated_at: tx.nowIso })
+    else await takeBackCredit(tx, issued, amount)
   }
   return { id: given.id, name: given.name, type: given.type }
 }

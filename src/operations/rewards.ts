@@ -9,7 +9,7 @@ import { type Context, must, mutate } from './context'
 import { enforceMetadata } from './metadata-schemas'
 
 /**
- * Rewards (reference §5.4): CAMPAIGN (a coupon, gift credits or points of another program), COIN
+ * Rewards (docs/concepts.md#rewards): CAMPAIGN (a coupon, gift credits or points of another program), COIN
  * (pay with points) and MATERIAL (a product, with stock), and their assignments to loyalty programs
  * with a points cost.
  */

@@ -19,7 +19,10 @@ function rulesIdOf(projectId: string): string {
   return `${ID_PREFIX.stacking_rules}${projectId}`
 }
 
-/** Reference §9.2 defaults with the engine's `stackingRules` option over them, checked like a create body. */
+/**
+ * docs/behaviour.md#default-stacking-rules defaults with the engine's `stackingRules` option over them,
+ * checked like a create body.
+ */
 function configuredRules(ctx: Context): StackingRules {
   const option = parse(stackingRulesInput, ctx.config.stackingRules ?? {}, 'stackingRules')
   return resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...option } as StackingRules)
@@ -62,8 +65,9 @@ export function stackingRules(ctx: Context) {
     get: effective,
 
     /**
-     * Creates the project's stacking rules. Fields left out take the §9.2 defaults (the engine option
-     * only stands in while no rules are created). A second create is a 409 `stacking_rules_exist`.
+     * Creates the project's stacking rules. Fields left out take the docs/behaviour.md#default-stacking-rules
+     * defaults (the engine option only stands in while no rules are created). A second create is a 409
+     * `stacking_rules_exist`.
      */
     async create(projectId: string, body: unknown): Promise<StoredRules> {
       const projectKey = project(projectId)

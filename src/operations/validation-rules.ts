@@ -23,32 +23,42 @@ export interface AssignmentRequest {
   relatedObjectId: string
   /** Where the rule id came from in the request, for the error of an unknown rule. */
   path?: string
+  /** The object is created in this same changeset, so it cannot have an assignment yet. */
+  relatedIsNew?: true
 }
 
 /**
  * Writes assignments in `tx`. Each rule's `assignments_count` is bumped once per request, which also
  * makes the rule's version the lock that serialises concurrent assignments of it: two requests
  * assigning the same rule to the same object conflict at commit, and the retry sees the duplicate.
+ * Linear in the requests: the rules are read in one batch, duplicates within the call are found by
+ * key, and an object created by this same changeset (`relatedIsNew`) has no stored assignment to
+ * look for.
  */
 export async function assignRules(tx: Tx, requests: readonly AssignmentRequest[]): Promise<ValidationRuleAssignment[]> {
+  const ruleIds = [...new Set(requests.map((r) => r.ruleId))]
+  const found = new Map((await tx.store.validation_rules.getMany(ruleIds)).map((s) => [s.value.id, s]))
   const rules = new Map<string, { stored: Stored<ValidationRule>; count: number }>()
   const made: ValidationRuleAssignment[] = []
+  const pairs = new Set<string>()
   for (const request of requests) {
     let rule = rules.get(request.ruleId)
     if (!rule) {
-      const stored = await tx.store.validation_rules.get(request.ruleId)
+      const stored = found.get(request.ruleId)
       if (!stored) throw EngineError.notFound('validation_rule', request.ruleId)
       rule = { stored, count: stored.value.assignments_count ?? 0 }
       rules.set(request.ruleId, rule)
     }
+    const pair = JSON.stringify([request.ruleId, request.relatedObjectId])
     const held =
-      made.some((a) => a.rule_id === request.ruleId && a.related_object_id === request.relatedObjectId) ||
-      (
-        await tx.store.validation_rule_assignments.list({
-          where: { rule_id: request.ruleId, related_object_id: request.relatedObjectId },
-          limit: 1,
-        })
-      ).total > 0
+      pairs.has(pair) ||
+      (request.relatedIsNew !== true &&
+        (
+          await tx.store.validation_rule_assignments.list({
+            where: { rule_id: request.ruleId, related_object_id: request.relatedObjectId },
+            limit: 1,
+          })
+        ).total > 0)
     if (held) {
       throw EngineError.conflict(
         'duplicate_found',
@@ -66,6 +76,7 @@ export async function assignRules(tx: Tx, requests: readonly AssignmentRequest[]
     }
     tx.insert('validation_rule_assignments', assignment)
     made.push(assignment)
+    pairs.add(pair)
     rule.count++
   }
   for (const { stored, count } of rules.values()) {
@@ -116,7 +127,9 @@ export function validationRules(ctx: Context) {
           type: input.type ?? 'expression',
           context_type: input.context_type ?? 'global',
           rules,
-          bundle_rules: (input.bundle_rules as ValidationRule['bundle_rules']) ?? null,
+          ...(input.bundle_rules
+            ? { bundle_rules: input.bundle_rules as NonNullable<ValidationRule['bundle_rules']> }
+            : {}),
           applicable_to: {
             included: input.applicable_to?.included ?? [],
             excluded: input.applicable_to?.excluded ?? [],

@@ -20,7 +20,7 @@ export interface VoucherSpec extends Validity {
   discount?: Discount | null
   gift?: Pick<GiftInfo, 'amount' | 'effect'> | null
   loyalty_card?: { points: number } | null
-  /** `null`: unlimited (reference §7.3). */
+  /** `null`: unlimited (docs/concepts.md#quantities-and-limits). */
   quantity: number | null
   is_referral_code: boolean
   metadata?: Metadata

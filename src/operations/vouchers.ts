@@ -45,7 +45,7 @@ export const voucherInput = v.object({
 export type VoucherInput = v.InferOutput<typeof voucherInput>
 
 /** The async action type of `vouchers.bulkUpdate`. */
-export const VOUCHERS_BULK_UPDATE_ACTION = 'vouchers.bulk_update'
+export const VOUCHERS_BULK_UPDATE_ACTION = 'VOUCHERS.BULK_UPDATE'
 
 /** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
 export const MAX_BULK_UPDATES = 1000
@@ -58,23 +58,25 @@ export const bulkUpdateInput = v.pipe(
 )
 type BulkUpdate = v.InferOutput<typeof bulkUpdateInput>[number]
 
-/** One code's outcome in a bulk update's `result.results`. */
+/** A bulk update's `result`, as the hosted `VOUCHERS.BULK_UPDATE` action shows it. */
 export interface BulkUpdateResult {
-  code: string
-  result: 'SUCCESS' | 'FAILURE'
-  error?: { code: number; key: string; message: string; details: string }
+  done_count: number
+  failed_count: number
+  /** One per failed item, naming its code and the stable error key (`not_found` for an unknown code). */
+  errors: { code: string; key: string; message: string; details: string }[]
 }
 
 /**
  * Applies a bulk update: each code's metadata merged into the voucher's and checked against the
- * voucher metadata schema. A code that is unknown or whose metadata is refused is a FAILURE in the
- * result and does not stop the others; the successful updates commit with the action's DONE status.
+ * voucher metadata schema. A code that is unknown (never created: no upserts) or whose metadata is
+ * refused counts as failed and does not stop the others; the successful updates commit with the
+ * action's DONE status.
  */
 export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action: AsyncAction) => {
   const updates = action.payload as BulkUpdate[]
   // The same code twice: the second update merges into the first one's result.
   const current = new Map<string, { stored: Stored<Voucher>; value: Voucher }>()
-  const results: BulkUpdateResult[] = []
+  const result: BulkUpdateResult = { done_count: 0, failed_count: 0, errors: [] }
   for (const [i, update] of updates.entries()) {
     try {
       const stored = await findVoucher(tx.store, update.code)
@@ -88,14 +90,15 @@ export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action:
       )
       entry.value = tx.update('vouchers', entry.stored, { ...entry.value, metadata: merged, updated_at: tx.nowIso })
       current.set(stored.value.id, entry)
-      results.push({ code: update.code, result: 'SUCCESS' })
+      result.done_count++
     } catch (error) {
       if (!(error instanceof EngineError)) throw error
-      const { code, key, message, details } = error
-      results.push({ code: update.code, result: 'FAILURE', error: { code, key, message, details } })
+      const { key, message, details } = error
+      result.failed_count++
+      result.errors.push({ code: update.code, key, message, details })
     }
   }
-  return { results }
+  return result
 }
 
 /** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
@@ -195,7 +198,8 @@ export function vouchers(ctx: Context) {
     /**
      * Queues metadata updates of many vouchers (`POST /v1/vouchers/bulk/async`): 1–1000 items
      * `{code, metadata}`, checked now (400 naming `[i].code`), applied by `asyncActions.runPending()`.
-     * `asyncActions.get(async_action_id)` then shows `DONE` and `result.results`, one per item.
+     * `asyncActions.get(async_action_id)` then shows `DONE`, `progress` 100 and `result` with
+     * `done_count`, `failed_count` and `errors` (one per failed item).
      */
     async bulkUpdate(body: unknown): Promise<{ async_action_id: string }> {
       const updates = parse(bulkUpdateInput, body)
@@ -205,7 +209,7 @@ export function vouchers(ctx: Context) {
 
     /**
      * `DELETE /v1/vouchers/{code}/sessions/{sessionKey}`: releases the live session lock the key
-     * holds on the code (reference §7.4), so its use, credits and points are free again. 404 when the
+     * holds on the code (docs/concepts.md#sessions), so its use, credits and points are free again. 404 when the
      * code is unknown or the key holds no live lock on it (never taken, released, or expired).
      */
     async releaseValidationSession(code: string, sessionKey: string): Promise<void> {

@@ -5,6 +5,11 @@ import type { RandomSource } from '../ports'
 /** Digits, upper and lower case letters: the hosted service's default code alphabet. */
 export const DEFAULT_CHARSET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 export const DEFAULT_CODE_LENGTH = 8
+/**
+ * The longest code a config may generate, prefix and postfix included: a code is an identifier
+ * people type. Without a bound, `length: 42000000` made one create call build a 42 MB code.
+ */
+export const MAX_CODE_LENGTH = 255
 /** Each `#` of a pattern is replaced by one character of the charset. */
 export const PATTERN_PLACEHOLDER = '#'
 
@@ -34,6 +39,14 @@ export function resolveCodeConfig(config: CodeConfig, path = 'code_config'): Res
     length = config.length ?? DEFAULT_CODE_LENGTH
     if (!Number.isSafeInteger(length) || length < 1)
       throw EngineError.invalid(`${path}.length`, 'must be an integer ≥ 1')
+  }
+  const total = (config.prefix?.length ?? 0) + (config.pattern?.length ?? length) + (config.postfix?.length ?? 0)
+  if (total > MAX_CODE_LENGTH) {
+    const field = config.pattern !== undefined ? 'pattern' : 'length'
+    throw EngineError.invalid(
+      `${path}.${field}`,
+      `makes codes of ${total} characters with prefix and postfix; the most is ${MAX_CODE_LENGTH}`,
+    )
   }
   const out: ResolvedCodeConfig = { length, charset }
   if (config.pattern !== undefined) out.pattern = config.pattern

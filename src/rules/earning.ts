@@ -5,18 +5,18 @@ import { evaluateFormula, type FormulaContext, type FormulaItem } from './formul
 import { checkValidity } from './validity'
 
 /**
- * How many points an earning rule gives (reference §5.2, decision §9.4).
+ * How many points an earning rule gives (docs/concepts.md#earning-rules, docs/behaviour.md#earning-points).
  *
  * FIXED gives its `points`. PROPORTIONAL gives `floor(base / every) × points`, where the base is the
  * quantity the `calculation_type` names: a base below `every` gives 0, a negative, missing or
  * non-numeric base gives 0, and a non-positive `every` gives 0 (a rule that cannot be satisfied).
  * Amounts are in minor units (`every: 500` is $5).
  *
- * A `points_formula` (FIXED: on the rule; PROPORTIONAL: on the spec of its calculation type) gives
- * the points instead (reference §3.5, §3.6): money operands in major units (ORDER_AMOUNT of 123.45 is
- * 123.45), metadata as stored. The formula rounds as it says (`ROUND(…;0)`, `FLOOR`); a result that
- * is still fractional is floored to whole points, a negative one gives 0. When it cannot be evaluated
- * (missing metadata, a syntax error) the static calculation above is the fallback.
+ * A `points_formula` (FIXED: on the rule; PROPORTIONAL: on the spec of its calculation type) gives the points
+ * instead (docs/behaviour.md#formulas, docs/behaviour.md#rounding): money operands in major units
+ * (ORDER_AMOUNT of 123.45 is 123.45), metadata as stored. The formula rounds as it says (`ROUND(…;0)`,
+ * `FLOOR`); a result that is still fractional is floored to whole points, a negative one gives 0. When it
+ * cannot be evaluated (missing metadata, a syntax error) the static calculation above is the fallback.
  *
  * A tier mapping then adjusts the result: `MULTIPLY` multiplies it (exactly, with decimal.js) and
  * floors to a whole point, so a member is never given a fraction; `CUSTOM` replaces it by the
@@ -41,8 +41,30 @@ export interface EarningOrderItem {
   /** Unit price, minor units (formulas' ORDER_ITEM_PRICE; amount ÷ quantity when absent). */
   price?: number | null
   metadata?: Metadata | null
-  /** A free item (added by a discount) never earns points. */
-  free?: boolean
+  /**
+   * Units of the line a discount made free (see `freeUnits`): item-quantity earning counts only the
+   * units paid for, and a line with no unit paid for earns nothing by its amounts either.
+   */
+  free_quantity?: number | null
+}
+
+/**
+ * The units of a calculated order line the customer does not pay for: units a discount added
+ * (`quantity − initial_quantity`, ADD_NEW_ITEMS / ADD_MISSING_ITEMS), or, when the line's discount
+ * covers its discounted units at their full price (a free unit of a line already in the order), those
+ * units. A part-price discount (10% off three units) frees no unit: they are still paid for.
+ */
+export function freeUnits(line: {
+  quantity: number
+  initial_quantity: number
+  discount_quantity: number
+  discount_amount: number
+  price: number
+}): number {
+  const added = Math.max(0, line.quantity - line.initial_quantity)
+  const whole = line.price > 0 && line.discount_amount >= line.discount_quantity * line.price
+  const free = whole ? Math.max(added, line.discount_quantity) : added
+  return Math.min(Math.max(0, line.quantity), free)
 }
 
 export interface EarningInput {
@@ -178,7 +200,7 @@ function staticPoints(loyalty: EarningLoyalty, input: EarningInput): number {
           const spec = loyalty.order_items?.quantity
           return proportional(
             spec,
-            sumItems(spec, input, (item) => item.quantity),
+            sumItems(spec, input, (item) => (item.quantity ?? 0) - (item.free_quantity ?? 0)),
           )
         }
         default: {
@@ -217,8 +239,8 @@ function metadataNumber(metadata: Metadata | null | undefined, spec: Proportiona
 
 /**
  * Sums a field over the order lines the spec targets. Each line counts once even when it matches
- * several targets (an item in two selected collections is not counted twice). Free lines never
- * count. A spec that names no target covers every line.
+ * several targets (an item in two selected collections is not counted twice). A line with no unit
+ * paid for never counts. A spec that names no target covers every line.
  */
 function sumItems(
   spec: ProportionalSpec | undefined,
@@ -230,7 +252,7 @@ function sumItems(
   const targets = itemTargets(spec)
   let total = 0
   for (const item of items) {
-    if (item.free === true) continue
+    if ((item.free_quantity ?? 0) > 0 && (item.free_quantity ?? 0) >= (item.quantity ?? 0)) continue
     if (targets.length > 0 && !targets.some((t) => itemMatches(item, t, input.collections))) continue
     const value = field(item)
     // A negative or missing line value adds nothing rather than cancelling other lines.

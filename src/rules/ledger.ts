@@ -2,8 +2,9 @@ import type { PointsBucket } from '../model/loyalty'
 import { formatLocalDate, localDate } from './zoned-calendar'
 
 /**
- * A loyalty card's points ledger: every credit is a bucket with its own expiry (reference §5.1, §5.6).
- * Functions take the card's buckets and return new arrays; a bucket is never mutated in place.
+ * A loyalty card's points ledger: every credit is a bucket with its own expiry
+ * (docs/concepts.md#the-card-and-its-ledger, docs/concepts.md#points-expiry). Functions take the card's
+ * buckets and return new arrays; a bucket is never mutated in place.
  *
  * Per bucket: `points` were credited, `remaining` can still be spent, `expired` lapsed, and the rest
  * (`points − remaining − expired`) was spent. So the card's `balance` is the sum of `remaining`, and
@@ -60,7 +61,7 @@ export function creditPending(
 
 /**
  * Makes a PENDING bucket spendable at `now`, expiring at `expiresAt` (counted from the activation,
- * reference §5.6): `created_at` becomes the activation instant. Returns the points activated, 0 when
+ * docs/concepts.md#points-expiry): `created_at` becomes the activation instant. Returns the points activated, 0 when
  * the bucket is not pending (already activated: a re-run changes nothing).
  */
 export function activate(

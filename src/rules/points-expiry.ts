@@ -13,7 +13,7 @@ import {
 } from './zoned-calendar'
 
 /**
- * When a credit of points expires (reference §5.6, example E-31).
+ * When a credit of points expires (docs/concepts.md#points-expiry, docs/behaviour.md#points-expiry).
  *
  * Dates are calendar dates in the project's time zone. "Usable until the end of day X" is returned as
  * the instant X+1 00:00 local: the points are spendable strictly before the returned instant and
@@ -24,7 +24,7 @@ import {
  * - `rounding_type` then moves that last day to the end of its month / quarter / half year / year,
  *   or (`PARTICULAR_MONTH`) to the end of the first month numbered `rounding_value` on or after it.
  *   `rounding_value` counts months from 0 = January to 11 = December, the convention the tiers'
- *   `rounding.value` uses in the reference (§5.3); the reference does not define it for points.
+ *   `rounding.value` uses for tiers (docs/concepts.md#tiers); nothing defines it for points.
  * - `FIXED_DAY_OF_YEAR`: usable until the end of the next `fixed_month`/`fixed_day` on or after the
  *   earning day (a day past the month's length clamps to its last day, so 29 Feb works every year).
  *
@@ -110,7 +110,7 @@ function wholeNumber(value: number | undefined, name: string): number {
 
 /**
  * The rules that govern a credit: an earning rule's own `expiration_rules` override the campaign's
- * (reference §5.6); null or absent on both means the points never expire.
+ * (docs/concepts.md#points-expiry); null or absent on both means the points never expire.
  */
 export function effectiveExpirationRules(
   earningRuleRules: PointsExpirationRules | null | undefined,
@@ -121,7 +121,7 @@ export function effectiveExpirationRules(
 
 /**
  * When pending points become spendable: at 00:00 (project time zone) of the `period_value`-th day
- * after the earning day, the nightly run where "pending points activate" (reference §5.3). Earned on
+ * after the earning day, the nightly run where "pending points activate" (docs/concepts.md#tiers). Earned on
  * 15 January with 7 days: active from 22 January 00:00.
  */
 export function pendingActivationDate(earnedAt: Date, pending: PendingPointsRule, timeZone: string): Date {

@@ -3,7 +3,8 @@ import type { MappingPoints, RewardType } from '../model/loyalty'
 import { decimal } from '../money'
 
 /**
- * Reward costs and pay with points (reference §5.4, §5.5, decision §9.5).
+ * Reward costs and pay with points (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
+ * docs/behaviour.md#pay-with-points).
  */
 
 export type RewardCost =
@@ -82,7 +83,7 @@ export interface PayWithPointsInput {
   /**
    * Requested points above the balance are capped at the balance instead of refused: the spec of
    * `loyalties.redeemReward` says "only the available points are applied". The stacked loyalty_card
-   * redeemable keeps the refusal (reference: `loyalty_card_points_exceeded`).
+   * redeemable keeps the refusal (`loyalty_card_points_exceeded`, docs/behaviour.md#pay-with-points).
    */
   capAtBalance?: boolean
 }
@@ -132,9 +133,9 @@ function assertCoin(coin: CoinParameters): void {
 }
 
 /**
- * Auto-redeem caps (reference §5.4): one auto-redemption is the automatic spend that follows points
+ * Auto-redeem caps (docs/concepts.md#rewards): one auto-redemption is the automatic spend that follows points
  * being added, and redeems at most 25 rewards; a customer gets at most 10 of them per calendar day
- * (hence the reference's "250 per day").
+ * (so at most 250 a day, docs/behaviour.md#auto-redeem).
  */
 export const AUTO_REDEEM_REWARDS_PER_TRANSACTION = 25
 export const AUTO_REDEEMS_PER_DAY = 10

@@ -1,6 +1,6 @@
 /**
  * Who may call what: the scope values of the spec, the family and scope each engine operation needs
- * (decision §9.10), and the parsing of an OAuth `scope` string. Pure data and functions.
+ * (docs/behaviour.md#scopes), and the parsing of an OAuth `scope` string. Pure data and functions.
  */
 
 /** Every scope value the spec lists, in its order. */
@@ -85,6 +85,9 @@ export const OPERATIONS = {
   'loyalties.createTiers': server('loyalties'),
   'loyalties.listTiers': server('loyalties'),
   'loyalties.getMemberTier': server('loyalties'),
+  'loyalties.qualifications': server('loyalties'),
+  'qualifications.checkEligibility': server('qualifications'),
+  'qualifications.bestStack': server('qualifications'),
   'rewards.create': server('rewards'),
   'rewards.get': server('rewards'),
   'rewards.createAssignment': server('rewards'),
@@ -151,6 +154,7 @@ export const OPERATIONS = {
   'client.validations.validateStackable': client('client_validations'),
   'client.redemptions.redeemStackable': client('client_redemptions'),
   'client.events.create': client('client_events'),
+  'client.qualifications.checkEligibility': client('client_qualifications'),
 } as const satisfies Record<string, OperationAccess>
 
 export type OperationName = keyof typeof OPERATIONS
@@ -171,7 +175,7 @@ export function isClientScope(scope: Scope): boolean {
 export type ScopeParse = { ok: true; scopes: Scope[] } | { ok: false; problem: string }
 
 /**
- * Parses an OAuth `scope` form field: values separated by spaces (RFC 6749 §3.3), commas not allowed
+ * Parses an OAuth `scope` form field: values separated by spaces (RFC 6749, section 3.3), commas not allowed
  * (the spec), every value one of the spec's. Repeated values collapse; the order of first mention stays.
  */
 export function parseScope(raw: string): ScopeParse {

@@ -10,9 +10,11 @@ import {
   addDays,
   daysInMonth,
   endOfDayExclusive,
+  formatLocalDate,
   type LocalDate,
   localDate,
   nextPeriodFirstDay,
+  parseLocalDate,
   periodBounds,
   periodFirstDay,
   periodLastDay,
@@ -20,10 +22,12 @@ import {
 } from './zoned-calendar'
 
 /**
- * Tier qualification and tier transitions (reference §5.3, decision §9.8, example E-32).
+ * Tier qualification and tier transitions (docs/concepts.md#tiers, docs/behaviour.md#tiers).
  *
- * Dates follow the points' convention (E-31): a tier "held until the end of day X" carries
- * `expiration_date` = X+1 00:00 in the project's time zone; the tier is held strictly before it.
+ * A member's tier dates are calendar dates in the project's time zone, `YYYY-MM-DD` as the hosted
+ * API shows them: `start_date` is the first day in force, `expiration_date` the last day held; the
+ * tier is held through the whole of that day and lapses at the next local midnight. The calculation
+ * below works on instants (`tierDates`); `expirationObject` turns them into dates.
  */
 
 export type TierRange = Pick<LoyaltyTier, 'id' | 'points'>
@@ -146,9 +150,9 @@ export interface TierTransition {
  * - `NEXT_PERIOD` defers the start of a tier reached by qualifying (joined or upgraded) to the next
  *   qualification period; the tier held before stays in force until then (`previous_tier_id`).
  *   Downgrades and prolongations take effect at once.
- * - A move emits `upgraded`/`downgraded` (between two tiers), plus `left` for the tier left and
- *   `joined` for the tier reached, so a tier earning rule on "joined Gold" fires however Gold was
- *   reached.
+ * - Each real move emits exactly one event (see `moveEvent`): `joined` when the member enters the
+ *   tier structure for the first time, `upgraded`/`downgraded` for a later move between tiers, `left`
+ *   when the member drops out of every tier.
  */
 export function transitionTier(input: TierTransitionInput): TierTransition {
   const { tiers, now, current } = input
@@ -159,7 +163,8 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
 
   const held = current?.tier_id ?? null
   const oldExpiration = current?.expiration ?? null
-  const heldExpiresAt = oldExpiration?.expiration_date == null ? null : Date.parse(oldExpiration.expiration_date)
+  const heldExpiresAt =
+    oldExpiration?.expiration_date == null ? null : lapseInstant(oldExpiration.expiration_date, input.timeZone)
   const heldKnown = held !== null && rank.has(held)
   // A removed tier is lost at once; an expired one is re-evaluated.
   const heldLapsed = held !== null && (!heldKnown || (heldExpiresAt !== null && t >= heldExpiresAt))
@@ -189,7 +194,9 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
     // Same tier: keep it, or prolong / re-date it.
     const fresh = tierDates(input, now, 'IMMEDIATE')
     const oldEnd = heldExpiresAt
-    const freshEnd = fresh.expiration === null ? null : fresh.expiration.getTime()
+    // Compared as the dates they are stored as (a clock part in `extend` holds the whole day).
+    const freshEnd =
+      fresh.expiration === null ? null : lapseInstant(lastHeldDay(fresh.expiration, input.timeZone), input.timeZone)
     const later = freshEnd !== null && oldEnd !== null && freshEnd > oldEnd
     let type: TierEventType | null = null
     if (heldLapsed) type = 'customer.loyalty.tier.prolonged'
@@ -197,7 +204,8 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
       type = later ? 'customer.loyalty.tier.prolonged' : 'customer.loyalty.tier.expiration.changed'
     else if (qualification === 'POINTS_IN_PERIOD' && later) type = 'customer.loyalty.tier.prolonged'
     if (type === null) return unchanged
-    const startDate = heldLapsed ? now.toISOString() : (oldExpiration?.start_date ?? now.toISOString())
+    const today = formatLocalDate(localDate(now, input.timeZone))
+    const startDate = heldLapsed ? today : (oldExpiration?.start_date ?? today)
     return {
       standing: {
         tier_id: held,
@@ -214,37 +222,59 @@ export function transitionTier(input: TierTransitionInput): TierTransition {
   const up = from === null || !heldKnown ? null : (rank.get(next) ?? 0) > (rank.get(from) ?? 0)
   const startType = up === false ? 'IMMEDIATE' : (input.config?.start_date?.type ?? 'IMMEDIATE')
   const dates = tierDates(input, now, startType)
-  const events: TierEvent[] = []
-  if (from !== null && up !== null) {
-    events.push({
-      type: up ? 'customer.loyalty.tier.upgraded' : 'customer.loyalty.tier.downgraded',
-      tier_id: next,
-      from_tier_id: from,
-      to_tier_id: next,
-    })
-  }
-  if (from !== null)
-    events.push({ type: 'customer.loyalty.tier.left', tier_id: from, from_tier_id: from, to_tier_id: next })
-  events.push({ type: 'customer.loyalty.tier.joined', tier_id: next, from_tier_id: from, to_tier_id: next })
+  const events: TierEvent[] = [{ type: moveEvent(current, up), tier_id: next, from_tier_id: from, to_tier_id: next }]
   const deferred = dates.start.getTime() > t
   return {
     standing: {
       tier_id: next,
       // Until a deferred start the member keeps what was in force, unless that has lapsed.
-      previous_tier_id: deferred && !heldLapsed ? effectiveTierId(current, now) : null,
-      expiration: expirationObject(input, next, now.toISOString(), dates.start.toISOString(), dates),
+      previous_tier_id: deferred && !heldLapsed ? effectiveTierId(current, now, input.timeZone) : null,
+      expiration: expirationObject(
+        input,
+        next,
+        now.toISOString(),
+        formatLocalDate(localDate(dates.start, input.timeZone)),
+        dates,
+      ),
     },
     events,
     changed: true,
   }
 }
 
-/** The tier in force at `now`: before a deferred start, the previous tier. */
-export function effectiveTierId(standing: MemberTierStanding | null | undefined, now: Date): string | null {
+/**
+ * The one event of a move into a tier. `joined` only for a member who never held a standing in the
+ * program (no stored standing yet), so "joined tier structure" earning rules fire once per member. A
+ * member re-entering after dropping out of every tier moves up (`upgraded`); so does a member whose
+ * tier was deleted from the program, whose rank is no longer known.
+ */
+function moveEvent(current: MemberTierStanding | null, up: boolean | null): TierEventType {
+  if (current === null) return 'customer.loyalty.tier.joined'
+  return up === false ? 'customer.loyalty.tier.downgraded' : 'customer.loyalty.tier.upgraded'
+}
+
+/** The tier in force at `now`: before a deferred start (local midnight of `start_date`), the previous tier. */
+export function effectiveTierId(
+  standing: MemberTierStanding | null | undefined,
+  now: Date,
+  timeZone: string,
+): string | null {
   if (standing === null || standing === undefined) return null
   const start = standing.expiration?.start_date
-  if (start != null && Date.parse(start) > now.getTime()) return standing.previous_tier_id
+  if (start != null && startOfDay(parseLocalDate(start), timeZone).getTime() > now.getTime()) {
+    return standing.previous_tier_id
+  }
   return standing.tier_id
+}
+
+/** The last day a tier whose hold ends at `exclusiveEnd` is held, `YYYY-MM-DD` in `timeZone`. */
+export function lastHeldDay(exclusiveEnd: Date, timeZone: string): string {
+  return formatLocalDate(localDate(new Date(exclusiveEnd.getTime() - 1), timeZone))
+}
+
+/** When a tier held through `expirationDate` (`YYYY-MM-DD`) lapses: the next local midnight. */
+export function lapseInstant(expirationDate: string, timeZone: string): number {
+  return endOfDayExclusive(parseLocalDate(expirationDate), timeZone).getTime()
 }
 
 function expirationObject(
@@ -260,13 +290,13 @@ function expirationObject(
     tier_id: tierId,
     created_at: createdAt,
     start_date: startDate,
-    expiration_date: dates.expiration === null ? null : dates.expiration.toISOString(),
+    expiration_date: dates.expiration === null ? null : lastHeldDay(dates.expiration, input.timeZone),
     updated_at: input.now.toISOString(),
   }
 }
 
 /**
- * Start and expiration of a tier reached at `now` (E-32: reached 10 March, monthly periods →
+ * Start and expiration of a tier reached at `now` (docs/behaviour.md#tiers: reached 10 March, monthly periods →
  * IMMEDIATE from 10 March, NEXT_PERIOD from 1 April; END_OF_PERIOD until the end of 31 March,
  * END_OF_NEXT_PERIOD until the end of 30 April, `extend: P7D` on END_OF_PERIOD until the end of
  * 7 April).

@@ -1,8 +1,8 @@
 /**
- * Time validity of a voucher, campaign, promotion tier, earning rule or reward (reference §6.4):
+ * Time validity of a voucher, campaign, promotion tier, earning rule or reward (docs/concepts.md#time-validity):
  * the `active` flag, `start_date`/`expiration_date`, a recurring `validity_timeframe`, allowed days
  * of week and daily hours. All local notions (day of week, clock time, calendar intervals) are read
- * in the engine's IANA time zone (§9.6). `now` is a parameter; nothing here reads a clock.
+ * in the engine's IANA time zone (docs/behaviour.md#time-zone). `now` is a parameter; nothing here reads a clock.
  */
 import type { Validity, ValidityHoursDaily } from '../model/common'
 import { addDuration, isZeroDuration, parseDuration, scaleDuration } from './duration'
@@ -149,7 +149,7 @@ export interface ValidityError {
   details: string
 }
 
-/** Voucher keys of reference §1.5; `details` is the code, as the hosted service sends it. */
+/** Voucher keys of docs/errors.md#result-keys; `details` is the code, as the hosted service sends it. */
 export function voucherValidityError(reason: ValidityReason, code: string): ValidityError {
   switch (reason) {
     case 'disabled':
@@ -201,8 +201,8 @@ export function promotionTierValidityError(reason: ValidityReason, tierId: strin
 }
 
 /**
- * Campaign-level "no" (the campaign a voucher or tier belongs to). The reference names only
- * `campaign_not_active`, so every reason maps to it; `details` says which check decided.
+ * Campaign-level "no" (the campaign a voucher or tier belongs to). The interface names only
+ * `campaign_not_active` (docs/errors.md#result-keys), so every reason maps to it; `details` says which check decided.
  */
 export function campaignValidityError(reason: ValidityReason, campaignId: string): ValidityError {
   const why: Record<ValidityReason, string> = {
@@ -219,4 +219,23 @@ export function campaignValidityError(reason: ValidityReason, campaignId: string
     message: 'campaign not active',
     details: `Campaign with id: ${campaignId} ${why[reason]}.`,
   }
+}
+
+/**
+ * A code's `expiration_date` once it is published in a campaign with `activity_duration_after_publishing`:
+ * active for that long from its first publication (the timer is per code and starts then; a code not
+ * yet published keeps its dates), never past an earlier expiration it already has. Republishing a
+ * code does not restart the timer.
+ */
+export function expirationAfterPublishing(
+  voucher: { expiration_date?: string | null; publish: { count: number } },
+  duration: string | null | undefined,
+  publishedAt: Date,
+  timeZone: string,
+): string | null {
+  const current = voucher.expiration_date ?? null
+  if (!duration || voucher.publish.count > 0) return current
+  const end = addDuration(publishedAt, duration, timeZone)
+  if (current !== null && Date.parse(current) <= end.getTime()) return current
+  return end.toISOString()
 }

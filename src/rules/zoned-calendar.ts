@@ -110,3 +110,10 @@ export function formatLocalDate(date: LocalDate): string {
   const d = String(date.day).padStart(2, '0')
   return `${y}-${m}-${d}`
 }
+
+/** Reads a `YYYY-MM-DD` date; anything else is a RangeError. */
+export function parseLocalDate(text: string): LocalDate {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
+  if (m === null) throw new RangeError(`expected a YYYY-MM-DD date, got ${text}`)
+  return { year: Number(m[1]), month: Number(m[2]), day: Number(m[3]) }
+}

@@ -1,7 +1,7 @@
 /**
  * Wall-clock arithmetic in an IANA time zone, with nothing but `Intl.DateTimeFormat` (pure: the
  * answer depends only on the instant and the zone name). Validity hours, days of week and calendar
- * durations are all stated in the engine's zone (reference §9.6), so every rule that reads "the
+ * durations are all stated in the engine's zone (docs/behaviour.md#time-zone), so every rule that reads "the
  * local day" or "the local time" goes through here.
  */
 

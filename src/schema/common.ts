@@ -78,7 +78,7 @@ export function orderOf(order: string | undefined, fallback: string): { field: s
   return o.startsWith('-') ? { field: o.slice(1), direction: 'desc' } : { field: o, direction: 'asc' }
 }
 
-/** A dynamic formula (reference §3.5): refused when it does not parse, naming the position. */
+/** A dynamic formula (docs/behaviour.md#formulas): refused when it does not parse, naming the position. */
 export const formula = v.pipe(
   v.string(),
   v.rawCheck(({ dataset, addIssue }) => {

@@ -2,9 +2,10 @@ import * as v from 'valibot'
 import { formula, money, nonEmptyString, opt, positiveInt } from './common'
 
 /**
- * The discount object of vouchers, campaign templates and promotion tiers (reference §3.1): one shape
- * per `type`, checked field by field. `effect` is kept as given: when it is absent the discount rules
- * pick the default from the targeting (§3.1 "Default effects").
+ * The discount object of vouchers, campaign templates and promotion tiers
+ * (docs/concepts.md#types-and-effects): one shape per `type`, checked field by field. `effect` is kept as
+ * given: when it is absent the discount rules pick the default from the targeting
+ * (docs/concepts.md#types-and-effects "Default effects").
  */
 
 /** A plain percent number: 10 means 10 %; fractions like 12.5 are allowed, never above 100. */

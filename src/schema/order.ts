@@ -42,7 +42,7 @@ export const orderItemInput = v.object({
 
 export const ORDER_STATUSES = ['CREATED', 'PAID', 'CANCELED', 'FULFILLED', 'PROCESSING'] as const
 
-/** An order as requests send it (at most 500 items, reference §7.5). */
+/** An order as requests send it (at most 500 items, docs/concepts.md#quantities-and-limits). */
 export const orderInput = v.object({
   id: opt(v.string()),
   source_id: opt(v.nullable(v.string())),

@@ -1,5 +1,5 @@
 import * as v from 'valibot'
-import { EngineError } from '../errors'
+import { EngineError, quote } from '../errors'
 
 /** A path like `redeemables[1].id` from valibot's issue path, under an optional root. */
 export function issuePath(issue: v.BaseIssue<unknown>, root?: string): string {
@@ -7,7 +7,7 @@ export function issuePath(issue: v.BaseIssue<unknown>, root?: string): string {
   for (const item of issue.path ?? []) {
     const key = item.key
     if (typeof key === 'number') out += `[${key}]`
-    else out += out === '' ? String(key) : `.${String(key)}`
+    else out += out === '' ? quote(String(key)) : `.${quote(String(key))}`
   }
   return out === '' ? (root ?? 'body') : out
 }
@@ -22,14 +22,25 @@ export function parse<S extends v.GenericSchema>(schema: S, input: unknown, root
   const [first, ...rest] = result.issues
   const describe = (issue: v.BaseIssue<unknown>) => `Property .${issuePath(issue, root)} ${describeIssue(issue)}`
   const path = issuePath(first, root)
-  return failWith(path, [describe(first), ...rest.map(describe)].join('; '))
+  const listed = [first, ...rest.slice(0, MAX_LISTED - 1)].map(describe)
+  if (rest.length >= MAX_LISTED) listed.push(`and ${rest.length - MAX_LISTED + 1} more problems`)
+  return failWith(path, listed.join('; '))
 }
+
+/** Details list this many problems at most: enough to fix a request, bounded whatever was sent. */
+const MAX_LISTED = 10
 
 function failWith(path: string, details: string): never {
   throw new EngineError({ code: 400, key: 'invalid_payload', message: 'Invalid payload', details, path })
 }
 
+/** What valibot says about an issue, with the value it received quoted by its prefix only. */
 function describeIssue(issue: v.BaseIssue<unknown>): string {
+  const said = sayIssue(issue)
+  return issue.received.length > 100 ? said.replaceAll(issue.received, quote(issue.received)) : said
+}
+
+function sayIssue(issue: v.BaseIssue<unknown>): string {
   if (issue.received === 'undefined' && issue.kind === 'schema')
     return `is required (expected ${issue.expected ?? 'a value'})`
   if (issue.kind === 'schema') return `must be ${issue.expected ?? 'valid'} but received ${issue.received}`

@@ -78,7 +78,7 @@ export function parseStackableRequest(body: unknown): StackableRequest {
   return request
 }
 
-/** The body of a rollback: all optional (reference §7.2). */
+/** The body of a rollback: all optional (docs/concepts.md#rollbacks). */
 export const rollbackRequest = v.object({
   reason: opt(v.string()),
   tracking_id: opt(v.string()),

@@ -2,9 +2,9 @@ import * as v from 'valibot'
 import { nonEmptyString, opt } from './common'
 
 /*
- * Stacking rules: the shape and the field bounds of reference §2.1 (the hosted messages read "must be <= 30").
- * The bounds between fields are checked on the merged object by `resolveStackingRules` (src/rules/stacking),
- * so a partial body is judged with what it leaves in force.
+ * Stacking rules: the shape and the field bounds of docs/concepts.md#stacking-rules (the hosted messages read
+ * "must be <= 30"). The bounds between fields are checked on the merged object by `resolveStackingRules`
+ * (src/rules/stacking), so a partial body is judged with what it leaves in force.
  */
 
 const bounded = (min: number, max: number) =>

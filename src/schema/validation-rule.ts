@@ -7,12 +7,12 @@ import { formula, metadata, money, nonEmptyString, nonNegativeInt, opt, positive
 import { parse } from './parse'
 
 /*
- * Request schema of validation rules (reference §6.1). The numbered rule sets are checked by hand
+ * Request schema of validation rules (docs/concepts.md#validation-rules). The numbered rule sets are checked by hand
  * (`checkRuleSet`) because their keys mix `logic` with rule numbers, which no object schema expresses;
  * the entries themselves go through valibot so paths and messages stay uniform.
  */
 
-/** Reference §6.2: rules that read a metadata key, named by `property`. */
+/** docs/concepts.md#rule-names: rules that read a metadata key, named by `property`. */
 const RULES_NEEDING_PROPERTY = new Set([
   'customer.metadata',
   'order.metadata',
@@ -105,7 +105,7 @@ const applicableToEntry = v.object({
   repeat: opt(v.nullable(positiveInt)),
   skip_initially: opt(v.nullable(nonNegativeInt)),
   target: opt(v.picklist(['ITEM', 'UNIT'])),
-  // Unit budgets (reference §3.3), each with its formula variant.
+  // Unit budgets (docs/concepts.md#targeting), each with its formula variant.
   ...unitBudgetFields(),
 })
 

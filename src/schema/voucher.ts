@@ -15,7 +15,7 @@ export const codeConfigInput = v.object({
   postfix: opt(v.string()),
 })
 
-/** A gift card's load: `amount` in minor units; the balance starts equal to it (reference §4). */
+/** A gift card's load: `amount` in minor units; the balance starts equal to it (docs/concepts.md#gift-cards). */
 export const giftInput = v.object({
   amount: money,
   effect: opt(v.picklist(['APPLY_TO_ORDER', 'APPLY_TO_ITEMS'])),
@@ -23,7 +23,7 @@ export const giftInput = v.object({
 
 export const pointsExpirationRules = v.object({
   period_type: v.picklist(['MONTH', 'FIXED_DAY_OF_YEAR']),
-  // 0 months is valid: the points expire at the end of the earning day (reference §5.6).
+  // 0 months is valid: the points expire at the end of the earning day (docs/concepts.md#points-expiry).
   period_value: opt(nonNegativeInt),
   rounding_type: opt(
     v.picklist(['END_OF_MONTH', 'END_OF_QUARTER', 'END_OF_HALF_YEAR', 'END_OF_YEAR', 'PARTICULAR_MONTH']),
@@ -38,7 +38,10 @@ export const loyaltyCardInput = v.object({
   expiration_rules: opt(v.nullable(pointsExpirationRules)),
 })
 
-/** `quantity`: how many times the code can be redeemed; `null` means unlimited (reference §7.3). */
+/**
+ * `quantity`: how many times the code can be redeemed; `null` means unlimited
+ * (docs/concepts.md#quantities-and-limits).
+ */
 export const redemptionInput = v.object({ quantity: opt(v.nullable(positiveInt)) })
 
 const VALUE_FIELD = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALTY_CARD: 'loyalty_card' } as const

@@ -3,7 +3,7 @@ import { testEngine } from '../support/engine'
 
 type T = ReturnType<typeof testEngine>
 
-/** reference/examples.md F (and semantics §3.4), through `validations.validateStackable`. */
+/** The bundle worked examples (docs/concepts.md#bundles), through `validations.validateStackable`. */
 
 const part = (id: string, units = 1) => ({
   name: 'order.items.any',

@@ -14,7 +14,7 @@ async function tier(t: T, name = 'Five off') {
   return campaign.promotion.tiers[0]?.id as string
 }
 
-/** reference/examples.md G: error payloads, exactly. */
+/** Worked example: error payloads, exactly. */
 describe('G unknown voucher, then a promotion tier (ALL)', () => {
   it('the voucher is not_found 404 with resource_id/resource_type; the tier is SKIPPED', async () => {
     const t = testEngine()

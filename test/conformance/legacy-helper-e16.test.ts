@@ -4,7 +4,7 @@ import { testEngine } from '../support/engine'
 type T = ReturnType<typeof testEngine>
 
 /**
- * reference/examples.md E-16: the legacy client helper's unit tests (voucherify-nodejs-sdk
+ * Worked example: the legacy client helper's unit tests (voucherify-nodejs-sdk
  * `test/utils.spec.js`), in major units there, as engine literals in cents here. This is not server
  * behaviour; it checks the engine gives the same numbers for the same situation:
  * - "base price 50" is the cart: one order of 5000 cents;
@@ -30,7 +30,7 @@ async function validate(t: T, discount: Record<string, unknown>, items: Record<s
 
 const cart = [{ product_id: 'prod_base', price: 5000, quantity: 1 }]
 
-describe('E-16 legacy helper numbers (cents)', () => {
+describe('legacy helper numbers (cents)', () => {
   it('AMOUNT amount_off 1000 on 5000 → discount 1000, new price 4000', async () => {
     const r = await validate(testEngine(), { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' }, cart)
     expect(r).toEqual({ amount: 5000, discount: 1000, price: 4000 })

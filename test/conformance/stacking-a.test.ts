@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
 
-/** reference/examples.md E-03: a promotion stack of two tiers, the amount derived from the items. */
-describe('E-03 promotion stack (two tiers)', () => {
+/** Worked example: a promotion stack of two tiers, the amount derived from the items. */
+describe('promotion stack (two tiers)', () => {
   async function e03() {
     const t = testEngine()
     const campaign = await t.engine.promotions.create({
@@ -71,8 +71,8 @@ describe('E-03 promotion stack (two tiers)', () => {
   })
 })
 
-/** E-04: a session-locked 20% coupon; redeeming with the key gives the same numbers and releases it. */
-describe('E-04 session-locked 20% coupon', () => {
+/** A session-locked 20% coupon; redeeming with the key gives the same numbers and releases it. */
+describe('session-locked 20% coupon', () => {
   async function e04() {
     const t = testEngine()
     await t.engine.vouchers.create({
@@ -116,8 +116,8 @@ describe('E-04 session-locked 20% coupon', () => {
   })
 })
 
-/** E-05: a 1000 coupon on a stored order of 10000 that already carries 9200 of discounts applies 800. */
-describe('E-05 apply a discount to an existing order', () => {
+/** A 1000 coupon on a stored order of 10000 that already carries 9200 of discounts applies 800. */
+describe('apply a discount to an existing order', () => {
   it('continues the stored order: applied 800, discount 10000, total 0', async () => {
     const { engine } = testEngine()
     await engine.vouchers.create({

@@ -14,8 +14,8 @@ function voucherBody(codes: readonly string[], amount = 10000) {
   return { redeemables: codes.map((id) => ({ object: 'voucher', id })), order: { amount } }
 }
 
-/** reference/examples.md E-20: ALL vs PARTIAL; exclusivity; category limit; no-effect. */
-describe('E-20 ALL vs PARTIAL with an expired incentive', () => {
+/** Worked example: ALL vs PARTIAL; exclusivity; category limit; no-effect. */
+describe('ALL vs PARTIAL with an expired incentive', () => {
   async function setup(options: EngineOptions) {
     const t = testEngine(options)
     await coupon(t, 'WELCOME')
@@ -54,7 +54,7 @@ describe('E-20 ALL vs PARTIAL with an expired incentive', () => {
   })
 })
 
-describe('E-20 exclusivity', () => {
+describe('exclusivity', () => {
   async function setup() {
     const t = testEngine()
     const vip = await t.engine.categories.create({ name: 'VIP', hierarchy: 5 })
@@ -103,7 +103,7 @@ describe('E-20 exclusivity', () => {
   })
 })
 
-describe('E-20 category stacking limit 2 of 3', () => {
+describe('category stacking limit 2 of 3', () => {
   it('applies the first two in application order and skips the third', async () => {
     const t = testEngine()
     const flash = await t.engine.categories.create({ name: 'Flash sale' })
@@ -134,7 +134,7 @@ describe('E-20 category stacking limit 2 of 3', () => {
   })
 })
 
-describe('E-20 a single-use incentive with a 0 effect', () => {
+describe('a single-use incentive with a 0 effect', () => {
   // A 10% discount on a product that is not in the order computes 0.
   async function setup(rule: 'SKIP' | 'REDEEM_ANYWAY') {
     const t = testEngine({ stackingRules: { redeemables_no_effect_rule: rule } })
@@ -182,8 +182,8 @@ describe('E-20 a single-use incentive with a 0 effect', () => {
   })
 })
 
-/** E-22: a code with redemption limit 4 takes 4 concurrent locks; the 5th is quantity_exceeded. */
-describe('E-22 session count vs redemption limit', () => {
+/** A code with redemption limit 4 takes 4 concurrent locks; the 5th is quantity_exceeded. */
+describe('session count vs redemption limit', () => {
   const lockBody = (code: string) => ({ ...voucherBody([code]), session: { type: 'LOCK' } })
 
   it('limit 4: four locks, the fifth quantity_exceeded', async () => {
@@ -213,8 +213,8 @@ describe('E-22 session count vs redemption limit', () => {
   })
 })
 
-/** E-23: gift card 10000 pays an order of 5000; spending more than the balance fails. */
-describe('E-23 gift card redeem and overspend', () => {
+/** Gift card 10000 pays an order of 5000; spending more than the balance fails. */
+describe('gift card redeem and overspend', () => {
   it('redeems 5000 of 10000, then rejects an overspend with the exact payload', async () => {
     const { engine } = testEngine()
     await engine.vouchers.create({ code: 'h73YQbhR', type: 'GIFT_VOUCHER', gift: { amount: 10000 } })
@@ -247,8 +247,8 @@ describe('E-23 gift card redeem and overspend', () => {
   })
 })
 
-/** E-24: rolling back a gift card redemption restores the balance and the order. */
-describe('E-24 gift card rollback', () => {
+/** Rolling back a gift card redemption restores the balance and the order. */
+describe('gift card rollback', () => {
   it('returns -2000 credits, cancels the order and restores 2000/2000', async () => {
     const { engine } = testEngine()
     await engine.vouchers.create({ code: 'GIFT2000', type: 'GIFT_VOUCHER', gift: { amount: 2000 } })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
 
-/** reference/examples.md E-01: gift card 100 credits, then a 20% coupon, then an $80 promotion tier. */
+/** Worked example: gift card 100 credits, then a 20% coupon, then an $80 promotion tier. */
 async function e01() {
   const t = testEngine()
   const { engine } = t
@@ -32,7 +32,7 @@ async function e01() {
   return { ...t, body, tierId }
 }
 
-describe('E-01 gift card + 20% coupon + $80 promotion tier', () => {
+describe('gift card + 20% coupon + $80 promotion tier', () => {
   it('validates with a cumulative snapshot after each redeemable', async () => {
     const { engine, body } = await e01()
     const result = await engine.validations.validateStackable(body)
@@ -61,7 +61,7 @@ describe('E-01 gift card + 20% coupon + $80 promotion tier', () => {
   })
 })
 
-describe('E-01 redemption and rollback', () => {
+describe('redemption and rollback', () => {
   it('redeems: a parent with three stacked children, the order PAID, the gift card charged', async () => {
     const { engine, body, tierId } = await e01()
     const redemption = await engine.redemptions.redeemStackable(body)

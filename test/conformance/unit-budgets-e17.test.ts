@@ -4,7 +4,7 @@ import { testEngine } from '../support/engine'
 type T = ReturnType<typeof testEngine>
 
 /**
- * reference/examples.md E-17 (unit budgets and caps), through `validations.validateStackable` and
+ * Worked example (unit budgets and caps), through `validations.validateStackable` and
  * `redemptions.redeemStackable`. The discount is $1 off each unit (AMOUNT APPLY_TO_ITEMS_BY_QUANTITY)
  * so the units discounted are observable as `discount_quantity` and as cents off.
  */
@@ -62,7 +62,7 @@ async function validate(t: T, ref: { object: string; id: string }, customer: str
   return { units: r.order?.items?.map((i) => i.discount_quantity) ?? [], result: r }
 }
 
-describe('E-17 unit budgets across redemptions', () => {
+describe('unit budgets across redemptions', () => {
   it('max 10 units per campaign: Alex 5 → 5, Bobby 4 → 4, Clarence 3 → only 1', async () => {
     const t = testEngine()
     const [mug] = await products(t, 'mug')
@@ -175,7 +175,7 @@ describe('E-17 unit budgets across redemptions', () => {
   })
 })
 
-describe('E-17 per-request unit limits and caps (the tightest wins)', () => {
+describe('per-request unit limits and caps (the tightest wins)', () => {
   it('max 3 units per order item: 5 ordered → 3 discounted', async () => {
     const t = testEngine()
     const [mug] = (await products(t, 'mug')) as [string]

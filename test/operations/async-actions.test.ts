@@ -29,18 +29,24 @@ describe('async actions', () => {
       id: expect.stringMatching(/^aa_[0-9A-Za-z]{24}$/),
       type: 'test.echo',
       status: 'ENQUEUED',
+      progress: 0,
       run_at: '2026-01-15T10:00:00.000Z',
       payload: { n: 1 },
-      result: null,
       created_at: '2026-01-15T10:00:00.000Z',
       updated_at: null,
       object: 'async_action',
     })
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
-    expect(await engine.asyncActions.get(action.id)).toMatchObject({
+    // The response holds the hosted fields only: no payload or run_at, and a result once it has run.
+    expect(await engine.asyncActions.get(action.id)).toEqual({
+      id: action.id,
+      type: 'test.echo',
       status: 'DONE',
+      progress: 100,
       result: { echoed: { n: 1 } },
+      created_at: '2026-01-15T10:00:00.000Z',
       updated_at: '2026-01-15T10:00:00.000Z',
+      object: 'async_action',
     })
     expect((await store.activities.list()).data.map((s) => s.value.type)).toEqual(['test.ran'])
     // Nothing is left to run.

@@ -46,8 +46,8 @@ async function balance(engine: Engine, cardId: string) {
   return (await engine.loyalties.getMember(null, cardId)).loyalty_card?.balance
 }
 
-describe('auto-redeem (reference §5.3, §5.4, E-34)', () => {
-  it('E-34: auto-redeem at 100 points with a Gold tier at a 100-point balance: the customer never reaches Gold', async () => {
+describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () => {
+  it('auto-redeem at 100 points with a Gold tier at a 100-point balance: the customer never reaches Gold', async () => {
     const { engine } = testEngine()
     const { card, mug } = await club(engine, { autoRedeem: true })
     await engine.orders.create(paid('o1', 100))
@@ -71,7 +71,7 @@ describe('auto-redeem (reference §5.3, §5.4, E-34)', () => {
     expect(types.filter((t) => t.startsWith('customer.loyalty.tier.'))).toEqual([])
   })
 
-  it('E-34 control: the same program without auto-redeem reaches Gold', async () => {
+  it('control: the same program without auto-redeem reaches Gold', async () => {
     const { engine } = testEngine()
     const { card } = await club(engine, { autoRedeem: false })
     await engine.orders.create(paid('o1', 100))

@@ -145,7 +145,19 @@ describe('campaigns.create', () => {
 
   it('creates a REFERRAL_PROGRAM campaign: referral codes, the program stored as given', async () => {
     const { engine, store } = testEngine()
-    const referral_program = { conversion_event_type: 'redemption', referee_reward: { related_object_parent: 'x' } }
+    const gifts = await engine.campaigns.create({
+      name: 'Gifts',
+      campaign_type: 'GIFT_VOUCHERS',
+      voucher: { type: 'GIFT_VOUCHER', gift: { amount: 0 } },
+    })
+    const referral_program = {
+      conversion_event_type: 'redemption',
+      referee_reward: {
+        related_object_parent: { id: gifts.id, object: 'CAMPAIGN' },
+        type: 'GIFT_VOUCHER',
+        amount: '1000',
+      },
+    }
     const campaign = await engine.campaigns.create({
       name: 'Refer a friend',
       campaign_type: 'REFERRAL_PROGRAM',

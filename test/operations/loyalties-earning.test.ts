@@ -170,7 +170,7 @@ describe('earning rules', () => {
   })
 })
 
-describe('points expiry through the ledger (E-31)', () => {
+describe('points expiry through the ledger', () => {
   it('1 month: earned 25 Jan usable until the end of 25 Feb; runPending at 26 Feb 00:00 expires them', async () => {
     const { engine, clock } = testEngine()
     clock.set('2026-01-25T12:00:00.000Z')

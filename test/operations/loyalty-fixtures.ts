@@ -15,6 +15,13 @@ export async function program(engine: Engine, body: Record<string, unknown> = {}
   return engine.loyalties.get(created.id)
 }
 
+/** A DONE loyalty program with one `order.paid` earning rule of the given `loyalty`. */
+export async function programEarning(engine: Engine, loyalty: Record<string, unknown>) {
+  const club = await program(engine)
+  await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty }])
+  return club
+}
+
 export async function member(engine: Engine, campaignId: string, sourceId = 'alice') {
   return engine.loyalties.createMember(campaignId, { customer: { source_id: sourceId } })
 }
@@ -25,17 +32,11 @@ export async function member(engine: Engine, campaignId: string, sourceId = 'ali
  * assigned to the program.
  */
 export async function cardPayingWithPoints(engine: Engine) {
-  const club = await program(engine)
-  await engine.loyalties.createEarningRule(club.id, [
-    {
-      event: 'order.paid',
-      loyalty: {
-        type: 'PROPORTIONAL',
-        calculation_type: 'ORDER_TOTAL_AMOUNT',
-        order: { total_amount: { every: 1000, points: 1 } },
-      },
-    },
-  ])
+  const club = await programEarning(engine, {
+    type: 'PROPORTIONAL',
+    calculation_type: 'ORDER_TOTAL_AMOUNT',
+    order: { total_amount: { every: 1000, points: 1 } },
+  })
   const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
   await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 500000 })
   const coin = await engine.rewards.create({

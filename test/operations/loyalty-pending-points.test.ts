@@ -28,7 +28,7 @@ async function setup() {
   return { ...t, club, card, bronze, silver, rule }
 }
 
-describe('pending points (reference §5.1, §5.2)', () => {
+describe('pending points (docs/concepts.md#the-card-and-its-ledger, docs/concepts.md#earning-rules)', () => {
   it('a pending rule credits pending_points only: not spendable, not in the balance, no tier, no points events', async () => {
     const { engine, club, card, rule } = await setup()
     expect(rule?.pending_points).toEqual({ period_type: 'DAY', period_value: 7 })
@@ -117,5 +117,46 @@ describe('pending points (reference §5.1, §5.2)', () => {
     )
     expect({ code: other.code, path: other.path }).toEqual({ code: 400, path: '[0].pending_points' })
     expect(await snapshot(store)).toBe(before)
+  })
+})
+
+/**
+ * Scheduled work is dated by when it was due: two identical engines, one running the due work on
+ * time and one hours late, end with the same store (ledger, activity dates, expiry dates, tiers).
+ */
+describe('pending points activated and expired late are dated when they were due', () => {
+  async function runAt(runs: readonly string[]) {
+    const t = await setup()
+    await t.engine.orders.create(PAID)
+    for (const at of runs) {
+      t.clock.set(at)
+      await t.engine.asyncActions.runPending()
+    }
+    return t
+  }
+  // Pending points activate on 22 Jan 00:00; activated then, they expire at the end of 22 Feb.
+  const onTime = ['2026-01-22T00:00:00.000Z', '2026-02-23T00:00:00.000Z']
+  const late = ['2026-01-22T07:30:00.000Z', '2026-02-23T09:15:00.000Z']
+
+  it('activation and expiry run 7–9 hours late leave the same store as on time', async () => {
+    const a = await runAt(onTime)
+    const b = await runAt(late)
+    expect(await snapshot(b.store)).toBe(await snapshot(a.store))
+  })
+
+  it('the late run dates the activity at the due instants', async () => {
+    const { engine } = await runAt(late)
+    const feed = (await engine.customers.listActivity('alice', { limit: 100 })).data
+    const at = (type: string) => feed.filter((x) => x.type === type).map((x) => x.created_at)
+    expect(at('customer.voucher.loyalty_card.points_added')).toEqual(['2026-01-22T00:00:00.000Z'])
+    expect(at('customer.voucher.loyalty_card.points_expired')).toEqual(['2026-02-23T00:00:00.000Z'])
+  })
+
+  it('an activation run a day late still counts the expiry from the due day (22 Feb, not 23 Feb)', async () => {
+    const { engine, card } = await runAt(['2026-01-23T05:00:00.000Z'])
+    expect((await engine.loyalties.getMember(null, card.id)).loyalty_card).toMatchObject({
+      balance: 120,
+      next_expiration_date: '2026-02-22',
+    })
   })
 })

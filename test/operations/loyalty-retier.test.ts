@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { rejection, snapshot, testEngine } from '../support/engine'
 import { member, program } from './loyalty-fixtures'
 
-describe('createTiers re-tiers the members (reference §5.3)', () => {
+describe('createTiers re-tiers the members (docs/concepts.md#tiers)', () => {
   it('a member holding 300 points joins Silver when Bronze/Silver are created; tier events and tier rules fire', async () => {
     const { engine, store } = testEngine()
     const club = await program(engine)

@@ -109,11 +109,29 @@ describe('metadata schemas are enforced on writes', () => {
 })
 
 describe('undeclared metadata properties', () => {
-  it('are omitted from what is stored and returned once the object type has a schema', async () => {
+  it('are stored and returned unchanged when the schema allows undefined properties (the default)', async () => {
     const { engine } = testEngine()
     await engine.metadataSchemas.create({ related_object: 'customer', properties: { vip: { type: 'boolean' } } })
     const customer = await engine.customers.create({ source_id: 'x', metadata: { vip: true, nickname: 'X' } })
-    expect(customer.metadata).toEqual({ vip: true })
-    expect((await engine.customers.get('x')).metadata).toEqual({ vip: true })
+    expect(customer.metadata).toEqual({ vip: true, nickname: 'X' })
+    expect((await engine.customers.get('x')).metadata).toEqual({ vip: true, nickname: 'X' })
+  })
+
+  it('are refused, naming the property, when the schema allows defined properties only; nothing is written', async () => {
+    const { engine, store } = testEngine()
+    await engine.metadataSchemas.create({
+      related_object: 'customer',
+      allow_defined_only: true,
+      properties: { vip: { type: 'boolean' } },
+    })
+    const before = await snapshot(store)
+    await expect(
+      engine.customers.create({ source_id: 'x', metadata: { vip: true, nickname: 'X' } }),
+    ).rejects.toMatchObject({
+      code: 400,
+      key: 'invalid_metadata',
+      path: 'metadata.nickname',
+    })
+    expect(await snapshot(store)).toBe(before)
   })
 })

@@ -46,7 +46,10 @@ describe('points_taken is bookkeeping: stored, never returned', () => {
     expect(child).not.toHaveProperty('points_taken')
     expect(await engine.redemptions.get(child?.id ?? '')).not.toHaveProperty('points_taken')
     expect((await store.redemptions.get(child?.id ?? ''))?.value.points_taken).toHaveLength(1)
-    expect(result.parent_redemption.related_redemptions).toEqual({ rollbacks: [], redemptions: [child?.id] })
+    expect(result.parent_redemption.related_redemptions).toEqual({
+      rollbacks: [],
+      redemptions: [{ id: child?.id, date: '2026-01-15T10:00:00.000Z' }],
+    })
     await engine.redemptions.rollbackStackable(result.parent_redemption.id)
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card).toMatchObject({ balance: 500 })
   })

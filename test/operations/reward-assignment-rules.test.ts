@@ -18,7 +18,7 @@ async function setup() {
   return { ...t, club, card, coin, assignment }
 }
 
-describe('validation rules on reward assignments (reference §5.4, §6.2)', () => {
+describe('validation rules on reward assignments (docs/concepts.md#rewards, docs/concepts.md#rule-names)', () => {
   it('pay with points limited to 1000 points: 2300 refused with redemption_rules_violated naming the rule, 500 accepted', async () => {
     const { engine, store, club, card, coin, assignment } = await setup()
     const rule = await engine.validationRules.create({

@@ -30,7 +30,7 @@ async function setup(initialPoints: number, options: EngineOptions = {}) {
   return { ...t, club, card, mug, coin }
 }
 
-describe('redemptions.rollback (single, reference §7.2)', () => {
+describe('redemptions.rollback (single, docs/concepts.md#rollbacks)', () => {
   it('a MATERIAL reward: points back to their buckets, stock +1, redeemed −1, rr_ object with negative points', async () => {
     const { engine, store, club, card, mug } = await setup(10)
     const r = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: mug.id } })
@@ -83,7 +83,7 @@ describe('redemptions.rollback (single, reference §7.2)', () => {
       key: 'rollback_period_expired',
     })
     expect(await snapshot(store, REFUSAL_RECORDS)).toBe(before)
-    // Each refusal is recorded (reference §9.9): a failed rollback and customer.redemption.rollback.failed.
+    // Each refusal is recorded (docs/behaviour.md#events): a failed rollback and customer.redemption.rollback.failed.
     const failed = (await store.redemption_rollbacks.list()).data.map((s) => s.value)
     expect(failed.map((f) => f.failure_code).sort()).toEqual([
       'invalid_customer',

@@ -92,7 +92,7 @@ describe('rewards.create / createAssignment', () => {
 })
 
 describe('loyalties.redeemReward', () => {
-  it('pays with points: 45000 at {20, 100} with balance 6874 takes 2300 points, leaving 4574 (reference §5.5)', async () => {
+  it('pays with points: 45000 at {20, 100} with balance 6874 takes 2300 points, leaving 4574 (docs/concepts.md#pay-with-points)', async () => {
     const { engine, club, card } = await setup()
     const coin = await engine.rewards.create({
       name: 'Pay',
@@ -251,7 +251,7 @@ describe('loyalties.redeemReward', () => {
     expect(g.reward).toMatchObject({ voucher: { gift: { amount: 2500, balance: 2500 } } })
     const g2 = await engine.loyalties.redeemReward(club.id, card.code, { reward: { id: credit.id } })
     expect(g2.reward).toMatchObject({ voucher: { gift: { amount: 5000, balance: 5000 } } })
-    // Each gift credit reward emits customer.voucher.gift.balance_added (§9.9) for the gift card.
+    // Each gift credit reward emits customer.voucher.gift.balance_added (docs/behaviour.md#events) for the gift card.
     const added = (await engine.customers.listActivity('alice', { type: 'customer.voucher.gift.balance_added' })).data
     expect(added).toHaveLength(2)
     expect(

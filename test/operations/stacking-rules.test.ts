@@ -6,7 +6,7 @@ import { SECTION_9_2_DEFAULTS } from '../support/stacking-defaults'
 const PROJECT = 'proj_default'
 
 describe('stackingRules.list / get', () => {
-  it('gives the §9.2 defaults until rules are created', async () => {
+  it('gives the default stacking rules (docs/behaviour.md#default-stacking-rules) until rules are created', async () => {
     const { engine } = testEngine()
     const list = await engine.stackingRules.list(PROJECT)
     expect(list).toEqual({

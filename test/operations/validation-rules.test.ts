@@ -41,7 +41,6 @@ describe('validationRules.create', () => {
         },
         logic: '(1 and 2) OR 3',
       },
-      bundle_rules: null,
       applicable_to: {
         included: [{ object: 'product', id: 'prod_mug', effect: 'APPLY_TO_CHEAPEST', quantity_limit: 1 }],
         excluded: [],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
 
-// Reference §3.5: date operands in dynamic formulas, read on the engine's clock and in its zone.
+// docs/behaviour.md#formulas: date operands in dynamic formulas, read on the engine's clock and in its zone.
 describe('a birthday-month discount', () => {
   const discount = {
     type: 'PERCENT',

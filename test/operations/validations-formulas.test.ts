@@ -3,7 +3,7 @@ import { testEngine } from '../support/engine'
 
 type T = ReturnType<typeof testEngine>
 
-// Reference §3.5: a formula sets the discount's value; the static value is the fallback.
+// docs/behaviour.md#formulas: a formula sets the discount's value; the static value is the fallback.
 async function coupon(t: T, code: string, discount: Record<string, unknown>, metadata?: Record<string, unknown>) {
   return t.engine.vouchers.create({ code, type: 'DISCOUNT_VOUCHER', discount, ...(metadata ? { metadata } : {}) })
 }
@@ -162,7 +162,7 @@ describe('FIXED per-unit price_formula', () => {
   })
 })
 
-describe('amount_off_formula reading the line (E-15)', () => {
+describe('amount_off_formula reading the line', () => {
   it('ORDER_ITEM_PRICE × 0.01 + 1 off each matched line: 6.00 → 1.06, 10.00 → 1.10', async () => {
     const t = testEngine()
     await coupon(t, 'PERLINE', {

@@ -3,7 +3,7 @@ import { testEngine } from '../support/engine'
 
 type T = ReturnType<typeof testEngine>
 
-// Reference §4 and §1.5: a gift card with `gift.effect: APPLY_TO_ITEMS` pays only for the matched items.
+// docs/concepts.md#gift-cards, docs/errors.md#result-keys: a gift card with `gift.effect: APPLY_TO_ITEMS` pays only for the matched items.
 async function itemsCard(t: T, products?: string[]) {
   const card = await t.engine.vouchers.create({
     code: 'ITEMS-CARD',

@@ -108,7 +108,7 @@ describe('publication.redeemable_by_linked_customer', () => {
 })
 
 describe('options.expand: order and redemption', () => {
-  // Decision: `order` is the fallback response (reference §1.2). `redemption` changes nothing either:
+  // Decision: `order` is the fallback response (docs/behaviour.md#expand-options). `redemption` changes nothing either:
   // a validation redeems nothing, and a redemption's result already holds the full redemption
   // objects (`redemptions[]`, `parent_redemption`, each with its order).
   const body = (expand?: string[]) => ({

@@ -31,41 +31,50 @@ describe('vouchers.bulkUpdate', () => {
       { code: 'B2', metadata: { tier: 3 } },
     ])
     expect(async_action_id).toMatch(/^aa_[0-9A-Za-z]{24}$/)
-    expect(await engine.asyncActions.get(async_action_id)).toMatchObject({ status: 'ENQUEUED', result: null })
+    expect(await engine.asyncActions.get(async_action_id)).toEqual({
+      id: async_action_id,
+      type: 'VOUCHERS.BULK_UPDATE',
+      status: 'ENQUEUED',
+      progress: 0,
+      created_at: T0,
+      updated_at: null,
+      object: 'async_action',
+    })
     // Nothing is applied before the run.
     expect((await engine.vouchers.get('A1')).metadata).toEqual({ keep: 'A1' })
 
     clock.advance(60_000)
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
     const action = await engine.asyncActions.get(async_action_id)
-    expect(action).toMatchObject({ status: 'DONE', updated_at: '2026-01-15T10:01:00.000Z' })
-    expect(action.result).toEqual({
-      results: [
-        { code: 'A1', result: 'SUCCESS' },
-        {
-          code: 'NOPE',
-          result: 'FAILURE',
-          error: {
-            code: 404,
+    expect(action).toEqual({
+      id: async_action_id,
+      type: 'VOUCHERS.BULK_UPDATE',
+      status: 'DONE',
+      progress: 100,
+      result: {
+        done_count: 3,
+        failed_count: 2,
+        errors: [
+          {
+            code: 'NOPE',
             key: 'not_found',
             message: 'Resource not found',
             details: 'Cannot find voucher with id NOPE',
           },
-        },
-        {
-          code: 'B2',
-          result: 'FAILURE',
-          error: {
-            code: 400,
+          {
+            code: 'B2',
             key: 'invalid_metadata',
             message: 'Invalid payload',
             details: 'Property .[2].metadata.tier must be a number',
           },
-        },
-        { code: 'B2', result: 'SUCCESS' },
-        { code: 'B2', result: 'SUCCESS' },
-      ],
+        ],
+      },
+      created_at: T0,
+      updated_at: '2026-01-15T10:01:00.000Z',
+      object: 'async_action',
     })
+    // No upsert: the unknown code was not created.
+    await expect(engine.vouchers.get('NOPE')).rejects.toMatchObject({ code: 404 })
     expect(await engine.vouchers.get('A1')).toMatchObject({
       metadata: { keep: 'A1', tier: 1 },
       updated_at: '2026-01-15T10:01:00.000Z',
@@ -97,11 +106,11 @@ describe('vouchers.bulkUpdate', () => {
     expect(await snapshot(store)).toBe(before)
   })
 
-  it('returns the async action id at once, created at the clock now', async () => {
-    const { engine } = await setup()
+  it('returns the async action id at once; the stored action is due at the clock now', async () => {
+    const { engine, store } = await setup()
     const { async_action_id } = await engine.vouchers.bulkUpdate([{ code: 'A1', metadata: { x: 1 } }])
-    expect(await engine.asyncActions.get(async_action_id)).toMatchObject({
-      type: 'vouchers.bulk_update',
+    expect((await store.async_actions.get(async_action_id))?.value).toMatchObject({
+      type: 'VOUCHERS.BULK_UPDATE',
       run_at: T0,
       created_at: T0,
       payload: [{ code: 'A1', metadata: { x: 1 } }],

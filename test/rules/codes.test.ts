@@ -53,6 +53,19 @@ describe('resolveCodeConfig', () => {
       prefix: 'P',
     })
   })
+
+  it('refuses a config making codes longer than 255 characters, prefix and postfix included', () => {
+    expect(resolveCodeConfig({ length: 249, prefix: 'AB-', postfix: '-YZ' }).length).toBe(249)
+    for (const [config, path] of [
+      [{ length: 42_277_723 }, 'code_config.length'],
+      [{ length: 250, prefix: 'AB-', postfix: '-YZ' }, 'code_config.length'],
+      [{ pattern: '#'.repeat(256) }, 'code_config.pattern'],
+      [{ pattern: '##', prefix: 'x'.repeat(254) }, 'code_config.pattern'],
+    ] as const) {
+      expect(() => resolveCodeConfig(config)).toThrow(EngineError)
+      expect(() => resolveCodeConfig(config)).toThrow(expect.objectContaining({ path }))
+    }
+  })
 })
 
 describe('generateUniqueCodes', () => {

@@ -12,7 +12,7 @@ const order = (amount: number, metadata: Record<string, unknown> = {}): EarningI
   customer: { metadata: { customer_life_time_value: 75.55 } },
 })
 
-describe('points_formula (reference §3.5, §3.6)', () => {
+describe('points_formula (docs/behaviour.md#formulas, docs/behaviour.md#rounding)', () => {
   it('FIXED: the formula gives the points, rounding as it says', () => {
     const loyalty: EarningLoyalty = { type: 'FIXED', points: 1, points_formula: 'ROUND(ORDER_AMOUNT ÷ 10; 0)' }
     // 123.45 ÷ 10 = 12.345 → 12

@@ -70,7 +70,7 @@ describe('calculateEarnedPoints: order items', () => {
     { product_id: 'prod_a', sku_id: 'sku_a1', quantity: 2, amount: 4000, subtotal_amount: 3000 },
     { product_id: 'prod_a', sku_id: 'sku_a2', quantity: 1, amount: 2500, subtotal_amount: 2500 },
     { product_id: 'prod_b', sku_id: null, quantity: 3, amount: 9000, subtotal_amount: 8000 },
-    { product_id: 'prod_a', sku_id: 'sku_a1', quantity: 1, amount: 2000, subtotal_amount: 0, free: true },
+    { product_id: 'prod_a', sku_id: 'sku_a1', quantity: 1, amount: 2000, subtotal_amount: 0, free_quantity: 1 },
   ]
   const input: EarningInput = {
     order: { amount: 15500, items },
@@ -134,7 +134,7 @@ describe('calculateEarnedPoints: order items', () => {
   })
 })
 
-describe('calculateEarnedPoints: tier mappings (E-30)', () => {
+describe('calculateEarnedPoints: tier mappings', () => {
   const rule: EarningLoyalty = {
     type: 'PROPORTIONAL',
     calculation_type: 'ORDER_AMOUNT',

@@ -139,7 +139,7 @@ describe('ledger', () => {
     expect(() => refund(ledger(), [{ bucketId: 'nope', points: 1 }], d('2025-01-15T00:00:00Z'))).toThrow(RangeError)
   })
 
-  it('E-29: a rollback of 20 points returns them to the card', () => {
+  it('a rollback of 20 points returns them to the card', () => {
     let b: PointsBucket[] = credit([], {
       ...card,
       id: 'b1',

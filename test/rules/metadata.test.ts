@@ -114,9 +114,9 @@ describe('checkMetadata', () => {
     expect(checkMetadata(s, { colors: ['red', 'green'] }, 'metadata').error?.path).toBe('metadata.colors[1]')
   })
 
-  it('omits undeclared properties, and refuses them with allow_defined_only', () => {
+  it('keeps undeclared properties, and refuses them with allow_defined_only', () => {
     expect(checkMetadata(schema({ a: { type: 'string' } }), { a: 'x', extra: 1 }, 'metadata')).toEqual({
-      metadata: { a: 'x' },
+      metadata: { a: 'x', extra: 1 },
     })
     expect(checkMetadata(undefined, { a: 'x', extra: 1 }, 'metadata')).toEqual({ metadata: { a: 'x', extra: 1 } })
     expect(checkMetadata(schema({ a: { type: 'string' } }, true), { a: 'x', extra: 1 }, 'metadata').error).toEqual({

@@ -5,7 +5,7 @@ const UTC = 'UTC'
 const at = (iso: string) => new Date(iso)
 const iso = (d: Date | null) => (d === null ? null : d.toISOString())
 
-describe('pointsExpiryDate: E-31', () => {
+describe('pointsExpiryDate: the worked example', () => {
   it('1 month: earned 25 Jan, usable until the end of 25 Feb, expires 26 Feb 00:00', () => {
     expect(iso(pointsExpiryDate(at('2025-01-25T15:30:00Z'), { period_type: 'MONTH', period_value: 1 }, UTC))).toBe(
       '2025-02-26T00:00:00.000Z',

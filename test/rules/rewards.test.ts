@@ -8,7 +8,7 @@ import {
   tierRewardMapping,
 } from '../../src/rules/rewards'
 
-describe('pay with points (§5.5, §9.5)', () => {
+describe('pay with points (docs/concepts.md#pay-with-points, docs/behaviour.md#pay-with-points)', () => {
   it('45000 at 100 pts = $20 without points: 2300 points, discount 45000, balance 6874 → 4574', () => {
     const r = payWithPoints({ exchange_ratio: 20, points_ratio: 100 }, { remainingTotal: 45000, balance: 6874 })
     expect(r).toEqual({ ok: true, points: 2300, discount: 45000 })
@@ -108,7 +108,7 @@ describe('pay with points (§5.5, §9.5)', () => {
   })
 })
 
-describe('rewardCost (E-30)', () => {
+describe('rewardCost', () => {
   const assignment = { parameters: { loyalty: { points: 75 } } }
   it('the assignment points, multiplied or replaced by the tier mapping', () => {
     expect(rewardCost({ type: 'MATERIAL' }, assignment)).toEqual({ ok: true, points: 75 })
@@ -142,7 +142,7 @@ describe('rewardCost (E-30)', () => {
   })
 })
 
-describe('autoRedemptions (reference §5.4 caps)', () => {
+describe('autoRedemptions (docs/concepts.md#rewards)', () => {
   const base = { balance: 0, cost: 100, redeemedInTransaction: 0, runOpen: false, runsToday: 0, stock: null }
   it('redeems as many as the balance pays for', () => {
     expect(autoRedemptions({ ...base, balance: 99 })).toBe(0)

@@ -23,7 +23,7 @@ describe('parseScope', () => {
 })
 
 describe('the operation table', () => {
-  it('gives each operation its family and scope (decision §9.10)', () => {
+  it('gives each operation its family and scope (docs/behaviour.md#scopes)', () => {
     expect(operationAccess('validations.validateStackable')).toEqual({ family: 'server', scope: 'validations' })
     expect(operationAccess('loyalties.create')).toEqual({ family: 'server', scope: 'loyalties' })
     expect(operationAccess('customers.get')).toEqual({ family: 'server', scope: 'customers' })

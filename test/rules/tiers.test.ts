@@ -10,7 +10,7 @@ import {
   transitionTier,
 } from '../../src/rules/tiers'
 
-// E-30: Bottom 1–249, Middle 250–499, Top 500–1000.
+// Bottom 1–249, Middle 250–499, Top 500–1000.
 const tiers = [
   { id: 'bottom', points: { from: 1, to: 249 } },
   { id: 'middle', points: { from: 250, to: 499 } },
@@ -20,7 +20,7 @@ const UTC = 'UTC'
 const d = (iso: string) => new Date(iso)
 const iso = (x: Date | null) => (x === null ? null : x.toISOString())
 
-describe('qualifyTier (E-30, inclusive ranges)', () => {
+describe('qualifyTier (inclusive ranges)', () => {
   it('bounds are inclusive and contiguous', () => {
     const id = (p: number) => qualifyTier(tiers, p)?.id ?? null
     expect([id(0), id(1), id(249), id(250), id(499), id(500), id(1000), id(1001)]).toEqual([
@@ -41,7 +41,7 @@ describe('qualifyTier (E-30, inclusive ranges)', () => {
   })
 })
 
-describe('tierDates: E-32 (reached on 10 March, monthly POINTS_IN_PERIOD)', () => {
+describe('tierDates (reached on 10 March, monthly POINTS_IN_PERIOD)', () => {
   const now = d('2025-03-10T14:00:00Z')
   const cfg = (over: Partial<LoyaltyTiersExpiration> = {}): LoyaltyTiersExpiration => ({
     qualification_type: 'POINTS_IN_PERIOD',
@@ -85,7 +85,7 @@ describe('tierDates: E-32 (reached on 10 March, monthly POINTS_IN_PERIOD)', () =
   })
 })
 
-describe('tierDates: CUSTOM (E-33 analogues)', () => {
+describe('tierDates: CUSTOM', () => {
   const now = d('2025-07-20T10:00:00Z')
   const custom = (extend: string, rounding?: NonNullable<LoyaltyTiersExpiration['expiration_date']>['rounding']) => ({
     config: {
@@ -136,16 +136,15 @@ describe('transitionTier', () => {
       campaign_id: 'camp_1',
       tier_id: 'bottom',
       created_at: '2025-03-10T14:00:00.000Z',
-      start_date: '2025-03-10T14:00:00.000Z',
+      start_date: '2025-03-10',
       expiration_date: null,
       updated_at: '2025-03-10T14:00:00.000Z',
     })
     const u = transitionTier({ ...base, config: balance, current: j.standing, points: 600, now })
     expect(u.standing.tier_id).toBe('top')
-    expect(u.events.map((e) => [e.type, e.tier_id])).toEqual([
-      ['customer.loyalty.tier.upgraded', 'top'],
-      ['customer.loyalty.tier.left', 'bottom'],
-      ['customer.loyalty.tier.joined', 'top'],
+    // One event per real move: an upgrade is not also a left + joined pair.
+    expect(u.events).toEqual([
+      { type: 'customer.loyalty.tier.upgraded', tier_id: 'top', from_tier_id: 'bottom', to_tier_id: 'top' },
     ])
     const dn = transitionTier({ ...base, config: balance, current: u.standing, points: 300, now })
     expect(dn.standing.tier_id).toBe('middle')
@@ -163,6 +162,11 @@ describe('transitionTier', () => {
     const same = transitionTier({ ...base, config: balance, current: dn.standing, points: 400, now })
     expect(same.changed).toBe(false)
     expect(same.events).toEqual([])
+    // Back in after dropping out of every tier: a move up, not a second `joined`.
+    const back = transitionTier({ ...base, config: balance, current: l.standing, points: 100, now })
+    expect(back.events).toEqual([
+      { type: 'customer.loyalty.tier.upgraded', tier_id: 'bottom', from_tier_id: null, to_tier_id: 'bottom' },
+    ])
   })
 
   it('no configuration means BALANCE with BALANCE_DROP', () => {
@@ -179,7 +183,7 @@ describe('transitionTier', () => {
       expiration_date: { type: 'END_OF_PERIOD' },
     }
     const up = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-03-10T14:00:00Z') })
-    expect(up.standing.expiration?.expiration_date).toBe('2025-04-01T00:00:00.000Z')
+    expect(up.standing.expiration?.expiration_date).toBe('2025-03-31')
     const kept = transitionTier({
       ...base,
       config: cfg,
@@ -196,7 +200,7 @@ describe('transitionTier', () => {
       now: d('2025-04-01T00:00:00Z'),
     })
     expect(lapsed.standing.tier_id).toBe('bottom')
-    expect(lapsed.standing.expiration?.expiration_date).toBe('2025-05-01T00:00:00.000Z')
+    expect(lapsed.standing.expiration?.expiration_date).toBe('2025-04-30')
     expect(lapsed.events[0]?.type).toBe('customer.loyalty.tier.downgraded')
   })
 
@@ -207,7 +211,7 @@ describe('transitionTier', () => {
       expiration_date: { type: 'END_OF_NEXT_PERIOD' },
     }
     const up = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-03-10T14:00:00Z') })
-    expect(up.standing.expiration?.expiration_date).toBe('2025-05-01T00:00:00.000Z')
+    expect(up.standing.expiration?.expiration_date).toBe('2025-04-30')
     const again = transitionTier({
       ...base,
       config: cfg,
@@ -227,8 +231,8 @@ describe('transitionTier', () => {
       { type: 'customer.loyalty.tier.prolonged', tier_id: 'middle', from_tier_id: 'middle', to_tier_id: 'middle' },
     ])
     expect(pro.standing.expiration).toMatchObject({
-      start_date: '2025-03-10T14:00:00.000Z',
-      expiration_date: '2025-06-01T00:00:00.000Z',
+      start_date: '2025-03-10',
+      expiration_date: '2025-05-31',
       created_at: '2025-03-10T14:00:00.000Z',
       updated_at: '2025-04-05T09:00:00.000Z',
     })
@@ -242,8 +246,8 @@ describe('transitionTier', () => {
     const a = transitionTier({ ...base, config: cfg, current: null, points: 300, now: d('2025-07-20T10:00:00Z') })
     const b = transitionTier({ ...base, config: cfg, current: a.standing, points: 700, now: d('2025-07-25T10:00:00Z') })
     expect(b.standing.tier_id).toBe('top')
-    expect(b.standing.expiration?.expiration_date).toBe('2025-08-25T00:00:00.000Z')
-    // Dropping back keeps Top until it lapses (E-33: downgrade waits for the grace period).
+    expect(b.standing.expiration?.expiration_date).toBe('2025-08-24')
+    // Dropping back keeps Top until it lapses (docs/behaviour.md#tiers: downgrade waits for the grace period).
     const c = transitionTier({ ...base, config: cfg, current: b.standing, points: 50, now: d('2025-08-01T10:00:00Z') })
     expect(c.changed).toBe(false)
   })
@@ -263,26 +267,26 @@ describe('transitionTier', () => {
         campaign_id: 'camp_1',
         tier_id: 'bottom',
         created_at: '2025-02-01T00:00:00.000Z',
-        start_date: '2025-03-01T00:00:00.000Z',
-        expiration_date: '2025-04-01T00:00:00.000Z',
+        start_date: '2025-03-01',
+        expiration_date: '2025-03-31',
         updated_at: null,
       },
     }
     const r = transitionTier({ ...base, config: cfg, current, points: 300, now: d('2025-03-10T14:00:00Z') })
     expect(r.standing).toMatchObject({ tier_id: 'middle', previous_tier_id: 'bottom' })
     expect(r.standing.expiration).toMatchObject({
-      start_date: '2025-04-01T00:00:00.000Z',
-      expiration_date: '2025-05-01T00:00:00.000Z',
+      start_date: '2025-04-01',
+      expiration_date: '2025-04-30',
     })
-    expect(effectiveTierId(r.standing, d('2025-03-31T23:59:59Z'))).toBe('bottom')
-    expect(effectiveTierId(r.standing, d('2025-04-01T00:00:00Z'))).toBe('middle')
+    expect(effectiveTierId(r.standing, d('2025-03-31T23:59:59Z'), UTC)).toBe('bottom')
+    expect(effectiveTierId(r.standing, d('2025-04-01T00:00:00Z'), UTC)).toBe('middle')
   })
 
   it('a removed tier is lost at once', () => {
     const cur: MemberTierStanding = { tier_id: 'gone', previous_tier_id: null, expiration: null }
     const r = transitionTier({ ...base, config: balance, current: cur, points: 300, now: d('2025-03-10T00:00:00Z') })
     expect(r.standing.tier_id).toBe('middle')
-    expect(r.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.left', 'customer.loyalty.tier.joined'])
+    expect(r.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.upgraded'])
   })
 
   it('refresh re-dates a kept tier with expiration.changed', () => {
@@ -304,7 +308,7 @@ describe('transitionTier', () => {
       refresh: true,
     })
     expect(b.events.map((e) => e.type)).toEqual(['customer.loyalty.tier.expiration.changed'])
-    expect(b.standing.expiration?.expiration_date).toBe('2025-02-20T00:00:00.000Z')
+    expect(b.standing.expiration?.expiration_date).toBe('2025-02-19')
   })
 })
 

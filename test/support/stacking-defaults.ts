@@ -1,5 +1,5 @@
 /**
- * The stacking rules a project has before it creates its own (reference §9.2), written out by hand:
+ * The stacking rules a project has before it creates its own (docs/behaviour.md#default-stacking-rules), written out by hand:
  * tests compare the engine's defaults with this literal, not with the engine's own constant.
  */
 export const SECTION_9_2_DEFAULTS = {

@@ -36,7 +36,7 @@ export function counterScope(subject: RedeemableSubject, customer: Customer | un
 }
 
 /**
- * Units the redeemable's targeting entries have used of their unit budgets (reference §3.3), from the
+ * Units the redeemable's targeting entries have used of their unit budgets (docs/concepts.md#targeting), from the
  * successful, not rolled back child redemptions of its campaign (a code without a campaign: of the
  * code). Undefined, and nothing read, when no entry has a budget.
  */

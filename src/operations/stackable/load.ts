@@ -50,7 +50,7 @@ export async function loadRequest(
   ctx: Context,
   request: StackableRequest,
   now: Date,
-  options: { sessionKey?: string | undefined },
+  options: { sessionKey?: string | undefined; candidates?: boolean },
 ): Promise<LoadedRequest> {
   const { store } = ctx
   // Reads that do not depend on each other are issued together: with a database behind the ports
@@ -77,7 +77,8 @@ export async function loadRequest(
   await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP])
   const rules = await rulesP
   const { requests, stackId } = await stackP
-  checkRedeemablesCount(requests.length, rules)
+  // A qualification loads every candidate at once and decides on each alone: no request limit.
+  if (!options.candidates) checkRedeemablesCount(requests.length, rules)
   const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
@@ -214,7 +215,7 @@ function counterScopeOf(found: Found, customer: Customer | undefined): CounterSc
   }
 }
 
-async function findRequestCustomer(
+export async function findRequestCustomer(
   ctx: Context,
   input: StackableRequest['customer'],
 ): Promise<Stored<Customer> | undefined> {
@@ -318,7 +319,7 @@ async function loadSubject(
     subject.campaign = campaign?.value ?? null
     subject.categories = categories
     if (loyalty) subject.loyalty = loyalty
-    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#rewards):
+    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
     // they hold for this redeemable like the card's and its campaign's.
     const assignmentId = loyalty?.assignment?.id
     subject.validation_rules = assignmentId
@@ -356,7 +357,7 @@ async function categoriesOf(
   return found.map((c) => c.value)
 }
 
-/** What live session locks of other sessions hold on a voucher (reference §7.4). */
+/** What live session locks of other sessions hold on a voucher (docs/concepts.md#sessions). */
 async function liveLocks(
   store: Store,
   voucherId: string,

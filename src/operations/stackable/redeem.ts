@@ -118,7 +118,7 @@ export class RedemptionWriter {
       status: 'FAILED',
       failure_code: code,
       failure_message: message,
-      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
     this.tx.insert('redemptions', parent)
     return { redemptions: children, parent_redemption: parent, order: this.loaded.input.order }
@@ -180,7 +180,8 @@ export class RedemptionWriter {
         addPending(pending, writes)
       }
       if (subject.voucher?.is_referral_code && this.customer) {
-        await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+        const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+        if (referral.referee_credit) child.referee_credit = referral.referee_credit
       }
       if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
       children.push(tx.insert('redemptions', child))
@@ -200,7 +201,7 @@ export class RedemptionWriter {
       related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
       related_object_id: loaded.stackId ?? parentId,
       order,
-      related_redemptions: { rollbacks: [], redemptions: children.map((c) => c.id) },
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
     tx.insert('redemptions', parent)
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)

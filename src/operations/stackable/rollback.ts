@@ -11,17 +11,18 @@ import type { Tx } from '../context'
 import { afterPointsChanged, emitPointsExpired } from '../loyalty-earning'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
+import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
 import { uncountRedemptions } from './counters'
 import { tierShare } from './redeem'
 
-/** Rollbacks are accepted within three months of the redemption (reference §7.2). */
+/** Rollbacks are accepted within three months of the redemption (docs/concepts.md#rollbacks). */
 const ROLLBACK_WINDOW = 'P3M'
 
 export type RollbackOrderMode = 'WITH_ORDER' | 'WITHOUT_ORDER'
 
 /**
- * What both rollback endpoints refuse (reference §7.2): a redemption rolled back before
+ * What both rollback endpoints refuse (docs/concepts.md#rollbacks): a redemption rolled back before
  * (`already_rolled_back`), a failed one (`invalid_redemption`), one older than three months
  * (`rollback_period_expired`), and a body naming another customer or order (`invalid_customer`,
  * `invalid_order`).
@@ -99,10 +100,13 @@ export function rollbackRecord(
     status: 'SUCCEEDED',
     channel: { channel_id: null, channel_type: 'API' },
     customer_id: redemption.customer_id,
+    // The hosted rollback names its customer as the redemption did.
+    tracking_id: redemption.tracking_id,
     related_object_type: redemption.related_object_type,
     related_object_id: redemption.related_object_id,
     metadata: input.metadata ?? {},
   }
+  if (redemption.customer) rb.customer = redemption.customer
   if (redemption.amount !== undefined) rb.amount = -redemption.amount
   if (redemption.gift) rb.gift = { amount: -redemption.gift.amount }
   if (redemption.loyalty_card) rb.loyalty_card = { points: -redemption.loyalty_card.points }
@@ -121,7 +125,7 @@ export const ROLLBACK_REFUSALS: ReadonlySet<string> = new Set([
 /**
  * A refused rollback is recorded as a failed redemption is: in its own commit (the refused attempt
  * wrote nothing), a FAILURE rollback object (`rrf_…`) with the refusal's key and message, and
- * `customer.redemption.rollback.failed` (reference §9.9). It gives nothing back, so it carries no
+ * `customer.redemption.rollback.failed` (docs/behaviour.md#events). It gives nothing back, so it carries no
  * negated amounts, and the redemption is not linked to it. The caller still throws the refusal.
  */
 export async function recordFailedRollback(
@@ -199,10 +203,10 @@ export async function rollback(
   }
   checkRollbackable(tx, parent.value, input)
   const customerId = parent.value.customer_id
-  const childIds = parent.value.related_redemptions?.redemptions ?? []
+  const related = parent.value.related_redemptions?.redemptions ?? []
   const rollbacks: RedemptionRollback[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
-  const children = await tx.store.redemptions.getMany(childIds)
+  const children = await tx.store.redemptions.getMany(related.map((c) => c.id))
   await uncountRedemptions(
     tx,
     children.map((c) => c.value),
@@ -211,6 +215,7 @@ export async function rollback(
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
     await giveBack(tx, child.value)
+    await takeBackRefereeCredit(tx, child.value)
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
@@ -230,7 +235,7 @@ export async function rollback(
     status: 'ROLLED_BACK',
     related_redemptions: {
       rollbacks: [{ id: parentRollbackId, date: tx.nowIso, rollback_order_mode: mode }],
-      redemptions: childIds,
+      redemptions: related,
     },
   })
   return { rollbacks, parent_rollback: parentRollback, order }

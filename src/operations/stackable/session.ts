@@ -27,14 +27,13 @@ export interface SessionResult {
 }
 
 /**
- * Locks what a validation would redeem (reference §7.4, decision §9.7): one use of each voucher, its
- * gift credits and its points, until the TTL passes (7 days by default), a redemption with the key
- * releases it, or `vouchers.releaseValidationSession` does. Reusing a key overwrites that session's
- * locks. Each lock also rewrites its voucher, so two concurrent locks of one code cannot both pass
- * the quantity check: one commit conflicts and re-validates.
- * Returns the session only when at least one lock was written: a validation that would redeem no code
- * (invalid in ALL mode, nothing applicable, promotion tiers only) locks nothing, and telling the client
- * a session exists would be a lie.
+ * Locks what a validation would redeem (docs/concepts.md#sessions, docs/behaviour.md#sessions): one use of
+ * each voucher, its gift credits and its points, until the TTL passes (7 days by default), a redemption with
+ * the key releases it, or `vouchers.releaseValidationSession` does. Reusing a key overwrites that session's
+ * locks. Each lock also rewrites its voucher, so two concurrent locks of one code cannot both pass the
+ * quantity check: one commit conflicts and re-validates. Returns the session only when at least one lock was
+ * written: a validation that would redeem no code (invalid in ALL mode, nothing applicable, promotion tiers
+ * only) locks nothing, and telling the client a session exists would be a lie.
  */
 export async function lockSession(
   tx: Tx,

@@ -1,5 +1,5 @@
 /**
- * Product bundles (reference §3.4): `bundle_rules` with a `limit` and numbered `order.items.any`
+ * Product bundles (docs/concepts.md#bundles): `bundle_rules` with a `limit` and numbered `order.items.any`
  * rules whose `$is` lists the products, SKUs or collections that make up one bundle. The result's
  * `quantity` is the number of complete bundles in the order (0 when something is missing), capped
  * by `limit`; it is the discount multiplier.

@@ -14,7 +14,7 @@ export type FailureReason =
   | 'missing_property'
   /** A rule name this engine does not know. */
   | 'unknown_rule'
-  /** A rule name of the reference that the evaluation context cannot answer. */
+  /** A rule name of the interface (docs/concepts.md#rule-names) that the evaluation context cannot answer. */
   | 'unsupported_rule'
   | 'unknown_operator'
   /** `logic` does not parse or names a rule that does not exist. */

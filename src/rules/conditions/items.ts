@@ -120,7 +120,7 @@ export function itemMetadata(item: EvalOrderItem, property: string): unknown {
 
 /**
  * The cheapest (or most expensive) line by unit price; ties go to the lower line amount, then the
- * earlier line (reference §3.3's tie-break).
+ * earlier line (the tie-break of docs/concepts.md#targeting).
  */
 export function extremeItem(items: readonly IndexedItem[], which: 'cheapest' | 'most_expensive'): IndexedItem | null {
   let best: IndexedItem | null = null

@@ -1,8 +1,8 @@
 /**
- * The condition operators of reference §6.3 and the filter aliases seen in examples. Each decides
+ * The condition operators of docs/concepts.md#conditions and the filter aliases seen in examples. Each decides
  * one comparison between an actual value and the `conditions` array (values are always arrays).
  *
- * Decisions the reference leaves open (documented in the README's behaviour notes):
+ * Decisions the interface leaves open (docs/behaviour.md#condition-operators):
  * - Scalars: `$is` passes when the actual equals any listed value, `$is_not` when it equals none.
  *   Sets (segments, tiers, the products in an order): `$is` needs every listed value, `$in` any,
  *   `$is_not` / `$not_in` none.

@@ -108,7 +108,7 @@ export const ITEM_RULES: Record<string, (scope: ItemScope, property: string | nu
 
 export const NEEDS_PROPERTY = new Set(['order.items.metadata', 'product.metadata'])
 
-/** Rule names of reference §6.2 that this context cannot answer (no API keys, users, flags). */
+/** Rule names of docs/concepts.md#rule-names that this context cannot answer (no API keys, users, flags). */
 export const UNSUPPORTED = new Set([
   'product.discount_applicable',
   'sku.discount_applicable',

@@ -1,6 +1,6 @@
 /**
  * A validation rule's verdict for one redeemable: the evaluation, and the hosted service's error
- * for a "no" (reference §1.5): `missing_customer` when a deciding rule needs a customer,
+ * for a "no" (docs/errors.md#result-keys): `missing_customer` when a deciding rule needs a customer,
  * `customer_rules_violated` for customer rules, `order_rules_violated` for order / item / product /
  * SKU rules, `redemption_rules_violated` for everything else (budgets, redemption, events, logic).
  * Custom messages: the first deciding rule's own `error.message`, else the validation rule's

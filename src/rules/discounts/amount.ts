@@ -25,7 +25,7 @@ export function amountPlan(discount: AmountDiscount, effect: AmountEffect, ctx: 
       return perLine(ctx, discount, () => value)
     case 'APPLY_TO_ITEMS_BY_QUANTITY':
       // Per unit: bundles multiply the units (the targeting's unit limits), not the value per unit
-      // (reference §F: 2 bundles, limit 1 per line, 3 mice → 2 mice at $20 = $40).
+      // (docs/concepts.md#bundles: 2 bundles, limit 1 per line, 3 mice → 2 mice at $20 = $40).
       if (formula !== null)
         return perLine(ctx, discount, (pick) => lineAmountOff(ctx, pick, formula, discount) * pick.units)
       return perLine(ctx, discount, (pick) => discount.amount_off * pick.units)

@@ -5,7 +5,7 @@ import type { TargetGroup } from './targeting'
 import type { AppliedLine } from './types'
 
 /**
- * Caps: "the lowest possible discount" wins (reference §3.2). Per-line caps are taken by the type
+ * Caps: "the lowest possible discount" wins (docs/concepts.md#caps). Per-line caps are taken by the type
  * modules while they compute a line; the caps over several lines are taken here, greedily in
  * application order: the lines the targeting put first keep their discount, later ones are cut.
  */
@@ -22,9 +22,9 @@ export function orderRoom(order: CalculatedOrder): number {
 }
 
 /**
- * What line discounts may still add: the item amounts not yet discounted at order or item level.
- * When the order `amount` was sent inconsistent with its items (E-14), this follows the items and
- * the order total is clamped at zero instead.
+ * What line discounts may still add: the item amounts not yet discounted at order or item level. When the
+ * order `amount` was sent inconsistent with its items (docs/behaviour.md#declared-amounts), this follows the
+ * items and the order total is clamped at zero instead.
  */
 export function itemsRoom(order: CalculatedOrder): number {
   let items = 0

@@ -7,8 +7,9 @@ import { type Pick, selectTargets, type TargetSelection } from './targeting'
 import type { AppliedLine, Collections, CreditStep } from './types'
 
 /**
- * Gift-card credits and pay-with-points value are order-level discounts (reference §4, §5.5), capped
- * at what is left to pay: the caller asks for an amount, the step reports what was applied.
+ * Gift-card credits and pay-with-points value are order-level discounts (docs/concepts.md#gift-cards,
+ * docs/concepts.md#pay-with-points), capped at what is left to pay: the caller asks for an amount, the step
+ * reports what was applied.
  */
 export function creditPlan(order: CalculatedOrder, step: CreditStep): StepPlan {
   const requested = assertMoney(step.amount, 'credit.amount')
@@ -18,7 +19,7 @@ export function creditPlan(order: CalculatedOrder, step: CreditStep): StepPlan {
 
 /**
  * The lines credits that cover items may pay for (a gift card with `effect: APPLY_TO_ITEMS`,
- * reference §4): the matched lines of the card's `applicable_to`, every line when it has none.
+ * docs/concepts.md#gift-cards): the matched lines of the card's `applicable_to`, every line when it has none.
  * Credits are payment, not a product discount, so `ONCE` mode and bundles do not narrow them.
  */
 export function creditTargets(

@@ -13,7 +13,7 @@ import type {
 import type { ApplicableTo } from '../../model/validation-rule'
 import { hasTargetEntries } from './targeting'
 
-/** A discount with its effect decided: the one it names, or the reference §3.1 default. */
+/** A discount with its effect decided: the one it names, or the docs/concepts.md#types-and-effects default. */
 export type ResolvedEffect =
   | { type: 'AMOUNT'; discount: AmountDiscount; effect: AmountEffect }
   | { type: 'PERCENT'; discount: PercentDiscount; effect: PercentEffect }
@@ -22,7 +22,7 @@ export type ResolvedEffect =
 
 /**
  * AMOUNT and PERCENT default to APPLY_TO_ITEMS when the rule names products (included or excluded),
- * else APPLY_TO_ORDER; UNIT to ADD_MISSING_ITEMS. FIXED follows the AMOUNT rule (the reference names
+ * else APPLY_TO_ORDER; UNIT to ADD_MISSING_ITEMS. FIXED follows the AMOUNT rule (the interface names
  * no default for it; a new price for named products is a per-unit price).
  */
 export function resolveEffect(discount: Discount, applicableTo: ApplicableTo | undefined): ResolvedEffect {

@@ -1,4 +1,4 @@
-/** Discount calculation over orders (reference §3): pure, synchronous, plain data in and out. */
+/** Discount calculation over orders (docs/concepts.md#discounts): pure, synchronous, plain data in and out. */
 export { allocateCapped } from './caps'
 export { creditTargets, matchedItemsAmount } from './credits'
 export { isItemEffect, type ResolvedEffect, resolveEffect } from './default-effect'

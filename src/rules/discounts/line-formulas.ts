@@ -6,7 +6,7 @@ import type { StepContext } from './plan'
  * A money value evaluated for one order line (`ORDER_ITEM_*` operands read `item`): an applicable_to
  * entry's `price_formula`, or a discount formula that reads the line. The formula works in major
  * units; the result is minor units, rounded once by the step's mode. When it cannot be evaluated the
- * static value is used and the use records why (reference §3.5). Only called when a formula is present.
+ * static value is used and the use records why (docs/behaviour.md#formulas). Only called when a formula is present.
  */
 export function lineMoney(
   ctx: StepContext,

@@ -26,7 +26,7 @@ export function normalizeOrder(input: OrderInput, options: NormalizeOptions = {}
   }
   if (!Number.isSafeInteger(itemsAmount))
     throw EngineError.invalid(`${path}.items`, 'amounts sum beyond a safe integer')
-  // A declared amount wins over the items (the service keeps what the client sent, E-07 / E-14).
+  // A declared amount wins over the items (docs/behaviour.md#declared-amounts).
   const amount = input.amount == null ? itemsAmount : assertMoney(input.amount, `${path}.amount`)
   const initialAmount =
     input.initial_amount == null ? amount : assertMoney(input.initial_amount, `${path}.initial_amount`)

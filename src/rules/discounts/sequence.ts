@@ -4,8 +4,9 @@ import { finalizeOrder } from './totals'
 import type { CalculationOptions, SequenceResult, Step, StepResult } from './types'
 
 /**
- * Several steps in order, each on the running order left by the one before (reference §2.4 step 4):
- * one cumulative snapshot per step, and the final order with the request's totals as `applied_*`.
+ * Several steps in order, each on the running order left by the one before (step 3 of
+ * docs/concepts.md#validation-and-redemption): one cumulative snapshot per step, and the final order with the
+ * request's totals as `applied_*`.
  */
 export function calculateSequence(
   order: CalculatedOrder,

@@ -45,7 +45,7 @@ function applyDiscount(order: CalculatedOrder, step: DiscountStep, options: Calc
       ? selectTargets(order.items, step.applicable_to, {
           collections: options.collections,
           once,
-          // Bundles scale unit limits for AMOUNT and FIXED, not for PERCENT (reference §3.4).
+          // Bundles scale unit limits for AMOUNT and FIXED, not for PERCENT (docs/concepts.md#bundles).
           unitScale: resolved.type === 'PERCENT' ? 1 : multiplier,
           unitRoom: step.unitRoom,
         })

@@ -12,7 +12,7 @@ import { UNIT_BUDGET_FIELDS } from '../../model/validation-rule'
 import type { CollectionMembers, Collections, UnitRoom } from './types'
 
 /**
- * Which order lines, and how many units of each, a discount may touch (reference §3.3). Lines go to
+ * Which order lines, and how many units of each, a discount may touch (docs/concepts.md#targeting). Lines go to
  * the first included entry that matches them; excluded entries always win. Within an entry the lines
  * are ordered by its `effect`, then `skip_initially` / `repeat` pick the positions (lines for target
  * ITEM, units counted across lines for target UNIT), then the unit limits cut, in that order. Unit
@@ -20,7 +20,7 @@ import type { CollectionMembers, Collections, UnitRoom } from './types'
  * with the per-request limits: the tightest wins.
  */
 
-/** Units listed in `order_item_units` only while the order holds at most this many (reference §3.3). */
+/** Units listed in `order_item_units` only while the order holds at most this many (docs/concepts.md#targeting). */
 export const MAX_LISTED_UNITS = 1000
 
 /** One line chosen for a discount: `units` of it, under targeting group `group`. */

@@ -5,7 +5,7 @@ import type { AppliedLine } from './types'
 
 /**
  * Writes a step's plan onto the order: the cumulative fields grow, the `applied_*` fields become this
- * step's (reference §3.7). Items the step leaves alone, whose `applied_*` are already zero, are
+ * step's (docs/concepts.md#the-calculated-order). Items the step leaves alone, whose `applied_*` are already zero, are
  * shared with the previous snapshot instead of rebuilt: snapshots are never mutated, so sharing is
  * safe, and a 30-step sequence over 500 lines copies only what moves.
  */

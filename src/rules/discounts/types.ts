@@ -45,7 +45,7 @@ export interface CalculationOptions {
 }
 
 /**
- * What the unit budgets (reference §3.3, `product_*_quantity_limit`) still allow one included
+ * What the unit budgets (docs/concepts.md#targeting: `product_*_quantity_limit`) still allow one included
  * targeting entry, computed by the caller from past redemptions. Absent fields mean no budget.
  */
 export interface UnitRoom {
@@ -62,7 +62,7 @@ export interface DiscountStep {
   kind: 'discount'
   discount: Discount
   applicable_to?: ApplicableTo
-  /** Bundles identified for this discount (reference §3.4); the value multiplier. 1 when absent. */
+  /** Bundles identified for this discount (docs/concepts.md#bundles); the value multiplier. 1 when absent. */
   bundleMultiplier?: number
   /** Unit budgets left, by position in `applicable_to.included`; never scaled by bundles. */
   unitRoom?: readonly (UnitRoom | undefined)[]
@@ -84,7 +84,7 @@ export interface CreditStep {
   source?: 'gift_card' | 'loyalty_points'
   /**
    * `APPLY_TO_ORDER` (default): an order-level discount. `APPLY_TO_ITEMS` (a gift card's `gift.effect`,
-   * reference §4): line discounts on the lines `applicable_to` matches (every line without it).
+   * docs/concepts.md#gift-cards): line discounts on the lines `applicable_to` matches (every line without it).
    */
   effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS'
   applicable_to?: ApplicableTo

@@ -5,7 +5,7 @@ import { decimal, type RoundingMode, roundToUnit } from '../../money'
 /**
  * What a formula reads, as plain data. Money here is in minor units (the engine's integers); the
  * evaluator shows money operands to the formula in MAJOR units (÷ 100, exactly), as the hosted
- * examples write them (reference E-15: "ORDER_ITEM_PRICE × 0.01 + 1: price 6.00 → 1.06"). A money
+ * examples write them (docs/behaviour.md#formulas: "ORDER_ITEM_PRICE × 0.01 + 1: price 6.00 → 1.06"). A money
  * result is turned back into minor units by `toMinorUnits`, rounded once. Metadata values are shown
  * as they are stored (no unit conversion): a formula that mixes them with money decides the units.
  */

@@ -1,9 +1,10 @@
+import type { Decimal } from 'decimal.js'
 import { addMonthsClamped, compareDates, daysInMonth, type LocalDate, localDate } from '../zoned-calendar'
 import { zonedTimeToInstant } from '../zoned-time'
 import { FormulaFailure } from './failure'
 
 /**
- * Dates inside a formula (reference §3.5), as tagged values so they never pass for numbers:
+ * Dates inside a formula (docs/behaviour.md#formulas), as tagged values so they never pass for numbers:
  * - `date`: a calendar date in the engine's time zone (`TODAY`, `DATE("2026-03-01")`,
  *   `CUSTOMER_BIRTHDATE`): no time, no zone of its own;
  * - `instant`: a point in time (`NOW`, `DATE_TIME("…")`, the voucher's and the tier's
@@ -13,6 +14,12 @@ import { FormulaFailure } from './failure'
  * dates, so `VOUCHER_EXPIRATION_DATE = TODAY` asks "does it expire today, locally".
  */
 export type FormulaDate = { kind: 'date'; date: LocalDate } | { kind: 'instant'; ms: number }
+
+/**
+ * A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists;
+ * date operands give a tagged calendar date or instant, never a number.
+ */
+export type FormulaValue = Decimal | string | boolean | FormulaDate | readonly FormulaValue[]
 
 export function isFormulaDate(v: unknown): v is FormulaDate {
   return typeof v === 'object' && v !== null && 'kind' in v && (v.kind === 'date' || v.kind === 'instant')

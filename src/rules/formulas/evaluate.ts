@@ -8,6 +8,7 @@ import {
   dateFromParts,
   daysBetween,
   type FormulaDate,
+  type FormulaValue,
   instant,
   isFormulaDate,
   monthsBetween,
@@ -19,18 +20,12 @@ import { FormulaFailure, type FormulaFailureReason } from './failure'
 import { needItem, operand, today, zoneOf } from './operands'
 import { type Node, parse } from './parse'
 
-/**
- * A value inside a formula: numbers are exact decimals; metadata may also give text, yes/no, or lists;
- * date operands give a tagged calendar date or instant (see `./dates`), never a number.
- */
-export type FormulaValue = Decimal | string | boolean | FormulaDate | readonly FormulaValue[]
-
 export type FormulaOutcome = { ok: true; value: Decimal } | { ok: false; reason: FormulaFailureReason }
 
 /**
  * Evaluates a formula to a number. Never throws: a formula that does not parse, names something
  * unknown, reads metadata the context lacks, or divides by zero gives `{ ok: false, reason }`, and the
- * caller falls back to the static value (reference §3.5).
+ * caller falls back to the static value (docs/behaviour.md#formulas).
  */
 export function evaluateFormula(source: string, context: FormulaContext): FormulaOutcome {
   try {
@@ -265,7 +260,7 @@ function call(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): Formu
   }
 }
 
-/** The date functions (reference §3.5); any other name is unknown. */
+/** The date functions (docs/behaviour.md#formulas); any other name is unknown. */
 function dateCall(node: Extract<Node, { kind: 'call' }>, ctx: FormulaContext): FormulaValue {
   const { name, args, pos } = node
   const arg = (k: number): FormulaValue => evaluateNode(args[k] as Node, ctx)

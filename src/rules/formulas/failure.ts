@@ -1,6 +1,6 @@
 /**
  * Why a formula gave no value. Any of these sends the caller to the field's static value
- * (reference §3.5: the static value is the fallback when the formula can't be evaluated).
+ * (docs/behaviour.md#formulas: the static value is the fallback when the formula can't be evaluated).
  * - `syntax`: the text does not parse (position of the offending token);
  * - `unknown_operand` / `unknown_function`: a word the language does not have;
  * - `missing_value`: metadata (or another operand) the context does not hold;

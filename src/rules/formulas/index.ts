@@ -1,4 +1,7 @@
-/** Dynamic formulas (reference §3.5): parse, evaluate over a plain context, resolve discount fields. Pure. */
+/**
+ * Dynamic formulas (docs/behaviour.md#formulas): parse, evaluate over a plain context, resolve discount
+ * fields. Pure.
+ */
 export {
   type FormulaContext,
   type FormulaItem,
@@ -7,12 +10,11 @@ export {
   toMajorUnits,
   toMinorUnits,
 } from './context'
-export type { FormulaDate } from './dates'
+export type { FormulaDate, FormulaValue } from './dates'
 export {
   checkFormulaSyntax,
   evaluateFormula,
   type FormulaOutcome,
-  type FormulaValue,
   readsOrderItem,
 } from './evaluate'
 export type { FormulaFailureCode, FormulaFailureReason } from './failure'

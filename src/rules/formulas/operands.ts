@@ -1,11 +1,21 @@
 import type { Decimal } from 'decimal.js'
 import { decimal } from '../../money'
 import { type FormulaContext, type FormulaItem, toMajorUnits } from './context'
-import { calendarDate, datePart, type FormulaDate, instant, parseDateText, toLocalDate } from './dates'
-import type { FormulaValue } from './evaluate'
+import {
+  calendarDate,
+  datePart,
+  type FormulaDate,
+  type FormulaValue,
+  instant,
+  parseDateText,
+  toLocalDate,
+} from './dates'
 import { FormulaFailure } from './failure'
 
-/** The operands a formula names (reference §3.5): the order and its lines, counters, metadata-free values and dates. */
+/**
+ * The operands a formula names (docs/behaviour.md#formulas): the order and its lines, counters, metadata-free
+ * values and dates.
+ */
 export function operand(name: string, pos: number, ctx: FormulaContext): FormulaValue {
   switch (name) {
     case 'TRUE':
@@ -73,7 +83,10 @@ export function itemField(item: FormulaItem, field: ItemField): Decimal {
   }
 }
 
-/** The cheapest (or most expensive) line: by unit price, then the lower subtotal, then the first (reference §3.3). */
+/**
+ * The cheapest (or most expensive) line: by unit price, then the lower subtotal, then the first
+ * (docs/concepts.md#targeting).
+ */
 export function extremeItem(items: readonly FormulaItem[], direction: 1 | -1): FormulaItem | null {
   let best: FormulaItem | null = null
   for (const item of items) {

@@ -7,7 +7,7 @@ import type { FormulaFailureReason } from './failure'
 
 /**
  * How a formula-backed field came out: the value used and, when the formula could not be evaluated,
- * why the static value was used instead (reference §3.5).
+ * why the static value was used instead (docs/behaviour.md#formulas).
  */
 export interface FormulaUse {
   /** The field the formula sets: `amount_off`, `percent_off`, `fixed_amount`, `unit_off`, `units[i].unit_off`. */

@@ -1,7 +1,7 @@
 import { FormulaFailure } from './failure'
 
 /**
- * The formula language's words (reference §3.5). Multiplication is written `x`, `×` or `*`, division
+ * The formula language's words (docs/behaviour.md#formulas). Multiplication is written `x`, `×` or `*`, division
  * `÷` or `/`; `%` is the remainder. `;` separates arguments. Words are operands, functions, `AND`/`OR`,
  * the string operators (`is`, `isNot`, `contains`, `startsWith`, `endsWith`), the date comparisons
  * (`DATE_IS`, `IS_AFTER`, `IS_BEFORE`) or the lone `x`.
@@ -50,7 +50,10 @@ const WORD_OPERATORS: Readonly<Record<string, Operator>> = {
   IS_BEFORE: 'IS_BEFORE',
 }
 
-/** The date comparisons are written both ways: `a IS_AFTER b` and `IS_AFTER(a; b)` (reference §3.5 calls them operators). */
+/**
+ * The date comparisons are written both ways: `a IS_AFTER b` and `IS_AFTER(a; b)` (docs/behaviour.md#formulas
+ * lists them as operators).
+ */
 const ALSO_FUNCTIONS: ReadonlySet<string> = new Set(['DATE_IS', 'IS_AFTER', 'IS_BEFORE'])
 
 /** Positions are 0-based offsets into the source, for error messages. */

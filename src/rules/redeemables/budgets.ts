@@ -5,7 +5,7 @@ import { evaluateField, type FormulaContext, type FormulaUse } from '../formulas
 import type { UnitBudgetUse } from './types'
 
 /*
- * Unit budgets on targeting entries (reference §3.3, `product_*_quantity_limit`): how many units of a
+ * Unit budgets on targeting entries (docs/concepts.md#targeting: `product_*_quantity_limit`): how many units of a
  * product, SKU or collection member a campaign or promotion tier may discount in all. The operation
  * layer reads the past redemptions; counting them and turning limits into room are decided here.
  */

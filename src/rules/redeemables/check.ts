@@ -29,10 +29,10 @@ function failure(
 }
 
 /**
- * The checks a redeemable passes on its own, before stacking (reference §2.4 step 1): it exists,
- * it and its campaign are active now, it has uses, credits or points left (counting live session
- * locks), its loyalty reward is valid, and a referral code is not redeemed by its referrer.
- * Validation rules are checked separately, on the running order (`checkRules`).
+ * The checks a redeemable passes on its own, before stacking (step 1 of
+ * docs/concepts.md#validation-and-redemption): it exists, it and its campaign are active now, it has uses,
+ * credits or points left (counting live session locks), its loyalty reward is valid, and a referral code is
+ * not redeemed by its referrer. Validation rules are checked separately, on the running order (`checkRules`).
  */
 export function checkSubject(subject: RedeemableSubject, input: PipelineInput): CheckFailure | null {
   const { now, timeZone } = input
@@ -131,7 +131,7 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
 /**
  * The custom message of the redeemable's validation rule (its `error.message`) also explains the
  * redeemable's own schedule: a merchant who writes "Promotion is inactive this weekend." on the rule of
- * a tier that is off at weekends wants it shown when the tier is off (reference examples G).
+ * a tier that is off at weekends wants it shown when the tier is off (docs/behaviour.md#custom-error-messages).
  */
 function withCustomMessage<E extends Omit<RedeemableError, 'request_id'>>(error: E, subject: RedeemableSubject): E {
   const message = subject.validation_rules.find((r) => r.error?.message)?.error?.message

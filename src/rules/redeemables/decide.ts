@@ -19,7 +19,7 @@ import { availableCredits, availablePoints, type CheckFailure, checkRules, check
 import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './types'
 
 /**
- * The validation of a stackable request, as one pure decision (reference §2.4):
+ * The validation of a stackable request, as one pure decision (docs/concepts.md#validation-and-redemption):
  * 1. each redeemable's own checks; 2. stacking sorts and selects (limits, exclusivity, ALL/PARTIAL);
  * 3. effects in application order on the running order, each redeemable's validation rules checked
  * on the order as it stands when its turn comes; 4. the no-effect rule.
@@ -145,7 +145,7 @@ type Effect =
 function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Effect {
   const voucher = subject.voucher
   if (voucher?.type === 'GIFT_VOUCHER') {
-    // Without `gift.credits` the card pays what it can of what is left (reference §4 is silent; documented).
+    // Without `gift.credits` the card pays what it can of what is left (docs/behaviour.md#credits).
     const credits = subject.gift?.credits ?? Math.min(availableCredits(subject), running.total_amount)
     const gift = { credits, balance: voucher.gift?.balance ?? 0 }
     if (voucher.gift?.effect !== 'APPLY_TO_ITEMS') {
@@ -223,7 +223,7 @@ function hasAnyFormula(discount: Discount, applicableTo: ApplicableTo | undefine
 }
 
 /**
- * What the redeemable's formulas read (reference §3.5): the order as it stands when its turn comes,
+ * What the redeemable's formulas read (docs/behaviour.md#formulas): the order as it stands when its turn comes,
  * the customer, the redemption's metadata, and the voucher's or tier's metadata and counters.
  */
 function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): FormulaContext {
@@ -254,7 +254,10 @@ function formulaContext(subject: RedeemableSubject, running: CalculatedOrder, in
   }
 }
 
-/** A gift card that covers items only, and the order has none of them with an amount (reference §1.5, §4). */
+/**
+ * A gift card that covers items only, and the order has none of them with an amount
+ * (docs/errors.md#result-keys, docs/concepts.md#gift-cards).
+ */
 function missingItemsAmount(applicableTo: ApplicableTo | undefined): Turndown {
   return {
     error: {
@@ -320,7 +323,7 @@ function bundleOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
 }
 
 /** The products a discount may touch: the `applicable_to` of every rule assigned to the redeemable. */
-export function targetingOf(subject: RedeemableSubject): ApplicableTo | undefined {
+export function targetingOf(subject: Pick<RedeemableSubject, 'validation_rules'>): ApplicableTo | undefined {
   const withTargets = subject.validation_rules.filter((r) => r.applicable_to)
   if (withTargets.length === 0) return undefined
   const included = withTargets.flatMap((r) => r.applicable_to?.included ?? [])

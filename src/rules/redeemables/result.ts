@@ -151,9 +151,9 @@ function applicableResult(
 }
 
 /**
- * The discount as the calculation used it: every stored field, the `effect` it applied (the reference
- * §3.1 default when the stored discount names none) and `is_dynamic` (true only when a formula set a
- * value).
+ * The discount as the calculation used it: every stored field, the `effect` it applied (the default of
+ * docs/concepts.md#types-and-effects when the stored discount names none) and `is_dynamic` (true only when a
+ * formula set a value).
  */
 function shownDiscount(discount: Discount, subject: RedeemableSubject): Discount {
   const { effect } = resolveEffect(discount, targetingOf(subject))

@@ -1,7 +1,7 @@
 import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 
 /**
- * The order with one redemption's effects taken back (`WITH_ORDER` rollback, reference §7.2): the
+ * The order with one redemption's effects taken back (`WITH_ORDER` rollback, docs/concepts.md#rollbacks): the
  * discounts it applied and the units it added, line by line, using the `applied_*` fields of the
  * order the redemption recorded. Lines are matched by what they are (SKU, product, source id), not by
  * position, because a later redemption may have added lines and an earlier rollback removed some.

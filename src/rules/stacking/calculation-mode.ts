@@ -5,11 +5,11 @@ import type { CategoryRef } from './types'
 export type CalculationMode = StackingRules['discount_calculation_mode']
 
 /**
- * The amount a redeemable's discount is computed on (reference §2.2 "Discount calculation mode"):
- * the running amount left by the previous discounts (DISCOUNTED_AMOUNT) or the order's initial amount
- * (INITIAL_AMOUNT). A category listed in `initial_amount_mode_categories` /
- * `discounted_amount_mode_categories` overrides the project mode; among several categories the first
- * by precedence with an override decides (see `byPrecedence`).
+ * The amount a redeemable's discount is computed on (docs/concepts.md#what-each-setting-does: "Discount
+ * calculation mode"): the running amount left by the previous discounts (DISCOUNTED_AMOUNT) or the order's
+ * initial amount (INITIAL_AMOUNT). A category listed in `initial_amount_mode_categories` /
+ * `discounted_amount_mode_categories` overrides the project mode; among several categories the first by
+ * precedence with an override decides (see `byPrecedence`).
  */
 export function calculationModeFor(
   categories: readonly CategoryRef[],

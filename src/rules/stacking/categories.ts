@@ -4,7 +4,7 @@ import type { CategoryRef, StackingKind } from './types'
 
 /**
  * The hierarchy of a category created without one, and of a redeemable with no category at all
- * (reference §2.2: "Default category hierarchy is 1, minimum 0"). An uncategorised redeemable thus
+ * (docs/concepts.md#categories: 1 when unset, at least 0). An uncategorised redeemable thus
  * sorts with default-hierarchy categories, after hierarchy-0 ones: it is neither favoured nor
  * penalised compared with a category nobody configured.
  */
@@ -13,7 +13,7 @@ export const DEFAULT_CATEGORY_HIERARCHY = 1
 type KindRules = Pick<StackingRules, 'exclusive_categories' | 'joint_categories'>
 
 /**
- * A redeemable's stacking kind from its categories (reference §2.3). With several categories,
+ * A redeemable's stacking kind from its categories (docs/concepts.md#categories). With several categories,
  * EXCLUSIVE wins over JOINT and JOINT over COMMON: "Never stackable" is a restriction someone set on
  * purpose, and dropping it because the redeemable also sits in another category would let it stack
  * with common ones against that setting.

@@ -1,5 +1,12 @@
 /** Stacking: which requested redeemables apply together, in what order, and why the others do not. */
 
+export {
+  BEST_STACK_EXACT_CANDIDATES,
+  type BestStack,
+  type BestStackCandidate,
+  type BestStackOptions,
+  searchBestStack,
+} from './best'
 export type { CalculationMode } from './calculation-mode'
 export { calculationModeFor } from './calculation-mode'
 export {

@@ -1,5 +1,5 @@
 /**
- * The SKIPPED detail keys and their messages, exactly as the service sends them (reference §1.6).
+ * The SKIPPED detail keys and their messages, exactly as the service sends them (docs/errors.md#skipped-keys).
  * The table is the single source so a key and its message never drift apart.
  */
 export const SKIP_MESSAGES = {

@@ -15,7 +15,7 @@ export interface NoEffectVerdict {
 }
 
 /**
- * What to do with a redeemable whose effect came out as nothing (reference §2.2 "No effect"):
+ * What to do with a redeemable whose effect came out as nothing (docs/concepts.md#what-each-setting-does: "No effect"):
  * SKIP leaves it unredeemed (SKIPPED `no_effect`, the code stays available), REDEEM_ANYWAY redeems it.
  * A category listed in `no_effect_skip_categories` / `no_effect_redeem_anyway_categories` overrides
  * the global `redeemables_no_effect_rule`; among several categories the first by precedence with an

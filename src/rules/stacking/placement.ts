@@ -2,7 +2,10 @@ import type { StackingRules } from '../../model/stacking'
 
 export type ResultStatus = 'APPLICABLE' | 'INAPPLICABLE' | 'SKIPPED'
 
-/** The list fields of a validation result (reference §1.4, §9.1). */
+/**
+ * The list fields of a validation result (docs/concepts.md#results-and-their-keys,
+ * docs/behaviour.md#partial-placement).
+ */
 export interface Placement<T> {
   valid: boolean
   redeemables: T[]
@@ -13,16 +16,16 @@ export interface Placement<T> {
 type PlacementRules = Pick<StackingRules, 'redeemables_application_mode'>
 
 /**
- * Where each redeemable result goes (reference §9.1). `results` should come in application order:
+ * Where each redeemable result goes (docs/behaviour.md#partial-placement). `results` should come in application order:
  * each APPLICABLE result carries the order after it, so the running totals then read top-down
  * (under REQUESTED_ORDER this is request order). Every list keeps that order.
  *
- * - PARTIAL: `redeemables` holds only the APPLICABLE results (the spec's wording; its example
- *   contradicts it, §1.4); INAPPLICABLE and SKIPPED ones appear only in their side lists.
+ * - PARTIAL: `redeemables` holds only the APPLICABLE results (the spec's wording; its example contradicts it,
+ *   docs/concepts.md#results-and-their-keys); INAPPLICABLE and SKIPPED ones appear only in their side lists.
  * - ALL: `redeemables` holds every result; the side lists hold the INAPPLICABLE / SKIPPED ones too.
  * - `valid` is false exactly when at least one result is INAPPLICABLE, in either mode. A request
  *   whose redeemables are all SKIPPED (say, `no_effect`) and none INAPPLICABLE is therefore valid:
- *   §9.1 ties `valid` to inapplicability only.
+ *   docs/behaviour.md#partial-placement ties `valid` to inapplicability only.
  */
 export function placeResults<T extends { status: ResultStatus }>(
   results: readonly T[],
@@ -55,9 +58,10 @@ function redeemablesList<T extends { status: ResultStatus }>(
 }
 
 /**
- * The results a redemption redeems. Under ALL a single INAPPLICABLE result fails the whole request
- * and nothing is redeemed ("the whole request fails and nothing applies", §2.2); under PARTIAL the
- * APPLICABLE ones are redeemed and the rest left out.
+ * The results a redemption redeems. Under ALL a single INAPPLICABLE result fails the whole request and
+ * nothing is redeemed ("the whole request fails and nothing applies",
+ * docs/concepts.md#what-each-setting-does); under PARTIAL the APPLICABLE ones are redeemed and the rest left
+ * out.
  */
 export function appliedResults<T extends { status: ResultStatus }>(results: readonly T[], rules: PlacementRules): T[] {
   const applicable = results.filter((r) => r.status === 'APPLICABLE')

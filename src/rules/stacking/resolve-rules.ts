@@ -2,9 +2,10 @@ import { EngineError } from '../../errors'
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../model/stacking'
 
 /**
- * The effective stacking rules of a project: its own settings over the §9.2 defaults, checked
- * against the bounds of reference §2.1. Bad settings throw `EngineError.invalid` naming the field,
- * so the same function guards `stackingRules.create` and every validation.
+ * The effective stacking rules of a project: its own settings over the
+ * docs/behaviour.md#default-stacking-rules defaults, checked against the bounds of
+ * docs/concepts.md#stacking-rules. Bad settings throw `EngineError.invalid` naming the field, so the same
+ * function guards `stackingRules.create` and every validation.
  *
  * Bounds where the sources disagree (documented choices):
  * - `applicable_exclusive_redeemables_limit`: 1–5. The OAS `StackingRules` schema and the dashboard

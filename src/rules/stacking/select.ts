@@ -36,7 +36,8 @@ export type StackDecision =
 export type SkipDecision = Extract<StackDecision, { decision: 'SKIP' }>
 
 /**
- * Which candidates apply, and why each other one does not (reference §2.3, §2.4 step 3, §1.6).
+ * Which candidates apply, and why each other one does not (step 2 of
+ * docs/concepts.md#validation-and-redemption; docs/concepts.md#categories, docs/errors.md#skipped-keys).
  * `candidates` come in application order (see `sortRedeemables`); decisions come back in that order.
  *
  * Per candidate, in this order:

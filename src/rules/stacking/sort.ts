@@ -8,9 +8,9 @@ type SortRules = Pick<
 >
 
 /**
- * With `grouped_redeemables_sorting_rule: JOINT_ALWAYS_LAST` (reference §2.2): Never-stackable
+ * With `grouped_redeemables_sorting_rule: JOINT_ALWAYS_LAST` (docs/concepts.md#what-each-setting-does): Never-stackable
  * (exclusive) redeemables first, Always-stackable (joint) ones last, whatever their hierarchies. The
- * reference does not place common redeemables; they go between the two groups, so "joint last"
+ * interface does not place common redeemables; they go between the two groups, so "joint last"
  * holds literally and exclusive ones, which decide whether common ones apply at all, come first.
  */
 const GROUP_RANK: Record<StackingKind, number> = { EXCLUSIVE: 0, COMMON: 1, JOINT: 2 }

@@ -7,7 +7,7 @@ import type { StackingRules } from '../../model/stacking'
  */
 export type CategoryRef = Pick<Category, 'id'> & Partial<Pick<Category, 'hierarchy'>>
 
-/** A category's stacking eligibility (reference §2.3): Never stackable, Always stackable, or neither. */
+/** A category's stacking eligibility (docs/concepts.md#categories): Never stackable, Always stackable, or neither. */
 export type StackingKind = 'EXCLUSIVE' | 'JOINT' | 'COMMON'
 
 /** A requested redeemable as sorting sees it. `index` is its position in the request. */

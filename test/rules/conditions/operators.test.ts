@@ -102,7 +102,7 @@ describe('applyOperator', () => {
     expect(applyOperator(op, actual, expected, env)).toBe(result)
   })
 
-  it('covers every operator of reference §6.3 plus the filter aliases', () => {
+  it('covers every operator of docs/concepts.md#conditions plus the filter aliases', () => {
     const covered = new Set(cases.map((c) => c[0]))
     expect(covered.size).toBe(32)
   })

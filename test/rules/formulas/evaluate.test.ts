@@ -24,7 +24,7 @@ function item(price: number, quantity = 1, extra: Partial<FormulaItem> = {}): Fo
   return { price, quantity, amount: price * quantity, subtotal_amount: price * quantity, ...extra }
 }
 
-describe('E-15 literal examples', () => {
+describe('literal examples', () => {
   it('ORDER_ITEM_PRICE × 0.01 + 1: price 6.00 → 1.06, price 10.00 → 1.10 (major units)', () => {
     expect(value('ORDER_ITEM_PRICE × 0.01 + 1', { item: item(600) })).toBe('1.06')
     expect(value('ORDER_ITEM_PRICE x 0.01 + 1', { item: item(1000) })).toBe('1.1')

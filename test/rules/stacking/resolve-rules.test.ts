@@ -15,7 +15,7 @@ function detailsOf(input: Partial<StackingRules>): string {
 }
 
 describe('resolveStackingRules', () => {
-  it('gives the §9.2 defaults when the project has none', () => {
+  it('gives the default stacking rules (docs/behaviour.md#default-stacking-rules) when the project has none', () => {
     expect(resolveStackingRules()).toEqual({
       ...SECTION_9_2_DEFAULTS,
     })

@@ -65,7 +65,7 @@ describe('selectStack: limits', () => {
     ])
   })
 
-  it('per-category limit 2 with 3 valid in one category: the third is skipped (E-20 flash sale)', () => {
+  it('per-category limit 2 with 3 valid in one category: the third is skipped (flash sale)', () => {
     const decisions = selectStack(
       [ok(0, 'cat_flash'), ok(1, 'cat_flash'), ok(2, 'cat_flash')],
       rules({ applicable_redeemables_per_category_limit: 2 }),
@@ -180,7 +180,7 @@ describe('selectStack: limits', () => {
   })
 })
 
-describe('selectStack: compatibility matrix (reference §2.3)', () => {
+describe('selectStack: compatibility matrix (docs/concepts.md#categories)', () => {
   const r = rules()
   it('common + common stack', () => {
     expect(summary(selectStack([ok(0, 'cat_a'), ok(1, 'cat_b')], r))).toEqual(['0:APPLY', '1:APPLY'])
@@ -272,7 +272,7 @@ describe('selectStack: application modes', () => {
     )
     expect(summary(decisions)).toEqual(['0:APPLY', '1:INAPPLICABLE', '2:APPLY'])
   })
-  it('E-20: welcome valid, seasonal expired; ALL fails the rest, PARTIAL applies the welcome one', () => {
+  it('welcome valid, seasonal expired; ALL fails the rest, PARTIAL applies the welcome one', () => {
     const all = selectStack(
       [bad(0, 'cat_seasonal'), ok(1, 'cat_welcome')],
       rules({ redeemables_application_mode: 'ALL' }),
@@ -294,12 +294,12 @@ describe('selectStack: application modes', () => {
 })
 
 describe('selectStack: no effect', () => {
-  it('REDEEM_ANYWAY applies a no-effect redeemable (E-20 Force)', () => {
+  it('REDEEM_ANYWAY applies a no-effect redeemable (Force)', () => {
     expect(
       summary(selectStack([noEffect(0, 'cat_a')], rules({ redeemables_no_effect_rule: 'REDEEM_ANYWAY' }))),
     ).toEqual(['0:APPLY'])
   })
-  it('SKIP skips it with no_effect, and it takes no slot (E-20 Prevent)', () => {
+  it('SKIP skips it with no_effect, and it takes no slot (Prevent)', () => {
     const decisions = selectStack(
       [noEffect(0, 'cat_a'), ok(1, 'cat_a')],
       rules({ redeemables_no_effect_rule: 'SKIP', applicable_redeemables_per_category_limit: 1 }),
@@ -335,7 +335,7 @@ describe('selectStack: no effect', () => {
   })
 })
 
-describe('planStack: E-20 and application order', () => {
+describe('planStack: the worked stacking example and application order', () => {
   it('VIP 50% (exclusive) with newsletter 10% (common): only VIP applies, in either request order', () => {
     const r = rules()
     expect(summary(planStack([ok(0, 'cat_vip'), ok(1, 'cat_news')], r))).toEqual([
