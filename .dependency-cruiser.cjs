@@ -32,6 +32,16 @@ const KNOWN_OPERATION_CIRCLES = [
   'customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
   'stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
   'stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
+  // The same tangle through campaign-credit.ts (one crediting code for referee rewards and CAMPAIGN rewards).
+  'auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-earning.ts',
+  'campaign-credit.ts > loyalty-members.ts > publications.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts',
+  'publications.ts > vouchers.ts > stackable/session.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts',
+  'redemptions.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
+  'redemptions.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
+  'stackable/redeem.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
+  'stackable/redeem.ts > referrals.ts > campaign-credit.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
+  'stackable/redeem.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
+  'stackable/rollback.ts > referrals.ts > campaign-credit.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
 ]
 
 module.exports = {
