@@ -119,19 +119,27 @@ describe("the host's own transaction", () => {
       await b.query('BEGIN')
       const inA = createEngine({ store: createPostgresStore({ client: a }), maxRetries: 0 })
       const inB = createEngine({ store: createPostgresStore({ client: b }), maxRetries: 0 })
-      const tag = (engine: typeof inA, by: string) =>
-        mutate(engine.context, async (tx) => {
-          const stored = await must(engine.context, 'vouchers', v.id, 'voucher')
-          tx.update('vouchers', stored, { ...stored.value, metadata: { by } })
-        })
       // Both read version 1; A writes first and holds the row until its host commits.
-      const readB = await inB.context.store.vouchers.get(v.id)
-      await tag(inA, 'a')
-      expect(readB?.version).toBe(1)
-      const updateB = tag(inB, 'b').then(
+      const readA = await must(inA.context, 'vouchers', v.id, 'voucher')
+      const readB = await must(inB.context, 'vouchers', v.id, 'voucher')
+      const tag = (engine: typeof inA, read: typeof readA, by: string) =>
+        mutate(engine.context, async (tx) => {
+          tx.update('vouchers', read, { ...read.value, metadata: { by } })
+        })
+      await tag(inA, readA, 'a')
+      const pidB = (await b.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number
+      const updateB = tag(inB, readB, 'b').then(
         () => 'ok',
         (e: EngineError) => e.key,
       )
+      // B's commit waits for A's row lock.
+      for (let i = 0; i < 200; i++) {
+        const waiting = await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [
+          pidB,
+        ])
+        if (waiting.rows.length > 0) break
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      }
       await a.query('COMMIT')
       expect(await updateB).toBe('concurrent_modification')
       // B's transaction is not aborted: the host rolls back (or retries its whole transaction).
