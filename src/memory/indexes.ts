@@ -85,7 +85,7 @@ export class SortedEntries implements Iterable<Entry> {
   firstWhere(pred: (entry: Entry) => boolean): number {
     let position = 0
     for (const chunk of this.chunks) {
-      if (pred(chunk[chunk.length - 1] as Entry)) return position + firstIn(chunk, pred)
+      if (pred(chunk[chunk.length - 1] as Entry)) return position + firstWhere(chunk, pred)
       position += chunk.length
     }
     return position
@@ -105,7 +105,7 @@ export class SortedEntries implements Iterable<Entry> {
       return
     }
     chunk.splice(
-      firstIn(chunk, (e) => compareEntries(e, entry) >= 0),
+      firstWhere(chunk, (e) => compareEntries(e, entry) >= 0),
       0,
       entry,
     )
@@ -117,7 +117,7 @@ export class SortedEntries implements Iterable<Entry> {
   remove(entry: Entry): void {
     const chunk = this.chunkFor(entry)
     if (!chunk) return
-    const at = firstIn(chunk, (e) => compareEntries(e, entry) >= 0)
+    const at = firstWhere(chunk, (e) => compareEntries(e, entry) >= 0)
     if (chunk[at]?.id !== entry.id) return
     chunk.splice(at, 1)
     this.length--
@@ -129,12 +129,13 @@ export class SortedEntries implements Iterable<Entry> {
   }
 }
 
-function firstIn(entries: readonly Entry[], pred: (entry: Entry) => boolean): number {
+/** First position in a sorted list where `pred` turns true (it must be false, then true). */
+export function firstWhere<T>(items: readonly T[], pred: (item: T) => boolean): number {
   let lo = 0
-  let hi = entries.length
+  let hi = items.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (pred(entries[mid] as Entry)) hi = mid
+    if (pred(items[mid] as T)) hi = mid
     else lo = mid + 1
   }
   return lo

@@ -25,6 +25,7 @@ import {
   compareEntries,
   compareKeys,
   type Entry,
+  firstWhere,
   IndexBuckets,
   SortedEntries,
   type SortKey,
@@ -504,18 +505,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return { data, has_more: i < log.length, next_after: next }
     },
   }
-}
-
-/** First position in a sorted list where `pred` turns true (it must be false, then true). */
-function firstWhere<T>(items: readonly T[], pred: (item: T) => boolean): number {
-  let lo = 0
-  let hi = items.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if (pred(items[mid] as T)) hi = mid
-    else lo = mid + 1
-  }
-  return lo
 }
 
 function isRange(cond: FieldFilter): boolean {

@@ -106,6 +106,18 @@ export class Tx {
     this.writes.push({ op: 'increment', collection, id, by, ...options })
   }
 
+  private readonly withdrawn = new Set<Write>()
+
+  /** Takes back a write of this attempt (a later write of the same entity supersedes it). */
+  withdraw(write: Write): void {
+    this.withdrawn.add(write)
+  }
+
+  /** The writes to commit. */
+  changeset(): Write[] {
+    return this.withdrawn.size === 0 ? this.writes : this.writes.filter((w) => !this.withdrawn.has(w))
+  }
+
   /** Runs after a successful commit with what it returned: results take post-increment values from it. */
   onCommit(fn: (committed: Committed) => void): void {
     this.committed.push(fn)
@@ -177,8 +189,9 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
   for (;;) {
     const tx = new Tx(ctx)
     const result = await attempt(tx)
-    if (tx.writes.length === 0) return result
-    const outcome = await ctx.store.commit({ writes: tx.writes })
+    const writes = tx.changeset()
+    if (writes.length === 0) return result
+    const outcome = await ctx.store.commit({ writes })
     if (outcome.ok) {
       for (const fn of tx.committed) fn(outcome)
       return result

@@ -2,6 +2,7 @@ import type { Customer } from '../model/customer'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import type { Tx } from './context'
+import { loadedCard } from './loyalty-ledger'
 
 /**
  * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns).
@@ -33,6 +34,8 @@ export async function findMemberCard(
     const v = w.value as Voucher
     if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
   }
+  const loaded = loadedCard(tx, campaignId, customerId)
+  if (loaded) return loaded
   const page = await tx.store.vouchers.list({
     where: { campaign_id: campaignId, holder_id: customerId },
     order: { field: 'created_at', direction: 'asc' },

@@ -1,7 +1,7 @@
 import { ID_PREFIX } from '../ids'
 import type { PointsBucket, PointsExpirationRules } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
-import type { Stored } from '../ports'
+import type { Stored, Write } from '../ports'
 import {
   activate,
   availablePoints,
@@ -57,6 +57,11 @@ interface CardSlot {
   dirty: Set<string>
   /** Expiry actions already queued in this transaction, by instant. */
   scheduled: Set<string>
+  /**
+   * Guarded increments this transaction wrote for the card (a spend): if the card changes again in
+   * the same transaction, `persist` drops them and writes the card and its buckets whole instead.
+   */
+  increments: Write[]
 }
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
@@ -83,9 +88,20 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
     storedBuckets: new Map(page.data.map((s) => [s.value.id, s])),
     dirty: new Set(),
     scheduled: new Set(),
+    increments: [],
   }
   map.set(stored.value.id, slot)
   return slot
+}
+
+/** A card of the campaign held by the customer that this transaction loaded already, if any. */
+export function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Voucher> | undefined {
+  for (const slot of slotsOf(tx).values()) {
+    if (slot.voucher.campaign_id === campaignId && slot.voucher.holder_id === customerId) {
+      return { value: slot.voucher, version: slot.stored.version }
+    }
+  }
+  return undefined
 }
 
 /**
@@ -101,6 +117,7 @@ export function newCard(tx: Tx, voucher: Voucher): CardState {
     storedBuckets: new Map(),
     dirty: new Set(),
     scheduled: new Set(),
+    increments: [],
   }
   slotsOf(tx).set(voucher.id, slot)
   persist(tx, slot)
@@ -266,7 +283,65 @@ export function refundCard(
   return { restored: result.restored, expired: result.expired }
 }
 
+/**
+ * Spends points like `spendCard`, as guarded increments instead of rewrites: each bucket's `remaining`
+ * (never below zero) and the card's balance (never below zero) and counters, plus one use of the
+ * card. Concurrent spends on one card then all land while the points last; one that finds them gone
+ * fails its guard and decides again (docs/storage.md#counters). The card's other summary fields
+ * (next expiration) catch up at its next full write.
+ */
+export function spendCardGuarded(tx: Tx, card: CardState, points: number): SpendResult {
+  const slot = slotOf(tx, card)
+  const result = spend(slot.buckets, points, { now: tx.now })
+  if (!result.ok) return result
+  slot.buckets = result.buckets
+  const write = (
+    collection: 'vouchers' | 'points_buckets',
+    id: string,
+    by: Record<string, number>,
+    options: object,
+  ) => {
+    tx.increment(collection, id, by, options)
+    slot.increments.push(tx.writes[tx.writes.length - 1] as Write)
+  }
+  for (const t of result.taken) {
+    const after = slot.buckets.find((b) => b.id === t.bucketId)
+    write(
+      'points_buckets',
+      t.bucketId,
+      { remaining: -t.points },
+      { guard: { remaining: { min: 0 } }, ...(after?.remaining === 0 ? { set: { status: 'SPENT' } } : {}) },
+    )
+  }
+  write(
+    'vouchers',
+    slot.voucher.id,
+    { 'loyalty_card.balance': -points, 'redemption.redeemed_points': points, 'redemption.redeemed_quantity': 1 },
+    { guard: { 'loyalty_card.balance': { min: 0 } }, set: { updated_at: tx.nowIso } },
+  )
+  const lc = slot.voucher.loyalty_card
+  slot.voucher = {
+    ...slot.voucher,
+    loyalty_card: lc ? { ...lc, balance: lc.balance - points } : lc,
+    redemption: {
+      ...slot.voucher.redemption,
+      redeemed_points: (slot.voucher.redemption.redeemed_points ?? 0) + points,
+      redeemed_quantity: slot.voucher.redemption.redeemed_quantity + 1,
+    },
+    updated_at: tx.nowIso,
+  }
+  return result
+}
+
 function persist(tx: Tx, slot: CardSlot): void {
+  if (slot.increments.length > 0) {
+    // The card changes again: its whole next version (spend included) replaces the increments.
+    for (const w of slot.increments) {
+      tx.withdraw(w)
+      if (w.op === 'increment' && w.collection === 'points_buckets') slot.dirty.add(w.id)
+    }
+    slot.increments = []
+  }
   for (const id of slot.dirty) {
     const bucket = slot.buckets.find((b) => b.id === id)
     if (!bucket) continue

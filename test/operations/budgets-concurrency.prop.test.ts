@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../../src/memory'
 import { testEngine } from '../support/engine'
 import { propertyRuns } from '../support/store'
+import { cardPayingWithPoints } from './loyalty-fixtures'
 
 /*
  * Budgets under concurrency with the default options (docs/storage.md#counters): every budget rule,
@@ -166,6 +167,28 @@ describe('quantity and balances under heavy contention, default options', () => 
     const card = await engine.vouchers.get('GIFT')
     expect(card.gift?.balance).toBe(60)
     expect(card.redemption.redeemed_quantity).toBe(142)
+  })
+})
+
+describe('a loyalty card under contention, default options', () => {
+  it('120 concurrent payments of 10 points from a card of 500: 50 succeed, the rest loyalty_card_points_exceeded, buckets agree', async () => {
+    const { engine, store } = testEngine()
+    const { card, coin } = await cardPayingWithPoints(engine)
+    const { thrown, ok, failed } = await race(engine, 120, () => ({
+      customer: { source_id: 'alice' },
+      order: { amount: 1000, status: 'CREATED' },
+      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
+    }))
+    expect(thrown).toEqual([])
+    expect(ok).toBe(50)
+    expect(new Set(failed.map((f) => f.parent_redemption.failure_code))).toEqual(
+      new Set(['loyalty_card_points_exceeded']),
+    )
+    const after = await engine.loyalties.getMember(null, card.id)
+    expect(after.loyalty_card?.balance).toBe(0)
+    expect(after.redemption.redeemed_points).toBe(500)
+    const buckets = await store.points_buckets.list({ where: { voucher_id: card.id } })
+    expect(buckets.data.reduce((n, b) => n + b.value.remaining, 0)).toBe(0)
   })
 })
 

@@ -14,7 +14,7 @@ import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
 import { simpleCustomer } from '../customers'
 import { earnOnOrderPaid } from '../loyalty-earning'
-import { loadCard, spendCard, updateCardVoucher } from '../loyalty-ledger'
+import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty-ledger'
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import type { StackedRedemption } from '../redemptions'
 import { recordReferral } from '../referrals'
@@ -222,13 +222,15 @@ export class RedemptionWriter {
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
-      const spent = points > 0 ? spendCard(this.tx, card, points, 'redeemed') : null
-      if (spent && !spent.ok) {
+      if (points === 0) return { voucher: updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) })) }
+      // Guarded increments of the buckets and the balance (with the card's use): concurrent spends on one
+      // card all land while the points last.
+      const spent = spendCardGuarded(this.tx, card, points)
+      if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
         throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
       }
-      const voucher = updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) }))
-      return spent?.ok ? { voucher, taken: spent.taken } : { voucher }
+      return { voucher: card.voucher, taken: spent.taken }
     }
     const credits = outcome.gift?.credits ?? 0
     const next: Voucher = {

@@ -1,0 +1,57 @@
+/**
+ * Bytes a redemption commits (JSON of its changeset), for 5 redeemables over 10 and 100 order lines,
+ * beside the JSON of the order itself. `npx tsx bench/commit-size.ts`
+ */
+import { createEngine } from '../src/engine'
+import { seededRandom } from '../src/ids'
+import { createMemoryStore } from '../src/memory'
+import type { Changeset } from '../src/ports'
+
+async function measure(lines: number) {
+  const memory = createMemoryStore()
+  let bytes = 0
+  const store = { ...memory, commit: (c: Changeset) => ((bytes = JSON.stringify(c).length), memory.commit(c)) }
+  const engine = createEngine({ store, random: seededRandom(9) })
+  await engine.customers.create({ source_id: 'ana' })
+  for (let i = 0; i < 3; i++) {
+    await engine.vouchers.create({
+      code: `C${i}`,
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'PERCENT', percent_off: 5 },
+    })
+  }
+  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 1_000_000 } })
+  const promo = await engine.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Off', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }] },
+  })
+  const order = {
+    items: Array.from({ length: lines }, (_, i) => ({ source_id: `p${i}`, quantity: 1 + (i % 3), price: 1000 + i })),
+  }
+  await engine.redemptions.redeemStackable({
+    customer: { source_id: 'ana' },
+    order,
+    redeemables: [
+      { object: 'voucher', id: 'C0' },
+      { object: 'voucher', id: 'C1' },
+      { object: 'voucher', id: 'C2' },
+      { object: 'voucher', id: 'GIFT', gift: { credits: 100 } },
+      { object: 'promotion_tier', id: promo.promotion?.tiers[0]?.id ?? '' },
+    ],
+  })
+  const redemption = await memory.orders.list({ limit: 1 })
+  const orderBytes = JSON.stringify(redemption.data[0]?.value).length
+  console.log(
+    `| ${lines} | ${bytes.toLocaleString('en-US')} | ${orderBytes.toLocaleString('en-US')} | ${(bytes / orderBytes).toFixed(1)}× |`,
+  )
+}
+
+async function main() {
+  console.log('| order lines | bytes committed | stored order (bytes) | ratio |')
+  console.log('| ---: | ---: | ---: | ---: |')
+  await measure(10)
+  await measure(100)
+}
+
+main()
