@@ -10,7 +10,13 @@ import type { Changeset } from '../src/ports'
 async function measure(lines: number) {
   const memory = createMemoryStore()
   let bytes = 0
-  const store = { ...memory, commit: (c: Changeset) => ((bytes = JSON.stringify(c).length), memory.commit(c)) }
+  const store = {
+    ...memory,
+    commit: (c: Changeset) => {
+      bytes = JSON.stringify(c).length
+      return memory.commit(c)
+    },
+  }
   const engine = createEngine({ store, random: seededRandom(9) })
   await engine.customers.create({ source_id: 'ana' })
   for (let i = 0; i < 3; i++) {
