@@ -54,6 +54,13 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'core-without-postgres',
+      severity: 'error',
+      comment: 'promo-engine/postgres is a subpath with an optional peer (pg): nothing else in src/ imports it.',
+      from: { path: '^src/', pathNot: '^src/postgres' },
+      to: { path: '^src/postgres' },
+    },
+    {
       name: 'rules-are-pure',
       severity: 'error',
       comment: 'src/rules/ takes plain data: it may not import operations, storage or the engine.',

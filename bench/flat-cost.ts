@@ -6,15 +6,17 @@
  *
  *   npx tsx bench/flat-cost.ts            # 1000,10000,100000
  *   npx tsx bench/flat-cost.ts 1000 10000
+ *   npx tsx bench/flat-cost.ts --postgres 1000 10000   # on PostgreSQL (PROMO_PG_URL, else embedded)
  *
  * Prints a Markdown table of medians (ms) per operation and size, and the ratio of the largest size
  * to the smallest. Not a test: times on a shared machine are noisy.
  */
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
-import { createMemoryStore, type MemoryStore } from '../src/memory'
+import { createMemoryStore } from '../src/memory'
 import type { Store, Write } from '../src/ports'
 
+const POSTGRES = process.argv.includes('--postgres')
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
@@ -29,8 +31,25 @@ async function commitAll(store: Store, writes: Write[]): Promise<void> {
 const put = (collection: string, value: Record<string, unknown>): Write =>
   ({ op: 'put', collection, value, expectedVersion: null }) as Write
 
+/** The store under test: the memory store, or a fresh schema on PostgreSQL (`--postgres`). */
+let pgUrl: Promise<{ url: string; stop(): Promise<void> }> | undefined
+async function makeStore(n: number): Promise<Store & { stats: { queries?: number; rowsExamined?: number } }> {
+  if (!POSTGRES) return createMemoryStore()
+  const { server } = await import('./postgres/server')
+  const { createPostgresStore } = await import('../src/postgres')
+  pgUrl ??= server()
+  const store = createPostgresStore({ connectionString: (await pgUrl).url, schema: `flat_${n}` })
+  await store.migrate()
+  return store
+}
+
+/** What a call examined: rows a memory list read, or queries sent to PostgreSQL. */
+function examinedBy(store: { stats: { queries?: number; rowsExamined?: number } }): number {
+  return POSTGRES ? (store.stats.queries ?? 0) : (store.stats.rowsExamined ?? 0)
+}
+
 async function scenario(n: number) {
-  const store = createMemoryStore()
+  const store = await makeStore(n)
   let now = Date.parse('2026-06-01T10:00:00.000Z')
   const tick = () => {
     now += 1000
@@ -230,7 +249,7 @@ async function main() {
     for (const [name, op] of Object.entries(ops)) {
       for (let i = 0; i < 5; i++) await op()
       const times: number[] = []
-      const rows0 = (store as MemoryStore).stats.rowsExamined
+      const rows0 = examinedBy(store)
       for (let i = 0; i < RUNS; i++) {
         const s = performance.now()
         await op()
@@ -238,12 +257,12 @@ async function main() {
       }
       times.sort((a, b) => a - b)
       table.set(name, [...(table.get(name) ?? []), times[Math.floor(times.length / 2)] as number])
-      examined.set(name, [...(examined.get(name) ?? []), ((store as MemoryStore).stats.rowsExamined - rows0) / RUNS])
+      examined.set(name, [...(examined.get(name) ?? []), (examinedBy(store) - rows0) / RUNS])
     }
   }
   const head = SIZES.map((n) => n.toLocaleString('en-US'))
   console.log(
-    `| operation | ${head.map((h) => `${h} rows (ms)`).join(' | ')} | ${head.at(-1)} ÷ ${head[0]} | rows examined per call |`,
+    `| operation | ${head.map((h) => `${h} rows (ms)`).join(' | ')} | ${head.at(-1)} ÷ ${head[0]} | ${POSTGRES ? 'queries' : 'rows examined'} per call |`,
   )
   console.log(`| --- | ${SIZES.map(() => '---:').join(' | ')} | ---: | --- |`)
   for (const [name, times] of table) {
@@ -253,7 +272,12 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(e)
-  process.exit(1)
-})
+main()
+  .then(async () => {
+    if (pgUrl) await (await pgUrl).stop()
+    process.exit(0)
+  })
+  .catch((e) => {
+    console.error(e)
+    process.exit(1)
+  })

@@ -26,5 +26,10 @@ export async function pickFreeCodes(
   // One of the windows of `wanted` consecutive free codes, at random.
   const page = 1 + Math.floor(tx.ctx.random() * Math.floor(total / wanted))
   const window = (await tx.store.vouchers.list({ where, order, limit: wanted, page })).data
-  return window.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+  const picked = window.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+  if (picked.length >= count) return picked
+  // Other processes claimed codes between the two reads and the free set shrank below this window:
+  // take the first free ones instead (a third read, only then).
+  const first = await tx.store.vouchers.list({ where, order, limit: wanted })
+  return first.data.filter((s) => !exclude.has(s.value.id)).slice(0, count)
 }

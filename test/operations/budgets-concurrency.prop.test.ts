@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../../src/memory'
 import type { Redemption } from '../../src/model/redemption'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 import { cardPayingWithPoints } from './loyalty-fixtures'
 
 /*
@@ -82,7 +83,7 @@ describe('budget rules under concurrency, default options', () => {
           })
           expect(next.parent_redemption.result).toBe(n >= limit ? 'FAILURE' : 'SUCCESS')
         }),
-        { numRuns: 8 },
+        { numRuns: propertyRuns(8) },
       )
     })
   }

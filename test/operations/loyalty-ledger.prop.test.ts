@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { mutate } from '../../src/operations/context'
 import { creditCard, expireCard, loadCard, spendCard } from '../../src/operations/loyalty-ledger'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 import { member, program } from './loyalty-fixtures'
 
 type Step =
@@ -63,7 +64,7 @@ describe('persisted ledger', () => {
           ).toBe(lc?.balance)
         }
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     )
   })
 })

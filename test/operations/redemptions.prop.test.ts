@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { Redemption } from '../../src/model/redemption'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 
 /*
  * Concurrency in the memory store: every operation awaits its store reads, so Promise.all interleaves
@@ -33,7 +34,7 @@ describe('redeemStackable under concurrency', () => {
         for (const f of failures) expect(failureCode(f.parent_redemption)).toBe('quantity_exceeded')
         expect((await engine.vouchers.get('RACE')).redemption.redeemed_quantity).toBe(Math.min(n, q))
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 
@@ -58,7 +59,7 @@ describe('redeemStackable under concurrency', () => {
         expect(results.filter((r) => r.valid)).toHaveLength(Math.min(n, q))
         expect((await store.sessions.list()).data).toHaveLength(Math.min(n, q))
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 
@@ -91,7 +92,7 @@ describe('redeemStackable under concurrency', () => {
           }
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })
@@ -161,7 +162,7 @@ describe('redeem then roll back', () => {
           else expect(order).toMatchObject({ status: 'PAID', total_amount: redemption.order.total_amount })
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { mutate } from '../../src/operations/context'
 import { creditCard, loadCard } from '../../src/operations/loyalty-ledger'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 import { member, program } from './loyalty-fixtures'
 
 const credits = fc.array(
@@ -95,7 +96,7 @@ describe('reward redemption then rollback', () => {
         await engine.redemptions.rollback(redeemed.id)
         expect(await state()).toEqual(before)
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })

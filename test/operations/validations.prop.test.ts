@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ValidationResult } from '../../src/rules/redeemables'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 
 type T = ReturnType<typeof testEngine>
 
@@ -131,7 +132,7 @@ describe('validateStackable properties', () => {
           if (r.status !== 'APPLICABLE') expect(r.explanation).toBeDefined()
         }
       }),
-      { numRuns: 120 },
+      { numRuns: propertyRuns(120) },
     )
   })
 
@@ -156,7 +157,7 @@ describe('validateStackable properties', () => {
             : 0
         expect((await store.sessions.list()).data.length).toBe(sessionsBefore + redeemed)
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     )
   })
 })

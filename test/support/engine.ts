@@ -3,6 +3,7 @@ import { createEngine, type EngineOptions } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
 import type { Clock } from '../../src/ports'
+import { defaultTestStore } from './store'
 
 /** A clock the test moves by hand. */
 export function manualClock(
@@ -23,7 +24,8 @@ export function manualClock(
 /** An engine with a manual clock and seeded randomness: every run gives the same ids and codes. */
 export function testEngine(options: EngineOptions = {}) {
   const clock = manualClock()
-  const engine = createEngine({ clock, random: seededRandom(42), ...options })
+  const store = options.store ?? defaultTestStore()
+  const engine = createEngine({ clock, random: seededRandom(42), ...options, ...(store ? { store } : {}) })
   return { engine, clock, store: engine.context.store }
 }
 

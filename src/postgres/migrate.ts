@@ -1,0 +1,121 @@
+import { COLLECTIONS } from '../memory/store'
+import type { CollectionName, IndexDeclarations } from '../ports'
+import { quote, type TableLayout, tableLayout } from './columns'
+import { commitFunction } from './commit-function'
+import type { Queryable } from './connection'
+
+/*
+ * The schema, created and upgraded by `migrate()` (docs/postgres.md#migrations). Numbered steps run
+ * once each, recorded in `pe_migrations`; the declared columns and indexes are then reconciled on
+ * every run (a new engine release or a host's own `indexes` add them), and the commit function is
+ * replaced. Everything runs in one transaction under an advisory lock, so two processes migrating at
+ * once take turns and the second finds the work done.
+ */
+
+/** The schema version this release writes. */
+export const SCHEMA_VERSION = 1
+
+const STEPS: readonly ((s: string) => string)[] = [
+  (s) => `
+    CREATE TABLE ${s}.pe_feed (id integer PRIMARY KEY CHECK (id = 1), seq bigint NOT NULL);
+    INSERT INTO ${s}.pe_feed VALUES (1, 0);
+    CREATE TABLE ${s}.pe_changes (
+      seq bigint NOT NULL, pos integer NOT NULL, collection text NOT NULL, id text NOT NULL,
+      op text NOT NULL, version integer NOT NULL, value jsonb, PRIMARY KEY (seq, pos));
+    CREATE TABLE ${s}.pe_keys (
+      constraint_name text PRIMARY KEY, collection text NOT NULL, key text NOT NULL, columns text[] NOT NULL);
+    CREATE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
+      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
+    BEGIN
+      -- Only ISO-looking text is cast; a value that still does not parse reads as absent, never an error.
+      IF t !~ '^\\d{4}-\\d{2}-\\d{2}' THEN RETURN NULL; END IF;
+      RETURN t::timestamptz;
+    EXCEPTION WHEN others THEN RETURN NULL;
+    END $$;`,
+]
+
+export interface MigrateOptions {
+  schema: string
+  indexes?: IndexDeclarations
+}
+
+/** An advisory lock key per schema, so migrations of different schemas do not wait on each other. */
+function lockKey(schema: string): string {
+  let h = 0
+  for (const ch of `promo-engine:${schema}`) h = (Math.imul(h, 31) + (ch.codePointAt(0) ?? 0)) | 0
+  return String(h)
+}
+
+export function layouts(schema: string, indexes: IndexDeclarations = {}): Map<CollectionName, TableLayout> {
+  return new Map(COLLECTIONS.map((c) => [c, tableLayout(c, schema, indexes)]))
+}
+
+/** Creates or upgrades the schema; safe to run at every start and from several processes at once. */
+export async function runMigrations(db: Queryable, options: MigrateOptions): Promise<{ applied: number[] }> {
+  const s = quote(options.schema)
+  const applied: number[] = []
+  await db.query('BEGIN')
+  try {
+    await db.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey(options.schema)])
+    await db.query(`CREATE SCHEMA IF NOT EXISTS ${s}`)
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.pe_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    )
+    const done = await db.query<{ version: number }>(`SELECT version FROM ${s}.pe_migrations`)
+    const have = new Set(done.rows.map((r) => r.version))
+    for (let i = 0; i < STEPS.length; i++) {
+      if (have.has(i + 1)) continue
+      await db.query((STEPS[i] as (s: string) => string)(s))
+      await db.query(`INSERT INTO ${s}.pe_migrations (version) VALUES ($1)`, [i + 1])
+      applied.push(i + 1)
+    }
+    const tables = layouts(options.schema, options.indexes)
+    const existing = await db.query<{ conname: string }>(
+      'SELECT conname FROM pg_constraint c JOIN pg_namespace n ON n.oid = c.connamespace WHERE n.nspname = $1',
+      [options.schema],
+    )
+    const constraints = new Set(existing.rows.map((r) => r.conname))
+    const ddl: string[] = []
+    for (const layout of tables.values()) ddl.push(...tableDdl(s, layout, constraints))
+    await db.query(ddl.join(';\n'))
+    await db.query(commitFunction(options.schema, [...tables.values()]))
+    await db.query('COMMIT')
+  } catch (error) {
+    await db.query('ROLLBACK').catch(() => undefined)
+    throw error
+  }
+  return { applied }
+}
+
+function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): string[] {
+  const t = `${s}.${quote(layout.collection)}`
+  const out = [
+    `CREATE TABLE IF NOT EXISTS ${t} (id text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL, shape integer NOT NULL)`,
+  ]
+  for (const c of layout.columns) {
+    out.push(
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression}) STORED`,
+    )
+  }
+  for (const k of layout.keys) {
+    if (!constraints.has(k.constraint)) {
+      // Checked at the end of the commit, not per statement: a changeset may move a key between entities.
+      out.push(
+        `ALTER TABLE ${t} ADD CONSTRAINT ${quote(k.constraint)} UNIQUE (${k.columns.map(quote).join(', ')}) DEFERRABLE INITIALLY DEFERRED`,
+      )
+    }
+    const literal = (x: string) => `'${x.replace(/'/g, "''")}'`
+    out.push(
+      `INSERT INTO ${s}.pe_keys VALUES (${literal(k.constraint)}, ${literal(layout.collection)}, ${literal(k.key)}, ARRAY[${k.columns.map(literal).join(', ')}]::text[]) ON CONFLICT DO NOTHING`,
+    )
+  }
+  const seen = new Set<string>()
+  for (const index of layout.indexes) {
+    if (seen.has(index.name)) continue
+    seen.add(index.name)
+    const cols = index.columns.map((c, i) => (i === index.columns.length - 1 ? `${quote(c)} NULLS FIRST` : quote(c)))
+    if (index.columns.at(-1) !== 'id') cols.push('id')
+    out.push(`CREATE INDEX IF NOT EXISTS ${quote(index.name)} ON ${t} (${cols.join(', ')})`)
+  }
+  return out
+}

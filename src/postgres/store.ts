@@ -1,0 +1,494 @@
+import pg from 'pg'
+import { COLLECTIONS } from '../memory/store'
+import type {
+  Change,
+  ChangePage,
+  Changeset,
+  ChangesQuery,
+  CollectionName,
+  CommitResult,
+  Entity,
+  FieldFilter,
+  IndexDeclarations,
+  IndexType,
+  ListQuery,
+  Page,
+  Repository,
+  Store,
+  Stored,
+  Write,
+} from '../ports'
+import { currentShape, upgradeShape } from '../shapes'
+import { quote, type TableLayout } from './columns'
+import {
+  commitFault,
+  type PoolClientLike,
+  type PoolLike,
+  type Queryable,
+  type QueryResultLike,
+  storeFault,
+} from './connection'
+import { layouts, runMigrations } from './migrate'
+
+/** Where a commit is when the test hook is called (`PostgresStoreOptions.commitHook`). */
+export type CommitStep = 'begin' | 'applied' | 'committed'
+
+export interface PostgresStoreOptions {
+  /** A `pg.Pool` (the store takes a connection per commit and gives it back). */
+  pool?: PoolLike
+  /** Or a connection string: the store makes its own pool (closed by `close()`). */
+  connectionString?: string
+  /**
+   * Or one client inside a transaction the host opened (docs/postgres.md#host-transaction): the store
+   * neither begins nor commits, and a conflict is returned to the engine, never retried here.
+   */
+  client?: Queryable
+  /** The schema holding the tables (default `promo_engine`). */
+  schema?: string
+  /** Indexes beyond the engine's own (`INDEXES`), for a host's own list queries; `migrate()` creates them. */
+  indexes?: IndexDeclarations
+  /**
+   * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
+   * instead of one) and the hook is awaited after each, so a test can kill the process between them.
+   * `pauseAfterWrite` makes the function itself sleep after its k-th write (1-based).
+   */
+  commitHook?: {
+    after?: (step: CommitStep) => void | Promise<void>
+    pauseAfterWrite?: { after: number; seconds: number }
+  }
+}
+
+/** What the store counts, for tests and benchmarks that assert the cost of an operation without timing it. */
+export interface PostgresStoreStats {
+  /** Queries sent to the database (each is one round trip). */
+  queries: number
+  commits: number
+}
+
+export interface PostgresStore extends Store {
+  readonly stats: PostgresStoreStats
+  readonly schema: string
+  /** Creates or upgrades the schema (idempotent, safe from several processes at once). */
+  migrate(): Promise<{ applied: number[] }>
+  /** Closes the pool the store made from a connection string (a pool or client passed in stays open). */
+  close(): Promise<void>
+}
+
+interface Row {
+  id: string
+  value: unknown
+  version: number
+  shape: number
+}
+
+const SELECT = 'SELECT id, value, version, shape'
+
+/**
+ * The PostgreSQL store (docs/postgres.md): one table per collection, entities as JSONB with their
+ * version and shape, natural keys and declared index fields as stored generated columns, every
+ * commit one call of a function `migrate()` installs.
+ */
+export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {
+  const schema = options.schema ?? 'promo_engine'
+  const s = quote(schema)
+  const tables = layouts(schema, options.indexes)
+  const stats: PostgresStoreStats = { queries: 0, commits: 0 }
+  const given = [options.pool, options.connectionString, options.client].filter((x) => x !== undefined)
+  if (given.length !== 1) throw new Error('createPostgresStore needs exactly one of pool, connectionString or client')
+  const ownPool =
+    options.connectionString === undefined
+      ? undefined
+      : (new pg.Pool({ connectionString: options.connectionString }) as unknown as PoolLike)
+  const pool = options.pool ?? ownPool
+  const db: Queryable = pool ?? (options.client as Queryable)
+
+  async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
+    stats.queries++
+    try {
+      return await db.query<R>(text, values)
+    } catch (error) {
+      throw storeFault(error)
+    }
+  }
+
+  const table = (c: CollectionName) => `${s}.${quote(c)}`
+  const layoutOf = (c: CollectionName) => tables.get(c) as TableLayout
+
+  function repository<C extends CollectionName>(collection: C): Repository<C> {
+    const t = table(collection)
+    const layout = layoutOf(collection)
+    const asStored = (row: Row): Stored<Entity<C>> => ({
+      value: upgradeShape(collection, row.value, row.shape) as Entity<C>,
+      version: row.version,
+    })
+    const keyOf = (key: string) => {
+      const k = layout.keys.find((x) => x.key === key)
+      if (!k) throw new Error(`${collection} has no natural key ${key}`)
+      return k
+    }
+    const keyValues = (value: string | readonly string[]): readonly string[] =>
+      typeof value === 'string' ? [value] : value
+    return {
+      async get(id) {
+        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = $1`, [id])
+        return rows[0] ? asStored(rows[0]) : undefined
+      },
+      async getMany(ids) {
+        if (ids.length === 0) return []
+        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = ANY($1::text[])`, [ids])
+        const byId = new Map(rows.map((r) => [r.id, r]))
+        return ids.flatMap((id) => {
+          const row = byId.get(id)
+          return row ? [asStored(row)] : []
+        })
+      },
+      async findBy(key, value) {
+        const k = keyOf(key)
+        const values = keyValues(value)
+        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}`).join(' AND ')
+        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE ${where}`, [...values])
+        return rows[0] ? asStored(rows[0]) : undefined
+      },
+      async findMany(key, values) {
+        if (values.length === 0) return []
+        const k = keyOf(key)
+        const tuples = values.map(keyValues)
+        const params = k.columns.map((_, i) => tuples.map((t) => t[i] ?? null))
+        const cols = k.columns.map(quote)
+        const sql =
+          cols.length === 1
+            ? `${SELECT}, ${cols[0]} AS k0 FROM ${t} WHERE ${cols[0]} = ANY($1::text[])`
+            : `${SELECT}, ${cols.map((c, i) => `${c} AS k${i}`).join(', ')} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')}))`
+        const { rows } = await query<Row & Record<string, string>>(sql, params)
+        const byKey = new Map(rows.map((r) => [JSON.stringify(k.columns.map((_, i) => r[`k${i}`])), r]))
+        return tuples.flatMap((tuple) => {
+          const row = byKey.get(JSON.stringify(tuple))
+          return row ? [asStored(row)] : []
+        })
+      },
+      async list(q = {}) {
+        return list(collection, q, asStored)
+      },
+    }
+  }
+
+  /**
+   * One query per page, whatever it asks: the filters, the cursor (its anchor read in the same
+   * statement: an anchor outside the filtered set gives an empty page), the page, and the total.
+   */
+  async function list<C extends CollectionName>(
+    collection: C,
+    q: ListQuery,
+    asStored: (row: Row) => Stored<Entity<C>>,
+  ): Promise<Page<Entity<C>>> {
+    const layout = layoutOf(collection)
+    const t = table(collection)
+    const order = q.order ?? { field: 'created_at', direction: 'asc' as const }
+    const fieldOf = (name: string) => {
+      const f = layout.fields.get(name)
+      if (!f) {
+        throw new Error(
+          `${collection} is listed by ${name}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
+        )
+      }
+      return f
+    }
+    const params: unknown[] = []
+    const param = (v: unknown) => {
+      params.push(v)
+      return `$${params.length}`
+    }
+    const conditions: string[] = []
+    for (const [name, cond] of Object.entries(q.where ?? {})) {
+      conditions.push(condition(fieldOf(name), cond, param, s))
+    }
+    const sort = fieldOf(order.field)
+    const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
+    const desc = order.direction === 'desc'
+    const col = quote(sort.column)
+    const dir = desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'
+    const idDir = desc ? 'DESC' : 'ASC'
+    const limit = q.limit
+    const page = q.page ?? 1
+    // Without a limit every row is on page 1.
+    const empty = limit === undefined && page > 1
+    const offset = limit === undefined ? 0 : (page - 1) * limit
+    let anchor = ''
+    let from = t
+    let keyset = 'TRUE'
+    if (q.starting_after_id !== undefined) {
+      anchor = `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${param(q.starting_after_id)} AND ${where}) `
+      from = `${t} CROSS JOIN a`
+      keyset = desc
+        ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
+        : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
+    }
+    const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
+    const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
+      empty ? ' AND FALSE' : ''
+    } ORDER BY ${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
+    const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
+    const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
+    const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
+    const has_more = limit !== undefined && found.length > limit
+    const data = (has_more ? found.slice(0, limit) : found).map(asStored)
+    const last = data.at(-1)
+    return {
+      data,
+      total: Number(rows[0]?.total ?? 0),
+      has_more,
+      more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
+    }
+  }
+
+  async function commit(changeset: Changeset): Promise<CommitResult> {
+    stats.commits++
+    const payload = JSON.stringify({
+      writes: canonical(changeset.writes),
+      ...(options.commitHook?.pauseAfterWrite ? { pause: options.commitHook.pauseAfterWrite } : {}),
+    })
+    const sql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
+    if (options.client) {
+      // The host's transaction: one statement, no BEGIN/COMMIT of ours.
+      return outcome(await runCommit(options.client, sql, payload))
+    }
+    let client: PoolClientLike
+    try {
+      client = await (pool as PoolLike).connect()
+    } catch (error) {
+      throw storeFault(error)
+    }
+    let broken: Error | undefined
+    try {
+      const hook = options.commitHook?.after
+      if (!hook) return outcome(await runCommit(client, sql, payload))
+      await runStatement(client, 'BEGIN')
+      await hook('begin')
+      const r = await runCommit(client, sql, payload)
+      await hook('applied')
+      await runStatement(client, 'COMMIT')
+      await hook('committed')
+      return outcome(r)
+    } catch (error) {
+      broken = error instanceof Error ? error : new Error(String(error))
+      throw error
+    } finally {
+      client.release(broken !== undefined && (broken as { key?: string }).key !== 'commit_failed')
+    }
+  }
+
+  async function runStatement(client: Queryable, text: string): Promise<void> {
+    stats.queries++
+    try {
+      await client.query(text)
+    } catch (error) {
+      throw commitFault(error)
+    }
+  }
+
+  async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
+    stats.queries++
+    try {
+      const { rows } = await client.query<{ r: unknown }>(sql, [payload])
+      return rows[0]?.r
+    } catch (error) {
+      const code = (error as { code?: unknown }).code
+      // Raised outside the function's own handler (at COMMIT in the host's transaction, for one): still a conflict.
+      if (code === '40001' || code === '40P01')
+        return { ok: false, conflict: { collection: 'locks', id: '', reason: 'version' } }
+      throw commitFault(error)
+    }
+  }
+
+  async function changes(q: ChangesQuery = {}): Promise<ChangePage> {
+    const after = q.after ?? 0
+    const limit = q.limit ?? 100
+    const only = q.collections && q.collections.length > 0 ? q.collections : undefined
+    const filter = only ? ' AND collection = ANY($3::text[])' : ''
+    // The seq of the limit-th matching change: the page ends with that commit, whole.
+    const edge = await query<{ seq: string }>(
+      `SELECT seq FROM ${s}.pe_changes WHERE seq > $1${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1`,
+      only ? [after, limit - 1, only] : [after, limit - 1],
+    )
+    const upTo = edge.rows[0] ? Number(edge.rows[0].seq) : undefined
+    const params: unknown[] = [after, upTo ?? null]
+    if (only) params.push(only)
+    const { rows } = await query<Omit<Change, 'seq'> & { seq: string }>(
+      `SELECT seq, collection, id, op, version, value FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
+      params,
+    )
+    const data: Change[] = rows.map((r) => ({
+      seq: Number(r.seq),
+      collection: r.collection,
+      id: r.id,
+      op: r.op,
+      version: r.version,
+      value: r.op === 'put' ? upgradeShape(r.collection, r.value, currentShape(r.collection)) : null,
+    }))
+    if (upTo !== undefined) {
+      const more = await query<{ more: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes WHERE seq > $1) AS more`,
+        [upTo],
+      )
+      return { data, has_more: more.rows[0]?.more === true, next_after: upTo }
+    }
+    // Fewer than `limit` matched: the cursor moves past every commit read, matching or not.
+    const last = await query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${s}.pe_changes WHERE seq > $1`, [
+      after,
+    ])
+    const lastSeq = last.rows[0]?.seq
+    return { data, has_more: false, next_after: lastSeq == null ? after : Number(lastSeq) }
+  }
+
+  const repositories = Object.fromEntries(COLLECTIONS.map((c) => [c, repository(c)])) as {
+    [C in CollectionName]: Repository<C>
+  }
+
+  return {
+    ...repositories,
+    stats,
+    schema,
+    commit,
+    changes,
+    async migrate() {
+      if (options.client) return runMigrations(options.client, { schema, indexes: options.indexes ?? {} })
+      let client: PoolClientLike
+      try {
+        client = await (pool as PoolLike).connect()
+      } catch (error) {
+        throw storeFault(error)
+      }
+      try {
+        return await runMigrations(client, { schema, indexes: options.indexes ?? {} })
+      } finally {
+        client.release()
+      }
+    },
+    async close() {
+      await ownPool?.end()
+    },
+  }
+}
+
+function outcome(r: unknown): CommitResult {
+  const result = r as CommitResult
+  if (!result.ok) {
+    const c = result.conflict
+    // The function reports only what it knows; absent keys are left out, as the memory store does.
+    for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === null) delete c[k]
+  }
+  return result
+}
+
+/**
+ * The writes as the commit function applies them: by (collection, id), entities with a guarded
+ * increment last; the writes of one entity keep their order. `pos` is the order in which the
+ * changeset first touched each entity, which the change feed keeps.
+ */
+function canonical(writes: readonly Write[]): unknown[] {
+  const firstTouch = new Map<string, number>()
+  const guarded = new Set<string>()
+  const rows = writes.map((w, i) => {
+    const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
+    const slot = `${w.collection}/${id}`
+    if (!firstTouch.has(slot)) firstTouch.set(slot, firstTouch.size)
+    if (w.op === 'increment' && w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
+    return { w, i, id, slot }
+  })
+  rows.sort((a, b) => {
+    const ga = guarded.has(a.slot) ? 1 : 0
+    const gb = guarded.has(b.slot) ? 1 : 0
+    if (ga !== gb) return ga - gb
+    if (a.w.collection !== b.w.collection) return a.w.collection < b.w.collection ? -1 : 1
+    if (a.id !== b.id) return a.id < b.id ? -1 : 1
+    return a.i - b.i
+  })
+  return rows.map(({ w, id, slot }) => {
+    const pos = firstTouch.get(slot)
+    if (w.op === 'put') {
+      return { op: 'put', c: w.collection, id, v: w.value, ev: w.expectedVersion, s: currentShape(w.collection), pos }
+    }
+    if (w.op === 'delete') return { op: 'delete', c: w.collection, id, ev: w.expectedVersion, pos }
+    return {
+      op: 'increment',
+      c: w.collection,
+      id,
+      by: w.by,
+      ...(w.guard === undefined ? {} : { guard: w.guard }),
+      ...(w.create === undefined ? {} : { create: w.create }),
+      ...(w.set === undefined ? {} : { set: w.set }),
+      s: currentShape(w.collection),
+      pos,
+    }
+  })
+}
+
+/** A `where` condition on a typed column, with the filter's values read as the column's type. */
+function condition(
+  field: { column: string; type: IndexType },
+  cond: FieldFilter,
+  param: (v: unknown) => string,
+  s: string,
+): string {
+  const col = quote(field.column)
+  const typed = (p: string) => {
+    switch (field.type) {
+      case 'text':
+        return `${p}::text`
+      case 'number':
+        return `${p}::numeric`
+      case 'boolean':
+        return `${p}::boolean`
+      case 'timestamp':
+        return `${s}.pe_timestamp(${p}::text)`
+    }
+  }
+  if (cond === null) return `${col} IS NULL`
+  if (typeof cond !== 'object') {
+    const v = asColumnValue(cond, field.type)
+    return v === null ? `${col} IS NULL` : `${col} = ${typed(param(v))}`
+  }
+  if ('in' in cond) {
+    const values = cond.in.map((v) => (v === null ? null : asColumnValue(v, field.type)))
+    const present = values.filter((v): v is string | number | boolean => v !== null)
+    const parts: string[] = []
+    if (present.length > 0) {
+      const arrayType = { text: 'text', number: 'numeric', boolean: 'boolean', timestamp: 'text' }[field.type]
+      parts.push(
+        field.type === 'timestamp'
+          ? `${col} IN (SELECT ${s}.pe_timestamp(x) FROM unnest(${param(present.map(String))}::text[]) x)`
+          : `${col} = ANY(${param(present.map(String))}::${arrayType}[])`,
+      )
+    }
+    if (values.some((v) => v === null)) parts.push(`${col} IS NULL`)
+    return parts.length > 0 ? `(${parts.join(' OR ')})` : 'FALSE'
+  }
+  const r = cond as { before?: string; after?: string; gte?: number; lte?: number }
+  const parts: string[] = []
+  const bound = (v: string | number) => {
+    const x = asColumnValue(v, field.type)
+    return x === null ? 'NULL' : typed(param(x))
+  }
+  if (r.after !== undefined) parts.push(`${col} > ${bound(r.after)}`)
+  if (r.before !== undefined) parts.push(`${col} < ${bound(r.before)}`)
+  if (r.gte !== undefined) parts.push(`${col} >= ${bound(r.gte)}`)
+  if (r.lte !== undefined) parts.push(`${col} <= ${bound(r.lte)}`)
+  return parts.length > 0 ? `(${parts.join(' AND ')})` : 'TRUE'
+}
+
+/** A filter value as the column holds it (the memory store's sort key): null when of another type. */
+function asColumnValue(value: string | number | boolean, type: IndexType): string | number | boolean | null {
+  switch (type) {
+    case 'timestamp': {
+      if (typeof value !== 'string') return null
+      const t = Date.parse(value)
+      return Number.isNaN(t) ? null : new Date(t).toISOString()
+    }
+    case 'number':
+      return typeof value === 'number' ? value : null
+    case 'boolean':
+      return typeof value === 'boolean' ? value : null
+    case 'text':
+      return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null
+  }
+}

@@ -1,0 +1,49 @@
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { databaseUrl, TEMPLATE_DB } from './global-setup'
+
+/** A fresh database cloned from the migrated template, for one test file. */
+export async function cloneDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = inject('pgUrl')
+  const name = `promo_t_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: base })
+  await admin.connect()
+  // A template must have no other session while it is copied: retry briefly if another file is cloning it.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`)
+      break
+    } catch (error) {
+      if (attempt >= 50 || (error as { code?: string }).code !== '55006') throw error
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  await admin.end()
+  return {
+    url: databaseUrl(base, name),
+    async drop() {
+      const c = new pg.Client({ connectionString: base })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+/**
+ * Empties a migrated schema and restarts its change feed: a fresh store, cheaply. Every write goes
+ * through a commit, which the feed records, so only the tables the feed names need emptying.
+ */
+export async function emptySchema(db: pg.Pool | pg.Client, schema: string): Promise<void> {
+  const s = `"${schema}"`
+  await db.query(`DO $$
+DECLARE c text;
+BEGIN
+  FOR c IN SELECT DISTINCT collection FROM ${s}.pe_changes LOOP
+    EXECUTE format('DELETE FROM %I.%I', '${schema}', c);
+  END LOOP;
+  DELETE FROM ${s}.pe_changes;
+  UPDATE ${s}.pe_feed SET seq = 0 WHERE seq <> 0;
+END $$`)
+}

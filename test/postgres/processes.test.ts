@@ -1,0 +1,277 @@
+import { type ChildProcess, fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEngine, type Engine } from '../../src/engine'
+import { enqueue, registerAsyncHandler } from '../../src/operations/async-actions'
+import { mutate } from '../../src/operations/context'
+import { creditCard, loadCard } from '../../src/operations/loyalty-ledger'
+import { createPostgresStore, type PostgresStore } from '../../src/postgres'
+import { cloneDatabase } from './database'
+import { COUNT_ACTION, countHandler } from './processes/scenario'
+
+/*
+ * Across processes: 4 child processes × 250 attempts on one database (test/postgres/processes/child.ts).
+ * What one process's memory store proves with interleaved promises, these prove with real
+ * connections racing on real row locks.
+ */
+
+const CHILDREN = 4
+const ATTEMPTS = 250
+const CHILD = fileURLToPath(new URL('./processes/child.ts', import.meta.url))
+
+interface Tally {
+  by: Record<string, number>
+  success: number
+  refused: number
+  conflict: number
+  amount: number
+  errors: string[]
+}
+
+let url: string
+let drop: () => Promise<void>
+let pool: pg.Pool
+let store: PostgresStore
+let engine: Engine
+
+beforeAll(async () => {
+  const db = await cloneDatabase()
+  url = db.url
+  drop = db.drop
+  pool = new pg.Pool({ connectionString: url, max: 4 })
+  store = createPostgresStore({ pool })
+  engine = createEngine({ store })
+  registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
+})
+
+afterAll(async () => {
+  await pool.end()
+  await drop()
+})
+
+function spawnChild(env: Record<string, string>, onMessage?: (m: unknown, child: ChildProcess) => void) {
+  const child = fork(CHILD, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PG_URL: url, ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  })
+  const done = new Promise<{ tally?: Tally; fatal?: string; signal: NodeJS.Signals | null }>((resolve) => {
+    let tally: Tally | undefined
+    let fatal: string | undefined
+    child.on('message', (m: { tally?: Tally; fatal?: string }) => {
+      if (m.tally) tally = m.tally
+      if (m.fatal) fatal = m.fatal
+      onMessage?.(m, child)
+    })
+    child.on('exit', (_code, signal) => resolve({ ...(tally ? { tally } : {}), ...(fatal ? { fatal } : {}), signal }))
+  })
+  return done
+}
+
+/** Runs the scenario in 4 processes at once and sums their tallies. */
+async function race(scenario: string, attempts = ATTEMPTS, env: Record<string, string> = {}): Promise<Tally> {
+  const results = await Promise.all(
+    Array.from({ length: CHILDREN }, (_, i) =>
+      spawnChild({ SCENARIO: scenario, ATTEMPTS: String(attempts), CHILD: String(i), ...env }),
+    ),
+  )
+  const total: Tally = { success: 0, refused: 0, conflict: 0, amount: 0, errors: [], by: {} }
+  for (const r of results) {
+    expect(r.fatal).toBeUndefined()
+    const t = r.tally as Tally
+    total.success += t.success
+    total.refused += t.refused
+    total.conflict += t.conflict
+    total.amount += t.amount
+    total.errors.push(...t.errors)
+    for (const [k, n] of Object.entries(t.by)) total.by[k] = (total.by[k] ?? 0) + n
+  }
+  expect(total.errors).toEqual([])
+  return total
+}
+
+describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
+  it('one code with quantity Q gives exactly Q successes', async () => {
+    const q = 37
+    await engine.vouchers.create({
+      code: 'HOT',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: q },
+    })
+    const t = await race('quantity')
+    expect(t.success).toBe(q)
+    expect(t.success + t.refused + t.conflict).toBe(CHILDREN * ATTEMPTS)
+    const voucher = await engine.vouchers.get('HOT')
+    expect(voucher.redemption.redeemed_quantity).toBe(q)
+    const redemptions = await store.redemptions.list({ where: { related_object_id: voucher.id }, count: true })
+    expect(redemptions.data.filter((r) => r.value.result === 'SUCCESS')).toHaveLength(q)
+  })
+
+  it('a gift card never goes below zero and its redemptions sum to what it lost', async () => {
+    const amount = 50_000
+    await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount } })
+    const t = await race('gift')
+    const card = await engine.vouchers.get('GIFT')
+    expect(card.gift?.balance).toBeGreaterThanOrEqual(0)
+    expect(card.gift?.balance).toBe(amount - t.amount)
+    const ledger = await store.redemptions.list({ where: { related_object_id: card.id } })
+    const spent = ledger.data.filter((r) => r.value.result === 'SUCCESS').reduce((n, r) => n + (r.value.amount ?? 0), 0)
+    expect(spent).toBe(t.amount)
+    expect(t.success).toBeGreaterThan(0)
+  })
+
+  it('a loyalty card never goes below zero and its buckets sum to its balance', async () => {
+    const club = await engine.loyalties.create({
+      name: 'Club',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 } },
+    })
+    await engine.vouchers.create({
+      code: 'CARD',
+      type: 'LOYALTY_CARD',
+      campaign_id: club.id,
+      loyalty_card: { points: 0 },
+    })
+    const start = 3000
+    await mutate(engine.context, async (tx) => {
+      const stored = await tx.store.vouchers.findBy('code', 'CARD')
+      if (!stored) throw new Error('no card')
+      creditCard(tx, await loadCard(tx, stored), { points: start, expiresAt: null, source: { type: 'manual' } })
+    })
+    const t = await race('loyalty')
+    const card = await engine.vouchers.get('CARD')
+    const buckets = (await store.points_buckets.list({ where: { voucher_id: card.id } })).data.map((b) => b.value)
+    expect(card.loyalty_card?.balance).toBeGreaterThanOrEqual(0)
+    expect(card.loyalty_card?.balance).toBe(start - t.amount)
+    expect(card.loyalty_card?.balance).toBe(buckets.reduce((n, b) => n + b.remaining, 0))
+    expect(t.success).toBeGreaterThan(0)
+  })
+
+  it('budget rules hold: per customer, per day and per campaign', async () => {
+    const coupon = async (name: string, rule: string, limit: number) => {
+      const campaign = await engine.campaigns.create({
+        name,
+        campaign_type: 'DISCOUNT_COUPONS',
+        type: 'AUTO_UPDATE',
+        voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+        vouchers_count: 1,
+      })
+      const created = await engine.validationRules.create({
+        name: `${rule} at most ${limit}`,
+        rules: { '1': { name: rule, conditions: { $less_than_or_equal: [limit] } } },
+      })
+      await engine.validationRules.createAssignment(created.id, {
+        related_object_type: 'campaign',
+        related_object_id: campaign.id,
+      })
+      const codes = await store.vouchers.list({ where: { campaign_id: campaign.id } })
+      return codes.data[0]?.value.code as string
+    }
+    const perCustomer = await coupon('Per customer', 'redemption.count.per_customer', 3)
+    const daily = await coupon('Daily', 'campaign.redemptions.count.daily', 40)
+    const total = await coupon('Total', 'campaign.redemptions.count', 25)
+    const t = await race('budgets', ATTEMPTS, { CODES: JSON.stringify([perCustomer, daily, total]) })
+    for (let c = 0; c < 5; c++) expect(t.by[`${perCustomer}/cust-${c}`]).toBe(3)
+    expect(t.by[perCustomer]).toBe(15)
+    expect(t.by[daily]).toBe(40)
+    expect(t.by[total]).toBe(25)
+    expect(t.conflict).toBe(0)
+  })
+
+  it('publications claim distinct free codes', async () => {
+    await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 1200,
+    })
+    await engine.asyncActions.runPending()
+    const t = await race('publications')
+    expect(t.success).toBe(CHILDREN * ATTEMPTS)
+    expect(t.conflict).toBe(0)
+    expect(Object.keys(t.by)).toHaveLength(CHILDREN * ATTEMPTS)
+    expect(Object.values(t.by).every((n) => n === 1)).toBe(true)
+  })
+
+  it('session locks never exceed the quantity', async () => {
+    const q = 23
+    await engine.vouchers.create({
+      code: 'LOCKS',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: q },
+    })
+    const t = await race('sessions')
+    expect(t.success).toBe(q)
+    const voucher = await engine.vouchers.get('LOCKS')
+    const sessions = await store.sessions.list({ where: { voucher_id: voucher.id, released_at: null } })
+    expect(sessions.total).toBe(q)
+  })
+
+  it('each async action runs exactly once', async () => {
+    const n = 60
+    // Actions the earlier cases queued (a loyalty program's card generation) run too.
+    const queued = (await store.async_actions.list({ where: { status: 'ENQUEUED' } })).total
+    await mutate(engine.context, async (tx) => {
+      for (let i = 0; i < n; i++) enqueue(tx, COUNT_ACTION, { i })
+    })
+    // Every child keeps running pending actions until none is left.
+    const t = await race('async', 5)
+    const counter = await store.counters.get('async-runs')
+    expect(counter?.value.runs).toBe(n)
+    expect(t.success).toBe(n + queued)
+    const pending = await store.async_actions.list({ where: { status: 'ENQUEUED' } })
+    expect(pending.total).toBe(0)
+  })
+})
+
+describe.sequential('a process killed during its commit', () => {
+  async function killedAt(step: string): Promise<void> {
+    await engine.vouchers.create({
+      code: 'KILL',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: 10 },
+    })
+    const feed = await store.changes({ after: 0, limit: 1_000_000 })
+    const before = feed.next_after
+    const exit = await spawnChild({ SCENARIO: 'kill', ATTEMPTS: '1', KILL_AT: step }, (m, child) => {
+      const at = (m as { at?: string }).at
+      if (at === undefined) return
+      // In the function: let the server reach the pause after its second write first.
+      setTimeout(() => child.kill('SIGKILL'), step === 'in-function' ? 500 : 0)
+    })
+    expect(exit.signal).toBe('SIGKILL')
+    // The server notices the lost client, rolls back an open transaction, releases its locks.
+    let voucher = await engine.vouchers.get('KILL')
+    for (let i = 0; i < 100; i++) {
+      const busy = await pool.query(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE '%pe_commit%' AND pid <> pg_backend_pid()",
+      )
+      if (busy.rows[0].n === 0) break
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    voucher = await engine.vouchers.get('KILL')
+    const redemptions = await store.redemptions.list({ where: { related_object_id: voucher.id } })
+    const after = await store.changes({ after: before, limit: 1_000_000 })
+    const all = voucher.redemption.redeemed_quantity === 1
+    // All of the commit or none of it: the counter, the redemption rows and the feed agree.
+    expect(redemptions.total).toBe(all ? redemptions.total : 0)
+    expect(redemptions.total > 0).toBe(all)
+    expect(after.data.length > 0).toBe(all)
+    if (step === 'committed') expect(all).toBe(true)
+    else expect(all).toBe(false)
+    await mutate(engine.context, async (tx) => {
+      const stored = await tx.store.vouchers.findBy('code', 'KILL')
+      if (stored) tx.update('vouchers', stored, { ...stored.value, code: `KILLED-${step}` })
+    })
+  }
+
+  it('after BEGIN: none of it', () => killedAt('begin'))
+  it('inside the commit function, after its second write: none of it', () => killedAt('in-function'))
+  it('after the commit function, before COMMIT: none of it', () => killedAt('applied'))
+  it('after COMMIT: all of it', () => killedAt('committed'))
+})

@@ -1,0 +1,163 @@
+import pg from 'pg'
+import { createEngine } from '../../../src/engine'
+import { EngineError } from '../../../src/errors'
+import { registerAsyncHandler } from '../../../src/operations/async-actions'
+import { mutate } from '../../../src/operations/context'
+import { loadCard, spendCard } from '../../../src/operations/loyalty-ledger'
+import { type CommitStep, createPostgresStore } from '../../../src/postgres'
+import { COUNT_ACTION, countHandler } from './scenario'
+
+/*
+ * One process of the multi-process tests (test/postgres/processes.test.ts), run with
+ * `node --import tsx`. It makes `ATTEMPTS` attempts of one scenario on the database at `PG_URL` and
+ * reports its tally to the parent over IPC. In the `kill` scenario it commits one redemption with the
+ * adapter's commit hook and waits at the named step for the parent's SIGKILL.
+ */
+
+const url = process.env.PG_URL as string
+const scenario = process.env.SCENARIO as string
+const attempts = Number(process.env.ATTEMPTS ?? 250)
+const killAt = process.env.KILL_AT as CommitStep | 'in-function' | undefined
+
+function send(message: unknown): Promise<void> {
+  return new Promise((resolve) => process.send?.(message, () => resolve()))
+}
+
+async function main(): Promise<void> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  const store = createPostgresStore({
+    pool,
+    ...(killAt === undefined
+      ? {}
+      : {
+          commitHook: {
+            ...(killAt === 'in-function' ? { pauseAfterWrite: { after: 2, seconds: 3 } } : {}),
+            after: async (step: CommitStep) => {
+              // In the function: say the commit is starting and go on; the server pauses after write 2.
+              if (killAt === 'in-function') {
+                if (step === 'begin') await send({ at: step })
+                return
+              }
+              if (step === killAt) {
+                await send({ at: step })
+                // Wait here for the parent's SIGKILL; the process never gets past this point.
+                await new Promise(() => {})
+              }
+            },
+          },
+        }),
+  })
+  const engine = createEngine({ store, maxRetries: 50, timezone: 'UTC' })
+  registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
+  const tally = {
+    success: 0,
+    refused: 0,
+    conflict: 0,
+    errors: [] as string[],
+    amount: 0,
+    by: {} as Record<string, number>,
+  }
+  const attempt = async (run: () => Promise<'success' | 'refused' | number>) => {
+    try {
+      const r = await run()
+      if (typeof r === 'number') {
+        tally.success++
+        tally.amount += r
+      } else tally[r]++
+    } catch (error) {
+      if (error instanceof EngineError && error.key === 'concurrent_modification') tally.conflict++
+      else tally.errors.push(error instanceof Error ? `${error.name}: ${error.message}` : String(error))
+    }
+  }
+  const order = { amount: 10_000 }
+  for (let i = 0; i < attempts; i++) {
+    switch (scenario) {
+      case 'quantity':
+        await attempt(async () => {
+          const r = await engine.redemptions.redeemStackable({ redeemables: [{ object: 'voucher', id: 'HOT' }], order })
+          return r.parent_redemption.result === 'SUCCESS' ? 'success' : 'refused'
+        })
+        break
+      case 'gift':
+        await attempt(async () => {
+          const credits = 1 + ((i * 7919 + Number(process.env.CHILD ?? 0) * 104_729) % 400)
+          const r = await engine.redemptions.redeemStackable({
+            redeemables: [{ object: 'voucher', id: 'GIFT', gift: { credits } }],
+            order,
+          })
+          return r.parent_redemption.result === 'SUCCESS' ? (r.redemptions[0]?.amount ?? 0) : 'refused'
+        })
+        break
+      case 'loyalty':
+        await attempt(async () => {
+          const points = 1 + ((i * 31 + Number(process.env.CHILD ?? 0) * 17) % 20)
+          return mutate(engine.context, async (tx) => {
+            const stored = await tx.store.vouchers.findBy('code', 'CARD')
+            if (!stored) throw new Error('no card')
+            const spent = spendCard(tx, await loadCard(tx, stored), points)
+            return spent.ok ? points : ('refused' as const)
+          })
+        })
+        break
+      case 'budgets':
+        await attempt(async () => {
+          // Three coupons, each under a budget rule; five customers take turns.
+          const codes = JSON.parse(process.env.CODES ?? '[]') as string[]
+          const code = codes[i % codes.length] as string
+          const customer = `cust-${(i + Number(process.env.CHILD ?? 0)) % 5}`
+          const r = await engine.redemptions.redeemStackable({
+            redeemables: [{ object: 'voucher', id: code }],
+            order,
+            customer: { source_id: customer },
+          })
+          if (r.parent_redemption.result !== 'SUCCESS') return 'refused'
+          for (const key of [code, `${code}/${customer}`]) tally.by[key] = (tally.by[key] ?? 0) + 1
+          return 'success'
+        })
+        break
+      case 'publications':
+        await attempt(async () => {
+          const r = await engine.publications.create({
+            campaign: { name: 'Welcome' },
+            customer: { source_id: `p${process.env.CHILD}-${i}` },
+          })
+          const code = r.voucher?.code ?? ''
+          tally.by[code] = (tally.by[code] ?? 0) + 1
+          return 'success'
+        })
+        break
+      case 'sessions':
+        await attempt(async () => {
+          const r = await engine.validations.validateStackable({
+            redeemables: [{ object: 'voucher', id: 'LOCKS' }],
+            order,
+            session: { type: 'LOCK' },
+          })
+          return r.valid ? 'success' : 'refused'
+        })
+        break
+      case 'async': {
+        const summary = await engine.asyncActions.runPending()
+        tally.success += summary.succeeded
+        tally.errors.push(...(summary.failed > 0 ? [`${summary.failed} failed`] : []))
+        break
+      }
+      case 'kill':
+        await engine.redemptions.redeemStackable({ redeemables: [{ object: 'voucher', id: 'KILL' }], order })
+        await send({ at: 'done' })
+        break
+      default:
+        throw new Error(`unknown scenario ${scenario}`)
+    }
+  }
+  await send({ tally })
+  await pool.end()
+}
+
+main().then(
+  () => process.exit(0),
+  async (error) => {
+    await send({ fatal: error instanceof Error ? (error.stack ?? error.message) : String(error) })
+    process.exit(1)
+  },
+)

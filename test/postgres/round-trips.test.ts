@@ -1,0 +1,135 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createEngine } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
+import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
+import { manualClock } from '../support/engine'
+import { cloneDatabase, emptySchema } from './database'
+
+/*
+ * The chain ceilings of docs/storage.md#load-decide-commit, counted on PostgreSQL as real queries:
+ * the pool is wrapped so that each query's depth is one more than the deepest query finished when it
+ * started (queries sent together share a depth). Each level is a database round trip.
+ */
+
+let pool: pg.Pool
+let drop: () => Promise<void>
+
+beforeAll(async () => {
+  const db = await cloneDatabase()
+  drop = db.drop
+  pool = new pg.Pool({ connectionString: db.url, max: 10 })
+})
+
+afterAll(async () => {
+  await pool.end()
+  await drop()
+})
+
+function countingPool(inner: pg.Pool) {
+  let deepestFinished = 0
+  let deepest = 0
+  let queries = 0
+  const track = async <R>(run: () => Promise<QueryResultLike<R>>): Promise<QueryResultLike<R>> => {
+    const depth = deepestFinished + 1
+    queries++
+    deepest = Math.max(deepest, depth)
+    const result = await run()
+    deepestFinished = Math.max(deepestFinished, depth)
+    return result
+  }
+  const wrapped: PoolLike = {
+    query: <R>(text: string, values?: unknown[]) =>
+      track(() => inner.query(text, values) as unknown as Promise<QueryResultLike<R>>),
+    async connect() {
+      const client = await inner.connect()
+      return {
+        query: <R>(text: string, values?: unknown[]) =>
+          track(() => client.query(text, values) as unknown as Promise<QueryResultLike<R>>),
+        release: (error?: Error | boolean) => client.release(error),
+      }
+    },
+    end: () => inner.end(),
+  }
+  return {
+    pool: wrapped,
+    reset() {
+      deepestFinished = 0
+      deepest = 0
+      queries = 0
+    },
+    get depth() {
+      return deepest
+    },
+    get queries() {
+      return queries
+    },
+  }
+}
+
+async function shop() {
+  await emptySchema(pool, 'promo_engine')
+  const counter = countingPool(pool)
+  const engine = createEngine({
+    store: createPostgresStore({ pool: counter.pool }),
+    clock: manualClock(),
+    random: seededRandom(1),
+  })
+  await engine.raw.customers.create({ source_id: 'ana' })
+  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
+  await engine.raw.vouchers.create({
+    code: 'TEN',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'PERCENT', percent_off: 10 },
+  })
+  await engine.raw.vouchers.create({
+    code: 'CAPPED',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+    redemption: { quantity: 1000 },
+  })
+  await engine.raw.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 50_000 } })
+  const rule = await engine.raw.validationRules.create({
+    name: 'budget',
+    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100] } } },
+  })
+  const capped = await engine.vouchers.get('CAPPED')
+  await engine.raw.validationRules.createAssignment(rule.id, {
+    related_object_type: 'voucher',
+    related_object_id: capped.id,
+  })
+  const promo = await engine.raw.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Five off', action: { discount: { type: 'AMOUNT', amount_off: 500 } } }] },
+  })
+  const tier = promo.promotion?.tiers[0]?.id ?? ''
+  const body = {
+    customer: { source_id: 'ana' },
+    order: { items: [{ source_id: 'shoe', quantity: 2 }] },
+    redeemables: [
+      { object: 'voucher', id: 'TEN' },
+      { object: 'voucher', id: 'CAPPED' },
+      { object: 'voucher', id: 'GIFT', gift: { credits: 1000 } },
+      { object: 'promotion_tier', id: tier },
+    ],
+  }
+  return { counter, engine, body }
+}
+
+describe.sequential('round trips on PostgreSQL', () => {
+  it('a validation of four redeemables for a known customer: at most 4 levels of queries', async () => {
+    const { counter, engine, body } = await shop()
+    counter.reset()
+    expect((await engine.raw.validations.validateStackable(body)).valid).toBe(true)
+    expect(counter.depth).toBeLessThanOrEqual(4)
+  })
+
+  it('a redemption of four redeemables, a new customer created with it: at most 5 levels, one of them the commit', async () => {
+    const { counter, engine, body } = await shop()
+    counter.reset()
+    const result = await engine.raw.redemptions.redeemStackable({ ...body, customer: { source_id: 'new' } })
+    expect(result.parent_redemption.result).toBe('SUCCESS')
+    expect(counter.depth).toBeLessThanOrEqual(5)
+  })
+})

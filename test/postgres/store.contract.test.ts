@@ -1,0 +1,29 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { createPostgresStore, type PostgresStore } from '../../src/postgres'
+import { storeContract } from '../../src/testing'
+import { LISTING_INDEXES } from '../../src/testing/listing'
+import { cloneDatabase, emptySchema } from './database'
+
+describe('PostgreSQL store: the storage contract', () => {
+  let pool: pg.Pool
+  let drop: () => Promise<void>
+  let store: PostgresStore
+  beforeAll(async () => {
+    const db = await cloneDatabase()
+    drop = db.drop
+    pool = new pg.Pool({ connectionString: db.url, max: 20 })
+    store = createPostgresStore({ pool, indexes: LISTING_INDEXES })
+    await store.migrate()
+  })
+  afterAll(async () => {
+    await pool.end()
+    await drop()
+  })
+  for (const c of storeContract(async ({ indexes }) => {
+    await emptySchema(pool, 'promo_engine')
+    return createPostgresStore({ pool, indexes })
+  })) {
+    it(c.name, c.run)
+  }
+})
