@@ -3,8 +3,8 @@
  * application keys alone authenticating (as the hosted service does), pending async actions run in the
  * background, and export files downloadable. Point the official SDK's `apiUrl` at the printed address.
  *
- * Environment: PORT (default 3000), HOST (default 127.0.0.1), DATABASE_URL (the PostgreSQL store, once
- * that adapter is part of the package), and the keys PROMO_APP_ID / PROMO_APP_SECRET,
+ * Environment: PORT (default 3000), HOST (default 127.0.0.1), DATABASE_URL (the PostgreSQL store,
+ * migrated at start; without it the memory store), and the keys PROMO_APP_ID / PROMO_APP_SECRET,
  * PROMO_CLIENT_ID / PROMO_CLIENT_SECRET / PROMO_CLIENT_ORIGINS (comma-separated, default `*`),
  * PROMO_MANAGEMENT_ID / PROMO_MANAGEMENT_SECRET. Keys not given are created at start and printed once.
  */
@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url'
 import { createAdaptorServer } from '@hono/node-server'
 import { createEngine, type Engine, type EngineOptions } from '../src'
 import { createFetchHandler } from '../src/http'
+import { createPostgresStore } from '../src/postgres'
 
 export interface Keys {
   server: { app_id: string; secret: string }
@@ -98,17 +99,17 @@ function backgroundWorker(engine: Engine, intervalMs: number): () => void {
 
 async function main(): Promise<void> {
   const env = process.env
-  if (env.DATABASE_URL) {
-    console.error('DATABASE_URL is set, but this build has no PostgreSQL store yet: unset it to use the memory store.')
-    process.exit(1)
-  }
+  // With a connection string the engine runs on PostgreSQL (migrated here; safe from several servers at once).
+  const store = env.DATABASE_URL ? createPostgresStore({ connectionString: env.DATABASE_URL }) : undefined
+  if (store) await store.migrate()
   const running = await startServer({
     env,
+    ...(store ? { engineOptions: { store } } : {}),
     port: Number(env.PORT ?? 3000),
     hostname: env.HOST ?? '127.0.0.1',
   })
   const { server, client, management } = running.keys
-  console.log(`promo-engine listening on ${running.url} (memory store; keys authenticate, bearer tokens optional)
+  console.log(`promo-engine listening on ${running.url} (${store ? 'PostgreSQL' : 'memory'} store; keys authenticate, bearer tokens optional)
 
   VoucherifyServerSide({ applicationId: '${server.app_id}', secretKey: '${server.secret}', apiUrl: '${running.url}' })
   VoucherifyClientSide({ clientApplicationId: '${client.app_id}', clientSecretKey: '${client.secret}', origin: 'http://localhost', apiUrl: '${running.url}' })
