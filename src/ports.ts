@@ -396,6 +396,12 @@ export interface ChangePage {
 export type Repositories = { [C in CollectionName]: Repository<C> }
 
 export interface Store extends Repositories {
+  /**
+   * True when the store works inside a transaction its host opened (docs/postgres.md#host-transaction):
+   * the engine then makes one attempt and reports a conflict or a failed guard as a 409, for the host
+   * to retry its whole transaction, instead of deciding again on its own.
+   */
+  readonly hostTransaction?: boolean
   /** Applies every write or none, whatever throws. Never throws for a conflict: it reports it. */
   commit(changeset: Changeset): Promise<CommitResult>
   /** What commits wrote, in commit order, after a cursor: the change feed (docs/storage.md#change-feed). */

@@ -209,6 +209,11 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
     lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
     // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
     // deciding again on its new value gives the business answer (a budget reached, a balance spent).
+    // Inside a host's own transaction the host retries its whole transaction, not the engine.
+    if (ctx.store.hostTransaction) {
+      conflicts++
+      break
+    }
     const redecide = c.reason === 'guard' || tx.claims.has(`${c.collection}/${c.id}`)
     if (redecide ? ++guards > MAX_REDECISIONS : ++conflicts > ctx.config.maxRetries) break
   }

@@ -348,6 +348,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     ...repositories,
     stats,
     schema,
+    hostTransaction: options.client !== undefined,
     commit,
     changes,
     async migrate() {

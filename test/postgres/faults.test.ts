@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { must, mutate } from '../../src/operations/context'
-import { createPostgresStore } from '../../src/postgres'
+import { createPostgresStore, type PostgresStore } from '../../src/postgres'
 import { cloneDatabase } from './database'
 
 /* Database faults as EngineErrors with stable keys, and the host's own transaction. */
@@ -117,8 +117,8 @@ describe("the host's own transaction", () => {
     try {
       await a.query('BEGIN')
       await b.query('BEGIN')
-      const inA = createEngine({ store: createPostgresStore({ client: a }), maxRetries: 0 })
-      const inB = createEngine({ store: createPostgresStore({ client: b }), maxRetries: 0 })
+      const inA = createEngine({ store: createPostgresStore({ client: a }) })
+      const inB = createEngine({ store: createPostgresStore({ client: b }) })
       // Both read version 1; A writes first and holds the row until its host commits.
       const readA = await must(inA.context, 'vouchers', v.id, 'voucher')
       const readB = await must(inB.context, 'vouchers', v.id, 'voucher')
@@ -142,6 +142,8 @@ describe("the host's own transaction", () => {
       }
       await a.query('COMMIT')
       expect(await updateB).toBe('concurrent_modification')
+      // One attempt only, whatever maxRetries is: inside the host's transaction the host retries.
+      expect((inB.context.store as PostgresStore).stats.commits).toBe(1)
       // B's transaction is not aborted: the host rolls back (or retries its whole transaction).
       expect((await b.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
       await b.query('ROLLBACK')
