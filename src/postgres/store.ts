@@ -98,7 +98,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const ownPool =
     options.connectionString === undefined
       ? undefined
-      : (new pg.Pool({ connectionString: options.connectionString }) as unknown as PoolLike)
+      : // An idle connection the server drops (a restart, a failover) is reported on the pool; without a
+        // listener node-postgres would crash the process. The next query gets a new connection, and a
+        // query that fails becomes an EngineError (docs/postgres.md#faults).
+        (new pg.Pool({ connectionString: options.connectionString }).on('error', () => {}) as unknown as PoolLike)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
 

@@ -4,6 +4,7 @@ import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import type { Write } from '../../src/ports'
 import { chainCounter } from '../support/chain'
+import { seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty-fixtures'
 
@@ -20,45 +21,7 @@ function engineOn(store: ReturnType<typeof chainCounter>['store']) {
 async function shop() {
   const counter = chainCounter(createMemoryStore())
   const engine = engineOn(counter.store)
-  await engine.customers.create({ source_id: 'ana' })
-  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
-  await engine.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'PERCENT', percent_off: 10 },
-  })
-  await engine.vouchers.create({
-    code: 'CAPPED',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100 },
-    redemption: { quantity: 1000 },
-  })
-  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 50_000 } })
-  const rule = await engine.validationRules.create({
-    name: 'budget',
-    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100] } } },
-  })
-  const capped = await engine.vouchers.get('CAPPED')
-  await engine.validationRules.createAssignment(rule.id, {
-    related_object_type: 'voucher',
-    related_object_id: capped.id,
-  })
-  const promo = await engine.promotions.create({
-    name: 'Promo',
-    campaign_type: 'PROMOTION',
-    promotion: { tiers: [{ name: 'Five off', action: { discount: { type: 'AMOUNT', amount_off: 500 } } }] },
-  })
-  const tier = promo.promotion?.tiers[0]?.id ?? ''
-  const body = {
-    customer: { source_id: 'ana' },
-    order: { items: [{ source_id: 'shoe', quantity: 2 }] },
-    redeemables: [
-      { object: 'voucher', id: 'TEN' },
-      { object: 'voucher', id: 'CAPPED' },
-      { object: 'voucher', id: 'GIFT', gift: { credits: 1000 } },
-      { object: 'promotion_tier', id: tier },
-    ],
-  }
+  const body = await seedChainShop(engine)
   return { counter, engine, body }
 }
 

@@ -23,7 +23,7 @@ setPropertyRunShare(0.05)
 beforeAll(async () => {
   const db = await cloneDatabase()
   drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 8 })
+  pool = new pg.Pool({ connectionString: db.url, max: 8 }).on('error', () => {})
   const p = pool
   useTestStore(() => {
     const schema = ENGINE_SCHEMAS[turn++ % ENGINE_SCHEMAS.length] as string

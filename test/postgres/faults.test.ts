@@ -14,7 +14,7 @@ let drop: () => Promise<void>
 beforeAll(async () => {
   const db = await cloneDatabase()
   drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 6 })
+  pool = new pg.Pool({ connectionString: db.url, max: 6 }).on('error', () => {})
 })
 
 afterAll(async () => {

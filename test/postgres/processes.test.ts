@@ -39,7 +39,7 @@ beforeAll(async () => {
   const db = await cloneDatabase()
   url = db.url
   drop = db.drop
-  pool = new pg.Pool({ connectionString: url, max: 4 })
+  pool = new pg.Pool({ connectionString: url, max: 4 }).on('error', () => {})
   store = createPostgresStore({ pool })
   engine = createEngine({ store })
   registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
+import { seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cloneDatabase, emptySchema } from './database'
 
@@ -18,7 +19,7 @@ let drop: () => Promise<void>
 beforeAll(async () => {
   const db = await cloneDatabase()
   drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 10 })
+  pool = new pg.Pool({ connectionString: db.url, max: 10 }).on('error', () => {})
 })
 
 afterAll(async () => {
@@ -75,45 +76,7 @@ async function shop() {
     clock: manualClock(),
     random: seededRandom(1),
   })
-  await engine.raw.customers.create({ source_id: 'ana' })
-  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
-  await engine.raw.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'PERCENT', percent_off: 10 },
-  })
-  await engine.raw.vouchers.create({
-    code: 'CAPPED',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100 },
-    redemption: { quantity: 1000 },
-  })
-  await engine.raw.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 50_000 } })
-  const rule = await engine.raw.validationRules.create({
-    name: 'budget',
-    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100] } } },
-  })
-  const capped = await engine.vouchers.get('CAPPED')
-  await engine.raw.validationRules.createAssignment(rule.id, {
-    related_object_type: 'voucher',
-    related_object_id: capped.id,
-  })
-  const promo = await engine.raw.promotions.create({
-    name: 'Promo',
-    campaign_type: 'PROMOTION',
-    promotion: { tiers: [{ name: 'Five off', action: { discount: { type: 'AMOUNT', amount_off: 500 } } }] },
-  })
-  const tier = promo.promotion?.tiers[0]?.id ?? ''
-  const body = {
-    customer: { source_id: 'ana' },
-    order: { items: [{ source_id: 'shoe', quantity: 2 }] },
-    redeemables: [
-      { object: 'voucher', id: 'TEN' },
-      { object: 'voucher', id: 'CAPPED' },
-      { object: 'voucher', id: 'GIFT', gift: { credits: 1000 } },
-      { object: 'promotion_tier', id: tier },
-    ],
-  }
+  const body = await seedChainShop(engine)
   return { counter, engine, body }
 }
 

@@ -12,7 +12,7 @@ describe('PostgreSQL store: the storage contract', () => {
   beforeAll(async () => {
     const db = await cloneDatabase()
     drop = db.drop
-    pool = new pg.Pool({ connectionString: db.url, max: 20 })
+    pool = new pg.Pool({ connectionString: db.url, max: 20 }).on('error', () => {})
     store = createPostgresStore({ pool, indexes: LISTING_INDEXES })
     await store.migrate()
   })

@@ -24,7 +24,7 @@ function send(message: unknown): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  const pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
   const store = createPostgresStore({
     pool,
     ...(killAt === undefined

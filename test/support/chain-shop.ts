@@ -1,0 +1,47 @@
+import type { Engine } from '../../src/engine'
+
+/**
+ * The shop the store-cost tests measure (on the memory store and on PostgreSQL): a known customer, a
+ * product, a 10% code, a capped code under a per-customer budget rule, a gift card and a promotion
+ * tier; returns a request naming four of them.
+ */
+export async function seedChainShop(engine: Engine) {
+  await engine.customers.create({ source_id: 'ana' })
+  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
+  await engine.vouchers.create({
+    code: 'TEN',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'PERCENT', percent_off: 10 },
+  })
+  const capped = await engine.vouchers.create({
+    code: 'CAPPED',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+    redemption: { quantity: 1000 },
+  })
+  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 50_000 } })
+  const rule = await engine.validationRules.create({
+    name: 'budget',
+    rules: { '1': { name: 'redemption.count.per_customer', conditions: { $less_than_or_equal: [100] } } },
+  })
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'voucher',
+    related_object_id: capped.id,
+  })
+  const promo = await engine.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Five off', action: { discount: { type: 'AMOUNT', amount_off: 500 } } }] },
+  })
+  const tier = promo.promotion?.tiers[0]?.id ?? ''
+  return {
+    customer: { source_id: 'ana' },
+    order: { items: [{ source_id: 'shoe', quantity: 2 }] },
+    redeemables: [
+      { object: 'voucher' as const, id: 'TEN' },
+      { object: 'voucher' as const, id: 'CAPPED' },
+      { object: 'voucher' as const, id: 'GIFT', gift: { credits: 1000 } },
+      { object: 'promotion_tier' as const, id: tier },
+    ],
+  }
+}
