@@ -24,13 +24,14 @@ const RULES = {
 } as const
 type RuleName = keyof typeof RULES
 
-async function couponWithRule(engine: Engine, rule: RuleName, limit: number): Promise<string> {
+/** A coupon campaign of `count` codes under one budget rule `rule ≤ limit`; its codes and id. */
+async function couponsWithRule(engine: Engine, rule: string, limit: number, count = 1) {
   const campaign = await engine.campaigns.create({
     name: 'Budget',
     campaign_type: 'DISCOUNT_COUPONS',
-    type: 'AUTO_UPDATE',
+    type: 'STATIC',
     voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
-    vouchers_count: 1,
+    vouchers_count: count,
   })
   const created = await engine.validationRules.create({
     name: `at most ${limit}`,
@@ -41,7 +42,11 @@ async function couponWithRule(engine: Engine, rule: RuleName, limit: number): Pr
     related_object_id: campaign.id,
   })
   const codes = await engine.context.store.vouchers.list({ where: { campaign_id: campaign.id } })
-  return (codes.data[0]?.value.code as string) ?? ''
+  return { id: campaign.id, codes: codes.data.map((s) => s.value.code) }
+}
+
+async function couponWithRule(engine: Engine, rule: RuleName, limit: number): Promise<string> {
+  return (await couponsWithRule(engine, rule, limit)).codes[0] ?? ''
 }
 
 async function race(engine: Engine, n: number, body: (i: number) => unknown) {
@@ -90,22 +95,8 @@ describe('budget rules under concurrency, default options', () => {
 
   it('two codes of one campaign in one request by one customer: counted twice, first-time once, no 409', async () => {
     const { engine, store } = testEngine()
-    const campaign = await engine.campaigns.create({
-      name: 'Pair',
-      campaign_type: 'DISCOUNT_COUPONS',
-      type: 'STATIC',
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
-      vouchers_count: 2,
-    })
-    const rule = await engine.validationRules.create({
-      name: 'distinct',
-      rules: { '1': { name: 'campaign.redemptions.customers_count', conditions: { $less_than_or_equal: [10] } } },
-    })
-    await engine.validationRules.createAssignment(rule.id, {
-      related_object_type: 'campaign',
-      related_object_id: campaign.id,
-    })
-    const codes = (await store.vouchers.list({ where: { campaign_id: campaign.id } })).data.map((s) => s.value.code)
+    const { id, codes } = await couponsWithRule(engine, 'campaign.redemptions.customers_count', 10, 2)
+    const campaign = { id }
     const result = await engine.redemptions.redeemStackable({
       redeemables: codes.map((id) => ({ object: 'voucher', id })),
       order: { amount: 1000 },
