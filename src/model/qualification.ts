@@ -98,5 +98,7 @@ export interface PointsEstimation {
     rules: { earning_rule_id: string; event: string; points: number; pending: boolean }[]
     /** The tier events the credit causes. */
     tier_events: { type: string; tier_id: string }[]
+    /** The program's auto-redeem reward, redeemed as many times as the new balance pays for. */
+    rewards: { reward_id: string; times: number; points: number }[]
   }
 }

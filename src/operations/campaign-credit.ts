@@ -56,7 +56,7 @@ export async function creditCampaignCard(
         source: origin.source,
       })
       emitPointsAdded(tx, target.value, card, amount, origin.data)
-      await afterPointsAdded(tx, target.value, card, new Set())
+      await afterPointsAdded(tx, target.value, card)
       return card.voucher
     }
     case 'DISCOUNT_COUPONS':
@@ -94,6 +94,6 @@ export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: nu
     const back = Math.min(amount, spendablePoints(tx, card))
     if (back > 0) spendCard(tx, card, back, 'subtracted')
     const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
-    if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+    if (campaign) await afterPointsChanged(tx, campaign.value, card)
   }
 }

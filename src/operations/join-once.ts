@@ -36,10 +36,26 @@ export async function findMemberCard(
   }
   const loaded = loadedCard(tx, campaignId, customerId)
   if (loaded) return loaded
-  const page = await tx.store.vouchers.list({
-    where: { campaign_id: campaignId, holder_id: customerId },
-    order: { field: 'created_at', direction: 'asc' },
-    limit: 1,
-  })
-  return page.data[0]
+  let byHolder = held.get(tx)
+  if (!byHolder) {
+    byHolder = new Map()
+    held.set(tx, byHolder)
+  }
+  const key = `${campaignId}|${customerId}`
+  let found = byHolder.get(key)
+  if (!found) {
+    // Read once per transaction: the loyalty cascade asks early (prefetch) and again when it writes.
+    found = tx.store.vouchers
+      .list({
+        where: { campaign_id: campaignId, holder_id: customerId },
+        order: { field: 'created_at', direction: 'asc' },
+        limit: 1,
+      })
+      .then((page) => page.data[0])
+    byHolder.set(key, found)
+  }
+  const stored = await found
+  return (stored && loadedCard(tx, campaignId, customerId)) ?? stored
 }
+
+const held = new WeakMap<Tx, Map<string, Promise<Stored<Voucher> | undefined>>>()

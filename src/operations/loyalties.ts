@@ -278,7 +278,7 @@ export function loyalties(ctx: Context) {
         const cards = await tx.store.vouchers.list({ where: { campaign_id: campaign.value.id } })
         for (const stored of cards.data) {
           if (stored.value.type !== 'LOYALTY_CARD' || !stored.value.holder_id) continue
-          await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
+          await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored))
         }
         return out
       })

@@ -4,20 +4,13 @@ import type { EarningRule } from '../model/loyalty'
 import type { AsyncAction } from '../model/misc'
 import type { CalculatedOrder } from '../model/order'
 import type { Stored } from '../ports'
-import { evaluateValidationRule } from '../rules/conditions'
-import {
-  calculateEarnedPoints,
-  type EarningInput,
-  freeUnits,
-  selectEarningRules,
-  tierEarningMapping,
-} from '../rules/earning'
-import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from '../rules/points-expiry'
-import type { TierEvent } from '../rules/tiers'
+import { type EarningInput, freeUnits } from '../rules/earning'
+import type { CascadeResult, CascadeTrigger } from '../rules/loyalty-cascade'
+import { pointsExpiryDate } from '../rules/points-expiry'
 import { checkValidity } from '../rules/validity'
-import { autoRedeem } from './auto-redeem'
 import type { Tx } from './context'
 import { findMemberCard } from './join-once'
+import { autoRedeemRun, decideCascade, type LoadedProgram, loadPrograms, loyaltyPrograms } from './loyalty-cascade'
 import {
   activateCardPoints,
   type CardState,
@@ -28,7 +21,8 @@ import {
   type PendingPointsPayload,
 } from './loyalty-ledger'
 import { type AssignOptions, enrolMember } from './loyalty-members'
-import { memberTier, recalculateTier } from './loyalty-tiers'
+import { writeStanding } from './loyalty-tiers'
+import { recordRewardRedemption } from './reward-redemption'
 
 /**
  * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
@@ -64,36 +58,53 @@ export async function earnOnOrderPaid(tx: Tx, input: { order: CalculatedOrder; c
 }
 
 export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise<EarnedPoints[]> {
-  const campaigns = await tx.store.campaigns.list({ where: { campaign_type: 'LOYALTY_PROGRAM' } })
-  const earned: EarnedPoints[] = []
+  const timeZone = tx.ctx.config.timezone
+  const campaigns = (await loyaltyPrograms(tx)).filter((c) => checkValidity(c.value, tx.now, { timeZone }).ok)
+  if (campaigns.length === 0) return []
+  const [programs] = await Promise.all([
+    loadPrograms(
+      tx,
+      campaigns.map((c) => c.value),
+    ),
+    // The customer's cards, read beside the programs.
+    ...campaigns.map((c) => findMemberCard(tx, c.value.id, trigger.customer.id)),
+  ])
   const custom = trigger.customEvent ?? null
-  for (const campaign of campaigns.data) {
-    if (!checkValidity(campaign.value, tx.now, { timeZone: tx.ctx.config.timezone }).ok) continue
-    const rules = await campaignRules(tx, campaign.value.id)
-    const fired = selectEarningRules(rules, {
-      event: trigger.event,
-      now: tx.now,
-      timeZone: tx.ctx.config.timezone,
-      segmentId: trigger.segmentId ?? null,
-      customEventSchemaId: custom?.schemaId ?? null,
-    })
-    if (fired.length === 0) continue
-    let card: CardState | null = null
+  const event: CascadeTrigger = {
+    type: 'event',
+    event: trigger.event,
+    earning: earningInput(tx, trigger),
+    conditions: {
+      order: trigger.order ?? {},
+      ...(custom ? { custom_event: { metadata: custom.metadata } } : {}),
+    },
+    segmentId: trigger.segmentId ?? null,
+    customEventSchemaId: custom?.schemaId ?? null,
+  }
+  const earned: EarnedPoints[] = []
+  for (const [i, campaign] of campaigns.entries()) {
+    const program = programs[i] as LoadedProgram
     const held = await findMemberCard(tx, campaign.value.id, trigger.customer.id)
-    if (held) card = await loadCard(tx, held)
+    let card = held ? await loadCard(tx, held) : null
     if (trigger.cardCode !== undefined && card?.voucher.code !== trigger.cardCode) continue
-    for (const rule of fired) {
-      if (!(await ruleApplies(tx, rule, trigger))) continue
-      const input = earningInput(tx, trigger)
-      if (card === null) {
-        // auto_join: a customer who fulfils a rule joins; with nothing earned there is nothing to fulfil.
-        if (!campaign.value.auto_join || calculateEarnedPoints(rule.loyalty, input) <= 0) continue
-        card = (await joinProgram(tx, campaign, trigger.customer, { channel: 'AUTO_JOIN' })).card
-      }
-      const points = await creditRule(tx, campaign.value, card, rule, input, { order: orderRef(trigger) })
-      if (points > 0) {
-        earned.push({ campaign_id: campaign.value.id, voucher_id: card.voucher.id, earning_rule_id: rule.id, points })
-        await afterPointsAdded(tx, campaign.value, card, new Set())
+    let result = await decideCascade(tx, program, card, trigger.customer, event)
+    if (card === null) {
+      // auto_join: a customer who fulfils a rule joins; with nothing earned there is nothing to fulfil.
+      if (result.join === null) continue
+      const joined = await enrolMember(tx, campaign, trigger.customer, { channel: 'AUTO_JOIN' })
+      card = joined.card
+      const trigger2 = { ...event, fromRule: result.join, joined: joined.created }
+      result = await decideCascade(tx, program, card, trigger.customer, trigger2)
+    }
+    await applyCascade(tx, program, card, trigger.customer, result, { event: trigger.event, order: orderRef(trigger) })
+    for (const step of result.steps) {
+      if (step.type === 'credit' && step.pending === null && step.event === trigger.event) {
+        earned.push({
+          campaign_id: campaign.value.id,
+          voucher_id: card.voucher.id,
+          earning_rule_id: step.rule.id,
+          points: step.points,
+        })
       }
     }
   }
@@ -113,7 +124,7 @@ export async function joinProgram(
   options: AssignOptions = {},
 ): Promise<{ card: CardState; created: boolean }> {
   const joined = await enrolMember(tx, campaign, customer, options)
-  if (joined.created) await afterPointsAdded(tx, campaign.value, joined.card, new Set())
+  if (joined.created) await afterPointsAdded(tx, campaign.value, joined.card)
   return joined
 }
 
@@ -121,45 +132,88 @@ export async function joinProgram(
  * After points were added to a card: the program's auto-redeem reward first, then the tier
  * recalculation on what is left (docs/concepts.md#tiers: auto-redeem runs before the tier checks).
  */
-export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState, fired: Set<string>): Promise<void> {
-  await autoRedeem(tx, campaign, card)
-  await afterPointsChanged(tx, campaign, card, fired)
+export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardState): Promise<void> {
+  await cascadeOn(tx, campaign, card, { type: 'points_added' })
+}
+
+/** Recalculates the member's tier after a change of points and fires the tier rules its events trigger. */
+export async function afterPointsChanged(tx: Tx, campaign: Campaign, card: CardState): Promise<void> {
+  await cascadeOn(tx, campaign, card, { type: 'points_changed' })
+}
+
+async function cascadeOn(tx: Tx, campaign: Campaign, card: CardState, trigger: CascadeTrigger): Promise<void> {
+  const holderId = card.voucher.holder_id
+  if (!holderId) return
+  const [[program], holder] = await Promise.all([loadPrograms(tx, [campaign]), customerInTx(tx, holderId)])
+  if (!program || !holder) return
+  const result = await decideCascade(tx, program, card, holder, trigger)
+  await applyCascade(tx, program, card, holder, result, null)
 }
 
 /**
- * Recalculates the member's tier after a change of points and fires the tier rules its events
- * trigger. Each (card, event, tier) fires at most once per transaction: a tier rule whose points
- * cause another transition cannot loop.
+ * Writes what the cascade decided, step by step in its order: credits (buckets, `points_added`
+ * events, pending activations), auto-redeemed rewards (reward redemptions), tier moves (the standing
+ * and its events). `origin` is what the triggering event's own credits say they came from.
  */
-export async function afterPointsChanged(
+async function applyCascade(
   tx: Tx,
-  campaign: Campaign,
+  program: LoadedProgram,
   card: CardState,
-  fired: Set<string>,
+  holder: Customer,
+  result: CascadeResult,
+  origin: { event: string; order: unknown } | null,
 ): Promise<void> {
-  const events = await recalculateTier(tx, campaign, card)
-  for (const event of events) await fireTierRules(tx, campaign, card, event, fired)
-}
-
-async function fireTierRules(tx: Tx, campaign: Campaign, card: CardState, event: TierEvent, fired: Set<string>) {
-  const key = `${card.voucher.id}|${event.type}|${event.tier_id}`
-  if (fired.has(key)) return
-  fired.add(key)
-  const rules = selectEarningRules(await campaignRules(tx, campaign.id), {
-    event: event.type,
-    now: tx.now,
-    timeZone: tx.ctx.config.timezone,
-    tierId: event.tier_id,
-  })
-  const customerId = card.voucher.holder_id
-  if (!customerId) return
-  const customer = await customerInTx(tx, customerId)
-  if (!customer) return
-  const trigger: EarningTrigger = { event: event.type, customer }
-  for (const rule of rules) {
-    if (!(await ruleApplies(tx, rule, trigger))) continue
-    const points = await creditRule(tx, campaign, card, rule, earningInput(tx, trigger), {})
-    if (points > 0) await afterPointsAdded(tx, campaign, card, fired)
+  const campaign = program.campaign
+  for (const step of result.steps) {
+    switch (step.type) {
+      case 'credit': {
+        const source = { type: 'earning_rule' as const, id: step.rule.id }
+        const from = {
+          earning_rule: { id: step.rule.id },
+          ...(origin && step.event === origin.event ? { order: origin.order } : {}),
+        }
+        if (step.pending) {
+          creditPendingCard(tx, card, {
+            points: step.points,
+            activatesAt: step.pending.activates_at,
+            source,
+            expirationRules: step.pending.expiration_rules,
+            origin: from,
+          })
+        } else {
+          creditCard(tx, card, { points: step.points, expiresAt: step.expires_at, source })
+          emitPointsAdded(tx, campaign, card, step.points, from)
+        }
+        break
+      }
+      case 'auto_redeem': {
+        const offer = program.autoRedeem
+        if (!offer) break
+        const run = await autoRedeemRun(tx, holder.id)
+        for (let i = 0; i < step.times; i++) {
+          await recordRewardRedemption(tx, {
+            card,
+            campaign,
+            reward: offer.stored,
+            assignmentId: offer.assignment.id,
+            holder,
+            tierId: step.tier_id,
+            points: step.points,
+            order: null,
+            metadata: {},
+            channel: { channel_id: run.id, channel_type: 'AUTO_REDEEM' },
+          })
+        }
+        break
+      }
+      case 'tier':
+        await writeStanding(tx, campaign, card, step.standing, step.events)
+        break
+      default: {
+        const _never: never = step
+        return _never
+      }
+    }
   }
 }
 
@@ -194,29 +248,6 @@ export async function campaignRules(tx: Tx, campaignId: string): Promise<Earning
   const rules = page.data.map((s) => s.value)
   map.set(campaignId, rules)
   return rules
-}
-
-/** The rule's full validity (timeframe, days, hours) and its validation rule. */
-async function ruleApplies(tx: Tx, rule: EarningRule, trigger: EarningTrigger): Promise<boolean> {
-  const timeZone = tx.ctx.config.timezone
-  if (!checkValidity(rule, tx.now, { timeZone, timeframeAnchor: rule.created_at }).ok) return false
-  if (!rule.validation_rule_id) return true
-  const vr = await tx.store.validation_rules.get(rule.validation_rule_id)
-  if (!vr) return false
-  const order = trigger.order ?? null
-  const verdict = evaluateValidationRule(vr.value, {
-    order: order ?? {},
-    customer: {
-      id: trigger.customer.id,
-      source_id: trigger.customer.source_id,
-      metadata: trigger.customer.metadata,
-      segments: trigger.customer.segments ?? [],
-    },
-    ...(trigger.customEvent ? { custom_event: { metadata: trigger.customEvent.metadata } } : {}),
-    now: tx.now,
-    timeZone,
-  })
-  return verdict.passed
 }
 
 export function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
@@ -254,39 +285,6 @@ function orderRef(trigger: EarningTrigger): { id?: string; source_id?: string | 
   return { ...(o.id === undefined ? {} : { id: o.id }), source_id: o.source_id ?? null }
 }
 
-/**
- * Credits what one rule earns on a card (tier mapping applied) and emits the points events. A rule
- * with `pending_points` credits pending points instead: no events and no tier change until they
- * activate (`pendingPointsHandler`); it returns 0, the points that changed the balance.
- */
-async function creditRule(
-  tx: Tx,
-  campaign: Campaign,
-  card: CardState,
-  rule: EarningRule,
-  input: EarningInput,
-  extra: { order?: unknown },
-): Promise<number> {
-  const tier = await memberTier(tx, card)
-  const points = calculateEarnedPoints(rule.loyalty, input, tierEarningMapping(tier, rule.id))
-  if (points <= 0) return 0
-  const rules = effectiveExpirationRules(rule.expiration_rules, campaign.voucher?.loyalty_card?.expiration_rules)
-  if (rule.pending_points) {
-    creditPendingCard(tx, card, {
-      points,
-      activatesAt: pendingActivationDate(tx.now, rule.pending_points, tx.ctx.config.timezone),
-      source: { type: 'earning_rule', id: rule.id },
-      expirationRules: rules ?? null,
-      origin: { earning_rule: { id: rule.id }, ...extra },
-    })
-    return 0
-  }
-  const expiresAt = pointsExpiryDate(tx.now, rules, tx.ctx.config.timezone)
-  creditCard(tx, card, { points, expiresAt, source: { type: 'earning_rule', id: rule.id } })
-  emitPointsAdded(tx, campaign, card, points, { earning_rule: { id: rule.id }, ...extra })
-  return points
-}
-
 /** `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card. */
 export function emitPointsAdded(
   tx: Tx,
@@ -321,7 +319,7 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   if (expired === 0) return { expired: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   emitPointsExpired(tx, card, expired, campaign?.value)
-  if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+  if (campaign) await afterPointsChanged(tx, campaign.value, card)
   return { voucher_id: voucherId, expired }
 }
 
@@ -334,7 +332,7 @@ export async function tierExpiryHandler(tx: Tx, action: AsyncAction): Promise<un
   const stored = await tx.store.vouchers.get(voucherId)
   const campaign = stored?.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   if (!stored || !campaign) return { voucher_id: voucherId }
-  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored), new Set())
+  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored))
   return { voucher_id: voucherId }
 }
 
@@ -370,7 +368,7 @@ export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   if (campaign) {
     emitPointsAdded(tx, campaign.value, card, activated, payload.origin)
-    await afterPointsAdded(tx, campaign.value, card, new Set())
+    await afterPointsAdded(tx, campaign.value, card)
   }
   return { voucher_id: payload.voucher_id, bucket_id: payload.bucket_id, activated }
 }

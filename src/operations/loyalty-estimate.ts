@@ -2,16 +2,15 @@ import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { Customer } from '../model/customer'
 import type { PointsEstimation } from '../model/qualification'
-import type { ValidationRule } from '../model/validation-rule'
 import { normalizeOrder } from '../rules/discounts'
 import { estimatePoints } from '../rules/points-estimate'
 import { parsePointsEstimateRequest } from '../schema/qualifications'
 import type { LoyaltiesQualificationsParams } from '../schema/requests'
 import { type Context, Tx } from './context'
 import { findMemberCard } from './join-once'
-import { campaignRules, earningInput } from './loyalty-earning'
+import { autoRedeemRun, cascadeCard, cascadeCustomer, loadPrograms } from './loyalty-cascade'
+import { earningInput } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
-import { campaignTiers, memberTierId } from './loyalty-tiers'
 import { loadCatalogue, withCatalogIds } from './stackable/catalogue'
 import { findRequestCustomer } from './stackable/load'
 
@@ -33,21 +32,19 @@ export function loyaltyEstimates(ctx: Context) {
       if (campaign?.value.campaign_type !== 'LOYALTY_PROGRAM') {
         throw EngineError.notFound('campaign', campaignId, 'campaignId')
       }
-      const [customer, rules, items] = await Promise.all([
+      const [customer, [program], items] = await Promise.all([
         findRequestCustomer(ctx, request.customer),
-        campaignRules(tx, campaignId),
+        loadPrograms(tx, [campaign.value]),
         withCatalogIds(ctx.store, request.order.items ?? []),
       ])
-      const { prices } = await loadCatalogue(ctx.store, items, [])
-      const order = normalizeOrder({ ...request.order, items }, { prices })
-      const ruleIds = [...new Set(rules.flatMap((r) => (r.validation_rule_id ? [r.validation_rule_id] : [])))]
+      if (!program) throw EngineError.notFound('campaign', campaignId, 'campaignId')
       const held = customer ? await findMemberCard(tx, campaignId, customer.value.id) : undefined
-      const [validationRules, card, tiers, standing] = await Promise.all([
-        ctx.store.validation_rules.getMany(ruleIds),
+      const [{ prices }, card, run] = await Promise.all([
+        loadCatalogue(ctx.store, items, []),
         held ? loadCard(tx, held) : null,
-        campaignTiers(tx, campaignId),
-        held ? ctx.store.member_tiers.get(memberTierId(held.value.id)) : undefined,
+        customer && program.autoRedeem ? autoRedeemRun(tx, customer.value.id) : { redeemed: 0, runsToday: 0 },
       ])
+      const order = normalizeOrder({ ...request.order, items }, { prices })
       // A customer the store does not know yet is what the request says of them (no id, no segments).
       const who = customer?.value ?? {
         id: '',
@@ -56,9 +53,7 @@ export function loyaltyEstimates(ctx: Context) {
         birthdate: request.customer.birthdate ?? null,
       }
       return estimatePoints({
-        campaign: campaign.value,
-        rules,
-        validationRules: Object.fromEntries(validationRules.map((r) => [r.value.id, r.value as ValidationRule])),
+        program,
         // `earningInput` reads the customer's metadata and birthdate only.
         earning: earningInput(tx, { event: 'order.paid', customer: who as Customer, order }),
         conditions: {
@@ -70,23 +65,9 @@ export function loyaltyEstimates(ctx: Context) {
             segments: customer?.value.segments ?? [],
           },
         },
-        card:
-          card && customer
-            ? {
-                voucher_id: card.voucher.id,
-                customer_id: customer.value.id,
-                balance: card.voucher.loyalty_card?.balance ?? 0,
-                buckets: card.buckets,
-              }
-            : null,
-        tiers,
-        standing: standing
-          ? {
-              tier_id: standing.value.tier_id,
-              previous_tier_id: standing.value.previous_tier_id ?? null,
-              expiration: standing.value.expiration,
-            }
-          : null,
+        customer: cascadeCustomer(who as Customer),
+        card: card && customer ? await cascadeCard(tx, card, customer.value) : null,
+        run,
         now: tx.now,
         timeZone: ctx.config.timezone,
       })

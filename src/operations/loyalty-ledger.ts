@@ -1,7 +1,7 @@
 import { ID_PREFIX } from '../ids'
 import type { PointsBucket, PointsExpirationRules } from '../model/loyalty'
 import type { Voucher } from '../model/voucher'
-import type { Stored, Write } from '../ports'
+import type { Page, Stored, Write } from '../ports'
 import {
   activate,
   availablePoints,
@@ -65,6 +65,7 @@ interface CardSlot {
 }
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
+const loading = new WeakMap<Tx, Map<string, Promise<Page<PointsBucket>>>>()
 
 function slotsOf(tx: Tx): Map<string, CardSlot> {
   let map = slots.get(tx)
@@ -80,12 +81,25 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
   const map = slotsOf(tx)
   const known = map.get(stored.value.id)
   if (known) return known
-  const page = await tx.store.points_buckets.list({ where: { voucher_id: stored.value.id } })
+  let reading = loading.get(tx)
+  if (!reading) {
+    reading = new Map()
+    loading.set(tx, reading)
+  }
+  let page = reading.get(stored.value.id)
+  if (!page) {
+    page = tx.store.points_buckets.list({ where: { voucher_id: stored.value.id } })
+    reading.set(stored.value.id, page)
+  }
+  const rows = await page
+  // Another caller may have finished the same read first.
+  const raced = map.get(stored.value.id)
+  if (raced) return raced
   const slot: CardSlot = {
     stored,
     voucher: stored.value,
-    buckets: page.data.map((s) => s.value),
-    storedBuckets: new Map(page.data.map((s) => [s.value.id, s])),
+    buckets: rows.data.map((s) => s.value),
+    storedBuckets: new Map(rows.data.map((s) => [s.value.id, s])),
     dirty: new Set(),
     scheduled: new Set(),
     increments: [],

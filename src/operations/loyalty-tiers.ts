@@ -3,14 +3,7 @@ import type { Campaign } from '../model/campaign'
 import type { LoyaltyTier, MemberTierState } from '../model/loyalty'
 import type { Stored } from '../ports'
 import { upgradeMemberTier } from '../rules/stored-shapes'
-import {
-  effectiveTierId,
-  lapseInstant,
-  type MemberTierStanding,
-  qualifyingPoints,
-  type TierEvent,
-  transitionTier,
-} from '../rules/tiers'
+import { effectiveTierId, lapseInstant, type MemberTierStanding, type TierEvent } from '../rules/tiers'
 import { enqueue } from './async-actions'
 import type { Tx } from './context'
 import type { CardState } from './loyalty-ledger'
@@ -53,6 +46,11 @@ export function primeCampaignTiers(tx: Tx, campaignId: string, tiers: readonly L
   )
 }
 
+/** The program's tiers if this transaction read or primed them already. */
+export function knownCampaignTiers(tx: Tx, campaignId: string): LoyaltyTier[] | undefined {
+  return tierCache.get(tx)?.get(campaignId)
+}
+
 /** The async work queued at the instant a member's tier lapses: the tier is recalculated then. */
 export const TIER_EXPIRY_ACTION = 'loyalty.tier_expiry'
 
@@ -62,7 +60,7 @@ export function memberTierId(voucherId: string): string {
 
 const standingCache = new WeakMap<
   Tx,
-  Map<string, { stored: Stored<MemberTierState> | null; value: MemberTierState | null }>
+  Map<string, Promise<{ stored: Stored<MemberTierState> | null; value: MemberTierState | null }>>
 >()
 
 async function standingSlot(tx: Tx, voucherId: string) {
@@ -73,9 +71,11 @@ async function standingSlot(tx: Tx, voucherId: string) {
   }
   let slot = map.get(voucherId)
   if (!slot) {
-    const stored = (await tx.store.member_tiers.get(memberTierId(voucherId))) ?? null
-    // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
-    slot = { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
+    slot = tx.store.member_tiers.get(memberTierId(voucherId)).then((found) => {
+      const stored = found ?? null
+      // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
+      return { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
+    })
     map.set(voucherId, slot)
   }
   return slot
@@ -99,41 +99,34 @@ export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier |
   return expiration ? { ...tier, expiration } : tier
 }
 
+/** The member's standing as this transaction sees it (its own earlier changes included). */
+export async function memberStanding(tx: Tx, voucherId: string): Promise<MemberTierStanding | null> {
+  return standingOf((await standingSlot(tx, voucherId)).value)
+}
+
 /**
- * Re-qualifies the card's holder after its points changed, writes the new standing and emits the
- * tier events (`customer.loyalty.tier.*`). Returns the events so tier earning rules can fire.
+ * Writes a standing the cascade decided (`src/rules/loyalty-cascade`) and emits its tier events
+ * (`customer.loyalty.tier.*`); the tier lapse is queued at the end of its expiration day.
  */
-export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardState): Promise<TierEvent[]> {
-  const tiers = await campaignTiers(tx, campaign.id)
+export async function writeStanding(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  standing: MemberTierStanding,
+  events: readonly TierEvent[],
+): Promise<void> {
   const customerId = card.voucher.holder_id
-  if (tiers.length === 0 || !customerId) return []
-  const slot = await standingSlot(tx, card.voucher.id)
+  if (!customerId) return
+  const [tiers, slot] = await Promise.all([campaignTiers(tx, campaign.id), standingSlot(tx, card.voucher.id)])
   const timeZone = tx.ctx.config.timezone
-  const points = qualifyingPoints(
-    campaign.loyalty_tiers_expiration,
-    { balance: card.voucher.loyalty_card?.balance ?? 0, buckets: card.buckets },
-    tx.now,
-    timeZone,
-  )
-  const transition = transitionTier({
-    tiers,
-    config: campaign.loyalty_tiers_expiration,
-    current: standingOf(slot.value),
-    points,
-    now: tx.now,
-    timeZone,
-    customerId,
-    campaignId: campaign.id,
-  })
-  if (!transition.changed) return []
   const next: MemberTierState = {
     id: memberTierId(card.voucher.id),
     voucher_id: card.voucher.id,
     campaign_id: campaign.id,
     customer_id: customerId,
-    tier_id: transition.standing.tier_id,
-    previous_tier_id: transition.standing.previous_tier_id,
-    expiration: transition.standing.expiration,
+    tier_id: standing.tier_id,
+    previous_tier_id: standing.previous_tier_id,
+    expiration: standing.expiration,
     updated_at: tx.nowIso,
   }
   if (slot.stored) tx.update('member_tiers', slot.stored, next)
@@ -147,7 +140,7 @@ export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardStat
   if (last != null)
     enqueue(tx, TIER_EXPIRY_ACTION, { voucher_id: card.voucher.id }, new Date(lapseInstant(last, timeZone)))
   const names = new Map(tiers.map((t) => [t.id, t.name]))
-  for (const event of transition.events) {
+  for (const event of events) {
     tx.emit(
       event.type,
       customerId,
@@ -162,5 +155,4 @@ export async function recalculateTier(tx: Tx, campaign: Campaign, card: CardStat
       { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' },
     )
   }
-  return transition.events
 }

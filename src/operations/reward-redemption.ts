@@ -134,7 +134,7 @@ export async function redeemReward(
       metadata,
       channel: { channel_id: null, channel_type: 'API' },
     })
-    await afterPointsChanged(tx, campaign.value, card, new Set())
+    await afterPointsChanged(tx, campaign.value, card)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
 }

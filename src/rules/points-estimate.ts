@@ -1,125 +1,103 @@
-import type { EarningRule, LoyaltyTier, LoyaltyTiersExpiration } from '../model/loyalty'
+import type { EarningRule } from '../model/loyalty'
 import type { PointsEstimation } from '../model/qualification'
-import type { ValidationRule } from '../model/validation-rule'
 import { type EvaluationContext, evaluateValidationRule } from './conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from './earning'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules } from './earning'
 import {
-  effectiveTierId,
-  type MemberTierStanding,
-  type QualifyingBucket,
-  qualifyingPoints,
-  type TierEventType,
-  transitionTier,
-} from './tiers'
+  type AutoRedeemRun,
+  type CascadeCard,
+  type CascadeCustomer,
+  type CascadeProgram,
+  runCascade,
+} from './loyalty-cascade'
+import { effectiveTierId } from './tiers'
 
 /**
  * What an order would earn in one loyalty program, decided on a loaded snapshot and written nowhere:
- * the hosted estimate (the order-paid rules, tiers ignored) and the cascade a payment really runs —
- * the member's tier mapping on each order-paid rule, the tier the new points reach, and the tier
- * rules that move fires, each tier event at most once (as the commit path does).
- *
- * Not modelled here: the program's auto-redeem reward, which runs before the tier check when a
- * payment commits (it may spend points and so change the tier reached).
+ * the hosted estimate (the order-paid rules, tiers ignored) and the cascade a payment really runs
+ * (`runCascade`, the same function the payment uses) — the member's tier mapping on each order-paid
+ * rule, the program's auto-redeem reward, the tier the new points reach, and the tier rules that
+ * move fires.
  */
 export interface PointsEstimateInput {
-  campaign: { id: string; name: string; loyalty_tiers_expiration?: LoyaltyTiersExpiration | null }
-  /** The program's earning rules, oldest first (the order they fire in). */
-  rules: readonly EarningRule[]
-  /** The validation rules the earning rules name, by id. */
-  validationRules: Readonly<Record<string, ValidationRule>>
+  program: CascadeProgram & { campaign: { name: string } }
   /** What the earning rules read: the order, the customer. */
   earning: EarningInput
   /** What their validation rules read. */
   conditions: Pick<EvaluationContext, 'order' | 'customer'>
-  /** The customer's card in the program, or null when not a member. */
-  card: { voucher_id: string; customer_id: string; balance: number; buckets: readonly QualifyingBucket[] } | null
-  /** The program's tiers and the member's standing. */
-  tiers: readonly LoyaltyTier[]
-  standing: MemberTierStanding | null
+  /** Whom the conditions of an auto-join read. */
+  customer: CascadeCustomer
+  /** The customer's card in the program, or null when not a member (nothing is credited). */
+  card: CascadeCard | null
+  /** The customer's auto-redemptions today. */
+  run: AutoRedeemRun
   now: Date
   timeZone: string
 }
 
 export function estimatePoints(input: PointsEstimateInput): PointsEstimation {
-  const { now, timeZone } = input
+  const { now, timeZone, program } = input
   const passes = (rule: EarningRule) => {
     if (!rule.validation_rule_id) return true
-    const vr = input.validationRules[rule.validation_rule_id]
+    const vr = program.validationRules[rule.validation_rule_id]
     return vr !== undefined && evaluateValidationRule(vr, { ...input.conditions, now, timeZone }).passed
   }
-  const fires = (event: string, tierId?: string) =>
-    selectEarningRules(input.rules, { event, now, timeZone, ...(tierId ? { tierId } : {}) }).filter(passes)
-
-  const orderRules = fires('order.paid')
+  const orderRules = selectEarningRules(program.rules, { event: 'order.paid', now, timeZone }).filter(passes)
   const estimate = orderRules.reduce((sum, rule) => sum + calculateEarnedPoints(rule.loyalty, input.earning), 0)
 
   const card = input.card
-  const tierBefore = effectiveTierId(input.standing, now, timeZone)
+  const tierBefore = effectiveTierId(card?.standing ?? null, now, timeZone)
+  const result = runCascade({
+    program,
+    card,
+    customer: input.customer,
+    trigger: {
+      type: 'event',
+      event: 'order.paid',
+      earning: input.earning,
+      conditions: { order: input.conditions.order },
+    },
+    run: { ...input.run },
+    now,
+    timeZone,
+  })
   const cascade: PointsEstimation['cascade'] = {
     voucher_id: card?.voucher_id ?? null,
     points: 0,
     pending_points: 0,
     balance_before: card?.balance ?? 0,
-    balance_after: card?.balance ?? 0,
+    balance_after: result.balance,
     tier_before: tierBefore,
-    tier_after: tierBefore,
+    tier_after: effectiveTierId(result.standing, now, timeZone),
     rules: [],
     tier_events: [],
+    rewards: [],
   }
-  if (card) {
-    let standing = input.standing
-    const buckets: QualifyingBucket[] = [...card.buckets]
-    const fired = new Set<string>()
-    const tierOf = () => {
-      const id = effectiveTierId(standing, now, timeZone)
-      return input.tiers.find((t) => t.id === id) ?? null
-    }
-    const credit = (rule: EarningRule, event: string): void => {
-      const points = calculateEarnedPoints(rule.loyalty, input.earning, tierEarningMapping(tierOf(), rule.id))
-      if (points <= 0) return
-      const pending = rule.pending_points != null
-      cascade.rules.push({ earning_rule_id: rule.id, event, points, pending })
-      if (pending) {
-        cascade.pending_points += points
-        return
-      }
-      cascade.points += points
-      cascade.balance_after += points
-      buckets.push({ points, created_at: now.toISOString(), source: { type: 'earning_rule', id: rule.id } })
-      retier()
-    }
-    const retier = (): void => {
-      if (input.tiers.length === 0) return
-      const transition = transitionTier({
-        tiers: input.tiers,
-        config: input.campaign.loyalty_tiers_expiration,
-        current: standing,
-        points: qualifyingPoints(
-          input.campaign.loyalty_tiers_expiration,
-          { balance: cascade.balance_after, buckets },
-          now,
-          timeZone,
-        ),
-        now,
-        timeZone,
-        customerId: card.customer_id,
-        campaignId: input.campaign.id,
-      })
-      if (!transition.changed) return
-      standing = transition.standing
-      cascade.tier_after = effectiveTierId(standing, now, timeZone)
-      for (const event of transition.events) {
-        cascade.tier_events.push({ type: event.type, tier_id: event.tier_id })
-        const key = `${event.type as TierEventType}|${event.tier_id}`
-        if (fired.has(key)) continue
-        fired.add(key)
-        for (const rule of fires(event.type, event.tier_id)) credit(rule, event.type)
+  for (const step of result.steps) {
+    switch (step.type) {
+      case 'credit':
+        cascade.rules.push({
+          earning_rule_id: step.rule.id,
+          event: step.event,
+          points: step.points,
+          pending: step.pending !== null,
+        })
+        if (step.pending) cascade.pending_points += step.points
+        else cascade.points += step.points
+        break
+      case 'auto_redeem':
+        cascade.rewards.push({ reward_id: program.autoRedeem?.reward.id ?? '', times: step.times, points: step.points })
+        break
+      case 'tier':
+        for (const event of step.events) cascade.tier_events.push({ type: event.type, tier_id: event.tier_id })
+        break
+      default: {
+        const _never: never = step
+        return _never
       }
     }
-    for (const rule of orderRules) credit(rule, 'order.paid')
   }
   return {
-    campaign: { id: input.campaign.id, name: input.campaign.name, object: 'campaign' },
+    campaign: { id: program.campaign.id, name: program.campaign.name, object: 'campaign' },
     points_estimation: estimate,
     cascade,
   }

@@ -331,7 +331,7 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
       // Points returned to buckets whose time has passed lapse at once, and say so.
       if (refunded && refunded.expired > 0) emitPointsExpired(tx, card, refunded.expired, campaign?.value)
-      if (campaign) await afterPointsChanged(tx, campaign.value, card, new Set())
+      if (campaign) await afterPointsChanged(tx, campaign.value, card)
       return
     }
     // The use and the credits go back as increments, like they were taken: no clash with concurrent redemptions.
