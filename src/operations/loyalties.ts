@@ -363,8 +363,13 @@ export function loyaltyCampaignIn(tx: Tx, idOrName: string): Promise<Stored<Camp
 /** A loyalty card by id or code; with a campaign (id or name), it must belong to it. */
 export async function memberCard(ctx: Context, campaignId: string | null, memberId: string): Promise<Stored<Voucher>> {
   const id = parse(nonEmptyString, memberId, 'memberId')
-  const campaign = campaignId === null ? null : await loyaltyCampaign(ctx, campaignId)
-  const card = (await ctx.store.vouchers.get(id)) ?? (await ctx.store.vouchers.findBy('code', id))
+  // The program, the card by id and by code, read together.
+  const [campaign, byId, byCode] = await Promise.all([
+    campaignId === null ? null : loyaltyCampaign(ctx, campaignId),
+    ctx.store.vouchers.get(id),
+    ctx.store.vouchers.findBy('code', id),
+  ])
+  const card = byId ?? byCode
   if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id, 'memberId')
   if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id, 'memberId')
   return card

@@ -137,14 +137,28 @@ export async function afterPointsAdded(tx: Tx, campaign: Campaign, card: CardSta
 }
 
 /** Recalculates the member's tier after a change of points and fires the tier rules its events trigger. */
-export async function afterPointsChanged(tx: Tx, campaign: Campaign, card: CardState): Promise<void> {
-  await cascadeOn(tx, campaign, card, { type: 'points_changed' })
+export async function afterPointsChanged(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  holder?: Customer,
+): Promise<void> {
+  await cascadeOn(tx, campaign, card, { type: 'points_changed' }, holder)
 }
 
-async function cascadeOn(tx: Tx, campaign: Campaign, card: CardState, trigger: CascadeTrigger): Promise<void> {
+async function cascadeOn(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  trigger: CascadeTrigger,
+  known?: Customer,
+): Promise<void> {
   const holderId = card.voucher.holder_id
   if (!holderId) return
-  const [[program], holder] = await Promise.all([loadPrograms(tx, [campaign]), customerInTx(tx, holderId)])
+  const [[program], holder] = await Promise.all([
+    loadPrograms(tx, [campaign]),
+    known?.id === holderId ? known : customerInTx(tx, holderId),
+  ])
   if (!program || !holder) return
   const result = await decideCascade(tx, program, card, holder, trigger)
   await applyCascade(tx, program, card, holder, result, null)

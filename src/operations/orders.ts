@@ -14,6 +14,7 @@ import type { OrdersCreateParams, OrdersUpdateParams } from '../schema/requests'
 import { type Context, must, mutate, type Tx } from './context'
 import { resolveCustomer } from './customers'
 import { withIdempotency } from './idempotency'
+import { loyaltyPrograms, prefetchMember } from './loyalty-cascade'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
 
@@ -84,10 +85,15 @@ async function save(
   existing: Stored<Order> | undefined,
   input: v.InferOutput<typeof orderBody>,
 ): Promise<Order> {
+  const prev = existing?.value
+  // A payment earns points: the loyalty reads start now, beside the customer's and the schema's.
+  const earns = input.status === 'PAID' && prev?.status !== 'PAID'
+  if (earns) loyaltyPrograms(tx)
+  const schema = tx.store.metadata_schemas.findBy('related_object', 'order')
   const customer: Stored<Customer> | undefined =
     (await resolveCustomer(tx, input.customer, { create: true })) ??
     (existing?.value.customer_id ? await tx.store.customers.get(existing.value.customer_id) : undefined)
-  const prev = existing?.value
+  if (earns && customer) prefetchMember(tx, customer.value.id)
   const { customer: _c, ...orderFields } = input
   const merged: OrderInput = prev
     ? {
@@ -100,7 +106,13 @@ async function save(
         ...orderFields,
       }
     : orderFields
-  const metadata = await enforceMetadata(tx, 'order', { ...prev?.metadata, ...input.metadata })
+  const metadata = await enforceMetadata(
+    tx,
+    'order',
+    { ...prev?.metadata, ...input.metadata },
+    'metadata',
+    (await schema) ?? null,
+  )
   // A change of status or metadata keeps what redemptions calculated; new items or amounts recalculate.
   const keepsLines = prev !== undefined && input.items === undefined && input.amount === undefined
   const calculated: CalculatedOrder = keepsLines

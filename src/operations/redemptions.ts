@@ -22,6 +22,7 @@ import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '..
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
 import { withIdempotency } from './idempotency'
+import { prefetchMember } from './loyalty-cascade'
 import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
 import { RedemptionWriter } from './stackable/redeem'
@@ -82,7 +83,11 @@ export function redemptions(ctx: Context) {
         },
       }
       return withIdempotency(ctx, options, call, async (tx) => {
-        const loaded = await loadRequest(ctx, request, tx.now, { sessionKey: request.session?.key })
+        const loaded = await loadRequest(ctx, request, tx.now, {
+          sessionKey: request.session?.key,
+          // A payment earns points: the member's loyalty reads overlap the redemption's own.
+          onCustomer: (request.order?.status ?? 'PAID') === 'PAID' ? (id) => prefetchMember(tx, id) : undefined,
+        })
         const decision = decideRedeemables(loaded.input)
         const customer =
           loaded.customer ??

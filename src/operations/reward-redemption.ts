@@ -7,6 +7,7 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { Reward } from '../model/loyalty'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption } from '../model/redemption'
+import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
@@ -18,16 +19,17 @@ import { type Context, must, type Tx } from './context'
 import { simpleCustomer } from './customers'
 import { withIdempotency } from './idempotency'
 import { memberCard } from './loyalties'
+import { loadPrograms } from './loyalty-cascade'
 import { afterPointsChanged } from './loyalty-earning'
 import { type CardState, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
 import { publishCode } from './loyalty-members'
-import { memberTier } from './loyalty-tiers'
+import { memberStanding, memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { calculateOrder } from './orders'
-import { redemptionVoucherExtras, withExtras } from './redemption-voucher'
+import { type RedemptionVoucherExtras, redemptionVoucherExtras, voucherExtras, withExtras } from './redemption-voucher'
 import { withoutBookkeeping } from './redemption-wire'
 import { hashTrackingId } from './stackable/tracking'
-import { rulesAssignedTo } from './validation-rules'
+import { assignedRules } from './validation-rules'
 
 /**
  * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
@@ -44,6 +46,17 @@ export async function redeemReward(
   options?: CallOptions,
 ): Promise<Redemption> {
   const input = parse(redeemRewardInput, body)
+  // What does not depend on the card is read beside it (docs/storage.md#load-decide-commit).
+  const early = {
+    reward: ctx.store.rewards.get(input.reward.id),
+    schema: ctx.store.metadata_schemas.findBy('related_object', 'redemption'),
+    campaign: campaignId === null ? null : ctx.store.campaigns.get(campaignId),
+    assignments:
+      campaignId === null
+        ? null
+        : ctx.store.reward_assignments.list({ where: { related_object_id: campaignId, reward_id: input.reward.id } }),
+  }
+  for (const p of Object.values(early)) p?.catch(() => undefined)
   const card0 = await memberCard(ctx, campaignId, memberId)
   const call = {
     operation: 'loyalties.redeemReward',
@@ -52,19 +65,30 @@ export async function redeemReward(
     replay: async (record: IdempotencyRecord) =>
       withoutBookkeeping((await must(ctx, 'redemptions', record.result_ids[0] ?? '', 'redemption')).value),
   }
+  let first: Stored<Voucher> | undefined = card0
   return withIdempotency(ctx, options, call, async (tx) => {
-    const stored = await tx.store.vouchers.get(card0.value.id)
+    // Level 1: the card, its program, the reward and its assignment, the schema; then the holder,
+    // the ledger, the standing and every validation rule assigned to the reward, the card or the
+    // program; then the rules themselves (docs/storage.md#load-decide-commit).
+    const programId = card0.value.campaign_id ?? ''
+    // The first attempt uses what was read to name the card; a retry reads it all again.
+    const reuse = first !== undefined
+    const read = first
+    first = undefined
+    const [stored, campaign, reward, assignments, schema] = await Promise.all([
+      read ?? tx.store.vouchers.get(card0.value.id),
+      (reuse && campaignId === programId ? early.campaign : null) ?? tx.store.campaigns.get(programId),
+      reuse ? early.reward : tx.store.rewards.get(input.reward.id),
+      (reuse && campaignId === programId ? early.assignments : null) ??
+        tx.store.reward_assignments.list({ where: { related_object_id: programId, reward_id: input.reward.id } }),
+      reuse ? early.schema : tx.store.metadata_schemas.findBy('related_object', 'redemption'),
+    ])
     if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')
-    const card = await loadCard(tx, stored)
-    const campaign = await tx.store.campaigns.get(stored.value.campaign_id ?? '')
-    if (!campaign) throw EngineError.notFound('campaign', stored.value.campaign_id ?? '')
-    const reward = await tx.store.rewards.get(input.reward.id)
+    if (!campaign) throw EngineError.notFound('campaign', programId)
+    if (campaign.value.campaign_type === 'LOYALTY_PROGRAM')
+      void loadPrograms(tx, [campaign.value]).catch(() => undefined)
     if (!reward) throw EngineError.notFound('reward', input.reward.id)
-    const assignment = (
-      await tx.store.reward_assignments.list({
-        where: { related_object_id: campaign.value.id, reward_id: reward.value.id },
-      })
-    ).data[0]
+    const assignment = assignments.data[0]
     if (!assignment) {
       throw new EngineError({
         code: 400,
@@ -75,7 +99,12 @@ export async function redeemReward(
       })
     }
     const holderId = stored.value.holder_id
-    const holder = holderId ? await tx.store.customers.get(holderId) : undefined
+    const [holder, card, , assigned] = await Promise.all([
+      holderId ? tx.store.customers.get(holderId) : undefined,
+      loadCard(tx, stored),
+      memberStanding(tx, stored.value.id),
+      assignedRules(tx.store, [assignment.value.id, stored.value.id, programId]),
+    ])
     if (!holder) {
       throw new EngineError({
         code: 400,
@@ -84,7 +113,20 @@ export async function redeemReward(
         details: `Loyalty card ${stored.value.code} has no holder; assign it with createMember first`,
       })
     }
-    const metadata = await enforceMetadata(tx, 'redemption', input.metadata)
+    const rulesOf = (relatedId: string) => {
+      const ids = new Set(assigned.assignments.filter((a) => a.related_object_id === relatedId).map((a) => a.rule_id))
+      return {
+        assignments: assigned.assignments.filter((a) => a.related_object_id === relatedId),
+        rules: assigned.rules.filter((r) => ids.has(r.id)),
+      }
+    }
+    const cardRules = [rulesOf(stored.value.id), rulesOf(programId)]
+    const cardExtras = voucherExtras(
+      cardRules.flatMap((r) => r.assignments),
+      cardRules.flatMap((r) => r.rules),
+      holder.value,
+    )
+    const metadata = await enforceMetadata(tx, 'redemption', input.metadata, 'metadata', schema ?? null)
     const tier = await memberTier(tx, card)
     const mapping = tierRewardMapping(tier, reward.value.id)
 
@@ -115,7 +157,7 @@ export async function redeemReward(
       if (!cost.ok) throw EngineError.invalid('reward.id', `the reward's points cost is not usable (${cost.reason})`)
       points = cost.points
     }
-    await checkRewardAssignmentRules(tx, assignment.value.id, {
+    checkRewardAssignmentRules(tx, rulesOf(assignment.value.id).rules, {
       order: order ?? (input.order ? calculateOrder(input.order) : null),
       customer: holder.value,
       tierId: tier?.id ?? null,
@@ -133,8 +175,9 @@ export async function redeemReward(
       order,
       metadata,
       channel: { channel_id: null, channel_type: 'API' },
+      extras: cardExtras,
     })
-    await afterPointsChanged(tx, campaign.value, card)
+    await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
 }
@@ -150,6 +193,8 @@ interface RewardRedemptionInput {
   order: CalculatedOrder | null
   metadata: Record<string, unknown>
   channel: Redemption['channel']
+  /** The card's validation-rule extras when the caller read them already. */
+  extras?: RedemptionVoucherExtras
 }
 
 /**
@@ -160,7 +205,7 @@ interface RewardRedemptionInput {
 export async function recordRewardRedemption(
   tx: Tx,
   input: RewardRedemptionInput,
-): Promise<{ redemption: Redemption; extras: Awaited<ReturnType<typeof redemptionVoucherExtras>> }> {
+): Promise<{ redemption: Redemption; extras: RedemptionVoucherExtras }> {
   const { card, campaign, holder, points, order, metadata } = input
   const current = latestReward(tx, input.reward)
   if (current.type === 'MATERIAL' && current.stock !== null && current.stock <= 0) {
@@ -191,7 +236,7 @@ export async function recordRewardRedemption(
   tx.update('rewards', input.reward, next)
   const issued = await giveReward(tx, current, campaign, holder)
   const customer = simpleCustomer(holder)
-  const extras = await redemptionVoucherExtras(tx.store, card.voucher, holder)
+  const extras = input.extras ?? (await redemptionVoucherExtras(tx.store, card.voucher, holder))
   const redemption: Redemption = {
     id: tx.id(ID_PREFIX.redemption),
     object: 'redemption',
@@ -254,9 +299,9 @@ export function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
  * rule's error (`redemption_rules_violated` for `redemption.reward.pay_with_points.points_used`,
  * `order_rules_violated`, `customer_rules_violated`…), its details naming the rule's id.
  */
-export async function checkRewardAssignmentRules(
+export function checkRewardAssignmentRules(
   tx: Tx,
-  assignmentId: string,
+  rules: readonly ValidationRule[],
   input: {
     order: CalculatedOrder | null
     customer: Customer
@@ -264,8 +309,7 @@ export async function checkRewardAssignmentRules(
     pointsUsed: number
     metadata: Record<string, unknown>
   },
-): Promise<void> {
-  const rules = await rulesAssignedTo(tx.store, [assignmentId])
+): void {
   const c = input.customer
   for (const rule of rules) {
     const verdict = evaluateValidationRule(

@@ -50,7 +50,12 @@ export async function loadRequest(
   ctx: Context,
   request: StackableRequest,
   now: Date,
-  options: { sessionKey?: string | undefined; candidates?: boolean },
+  options: {
+    sessionKey?: string | undefined
+    candidates?: boolean
+    /** Called with the customer's id as soon as it is known, to start reads that depend on it. */
+    onCustomer?: ((customerId: string) => void) | undefined
+  },
 ): Promise<LoadedRequest> {
   const { store } = ctx
   // Reads that do not depend on each other are issued together: with a database behind the ports
@@ -65,6 +70,12 @@ export async function loadRequest(
     ? findRedeemables(store, request.redeemables as ExpandedRequest[])
     : stackP.then(({ requests }) => findRedeemables(store, requests))
   const customerP = findRequestCustomer(ctx, request.customer)
+  const { onCustomer } = options
+  if (onCustomer)
+    void customerP.then(
+      (c) => c && onCustomer(c.value.id),
+      () => undefined,
+    )
   const storedOrderP = findStoredOrder(store, request.order)
   const itemsP = withCatalogIds(store, orderInput.items ?? [])
   // The schema a customer created by this request is checked against, read now rather than later.
