@@ -3,47 +3,6 @@
  * rules never reach for operations, storage or the engine (docs/design.md#layers).
  */
 
-/**
- * Circles among the operation files that predate this check. They go with the load-decide-commit
- * change (operations import loaders, rules and the commit helper, never each other); delete each line
- * as its circle disappears. Any circle not listed here fails the check. Each is a chain of files under
- * src/operations/, written `a > b > c` (c imports a).
- */
-const KNOWN_OPERATION_CIRCLES = [
-  'context.ts > async-actions.ts',
-  'loyalty-earning.ts > auto-redeem.ts',
-  'loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts',
-  'reward-redemption.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts',
-  'reward-redemption.ts > loyalties.ts',
-  'customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts',
-  'customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > orders.ts',
-  'loyalty-members.ts > publications.ts > customers.ts > loyalty-earning.ts',
-  'loyalty-members.ts > publications.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts',
-  'loyalty-members.ts > publications.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts',
-  'vouchers.ts > stackable/session.ts > stackable/load.ts',
-  'stackable/session.ts > stackable/redeem.ts',
-  'stackable/redeem.ts > redemptions.ts',
-  'stackable/rollback.ts > redemptions.ts',
-  'stackable/redeem.ts > redemptions.ts > stackable/rollback.ts',
-  'vouchers.ts > stackable/session.ts > stackable/redeem.ts > referrals.ts',
-  'referrals.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
-  'vouchers.ts > stackable/session.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts',
-  'customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
-  'customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
-  'stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
-  'stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
-  // The same tangle through campaign-credit.ts (one crediting code for referee rewards and CAMPAIGN rewards).
-  'auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-earning.ts',
-  'campaign-credit.ts > loyalty-members.ts > publications.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts',
-  'publications.ts > vouchers.ts > stackable/session.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts',
-  'redemptions.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
-  'redemptions.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts',
-  'stackable/redeem.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
-  'stackable/redeem.ts > referrals.ts > campaign-credit.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
-  'stackable/redeem.ts > stackable/load.ts > customers.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > campaign-credit.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts',
-  'stackable/rollback.ts > referrals.ts > campaign-credit.ts > loyalty-earning.ts > auto-redeem.ts > reward-redemption.ts > loyalties.ts > loyalty-members.ts > publications.ts > vouchers.ts > stackable/session.ts > stackable/redeem.ts > redemptions.ts',
-]
-
 module.exports = {
   forbidden: [
     {
@@ -72,16 +31,5 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    // A known circle matches whatever module of it the report starts from (same members, same length).
-    knownViolations: KNOWN_OPERATION_CIRCLES.map((chain) => {
-      const cycle = chain.split(' > ').map((name) => ({ name: `src/operations/${name}`, dependencyTypes: [] }))
-      return {
-        type: 'cycle',
-        from: cycle[0].name,
-        to: cycle[1].name,
-        rule: { severity: 'error', name: 'no-circular' },
-        cycle,
-      }
-    }),
   },
 }

@@ -1,6 +1,7 @@
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { ActivityEvent } from '../model/customer'
+import type { AsyncAction } from '../model/misc'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
 import type {
@@ -16,7 +17,26 @@ import type {
   Write,
 } from '../ports'
 import type { InputLimits } from '../schema/bounds'
-import type { AsyncHandlers } from './async-actions'
+
+/**
+ * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
+ * action's `DONE` status commit together (or neither), and a conflict re-runs it on fresh reads.
+ * Its return value becomes the action's `result`.
+ */
+export interface AsyncHandler {
+  run(tx: Tx, action: AsyncAction): Promise<unknown>
+  /** Records a failure on the handler's own resources, in the commit that marks the action `FAILED`. */
+  onFailure?(tx: Tx, action: AsyncAction, error: Error): Promise<void>
+  /**
+   * Timed work (points expiring, pending points activating): the run is dated by the action's due
+   * instant (`run_at`), not by when the runner got to it, so a runner that runs hours late writes
+   * the same ledger, activity dates and expiry dates as one that ran on time.
+   */
+  datedAtDue?: boolean
+}
+
+/** The handlers of one engine, by action type (per engine, so two engines never share work). */
+export type AsyncHandlers = Map<string, AsyncHandler>
 
 export interface EngineConfig {
   /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */

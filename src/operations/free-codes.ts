@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto'
+import { ID_PREFIX } from '../ids'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import type { Tx } from './context'
@@ -32,4 +34,16 @@ export async function pickFreeCodes(
   // take the first free ones instead (a third read, only then).
   const first = await tx.store.vouchers.list({ where, order, limit: wanted })
   return first.data.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+}
+
+/**
+ * A publication's id. With a `source_id` the id derives from it (and from `scope`, the loyalty
+ * program, when the source_id is unique per program): "is this source_id new?" is read from a list,
+ * so two concurrent requests with one new source_id and different codes would both publish; with the
+ * same id the second insert conflicts, and its retry finds the first publication.
+ */
+export function publicationId(tx: Tx, sourceId: string | null, scope?: string): string {
+  if (sourceId === null) return tx.id(ID_PREFIX.publication)
+  const key = scope === undefined ? `source:${sourceId}` : `${scope}:source:${sourceId}`
+  return `${ID_PREFIX.publication}${createHash('sha256').update(key).digest('base64url').slice(0, 24)}`
 }

@@ -7,7 +7,6 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec, RewardAssignment } from '../model/loyalty'
 import type { Redemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
-import type { Stored } from '../ports'
 import { codeSpace } from '../rules/codes'
 import { PROPORTIONAL_SPEC_AT, TIER_EVENTS } from '../rules/earning'
 import { nonEmptyString } from '../schema/common'
@@ -34,19 +33,13 @@ import type {
 } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
 import { enqueue } from './async-actions'
-import {
-  buildCampaign,
-  findCampaign,
-  normaliseVoucherTemplate,
-  withNoRuleAssignments,
-  withRuleAssignments,
-} from './campaigns'
+import { buildCampaign, normaliseVoucherTemplate, withNoRuleAssignments, withRuleAssignments } from './campaigns'
 import { type Context, must, mutate, Tx, takeLock } from './context'
-import { resolveCustomer } from './customers'
+import { resolveCustomer } from './customer-records'
 import { withIdempotency } from './idempotency'
 import { afterPointsChanged, joinProgram } from './loyalty-earning'
 import { loadCard } from './loyalty-ledger'
-import { LOYALTY_CODES_ACTION } from './loyalty-members'
+import { LOYALTY_CODES_ACTION, loyaltyCampaign, memberCard } from './loyalty-members'
 import { memberTier, primeCampaignTiers } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { assignReward } from './reward-assignment'
@@ -149,7 +142,7 @@ export function loyalties(ctx: Context) {
           (await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value,
       }
       return withIdempotency(ctx, options, call, async (tx) => {
-        const campaign = await loyaltyCampaignIn(tx, id)
+        const campaign = await loyaltyCampaign(tx.ctx, id)
         const metadata = await enforceMetadata(tx, 'publication', input.metadata)
         const customer = await resolveCustomer(tx, input.customer, { create: true })
         if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
@@ -186,7 +179,7 @@ export function loyalties(ctx: Context) {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const inputs = parse(earningRulesInput, body)
       return mutate(ctx, async (tx) => {
-        const campaign = await loyaltyCampaignIn(tx, id)
+        const campaign = await loyaltyCampaign(tx.ctx, id)
         // The limit is per project, so serialising on the campaign would not do: every creation takes
         // one project-wide lock before counting, and a concurrent one re-counts after this commit.
         await takeLock(tx, 'earning_rules')
@@ -232,7 +225,7 @@ export function loyalties(ctx: Context) {
       const id = parse(nonEmptyString, campaignId, 'campaignId')
       const inputs = parse(tiersInput, body)
       return mutate(ctx, async (tx) => {
-        const campaign = await loyaltyCampaignIn(tx, id)
+        const campaign = await loyaltyCampaign(tx.ctx, id)
         // The overlap check reads a list and the tiers are only inserted, so two concurrent requests
         // would not conflict: the campaign's new version (as promotions.tiers.create writes) makes the
         // second one re-read the tiers the first committed. Written first, so any later write of the
@@ -347,32 +340,6 @@ function orderOf(order: string | undefined, fallback: string): { field: string; 
 /** Reads through a throwaway transaction (nothing is written). */
 function mutateFree<T>(ctx: Context, read: (tx: Tx) => Promise<T>): Promise<T> {
   return read(new Tx(ctx))
-}
-
-async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<Stored<Campaign>> {
-  const id = parse(nonEmptyString, idOrName, 'campaignId')
-  const found = await findCampaign(ctx.store, id)
-  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id, 'campaignId')
-  return found
-}
-
-export function loyaltyCampaignIn(tx: Tx, idOrName: string): Promise<Stored<Campaign>> {
-  return loyaltyCampaign(tx.ctx, idOrName)
-}
-
-/** A loyalty card by id or code; with a campaign (id or name), it must belong to it. */
-export async function memberCard(ctx: Context, campaignId: string | null, memberId: string): Promise<Stored<Voucher>> {
-  const id = parse(nonEmptyString, memberId, 'memberId')
-  // The program, the card by id and by code, read together.
-  const [campaign, byId, byCode] = await Promise.all([
-    campaignId === null ? null : loyaltyCampaign(ctx, campaignId),
-    ctx.store.vouchers.get(id),
-    ctx.store.vouchers.findBy('code', id),
-  ])
-  const card = byId ?? byCode
-  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id, 'memberId')
-  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id, 'memberId')
-  return card
 }
 
 const CORE_EVENTS = ['order.paid', 'customer.segment.entered', ...TIER_EVENTS] as const

@@ -1,10 +1,10 @@
+import { EngineError } from '../errors'
 import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
-import type { EarningRule } from '../model/loyalty'
-import type { AsyncAction } from '../model/misc'
+import type { PointsBucket, Reward } from '../model/loyalty'
 import type { CalculatedOrder } from '../model/order'
+import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
-import { type EarningInput, freeUnits } from '../rules/earning'
 import type { CascadeResult, CascadeTrigger } from '../rules/loyalty-cascade'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import { checkValidity } from '../rules/validity'
@@ -12,17 +12,17 @@ import type { Tx } from './context'
 import { findMemberCard } from './join-once'
 import { autoRedeemRun, decideCascade, type LoadedProgram, loadPrograms, loyaltyPrograms } from './loyalty-cascade'
 import {
-  activateCardPoints,
-  type CardState,
-  creditCard,
-  creditPendingCard,
-  expireCard,
-  loadCard,
-  type PendingPointsPayload,
-} from './loyalty-ledger'
-import { type AssignOptions, enrolMember } from './loyalty-members'
+  customerInTx,
+  type EarnedPoints,
+  type EarningTrigger,
+  earningInput,
+  emitPointsAdded,
+  orderRef,
+} from './loyalty-events'
+import { type CardState, creditCard, creditPendingCard, loadCard, spendablePoints, spendCard } from './loyalty-ledger'
+import { type AssignOptions, enrolMember, publishCode } from './loyalty-members'
 import { writeStanding } from './loyalty-tiers'
-import { recordRewardRedemption } from './reward-redemption'
+import { recordRewardRedemption } from './reward-records'
 
 /**
  * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
@@ -31,26 +31,6 @@ import { recordRewardRedemption } from './reward-redemption'
  * fulfils a rule. Every credit is a bucket expiring by the rule's expiration rules (else the program's), then
  * the member's tier is recalculated, which may fire tier rules in turn.
  */
-
-/** What fired: the event, its customer, and the event's own data. */
-export interface EarningTrigger {
-  /** `order.paid`, `customer.segment.entered`, a tier event, or a custom event's name. */
-  event: string
-  customer: Customer
-  order?: CalculatedOrder
-  segmentId?: string
-  customEvent?: { schemaId: string; metadata: Record<string, unknown> }
-  /** `loyalty.code` of a custom event: only that card's program earns. */
-  cardCode?: string | undefined
-}
-
-/** What one trigger credited, per card. */
-export interface EarnedPoints {
-  campaign_id: string
-  voucher_id: string
-  earning_rule_id: string
-  points: number
-}
 
 /** Fires `order.paid` rules for the customer's programs; the redemption pipeline calls it in its transaction. */
 export async function earnOnOrderPaid(tx: Tx, input: { order: CalculatedOrder; customer: Customer }): Promise<void> {
@@ -216,6 +196,7 @@ async function applyCascade(
             order: null,
             metadata: {},
             channel: { channel_id: run.id, channel_type: 'AUTO_REDEEM' },
+            give: (reward, own, customer) => giveReward(tx, reward, own, customer),
           })
         }
         break
@@ -232,157 +213,128 @@ async function applyCascade(
 }
 
 /**
- * The customer as this transaction last wrote them, else as stored: a member created by the same
- * sign-up is not in the store yet when their first tier event fires its rules.
+ * Crediting a customer's card of a campaign, and taking the credit back: what a CAMPAIGN reward and
+ * a referral program's referee reward give. A gift campaign's card gets `amount` credits (a card is
+ * published first when the customer holds none); a loyalty program's card gets `amount` points
+ * (joining the program when needed), expiring by the program's rules.
  */
-export async function customerInTx(tx: Tx, customerId: string): Promise<Customer | undefined> {
-  for (let i = tx.writes.length - 1; i >= 0; i--) {
-    const w = tx.writes[i]
-    if (w?.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId) {
-      return w.value as Customer
-    }
-  }
-  return (await tx.store.customers.get(customerId))?.value
-}
-
-const rulesCache = new WeakMap<Tx, Map<string, EarningRule[]>>()
-
-export async function campaignRules(tx: Tx, campaignId: string): Promise<EarningRule[]> {
-  let map = rulesCache.get(tx)
-  if (!map) {
-    map = new Map()
-    rulesCache.set(tx, map)
-  }
-  const known = map.get(campaignId)
-  if (known) return known
-  const page = await tx.store.earning_rules.list({
-    where: { campaign_id: campaignId },
-    order: { field: 'created_at', direction: 'asc' },
-  })
-  const rules = page.data.map((s) => s.value)
-  map.set(campaignId, rules)
-  return rules
-}
-
-export function earningInput(tx: Tx, trigger: EarningTrigger): EarningInput {
-  const input: EarningInput = {
-    customer: { metadata: trigger.customer.metadata, birthdate: trigger.customer.birthdate ?? null },
-    now: tx.now,
-    timeZone: tx.ctx.config.timezone,
-  }
-  const o = trigger.order
-  if (o) {
-    input.order = {
-      amount: o.amount,
-      total_amount: o.total_amount,
-      metadata: o.metadata,
-      items: o.items.map((i) => ({
-        product_id: i.product_id ?? i.product?.id ?? null,
-        sku_id: i.sku_id ?? i.sku?.id ?? null,
-        quantity: i.quantity,
-        free_quantity: freeUnits(i),
-        amount: i.amount,
-        subtotal_amount: i.subtotal_amount,
-        // Read by points formulas only (ORDER_ITEM_PRICE, ORDER_ITEM_METADATA).
-        price: i.price,
-        metadata: i.metadata ?? null,
-      })),
-    }
-  }
-  if (trigger.customEvent) input.customEvent = { metadata: trigger.customEvent.metadata }
-  return input
-}
-
-function orderRef(trigger: EarningTrigger): { id?: string; source_id?: string | null } | null {
-  const o = trigger.order
-  if (!o) return null
-  return { ...(o.id === undefined ? {} : { id: o.id }), source_id: o.source_id ?? null }
-}
-
-/** `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card. */
-export function emitPointsAdded(
+export async function creditCampaignCard(
   tx: Tx,
-  campaign: Campaign,
-  card: CardState,
-  points: number,
-  data: Record<string, unknown>,
-): void {
-  const customerId = card.voucher.holder_id
-  const payload = {
-    ...data,
-    points,
-    balance: card.voucher.loyalty_card?.balance ?? 0,
-    voucher: { id: card.voucher.id, code: card.voucher.code, loyalty_card: card.voucher.loyalty_card },
+  target: Stored<Campaign>,
+  customer: Customer,
+  amount: number,
+  origin: { source: PointsBucket['source']; data: Record<string, unknown>; path: string },
+): Promise<Voucher> {
+  const type = target.value.campaign_type
+  switch (type) {
+    case 'GIFT_VOUCHERS': {
+      const held = (await findMemberCard(tx, target.value.id, customer.id)) ?? (await publishCode(tx, target, customer))
+      const gift = held.value.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
+      const next: Voucher = {
+        ...held.value,
+        gift: { ...gift, amount: gift.amount + amount, balance: gift.balance + amount },
+        updated_at: tx.nowIso,
+      }
+      tx.update('vouchers', held, next)
+      tx.emit(
+        'customer.voucher.gift.balance_added',
+        customer.id,
+        { voucher: { id: next.id, code: next.code, gift: next.gift }, amount },
+        { campaign_id: target.value.id, campaign_type: type, category: 'EFFECT' },
+      )
+      return next
+    }
+    case 'LOYALTY_PROGRAM': {
+      const { card } = await joinProgram(tx, target, customer, { channel: 'REWARD' })
+      if (amount <= 0) return card.voucher
+      creditCard(tx, card, {
+        points: amount,
+        expiresAt: pointsExpiryDate(
+          tx.now,
+          target.value.voucher?.loyalty_card?.expiration_rules,
+          tx.ctx.config.timezone,
+        ),
+        source: origin.source,
+      })
+      emitPointsAdded(tx, target.value, card, amount, origin.data)
+      await afterPointsAdded(tx, target.value, card)
+      return card.voucher
+    }
+    case 'DISCOUNT_COUPONS':
+    case 'REFERRAL_PROGRAM':
+    case 'PROMOTION':
+      throw EngineError.invalid(origin.path, `a ${type} campaign has no card to credit`)
+    default: {
+      const _never: never = type
+      return _never
+    }
   }
-  const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' as const }
-  const group_id = tx.id('v_grp_')
-  tx.emit('customer.voucher.loyalty_card.points_added', customerId, payload, { ...filters, group_id })
-  tx.emit('customer.rewarded.loyalty_points', customerId, payload, { ...filters, group_id })
 }
 
 /**
- * The async work queued at a bucket's expiry instant: expires the card's due buckets, emits
- * `points_expired` and recalculates the tier on the new balance.
+ * Takes back a credit `creditCampaignCard` gave, where it is still there: gift credits come off the
+ * card's balance, at most what is left (credits already spent are not clawed back); points are
+ * subtracted, at most the card's spendable points, soonest expiring first.
  */
-export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
-  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
-  const stored = await tx.store.vouchers.get(voucherId)
-  if (!stored) return { expired: 0 }
-  const card = await loadCard(tx, stored)
-  const expired = expireCard(tx, card)
-  if (expired === 0) return { expired: 0 }
-  const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
-  emitPointsExpired(tx, card, expired, campaign?.value)
-  if (campaign) await afterPointsChanged(tx, campaign.value, card)
-  return { voucher_id: voucherId, expired }
-}
-
-/**
- * The async work queued at the instant a member's tier lapses (`TIER_EXPIRY_ACTION`): the tier is
- * recalculated as of then, so the downgrade or prolongation is dated when the tier expired.
- */
-export async function tierExpiryHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
-  const { voucher_id: voucherId } = action.payload as { voucher_id: string }
-  const stored = await tx.store.vouchers.get(voucherId)
-  const campaign = stored?.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
-  if (!stored || !campaign) return { voucher_id: voucherId }
-  await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored))
-  return { voucher_id: voucherId }
-}
-
-/** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */
-export function emitPointsExpired(tx: Tx, card: CardState, points: number, campaign: Campaign | undefined): void {
-  tx.emit(
-    'customer.voucher.loyalty_card.points_expired',
-    card.voucher.holder_id,
-    {
-      points,
-      balance: card.voucher.loyalty_card?.balance ?? 0,
-      voucher: { id: card.voucher.id, code: card.voucher.code, loyalty_card: card.voucher.loyalty_card },
-    },
-    campaign
-      ? { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' }
-      : { category: 'EFFECT' },
-  )
-}
-
-/**
- * The async work queued at a pending bucket's activation instant: the points become spendable with
- * their expiry counted from now (docs/concepts.md#points-expiry), the points-added events are emitted and the tier
- * is recalculated (which may fire tier rules).
- */
-export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise<unknown> {
-  const payload = action.payload as PendingPointsPayload
-  const stored = await tx.store.vouchers.get(payload.voucher_id)
-  if (!stored) return { activated: 0 }
-  const card = await loadCard(tx, stored)
-  const expiresAt = pointsExpiryDate(tx.now, payload.expiration_rules, tx.ctx.config.timezone)
-  const activated = activateCardPoints(tx, card, payload.bucket_id, expiresAt)
-  if (activated === 0) return { activated: 0 }
-  const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
-  if (campaign) {
-    emitPointsAdded(tx, campaign.value, card, activated, payload.origin)
-    await afterPointsAdded(tx, campaign.value, card)
+export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: number): Promise<void> {
+  const v = issued.value
+  if (v.type === 'GIFT_VOUCHER') {
+    const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
+    const back = Math.min(amount, gift.balance)
+    if (back > 0) {
+      tx.update('vouchers', issued, {
+        ...v,
+        gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
+        updated_at: tx.nowIso,
+      })
+    }
+    return
   }
-  return { voucher_id: payload.voucher_id, bucket_id: payload.bucket_id, activated }
+  if (v.type === 'LOYALTY_CARD') {
+    const card = await loadCard(tx, issued)
+    const back = Math.min(amount, spendablePoints(tx, card))
+    if (back > 0) spendCard(tx, card, back, 'subtracted')
+    const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
+    if (campaign) await afterPointsChanged(tx, campaign.value, card)
+  }
+}
+
+/**
+ * What a CAMPAIGN reward gives: a coupon published to the member, credits on the member's gift card
+ * (a card is published first when they hold none), or points on their card of another program
+ * (joining it when needed). COIN and MATERIAL give nothing here.
+ */
+export async function giveReward(
+  tx: Tx,
+  reward: Reward,
+  ownCampaign: Campaign,
+  customer: Customer,
+): Promise<Voucher | null> {
+  if (reward.type !== 'CAMPAIGN') return null
+  const ref = reward.parameters.campaign
+  if (!ref) throw new Error(`reward ${reward.id} has no campaign parameters`)
+  const target = await tx.store.campaigns.get(ref.id)
+  if (!target) throw EngineError.notFound('campaign', ref.id)
+  const type = target.value.campaign_type
+  switch (type) {
+    case 'DISCOUNT_COUPONS':
+      return (await publishCode(tx, target, customer)).value
+    case 'GIFT_VOUCHERS':
+      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
+    case 'LOYALTY_PROGRAM':
+      if (target.value.id === ownCampaign.id)
+        throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
+      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
+    case 'REFERRAL_PROGRAM':
+    case 'PROMOTION':
+      throw EngineError.invalid('reward.id', `a ${type} campaign cannot be a reward`)
+    default: {
+      const _never: never = type
+      return _never
+    }
+  }
+}
+
+function rewardOrigin(reward: Reward) {
+  return { source: { type: 'reward' as const, id: reward.id }, data: { reward: { id: reward.id } }, path: 'reward.id' }
 }

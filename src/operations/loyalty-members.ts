@@ -6,12 +6,14 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { pointsExpiryDate } from '../rules/points-expiry'
 import { expirationAfterPublishing } from '../rules/validity'
+import { nonEmptyString } from '../schema/common'
+import { parse } from '../schema/parse'
+import { findCampaign } from './campaigns'
 import { generateUnusedCodes } from './codes'
-import type { Tx } from './context'
-import { pickFreeCodes } from './free-codes'
+import type { Context, Tx } from './context'
+import { pickFreeCodes, publicationId } from './free-codes'
 import { findMemberCard, readCustomerLock } from './join-once'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './loyalty-ledger'
-import { publicationId } from './publications'
 import { buildVoucher, specFromCampaign } from './voucher-entity'
 
 /**
@@ -232,4 +234,30 @@ export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: 
   tx.update('vouchers', stored, next)
   recordPublication(tx, campaign.value, next, customer, {})
   return { value: next, version: stored.version }
+}
+
+export async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<Stored<Campaign>> {
+  const id = parse(nonEmptyString, idOrName, 'campaignId')
+  const found = await findCampaign(ctx.store, id)
+  if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id, 'campaignId')
+  return found
+}
+
+export function loyaltyCampaignIn(tx: Tx, idOrName: string): Promise<Stored<Campaign>> {
+  return loyaltyCampaign(tx.ctx, idOrName)
+}
+
+/** A loyalty card by id or code; with a campaign (id or name), it must belong to it. */
+export async function memberCard(ctx: Context, campaignId: string | null, memberId: string): Promise<Stored<Voucher>> {
+  const id = parse(nonEmptyString, memberId, 'memberId')
+  // The program, the card by id and by code, read together.
+  const [campaign, byId, byCode] = await Promise.all([
+    campaignId === null ? null : loyaltyCampaign(ctx, campaignId),
+    ctx.store.vouchers.get(id),
+    ctx.store.vouchers.findBy('code', id),
+  ])
+  const card = byId ?? byCode
+  if (card?.value.type !== 'LOYALTY_CARD') throw EngineError.notFound('voucher', id, 'memberId')
+  if (campaign && card.value.campaign_id !== campaign.value.id) throw EngineError.notFound('voucher', id, 'memberId')
+  return card
 }

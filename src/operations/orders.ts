@@ -6,13 +6,16 @@ import type { Customer } from '../model/customer'
 import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
-import { normalizeOrder } from '../rules/discounts'
+import { calculateOrder } from '../rules/discounts/normalize-order'
+
+export { calculateOrder }
+
 import { nonEmptyString } from '../schema/common'
 import { orderBody } from '../schema/order'
 import { parse } from '../schema/parse'
 import type { OrdersCreateParams, OrdersUpdateParams } from '../schema/requests'
 import { type Context, must, mutate, type Tx } from './context'
-import { resolveCustomer } from './customers'
+import { resolveCustomer } from './customer-records'
 import { withIdempotency } from './idempotency'
 import { loyaltyPrograms, prefetchMember } from './loyalty-cascade'
 import { fireEarningRules } from './loyalty-earning'
@@ -23,11 +26,6 @@ import { enforceMetadata } from './metadata-schemas'
  * PAID, or updated to PAID) fires the `order.paid` earning rules of the customer's programs.
  *
  */
-
-/** The calculated order for a request's order: the discount module's normalisation, with a status. */
-export function calculateOrder(input: OrderInput): CalculatedOrder {
-  return { ...normalizeOrder(input), source_id: input.source_id ?? null, status: input.status ?? 'CREATED' }
-}
 
 export function orders(ctx: Context) {
   return {

@@ -15,12 +15,12 @@ import { type PublicationInput, publicationInput } from '../schema/publication'
 import type { PublicationsCreateParams } from '../schema/requests'
 import { findCampaign, generateCampaignVouchers } from './campaigns'
 import { type Context, must, type Tx } from './context'
-import { resolveCustomer, simpleCustomer } from './customers'
-import { pickFreeCodes } from './free-codes'
+import { resolveCustomer, simpleCustomer } from './customer-records'
+import { pickFreeCodes, publicationId } from './free-codes'
 import { withIdempotency } from './idempotency'
 import { findMemberCard, readCustomerLock } from './join-once'
 import { enforceMetadata } from './metadata-schemas'
-import { findVoucher } from './vouchers'
+import { findVoucher } from './voucher-entity'
 
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {
@@ -70,18 +70,6 @@ export function newHolder(
  */
 export function holderId(voucherId: string, customerId: string): string {
   return `${ID_PREFIX.redeemable_holder}${createHash('sha256').update(`${voucherId}:${customerId}`).digest('base64url').slice(0, 24)}`
-}
-
-/**
- * A publication's id. With a `source_id` the id derives from it (and from `scope`, the loyalty
- * program, when the source_id is unique per program): "is this source_id new?" is read from a list,
- * so two concurrent requests with one new source_id and different codes would both publish; with the
- * same id the second insert conflicts, and its retry finds the first publication.
- */
-export function publicationId(tx: Tx, sourceId: string | null, scope?: string): string {
-  if (sourceId === null) return tx.id(ID_PREFIX.publication)
-  const key = scope === undefined ? `source:${sourceId}` : `${scope}:source:${sourceId}`
-  return `${ID_PREFIX.publication}${createHash('sha256').update(key).digest('base64url').slice(0, 24)}`
 }
 
 export async function findHolder(

@@ -4,13 +4,7 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption, RedemptionRollback } from '../model/redemption'
 import type { Entity } from '../ports'
-import {
-  decideRedeemables,
-  type ExpandOption,
-  type RedeemableResult,
-  type RedeemableSubject,
-  redeemableResult,
-} from '../rules/redeemables'
+import { decideRedeemables, type ExpandOption, type RedeemableSubject, redeemableResult } from '../rules/redeemables'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import type {
@@ -20,28 +14,24 @@ import type {
 } from '../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
 import { type Context, mutate } from './context'
-import { resolveCustomer } from './customers'
+import { resolveCustomer } from './customer-records'
 import { withIdempotency } from './idempotency'
 import { prefetchMember } from './loyalty-cascade'
 import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
-import { RedemptionWriter } from './stackable/redeem'
-import { ROLLBACK_REFUSALS, recordFailedRollback, rollback, rollbackSingle } from './stackable/rollback'
+import { RedemptionWriter, type StackedRedemption } from './stackable/redeem'
+
+export type { StackedRedemption } from './stackable/redeem'
+export type { StackedRollback } from './stackable/rollback'
+
+import {
+  ROLLBACK_REFUSALS,
+  recordFailedRollback,
+  rollback,
+  rollbackSingle,
+  type StackedRollback,
+} from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
-
-export interface StackedRedemption {
-  redemptions: Redemption[]
-  parent_redemption: Redemption
-  order: CalculatedOrder
-  inapplicable_redeemables: RedeemableResult[]
-  skipped_redeemables: RedeemableResult[]
-}
-
-export interface StackedRollback {
-  rollbacks: RedemptionRollback[]
-  parent_rollback: RedemptionRollback
-  order: CalculatedOrder | null
-}
 
 export function redemptions(ctx: Context) {
   return {

@@ -13,13 +13,13 @@ import { parse } from '../schema/parse'
 import type { PublicationInput } from '../schema/publication'
 import { HOLDER_FILTER_FIELDS, holdersQuery, referralPublishInput } from '../schema/referral'
 import type { ReferralsListHoldersParams, ReferralsPublishParams } from '../schema/requests'
-import { creditCampaignCard, takeBackCredit } from './campaign-credit'
 import { findCampaign } from './campaigns'
 import type { Context, Tx } from './context'
 import { cursorPage } from './lists'
-import { customerInTx } from './loyalty-earning'
+import { creditCampaignCard, takeBackCredit } from './loyalty-earning'
+import { customerInTx } from './loyalty-events'
 import { findHolder, newHolder, type PublicationResult, publish } from './publications'
-import { findVoucher } from './vouchers'
+import { findVoucher } from './voucher-entity'
 
 /** What recording a referee did: the referee's holder row, and whether the referral converted now. */
 export interface ReferralOutcome {

@@ -1,7 +1,5 @@
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
-import { ID_PREFIX } from '../ids'
-import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
 import type { IdempotencyRecord } from '../model/idempotency'
 import type { Reward } from '../model/loyalty'
@@ -11,24 +9,21 @@ import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import { evaluateValidationRule, redeemableLabel } from '../rules/conditions'
+import { calculateOrder } from '../rules/discounts/normalize-order'
 import { payWithPoints, rewardCost, tierRewardMapping } from '../rules/rewards'
 import { redeemRewardInput } from '../schema/loyalty'
 import { parse } from '../schema/parse'
-import { creditCampaignCard, takeBackCredit } from './campaign-credit'
 import { type Context, must, type Tx } from './context'
-import { simpleCustomer } from './customers'
 import { withIdempotency } from './idempotency'
-import { memberCard } from './loyalties'
 import { loadPrograms } from './loyalty-cascade'
-import { afterPointsChanged } from './loyalty-earning'
-import { type CardState, loadCard, spendablePoints, spendCard, updateCardVoucher } from './loyalty-ledger'
-import { publishCode } from './loyalty-members'
+import { afterPointsChanged, giveReward, takeBackCredit } from './loyalty-earning'
+import { loadCard, spendablePoints } from './loyalty-ledger'
+import { memberCard } from './loyalty-members'
 import { memberStanding, memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
-import { calculateOrder } from './orders'
-import { type RedemptionVoucherExtras, redemptionVoucherExtras, voucherExtras, withExtras } from './redemption-voucher'
+import { voucherExtras, withExtras } from './redemption-voucher'
 import { withoutBookkeeping } from './redemption-wire'
-import { hashTrackingId } from './stackable/tracking'
+import { pointsExceeded, recordRewardRedemption } from './reward-records'
 import { assignedRules } from './validation-rules'
 
 /**
@@ -176,122 +171,11 @@ export async function redeemReward(
       metadata,
       channel: { channel_id: null, channel_type: 'API' },
       extras: cardExtras,
+      give: (given, own, customer) => giveReward(tx, given, own, customer),
     })
     await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
-}
-
-interface RewardRedemptionInput {
-  card: CardState
-  campaign: Campaign
-  reward: Stored<Reward>
-  assignmentId: string
-  holder: Customer
-  tierId: string | null
-  points: number
-  order: CalculatedOrder | null
-  metadata: Record<string, unknown>
-  channel: Redemption['channel']
-  /** The card's validation-rule extras when the caller read them already. */
-  extras?: RedemptionVoucherExtras
-}
-
-/**
- * Spends the points, counts the reward, gives it, and records the redemption with its events; the
- * caller recalculates the tier afterwards. The reward is read as this transaction last wrote it, so
- * several redemptions of one reward in one transaction (auto-redeem) count each.
- */
-export async function recordRewardRedemption(
-  tx: Tx,
-  input: RewardRedemptionInput,
-): Promise<{ redemption: Redemption; extras: RedemptionVoucherExtras }> {
-  const { card, campaign, holder, points, order, metadata } = input
-  const current = latestReward(tx, input.reward)
-  if (current.type === 'MATERIAL' && current.stock !== null && current.stock <= 0) {
-    throw new EngineError({
-      code: 400,
-      key: 'reward_out_of_stock',
-      message: 'Reward out of stock',
-      details: `Reward ${current.id} has no stock left`,
-      path: 'reward.id',
-    })
-  }
-  let taken: { bucketId: string; points: number }[] = []
-  if (points > 0) {
-    const spent = spendCard(tx, card, points, 'redeemed')
-    if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
-    taken = spent.taken
-  }
-  updateCardVoucher(tx, card, (v) => ({
-    ...v,
-    redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
-  }))
-  const next: Reward = {
-    ...current,
-    stock: current.type === 'MATERIAL' && current.stock !== null ? current.stock - 1 : current.stock,
-    redeemed: (current.redeemed ?? 0) + 1,
-    updated_at: tx.nowIso,
-  }
-  tx.update('rewards', input.reward, next)
-  const issued = await giveReward(tx, current, campaign, holder)
-  const customer = simpleCustomer(holder)
-  const extras = input.extras ?? (await redemptionVoucherExtras(tx.store, card.voucher, holder))
-  const redemption: Redemption = {
-    id: tx.id(ID_PREFIX.redemption),
-    object: 'redemption',
-    date: tx.nowIso,
-    customer_id: holder.id,
-    tracking_id: holder.source_id === null ? null : hashTrackingId(holder.source_id),
-    metadata,
-    amount: points,
-    points_taken: taken,
-    redemption: null,
-    result: 'SUCCESS',
-    status: 'SUCCEEDED',
-    channel: input.channel,
-    customer,
-    related_object_type: 'voucher',
-    related_object_id: card.voucher.id,
-    ...(order ? { order } : {}),
-    reward: {
-      ...next,
-      customer,
-      assignment_id: input.assignmentId,
-      voucher: issued,
-      loyalty_tier_id: input.tierId,
-    },
-    loyalty_card: { points },
-    voucher: withExtras(card.voucher, extras),
-  }
-  tx.insert('redemptions', redemption)
-  const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
-  const group_id = tx.id('v_grp_')
-  const data = {
-    redemption: { id: redemption.id },
-    reward: { id: current.id, type: current.type, name: current.name },
-    points,
-  }
-  tx.emit('customer.reward_redemptions.created', holder.id, data, { ...filters, group_id })
-  tx.emit(
-    current.type === 'MATERIAL' ? 'customer.reward_redemptions.pending' : 'customer.reward_redemptions.completed',
-    holder.id,
-    data,
-    { ...filters, group_id },
-  )
-  tx.emit('customer.rewarded', holder.id, data, { ...filters, category: 'EFFECT', group_id })
-  return { redemption, extras }
-}
-
-/** The reward as this transaction last wrote it, else as read. */
-export function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
-  for (let i = tx.writes.length - 1; i >= 0; i--) {
-    const w = tx.writes[i]
-    if (w?.op === 'put' && w.collection === 'rewards' && (w.value as Reward).id === stored.value.id) {
-      return w.value as Reward
-    }
-  }
-  return stored.value
 }
 
 /**
@@ -341,16 +225,6 @@ export function checkRewardAssignmentRules(
   }
 }
 
-function pointsExceeded(requested: number, balance: number): EngineError {
-  return new EngineError({
-    code: 400,
-    key: 'loyalty_card_points_exceeded',
-    message: 'Loyalty card points exceeded',
-    details: `The reward needs ${requested} points; the card has ${balance} spendable`,
-    path: 'reward',
-  })
-}
-
 function withDiscount(order: CalculatedOrder, discount: number): CalculatedOrder {
   return {
     ...order,
@@ -360,41 +234,6 @@ function withDiscount(order: CalculatedOrder, discount: number): CalculatedOrder
     total_applied_discount_amount: order.total_applied_discount_amount + discount,
     total_amount: order.total_amount - discount,
   }
-}
-
-/**
- * What a CAMPAIGN reward gives: a coupon published to the member, credits on the member's gift card
- * (a card is published first when they hold none), or points on their card of another program
- * (joining it when needed). COIN and MATERIAL give nothing here.
- */
-async function giveReward(tx: Tx, reward: Reward, ownCampaign: Campaign, customer: Customer): Promise<Voucher | null> {
-  if (reward.type !== 'CAMPAIGN') return null
-  const ref = reward.parameters.campaign
-  if (!ref) throw new Error(`reward ${reward.id} has no campaign parameters`)
-  const target = await tx.store.campaigns.get(ref.id)
-  if (!target) throw EngineError.notFound('campaign', ref.id)
-  const type = target.value.campaign_type
-  switch (type) {
-    case 'DISCOUNT_COUPONS':
-      return (await publishCode(tx, target, customer)).value
-    case 'GIFT_VOUCHERS':
-      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
-    case 'LOYALTY_PROGRAM':
-      if (target.value.id === ownCampaign.id)
-        throw EngineError.invalid('reward.id', 'a loyalty program cannot reward points of itself')
-      return creditCampaignCard(tx, target, customer, ref.balance ?? 0, rewardOrigin(reward))
-    case 'REFERRAL_PROGRAM':
-    case 'PROMOTION':
-      throw EngineError.invalid('reward.id', `a ${type} campaign cannot be a reward`)
-    default: {
-      const _never: never = type
-      return _never
-    }
-  }
-}
-
-function rewardOrigin(reward: Reward) {
-  return { source: { type: 'reward' as const, id: reward.id }, data: { reward: { id: reward.id } }, path: 'reward.id' }
 }
 
 /** What a reward redemption recorded of its reward (`redemption.reward`). */

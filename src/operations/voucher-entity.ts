@@ -3,7 +3,8 @@ import type { Campaign, VoucherType } from '../model/campaign'
 import type { Category, Metadata, Validity } from '../model/common'
 import type { Discount, GiftInfo } from '../model/discount'
 import type { LoyaltyCardInfo, Voucher, VoucherAssets } from '../model/voucher'
-import type { Tx } from './context'
+import type { Stored } from '../ports'
+import type { Context, Tx } from './context'
 
 /**
  * Asset URLs: the hosted service serves QR codes and barcodes from its own host. An embedded engine
@@ -117,4 +118,9 @@ export function specFromCampaign(campaign: Campaign, category: Category | null, 
     validity_day_of_week: campaign.validity_day_of_week ?? null,
     validity_hours: campaign.validity_hours ?? null,
   }
+}
+
+/** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
+export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
+  return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
 }

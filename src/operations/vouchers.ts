@@ -17,7 +17,7 @@ import { type Context, mutate } from './context'
 import { duplicateFound } from './duplicates'
 import { enforceMetadata } from './metadata-schemas'
 import { releaseSession } from './stackable/session'
-import { buildVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
+import { buildVoucher, findVoucher, specFromCampaign, type VoucherSpec } from './voucher-entity'
 
 /** The async action type of `vouchers.bulkUpdate`. */
 export const VOUCHERS_BULK_UPDATE_ACTION = 'VOUCHERS.BULK_UPDATE'
@@ -70,11 +70,6 @@ export const vouchersBulkUpdateHandler: AsyncHandler['run'] = async (tx, action:
     }
   }
   return result
-}
-
-/** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
-export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
-  return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
 }
 
 /** Takes the request's value where it gave one (even `null`), else the inherited one. */

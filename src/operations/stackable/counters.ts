@@ -1,5 +1,7 @@
 import type { Customer } from '../../model/customer'
+import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
+import type { Voucher } from '../../model/voucher'
 import type { Counter, Store } from '../../ports'
 import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
@@ -112,4 +114,18 @@ function scopeOfRedemption(r: Redemption): CounterScope {
     campaignId: r.related_object_parent_id ?? null,
     customerId: r.customer_id,
   }
+}
+
+/**
+ * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (its
+ * snapshot, stored on the child redemption) and the discount the tier gave. A rollback takes back
+ * exactly this, read from the same snapshot.
+ */
+export function tierShare(order: CalculatedOrder | null | undefined): { amount: number; discount: number } {
+  return { amount: order?.amount ?? 0, discount: order?.total_applied_discount_amount ?? 0 }
+}
+
+/** A discount code without a quantity limit: no check depends on its counters. */
+export function isUnlimitedCoupon(voucher: Voucher): boolean {
+  return voucher.type === 'DISCOUNT_VOUCHER' && voucher.redemption.quantity === null
 }

@@ -9,32 +9,26 @@ import type { Voucher } from '../../model/voucher'
 import type { Guard, Stored } from '../../ports'
 import { addPending, counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
-import type { RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
+import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
-import { simpleCustomer } from '../customers'
+import { simpleCustomer } from '../customer-records'
 import { earnOnOrderPaid } from '../loyalty-earning'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty-ledger'
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
-import type { StackedRedemption } from '../redemptions'
 import { recordReferral } from '../referrals'
-import { applyCounterWrites, counterScope } from './counters'
+import { applyCounterWrites, counterScope, isUnlimitedCoupon, tierShare } from './counters'
 import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
 import { trackingId } from './tracking'
 
-/**
- * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (its
- * snapshot, stored on the child redemption) and the discount the tier gave. A rollback takes back
- * exactly this, read from the same snapshot.
- */
-export function tierShare(order: CalculatedOrder | null | undefined): { amount: number; discount: number } {
-  return { amount: order?.amount ?? 0, discount: order?.total_applied_discount_amount ?? 0 }
-}
-
-/** A discount code without a quantity limit: no check depends on its counters. */
-export function isUnlimitedCoupon(voucher: Voucher): boolean {
-  return voucher.type === 'DISCOUNT_VOUCHER' && voucher.redemption.quantity === null
+/** What `redeemStackable` returns. */
+export interface StackedRedemption {
+  redemptions: Redemption[]
+  parent_redemption: Redemption
+  order: CalculatedOrder
+  inapplicable_redeemables: RedeemableResult[]
+  skipped_redeemables: RedeemableResult[]
 }
 
 /** Builds the writes of one redemption request. */

@@ -8,13 +8,12 @@ import { addDuration } from '../../rules/duration'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
-import { afterPointsChanged, emitPointsExpired } from '../loyalty-earning'
+import { afterPointsChanged } from '../loyalty-earning'
+import { emitPointsExpired } from '../loyalty-events'
 import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
-import type { StackedRollback } from '../redemptions'
 import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
-import { uncountRedemptions } from './counters'
-import { tierShare } from './redeem'
+import { tierShare, uncountRedemptions } from './counters'
 
 /** Rollbacks are accepted within three months of the redemption (docs/concepts.md#rollbacks). */
 const ROLLBACK_WINDOW = 'P3M'
@@ -403,4 +402,11 @@ async function rollbackOrder(
 function succeeded(r: Redemption): Extract<Redemption, { result: 'SUCCESS' }> {
   if (r.result !== 'SUCCESS') throw new Error(`redemption ${r.id} failed: nothing to roll back`)
   return r
+}
+
+/** What a rollback of a stacked redemption returns. */
+export interface StackedRollback {
+  rollbacks: RedemptionRollback[]
+  parent_rollback: RedemptionRollback
+  order: CalculatedOrder | null
 }

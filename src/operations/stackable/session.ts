@@ -4,8 +4,8 @@ import type { Stored } from '../../ports'
 import type { PipelineResult, RedeemableSubject } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
+import { isUnlimitedCoupon } from './counters'
 import type { LoadedRequest } from './load'
-import { isUnlimitedCoupon } from './redeem'
 
 type TtlUnit = ValidationSession['ttl_unit']
 

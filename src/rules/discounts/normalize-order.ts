@@ -121,3 +121,8 @@ function parseQuantity(value: number | string | null | undefined, path: string):
   }
   return n
 }
+
+/** The calculated order for a request's order: the discount module's normalisation, with a status. */
+export function calculateOrder(input: OrderInput): CalculatedOrder {
+  return { ...normalizeOrder(input), source_id: input.source_id ?? null, status: input.status ?? 'CREATED' }
+}
