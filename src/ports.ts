@@ -207,7 +207,11 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('voucher_id')], sort: CREATED },
     { on: [text('customer_id')], sort: CREATED },
   ],
-  points_buckets: [{ on: [text('voucher_id')], sort: CREATED }],
+  points_buckets: [
+    { on: [text('voucher_id')], sort: CREATED },
+    // A card's live buckets: what a spend, an expiry or an activation can move.
+    { on: [text('voucher_id'), text('status')], sort: CREATED },
+  ],
   reward_assignments: [
     { on: [text('related_object_id')], sort: CREATED },
     { on: [text('related_object_id'), text('reward_id')], sort: CREATED },

@@ -1,6 +1,6 @@
 import type { Campaign } from '../model/campaign'
 import type { Customer } from '../model/customer'
-import type { EarningRule, LoyaltyTier, Reward, RewardAssignment } from '../model/loyalty'
+import type { EarningRule, LoyaltyTier, PointsBucket, Reward, RewardAssignment, TierPeriod } from '../model/loyalty'
 import type { ValidationRule } from '../model/validation-rule'
 import type { Stored } from '../ports'
 import {
@@ -12,7 +12,7 @@ import {
   type CascadeTrigger,
   runCascade,
 } from '../rules/loyalty-cascade'
-import { endOfDayExclusive, localDate, startOfDay } from '../rules/zoned-calendar'
+import { endOfDayExclusive, localDate, periodBounds, startOfDay } from '../rules/zoned-calendar'
 import type { Tx } from './context'
 import { findMemberCard } from './join-once'
 import { type CardState, loadCard } from './loyalty-ledger'
@@ -207,15 +207,39 @@ export function prefetchMember(tx: Tx, customerId: string | null | undefined): v
   work.catch(() => undefined)
 }
 
-/** The member as the cascade reads them. */
-export async function cascadeCard(tx: Tx, card: CardState, holder: Customer | null): Promise<CascadeCard> {
+/**
+ * The member as the cascade reads them. A program whose tiers count the points collected in a
+ * period also reads the card's buckets created in it, spent or expired ones included (the ledger
+ * holds only live ones).
+ */
+export async function cascadeCard(
+  tx: Tx,
+  card: CardState,
+  holder: Customer | null,
+  program: Pick<CascadeProgram, 'campaign' | 'tiers'>,
+): Promise<CascadeCard> {
+  const config = program.campaign.loyalty_tiers_expiration
+  const inPeriod = program.tiers.length > 0 && config?.qualification_type === 'POINTS_IN_PERIOD'
+  const [standing, period] = await Promise.all([
+    memberStanding(tx, card.voucher.id),
+    inPeriod ? periodBuckets(tx, card, config?.qualification_period ?? 'MONTH') : [],
+  ])
+  const live = new Set(card.buckets.map((b) => b.id))
   return {
     voucher_id: card.voucher.id,
     balance: card.voucher.loyalty_card?.balance ?? 0,
-    buckets: card.buckets,
-    standing: await memberStanding(tx, card.voucher.id),
+    buckets: [...card.buckets, ...period.filter((b) => !live.has(b.id))],
+    standing,
     customer: holder === null ? null : cascadeCustomer(holder),
   }
+}
+
+async function periodBuckets(tx: Tx, card: CardState, period: TierPeriod): Promise<PointsBucket[]> {
+  const { start } = periodBounds(tx.now, period, tx.ctx.config.timezone)
+  const page = await tx.store.points_buckets.list({
+    where: { voucher_id: card.voucher.id, created_at: { after: new Date(start.getTime() - 1).toISOString() } },
+  })
+  return page.data.map((row) => row.value)
 }
 
 export function cascadeCustomer(c: Customer): CascadeCustomer {
@@ -237,7 +261,7 @@ export async function decideCascade(
   trigger: CascadeTrigger,
 ): Promise<CascadeResult> {
   const [member, run] = await Promise.all([
-    card ? cascadeCard(tx, card, card.voucher.holder_id ? holder : null) : null,
+    card ? cascadeCard(tx, card, card.voucher.holder_id ? holder : null, program) : null,
     program.autoRedeem ? autoRedeemRun(tx, holder.id) : { id: '', redeemed: 0, runsToday: 0 },
   ])
   return runCascade({

@@ -66,7 +66,7 @@ export function loyaltyEstimates(ctx: Context) {
           },
         },
         customer: cascadeCustomer(who as Customer),
-        card: card && customer ? await cascadeCard(tx, card, customer.value) : null,
+        card: card && customer ? await cascadeCard(tx, card, customer.value, program) : null,
         run,
         now: tx.now,
         timeZone: ctx.config.timezone,

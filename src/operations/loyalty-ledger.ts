@@ -5,6 +5,7 @@ import type { Page, Stored, Write } from '../ports'
 import {
   activate,
   availablePoints,
+  type CardBalance,
   cardBalance,
   credit,
   creditPending,
@@ -54,6 +55,10 @@ interface CardSlot {
   voucher: Voucher
   buckets: PointsBucket[]
   storedBuckets: Map<string, Stored<PointsBucket>>
+  /** Each bucket as read, to count what this transaction changed against the card's stored summary. */
+  loaded: Map<string, PointsBucket>
+  /** Every bucket this transaction changed or created. */
+  changed: Set<string>
   dirty: Set<string>
   /** Expiry actions already queued in this transaction, by instant. */
   scheduled: Set<string>
@@ -63,6 +68,9 @@ interface CardSlot {
    */
   increments: Write[]
 }
+
+/** The statuses of buckets whose points can still be spent, expire or activate. */
+const LIVE = ['ACTIVE', 'PENDING']
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
 const loading = new WeakMap<Tx, Map<string, Promise<Page<PointsBucket>>>>()
@@ -88,7 +96,8 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
   }
   let page = reading.get(stored.value.id)
   if (!page) {
-    page = tx.store.points_buckets.list({ where: { voucher_id: stored.value.id } })
+    // Only the buckets that can still move: spent and expired ones are history, counted in the card's summary.
+    page = tx.store.points_buckets.list({ where: { voucher_id: stored.value.id, status: { in: LIVE } } })
     reading.set(stored.value.id, page)
   }
   const rows = await page
@@ -100,6 +109,8 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
     voucher: stored.value,
     buckets: rows.data.map((s) => s.value),
     storedBuckets: new Map(rows.data.map((s) => [s.value.id, s])),
+    loaded: new Map(rows.data.map((s) => [s.value.id, s.value])),
+    changed: new Set(),
     dirty: new Set(),
     scheduled: new Set(),
     increments: [],
@@ -129,6 +140,8 @@ export function newCard(tx: Tx, voucher: Voucher): CardState {
     voucher,
     buckets: [],
     storedBuckets: new Map(),
+    loaded: new Map(),
+    changed: new Set(),
     dirty: new Set(),
     scheduled: new Set(),
     increments: [],
@@ -142,6 +155,19 @@ function slotOf(tx: Tx, card: CardState): CardSlot {
   const slot = slotsOf(tx).get(card.voucher.id)
   if (!slot) throw new Error(`card ${card.voucher.id} was not loaded in this transaction`)
   return slot
+}
+
+/** Reads buckets of the card that are not live (a rollback gives points back to spent or expired ones). */
+export async function loadBuckets(tx: Tx, card: CardState, ids: readonly string[]): Promise<void> {
+  const slot = slotOf(tx, card)
+  const missing = [...new Set(ids)].filter((id) => !slot.storedBuckets.has(id))
+  if (missing.length === 0) return
+  for (const row of await tx.store.points_buckets.getMany(missing)) {
+    if (row.value.voucher_id !== slot.voucher.id || slot.storedBuckets.has(row.value.id)) continue
+    slot.buckets.push(row.value)
+    slot.storedBuckets.set(row.value.id, row)
+    slot.loaded.set(row.value.id, row.value)
+  }
 }
 
 /** Replaces the card's voucher fields other than the ledger's (holder, publish count…). */
@@ -319,6 +345,7 @@ export function spendCardGuarded(tx: Tx, card: CardState, points: number): Spend
     slot.increments.push(tx.writes[tx.writes.length - 1] as Write)
   }
   for (const t of result.taken) {
+    slot.changed.add(t.bucketId)
     const after = slot.buckets.find((b) => b.id === t.bucketId)
     write(
       'points_buckets',
@@ -367,13 +394,10 @@ function persist(tx: Tx, slot: CardSlot): void {
       slot.storedBuckets.set(id, { value: bucket, version: 0 })
     }
   }
+  for (const id of slot.dirty) slot.changed.add(id)
   slot.dirty.clear()
   const lc = slot.voucher.loyalty_card
-  const summary = cardBalance(slot.buckets, {
-    subtracted: lc?.subtracted_points ?? 0,
-    now: tx.now,
-    timeZone: tx.ctx.config.timezone,
-  })
+  const summary = ledgerSummary(slot, tx)
   slot.voucher = {
     ...slot.voucher,
     loyalty_card: {
@@ -392,4 +416,31 @@ function persist(tx: Tx, slot: CardSlot): void {
   }
   // For a card inserted in this transaction, `update` finds the insert and replaces it.
   tx.update('vouchers', slot.stored, slot.voucher)
+}
+
+/**
+ * The card's summary: the stored one (what the buckets not read add up to) plus what this
+ * transaction changed in the buckets it read or made; the next expiration from the live buckets,
+ * which are all read. A card made in this transaction starts from nothing.
+ */
+function ledgerSummary(slot: CardSlot, tx: Tx): CardBalance {
+  const base = slot.stored.version === 0 ? undefined : slot.stored.value.loyalty_card
+  const changed = slot.buckets.filter((b) => slot.changed.has(b.id))
+  const before = cardBalance([...slot.changed].flatMap((id) => slot.loaded.get(id) ?? []))
+  const after = cardBalance(changed)
+  const live = cardBalance(slot.buckets, { now: tx.now, timeZone: tx.ctx.config.timezone })
+  const points = (base?.points ?? 0) + after.points - before.points
+  const balance = (base?.balance ?? 0) + after.balance - before.balance
+  const expired = (base?.expired_points ?? 0) + after.expired_points - before.expired_points
+  const subtracted = slot.voucher.loyalty_card?.subtracted_points ?? 0
+  return {
+    points,
+    pending_points: (base?.pending_points ?? 0) + after.pending_points - before.pending_points,
+    balance,
+    expired_points: expired,
+    subtracted_points: subtracted,
+    redeemed_points: points - balance - expired - subtracted,
+    next_expiration_date: live.next_expiration_date,
+    next_expiration_points: live.next_expiration_points,
+  }
 }

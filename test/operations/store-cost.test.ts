@@ -135,4 +135,32 @@ describe('rows examined do not grow with what is stored', () => {
     for (let i = 0; i < 300; i++) await cost()
     expect(await cost()).toBe(early)
   }, 60_000)
+
+  it("a member's paid order reads the card's live buckets, not its history; the card's summary still adds up", async () => {
+    const memory = createMemoryStore()
+    const engine = createEngine({ store: memory, clock: manualClock(), random: seededRandom(1) })
+    const { club, card, coin } = await cardPayingWithPoints(engine)
+    const pay = async () => {
+      const before = memory.stats.rowsExamined
+      await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 })
+      return memory.stats.rowsExamined - before
+    }
+    const early = await pay()
+    for (let i = 0; i < 200; i++) await pay()
+    // Spend everything: 202 buckets become history.
+    const full = await engine.loyalties.getMember(club.id, card.id)
+    const balance = full.loyalty_card?.balance ?? 0
+    await engine.loyalties.redeemReward(club.id, card.id, {
+      reward: { id: coin.id, points: balance },
+      order: { amount: balance * 10 },
+    })
+    expect(await pay()).toBeLessThanOrEqual(early + 2)
+    const after = await engine.loyalties.getMember(club.id, card.id)
+    const buckets = await memory.points_buckets.list({ where: { voucher_id: card.id } })
+    const sum = (f: (b: (typeof buckets.data)[number]['value']) => number) =>
+      buckets.data.reduce((n, b) => n + f(b.value), 0)
+    expect(after.loyalty_card?.balance).toBe(sum((b) => b.remaining))
+    expect(after.loyalty_card?.points).toBe(sum((b) => b.points))
+    expect(after.loyalty_card?.balance).toBe(20)
+  }, 60_000)
 })

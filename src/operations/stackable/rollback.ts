@@ -10,7 +10,7 @@ import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
 import { afterPointsChanged } from '../loyalty-earning'
 import { emitPointsExpired } from '../loyalty-events'
-import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
+import { loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
 import { tierShare, uncountRedemptions } from './counters'
@@ -325,6 +325,12 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
     })
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(tx, stored)
+      if (child.points_taken?.length)
+        await loadBuckets(
+          tx,
+          card,
+          child.points_taken.map((t) => t.bucketId),
+        )
       const refunded = child.points_taken?.length ? refundCard(tx, card, child.points_taken) : null
       updateCardVoucher(tx, card, (v) => ({ ...v, redemption: oneUseBack(v) }))
       const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
