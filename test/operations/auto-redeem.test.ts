@@ -164,3 +164,44 @@ describe('auto-redeem (docs/concepts.md#tiers, docs/concepts.md#rewards)', () =>
     expect(r?.reward).toMatchObject({ id: coupon.id, voucher: { campaign_id: coupons.id, holder_id: alice.id } })
   })
 })
+
+describe('the points estimate runs the same cascade as the payment, auto-redeem included', () => {
+  it('an order of 250 estimated, then paid: the estimate names the mugs and the balance the payment leaves', async () => {
+    const { engine } = testEngine()
+    const { club: c, card, mug } = await club(engine, { autoRedeem: true })
+    const estimate = await engine.raw.loyalties.qualifications(c.id, {
+      customer: { source_id: 'alice' },
+      order: { amount: 250 },
+    })
+    expect(estimate.points_estimation).toBe(250)
+    expect(estimate.cascade).toMatchObject({
+      voucher_id: card.id,
+      points: 250,
+      balance_before: 0,
+      balance_after: 50,
+      tier_before: null,
+      tier_after: null,
+      rewards: [{ reward_id: mug.id, times: 2, points: 100 }],
+      tier_events: [],
+    })
+    // Nothing was written by the estimate; the payment then does exactly what it said.
+    expect(await autoRedemptions(engine)).toHaveLength(0)
+    await engine.raw.orders.create(paid('o1', 250))
+    expect(await balance(engine, card.id)).toBe(50)
+    expect(await autoRedemptions(engine)).toHaveLength(2)
+  })
+
+  it('without auto-redeem the same order reaches Gold, in the estimate and in the payment', async () => {
+    const { engine } = testEngine()
+    const { club: c, card } = await club(engine, { autoRedeem: false })
+    const estimate = await engine.raw.loyalties.qualifications(c.id, {
+      customer: { source_id: 'alice' },
+      order: { amount: 250 },
+    })
+    expect(estimate.cascade.rewards).toEqual([])
+    expect(estimate.cascade.balance_after).toBe(250)
+    expect(estimate.cascade.tier_events.map((e) => e.type)).toEqual(['customer.loyalty.tier.joined'])
+    await engine.raw.orders.create(paid('o1', 250))
+    expect((await engine.loyalties.getMemberTier(null, card.id))?.id).toBe(estimate.cascade.tier_after)
+  })
+})
