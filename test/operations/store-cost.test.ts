@@ -4,7 +4,7 @@ import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import type { Write } from '../../src/ports'
 import { chainCounter } from '../support/chain'
-import { seedChainShop } from '../support/chain-shop'
+import { loyaltyChains, seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty-fixtures'
 
@@ -44,24 +44,10 @@ describe('the longest chain of sequential store calls', () => {
 
   it('loyalty operations: a member paying with points and earning at most 6, a paid order at most 4, a reward redemption at most 4', async () => {
     const counter = chainCounter(createMemoryStore())
-    const engine = engineOn(counter.store)
-    const { club, card, coin } = await cardPayingWithPoints(engine)
-    counter.reset()
-    await engine.redemptions.redeemStackable({
-      customer: { source_id: 'alice' },
-      order: { amount: 100_000 },
-      redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
-    })
-    expect(counter.depth).toBeLessThanOrEqual(6)
-    counter.reset()
-    await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 })
-    expect(counter.depth).toBeLessThanOrEqual(4)
-    counter.reset()
-    await engine.loyalties.redeemReward(club.id, card.id, {
-      reward: { id: coin.id, points: 5 },
-      order: { amount: 1000 },
-    })
-    expect(counter.depth).toBeLessThanOrEqual(4)
+    const chains = await loyaltyChains(engineOn(counter.store), counter)
+    expect(chains.memberRedemption).toBeLessThanOrEqual(6)
+    expect(chains.paidOrder).toBeLessThanOrEqual(4)
+    expect(chains.rewardRedemption).toBeLessThanOrEqual(4)
   })
 })
 

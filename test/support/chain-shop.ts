@@ -1,4 +1,5 @@
 import type { Engine } from '../../src/engine'
+import { cardPayingWithPoints } from '../operations/loyalty-fixtures'
 
 /**
  * The shop the store-cost tests measure (on the memory store and on PostgreSQL): a known customer, a
@@ -43,5 +44,33 @@ export async function seedChainShop(engine: Engine) {
       { object: 'voucher' as const, id: 'GIFT', gift: { credits: 1000 } },
       { object: 'promotion_tier' as const, id: tier },
     ],
+  }
+}
+
+/**
+ * The loyalty chains the store-cost tests measure: a member's redemption paying with points (and
+ * earning on the paid order), a paid order, a reward redemption. Returns each one's depth.
+ */
+export async function loyaltyChains(engine: Engine, counter: { reset(): void; readonly depth: number }) {
+  const { club, card, coin } = await cardPayingWithPoints(engine)
+  const measure = async (run: () => Promise<unknown>) => {
+    counter.reset()
+    await run()
+    return counter.depth
+  }
+  return {
+    memberRedemption: await measure(() =>
+      engine.redemptions.redeemStackable({
+        customer: { source_id: 'alice' },
+        order: { amount: 100_000 },
+        redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
+      }),
+    ),
+    paidOrder: await measure(() =>
+      engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 }),
+    ),
+    rewardRedemption: await measure(() =>
+      engine.loyalties.redeemReward(club.id, card.id, { reward: { id: coin.id, points: 5 }, order: { amount: 1000 } }),
+    ),
   }
 }
