@@ -106,6 +106,17 @@ export {
   type TierTransitionInput,
   transitionTier,
 } from './rules/loyalty'
+export {
+  type AutoRedeemRun,
+  type CascadeCard,
+  type CascadeCustomer,
+  type CascadeInput,
+  type CascadeProgram,
+  type CascadeResult,
+  type CascadeStep,
+  type CascadeTrigger,
+  runCascade,
+} from './rules/loyalty-cascade'
 export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
 export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
 export {
