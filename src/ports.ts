@@ -196,7 +196,11 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
     { on: [text('redemption')], sort: time('date') },
   ],
-  redemption_rollbacks: [{ on: [text('redemption')], sort: time('date') }],
+  redemption_rollbacks: [
+    { on: [text('redemption')], sort: time('date') },
+    // A campaign's rollbacks by date (the transactions export pages through them).
+    { on: [text('related_object_parent_id')], sort: time('date') },
+  ],
   sessions: [
     { on: [text('key'), text('released_at')], sort: CREATED },
     { on: [text('voucher_id'), text('released_at')], sort: CREATED },

@@ -37,6 +37,12 @@ export interface EngineConfig {
   idempotencyTtlSeconds: number
   /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
   filesBaseUrl: string
+  /** The HMAC key of signed file links. */
+  filesSecret: string
+  /** How long a signed file link works. */
+  fileLinkTtlSeconds: number
+  /** How long a finished file is kept before `maintenance.purgeExpired` may delete it; null: for ever. */
+  fileRetentionSeconds: number | null
 }
 
 export type AuthenticationMode = 'keys-and-bearer' | 'keys'
