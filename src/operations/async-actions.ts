@@ -140,7 +140,12 @@ async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' 
       const result = await handler.run(tx, action)
       const { state: _state, ...rest } = action
       if (isContinuation(result)) {
-        tx.update('async_actions', stored, { ...rest, status: 'IN_PROGRESS', state: result.state, updated_at: tx.nowIso })
+        tx.update('async_actions', stored, {
+          ...rest,
+          status: 'IN_PROGRESS',
+          state: result.state,
+          updated_at: tx.nowIso,
+        })
         return 'continued' as const
       }
       tx.update('async_actions', stored, { ...rest, status: 'DONE', progress: 100, result, updated_at: tx.nowIso })

@@ -172,7 +172,8 @@ function exportHandler(source: (tx: Tx, exp: Export) => Promise<RowSource>): Asy
       const exp = stored.value
       const state = action.state as ExportState | undefined
       const rows = await source(tx, exp)
-      const file = state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
+      const file =
+        state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
       const page = await rows.next(state?.cursor, EXPORT_CHUNK_ROWS)
       const written = appendChunk(tx, file, csvLines(state ? page.rows : [rows.header, ...page.rows]))
       const count = (state?.rows ?? 0) + page.rows.length

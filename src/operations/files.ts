@@ -143,7 +143,8 @@ const LINK_ERRORS: Record<Exclude<LinkCheck, 'valid'>, EngineErrorInit> = {
     code: 403,
     key: 'file_link_forbidden',
     message: 'Forbidden',
-    details: 'The file link signature does not match this file and expiry: it was changed, or signed with another secret',
+    details:
+      'The file link signature does not match this file and expiry: it was changed, or signed with another secret',
   },
   expired: {
     code: 410,
