@@ -24,6 +24,7 @@ import { loyaltyEstimates } from './operations/loyalty-estimate'
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
 import { TIER_EXPIRY_ACTION } from './operations/loyalty-tiers'
+import { maintenance } from './operations/maintenance'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
 import { products } from './operations/products'
@@ -207,6 +208,7 @@ export function createEngine(options: EngineOptions = {}) {
       rewards: rewards(ctx),
       events: events(ctx),
       orders: orders(ctx),
+      maintenance: maintenance(ctx),
     }),
   )
 }

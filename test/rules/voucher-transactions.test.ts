@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../src/model/redemption'
 import type { Voucher } from '../../src/model/voucher'
 import { redemptionRow, rollbackRow } from '../../src/rules/voucher-transactions'
+import { without } from '../support/engine'
 
 const voucher = (id: string, type: string) =>
   ({ id, code: id.toUpperCase(), type, campaign_id: 'camp_1' }) as unknown as Voucher
@@ -48,7 +49,7 @@ describe('redemptionRow and rollbackRow', () => {
       redemptionRow(redemption('r_2', 'v_card', { loyalty_card: { points: 40 } }), card),
       redemptionRow(redemption('r_3', 'v_disc'), plain),
       rollbackRow(rollback, card),
-      rollbackRow({ ...rollback, id: 'rr_2', loyalty_card: undefined, amount: -250 } as RedemptionRollback, gift),
+      rollbackRow({ ...without(rollback, 'loyalty_card'), id: 'rr_2', amount: -250 } as RedemptionRollback, gift),
       rollbackRow(rollback, plain),
     ]
     expect(rows.map((r) => [r.id, r.type, r.amount, r.source, r.related_transaction_id])).toEqual([
