@@ -64,8 +64,11 @@ describe('npm run serve (examples/serve.ts)', () => {
     )
     const url = (done.result as { url: string }).url
     expect(url).toMatch(new RegExp(`^${server.url}/v1/files/file_`))
-    expect((await fetch(url)).status).toBe(401)
-    const file = await fetch(url, { headers: keys })
+    const bare = url.split('?')[0] ?? ''
+    expect((await fetch(bare)).status).toBe(401)
+    expect((await fetch(bare, { headers: keys })).status).toBe(200)
+    // The signed url needs no keys.
+    const file = await fetch(url)
     expect(file.status).toBe(200)
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(file.headers.get('content-disposition')).toBe(
