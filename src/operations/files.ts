@@ -159,7 +159,7 @@ export function files(ctx: Context) {
   async function entry(idOrUrl: string): Promise<StoredFile> {
     const key = parse(nonEmptyString, idOrUrl, 'fileId')
     const found = await ctx.store.files.get(fileIdOf(ctx, key))
-    if (!found || found.value.status !== 'READY') throw EngineError.notFound('file', key, 'fileId')
+    if (found?.value.status !== 'READY') throw EngineError.notFound('file', key, 'fileId')
     return found.value
   }
 

@@ -281,7 +281,7 @@ describe('exports in cursor-paged chunks', () => {
   }
 
   it('two workers running the same export at once write every row once', async () => {
-    const { engine, store, clock } = testEngine()
+    const { engine, store } = testEngine()
     const expected = await customersShop(store)
     const exp = await engine.exports.create({
       exported_object: 'customer',
