@@ -119,15 +119,24 @@ interface Read {
 }
 
 /** The memory store, recording what each read returned and examined (its `rowsExamined` while it ran). */
-function recordingStore(inner: MemoryStore): { store: Store; reads: Read[]; chunkCommits: () => number } {
+function recordingStore(inner: MemoryStore): {
+  store: Store
+  reads: Read[]
+  chunkCommits: () => number
+  /** The most writes, and the most bytes, one commit carried. */
+  largestCommit: { writes: number; bytes: number }
+} {
   const reads: Read[] = []
   let chunkCommits = 0
+  const largestCommit = { writes: 0, bytes: 0 }
   const store = new Proxy(inner, {
     get(target, prop, receiver) {
       const member = Reflect.get(target, prop, receiver)
       if (prop === 'commit') {
         return async (changeset: Parameters<Store['commit']>[0]) => {
           if (changeset.writes.some((w) => w.collection === 'file_chunks')) chunkCommits++
+          largestCommit.writes = Math.max(largestCommit.writes, changeset.writes.length)
+          largestCommit.bytes = Math.max(largestCommit.bytes, JSON.stringify(changeset).length)
           return inner.commit(changeset)
         }
       }
@@ -153,7 +162,7 @@ function recordingStore(inner: MemoryStore): { store: Store; reads: Read[]; chun
       })
     },
   })
-  return { store, reads, chunkCommits: () => chunkCommits }
+  return { store, reads, chunkCommits: () => chunkCommits, largestCommit }
 }
 
 /**
@@ -206,11 +215,14 @@ describe('exports in cursor-paged chunks', () => {
   it('a transactions export reads no more than a page per store call and writes ceil(N / chunk) chunks, one commit each', async () => {
     const memory = createMemoryStore()
     const expected = await transactionsShop(memory)
-    const { store, reads, chunkCommits } = recordingStore(memory)
+    const { store, reads, chunkCommits, largestCommit } = recordingStore(memory)
     const { engine } = testEngine({ store })
     const exp = await engine.exports.createCampaignTransactionsExport('camp_t', { parameters: { fields: ['id'] } })
     reads.length = 0
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    // Each commit: a chunk, the action with its cursor, and the file's entry and the export when they change.
+    expect(largestCommit.writes).toBeLessThanOrEqual(4)
+    expect(largestCommit.bytes).toBeLessThan(20_000)
     expect(Math.max(...reads.map((r) => r.returned))).toBeLessThanOrEqual(EXPORT_CHUNK_ROWS)
     // Index slices only: no read examined more rows than it returned.
     for (const r of reads) expect(r.examined, `${r.collection}.${r.method}`).toBeLessThanOrEqual(r.returned)
