@@ -7,6 +7,9 @@
  * migrated at start; without it the memory store), and the keys PROMO_APP_ID / PROMO_APP_SECRET,
  * PROMO_CLIENT_ID / PROMO_CLIENT_SECRET / PROMO_CLIENT_ORIGINS (comma-separated, default `*`),
  * PROMO_MANAGEMENT_ID / PROMO_MANAGEMENT_SECRET. Keys not given are created at start and printed once.
+ * PROMO_FILES_SECRET signs export file links (default: random at start, so links die with the process).
+ * What has expired (idempotency records, tokens, session locks, old export files) is purged in the
+ * background too.
  */
 import type { AddressInfo } from 'node:net'
 import { pathToFileURL } from 'node:url'
@@ -28,6 +31,8 @@ export interface ServeOptions {
   hostname?: string
   /** How often pending async actions run, in ms. Default 1000; 0 leaves them to a separate worker. */
   asyncIntervalMs?: number
+  /** How often expired records are purged, in ms. Default 60,000; 0 leaves it to a separate worker. */
+  purgeIntervalMs?: number
   env?: Record<string, string | undefined>
 }
 
@@ -48,20 +53,27 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   const url = `http://${hostname}:${(server.address() as AddressInfo).port}`
   const engine =
     options.engine ??
-    createEngine({ authentication: 'keys', filesBaseUrl: `${url}/v1/files/`, ...options.engineOptions })
+    createEngine({
+      authentication: 'keys',
+      filesBaseUrl: `${url}/v1/files/`,
+      filesSecret: env.PROMO_FILES_SECRET,
+      ...options.engineOptions,
+    })
   const keys: Keys = {
     server: await application(engine, 'server', env.PROMO_APP_ID, env.PROMO_APP_SECRET),
     client: await application(engine, 'client', env.PROMO_CLIENT_ID, env.PROMO_CLIENT_SECRET, env.PROMO_CLIENT_ORIGINS),
     management: await application(engine, 'management', env.PROMO_MANAGEMENT_ID, env.PROMO_MANAGEMENT_SECRET),
   }
   handler = createFetchHandler(engine)
-  const stopWorker = backgroundWorker(engine, options.asyncIntervalMs ?? 1000)
+  const stopActions = every(options.asyncIntervalMs ?? 1000, 'async actions', () => engine.asyncActions.runPending())
+  const stopPurge = every(options.purgeIntervalMs ?? 60_000, 'purge', () => purgeAll(engine))
   return {
     url,
     engine,
     keys,
     close: async () => {
-      stopWorker()
+      stopActions()
+      stopPurge()
       await new Promise<void>((resolve, reject) => server.close((e) => (e ? reject(e) : resolve())))
     },
   }
@@ -79,22 +91,27 @@ async function application(
   return engine.auth.createApplication({ name: `${family} (reference server)`, family, ...given, ...allowed })
 }
 
-/** Runs due async actions on a timer, one run at a time; returns the function that stops it. */
-function backgroundWorker(engine: Engine, intervalMs: number): () => void {
+/** Runs background work on a timer, one run at a time; returns the function that stops it. */
+function every(intervalMs: number, name: string, work: () => Promise<unknown>): () => void {
   if (intervalMs <= 0) return () => {}
   let running = false
   const timer = setInterval(() => {
     if (running) return
     running = true
-    engine.asyncActions
-      .runPending()
-      .catch((error: unknown) => console.error('async actions:', error))
+    work()
+      .catch((error: unknown) => console.error(`${name}:`, error))
       .finally(() => {
         running = false
       })
   }, intervalMs)
   timer.unref()
   return () => clearInterval(timer)
+}
+
+/** Purges expired records a batch (one commit) at a time until none is left. */
+export async function purgeAll(engine: Engine): Promise<void> {
+  let more = true
+  while (more) more = (await engine.maintenance.purgeExpired()).has_more
 }
 
 async function main(): Promise<void> {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
@@ -23,6 +24,7 @@ import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty-ledger'
 import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from './operations/loyalty-members'
 import { TIER_EXPIRY_ACTION } from './operations/loyalty-tiers'
+import { maintenance } from './operations/maintenance'
 import { metadataSchemas } from './operations/metadata-schemas'
 import { orders } from './operations/orders'
 import { products } from './operations/products'
@@ -82,6 +84,16 @@ export interface EngineOptions {
    * url is this prefix and its id. Default `memory://files/` (nothing serves it).
    */
   filesBaseUrl?: string | undefined
+  /**
+   * The secret that signs file links (an export's url carries `expires` and `signature`, so it downloads
+   * without the API keys): at least 32 characters. Default: random per engine, so links work only
+   * against the process that made them; give every process of a deployment the same secret.
+   */
+  filesSecret?: string | undefined
+  /** How long a signed file link works, in seconds (each `exports.get` signs a fresh one). Default 3600. */
+  fileLinkTtlSeconds?: number | undefined
+  /** How long a finished export file is kept before `maintenance.purgeExpired` deletes it. Default: kept. */
+  fileRetentionSeconds?: number | undefined
 }
 
 export const systemClock: Clock = { now: () => new Date() }
@@ -110,6 +122,9 @@ function contextOf(options: EngineOptions): Context {
       authentication: options.authentication ?? 'keys-and-bearer',
       idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
       filesBaseUrl: options.filesBaseUrl ?? DEFAULT_FILES_BASE_URL,
+      filesSecret: options.filesSecret ?? randomBytes(32).toString('base64url'),
+      fileLinkTtlSeconds: options.fileLinkTtlSeconds ?? 3600,
+      fileRetentionSeconds: options.fileRetentionSeconds ?? null,
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
@@ -193,6 +208,7 @@ export function createEngine(options: EngineOptions = {}) {
       rewards: rewards(ctx),
       events: events(ctx),
       orders: orders(ctx),
+      maintenance: maintenance(ctx),
     }),
   )
 }

@@ -3,7 +3,7 @@
  * redemption) are results, not exceptions; this is for bad input, missing resources, conflicts and
  * authentication. The JSON is the hosted service's error shape: `{code, key, message, details, request_id}`.
  */
-export type ErrorCode = 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 423 | 500
+export type ErrorCode = 400 | 401 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 423 | 500
 
 export interface EngineErrorJSON {
   code: ErrorCode

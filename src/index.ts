@@ -27,6 +27,8 @@ export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './o
 export type { AuthenticationMode } from './operations/context'
 export type { ActivityItem } from './operations/customers'
 export type { CreateEvent, CustomEvent } from './operations/events'
+export type { FileLinkQuery } from './operations/files'
+export type { MaintenancePurgeExpiredParams, PurgeSummary } from './operations/maintenance'
 export type { PublicationResult } from './operations/publications'
 export type { StackedRedemption, StackedRollback } from './operations/redemptions'
 export type { ListHoldersArgs } from './operations/referrals'

@@ -196,10 +196,15 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
     { on: [text('redemption')], sort: time('date') },
   ],
-  redemption_rollbacks: [{ on: [text('redemption')], sort: time('date') }],
+  redemption_rollbacks: [
+    { on: [text('redemption')], sort: time('date') },
+    // A campaign's rollbacks by date (the transactions export pages through them).
+    { on: [text('related_object_parent_id')], sort: time('date') },
+  ],
   sessions: [
     { on: [text('key'), text('released_at')], sort: CREATED },
     { on: [text('voucher_id'), text('released_at')], sort: CREATED },
+    { on: [], sort: time('expires_at') },
   ],
   earning_rules: [{ on: [text('campaign_id')], sort: CREATED }],
   loyalty_tiers: [{ on: [text('campaign_id')], sort: CREATED }],
@@ -231,6 +236,10 @@ export const INDEXES: IndexDeclarations = {
   ],
   async_actions: [{ on: [text('status')], sort: time('run_at') }],
   file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],
+  // What has expired, oldest first (`maintenance.purgeExpired`).
+  files: [{ on: [], sort: time('expires_at') }],
+  idempotency_keys: [{ on: [], sort: time('expires_at') }],
+  access_tokens: [{ on: [], sort: time('expires_at') }],
   campaign_templates: [],
   redeemable_holders: [{ on: [text('redeemable_id')], sort: CREATED }],
 }

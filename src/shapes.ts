@@ -16,6 +16,7 @@ const as = (f: (value: never) => unknown): Upgrade => f as unknown as Upgrade
  * Per collection: the step from shape n to n + 1, at index n - 1. Collections not listed are at shape 1.
  * Shape 2 (docs/behaviour.md#matching-the-hosted-service): hosted async action types and `progress`;
  * a redemption's related redemptions as `{id, date}`; optional objects omitted rather than `null`.
+ * Files gained `status` and `expires_at` (a file of shape 1 was written whole: `READY`, kept).
  * (A member's tier dates became calendar dates too; that upgrade needs the engine's time zone and is
  * applied where standings are read, `src/operations/loyalty-tiers.ts`.)
  */
@@ -26,6 +27,8 @@ const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {
   earning_rules: [(v) => dropNullOptionals('earning_rules', v)],
   loyalty_tiers: [(v) => dropNullOptionals('loyalty_tiers', v)],
   validation_rules: [(v) => dropNullOptionals('validation_rules', v)],
+  // Shape 2: files written over several commits have a status, and may expire (docs/http.md).
+  files: [(v) => ({ status: 'READY', expires_at: null, ...v })],
 }
 
 /** The shape version a collection's entities are written in today. */

@@ -105,6 +105,8 @@ function download(file: unknown, headers: Record<string, string>): Response {
       'Content-Type': `${content_type}; charset=utf-8`,
       'Content-Length': String(size),
       'Content-Disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      // A signed url is a credential of its own: no shared cache keeps what it answered.
+      'Cache-Control': 'private, no-store',
     },
   })
 }
@@ -162,8 +164,9 @@ async function run(engine: Engine, found: Matched, request: Request, url: URL, m
   if (!access)
     throw httpError({ code: 404, key: 'endpoint_not_found' }, `The route names no operation: ${route.operation}`)
   const headers = Object.fromEntries(request.headers)
+  const linked = route.signedLink === true && (url.searchParams.has('expires') || url.searchParams.has('signature'))
   const principal =
-    access.family === 'token'
+    access.family === 'token' || linked
       ? undefined
       : await engine.auth.authenticate({ family: access.family, headers, operation: route.operation })
   const query = url.search === '' ? {} : parseQuery(url.searchParams)

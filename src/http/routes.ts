@@ -35,6 +35,11 @@ export interface Route {
   idempotent?: true
   /** The result is a stored file, answered as a streamed download instead of JSON. */
   download?: true
+  /**
+   * A signed link may stand for the keys: a request whose query has `expires` or `signature` is not
+   * asked for keys, and the operation checks the link instead (a file's url, docs/http.md).
+   */
+  signedLink?: true
   /** Path parameter values this route does not take (words other endpoints of the SDK use there). */
   except?: Readonly<Record<string, readonly string[]>>
 }
@@ -181,8 +186,9 @@ export const ROUTES: readonly Route[] = [
   get('/v1/metadata-schemas/:resource', 'metadataSchemas.get', 'path:resource'),
   post('/v1/exports', 'exports.create', 'body'),
   get('/v1/exports/:exportId', 'exports.get', 'path:exportId'),
-  // The url of an export's file when the engine's `filesBaseUrl` is `<server>/v1/files/`.
-  { ...get('/v1/files/:fileId', 'files.download', 'path:fileId'), download: true },
+  // The url of an export's file when the engine's `filesBaseUrl` is `<server>/v1/files/`: with the keys,
+  // or signed (`?expires=…&signature=…`, as `exports.get` gives it) without them.
+  { ...get('/v1/files/:fileId', 'files.download', 'path:fileId', 'query'), download: true, signedLink: true },
 
   post('/v1/products', 'products.create', 'body'),
   post('/v1/products/:productId/skus', 'products.createSku', 'path:productId', 'body'),

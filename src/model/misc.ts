@@ -64,13 +64,15 @@ export interface AsyncAction {
   payload: unknown
   /** Absent until the action has run. */
   result?: unknown
+  /** Work that spans several commits (an export, a chunk each): where the next step starts. */
+  state?: unknown
   created_at: DateTime
   updated_at: DateTime | null
   object: 'async_action'
 }
 
-/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input and due instant stay inside). */
-export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at'>
+/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input, due instant and cursor stay inside). */
+export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at' | 'state'>
 
 export interface CampaignTemplate {
   id: string
@@ -131,7 +133,11 @@ export interface StoredFile {
   /** Content length in UTF-8 bytes. */
   size: number
   chunks: number
+  /** `WRITING` while its chunks are written (not served), `READY` once whole, `FAILED` if abandoned. */
+  status: 'WRITING' | 'READY' | 'FAILED'
   created_at: DateTime
+  /** When `maintenance.purgeExpired` may delete it (the engine option `fileRetentionSeconds`); null: kept. */
+  expires_at: DateTime | null
 }
 
 /** One piece of a stored file's content; `id` is the file id and the zero-padded index. */

@@ -63,6 +63,8 @@ export interface RedemptionRollback {
   customer?: SimpleCustomer | null
   related_object_type: string
   related_object_id: string
+  /** The redemption's `related_object_parent_id`: the campaign of the voucher or tier (absent for a stacked parent). */
+  related_object_parent_id?: string
   gift?: { amount: number }
   loyalty_card?: { points: number }
   voucher?: unknown

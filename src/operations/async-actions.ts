@@ -2,6 +2,7 @@ import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { AsyncAction, AsyncActionResponse } from '../model/misc'
+import type { Stored } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import { type AsyncHandler, type AsyncHandlers, type Context, must, mutate, type Tx } from './context'
@@ -37,6 +38,23 @@ export function enqueue(tx: Tx, type: string, payload: unknown, runAt?: Date): A
   })
 }
 
+const CONTINUE: unique symbol = Symbol('promo-engine.continueLater')
+
+/** What a step of multi-commit work returns: the cursor the next step starts from (`action.state`). */
+export interface Continuation {
+  readonly [CONTINUE]: true
+  readonly state: unknown
+}
+
+/** Ends a step of an action whose work goes on in another commit, from `state`. */
+export function continueLater(state: unknown): Continuation {
+  return { [CONTINUE]: true, state }
+}
+
+function isContinuation(value: unknown): value is Continuation {
+  return typeof value === 'object' && value !== null && CONTINUE in value
+}
+
 export interface RunSummary {
   ran: number
   succeeded: number
@@ -47,25 +65,28 @@ export function asyncActions(ctx: Context) {
   return {
     async get(id: string, _options?: CallOptions): Promise<AsyncActionResponse> {
       const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
-      const { payload: _payload, run_at: _runAt, ...response } = found.value
+      const { payload: _payload, run_at: _runAt, state: _state, ...response } = found.value
       return response
     },
 
     /**
-     * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
-     * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
-     * Safe to call from several workers: an action another worker finished is skipped on re-read.
+     * Runs every enqueued or unfinished action due at the clock's now (`run_at` ≤ now), oldest `run_at`
+     * first, each step in its own commit (an export is one commit per chunk of its file). A failure
+     * marks that action `FAILED` with its message and the run goes on. Safe to call from several
+     * workers, and after a worker died mid-way: an action another worker finished is skipped on
+     * re-read, and an unfinished one goes on from the cursor its last committed step left.
      */
     async runPending(_options?: CallOptions): Promise<RunSummary> {
       const now = ctx.clock.now().getTime()
       const page = await ctx.store.async_actions.list({
-        where: { status: 'ENQUEUED' },
+        where: { status: { in: RUNNABLE } },
         order: { field: 'run_at', direction: 'asc' },
       })
       const due = page.data.filter((s) => Date.parse(s.value.run_at) <= now).map((s) => s.value)
       const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
       for (const action of due) {
-        const outcome = await runOne(runContext(ctx, action), action.id)
+        let outcome = await runOne(runContext(ctx, action), action.id)
+        while (outcome === 'continued') outcome = await runOne(runContext(ctx, action), action.id)
         if (outcome === 'skipped') continue
         summary.ran++
         summary[outcome]++
@@ -82,21 +103,31 @@ function runContext(ctx: Context, action: AsyncAction): Context {
   return { ...ctx, clock: { now: () => new Date(due) } }
 }
 
-async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped'> {
+/** The statuses of work still to do: queued, or part-way through (its cursor in `state`). */
+const RUNNABLE = ['ENQUEUED', 'IN_PROGRESS'] as const
+const runnable = (stored: Stored<AsyncAction> | undefined): stored is Stored<AsyncAction> =>
+  stored !== undefined && (RUNNABLE as readonly string[]).includes(stored.value.status)
+
+async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped' | 'continued'> {
   try {
     return await mutate(ctx, async (tx) => {
       const stored = await tx.store.async_actions.get(id)
-      if (stored?.value.status !== 'ENQUEUED') return 'skipped' as const
-      const handler = ctx.asyncHandlers.get(stored.value.type)
-      if (!handler) throw new Error(`No async handler is registered for ${stored.value.type}`)
-      const result = await handler.run(tx, stored.value)
-      tx.update('async_actions', stored, {
-        ...stored.value,
-        status: 'DONE',
-        progress: 100,
-        result,
-        updated_at: tx.nowIso,
-      })
+      if (!runnable(stored)) return 'skipped' as const
+      const action = stored.value
+      const handler = ctx.asyncHandlers.get(action.type)
+      if (!handler) throw new Error(`No async handler is registered for ${action.type}`)
+      const result = await handler.run(tx, action)
+      const { state: _state, ...rest } = action
+      if (isContinuation(result)) {
+        tx.update('async_actions', stored, {
+          ...rest,
+          status: 'IN_PROGRESS',
+          state: result.state,
+          updated_at: tx.nowIso,
+        })
+        return 'continued' as const
+      }
+      tx.update('async_actions', stored, { ...rest, status: 'DONE', progress: 100, result, updated_at: tx.nowIso })
       return 'succeeded' as const
     })
   } catch (error) {
@@ -110,10 +141,11 @@ async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' 
 async function markFailed(ctx: Context, id: string, failure: Error): Promise<'failed' | 'skipped'> {
   return mutate(ctx, async (tx) => {
     const stored = await tx.store.async_actions.get(id)
-    if (stored?.value.status !== 'ENQUEUED') return 'skipped' as const
+    if (!runnable(stored)) return 'skipped' as const
     await ctx.asyncHandlers.get(stored.value.type)?.onFailure?.(tx, stored.value, failure)
+    const { state: _state, ...rest } = stored.value
     tx.update('async_actions', stored, {
-      ...stored.value,
+      ...rest,
       status: 'FAILED',
       progress: 100,
       result: { error: errorResult(failure) },

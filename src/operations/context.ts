@@ -21,7 +21,10 @@ import type { InputLimits } from '../schema/bounds'
 /**
  * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
  * action's `DONE` status commit together (or neither), and a conflict re-runs it on fresh reads.
- * Its return value becomes the action's `result`.
+ * Its return value becomes the action's `result`, unless it is `continueLater(state)`: work too large
+ * for one commit (an export) does a bounded step, and its writes commit with `state` (its cursor) on
+ * the action, which stays `IN_PROGRESS`; the next step gets that state as `action.state`. A step and
+ * its cursor commit together, so a crash between steps neither repeats nor skips work.
  */
 export interface AsyncHandler {
   run(tx: Tx, action: AsyncAction): Promise<unknown>
@@ -57,6 +60,12 @@ export interface EngineConfig {
   idempotencyTtlSeconds: number
   /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
   filesBaseUrl: string
+  /** The HMAC key of signed file links. */
+  filesSecret: string
+  /** How long a signed file link works. */
+  fileLinkTtlSeconds: number
+  /** How long a finished file is kept before `maintenance.purgeExpired` may delete it; null: for ever. */
+  fileRetentionSeconds: number | null
 }
 
 export type AuthenticationMode = 'keys-and-bearer' | 'keys'

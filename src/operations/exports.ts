@@ -3,7 +3,9 @@ import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
-import type { AsyncAction, Export } from '../model/misc'
+import type { Export } from '../model/misc'
+import type { Redemption, RedemptionRollback } from '../model/redemption'
+import type { Voucher } from '../model/voucher'
 import type { CollectionName, Stored } from '../ports'
 import { csvLines } from '../rules/csv'
 import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../rules/filters'
@@ -11,19 +13,18 @@ import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
   isTransactionField,
-  selectTransactions,
+  redemptionRow,
+  rollbackRow,
   TRANSACTION_FIELDS,
-  transactionRows,
 } from '../rules/voucher-transactions'
 import { nonEmptyString, opt } from '../schema/common'
 import { exportInput } from '../schema/export'
 import { parseListFilters } from '../schema/list-filters'
 import { parse } from '../schema/parse'
 import type { ExportsCreateCampaignTransactionsExportParams } from '../schema/requests'
-import type { AsyncHandler } from './async-actions'
-import { enqueue } from './async-actions'
+import { type AsyncHandler, continueLater, enqueue } from './async-actions'
 import { type Context, must, mutate, type Tx } from './context'
-import { storeFile } from './files'
+import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './files'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
@@ -134,50 +135,183 @@ const fieldOf = (entity: unknown, field: string): unknown =>
       entity,
     )
 
-/** Entities read per store call (and rows per file chunk) when an object export runs. */
-const EXPORT_PAGE = 200
+/**
+ * Rows per file chunk, and entities per store read: each step of an export's action reads pages of
+ * its declared index from a cursor until it has a chunk's worth of rows, and commits that chunk with
+ * the cursor (docs/http.md#asynchronous-actions-and-export-files). No step holds more than a chunk and
+ * a page or two, whatever the size of the export.
+ */
+export const EXPORT_CHUNK_ROWS = 500
+
+/** Where an export's writing stands between two steps: stored on its action (`state`). */
+interface ExportState {
+  file: FileProgress
+  rows: number
+  cursor: unknown
+}
+
+/** An export's rows, read from a declared index a page at a time, resumable from a cursor. */
+interface RowSource {
+  header: readonly string[]
+  /** Up to `limit` rows after `cursor` (undefined: from the start), and the cursor after the last one (null: no more). */
+  next(cursor: unknown, limit: number): Promise<{ rows: unknown[][]; cursor: unknown }>
+}
 
 /**
- * Writes a `POST /v1/exports` CSV: the collection read a cursor page at a time in the asked order, each
- * page's matching rows one chunk of the file, then the export `DONE` with the file's url.
+ * The async handler of an export kind: each run is one step, one chunk of the file in one commit with
+ * the cursor it reached, so a large export spans several commits and a crash between two loses and
+ * repeats nothing (the next run goes on from the committed cursor; chunks are inserted by index, so
+ * two workers on one step conflict instead of writing it twice). The last step makes the file
+ * `READY` and the export `DONE` with its url.
  */
-export const objectsExportHandler: AsyncHandler = {
-  async run(tx, action) {
-    const { export_id } = action.payload as { export_id: string }
-    const stored = await must(tx.ctx, 'exports', export_id, 'export')
-    const exp = stored.value
-    const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
-    const order = exp.parameters.order ?? '-created_at'
-    const desc = order.startsWith('-')
-    const filters = filtersOf(exp.parameters.filters)
-    const fields = exp.parameters.fields
-    const chunks = [csvLines([fields])]
-    let rows = 0
-    let after: string | undefined
-    for (;;) {
-      const page = await tx.store[collection].list({
-        order: { field: desc ? order.slice(1) : order, direction: desc ? 'desc' : 'asc' },
-        limit: EXPORT_PAGE,
-        count: false,
-        ...(after === undefined ? {} : { starting_after_id: after }),
-      })
-      const values = page.data
-        .map((s) => s.value as unknown)
-        .filter((e) =>
-          matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters),
-        )
-      chunks.push(csvLines(values.map((e) => fields.map((f) => fieldOf(e, f)))))
-      rows += values.length
-      if (!page.has_more || page.more_starting_after === null) break
-      after = page.more_starting_after
-    }
-    const file = storeFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv', chunks })
-    tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: file.url } })
-    return { export_id: exp.id, file_id: file.id, url: file.url, rows }
-  },
+function exportHandler(source: (tx: Tx, exp: Export) => Promise<RowSource>): AsyncHandler {
+  return {
+    async run(tx, action) {
+      const { export_id } = action.payload as { export_id: string }
+      const stored = await must(tx.ctx, 'exports', export_id, 'export')
+      const exp = stored.value
+      const state = action.state as ExportState | undefined
+      const rows = await source(tx, exp)
+      const file =
+        state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
+      const page = await rows.next(state?.cursor, EXPORT_CHUNK_ROWS)
+      const written = appendChunk(tx, file, csvLines(state ? page.rows : [rows.header, ...page.rows]))
+      const count = (state?.rows ?? 0) + page.rows.length
+      if (page.cursor !== null) {
+        if (exp.status !== 'IN_PROGRESS') tx.update('exports', stored, { ...exp, status: 'IN_PROGRESS', result: null })
+        return continueLater({ file: written, rows: count, cursor: page.cursor } satisfies ExportState)
+      }
+      const done = await closeFile(tx, written)
+      tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: done.url } })
+      return { export_id: exp.id, file_id: done.id, rows: count }
+    },
 
-  onFailure: exportFailed,
+    /** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
+    async onFailure(tx, action) {
+      const { export_id } = action.payload as { export_id: string }
+      const stored = await tx.store.exports.get(export_id)
+      if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
+      const state = action.state as ExportState | undefined
+      if (state) await abandonFile(tx, state.file.id)
+    },
+  }
 }
+
+/** `POST /v1/exports`: the collection read in the asked order (one it is indexed in), filtered row by row. */
+export const objectsExportHandler = exportHandler(async (tx, exp) => {
+  const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
+  const order = exp.parameters.order ?? '-created_at'
+  const desc = order.startsWith('-')
+  const filters = filtersOf(exp.parameters.filters)
+  const fields = exp.parameters.fields
+  const matches = (e: unknown) =>
+    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters)
+  return {
+    header: fields,
+    async next(cursor, limit) {
+      const rows: unknown[][] = []
+      let after = cursor as string | undefined
+      for (;;) {
+        const page = await tx.store[collection].list({
+          order: { field: desc ? order.slice(1) : order, direction: desc ? 'desc' : 'asc' },
+          limit: EXPORT_CHUNK_ROWS,
+          count: false,
+          ...(after === undefined ? {} : { starting_after_id: after }),
+        })
+        for (const { value } of page.data) {
+          after = value.id
+          if (matches(value)) rows.push(fields.map((f) => fieldOf(value, f)))
+          if (rows.length === limit) return { rows, cursor: after }
+        }
+        if (!page.has_more) return { rows, cursor: null }
+      }
+    },
+  }
+})
+
+/** Where a transactions export stands: the last redemption and the last rollback written. */
+interface TransactionsCursor {
+  redemptions: string | null
+  rollbacks: string | null
+}
+
+type Transaction = Redemption | RedemptionRollback
+
+/**
+ * The campaign's redemptions and rollbacks, each read from its declared index by campaign
+ * (`related_object_parent_id`, sorted by date) and merged by date then id, the order both indexes
+ * keep; the vouchers the rows name are read a page at a time alongside.
+ */
+export const transactionsExportHandler = exportHandler(async (tx, exp) => {
+  const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
+  if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
+  const direction = exp.parameters.order === 'created_at' ? 'asc' : 'desc'
+  const filters = filtersOf(exp.parameters.filters)
+  const fields = exp.parameters.fields.filter(isTransactionField)
+  const vouchers = new Map<string, Voucher>()
+  const stream = (collection: 'redemptions' | 'redemption_rollbacks', after: string | null) => {
+    let buffer: Transaction[] = []
+    let at = 0
+    let more = true
+    let readAfter = after
+    let taken = after
+    return {
+      async peek(): Promise<Transaction | undefined> {
+        while (at === buffer.length && more) {
+          const page = await tx.store[collection].list({
+            where: { related_object_parent_id: campaignId },
+            order: { field: 'date', direction },
+            limit: EXPORT_CHUNK_ROWS,
+            count: false,
+            ...(readAfter === null ? {} : { starting_after_id: readAfter }),
+          })
+          buffer = page.data.map((s) => s.value)
+          at = 0
+          more = page.has_more
+          readAfter = buffer.at(-1)?.id ?? readAfter
+          const missing = [...new Set(buffer.map((t) => t.related_object_id))].filter((id) => !vouchers.has(id))
+          for (const { value } of await tx.store.vouchers.getMany(missing)) vouchers.set(value.id, value)
+        }
+        return buffer[at]
+      },
+      take(): void {
+        taken = buffer[at++]?.id ?? taken
+      },
+      get cursor() {
+        return taken
+      },
+    }
+  }
+  const before = (a: Transaction, b: Transaction) => {
+    const order = a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? -1 : 1
+    return direction === 'asc' ? order < 0 : order > 0
+  }
+  return {
+    header: fields,
+    async next(cursor, limit) {
+      const from = (cursor as TransactionsCursor | undefined) ?? { redemptions: null, rollbacks: null }
+      const redemptions = stream('redemptions', from.redemptions)
+      const rollbacks = stream('redemption_rollbacks', from.rollbacks)
+      const rows: unknown[][] = []
+      for (;;) {
+        const r = await redemptions.peek()
+        const rb = await rollbacks.peek()
+        if (!r && !rb) return { rows, cursor: null }
+        const next = r && (!rb || before(r, rb)) ? redemptions : rollbacks
+        const item = (next === redemptions ? r : rb) as Transaction
+        next.take()
+        const voucher = item.related_object_type === 'voucher' ? vouchers.get(item.related_object_id) : undefined
+        if (voucher) {
+          const row = item.object === 'redemption' ? redemptionRow(item, voucher) : rollbackRow(item, voucher)
+          if (matchesFilters(row, filters)) rows.push(fields.map((f) => row[f]))
+        }
+        if (rows.length === limit) {
+          return { rows, cursor: { redemptions: redemptions.cursor, rollbacks: rollbacks.cursor } }
+        }
+      }
+    },
+  }
+})
 
 function storedFilters(filters: Filters): Record<string, unknown> {
   const out: Record<string, unknown> = { junction: filters.junction }
@@ -195,63 +329,6 @@ function filtersOf(stored: Record<string, unknown>): Filters {
 
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
-}
-
-/** Rows written per file chunk. */
-const ROWS_PER_CHUNK = 500
-
-/** A CSV as file chunks: the header, then a page of rows each. */
-function* csvPages(header: readonly string[], rows: readonly (readonly unknown[])[]): Generator<string> {
-  yield csvLines([header])
-  for (let i = 0; i < rows.length; i += ROWS_PER_CHUNK) yield csvLines(rows.slice(i, i + ROWS_PER_CHUNK))
-}
-
-/** Writes the CSV of the export's campaign, then marks the export `DONE` with the file's url. */
-export const transactionsExportHandler: AsyncHandler = {
-  async run(tx, action) {
-    const { export_id } = action.payload as { export_id: string }
-    const stored = await tx.store.exports.get(export_id)
-    if (!stored) throw EngineError.notFound('export', export_id)
-    const exp = stored.value
-    const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
-    if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
-
-    const vouchers = (await tx.store.vouchers.list({ where: { campaign_id: campaignId } })).data.map((s) => s.value)
-    const redemptions = (
-      await tx.store.redemptions.list({ where: { related_object_id: { in: vouchers.map((x) => x.id) } } })
-    ).data
-      .map((s) => s.value)
-      .filter((r) => r.related_object_type === 'voucher')
-    const rollbacks = (
-      await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
-    ).data.map((s) => s.value)
-
-    const rows = selectTransactions(
-      transactionRows(vouchers, redemptions, rollbacks),
-      filtersOf(exp.parameters.filters),
-      exp.parameters.order ?? DEFAULT_TRANSACTION_ORDER,
-    )
-    const fields = exp.parameters.fields.filter(isTransactionField)
-    const file = storeFile(tx, {
-      name: `voucher_transactions_${exp.id}.csv`,
-      content_type: 'text/csv',
-      chunks: csvPages(
-        fields,
-        rows.map((row) => fields.map((f) => row[f])),
-      ),
-    })
-    tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: file.url } })
-    return { export_id: exp.id, file_id: file.id, url: file.url, rows: rows.length }
-  },
-
-  onFailure: exportFailed,
-}
-
-/** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
-async function exportFailed(tx: Tx, action: AsyncAction): Promise<void> {
-  const { export_id } = action.payload as { export_id: string }
-  const stored = await tx.store.exports.get(export_id)
-  if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
 }
 
 /** Records a `SCHEDULED` export and queues the action that writes its file, in one transaction. */
@@ -318,8 +395,10 @@ export function exports(ctx: Context) {
       })
     },
 
+    /** An export; once `DONE`, its `result.url` is a signed link to the file, fresh at every read. */
     async get(id: string, _options?: CallOptions): Promise<Export> {
-      return (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
+      const exp = (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
+      return exp.status === 'DONE' ? { ...exp, result: { url: signedFileUrl(ctx, exp.result.url) } } : exp
     },
   }
 }

@@ -88,6 +88,7 @@ export async function recordRewardRedemption(
     customer,
     related_object_type: 'voucher',
     related_object_id: card.voucher.id,
+    related_object_parent_id: card.voucher.campaign_id,
     ...(order ? { order } : {}),
     reward: {
       ...next,

@@ -13,7 +13,7 @@ import type { Queryable } from './connection'
  */
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -31,6 +31,26 @@ const STEPS: readonly ((s: string) => string)[] = [
       IF t !~ '^\\d{4}-\\d{2}-\\d{2}' THEN RETURN NULL; END IF;
       RETURN t::timestamptz;
     EXCEPTION WHEN others THEN RETURN NULL;
+    END $$;`,
+  // 2: a campaign's transactions are listed by campaign (the transactions export): reward redemptions
+  // name their card's campaign, and rollbacks their redemption's, as the engine now writes them. The
+  // tables exist only once the declared ones have been made (a fresh schema has nothing to fill in).
+  (s) => `
+    DO $$ BEGIN
+      IF to_regclass('${s}.redemptions') IS NOT NULL AND to_regclass('${s}.vouchers') IS NOT NULL THEN
+        UPDATE ${s}.redemptions r
+          SET value = jsonb_set(r.value, '{related_object_parent_id}', to_jsonb(v.value->>'campaign_id'))
+          FROM ${s}.vouchers v
+          WHERE r.value->>'related_object_type' = 'voucher' AND r.value->>'related_object_parent_id' IS NULL
+            AND v.id = r.value->>'related_object_id' AND v.value->>'campaign_id' IS NOT NULL;
+      END IF;
+      IF to_regclass('${s}.redemption_rollbacks') IS NOT NULL AND to_regclass('${s}.redemptions') IS NOT NULL THEN
+        UPDATE ${s}.redemption_rollbacks rb
+          SET value = jsonb_set(rb.value, '{related_object_parent_id}', r.value->'related_object_parent_id')
+          FROM ${s}.redemptions r
+          WHERE rb.value->>'related_object_parent_id' IS NULL AND r.id = rb.value->>'redemption'
+            AND r.value->>'related_object_parent_id' IS NOT NULL;
+      END IF;
     END $$;`,
 ]
 

@@ -59,6 +59,9 @@ const engineOptions = v.strictObject({
   authentication: v.optional(v.picklist(AUTHENTICATION_MODES, `must be one of ${AUTHENTICATION_MODES.join(', ')}`)),
   idempotencyTtlSeconds: v.optional(positiveInt),
   filesBaseUrl: v.optional(nonEmptyString),
+  filesSecret: v.optional(v.pipe(v.string('must be a string'), v.minLength(32, 'must be at least 32 characters'))),
+  fileLinkTtlSeconds: v.optional(positiveInt),
+  fileRetentionSeconds: v.optional(positiveInt),
 })
 
 const KNOWN = Object.keys(engineOptions.entries)

@@ -1,16 +1,12 @@
 import * as v from 'valibot'
-import { TRANSACTION_FIELDS } from '../rules/voucher-transactions'
+import { TRANSACTION_FIELDS, TRANSACTION_ORDERS } from '../rules/voucher-transactions'
 import { opt } from './common'
 
 export const field = v.picklist(TRANSACTION_FIELDS, `must be one of ${TRANSACTION_FIELDS.join(', ')}`)
 
 export const exportInput = v.object({
-  order: opt(
-    v.picklist(
-      TRANSACTION_FIELDS.flatMap((f) => [f, `-${f}`]),
-      'must be a field name, with - for descending',
-    ),
-  ),
+  // The export pages through the store by date (docs/http.md#asynchronous-actions-and-export-files).
+  order: opt(v.picklist(TRANSACTION_ORDERS, `must be one of ${TRANSACTION_ORDERS.join(', ')}`)),
   parameters: opt(
     v.object({
       fields: opt(v.pipe(v.array(field), v.minLength(1, 'must name at least one field'))),

@@ -277,13 +277,21 @@ describe('@voucherify/sdk against the reference server', () => {
     await runPending()
     const done = await sdk.distributions.exports.get(exp.id)
     expect(done).toMatchObject({ id: exp.id, status: 'DONE' })
-    const file = await fetch(done.result?.url ?? '', {
-      headers: { 'X-App-Id': server.keys.server.app_id, 'X-App-Token': server.keys.server.secret },
-    })
+    // The url is a signed link: a browser or curl downloads it as it is, without the keys.
+    const url = done.result?.url ?? ''
+    expect(url).toMatch(new RegExp(`^${server.url}/v1/files/file_\\w+\\?expires=\\d+&signature=[\\w-]{43}$`))
+    const file = await fetch(url)
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     const lines = (await file.text()).trimEnd().split('\r\n')
     expect(lines[0]).toBe('source_id,name')
     expect(lines).toContain('sdk-bob,Bob')
     expect(lines.slice(1).every((l) => l.startsWith('sdk-'))).toBe(true)
+    // The keys still work on the bare url.
+    const bare = await fetch(url.split('?')[0] ?? '', {
+      headers: { 'X-App-Id': server.keys.server.app_id, 'X-App-Token': server.keys.server.secret },
+    })
+    expect((await bare.text()).split('\r\n')[0]).toBe('source_id,name')
   })
 
   it('qualifications: the promotion tiers a cart qualifies for, server and client side', async () => {

@@ -1,6 +1,7 @@
 import { VoucherifyServerSide } from '@voucherify/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../examples/serve'
+import { manualClock } from '../support/engine'
 
 /** The reference server's own jobs: keys from the environment, background async actions, downloads. */
 let server: RunningServer
@@ -64,8 +65,11 @@ describe('npm run serve (examples/serve.ts)', () => {
     )
     const url = (done.result as { url: string }).url
     expect(url).toMatch(new RegExp(`^${server.url}/v1/files/file_`))
-    expect((await fetch(url)).status).toBe(401)
-    const file = await fetch(url, { headers: keys })
+    const bare = url.split('?')[0] ?? ''
+    expect((await fetch(bare)).status).toBe(401)
+    expect((await fetch(bare, { headers: keys })).status).toBe(200)
+    // The signed url needs no keys.
+    const file = await fetch(url)
     expect(file.status).toBe(200)
     expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8')
     expect(file.headers.get('content-disposition')).toBe(
@@ -74,5 +78,31 @@ describe('npm run serve (examples/serve.ts)', () => {
     const text = await file.text()
     expect(Number(file.headers.get('content-length'))).toBe(Buffer.byteLength(text))
     expect(text.split('\r\n')[0]).toContain('id')
+  })
+
+  it('purges expired idempotency records in the background', async () => {
+    const clock = manualClock()
+    const purging = await startServer({
+      asyncIntervalMs: 0,
+      purgeIntervalMs: 5,
+      env,
+      engineOptions: { clock, idempotencyTtlSeconds: 60 },
+    })
+    try {
+      const order = (key: string) =>
+        fetch(`${purging.url}/v1/orders`, {
+          method: 'POST',
+          headers: { ...keys, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+          body: JSON.stringify({ amount: 100 }),
+        })
+      expect((await order('first')).status).toBe(200)
+      clock.advance(120_000)
+      expect((await order('second')).status).toBe(200)
+      const records = () => purging.engine.context.store.idempotency_keys.list()
+      const left = await eventually(records, (page) => page.total === 1)
+      expect(left.data[0]?.value.created_at).toBe('2026-01-15T10:02:00.000Z')
+    } finally {
+      await purging.close()
+    }
   })
 })

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../src/model/redemption'
 import type { Voucher } from '../../src/model/voucher'
-import { selectTransactions, transactionRows } from '../../src/rules/voucher-transactions'
+import { redemptionRow, rollbackRow } from '../../src/rules/voucher-transactions'
+import { without } from '../support/engine'
 
 const voucher = (id: string, type: string) =>
   ({ id, code: id.toUpperCase(), type, campaign_id: 'camp_1' }) as unknown as Voucher
@@ -23,19 +24,10 @@ const redemption = (id: string, voucherId: string, extra: Record<string, unknown
     ...extra,
   }) as Redemption
 
-describe('transactionRows', () => {
-  const vouchers = [
-    voucher('v_gift', 'GIFT_VOUCHER'),
-    voucher('v_card', 'LOYALTY_CARD'),
-    voucher('v_disc', 'DISCOUNT_VOUCHER'),
-  ]
-  const redemptions = [
-    redemption('r_1', 'v_gift', { gift: { amount: 250 } }),
-    redemption('r_2', 'v_card', { loyalty_card: { points: 40 } }),
-    redemption('r_3', 'v_disc'),
-    redemption('r_4', 'v_elsewhere'),
-    redemption('r_5', 'promo_1', { related_object_type: 'promotion_tier' }),
-  ]
+describe('redemptionRow and rollbackRow', () => {
+  const gift = voucher('v_gift', 'GIFT_VOUCHER')
+  const card = voucher('v_card', 'LOYALTY_CARD')
+  const plain = voucher('v_disc', 'DISCOUNT_VOUCHER')
   const rollback: RedemptionRollback = {
     id: 'rr_1',
     object: 'redemption_rollback',
@@ -51,25 +43,42 @@ describe('transactionRows', () => {
     metadata: {},
   }
 
-  it('types each movement by voucher kind and keeps only the given vouchers', () => {
-    const rows = transactionRows(vouchers, redemptions, [rollback])
+  it('types each movement by voucher kind', () => {
+    const rows = [
+      redemptionRow(redemption('r_1', 'v_gift', { gift: { amount: 250 } }), gift),
+      redemptionRow(redemption('r_2', 'v_card', { loyalty_card: { points: 40 } }), card),
+      redemptionRow(redemption('r_3', 'v_disc'), plain),
+      rollbackRow(rollback, card),
+      rollbackRow({ ...without(rollback, 'loyalty_card'), id: 'rr_2', amount: -250 } as RedemptionRollback, gift),
+      rollbackRow(rollback, plain),
+    ]
     expect(rows.map((r) => [r.id, r.type, r.amount, r.source, r.related_transaction_id])).toEqual([
       ['r_1', 'CREDITS_REDEMPTION', 250, 'API', null],
       ['r_2', 'POINTS_REDEMPTION', 40, 'API', null],
       ['r_3', 'REDEMPTION', null, 'API', null],
       ['rr_1', 'POINTS_REFUND', 40, 'USER', 'r_2'],
+      ['rr_2', 'CREDITS_REFUND', -250, 'USER', 'r_2'],
+      ['rr_1', 'REDEMPTION_ROLLBACK', 40, 'USER', 'r_2'],
     ])
   })
 
-  it('ignores a rollback of a redemption outside the set', () => {
-    expect(transactionRows(vouchers, [], [rollback])).toEqual([])
-  })
-
-  it('sorts absent values first and breaks ties by id', () => {
-    const rows = transactionRows(vouchers, redemptions, [rollback])
-    const sorted = selectTransactions(rows, { junction: 'AND', fields: {} }, 'amount')
-    expect(sorted.map((r) => r.id)).toEqual(['r_3', 'r_2', 'rr_1', 'r_1'])
-    const filtered = selectTransactions(rows, { junction: 'AND', fields: { type: { $in: ['POINTS_REFUND'] } } }, '-id')
-    expect(filtered.map((r) => r.id)).toEqual(['rr_1'])
+  it('names the voucher, campaign and linked ids; a failure gives its message as the reason', () => {
+    const failed = redemptionRow(
+      redemption('r_4', 'v_disc', { result: 'FAILURE', status: 'FAILED', failure_message: 'Quantity exceeded' }),
+      plain,
+    )
+    expect(failed).toMatchObject({
+      voucher_id: 'v_disc',
+      voucher_code: 'V_DISC',
+      campaign_id: 'camp_1',
+      reason: 'Quantity exceeded',
+      details: { order: null, customer: null, redemption: { id: 'r_4' } },
+    })
+    expect(rollbackRow(rollback, card).details).toEqual({
+      order: null,
+      customer: null,
+      redemption: { id: 'r_2' },
+      rollback: { id: 'rr_1' },
+    })
   })
 })

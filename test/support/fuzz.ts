@@ -204,7 +204,8 @@ export const OPERATIONS: Record<string, Sample> = {
   'exports.create': () => [{ exported_object: 'customer', parameters: { fields: ['source_id', 'metadata.vip'] } }],
   'exports.get': () => ['exp_x'],
   'files.get': () => ['file_x'],
-  'files.download': () => ['file_x'],
+  'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
+  'maintenance.purgeExpired': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],

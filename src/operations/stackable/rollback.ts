@@ -105,6 +105,8 @@ export function rollbackRecord(
     related_object_id: redemption.related_object_id,
     metadata: input.metadata ?? {},
   }
+  // A campaign's rollbacks are listed by it (the transactions export), as its redemptions are.
+  if (redemption.related_object_parent_id) rb.related_object_parent_id = redemption.related_object_parent_id
   if (redemption.customer) rb.customer = redemption.customer
   if (redemption.amount !== undefined) rb.amount = -redemption.amount
   if (redemption.gift) rb.gift = { amount: -redemption.gift.amount }
