@@ -183,6 +183,8 @@ export const INDEXES: IndexDeclarations = {
     // The tiers a qualification considers: active ones by what their rules target
     // (src/rules/qualifications/targets.ts), so it reads only those that could reach the cart.
     { on: [['active', 'boolean'], text('targets[]')], sort: CREATED },
+    // Without a cart every active tier is a candidate.
+    { on: [['active', 'boolean']], sort: CREATED },
   ],
   promotion_stacks: [
     { on: [], sort: time('updated_at') },
