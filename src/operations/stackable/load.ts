@@ -9,7 +9,7 @@ import type { StackingRules } from '../../model/stacking'
 import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { Counter, Store, Stored } from '../../ports'
-import type { EvalCustomer } from '../../rules/conditions'
+import { type EvalCustomer, readsCounters } from '../../rules/conditions'
 import { type CounterScope, evalCounters } from '../../rules/counters'
 import { normalizeOrder } from '../../rules/discounts'
 import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
@@ -89,14 +89,18 @@ export async function loadRequest(
   const tiers = new Map<string, Stored<PromotionTier>>()
   const extras = new Map<string, RedemptionVoucherExtras>()
   const scopes = found.map((f) => counterScopeOf(f, customer?.value))
-  const [subjects, counters, catalogue, loyaltyTiers] = await Promise.all([
-    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras }),
+  const countersOf = (of: readonly (CounterScope | null)[]) =>
     loadCounters(
       store,
-      scopes.filter((scope) => scope !== null),
+      of.filter((scope) => scope !== null),
       now,
       ctx.config.timezone,
-    ),
+    )
+  const [subjects, early, catalogue, loyaltyTiers] = await Promise.all([
+    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras }),
+    // A redemption increments every redeemable's counters: they are read with the rest. A
+    // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
+    options.candidates ? undefined : countersOf(scopes),
     loadCatalogue(
       store,
       items,
@@ -104,11 +108,14 @@ export async function loadRequest(
     ),
     customer ? customerTiers(store, customer.value.id) : Promise.resolve([]),
   ])
+  const counted = options.candidates
+    ? scopes.map((scope, i) => (subjects[i]?.validation_rules.some(readsCounters) ? scope : null))
+    : scopes
+  const [counters, collections] = await Promise.all([early ?? countersOf(counted), loadCollections(store, subjects)])
   subjects.forEach((subject, i) => {
-    const scope = scopes[i]
+    const scope = counted[i]
     if (scope) subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
   })
-  const collections = await loadCollections(store, subjects)
   const { prices } = catalogue
   // Unit budgets count past redemptions by what their lines are, so they need the collections first.
   await Promise.all(
