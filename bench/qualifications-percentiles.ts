@@ -12,8 +12,8 @@ import { qualificationBenchShop } from './qualifications-shop'
 
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1000]
-const WARMUP = 20
-const CALLS = 300
+const WARMUP = 100
+const CALLS = 1000
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number
