@@ -130,7 +130,19 @@ export function naturalKeysOf(collection: CollectionName): readonly (readonly st
 
 /** How a declared index field is typed: a database adapter stores it in a column of that type. */
 export type IndexType = 'text' | 'number' | 'timestamp' | 'boolean'
+/**
+ * A dotted path and its type. A path with `[]` after a segment (`targets[]`, `products[].id`) is
+ * **multi-valued**: it reads every element of that array (a value that is not an array counts as
+ * one element), and an entity is in the index once per distinct string element it holds, or under
+ * `null` when it holds none (docs/storage.md#multi-valued-indexes). Multi-valued fields are `text`,
+ * filtered by equality or `in` (an entity matches when one of its elements does), never sorted on.
+ */
 export type IndexField = readonly [path: string, type: IndexType]
+
+/** Whether an index field path reads every element of an array (`targets[]`, `products[].id`). */
+export function isMultiValued(path: string): boolean {
+  return path.includes('[]')
+}
 
 /**
  * A declared index: equality on the `on` fields (all of them), entries ordered by `sort` then id.
@@ -168,7 +180,10 @@ export const INDEXES: IndexDeclarations = {
   ],
   promotion_tiers: [
     { on: [text('campaign_id')], sort: CREATED },
-    // The tiers a qualification considers.
+    // The tiers a qualification considers: active ones by what their rules target
+    // (src/rules/qualifications/targets.ts), so it reads only those that could reach the cart.
+    { on: [['active', 'boolean'], text('targets[]')], sort: CREATED },
+    // Without a cart every active tier is a candidate.
     { on: [['active', 'boolean']], sort: CREATED },
   ],
   promotion_stacks: [
@@ -178,6 +193,8 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('campaign_id')], sort: time('updated_at') },
     { on: [text('campaign_id')], sort: text('name') },
   ],
+  // The collections holding any of a cart's products or SKUs (qualifications).
+  product_collections: [{ on: [text('products[].id')], sort: CREATED }],
   skus: [
     { on: [text('product_id')], sort: CREATED },
     { on: [text('product_id')], sort: time('updated_at') },
@@ -186,8 +203,6 @@ export const INDEXES: IndexDeclarations = {
   validation_rule_assignments: [
     { on: [text('related_object_id')], sort: CREATED },
     { on: [text('rule_id')], sort: CREATED },
-    // What every promotion tier is assigned, read at once (qualifications).
-    { on: [text('related_object_type')], sort: CREATED },
   ],
   redemptions: [
     { on: [text('related_object_id')], sort: time('date') },
@@ -276,7 +291,11 @@ export type FieldFilter =
   | { gte?: number; lte?: number }
 
 export interface ListQuery {
-  /** Equality / range filters by declared index field (dotted paths reach nested fields). */
+  /**
+   * Equality / range filters by declared index field (dotted paths reach nested fields). A
+   * multi-valued field (`targets[]`) takes equality or `in`: an entity matches when one of its
+   * elements does (`null`: when it has none), and is listed once however many match.
+   */
   where?: Record<string, FieldFilter>
   /** Sort field (a declared index field) and direction; ties break by id in the same direction. Default `created_at` asc. */
   order?: { field: string; direction: OrderDirection }

@@ -1,5 +1,6 @@
 import type { FieldFilter, IndexDeclaration, IndexType } from '../ports'
-import { readPath } from './paths'
+import { isMultiValued } from '../ports'
+import { readElements, readPath } from './paths'
 
 /*
  * The memory store's declared indexes (docs/storage.md#indexes): per index, one bucket per value of
@@ -44,9 +45,35 @@ export function compareEntries(a: Entry, b: Entry): number {
   return compareKeys(a.key, b.key) || (a.id === b.id ? 0 : a.id < b.id ? -1 : 1)
 }
 
-/** The bucket of an entity: its equality fields' values (absent reads as null, like a `null` filter). */
-export function bucketOf(index: IndexDeclaration, value: unknown): string {
-  return JSON.stringify(index.on.map(([path, type]) => sortKey(readPath(value, path), type)))
+/**
+ * The buckets of an entity: its equality fields' values (absent reads as null, like a `null` filter).
+ * One bucket, unless a field is multi-valued: then one per element (docs/storage.md#multi-valued-indexes).
+ */
+export function bucketsOf(index: IndexDeclaration, value: unknown): string[] {
+  let keys: SortKey[][] = [[]]
+  for (const [path, type] of index.on) {
+    if (!isMultiValued(path)) {
+      const key = sortKey(readPath(value, path), type)
+      for (const k of keys) k.push(key)
+      continue
+    }
+    const elements = readElements(value, path)
+    const values: SortKey[] = elements.length === 0 ? [null] : elements
+    keys = keys.flatMap((prefix) => values.map((v) => [...prefix, v]))
+  }
+  return keys.map((k) => JSON.stringify(k))
+}
+
+/** Refuses a declaration a store cannot keep: a multi-valued field that is not text, or sorted on. */
+export function checkDeclaration(collection: string, index: IndexDeclaration): void {
+  for (const [path, type] of index.on) {
+    if (isMultiValued(path) && type !== 'text') {
+      throw new Error(`${collection}: the multi-valued index field ${path} must be text (docs/storage.md#indexes)`)
+    }
+  }
+  if (isMultiValued(index.sort[0])) {
+    throw new Error(`${collection}: an index cannot sort on the multi-valued field ${index.sort[0]}`)
+  }
 }
 
 /** The buckets a `where` selects in this index: one per combination of its equality values. */
@@ -145,28 +172,37 @@ export function firstWhere<T>(items: readonly T[], pred: (item: T) => boolean): 
 export class IndexBuckets {
   readonly buckets = new Map<string, SortedEntries>()
 
-  constructor(readonly declaration: IndexDeclaration) {}
+  /** Whether an entity may sit in several buckets (a multi-valued `on` field). */
+  readonly multi: boolean
 
-  entryOf(id: string, value: unknown): { bucket: string; entry: Entry } {
+  constructor(readonly declaration: IndexDeclaration) {
+    this.multi = declaration.on.some(([path]) => isMultiValued(path))
+  }
+
+  entriesOf(id: string, value: unknown): { buckets: string[]; entry: Entry } {
     const [path, type] = this.declaration.sort
-    return { bucket: bucketOf(this.declaration, value), entry: { key: sortKey(readPath(value, path), type), id } }
+    return { buckets: bucketsOf(this.declaration, value), entry: { key: sortKey(readPath(value, path), type), id } }
   }
 
   add(id: string, value: unknown): void {
-    const { bucket, entry } = this.entryOf(id, value)
-    let entries = this.buckets.get(bucket)
-    if (!entries) {
-      entries = new SortedEntries()
-      this.buckets.set(bucket, entries)
+    const { buckets, entry } = this.entriesOf(id, value)
+    for (const bucket of buckets) {
+      let entries = this.buckets.get(bucket)
+      if (!entries) {
+        entries = new SortedEntries()
+        this.buckets.set(bucket, entries)
+      }
+      entries.insert(entry)
     }
-    entries.insert(entry)
   }
 
   remove(id: string, value: unknown): void {
-    const { bucket, entry } = this.entryOf(id, value)
-    const entries = this.buckets.get(bucket)
-    if (!entries) return
-    entries.remove(entry)
-    if (entries.length === 0) this.buckets.delete(bucket)
+    const { buckets, entry } = this.entriesOf(id, value)
+    for (const bucket of buckets) {
+      const entries = this.buckets.get(bucket)
+      if (!entries) continue
+      entries.remove(entry)
+      if (entries.length === 0) this.buckets.delete(bucket)
+    }
   }
 }

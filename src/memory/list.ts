@@ -1,11 +1,12 @@
 import type { FieldFilter, ListQuery, Page, Stored } from '../ports'
-import { readPath } from './paths'
+import { isMultiValued } from '../ports'
+import { readElements, readPath } from './paths'
 
 /** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */
 export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
   const where = Object.entries(query.where ?? {})
   const filtered =
-    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matches(readPath(r.value, f), cond)))
+    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matchesField(r.value, f, cond)))
   const field = query.order?.field ?? 'created_at'
   const sign = query.order?.direction === 'desc' ? -1 : 1
   const sorted = [...filtered].sort((a, b) => {
@@ -29,6 +30,22 @@ export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
     has_more,
     more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
   }
+}
+
+/** A multi-valued field matches when one of its elements does; `null` when it has none. */
+function matchesField(value: unknown, field: string, cond: FieldFilter): boolean {
+  if (!isMultiValued(field)) return matches(readPath(value, field), cond)
+  const elements = readElements(value, field)
+  if (elements.length === 0)
+    return cond === null || (typeof cond === 'object' && 'in' in cond && cond.in.includes(null))
+  const asText = (c: FieldFilter): FieldFilter =>
+    typeof c === 'number'
+      ? String(c)
+      : c !== null && typeof c === 'object' && 'in' in c
+        ? { in: c.in.map((v) => (typeof v === 'number' ? String(v) : v)) }
+        : c
+  const textual = asText(cond)
+  return elements.some((e) => matches(e, textual))
 }
 
 function matches(value: unknown, cond: FieldFilter): boolean {

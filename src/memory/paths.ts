@@ -9,6 +9,32 @@ export function readPath(value: unknown, path: string): unknown {
   return current
 }
 
+/**
+ * The distinct strings a multi-valued path reads (`targets[]`, `products[].id`): at a segment marked
+ * `[]`, every element of the array there (a value that is not an array is one element), as
+ * PostgreSQL's lax `jsonb_path_query_array` reads them (docs/storage.md#multi-valued-indexes).
+ * Elements that are not strings are left out.
+ */
+export function readElements(value: unknown, path: string): string[] {
+  let current: unknown[] = [value]
+  for (const segment of path.split('.')) {
+    const each = segment.endsWith('[]')
+    const name = each ? segment.slice(0, -2) : segment
+    const next: unknown[] = []
+    for (const v of current) {
+      if (v === null || typeof v !== 'object') continue
+      const child = (v as Record<string, unknown>)[name]
+      if (child === undefined) continue
+      if (each && Array.isArray(child)) next.push(...child)
+      else next.push(child)
+    }
+    current = next
+  }
+  const out = new Set<string>()
+  for (const v of current) if (typeof v === 'string') out.add(v)
+  return [...out]
+}
+
 /** Objects this module froze whole: a next version that shares them is not walked again. */
 const frozenDeep = new WeakSet<object>()
 

@@ -18,10 +18,11 @@ import type {
   Stored,
   Write,
 } from '../ports'
-import { indexesOf, naturalKeysOf } from '../ports'
+import { indexesOf, isMultiValued, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
 import {
   bucketsFor,
+  checkDeclaration,
   compareEntries,
   compareKeys,
   type Entry,
@@ -136,6 +137,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     tables.set(c, new Map())
     for (const key of naturalKeysOf(c)) keys.set(`${c}.${key.join('+')}`, new Map())
     const declared = indexesOf(c, options.indexes)
+    for (const d of declared) checkDeclaration(c, d)
     indexes.set(
       c,
       declared.map((d) => new IndexBuckets(d)),
@@ -213,6 +215,13 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         )
       }
     }
+    if (isMultiValued(order.field))
+      throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
+    for (const [field, cond] of Object.entries(where)) {
+      if (isMultiValued(field) && isRange(cond)) {
+        throw new Error(`${collection}: the multi-valued ${field} is filtered by equality or in, not by a range`)
+      }
+    }
     const index = chooseIndex(indexes.get(collection) as IndexBuckets[], where, order.field)
     const rows = table(collection)
     const onFields = new Set(index.declaration.on.map(([p]) => p))
@@ -227,10 +236,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return slice(buckets[0] ?? EMPTY, rest[0]?.[1], index.declaration.sort, query, order.direction, rows, asStored)
     }
     const candidates: Stored<Entity<C>>[] = []
+    // An entity with several matching elements of a multi-valued field sits in several buckets: listed once.
+    const seen = index.multi && buckets.length > 1 ? new Set<string>() : undefined
     for (const entries of buckets) {
-      for (const e of entries) candidates.push(asStored(rows.get(e.id) as Row))
+      stats.rowsExamined += entries.length
+      for (const e of entries) {
+        if (seen) {
+          if (seen.has(e.id)) continue
+          seen.add(e.id)
+        }
+        candidates.push(asStored(rows.get(e.id) as Row))
+      }
     }
-    stats.rowsExamined += candidates.length
     return listRows(candidates, { ...query, where: Object.fromEntries(rest) })
   }
 

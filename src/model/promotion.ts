@@ -30,6 +30,12 @@ export interface PromotionTier extends Validity {
   }
   /** Derived from the assignments collection when a tier is read; not stored on the tier. */
   validation_rule_assignments?: ListEnvelope<'data', ValidationRuleAssignment> | null
+  /**
+   * Bookkeeping, not on the wire: what the tier's validation rules target, as the keys a
+   * qualification finds it by (docs/qualifications.md#candidates). Absent on tiers stored before it
+   * existed: those are candidates of every cart.
+   */
+  targets?: string[]
   category_id: string | null
   categories: Category[]
   created_at: DateTime

@@ -4,8 +4,9 @@ import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { ListEnvelope, Validity } from '../model/common'
 import type { PromotionCampaign, PromotionStack, PromotionTier } from '../model/promotion'
-import type { ValidationRuleAssignment } from '../model/validation-rule'
+import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
 import type { FieldFilter, Store, Stored } from '../ports'
+import { offerTargets, withoutTargets } from '../rules/qualifications'
 import { nonEmptyString, orderOf } from '../schema/common'
 import { parse } from '../schema/parse'
 import { promotionCampaignInput, stackInput, stacksQuery, type TierInput, tierInput } from '../schema/promotion'
@@ -21,7 +22,7 @@ import { resolveCategoryRef } from './categories'
 import { type Context, mutate, type Tx } from './context'
 import { envelope } from './lists'
 import { enforceMetadata } from './metadata-schemas'
-import { type AssignmentRequest, assignRules } from './validation-rules'
+import { type AssignmentRequest, assignRules, readRules } from './validation-rules'
 
 const VALIDITY_FIELDS = [
   'start_date',
@@ -48,13 +49,18 @@ function campaignSummary(campaign: Campaign): PromotionTier['campaign'] {
   }
 }
 
-/** Builds a tier and the assignments of its validation rules; `path` locates the tier in the request. */
+/**
+ * Builds a tier and the assignments of its validation rules; `path` locates the tier in the request.
+ * `rules` holds the rules the request names (read once for all its tiers): the tier's target keys
+ * come from them (docs/qualifications.md#candidates).
+ */
 async function newTier(
   tx: Tx,
   campaign: Campaign,
   input: TierInput,
   hierarchy: number,
   path: string,
+  rules: ReadonlyMap<string, Stored<ValidationRule>>,
 ): Promise<{ tier: PromotionTier; assignments: AssignmentRequest[] }> {
   checkValidity(input, { prefix: path, inheritedStartDate: campaign.start_date })
   const category = await resolveCategoryRef(tx, { category_id: input.category_id }, path)
@@ -85,6 +91,7 @@ async function newTier(
     created_at: tx.nowIso,
     updated_at: null,
     object: 'promotion_tier',
+    targets: offerTargets((input.validation_rules ?? []).flatMap((id) => rules.get(id)?.value ?? [])),
   }
   const assignments = (input.validation_rules ?? []).map((ruleId, i) => ({
     ruleId,
@@ -99,7 +106,7 @@ async function newTier(
 /** A tier as read: its validation rule assignments come from the assignments collection. */
 async function withAssignments(store: Store, tier: PromotionTier): Promise<PromotionTier> {
   const page = await store.validation_rule_assignments.list({ where: { related_object_id: tier.id } })
-  return { ...tier, validation_rule_assignments: envelope('data', page) }
+  return { ...withoutTargets(tier), validation_rule_assignments: envelope('data', page) }
 }
 
 /**
@@ -119,7 +126,10 @@ function withNewAssignments(
   }
   return tiers.map((tier) => {
     const data = (byTier.get(tier.id) ?? []).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-    return { ...tier, validation_rule_assignments: { object: 'list', data_ref: 'data', data, total: data.length } }
+    return {
+      ...withoutTargets(tier),
+      validation_rule_assignments: { object: 'list', data_ref: 'data', data, total: data.length },
+    }
   })
 }
 
@@ -177,12 +187,16 @@ export function promotions(ctx: Context) {
         )
         const tiers: PromotionTier[] = []
         const assignments: AssignmentRequest[] = []
+        const rules = await readRules(
+          tx.store,
+          input.promotion.tiers.flatMap((t) => t.validation_rules ?? []),
+        )
         for (const [i, tierBody] of input.promotion.tiers.entries()) {
-          const made = await newTier(tx, campaign, tierBody, i + 1, `promotion.tiers[${i}]`)
+          const made = await newTier(tx, campaign, tierBody, i + 1, `promotion.tiers[${i}]`, rules)
           tiers.push(tx.insert('promotion_tiers', made.tier))
           assignments.push(...made.assignments)
         }
-        const made = await assignRules(tx, assignments)
+        const made = await assignRules(tx, assignments, rules)
         campaign.promotion = { tiers: tiers.map((t) => t.id) }
         tx.insert('campaigns', campaign)
         return { campaign, tiers, made }
@@ -204,12 +218,15 @@ export function promotions(ctx: Context) {
         const id = parse(nonEmptyString, campaignId, 'campaignId')
         const input = parse(tierInput, body)
         const tier = await mutate(ctx, async (tx) => {
-          const campaign = await promotionCampaign(tx.store, id)
+          const [campaign, rules] = await Promise.all([
+            promotionCampaign(tx.store, id),
+            readRules(tx.store, input.validation_rules ?? []),
+          ])
           const siblings = await tx.store.promotion_tiers.getMany(campaign.value.promotion?.tiers ?? [])
           const next = Math.max(0, ...siblings.map((s) => s.value.hierarchy)) + 1
-          const made = await newTier(tx, campaign.value, input, next, '')
+          const made = await newTier(tx, campaign.value, input, next, '', rules)
           tx.insert('promotion_tiers', made.tier)
-          await assignRules(tx, made.assignments)
+          await assignRules(tx, made.assignments, rules)
           // Updating the campaign also serialises concurrent tier creation on it.
           tx.update('campaigns', campaign, {
             ...campaign.value,

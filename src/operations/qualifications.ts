@@ -2,18 +2,20 @@ import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Customer } from '../model/customer'
-import type { CalculatedOrderItem, OrderItemInput } from '../model/order'
+import type { OrderInput } from '../model/order'
 import type { PromotionStack, PromotionTier } from '../model/promotion'
 import type { QualificationExpand, QualificationScenario, QualificationsResult } from '../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../model/qualification'
-import type { ValidationRule } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
+import type { Store } from '../ports'
 import type { Filters } from '../rules/filters'
 import {
   applies,
   type CandidateFacts,
+  type CartLine,
+  cartIds,
+  cartTargets,
   chooseBestStack,
-  couldDiscountCart,
   decideAlone,
   discountValue,
   inScenario,
@@ -44,7 +46,7 @@ import type { QualificationsBestStackParams, QualificationsCheckEligibilityParam
 import type { RedeemableRequest, StackableRequest } from '../schema/stackable'
 import type { Context } from './context'
 import { withCatalogIds } from './stackable/catalogue'
-import { findRequestCustomer, type LoadedRequest, loadRequest } from './stackable/load'
+import { findRequestCustomer, findStoredOrder, type LoadedRequest, loadRequest } from './stackable/load'
 import { trackingId } from './stackable/tracking'
 
 /** Who calls: a server application, or a client (browser) one, which may not turn limit checks off. */
@@ -237,40 +239,35 @@ interface LoadedQualification extends LoadedRequest {
 
 /**
  * The candidates of a scenario, read by equality on indexed fields: the codes the customer holds or
- * was given (`holder_id`, publications by `customer_id`), the active promotion tiers, or the
- * promotion stacks. Filters that need only the candidate itself are applied before anything else is
- * read, so what the validation loader reads next grows with the candidates that remain.
+ * was given (`holder_id`, publications by `customer_id`), the active promotion tiers whose rules
+ * target what the cart holds or nothing in particular (`targets[]`, docs/qualifications.md#candidates),
+ * or the promotion stacks. Filters that need only the candidate itself are applied before anything
+ * else is read, so what the validation loader reads next grows with the candidates that remain.
+ * The wallet and the tiers are read side by side.
  */
 async function loadCandidates(
   ctx: Context,
   scenario: QualificationScenario,
-  customer: Customer | undefined,
+  customer: Promise<Customer | undefined>,
   filters: Filters,
-  cart: readonly OrderItemInput[],
+  cart: Promise<readonly CartLine[]>,
 ): Promise<Candidate[]> {
-  const { store } = ctx
   const stacksOnly = scenario === 'PROMOTION_STACKS'
-  const [held, published, tiers, stacks] = await Promise.all([
-    customer && !stacksOnly ? store.vouchers.list({ where: { holder_id: customer.id }, count: false }) : null,
-    customer && !stacksOnly ? store.publications.list({ where: { customer_id: customer.id }, count: false }) : null,
-    walletOnly(scenario) || stacksOnly ? null : store.promotion_tiers.list({ where: { active: true }, count: false }),
-    stacksOnly ? store.promotion_stacks.list({ count: false }) : null,
-  ])
-  const wallet = new Map<string, Voucher>()
-  for (const { value } of held?.data ?? []) wallet.set(value.id, value)
-  const given = (published?.data ?? []).map((p) => p.value.voucher_id).filter((id) => !wallet.has(id))
-  if (given.length > 0)
-    for (const { value } of await store.vouchers.getMany([...new Set(given)])) wallet.set(value.id, value)
-
   const keep = (facts: CandidateFacts) => matchesQualificationFilters(facts, filters)
+  const walletP = stacksOnly ? Promise.resolve([]) : customer.then((c) => (c ? loadWallet(ctx.store, c.id) : []))
+  const tiersP =
+    walletOnly(scenario) || stacksOnly ? Promise.resolve([]) : cart.then((lines) => tiersReaching(ctx.store, lines))
+  const stacksP = stacksOnly ? ctx.store.promotion_stacks.list({ count: false }) : Promise.resolve(null)
+  // Settled first, then awaited in a fixed order, so a request with several faults always reports the same one.
+  await Promise.allSettled([customer, cart, walletP, tiersP, stacksP])
+  const [wallet, tiers, stacks] = [await walletP, await tiersP, await stacksP]
   const out: Candidate[] = []
-  for (const voucher of wallet.values()) if (keep(voucherFacts(voucher))) out.push({ object: 'voucher', voucher })
-  const kept = (tiers?.data ?? []).map((t) => t.value).filter((tier) => keep(tierFacts(tier)))
-  for (const tier of await reachingCart(ctx, kept, cart)) out.push({ object: 'promotion_tier', tier })
+  for (const voucher of wallet) if (keep(voucherFacts(voucher))) out.push({ object: 'voucher', voucher })
+  for (const tier of tiers) if (keep(tierFacts(tier))) out.push({ object: 'promotion_tier', tier })
   const keptStacks = (stacks?.data ?? []).map((s) => s.value).filter((stack) => keep(stackFacts(stack)))
   if (keptStacks.length > 0) {
     const ids = [...new Set(keptStacks.flatMap((s) => s.tiers.ids))]
-    const byId = new Map((await store.promotion_tiers.getMany(ids)).map((t) => [t.value.id, t.value]))
+    const byId = new Map((await ctx.store.promotion_tiers.getMany(ids)).map((t) => [t.value.id, t.value]))
     for (const stack of keptStacks) {
       const stackTiers = stack.tiers.ids.flatMap((id) => {
         const tier = byId.get(id)
@@ -282,38 +279,65 @@ async function loadCandidates(
   return out
 }
 
+/** The codes a customer holds or was published, each once. */
+async function loadWallet(store: Store, customerId: string): Promise<Voucher[]> {
+  const [held, published] = await Promise.all([
+    store.vouchers.list({ where: { holder_id: customerId }, count: false }),
+    store.publications.list({ where: { customer_id: customerId }, count: false }),
+  ])
+  const wallet = new Map<string, Voucher>()
+  for (const { value } of held.data) wallet.set(value.id, value)
+  const given = published.data.map((p) => p.value.voucher_id).filter((id) => !wallet.has(id))
+  if (given.length > 0)
+    for (const { value } of await store.vouchers.getMany([...new Set(given)])) wallet.set(value.id, value)
+  return [...wallet.values()]
+}
+
 /**
- * The tiers whose discount could reach the cart: one batched read of their rule assignments and
- * rules, so only these go on to the validation loader's per-redeemable reads (the many tiers that
- * target other products stop here). `cart` holds the request's lines with catalogue ids; empty: no filter.
+ * The active tiers whose discount could reach these lines: those whose target keys name one of the
+ * cart's keys, and those that target nothing in particular (docs/qualifications.md#candidates).
+ * The cart's keys need its catalogue entries (source ids) and the collections holding its products,
+ * read together. Without lines, every active tier.
  */
-async function reachingCart(
-  ctx: Context,
-  tiers: PromotionTier[],
-  cart: readonly OrderItemInput[],
-): Promise<PromotionTier[]> {
-  if (cart.length === 0 || tiers.length === 0) return tiers
-  // Every tier's assignments in one bucket of the index: far cheaper than one lookup per tier id.
-  const assignments = await ctx.store.validation_rule_assignments.list({
-    where: { related_object_type: 'promotion_tier' },
+async function tiersReaching(store: Store, lines: readonly CartLine[]): Promise<PromotionTier[]> {
+  if (lines.length === 0) {
+    return (await store.promotion_tiers.list({ where: { active: true }, count: false })).data.map((t) => t.value)
+  }
+  const ids = cartIds(lines)
+  const members = [...ids.products, ...ids.skus]
+  const [products, skus, collections] = await Promise.all([
+    ids.products.length > 0 ? store.products.getMany(ids.products) : [],
+    ids.skus.length > 0 ? store.skus.getMany(ids.skus) : [],
+    members.length > 0
+      ? store.product_collections.list({ where: { 'products[].id': { in: members } }, count: false })
+      : null,
+  ])
+  const keys = cartTargets(
+    lines,
+    {
+      products: new Map(products.map((p) => [p.value.id, p.value])),
+      skus: new Map(skus.map((k) => [k.value.id, k.value])),
+    },
+    (collections?.data ?? []).map((c) => c.value.id),
+  )
+  // `null`: tiers stored before target keys existed, candidates of every cart.
+  const page = await store.promotion_tiers.list({
+    where: { active: true, 'targets[]': { in: [...keys, null] } },
     count: false,
   })
-  const wanted = new Set(tiers.map((t) => t.id))
-  const mine = assignments.data.map((a) => a.value).filter((a) => wanted.has(a.related_object_id))
-  const ruleIds = [...new Set(mine.map((a) => a.rule_id))]
-  const rules = new Map((await ctx.store.validation_rules.getMany(ruleIds)).map((r) => [r.value.id, r.value]))
-  const byTier = new Map<string, ValidationRule[]>()
-  for (const a of mine) {
-    const rule = rules.get(a.rule_id)
-    if (!rule) continue
-    const list = byTier.get(a.related_object_id)
-    if (list) list.push(rule)
-    else byTier.set(a.related_object_id, [rule])
-  }
-  // Only the fields targeting matches on are read from the lines.
-  const items = cart as unknown as CalculatedOrderItem[]
-  const memo = new Map<ValidationRule, boolean>()
-  return tiers.filter((t) => couldDiscountCart(byTier.get(t.id) ?? [], items, undefined, memo))
+  return page.data.map((t) => t.value)
+}
+
+/**
+ * The lines validation decides on: the stored order's when the request names one (validation starts
+ * from it), else the request's, with catalogue ids for lines named by `source_id`.
+ */
+async function cartLines(ctx: Context, order: OrderInput | undefined): Promise<readonly CartLine[]> {
+  const [stored, lines] = await Promise.all([
+    findStoredOrder(ctx.store, order),
+    withCatalogIds(ctx.store, order?.items ?? []),
+  ])
+  return stored ? stored.value.items : lines
 }
 
 function requestsOf(candidate: Candidate): RedeemableRequest[] {
@@ -334,11 +358,13 @@ function requestsOf(candidate: Candidate): RedeemableRequest[] {
 /** Every candidate of the request, loaded in one pass of the validation loader, grouped as validated. */
 async function loadQualification(ctx: Context, request: QualificationRequest): Promise<LoadedQualification> {
   const cartless = withoutCart(request.scenario)
-  const [customer, cart] = await Promise.all([
-    findRequestCustomer(ctx, request.customer),
-    cartless ? [] : withCatalogIds(ctx.store, request.order?.items ?? []),
-  ])
-  const candidates = await loadCandidates(ctx, request.scenario, customer?.value, request.options.filters, cart)
+  const candidates = await loadCandidates(
+    ctx,
+    request.scenario,
+    findRequestCustomer(ctx, request.customer).then((c) => c?.value),
+    request.options.filters,
+    cartless ? Promise.resolve([]) : cartLines(ctx, request.order),
+  )
   const requests = candidates.map(requestsOf)
   const stackable = asStackable(cartless ? { ...request, order: undefined } : request, requests.flat())
   const loaded = await loadSubjects(ctx, stackable, request.options.check_limits !== false)
@@ -358,13 +384,15 @@ async function loadBestStackCandidates(ctx: Context, request: BestStackRequest):
   if (request.redeemables) return loadSubjects(ctx, asStackable(request, request.redeemables), checkLimits)
   const scenario = request.scenario ?? 'ALL'
   const filters = parseListFilters(request.options?.filters, QUALIFICATION_FILTER_FIELDS, 'options.filters')
-  const [customer, cart] = await Promise.all([
-    findRequestCustomer(ctx, request.customer),
-    withCatalogIds(ctx.store, request.order.items ?? []),
-  ])
-  const candidates = (await loadCandidates(ctx, scenario, customer?.value, filters, cart)).filter(
-    (c) => c.object !== 'promotion_stack',
-  )
+  const candidates = (
+    await loadCandidates(
+      ctx,
+      scenario,
+      findRequestCustomer(ctx, request.customer).then((c) => c?.value),
+      filters,
+      cartLines(ctx, request.order),
+    )
+  ).filter((c) => c.object !== 'promotion_stack')
   const loaded = await loadSubjects(ctx, asStackable(request, candidates.flatMap(requestsOf)), checkLimits)
   const { order, collections } = loaded.input
   const subjects = loaded.input.subjects.filter((s) => inScenario(scenario, s, order, collections))

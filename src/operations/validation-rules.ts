@@ -2,8 +2,10 @@ import * as v from 'valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
+import type { PromotionTier } from '../model/promotion'
 import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
 import type { Store, Stored } from '../ports'
+import { offerTargets } from '../rules/qualifications'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import type { ValidationRulesCreateAssignmentParams, ValidationRulesCreateParams } from '../schema/requests'
@@ -37,9 +39,18 @@ export interface AssignmentRequest {
  * key, and an object created by this same changeset (`relatedIsNew`) has no stored assignment to
  * look for.
  */
-export async function assignRules(tx: Tx, requests: readonly AssignmentRequest[]): Promise<ValidationRuleAssignment[]> {
-  const ruleIds = [...new Set(requests.map((r) => r.ruleId))]
-  const found = new Map((await tx.store.validation_rules.getMany(ruleIds)).map((s) => [s.value.id, s]))
+export async function assignRules(
+  tx: Tx,
+  requests: readonly AssignmentRequest[],
+  /** The rules, when the caller read them already (`readRules`). */
+  known?: ReadonlyMap<string, Stored<ValidationRule>>,
+): Promise<ValidationRuleAssignment[]> {
+  const found =
+    known ??
+    (await readRules(
+      tx.store,
+      requests.map((r) => r.ruleId),
+    ))
   const rules = new Map<string, { stored: Stored<ValidationRule>; count: number }>()
   const made: ValidationRuleAssignment[] = []
   const pairs = new Set<string>()
@@ -87,8 +98,29 @@ export async function assignRules(tx: Tx, requests: readonly AssignmentRequest[]
   return made
 }
 
+/** The rules of the given ids that exist, by id, in one read. */
+export async function readRules(store: Store, ids: readonly string[]): Promise<Map<string, Stored<ValidationRule>>> {
+  const unique = [...new Set(ids)]
+  if (unique.length === 0) return new Map()
+  return new Map((await store.validation_rules.getMany(unique)).map((s) => [s.value.id, s]))
+}
+
+/**
+ * A promotion tier's target keys after a rule is assigned to it (docs/qualifications.md#candidates):
+ * from every rule it is assigned, so a qualification finds it by what they target. Rules do not
+ * change once created, so the keys change only here and when the tier is created.
+ */
+async function retarget(tx: Tx, tier: Stored<PromotionTier>, added: ValidationRule): Promise<void> {
+  const { rules } = await assignedRules(tx.store, [tier.value.id])
+  tx.update('promotion_tiers', tier, { ...tier.value, targets: offerTargets([...rules, added]) })
+}
+
 /** Resolves the object an assignment names to its id (a voucher may be named by code), or 404. */
-async function relatedObjectId(tx: Tx, type: AssignableObject, id: string): Promise<string> {
+async function relatedObject(
+  tx: Tx,
+  type: AssignableObject,
+  id: string,
+): Promise<{ id: string; tier?: Stored<PromotionTier> }> {
   const found = await (async () => {
     switch (type) {
       case 'campaign':
@@ -108,7 +140,9 @@ async function relatedObjectId(tx: Tx, type: AssignableObject, id: string): Prom
     }
   })()
   if (!found) throw EngineError.notFound(type, id)
-  return found.value.id
+  return type === 'promotion_tier'
+    ? { id: found.value.id, tier: found as Stored<PromotionTier> }
+    : { id: found.value.id }
 }
 
 export function validationRules(ctx: Context) {
@@ -162,10 +196,15 @@ export function validationRules(ctx: Context) {
       const id = parse(nonEmptyString, ruleId, 'validationRuleId')
       const input = parse(assignmentInput(body), body)
       return mutate(ctx, async (tx) => {
-        const objectId = await relatedObjectId(tx, input.related_object_type, input.related_object_id)
-        const [made] = await assignRules(tx, [
-          { ruleId: id, relatedObjectType: input.related_object_type, relatedObjectId: objectId },
-        ])
+        const related = await relatedObject(tx, input.related_object_type, input.related_object_id)
+        const rules = await readRules(tx.store, [id])
+        const [made] = await assignRules(
+          tx,
+          [{ ruleId: id, relatedObjectType: input.related_object_type, relatedObjectId: related.id }],
+          rules,
+        )
+        const rule = rules.get(id)
+        if (related.tier && rule) await retarget(tx, related.tier, rule.value)
         return made as ValidationRuleAssignment
       })
     },

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { CollectionName, IndexDeclaration, IndexDeclarations, IndexType } from '../ports'
-import { indexesOf, naturalKeysOf } from '../ports'
+import { indexesOf, isMultiValued, naturalKeysOf } from '../ports'
 
 /*
  * How entities map onto columns: every field a natural key or a declared index names becomes a
@@ -66,9 +66,30 @@ function fieldExpression(path: string, type: IndexType, schema: string): string 
   }
 }
 
+/**
+ * A multi-valued field (docs/storage.md#multi-valued-indexes): the JSON array of the string elements
+ * the path reads (lax jsonpath: a value that is not an array is one element), or `[null]` when there
+ * are none, so that "has none" is a containment test a GIN index answers like the others.
+ */
+function elementsExpression(path: string): string {
+  const steps = path
+    .split('.')
+    .map((segment) => {
+      const each = segment.endsWith('[]')
+      const name = (each ? segment.slice(0, -2) : segment).replace(/["\\]/g, (c) => `\\${c}`)
+      return `."${name}"${each ? '[*]' : ''}`
+    })
+    .join('')
+  const jsonpath = `lax $${steps} ? (@.type() == "string")`.replace(/'/g, "''")
+  return `COALESCE(NULLIF(jsonb_path_query_array(value, '${jsonpath}'), '[]'::jsonb), '[null]'::jsonb)`
+}
+
 /** The column of a declared index field (`id` is the primary key itself). */
 export function fieldColumn(path: string, type: IndexType): string {
-  return path === 'id' ? 'id' : identifier(`f_${path}_${TYPE_SUFFIX[type]}`)
+  if (path === 'id') return 'id'
+  return identifier(
+    isMultiValued(path) ? `f_${path.replace(/\[\]/g, '_each')}_jsonb` : `f_${path}_${TYPE_SUFFIX[type]}`,
+  )
 }
 
 export function keyColumn(field: string): string {
@@ -81,13 +102,16 @@ export interface TableLayout {
   columns: Column[]
   keys: KeyColumns[]
   /** Declared fields (and `id`), by path: the column lists filter and order on, and its type. */
-  fields: Map<string, { column: string; type: IndexType }>
-  indexes: { name: string; columns: string[] }[]
+  fields: Map<string, { column: string; type: IndexType; multi?: true }>
+  /** B-tree indexes over typed columns, and GIN indexes over a multi-valued field's column. */
+  indexes: { name: string; columns: string[]; gin?: true }[]
 }
 
 export function tableLayout(collection: CollectionName, schema: string, extra: IndexDeclarations = {}): TableLayout {
   const columns = new Map<string, Column>()
-  const fields = new Map<string, { column: string; type: IndexType }>([['id', { column: 'id', type: 'text' }]])
+  const fields = new Map<string, TableLayout['fields'] extends Map<string, infer F> ? F : never>([
+    ['id', { column: 'id', type: 'text' }],
+  ])
   const keys: KeyColumns[] = naturalKeysOf(collection).map((fieldsOfKey) => {
     const cols = fieldsOfKey.map((f) => {
       const name = keyColumn(f)
@@ -107,10 +131,29 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
   for (const d of declared) {
     for (const [path, type] of [...d.on, d.sort]) {
       const name = fieldColumn(path, type)
-      if (!fields.has(path)) fields.set(path, { column: name, type })
-      if (name !== 'id' && !columns.has(name)) {
-        columns.set(name, { name, sqlType: SQL_TYPE[type], expression: fieldExpression(path, type, schema) })
+      const multi = isMultiValued(path)
+      if (multi && (type !== 'text' || path === d.sort[0])) {
+        throw new Error(`${collection}: the multi-valued index field ${path} must be text and is never sorted on`)
       }
+      if (!fields.has(path)) fields.set(path, multi ? { column: name, type, multi } : { column: name, type })
+      if (name !== 'id' && !columns.has(name)) {
+        columns.set(
+          name,
+          multi
+            ? { name, sqlType: 'jsonb', expression: elementsExpression(path) }
+            : { name, sqlType: SQL_TYPE[type], expression: fieldExpression(path, type, schema) },
+        )
+      }
+    }
+    const multiOn = d.on.filter(([p]) => isMultiValued(p))
+    if (multiOn.length > 0) {
+      // A B-tree cannot hold "one of these elements": each multi-valued column gets a GIN index, and
+      // the other conditions of the list filter the rows it finds.
+      for (const [p, t] of multiOn) {
+        const col = fieldColumn(p, t)
+        indexes.push({ name: identifier(`${collection}__${col}__gin`), columns: [col], gin: true })
+      }
+      continue
     }
     const cols = [...d.on.map(([p, t]) => fieldColumn(p, t)), fieldColumn(d.sort[0], d.sort[1])]
     // Listing a whole collection by id is its primary key.

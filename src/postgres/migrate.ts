@@ -133,6 +133,12 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   for (const index of layout.indexes) {
     if (seen.has(index.name)) continue
     seen.add(index.name)
+    if (index.gin) {
+      out.push(
+        `CREATE INDEX IF NOT EXISTS ${quote(index.name)} ON ${t} USING GIN (${index.columns.map(quote).join(', ')})`,
+      )
+      continue
+    }
     const cols = index.columns.map((c, i) => (i === index.columns.length - 1 ? `${quote(c)} NULLS FIRST` : quote(c)))
     if (index.columns.at(-1) !== 'id') cols.push('id')
     out.push(`CREATE INDEX IF NOT EXISTS ${quote(index.name)} ON ${t} (${cols.join(', ')})`)

@@ -206,6 +206,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       conditions.push(condition(fieldOf(name), cond, param, s))
     }
     const sort = fieldOf(order.field)
+    if (sort.multi) throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
     const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
     const desc = order.direction === 'desc'
     const col = quote(sort.column)
@@ -427,13 +428,32 @@ function canonical(writes: readonly Write[]): unknown[] {
   })
 }
 
+/**
+ * A condition on a multi-valued field's column (a JSON array of strings, `[null]` for none;
+ * docs/storage.md#multi-valued-indexes): one of the given elements (`?|`), or none (`@> '[null]'`),
+ * both answered by its GIN index.
+ */
+function elementsCondition(column: string, cond: FieldFilter, param: (v: unknown) => string): string {
+  const col = quote(column)
+  if (cond !== null && typeof cond === 'object' && !('in' in cond)) {
+    throw new Error(`${column}: a multi-valued field is filtered by equality or in, not by a range`)
+  }
+  const values = cond !== null && typeof cond === 'object' ? cond.in : [cond]
+  const present = values.flatMap((v) => (typeof v === 'string' ? [v] : typeof v === 'number' ? [String(v)] : []))
+  const parts: string[] = []
+  if (present.length > 0) parts.push(`${col} ?| ${param(present)}::text[]`)
+  if (values.includes(null)) parts.push(`${col} @> '[null]'::jsonb`)
+  return parts.length > 0 ? `(${parts.join(' OR ')})` : 'FALSE'
+}
+
 /** A `where` condition on a typed column, with the filter's values read as the column's type. */
 function condition(
-  field: { column: string; type: IndexType },
+  field: { column: string; type: IndexType; multi?: true },
   cond: FieldFilter,
   param: (v: unknown) => string,
   s: string,
 ): string {
+  if (field.multi) return elementsCondition(field.column, cond, param)
   const col = quote(field.column)
   const typed = (p: string) => {
     switch (field.type) {

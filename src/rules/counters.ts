@@ -32,8 +32,20 @@ type Family = 'r' | 'rc' | 'c' | 'cc' | 'cu'
 const iso = (d: LocalDate) =>
   `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`
 
+// The last answer: a request asks for the same instant once per redeemable, and each answer costs an
+// `Intl` formatting (memoisation of a pure function, not state).
+let lastSuffixes: { ms: number; timeZone: string; value: Record<Period, string> } | undefined
+
 /** The period suffixes of an instant in a time zone. */
 export function periodSuffixes(at: Date, timeZone: string): Record<Period, string> {
+  const ms = at.getTime()
+  if (lastSuffixes?.ms === ms && lastSuffixes.timeZone === timeZone) return lastSuffixes.value
+  const value = computeSuffixes(at, timeZone)
+  lastSuffixes = { ms, timeZone, value: Object.freeze(value) }
+  return value
+}
+
+function computeSuffixes(at: Date, timeZone: string): Record<Period, string> {
   const day = localDate(at, timeZone)
   const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()
   const monday = addDays(day, -((weekday + 6) % 7))

@@ -24,6 +24,10 @@ export const LISTING_INDEXES: IndexDeclarations = {
     { on: [], sort: score },
     { on: [], sort: rank },
     { on: [], sort: group },
+    // Multi-valued (src/testing/elements.ts).
+    { on: [['tags[]', 'text']], sort: created },
+    { on: [group, ['tags[]', 'text']], sort: score },
+    { on: [['links[].id', 'text']], sort: created },
   ],
 }
 

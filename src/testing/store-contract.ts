@@ -8,6 +8,7 @@ import {
   concurrentSameVersion,
   concurrentTwoEntities,
 } from './concurrency'
+import { elementsFollowWrites, listByElements } from './elements'
 import { changeFeed, findManyByKey, shapeUpgrades, undeclaredListsRefused } from './feed'
 import { campaign, customer, product, voucher } from './fixtures'
 import { concurrentGuards, counterUpserts, guardedIncrements } from './guards'
@@ -113,6 +114,8 @@ export function storeContract(
     ['list orders asc/desc by a field, ties broken by id in the same direction', listOrder],
     ['list pages with limit and page', listPages],
     ['cursor pagination walks every item once, ascending and descending', listCursors],
+    ['a multi-valued index lists an entity by any element of an array field, once', listByElements],
+    ['a multi-valued index follows updates, deletes and failed commits', elementsFollowWrites],
     // Isolation
     ['the caller cannot change a stored value through what it passed in', isolationOfInput],
     ['the caller cannot change a stored value through what it read', isolationOfReads],

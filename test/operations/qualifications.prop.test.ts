@@ -2,6 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { ValidationResult } from '../../src/rules/redeemables'
 import { testEngine } from '../support/engine'
+import { propertyRuns } from '../support/store'
 import { qualificationShop, welcomeUsedOnce } from './qualifications-shop'
 
 const cartOf = (q: { shoes: number; socks: number; bottle: number }) => ({
@@ -75,6 +76,127 @@ describe('qualify ⇔ validate', () => {
         },
       ),
       { numRuns: 20 },
+    )
+  })
+})
+
+/*
+ * Tiers with random targeting, assigned when the tier is made or later, some turned off, and a cart of
+ * random lines (by product id, by source id, by SKU, of a product the catalogue lacks). Stacking rules
+ * skip a redeemable with no effect, so a tier whose discount misses the cart is one validation turns
+ * down too: every stored tier, not only those the index finds, is listed exactly when validation
+ * applies it alone (docs/qualifications.md#candidates).
+ */
+const TARGETINGS = ['all', 'product', 'bySource', 'sku', 'collection', 'skuCollection'] as const
+const targetedShop = fc.record({
+  tiers: fc.array(
+    fc.record({
+      // Each rule assigned when the tier is made, or later: a later one must move the tier's keys.
+      targeting: fc.array(fc.record({ to: fc.constantFrom(...TARGETINGS), later: fc.boolean() }), { maxLength: 2 }),
+      // A rule with no targeting of its own: it restricts nothing more.
+      overAmount: fc.option(fc.record({ amount: fc.integer({ min: 500, max: 20000 }), later: fc.boolean() }), {
+        nil: undefined,
+      }),
+      active: fc.boolean(),
+      toOrder: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 6 },
+  ),
+  lines: fc.uniqueArray(fc.constantFrom('shoesById', 'shoesBySource', 'size42', 'socksById', 'bottle', 'unknown'), {
+    maxLength: 4,
+  }),
+})
+
+async function buildTargetedShop(shop: typeof targetedShop extends fc.Arbitrary<infer S> ? S : never) {
+  const { engine } = testEngine()
+  await engine.raw.stackingRules.create('proj_default', { redeemables_no_effect_rule: 'SKIP' })
+  const shoes = await engine.products.create({ name: 'Shoes', source_id: 'shoes', price: 10000 })
+  const socks = await engine.products.create({ name: 'Socks', source_id: 'socks', price: 1000 })
+  await engine.products.create({ name: 'Bottle', source_id: 'bottle', price: 2000 })
+  const size42 = await engine.products.createSku(shoes.id, { sku: 'Shoes 42', source_id: 'shoes-42', price: 11000 })
+  const footwear = await engine.products.createCollection({
+    name: 'Footwear',
+    type: 'STATIC',
+    products: [{ id: socks.id, object: 'product' }],
+  })
+  const sizes = await engine.products.createCollection({
+    name: 'Sizes',
+    type: 'STATIC',
+    products: [{ id: size42.id, object: 'sku' }],
+  })
+  const included: Record<(typeof TARGETINGS)[number], Record<string, unknown>> = {
+    all: { included_all: true },
+    product: { included: [{ object: 'product', id: shoes.id }] },
+    bySource: { included: [{ object: 'product', id: 'prod_elsewhere', source_id: 'shoes' }] },
+    sku: { included: [{ object: 'sku', id: size42.id }] },
+    collection: { included: [{ object: 'products_collection', id: footwear.id }] },
+    skuCollection: { included: [{ object: 'products_collection', id: sizes.id }] },
+  }
+  const tiers: string[] = []
+  for (const [i, t] of shop.tiers.entries()) {
+    const rules: { id: string; later: boolean }[] = []
+    for (const [k, r] of t.targeting.entries()) {
+      const rule = await engine.validationRules.create({ name: `T${i}.${k}`, rules: {}, applicable_to: included[r.to] })
+      rules.push({ id: rule.id, later: r.later })
+    }
+    if (t.overAmount !== undefined) {
+      const over = await engine.validationRules.create({
+        name: `Over ${i}`,
+        rules: { '1': { name: 'order.amount', conditions: { $more_than: [t.overAmount.amount] } } },
+      })
+      rules.push({ id: over.id, later: t.overAmount.later })
+    }
+    const now = rules.filter((r) => !r.later).map((r) => r.id)
+    const effect = t.targeting.length === 0 && t.toOrder ? 'APPLY_TO_ORDER' : 'APPLY_TO_ITEMS'
+    const campaign = await engine.raw.promotions.create({
+      name: `Promotion ${i}`,
+      promotion: {
+        tiers: [
+          {
+            name: `Tier ${i}`,
+            active: t.active,
+            action: { discount: { type: 'AMOUNT', amount_off: 300, effect } },
+            ...(now.length === 0 ? {} : { validation_rules: now }),
+          },
+        ],
+      },
+    })
+    const id = campaign.promotion.tiers[0]?.id ?? ''
+    for (const rule of rules.filter((r) => r.later)) {
+      await engine.validationRules.createAssignment(rule.id, {
+        related_object_type: 'promotion_tier',
+        related_object_id: id,
+      })
+    }
+    tiers.push(id)
+  }
+  const lineOf = {
+    shoesById: { product_id: shoes.id, quantity: 1 },
+    shoesBySource: { source_id: 'shoes', related_object: 'product', quantity: 2 },
+    size42: { source_id: 'shoes-42', related_object: 'sku', quantity: 1 },
+    socksById: { product_id: socks.id, quantity: 3 },
+    bottle: { source_id: 'bottle', related_object: 'product', quantity: 1 },
+    unknown: { source_id: 'unknown', related_object: 'product', quantity: 1, price: 700 },
+  }
+  return { engine, tiers, order: { items: shop.lines.map((l) => lineOf[l]) } }
+}
+
+describe('qualify ⇔ validate, tiers found by what they target', () => {
+  it('every stored tier is listed exactly when validating it alone applies it', async () => {
+    await fc.assert(
+      fc.asyncProperty(targetedShop, async (shop) => {
+        const { engine, tiers, order } = await buildTargetedShop(shop)
+        const result = await engine.raw.qualifications.checkEligibility({ order, options: { limit: 50 } })
+        const listed = new Set(result.redeemables.data.map((r) => r.id))
+        for (const id of tiers) {
+          const validation = await engine.raw.validations.validateStackable({
+            order,
+            redeemables: [{ object: 'promotion_tier', id }],
+          })
+          expect([id, listed.has(id)]).toEqual([id, appliesAlone(validation)])
+        }
+      }),
+      { numRuns: propertyRuns(60) },
     )
   })
 })

@@ -149,4 +149,83 @@ describe('rows examined do not grow with what is stored', () => {
     expect(after.loyalty_card?.points).toBe(sum((b) => b.points))
     expect(after.loyalty_card?.balance).toBe(20)
   }, 60_000)
+
+  it('a qualification reads the offers that could reach the cart: as many rows among 1,000 or 5,000 that cannot', async () => {
+    const memory = createMemoryStore()
+    const counter = chainCounter(memory)
+    const engine = engineOn(counter.store)
+    const products: string[] = []
+    for (let i = 0; i < 30; i++) {
+      products.push((await engine.products.create({ name: `P${i}`, source_id: `p${i}`, price: 1000 })).id)
+    }
+    const on = async (product: string) =>
+      (
+        await engine.validationRules.create({
+          name: `On ${product}`,
+          rules: {},
+          applicable_to: { included: [{ object: 'product', id: product }] },
+        })
+      ).id
+    const targeting = await Promise.all(products.map(on))
+    const discount = { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS' }
+    // Reachable: 5 tiers with no product restriction, 5 on a cart product (products 0–4).
+    await engine.raw.promotions.create({
+      name: 'Reachable',
+      promotion: {
+        tiers: Array.from({ length: 10 }, (_, i) => ({
+          name: `Reachable ${i}`,
+          action: { discount },
+          ...(i < 5 ? {} : { validation_rules: [targeting[i - 5]] }),
+        })),
+      },
+    })
+    // Unreachable: tiers on products 10–29, which the cart lacks, 500 per campaign.
+    let made = 0
+    const unreachable = async (n: number) => {
+      for (; n > 0; n -= 500) {
+        await engine.raw.promotions.create({
+          name: `Elsewhere ${made}`,
+          promotion: {
+            tiers: Array.from({ length: Math.min(n, 500) }, (_, i) => ({
+              name: `Elsewhere ${made}-${i}`,
+              action: { discount },
+              validation_rules: [targeting[10 + (i % 20)]],
+            })),
+          },
+        })
+        made++
+      }
+    }
+    await engine.customers.create({ source_id: 'ana' })
+    for (let i = 0; i < 5; i++) {
+      await engine.vouchers.create({
+        code: `ANA${i}`,
+        type: 'DISCOUNT_VOUCHER',
+        discount: { type: 'PERCENT', percent_off: 5 },
+      })
+      await engine.raw.publications.create({ customer: { source_id: 'ana' }, voucher: `ANA${i}` })
+    }
+    const body = {
+      customer: { source_id: 'ana' },
+      order: { items: products.slice(0, 10).map((id) => ({ product_id: id, quantity: 1 })) },
+      options: { limit: 50 },
+    }
+    const cost = async () => {
+      counter.reset()
+      const before = memory.stats.rowsExamined
+      const result = await engine.raw.qualifications.checkEligibility(body)
+      expect(result.redeemables.total).toBe(15)
+      return { rows: memory.stats.rowsExamined - before, depth: counter.depth }
+    }
+    await unreachable(1000)
+    const small = await cost()
+    await unreachable(4000)
+    const large = await cost()
+    expect(large.rows).toBe(small.rows)
+    // The wallet (5 codes), the 10 tiers the cart reaches and their rule assignments.
+    expect(small.rows).toBeLessThanOrEqual(30)
+    // The customer; the wallet, the cart's catalogue entries and the collections holding them; the
+    // tiers the cart reaches (with the wallet's codes); then the validation loader's three levels.
+    expect(small.depth).toBeLessThanOrEqual(6)
+  }, 120_000)
 })

@@ -122,19 +122,42 @@ export function withCatalogueObjects(order: CalculatedOrder, catalogue: Catalogu
   return order
 }
 
-/** Members of every product collection the redeemables' rules refer to. */
+/**
+ * Members of the product collections the redeemables' rules refer to (a targeting entry, a condition
+ * or bundle reference naming one by `object` or `type` `products_collection`), read by id.
+ */
 export async function loadCollections(
   store: Store,
   subjects: readonly RedeemableSubject[],
 ): Promise<Record<string, EvalCollection>> {
-  if (!subjects.some((s) => s.validation_rules.some((r) => JSON.stringify(r).includes('products_collection'))))
-    return {}
+  const ids = new Set<string>()
+  // Many redeemables share a rule: each is looked at once.
+  for (const rule of new Set(subjects.flatMap((s) => s.validation_rules))) collectionsNamedBy(rule, ids)
+  if (ids.size === 0) return {}
   const out: Record<string, EvalCollection> = {}
-  for (const { value } of (await store.product_collections.list()).data) {
+  for (const { value } of await store.product_collections.getMany([...ids])) {
     out[value.id] = {
       products: value.products.filter((p) => p.object === 'product').map((p) => p.id),
       skus: value.products.filter((p) => p.object === 'sku').map((p) => p.id),
     }
   }
   return out
+}
+
+/** Adds the ids of the collections a rule names anywhere in it (stored rules are plain JSON). */
+function collectionsNamedBy(rule: unknown, into: Set<string>): void {
+  const stack: unknown[] = [rule]
+  while (stack.length > 0) {
+    const value = stack.pop()
+    if (value === null || typeof value !== 'object') continue
+    if (Array.isArray(value)) {
+      stack.push(...value)
+      continue
+    }
+    const o = value as Record<string, unknown>
+    if ((o.object === 'products_collection' || o.type === 'products_collection') && typeof o.id === 'string') {
+      into.add(o.id)
+    }
+    stack.push(...Object.values(o))
+  }
 }

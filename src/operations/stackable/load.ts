@@ -4,10 +4,12 @@ import type { Customer } from '../../model/customer'
 import type { MetadataSchema } from '../../model/misc'
 import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
+import type { ValidationSession } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
+import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { Counter, Store, Stored } from '../../ports'
-import type { EvalCustomer } from '../../rules/conditions'
+import { type EvalCustomer, readsCounters } from '../../rules/conditions'
 import { type CounterScope, evalCounters } from '../../rules/counters'
 import { normalizeOrder } from '../../rules/discounts'
 import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
@@ -17,7 +19,7 @@ import type { Context } from '../context'
 import { findCustomer } from '../customer-records'
 import { type RedemptionVoucherExtras, voucherExtras } from '../redemption-voucher'
 import { effectiveStackingRules } from '../stacking-rules'
-import { assignedRules, rulesAssignedTo } from '../validation-rules'
+import { assignedRules } from '../validation-rules'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
 import { loadCounters, unitBudgetsFor } from './counters'
 
@@ -98,18 +100,18 @@ export async function loadRequest(
   const tiers = new Map<string, Stored<PromotionTier>>()
   const extras = new Map<string, RedemptionVoucherExtras>()
   const scopes = found.map((f) => counterScopeOf(f, customer?.value))
-  const [subjects, counters, catalogue, loyaltyTiers] = await Promise.all([
-    Promise.all(
-      requests.map((r, index) =>
-        loadSubject(ctx, r, index, found[index] ?? {}, now, options.sessionKey, { vouchers, tiers, extras }),
-      ),
-    ),
+  const countersOf = (of: readonly (CounterScope | null)[]) =>
     loadCounters(
       store,
-      scopes.filter((scope) => scope !== null),
+      of.filter((scope) => scope !== null),
       now,
       ctx.config.timezone,
-    ),
+    )
+  const [subjects, early, catalogue, loyaltyTiers] = await Promise.all([
+    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras }),
+    // A redemption increments every redeemable's counters: they are read with the rest. A
+    // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
+    options.candidates ? undefined : countersOf(scopes),
     loadCatalogue(
       store,
       items,
@@ -117,11 +119,14 @@ export async function loadRequest(
     ),
     customer ? customerTiers(store, customer.value.id) : Promise.resolve([]),
   ])
+  const counted = options.candidates
+    ? scopes.map((scope, i) => (subjects[i]?.validation_rules.some(readsCounters) ? scope : null))
+    : scopes
+  const [counters, collections] = await Promise.all([early ?? countersOf(counted), loadCollections(store, subjects)])
   subjects.forEach((subject, i) => {
-    const scope = scopes[i]
+    const scope = counted[i]
     if (scope) subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
   })
-  const collections = await loadCollections(store, subjects)
   const { prices } = catalogue
   // Unit budgets count past redemptions by what their lines are, so they need the collections first.
   await Promise.all(
@@ -256,7 +261,8 @@ function unknownCustomer(input: StackableRequest['customer']): EvalCustomer | nu
   }
 }
 
-async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {
+/** The stored order the request names by `id` or `source_id`: validation starts from it, not from the request's lines. */
+export async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {
   if (!input) return undefined
   if (input.id) return (await store.orders.get(input.id)) ?? undefined
   if (input.source_id) return store.orders.findBy('source_id', input.source_id)
@@ -287,97 +293,153 @@ interface Collected {
   extras: Map<string, RedemptionVoucherExtras>
 }
 
-async function loadSubject(
+/**
+ * Every redeemable's details with one read per collection, however many the request names
+ * (docs/storage.md#load-decide-commit): their campaigns, categories, rule assignments (then the rules
+ * behind them), live session locks and holders, and for a loyalty card paying with a reward, the
+ * reward, its assignment and the card's tier.
+ */
+async function loadSubjects(
   ctx: Context,
-  request: ExpandedRequest,
-  index: number,
-  found: Found,
+  requests: readonly ExpandedRequest[],
+  found: readonly Found[],
   now: Date,
   sessionKey: string | undefined,
   into: Collected,
-): Promise<RedeemableSubject> {
+): Promise<RedeemableSubject[]> {
   const { store } = ctx
-  const subject: RedeemableSubject = {
-    index,
-    object: request.object,
-    requested_id: request.id,
-    categories: [],
-    validation_rules: [],
-    locks: { count: 0, credits: 0, points: 0 },
-  }
-  if (request.object === 'voucher') {
-    if (request.gift) subject.gift = request.gift.credits === undefined ? {} : { credits: request.gift.credits }
-    if (request.reward) {
-      subject.reward =
-        request.reward.points === undefined
-          ? { id: request.reward.id }
-          : { id: request.reward.id, points: request.reward.points }
+  const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
+  const voucherIds = new Set<string>()
+  const campaignIds = new Set<string>()
+  const categoryIds = new Set<string>()
+  const relatedIds = new Set<string>()
+  const holderIds = new Set<string>()
+  for (const [i, f] of found.entries()) {
+    const entity = entities[i]
+    if (entity === undefined) continue
+    if (entity.campaign_id) campaignIds.add(entity.campaign_id)
+    for (const id of categoryIdsOf(entity)) categoryIds.add(id)
+    relatedIds.add(entity.id)
+    const v = f.voucher?.value
+    if (v) {
+      voucherIds.add(v.id)
+      if (v.campaign_id) relatedIds.add(v.campaign_id)
+      if (v.holder_id) holderIds.add(v.holder_id)
     }
-    const voucher = found.voucher
-    if (!voucher) return subject
-    into.vouchers.set(voucher.value.id, voucher)
-    const v = voucher.value
-    subject.voucher = v
-    const reward = v.type === 'LOYALTY_CARD' && request.reward ? request.reward : undefined
-    const [campaign, categories, loyalty, own, locks, holder] = await Promise.all([
-      v.campaign_id ? store.campaigns.get(v.campaign_id) : null,
-      categoriesOf(store, v.categories, v.category_id),
-      reward ? loadReward(store, reward.id, v) : undefined,
-      assignedRules(store, [v.id, v.campaign_id]),
-      liveLocks(store, v.id, now, sessionKey),
-      v.holder_id ? store.customers.get(v.holder_id) : undefined,
-    ])
-    subject.campaign = campaign?.value ?? null
-    subject.categories = categories
-    if (loyalty) subject.loyalty = loyalty
-    // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
-    // they hold for this redeemable like the card's and its campaign's.
-    const assignmentId = loyalty?.assignment?.id
-    subject.validation_rules = assignmentId
-      ? [...own.rules, ...(await rulesAssignedTo(store, [assignmentId]))]
-      : own.rules
-    subject.locks = locks
-    if (v.holder_id) subject.holder_source_id = holder?.value.source_id ?? null
-    into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder?.value ?? null))
-    return subject
   }
-  const tier = found.tier
-  if (!tier) return subject
-  into.tiers.set(tier.value.id, tier)
-  subject.tier = tier.value
-  const [campaign, categories, rules] = await Promise.all([
-    store.campaigns.get(tier.value.campaign_id),
-    categoriesOf(store, tier.value.categories, tier.value.category_id),
-    rulesAssignedTo(store, [tier.value.id]),
+  const rewardOf = (i: number) => {
+    const v = found[i]?.voucher?.value
+    const request = requests[i]
+    return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
+  }
+  const [campaigns, categories, assigned, sessions, holders, loyalties] = await Promise.all([
+    campaignIds.size > 0 ? store.campaigns.getMany([...campaignIds]) : [],
+    categoryIds.size > 0 ? store.categories.getMany([...categoryIds]) : [],
+    assignedRules(store, [...relatedIds]),
+    voucherIds.size > 0
+      ? store.sessions.list({ where: { voucher_id: { in: [...voucherIds] }, released_at: null }, count: false })
+      : null,
+    holderIds.size > 0 ? store.customers.getMany([...holderIds]) : [],
+    Promise.all(
+      requests.map((_, i) => {
+        const reward = rewardOf(i)
+        const v = found[i]?.voucher?.value
+        return reward && v ? loadReward(store, reward.id, v) : undefined
+      }),
+    ),
   ])
-  subject.campaign = campaign?.value ?? null
-  subject.categories = categories
-  subject.validation_rules = rules
-  return subject
+  // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
+  // they hold for this redeemable like the card's and its campaign's.
+  const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
+  const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
+
+  const campaignById = new Map(campaigns.map((c) => [c.value.id, c.value]))
+  const categoryById = new Map(categories.map((c) => [c.value.id, c.value]))
+  const holderById = new Map(holders.map((c) => [c.value.id, c.value]))
+  const ruleById = new Map(assigned.rules.map((r) => [r.id, r]))
+  const rewardRuleById = new Map(rewardRules?.rules.map((r) => [r.id, r]))
+  /** The assignments to these objects, oldest first, and their rules, each once in that order. */
+  const rulesOf = (
+    relatedTo: ReadonlySet<string>,
+    from: { assignments: readonly ValidationRuleAssignment[] } = assigned,
+    rules: ReadonlyMap<string, ValidationRule> = ruleById,
+  ) => {
+    const assignments = from.assignments.filter((a) => relatedTo.has(a.related_object_id))
+    const ids = [...new Set(assignments.map((a) => a.rule_id))]
+    return { assignments, rules: ids.flatMap((id) => rules.get(id) ?? []) }
+  }
+  const categoriesOf = (entity: Voucher | PromotionTier) =>
+    categoryIdsOf(entity).flatMap((id) => categoryById.get(id) ?? [])
+
+  return requests.map((request, index): RedeemableSubject => {
+    const subject: RedeemableSubject = {
+      index,
+      object: request.object,
+      requested_id: request.id,
+      categories: [],
+      validation_rules: [],
+      locks: { count: 0, credits: 0, points: 0 },
+    }
+    const f = found[index] ?? {}
+    if (request.object === 'voucher') {
+      if (request.gift) subject.gift = request.gift.credits === undefined ? {} : { credits: request.gift.credits }
+      if (request.reward) {
+        subject.reward =
+          request.reward.points === undefined
+            ? { id: request.reward.id }
+            : { id: request.reward.id, points: request.reward.points }
+      }
+      const voucher = f.voucher
+      if (!voucher) return subject
+      into.vouchers.set(voucher.value.id, voucher)
+      const v = voucher.value
+      subject.voucher = v
+      subject.campaign = v.campaign_id ? (campaignById.get(v.campaign_id) ?? null) : null
+      subject.categories = categoriesOf(v)
+      const loyalty = loyalties[index]
+      if (loyalty) subject.loyalty = loyalty
+      const own = rulesOf(new Set(v.campaign_id ? [v.id, v.campaign_id] : [v.id]))
+      const assignmentId = loyalty?.assignment?.id
+      subject.validation_rules =
+        assignmentId && rewardRules
+          ? [...own.rules, ...rulesOf(new Set([assignmentId]), rewardRules, rewardRuleById).rules]
+          : own.rules
+      subject.locks = liveLocks(
+        (sessions?.data ?? []).filter((x) => x.value.voucher_id === v.id),
+        now,
+        sessionKey,
+      )
+      const holder = v.holder_id ? holderById.get(v.holder_id) : undefined
+      if (v.holder_id) subject.holder_source_id = holder?.source_id ?? null
+      into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
+      return subject
+    }
+    const tier = f.tier
+    if (!tier) return subject
+    into.tiers.set(tier.value.id, tier)
+    subject.tier = tier.value
+    subject.campaign = campaignById.get(tier.value.campaign_id) ?? null
+    subject.categories = categoriesOf(tier.value)
+    subject.validation_rules = rulesOf(new Set([tier.value.id])).rules
+    return subject
+  })
 }
 
-/** Categories as stored now (their hierarchy may have changed since the redeemable was created). */
-async function categoriesOf(
-  store: Store,
-  embedded: readonly Category[],
-  categoryId: string | null,
-): Promise<Category[]> {
-  const ids = new Set(embedded.map((c) => c.id))
-  if (categoryId) ids.add(categoryId)
-  const found = await store.categories.getMany([...ids])
-  return found.map((c) => c.value)
+/** The ids of a redeemable's categories: those it embeds, then `category_id` (read as stored now: their hierarchy may have changed). */
+function categoryIdsOf(entity: { categories: readonly Category[]; category_id: string | null }): string[] {
+  const ids = new Set(entity.categories.map((c) => c.id))
+  if (entity.category_id) ids.add(entity.category_id)
+  return [...ids]
 }
 
 /** What live session locks of other sessions hold on a voucher (docs/concepts.md#sessions). */
-async function liveLocks(
-  store: Store,
-  voucherId: string,
+function liveLocks(
+  sessions: readonly Stored<ValidationSession>[],
   now: Date,
   ownKey: string | undefined,
-): Promise<RedeemableSubject['locks']> {
-  const sessions = await store.sessions.list({ where: { voucher_id: voucherId, released_at: null } })
+): RedeemableSubject['locks'] {
   const locks = { count: 0, credits: 0, points: 0 }
-  for (const { value } of sessions.data) {
+  for (const { value } of sessions) {
     if (value.key === ownKey || Date.parse(value.expires_at) <= now.getTime()) continue
     locks.count += 1
     locks.credits += value.credits

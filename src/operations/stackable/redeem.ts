@@ -9,6 +9,7 @@ import type { Voucher } from '../../model/voucher'
 import type { Guard, Stored } from '../../ports'
 import { addPending, counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
+import { withoutTargets } from '../../rules/qualifications'
 import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
@@ -271,7 +272,7 @@ export class RedemptionWriter {
     })
     // The tier as this request saw it plus its own share: the redemption's snapshot.
     return {
-      ...t0,
+      ...withoutTargets(t0),
       summary: {
         redemptions: { total_redeemed: t0.summary.redemptions.total_redeemed + 1 },
         orders: {

@@ -1,3 +1,4 @@
+import type { ValidationRule } from '../../model/validation-rule'
 import type { Operator } from './operators'
 
 /*
@@ -20,6 +21,22 @@ const COUNTER_RULE = /^(campaign\.redemptions\.|campaign\.orders\.amount|redempt
 /** Whether a rule name reads a stored counter. */
 export function isCounterRule(name: string): boolean {
   return COUNTER_RULE.test(name)
+}
+
+/** Whether any condition of a validation rule (nested ones and bundle rules included) reads a stored counter. */
+export function readsCounters(rule: Pick<ValidationRule, 'rules' | 'bundle_rules'>): boolean {
+  const stack: unknown[] = [rule.rules, rule.bundle_rules]
+  while (stack.length > 0) {
+    const set = stack.pop()
+    if (set === null || typeof set !== 'object') continue
+    for (const definition of Object.values(set)) {
+      if (definition === null || typeof definition !== 'object') continue
+      const { name, rules } = definition as { name?: unknown; rules?: unknown }
+      if (typeof name === 'string' && isCounterRule(name)) return true
+      stack.push(rules)
+    }
+  }
+  return false
 }
 
 /**

@@ -1,4 +1,4 @@
-export { boundOf, type CounterBound, isCounterRule } from './bounds'
+export { boundOf, type CounterBound, isCounterRule, readsCounters } from './bounds'
 export {
   type Bundle,
   type BundleIdentifiedItem,

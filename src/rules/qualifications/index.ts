@@ -10,3 +10,12 @@ export {
 } from './filters'
 export { applies, decideAlone, discountValue, type Ranked, type RankedPage, rankAndPage } from './qualify'
 export { couldDiscountCart, inScenario, requiresItems, targetsCart, walletOnly, withoutCart } from './scenario'
+export {
+  ANY_TARGET,
+  type CartCatalogue,
+  type CartLine,
+  cartIds,
+  cartTargets,
+  offerTargets,
+  withoutTargets,
+} from './targets'
