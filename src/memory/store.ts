@@ -51,6 +51,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'validation_rules',
   'validation_rule_assignments',
   'orders',
+  'order_snapshots',
   'redemptions',
   'redemption_rollbacks',
   'sessions',

@@ -4,7 +4,8 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { AsyncAction, Export } from '../model/misc'
-import type { CollectionName, Stored } from '../ports'
+import type { StoredRedemption } from '../model/redemption'
+import type { CollectionName, Store, Stored } from '../ports'
 import { csvLines } from '../rules/csv'
 import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../rules/filters'
 import {
@@ -24,6 +25,7 @@ import type { AsyncHandler } from './async-actions'
 import { enqueue } from './async-actions'
 import { type Context, must, mutate, type Tx } from './context'
 import { storeFile } from './files'
+import { withOrders } from './stored-orders'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
@@ -161,11 +163,9 @@ export const objectsExportHandler: AsyncHandler = {
         count: false,
         ...(after === undefined ? {} : { starting_after_id: after }),
       })
-      const values = page.data
-        .map((s) => s.value as unknown)
-        .filter((e) =>
-          matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters),
-        )
+      const values = (await joined(tx.store, collection, page.data)).filter((e) =>
+        matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters),
+      )
       chunks.push(csvLines(values.map((e) => fields.map((f) => fieldOf(e, f)))))
       rows += values.length
       if (!page.has_more || page.more_starting_after === null) break
@@ -177,6 +177,12 @@ export const objectsExportHandler: AsyncHandler = {
   },
 
   onFailure: exportFailed,
+}
+
+/** A page of an export's collection as the interface shows it: redemptions with their orders joined in. */
+async function joined(store: Store, collection: CollectionName, page: readonly Stored<unknown>[]): Promise<unknown[]> {
+  const values = page.map((s) => s.value)
+  return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
 }
 
 function storedFilters(filters: Filters): Record<string, unknown> {
@@ -217,14 +223,18 @@ export const transactionsExportHandler: AsyncHandler = {
     if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
 
     const vouchers = (await tx.store.vouchers.list({ where: { campaign_id: campaignId } })).data.map((s) => s.value)
-    const redemptions = (
-      await tx.store.redemptions.list({ where: { related_object_id: { in: vouchers.map((x) => x.id) } } })
-    ).data
-      .map((s) => s.value)
-      .filter((r) => r.related_object_type === 'voucher')
-    const rollbacks = (
-      await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
-    ).data.map((s) => s.value)
+    const redemptions = await withOrders(
+      tx.store,
+      (await tx.store.redemptions.list({ where: { related_object_id: { in: vouchers.map((x) => x.id) } } })).data
+        .map((s) => s.value)
+        .filter((r) => r.related_object_type === 'voucher'),
+    )
+    const rollbacks = await withOrders(
+      tx.store,
+      (
+        await tx.store.redemption_rollbacks.list({ where: { redemption: { in: redemptions.map((r) => r.id) } } })
+      ).data.map((s) => s.value),
+    )
 
     const rows = selectTransactions(
       transactionRows(vouchers, redemptions, rollbacks),

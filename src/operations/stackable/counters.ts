@@ -11,6 +11,7 @@ import {
   type UnitBudgetUse,
 } from '../../rules/redeemables'
 import type { Tx } from '../context'
+import { withOrders } from '../stored-orders'
 
 /** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
 export async function loadCounters(
@@ -54,17 +55,17 @@ export async function unitBudgetsFor(
     : subject.voucher
       ? { related_object_id: subject.voucher.id }
       : undefined
-  const past =
+  const counted =
     where === undefined
       ? []
       : (await store.redemptions.list({ where })).data
           .map((s) => s.value)
           .filter((r) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null)
-          .map((r) => ({
-            customer_id: r.customer_id,
-            related_object_id: r.related_object_id,
-            items: r.order?.items ?? [],
-          }))
+  const past = (await withOrders(store, counted)).map((r) => ({
+    customer_id: r.customer_id,
+    related_object_id: r.related_object_id,
+    items: r.order?.items ?? [],
+  }))
   return countUnitsUsed(
     included,
     past,
