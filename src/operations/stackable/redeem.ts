@@ -27,8 +27,8 @@ import { trackingId } from './tracking'
 
 /**
  * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (the
- * child redemption's order) and the discount the tier gave. A rollback takes back
- * exactly this, read from the same snapshot.
+ * child redemption's order) and the discount the tier gave. A rollback takes back exactly this, from
+ * the same order read back.
  */
 export function tierShare(order: CalculatedOrder | null | undefined): { amount: number; discount: number } {
   return { amount: order?.amount ?? 0, discount: order?.total_applied_discount_amount ?? 0 }
