@@ -37,33 +37,60 @@ export function versionAfterWrite(stored: Stored<Order> | undefined): number {
   return (stored?.version ?? 0) + 1
 }
 
+/** Stored orders by version (`<id>@<version>`, `snapshotId`): what references name. */
+export type OrdersByVersion = ReadonlyMap<string, Order>
+
 /**
- * Stored redemptions or rollbacks as the interface shows them, their orders joined in: one batched
- * read of the orders they refer to, and one of the kept versions when an order moved on since. A list
- * of any length costs at most two reads more, never one per record.
+ * The stored orders `refs` name, at the versions they name, beside those in `known`: one batched read
+ * of the orders, and one of the kept versions for the orders that moved on since.
  */
-export async function withOrders(store: Store, records: readonly StoredRedemption[]): Promise<Redemption[]>
-export async function withOrders(store: Store, records: readonly StoredRollback[]): Promise<RedemptionRollback[]>
+export async function ordersByVersion(
+  store: Store,
+  refs: readonly OrderRef[],
+  known: OrdersByVersion = new Map(),
+): Promise<OrdersByVersion> {
+  const wanted = refs.filter((r) => !known.has(snapshotId(r.id, r.version)))
+  if (wanted.length === 0) return known
+  const found = new Map(known)
+  const live = new Map<string, Stored<Order>>()
+  for (const s of await store.orders.getMany([...new Set(wanted.map((r) => r.id))])) live.set(s.value.id, s)
+  const older = new Set<string>()
+  for (const r of wanted) {
+    const current = live.get(r.id)
+    if (current?.version === r.version) found.set(snapshotId(r.id, r.version), current.value)
+    else older.add(snapshotId(r.id, r.version))
+  }
+  if (older.size > 0) {
+    for (const s of await store.order_snapshots.getMany([...older])) found.set(s.value.id, s.value.order)
+  }
+  return found
+}
+
+/**
+ * Stored redemptions or rollbacks as the interface shows them, their orders joined in
+ * (`ordersByVersion`: the orders `known` holds are not read again). A list of any length costs at
+ * most two reads more, never one per record.
+ */
+export async function withOrders(
+  store: Store,
+  records: readonly StoredRedemption[],
+  known?: OrdersByVersion,
+): Promise<Redemption[]>
+export async function withOrders(
+  store: Store,
+  records: readonly StoredRollback[],
+  known?: OrdersByVersion,
+): Promise<RedemptionRollback[]>
 export async function withOrders(
   store: Store,
   records: readonly (StoredRedemption | StoredRollback)[],
+  known?: OrdersByVersion,
 ): Promise<(Redemption | RedemptionRollback)[]> {
   const refs: OrderRef[] = []
   for (const r of records) if (r.order_ref) refs.push(r.order_ref)
   if (refs.length === 0) return [...records]
-  const live = new Map<string, Stored<Order>>()
-  for (const s of await store.orders.getMany([...new Set(refs.map((r) => r.id))])) live.set(s.value.id, s)
-  const older = [
-    ...new Set(refs.filter((r) => live.get(r.id)?.version !== r.version).map((r) => snapshotId(r.id, r.version))),
-  ]
-  const snapshots = new Map<string, Order>()
-  if (older.length > 0) {
-    for (const s of await store.order_snapshots.getMany(older)) snapshots.set(s.value.id, s.value.order)
-  }
-  const orderAt = (ref: OrderRef): Order | undefined => {
-    const current = live.get(ref.id)
-    return current?.version === ref.version ? current.value : snapshots.get(snapshotId(ref.id, ref.version))
-  }
+  const orders = await ordersByVersion(store, refs, known)
+  const orderAt = (ref: OrderRef): Order | undefined => orders.get(snapshotId(ref.id, ref.version))
   return records.map((r) => withOrderJoined<Redemption | RedemptionRollback>(r, orderAt))
 }
 

@@ -29,7 +29,8 @@ function own(target: Plain, key: string, value: unknown): void {
 
 /** The difference from `base` to `target`, or `undefined` when they are equal as JSON. */
 export function jsonDiff(base: unknown, target: unknown): JsonDiff | undefined {
-  if (Object.is(base, target)) return undefined
+  // `===`: 0 and -0 are the same JSON.
+  if (base === target) return undefined
   if (Array.isArray(base) && Array.isArray(target)) {
     const a: Record<string, JsonDiff> = {}
     let changed = base.length !== target.length

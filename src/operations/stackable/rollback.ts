@@ -14,7 +14,7 @@ import { loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import type { StackedRollback } from '../redemptions'
 import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
-import { updateOrder, versionAfterWrite, withOrder, withOrders } from '../stored-orders'
+import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../stored-orders'
 import { uncountRedemptions } from './counters'
 import { tierShare } from './redeem'
 
@@ -204,9 +204,14 @@ export async function rollback(
     })
   }
   const related = parent.value.related_redemptions?.redemptions ?? []
-  const children = await tx.store.redemptions.getMany(related.map((c) => c.id))
+  // The children refer to the parent's order: it is read with them, not after.
+  const ref = parent.value.order_ref
+  const [children, orders] = await Promise.all([
+    tx.store.redemptions.getMany(related.map((c) => c.id)),
+    ordersByVersion(tx.store, ref ? [ref] : []),
+  ])
   // Decisions read the orders joined in; the redemptions are written back as stored.
-  const [redeemed, ...childOrders] = await withOrders(tx.store, [parent.value, ...children.map((c) => c.value)])
+  const [redeemed, ...childOrders] = await withOrders(tx.store, [parent.value, ...children.map((c) => c.value)], orders)
   const wire = redeemed as Redemption
   checkRollbackable(tx, wire, input)
   const customerId = parent.value.customer_id
