@@ -88,6 +88,7 @@ export {
   type FormulaUse,
   type FormulaValidityDates,
 } from './rules/formulas'
+export type { JsonDiff } from './rules/json-diff'
 export {
   type CoinParameters,
   calculateEarnedPoints,

@@ -15,10 +15,10 @@ import type {
   RedeemableHolder,
   StoredFile,
 } from './model/misc'
-import type { Order } from './model/order'
+import type { Order, OrderSnapshot } from './model/order'
 import type { Product, ProductCollection, Sku } from './model/product'
 import type { PromotionStack, PromotionTier } from './model/promotion'
-import type { Redemption, RedemptionRollback, ValidationSession } from './model/redemption'
+import type { StoredRedemption, StoredRollback, ValidationSession } from './model/redemption'
 import type { StackingRules } from './model/stacking'
 import type { ValidationRule, ValidationRuleAssignment } from './model/validation-rule'
 import type { Voucher } from './model/voucher'
@@ -45,8 +45,9 @@ export interface Collections {
   validation_rules: ValidationRule
   validation_rule_assignments: ValidationRuleAssignment
   orders: Order
-  redemptions: Redemption
-  redemption_rollbacks: RedemptionRollback
+  order_snapshots: OrderSnapshot
+  redemptions: StoredRedemption
+  redemption_rollbacks: StoredRollback
   sessions: ValidationSession
   earning_rules: EarningRule
   loyalty_tiers: LoyaltyTier

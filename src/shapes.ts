@@ -1,5 +1,5 @@
 import type { CollectionName } from './ports'
-import { dropNullOptionals, upgradeAsyncAction, upgradeRedemption } from './rules/stored-shapes'
+import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from './rules/stored-shapes'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape
@@ -19,10 +19,13 @@ const as = (f: (value: never) => unknown): Upgrade => f as unknown as Upgrade
  * Files gained `status` and `expires_at` (a file of shape 1 was written whole: `READY`, kept).
  * (A member's tier dates became calendar dates too; that upgrade needs the engine's time zone and is
  * applied where standings are read, `src/operations/loyalty-tiers.ts`.)
+ * Redemptions shape 3, rollbacks shape 2 (docs/storage.md#what-a-redemption-stores): a record refers
+ * to its stored order instead of copying it; older records keep their copies.
  */
 const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {
   async_actions: [as(upgradeAsyncAction)],
-  redemptions: [as(upgradeRedemption)],
+  redemptions: [as(upgradeRedemption), keepOrderCopy],
+  redemption_rollbacks: [keepOrderCopy],
   campaigns: [(v) => dropNullOptionals('campaigns', v)],
   earning_rules: [(v) => dropNullOptionals('earning_rules', v)],
   loyalty_tiers: [(v) => dropNullOptionals('loyalty_tiers', v)],

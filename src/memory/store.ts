@@ -52,6 +52,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'validation_rules',
   'validation_rule_assignments',
   'orders',
+  'order_snapshots',
   'redemptions',
   'redemption_rollbacks',
   'sessions',
@@ -440,14 +441,17 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           versions[slot] = s.after.version
           if (s.incremented) values[slot] = s.after.value
         }
-        log.push({
-          seq,
-          collection: s.collection,
-          id: s.id,
-          op: s.after ? 'put' : 'delete',
-          version: s.after?.version ?? s.before?.version ?? 0,
-          value: s.after?.value ?? null,
-        })
+        // Frozen like the values: the feed hands its records out as they are.
+        log.push(
+          Object.freeze({
+            seq,
+            collection: s.collection,
+            id: s.id,
+            op: s.after ? 'put' : 'delete',
+            version: s.after?.version ?? s.before?.version ?? 0,
+            value: s.after?.value ?? null,
+          }),
+        )
       }
       return { ok: true, seq, versions, values }
     } catch (error) {

@@ -123,3 +123,13 @@ export interface OrderRedemptionEntry {
 
 /** A stored order: the calculated order plus its bookkeeping. */
 export type Order = CalculatedOrder & { id: string; created_at: DateTime; status: OrderStatus }
+
+/**
+ * A stored order as it stood at one version, kept when a later write replaces that version and a
+ * redemption or rollback refers to it (docs/storage.md#what-a-redemption-stores). Its id is
+ * `<order id>@<version>`.
+ */
+export interface OrderSnapshot {
+  id: string
+  order: Order
+}

@@ -1,3 +1,4 @@
+import type { JsonDiff } from '../rules/json-diff'
 import type { DateTime, Metadata, SimpleCustomer } from './common'
 import type { CalculatedOrder } from './order'
 
@@ -71,6 +72,24 @@ export interface RedemptionRollback {
   reward?: unknown
   metadata: Metadata
 }
+
+/**
+ * Where a stored redemption or rollback finds its order instead of holding a copy
+ * (docs/storage.md#what-a-redemption-stores): the stored order at the version the record's own commit
+ * left (kept in `order_snapshots` once a later write replaces it), and for a child of a stacked
+ * redemption the difference from that order to its own.
+ */
+export interface OrderRef {
+  id: string
+  version: number
+  diff?: JsonDiff
+}
+
+/** A redemption as stored: its `order` (wire) replaced by `order_ref` when the order is a stored one. */
+export type StoredRedemption = Redemption & { order_ref?: OrderRef }
+
+/** A rollback as stored: its `order` (wire) replaced by `order_ref` when the order is a stored one. */
+export type StoredRollback = RedemptionRollback & { order_ref?: OrderRef }
 
 export interface ValidationSession {
   id: string

@@ -4,9 +4,9 @@ import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { Campaign } from '../model/campaign'
 import type { Export } from '../model/misc'
-import type { Redemption, RedemptionRollback } from '../model/redemption'
+import type { Redemption, RedemptionRollback, StoredRedemption } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
-import type { CollectionName, Stored } from '../ports'
+import type { CollectionName, Store, Stored } from '../ports'
 import { csvLines } from '../rules/csv'
 import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../rules/filters'
 import {
@@ -25,6 +25,7 @@ import type { ExportsCreateCampaignTransactionsExportParams } from '../schema/re
 import { type AsyncHandler, continueLater, enqueue } from './async-actions'
 import { type Context, must, mutate, type Tx } from './context'
 import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './files'
+import { withOrders } from './stored-orders'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
@@ -218,7 +219,9 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
           count: false,
           ...(after === undefined ? {} : { starting_after_id: after }),
         })
-        for (const { value } of page.data) {
+        // Redemptions as the interface shows them: their orders joined in (one batched read a page).
+        const values = await joined(tx.store, collection, page.data)
+        for (const value of values) {
           after = value.id
           if (matches(value)) rows.push(fields.map((f) => fieldOf(value, f)))
           if (rows.length === limit) return { rows, cursor: after }
@@ -228,6 +231,16 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
     },
   }
 })
+
+/** A page of an export's collection as the interface shows it: redemptions with their orders joined in. */
+async function joined(
+  store: Store,
+  collection: CollectionName,
+  page: readonly Stored<{ id: string }>[],
+): Promise<{ id: string }[]> {
+  const values = page.map((s) => s.value)
+  return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
+}
 
 /** Where a transactions export stands: the last redemption and the last rollback written. */
 interface TransactionsCursor {
@@ -265,7 +278,8 @@ export const transactionsExportHandler = exportHandler(async (tx, exp) => {
             count: false,
             ...(readAfter === null ? {} : { starting_after_id: readAfter }),
           })
-          buffer = page.data.map((s) => s.value)
+          // The implementation joins either kind; the overloads name one at a time.
+          buffer = (await withOrders(tx.store, page.data.map((s) => s.value) as StoredRedemption[])) as Transaction[]
           at = 0
           more = page.has_more
           readAfter = buffer.at(-1)?.id ?? readAfter

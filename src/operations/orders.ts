@@ -20,6 +20,7 @@ import { withIdempotency } from './idempotency'
 import { loyaltyPrograms, prefetchMember } from './loyalty-cascade'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
+import { updateOrder } from './stored-orders'
 
 /**
  * Orders (`engine.orders`): stored with their calculated fields; an order becoming PAID (created
@@ -126,7 +127,7 @@ async function save(
     ...(customer ? { customer: { id: customer.value.id, object: 'customer' as const } } : {}),
     ...(prev?.redemptions ? { redemptions: prev.redemptions } : {}),
   }
-  if (existing) tx.update('orders', existing, order)
+  if (existing) updateOrder(tx, existing, order)
   else tx.insert('orders', order)
   const customerId = customer?.value.id ?? null
   tx.emit(existing ? 'customer.order.updated' : 'customer.order.created', customerId, {

@@ -32,6 +32,7 @@ import {
   type StackedRollback,
 } from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
+import { withOrder, withOrders } from './stored-orders'
 
 export function redemptions(ctx: Context) {
   return {
@@ -57,7 +58,10 @@ export function redemptions(ctx: Context) {
           },
         }),
         replay: async (record: IdempotencyRecord): Promise<StackedRedemption> => {
-          const [parent, ...children] = await readAll(ctx, 'redemptions', record.result_ids)
+          const [parent, ...children] = await withOrders(
+            ctx.store,
+            await readAll(ctx, 'redemptions', record.result_ids),
+          )
           const extra = record.result_extra as Pick<
             StackedRedemption,
             'inapplicable_redeemables' | 'skipped_redeemables'
@@ -125,7 +129,10 @@ export function redemptions(ctx: Context) {
           status: r.parent_rollback.status,
         }),
         replay: async (record: IdempotencyRecord): Promise<StackedRollback> => {
-          const [parent, ...children] = await readAll(ctx, 'redemption_rollbacks', record.result_ids)
+          const [parent, ...children] = await withOrders(
+            ctx.store,
+            await readAll(ctx, 'redemption_rollbacks', record.result_ids),
+          )
           const p = parent as RedemptionRollback
           return { rollbacks: children, parent_rollback: p, order: p.order ?? null }
         },
@@ -155,7 +162,9 @@ export function redemptions(ctx: Context) {
         input: { redemptionId: id, ...input },
         reference: (r: RedemptionRollback) => ({ ids: [r.id], status: r.status }),
         replay: async (record: IdempotencyRecord) =>
-          (await readAll(ctx, 'redemption_rollbacks', record.result_ids))[0] as RedemptionRollback,
+          (
+            await withOrders(ctx.store, await readAll(ctx, 'redemption_rollbacks', record.result_ids))
+          )[0] as RedemptionRollback,
       }
       return recordingRefusals(ctx, id, input, () =>
         withIdempotency(ctx, options, call, async (tx) =>
@@ -166,9 +175,11 @@ export function redemptions(ctx: Context) {
 
     async get(redemptionId: string, _options?: CallOptions): Promise<Redemption | RedemptionRollback> {
       const id = parse(nonEmptyString, redemptionId, 'redemptionId')
-      const found = (await ctx.store.redemptions.get(id)) ?? (await ctx.store.redemption_rollbacks.get(id))
-      if (!found) throw EngineError.notFound('redemption', id, 'redemptionId')
-      return withoutBookkeeping(found.value)
+      const redemption = await ctx.store.redemptions.get(id)
+      if (redemption) return withoutBookkeeping(await withOrder(ctx.store, redemption.value))
+      const rollback = await ctx.store.redemption_rollbacks.get(id)
+      if (!rollback) throw EngineError.notFound('redemption', id, 'redemptionId')
+      return (await withOrders(ctx.store, [rollback.value]))[0] as RedemptionRollback
     },
   }
 }

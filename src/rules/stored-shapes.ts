@@ -59,6 +59,16 @@ export function upgradeRedemption(value: Redemption | RedemptionV1): Redemption 
 }
 
 /**
+ * `redemptions` shape 2 → 3, `redemption_rollbacks` 1 → 2: a record whose order is a stored order
+ * refers to it (`order_ref`, joined in when read: `src/operations/stored-orders.ts`) instead of holding
+ * a copy. Records written before hold their own copy in `order`, which reads as it always did, so the
+ * step leaves them as they are; the version tells which records may refer to an order.
+ */
+export function keepOrderCopy<T>(value: T): T {
+  return value
+}
+
+/**
  * Optional objects a stored value used to hold as `null` and the hosted responses omit, per
  * collection (shape 1 → 2 of each): a program's tier expiration, an earning rule's own expiration
  * and pending-points rules, a program tier's member-only `expiration`, a validation rule's bundles.

@@ -22,6 +22,8 @@ import {
 
 export async function updateBumpsVersion(store: Store): Promise<void> {
   const v1 = await insert(store, 'vouchers', voucher('v_1', 'OLD', { active: true }))
+  // Operations name the version their own commit leaves (a redemption, its order's: docs/storage.md#commit).
+  assert.equal(v1, 1, 'an insert gives version 1')
   const next = voucher('v_1', 'NEW', { active: false })
   const versions = await commitOk(store, [put('vouchers', next, v1)])
   assert.equal(versions['vouchers/v_1'], v1 + 1)

@@ -13,6 +13,7 @@ import {
   type UnitBudgetUse,
 } from '../../rules/redeemables'
 import type { Tx } from '../context'
+import { withOrders } from '../stored-orders'
 
 /** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
 export async function loadCounters(
@@ -56,17 +57,17 @@ export async function unitBudgetsFor(
     : subject.voucher
       ? { related_object_id: subject.voucher.id }
       : undefined
-  const past =
+  const counted =
     where === undefined
       ? []
       : (await store.redemptions.list({ where })).data
           .map((s) => s.value)
           .filter((r) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null)
-          .map((r) => ({
-            customer_id: r.customer_id,
-            related_object_id: r.related_object_id,
-            items: r.order?.items ?? [],
-          }))
+  const past = (await withOrders(store, counted)).map((r) => ({
+    customer_id: r.customer_id,
+    related_object_id: r.related_object_id,
+    items: r.order?.items ?? [],
+  }))
   return countUnitsUsed(
     included,
     past,
@@ -117,9 +118,9 @@ function scopeOfRedemption(r: Redemption): CounterScope {
 }
 
 /**
- * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (its
- * snapshot, stored on the child redemption) and the discount the tier gave. A rollback takes back
- * exactly this, read from the same snapshot.
+ * What one redemption of a tier adds to its `summary.orders`: the order as the tier left it (the
+ * child redemption's order) and the discount the tier gave. A rollback takes back exactly this, from
+ * the same order read back.
  */
 export function tierShare(order: CalculatedOrder | null | undefined): { amount: number; discount: number } {
   return { amount: order?.amount ?? 0, discount: order?.total_applied_discount_amount ?? 0 }

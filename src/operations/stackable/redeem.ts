@@ -9,6 +9,7 @@ import type { Voucher } from '../../model/voucher'
 import type { Guard, Stored } from '../../ports'
 import { addPending, counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
+import { withOrderRef } from '../../rules/order-refs'
 import { withoutTargets } from '../../rules/qualifications'
 import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
@@ -18,6 +19,7 @@ import { earnOnOrderPaid } from '../loyalty-earning'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty-ledger'
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import { recordReferral } from '../referrals'
+import { updateOrder, versionAfterWrite } from '../stored-orders'
 import { applyCounterWrites, counterScope, isUnlimitedCoupon, tierShare } from './counters'
 import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
@@ -179,7 +181,7 @@ export class RedemptionWriter {
         if (referral.referee_credit) child.referee_credit = referral.referee_credit
       }
       if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
-      children.push(tx.insert('redemptions', child))
+      children.push(child)
       tx.emit(
         'customer.redemption.succeeded',
         this.customer?.id,
@@ -198,7 +200,10 @@ export class RedemptionWriter {
       order,
       related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
-    tx.insert('redemptions', parent)
+    // The order is stored once: the redemptions refer to the version this commit writes (docs/storage.md#what-a-redemption-stores).
+    const version = versionAfterWrite(loaded.storedOrder)
+    for (const child of children) tx.insert('redemptions', withOrderRef(child, order, version))
+    tx.insert('redemptions', withOrderRef(parent, order, version))
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
     return { redemptions: children, parent_redemption: parent, order }
   }
@@ -307,7 +312,7 @@ export class RedemptionWriter {
       },
     }
     if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
-    if (stored) tx.update('orders', stored, order)
+    if (stored) updateOrder(tx, stored, order)
     else tx.insert('orders', order)
     const created = stored ? 'customer.order.updated' : 'customer.order.created'
     tx.emit(created, this.customer?.id, { order: { id: order.id, status } })

@@ -1,10 +1,11 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { CalculatedOrder, Order } from '../../model/order'
-import type { Redemption, RedemptionRollback } from '../../model/redemption'
+import type { Redemption, RedemptionRollback, StoredRollback } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../ports'
 import { addDuration } from '../../rules/duration'
+import { withOrderRef } from '../../rules/order-refs'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
@@ -13,6 +14,7 @@ import { emitPointsExpired } from '../loyalty-events'
 import { loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
 import { takeBackRefereeCredit } from '../referrals'
 import { undoReward } from '../reward-redemption'
+import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../stored-orders'
 import { tierShare, uncountRedemptions } from './counters'
 
 /** Rollbacks are accepted within three months of the redemption (docs/concepts.md#rollbacks). */
@@ -202,20 +204,25 @@ export async function rollback(
       path: 'parentRedemptionId',
     })
   }
-  checkRollbackable(tx, parent.value, input)
-  const customerId = parent.value.customer_id
   const related = parent.value.related_redemptions?.redemptions ?? []
+  // The children refer to the parent's order: it is read with them, not after.
+  const ref = parent.value.order_ref
+  const [children, orders] = await Promise.all([
+    tx.store.redemptions.getMany(related.map((c) => c.id)),
+    ordersByVersion(tx.store, ref ? [ref] : []),
+  ])
+  // Decisions read the orders joined in; the redemptions are written back as stored.
+  const [redeemed, ...childOrders] = await withOrders(tx.store, [parent.value, ...children.map((c) => c.value)], orders)
+  const wire = redeemed as Redemption
+  checkRollbackable(tx, wire, input)
+  const customerId = parent.value.customer_id
   const rollbacks: RedemptionRollback[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
-  const children = await tx.store.redemptions.getMany(related.map((c) => c.id))
-  await uncountRedemptions(
-    tx,
-    children.map((c) => c.value),
-  )
-  for (const child of children) {
+  await uncountRedemptions(tx, childOrders)
+  for (const [i, child] of children.entries()) {
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
-    await giveBack(tx, child.value)
+    await giveBack(tx, childOrders[i] as Redemption)
     await takeBackRefereeCredit(tx, child.value)
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
@@ -223,14 +230,14 @@ export async function rollback(
       rollback: { id: rb.id, redemption: child.value.id },
     })
   }
-  const order = await rollbackOrder(tx, parent.value, parentRollbackId, rollbacks, mode)
+  const written = await rollbackOrder(tx, wire, parentRollbackId, rollbacks, mode)
   const parentRollback: RedemptionRollback = {
-    ...rollbackRecord(tx, parent.value, input, parentRollbackId),
+    ...rollbackRecord(tx, wire, input, parentRollbackId),
     related_object_type: 'redemption',
     related_object_id: parentId,
-    order,
+    order: written?.order ?? null,
   }
-  tx.insert('redemption_rollbacks', parentRollback)
+  tx.insert('redemption_rollbacks', referringToOrder(parentRollback, written))
   tx.update('redemptions', parent, {
     ...succeeded(parent.value),
     status: 'ROLLED_BACK',
@@ -239,7 +246,7 @@ export async function rollback(
       redemptions: related,
     },
   })
-  return { rollbacks, parent_rollback: parentRollback, order }
+  return { rollbacks, parent_rollback: parentRollback, order: written?.order ?? null }
 }
 
 /**
@@ -256,7 +263,7 @@ export async function rollbackSingle(
 ): Promise<RedemptionRollback> {
   const stored = await tx.store.redemptions.get(redemptionId)
   if (!stored) throw EngineError.notFound('redemption', redemptionId, 'redemptionId')
-  const r = stored.value
+  const r = await withOrder(tx.store, stored.value)
   const stacked =
     r.redemption !== null || r.related_object_type === 'redemption' || r.related_object_type === 'promotion_stack'
   if (stacked) {
@@ -273,14 +280,14 @@ export async function rollbackSingle(
   await giveBack(tx, r)
   const reward = await undoReward(tx, r)
   if (reward) rb.reward = reward
-  const order = await rollbackSingleOrder(tx, r, rb.id, mode)
+  const { order, written } = await rollbackSingleOrder(tx, r, rb.id, mode)
   if (order !== undefined) rb.order = order
   if (r.voucher !== undefined) {
     const card = await tx.store.vouchers.get(r.related_object_id)
     rb.voucher = card?.value ?? r.voucher
   }
   markRolledBack(tx, stored, rb.id, mode)
-  tx.insert('redemption_rollbacks', rb)
+  tx.insert('redemption_rollbacks', referringToOrder(rb, written))
   tx.emit('customer.redemption.rollback.succeeded', r.customer_id, { rollback: { id: rb.id, redemption: r.id } })
   if (reward) {
     const campaignId = (r.voucher as Voucher | undefined)?.campaign_id
@@ -305,11 +312,25 @@ async function rollbackSingleOrder(
   r: Redemption,
   rollbackId: string,
   mode: RollbackOrderMode,
-): Promise<CalculatedOrder | null | undefined> {
-  if (!r.order) return undefined
-  if (r.order.id && (await tx.store.orders.get(r.order.id))) return rollbackOrder(tx, r, rollbackId, [], mode)
-  if (mode === 'WITHOUT_ORDER') return r.order
-  return { ...revertOrder(r.order, r.order), status: 'CANCELED' }
+): Promise<{ order?: CalculatedOrder | null; written?: WrittenOrder | null }> {
+  if (!r.order) return {}
+  if (r.order.id && (await tx.store.orders.get(r.order.id))) {
+    const written = await rollbackOrder(tx, r, rollbackId, [], mode)
+    return { order: written?.order ?? null, written }
+  }
+  if (mode === 'WITHOUT_ORDER') return { order: r.order }
+  return { order: { ...revertOrder(r.order, r.order), status: 'CANCELED' } }
+}
+
+/** A stored order as a commit writes it, with the version it will have. */
+interface WrittenOrder {
+  order: Order
+  version: number
+}
+
+/** A rollback as stored: referring to the order its commit writes rather than copying it. */
+function referringToOrder(rb: RedemptionRollback, written: WrittenOrder | null | undefined): StoredRollback {
+  return written ? withOrderRef(rb, written.order, written.version) : rb
 }
 
 /**
@@ -373,7 +394,7 @@ async function rollbackOrder(
   rollbackId: string,
   children: readonly RedemptionRollback[],
   mode: RollbackOrderMode,
-): Promise<Order | null> {
+): Promise<WrittenOrder | null> {
   const orderId = parent.order?.id
   if (!orderId) return null
   const stored = await tx.store.orders.get(orderId)
@@ -401,9 +422,9 @@ async function rollbackOrder(
         : {}),
     },
   }
-  tx.update('orders', stored, next)
+  updateOrder(tx, stored, next)
   if (mode === 'WITH_ORDER') tx.emit('customer.order.canceled', parent.customer_id, { order: { id: next.id } })
-  return next
+  return { order: next, version: versionAfterWrite(stored) }
 }
 
 /** A redemption that can be rolled back: a success (`checkRollbackable` refused the rest). */
