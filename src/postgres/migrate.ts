@@ -13,7 +13,7 @@ import type { Queryable } from './connection'
  */
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -32,6 +32,9 @@ const STEPS: readonly ((s: string) => string)[] = [
       RETURN t::timestamptz;
     EXCEPTION WHEN others THEN RETURN NULL;
     END $$;`,
+  // The shape each change's value was stored in, so the feed upgrades it like every read
+  // (docs/postgres.md#change-feed-and-late-commits). Changes written before carry none.
+  (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN shape integer;`,
 ]
 
 export interface MigrateOptions {

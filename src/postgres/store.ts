@@ -316,8 +316,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const upTo = edge.rows[0] ? Number(edge.rows[0].seq) : undefined
     const params: unknown[] = [after, upTo ?? null]
     if (only) params.push(only)
-    const { rows } = await query<Omit<Change, 'seq'> & { seq: string }>(
-      `SELECT seq, collection, id, op, version, value FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
+    const { rows } = await query<Omit<Change, 'seq'> & { seq: string; shape: number | null }>(
+      `SELECT seq, collection, id, op, version, value, shape FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
       params,
     )
     const data: Change[] = rows.map((r) => ({
@@ -326,7 +326,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       id: r.id,
       op: r.op,
       version: r.version,
-      value: r.op === 'put' ? upgradeShape(r.collection, r.value, currentShape(r.collection)) : null,
+      // Changes written before the feed recorded shapes (schema version 1) read as written.
+      value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
     }))
     if (upTo !== undefined) {
       const more = await query<{ more: boolean }>(
@@ -375,13 +376,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult
+  const result = r as CommitResult & { shapes?: Record<string, number> }
   if (!result.ok) {
     const c = result.conflict
     // The function reports only what it knows; absent keys are left out, as the memory store does.
     for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === null) delete c[k]
+    return result
   }
-  return result
+  // An increment keeps the row's shape: its value after the increment is upgraded like every read.
+  const { shapes = {}, ...ok } = result
+  for (const [slot, value] of Object.entries(ok.values)) {
+    const collection = slot.slice(0, slot.indexOf('/')) as CollectionName
+    ok.values[slot] = upgradeShape(collection, value, shapes[slot] ?? currentShape(collection))
+  }
+  return ok
 }
 
 /**
