@@ -64,13 +64,18 @@ export interface AsyncAction {
   payload: unknown
   /** Absent until the action has run. */
   result?: unknown
+  /**
+   * While `IN_PROGRESS`: until when the runner that claimed it holds it; after that another runner
+   * may claim it again (docs/storage.md#claims).
+   */
+  claimed_until?: DateTime
   created_at: DateTime
   updated_at: DateTime | null
   object: 'async_action'
 }
 
-/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input and due instant stay inside). */
-export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at'>
+/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input, due instant and claim stay inside). */
+export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at' | 'claimed_until'>
 
 export interface CampaignTemplate {
   id: string
