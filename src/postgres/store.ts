@@ -255,12 +255,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
       return outcome(await runCommit(options.client, sql, payload))
     }
-    let client: PoolClientLike
-    try {
-      client = await (pool as PoolLike).connect()
-    } catch (error) {
-      throw storeFault(error)
-    }
+    const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
@@ -276,8 +271,26 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       broken = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
-      client.release(broken !== undefined && (broken as { key?: string }).key !== 'commit_failed')
+      give(client, broken !== undefined && (broken as { key?: string }).key !== 'commit_failed')
     }
+  }
+
+  /** A connection from the pool, listened on while the store holds it (see PoolClientLike). */
+  async function take(): Promise<PoolClientLike> {
+    let client: PoolClientLike
+    try {
+      client = await (pool as PoolLike).connect()
+    } catch (error) {
+      throw storeFault(error)
+    }
+    // The query in flight gets the error too, and reports it; a broken connection is discarded.
+    client.on?.('error', ignore)
+    return client
+  }
+
+  function give(client: PoolClientLike, discard: boolean): void {
+    client.removeListener?.('error', ignore)
+    client.release(discard)
   }
 
   async function runStatement(client: Queryable, text: string): Promise<void> {
@@ -356,17 +369,21 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     commit,
     changes,
     async migrate() {
-      if (options.client) return runMigrations(options.client, { schema, indexes: options.indexes ?? {} })
-      let client: PoolClientLike
-      try {
-        client = await (pool as PoolLike).connect()
-      } catch (error) {
-        throw storeFault(error)
+      if (options.client) {
+        return runMigrations(options.client, { schema, indexes: options.indexes ?? {} }).catch((error: unknown) => {
+          throw storeFault(error)
+        })
       }
+      const client = await take()
+      let broken = false
       try {
         return await runMigrations(client, { schema, indexes: options.indexes ?? {} })
+      } catch (error) {
+        const fault = storeFault(error)
+        broken = fault.key === 'store_unavailable'
+        throw fault
       } finally {
-        client.release()
+        give(client, broken)
       }
     },
     async close() {
@@ -504,3 +521,5 @@ function asColumnValue(value: string | number | boolean, type: IndexType): strin
       return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null
   }
 }
+
+const ignore = () => {}
