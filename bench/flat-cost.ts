@@ -2,15 +2,18 @@
  * Flat cost (docs/storage.md#indexes): the same requests on a store holding 1,000, 10,000 and 100,000
  * rows per collection, with the growth where the requests look (half of the redemptions on the code
  * and the tier under test, one member with 5,000 points buckets and 10,000 activities, budget rules
- * assigned so that counters are read). Rows are written by direct store commits.
+ * assigned so that counters are read). Rows are written by direct store commits (on PostgreSQL by a
+ * bulk load into the same tables, bench/postgres/fill.ts: 615,000 rows through the commit function
+ * take too long to wait for).
  *
  *   npx tsx bench/flat-cost.ts            # 1000,10000,100000
  *   npx tsx bench/flat-cost.ts 1000 10000
- *   npx tsx bench/flat-cost.ts --postgres 1000 10000   # on PostgreSQL (PROMO_PG_URL, else embedded)
+ *   npx tsx bench/flat-cost.ts --postgres             # on PostgreSQL (PROMO_PG_URL, else embedded)
  *
  * Prints a Markdown table of medians (ms) per operation and size, and the ratio of the largest size
  * to the smallest. Not a test: times on a shared machine are noisy.
  */
+import { loadavg } from 'node:os'
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
@@ -21,7 +24,17 @@ const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
 
+/** Writes the filler: by store commits, or on PostgreSQL by a bulk load into the same tables (bench/postgres/fill.ts). */
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
+  if (POSTGRES) {
+    const { bulkInsert } = await import('./postgres/fill')
+    await bulkInsert(
+      (await (pgUrl as NonNullable<typeof pgUrl>)).url,
+      (store as unknown as { schema: string }).schema,
+      writes,
+    )
+    return
+  }
   for (let i = 0; i < writes.length; i += 5000) {
     const r = await store.commit({ writes: writes.slice(i, i + 5000) })
     if (!r.ok) throw new Error(`filler commit failed: ${JSON.stringify(r.conflict)}`)
@@ -242,10 +255,18 @@ async function scenario(n: number) {
 }
 
 async function main() {
+  const started = Date.now()
+  console.log(
+    `load average at start: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  )
   const table = new Map<string, number[]>()
   const examined = new Map<string, number[]>()
   for (const n of SIZES) {
+    const filling = Date.now()
     const { store, ops } = await scenario(n)
+    console.log(`${n} rows: set up and filled in ${((Date.now() - filling) / 1000).toFixed(1)} s`)
     for (const [name, op] of Object.entries(ops)) {
       for (let i = 0; i < 5; i++) await op()
       const times: number[] = []
@@ -260,6 +281,11 @@ async function main() {
       examined.set(name, [...(examined.get(name) ?? []), (examinedBy(store) - rows0) / RUNS])
     }
   }
+  console.log(
+    `load average at end: ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  )
   const head = SIZES.map((n) => n.toLocaleString('en-US'))
   console.log(
     `| operation | ${head.map((h) => `${h} rows (ms)`).join(' | ')} | ${head.at(-1)} ÷ ${head[0]} | ${POSTGRES ? 'queries' : 'rows examined'} per call |`,

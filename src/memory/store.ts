@@ -37,6 +37,18 @@ import { deepFreeze, readPath, withIncrements } from './paths'
 
 type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
 
+/** A change as committed, with the shape its value was stored in (upgraded when read). */
+/** A commit's change as the feed hands it out (frozen), and the shape its value was stored in. */
+interface Logged {
+  readonly change: Change
+  readonly shape: number
+}
+
+/** A stored value in the current shape (docs/storage.md#shape-versions): itself when current. */
+function current(collection: CollectionName, value: unknown, shape: number): unknown {
+  return shape < currentShape(collection) ? upgradeShape(collection, value, shape) : value
+}
+
 const EMPTY = new SortedEntries()
 
 export const COLLECTIONS: readonly CollectionName[] = [
@@ -132,7 +144,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   const keys = new Map<string, Map<string, string>>()
   const indexes = new Map<CollectionName, IndexBuckets[]>()
   const declaredFields = new Map<CollectionName, Set<string>>()
-  const log: Change[] = []
+  const log: Logged[] = []
   let seq = 0
   for (const c of COLLECTIONS) {
     tables.set(c, new Map())
@@ -154,9 +166,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   function repository<C extends CollectionName>(collection: C): Repository<C> {
     const rows = table(collection)
     const asStored = (row: Row): Stored<Entity<C>> => ({
-      value: (row.shape < currentShape(collection)
-        ? upgradeShape(collection, row.value, row.shape)
-        : row.value) as Entity<C>,
+      value: current(collection, row.value, row.shape) as Entity<C>,
       version: row.version,
     })
     const byKey = (key: string, value: string | readonly string[]): Row | undefined => {
@@ -439,11 +449,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         const slot = `${s.collection}/${s.id}`
         if (s.after) {
           versions[slot] = s.after.version
-          if (s.incremented) values[slot] = s.after.value
+          if (s.incremented) values[slot] = current(s.collection, s.after.value, s.after.shape)
         }
         // Frozen like the values: the feed hands its records out as they are.
-        log.push(
-          Object.freeze({
+        log.push({
+          change: Object.freeze({
             seq,
             collection: s.collection,
             id: s.id,
@@ -451,7 +461,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
             version: s.after?.version ?? s.before?.version ?? 0,
             value: s.after?.value ?? null,
           }),
-        )
+          shape: s.after?.shape ?? 0,
+        })
       }
       return { ok: true, seq, versions, values }
     } catch (error) {
@@ -516,14 +527,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       const limit = query.limit ?? 100
       const only = query.collections ? new Set(query.collections) : undefined
       const data: Change[] = []
-      let i = firstWhere(log, (c) => c.seq > after)
+      let i = firstWhere(log, (c) => c.change.seq > after)
       let next = after
       for (; i < log.length; i++) {
-        const change = log[i] as Change
+        const { change, shape } = log[i] as Logged
         // A page ends on a commit boundary, so a cursor never splits a commit.
         if (data.length >= limit && change.seq !== next) break
         next = change.seq
-        if (!only || only.has(change.collection)) data.push(change)
+        if (!only || only.has(change.collection)) {
+          // An older shape is upgraded into a copy; a current one is handed out as it is.
+          const value = change.op === 'put' ? current(change.collection, change.value, shape) : change.value
+          data.push(value === change.value ? change : { ...change, value })
+        }
       }
       return { data, has_more: i < log.length, next_after: next }
     },

@@ -66,13 +66,18 @@ export interface AsyncAction {
   result?: unknown
   /** Work that spans several commits (an export, a chunk each): where the next step starts. */
   state?: unknown
+  /**
+   * While `IN_PROGRESS`: until when the runner that claimed it holds it; after that another runner
+   * may claim it again (docs/storage.md#claims).
+   */
+  claimed_until?: DateTime
   created_at: DateTime
   updated_at: DateTime | null
   object: 'async_action'
 }
 
-/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input, due instant and cursor stay inside). */
-export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at' | 'state'>
+/** `GET /v1/async-actions/{id}`: the hosted fields only (the stored input, due instant, cursor and claim stay inside). */
+export type AsyncActionResponse = Omit<AsyncAction, 'payload' | 'run_at' | 'state' | 'claimed_until'>
 
 export interface CampaignTemplate {
   id: string

@@ -75,6 +75,7 @@ DECLARE
   k integer := 0;
   versions jsonb := '{}'::jsonb;
   vals jsonb := '{}'::jsonb;
+  shapes jsonb := '{}'::jsonb;
 BEGIN
   BEGIN
     FOR w IN SELECT value FROM jsonb_array_elements(p -> 'writes') LOOP
@@ -101,7 +102,7 @@ BEGIN
           END IF;
         END IF;
         entries := array_append(entries, jsonb_build_object('slot', slot, 'c', w ->> 'c', 'id', wid, 'pos', w -> 'pos',
-          'op', 'put', 'version', ver, 'value', w -> 'v', 'inc', false));
+          'op', 'put', 'version', ver, 'value', w -> 'v', 'shape', w -> 's', 'inc', false));
       ELSIF w ->> 'op' = 'delete' THEN
         EXECUTE format('DELETE FROM %s WHERE id = $1 AND version = $2 RETURNING version', t)
           INTO ver USING wid, (w ->> 'ev')::integer;
@@ -160,7 +161,7 @@ BEGIN
           RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
         END IF;
         entries := array_append(entries, jsonb_build_object('slot', slot, 'c', w ->> 'c', 'id', wid, 'pos', w -> 'pos',
-          'op', 'put', 'version', ver, 'value', next_value, 'inc', true));
+          'op', 'put', 'version', ver, 'value', next_value, 'shape', cur_shape, 'inc', true));
       END IF;
       -- A testing hook (the adapter's commit hook): sleep after write k so a test can kill the client there.
       IF pause IS NOT NULL AND (pause ->> 'after')::integer = k THEN
@@ -189,15 +190,16 @@ BEGIN
     -- Last: the sequence number (see above), then the change feed rows: per entity its last write,
     -- flagged when any of its writes was an increment.
     UPDATE ${s}.pe_feed SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO seqv;
-    INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value)
+    INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
       SELECT seqv, (x ->> 'pos')::integer, x ->> 'c', x ->> 'id', x ->> 'op', (x ->> 'version')::integer,
-        CASE WHEN x ->> 'op' = 'put' THEN x -> 'value' END
+        CASE WHEN x ->> 'op' = 'put' THEN x -> 'value' END, (x ->> 'shape')::integer
       FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
         bool_or((u.x ->> 'inc')::boolean) OVER (PARTITION BY u.x ->> 'slot') AS einc
       FROM unnest(entries) WITH ORDINALITY AS u(x, n) ORDER BY u.x ->> 'slot', u.n DESC) f;
     SELECT coalesce(jsonb_object_agg(eslot, x -> 'version') FILTER (WHERE x ->> 'op' = 'put'), '{}'::jsonb),
-           coalesce(jsonb_object_agg(eslot, x -> 'value') FILTER (WHERE einc AND x ->> 'op' = 'put'), '{}'::jsonb)
-      INTO versions, vals FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
+           coalesce(jsonb_object_agg(eslot, x -> 'value') FILTER (WHERE einc AND x ->> 'op' = 'put'), '{}'::jsonb),
+           coalesce(jsonb_object_agg(eslot, x -> 'shape') FILTER (WHERE einc AND x ->> 'op' = 'put'), '{}'::jsonb)
+      INTO versions, vals, shapes FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
         bool_or((u.x ->> 'inc')::boolean) OVER (PARTITION BY u.x ->> 'slot') AS einc
       FROM unnest(entries) WITH ORDINALITY AS u(x, n) ORDER BY u.x ->> 'slot', u.n DESC) f;
   EXCEPTION
@@ -207,7 +209,7 @@ BEGIN
       RETURN jsonb_build_object('ok', false, 'conflict',
         jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'version'));
   END;
-  RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals);
+  RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals, 'shapes', shapes);
 END $fn$;`
 }
 

@@ -16,6 +16,12 @@ export interface Queryable {
 /** A connection taken from a pool: the adapter commits on one and gives it back. */
 export interface PoolClientLike extends Queryable {
   release(error?: Error | boolean): void
+  /**
+   * node-postgres reports a connection that breaks while taken as an `error` event, which crashes
+   * the process when nothing listens: the adapter listens while it holds the connection.
+   */
+  on?(event: 'error', listener: (error: Error) => void): unknown
+  removeListener?(event: 'error', listener: (error: Error) => void): unknown
 }
 
 export interface PoolLike extends Queryable {
@@ -23,13 +29,10 @@ export interface PoolLike extends Queryable {
   end(): Promise<void>
 }
 
-/** SQLSTATE classes that mean the database cannot be reached or cannot serve now. */
-function unavailable(error: unknown): boolean {
+/** The SQLSTATE of an error the server sent; none when node-postgres or the socket failed first. */
+function sqlState(error: unknown): string | undefined {
   const code = (error as { code?: unknown }).code
-  if (typeof code !== 'string') return true
-  if (/^[0-9A-Z]{5}$/.test(code)) return code.startsWith('08') || code.startsWith('53') || code.startsWith('57P')
-  // Node socket errors (ECONNREFUSED, ECONNRESET, ETIMEDOUT…).
-  return true
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
 }
 
 function describe(error: unknown): string {
@@ -39,12 +42,23 @@ function describe(error: unknown): string {
 }
 
 /**
- * A database fault as an EngineError with a stable key: `store_unavailable` when the database cannot
- * be reached (nothing was done), `store_error` for a query the database refused.
+ * A database fault of a read (or of taking a connection) as an EngineError with a stable key
+ * (docs/postgres.md#faults); nothing was written:
+ *
+ * - `store_unavailable`: no answer (refused, dropped, a connect or query timeout of the pool, every
+ *   connection taken) or a server that cannot serve now (SQLSTATE classes 08 connection, 53
+ *   resources, 57 shutdown, cancel, `statement_timeout`): worth retrying later;
+ * - `concurrent_modification` (409): a serialization failure or deadlock (40001, 40P01), which a read
+ *   meets only in a host's transaction above READ COMMITTED: the host retries its transaction;
+ * - `store_error`: anything else the database refused (a schema not migrated, a permission).
  */
 export function storeFault(error: unknown): EngineError {
   if (error instanceof EngineError) return error
-  return unavailable(error)
+  const state = sqlState(error)
+  if (state === '40001' || state === '40P01') {
+    return EngineError.conflict('concurrent_modification', `The database aborted the read: ${describe(error)}`)
+  }
+  return state === undefined || /^(08|53|57)/.test(state)
     ? new EngineError({
         code: 500,
         key: 'store_unavailable',
@@ -60,13 +74,17 @@ export function storeFault(error: unknown): EngineError {
 }
 
 /**
- * A fault while a commit was sent: when the connection broke, the commit may or may not have been
- * applied (`commit_outcome_unknown`: retry only with an idempotency key); when the database answered
- * with an error, the transaction rolled back (`commit_failed`: nothing was written).
+ * A fault while a commit was sent. When no answer came (the connection broke or timed out), or the
+ * server went away mid-statement (08 connection, 57P shutdown: a transaction can have committed
+ * before its backend was terminated), the commit may or may not have been applied:
+ * `commit_outcome_unknown` (retry only with an idempotency key). When the server answered with any
+ * other error (a refused value, `statement_timeout`, disk full), the statement failed and its
+ * transaction rolled back: `commit_failed`, nothing was written.
  */
 export function commitFault(error: unknown): EngineError {
   if (error instanceof EngineError) return error
-  return unavailable(error)
+  const state = sqlState(error)
+  return state === undefined || /^(08|57P)/.test(state)
     ? new EngineError({
         code: 500,
         key: 'commit_outcome_unknown',

@@ -13,7 +13,7 @@ import type { Queryable } from './connection'
  */
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 2
+export const SCHEMA_VERSION = 3
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -52,6 +52,9 @@ const STEPS: readonly ((s: string) => string)[] = [
             AND r.value->>'related_object_parent_id' IS NOT NULL;
       END IF;
     END $$;`,
+  // 3: the shape each change's value was stored in, so the feed upgrades it like every read
+  // (docs/postgres.md#change-feed-and-late-commits). Changes written before carry none.
+  (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN shape integer;`,
 ]
 
 export interface MigrateOptions {

@@ -256,12 +256,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
       return outcome(await runCommit(options.client, sql, payload))
     }
-    let client: PoolClientLike
-    try {
-      client = await (pool as PoolLike).connect()
-    } catch (error) {
-      throw storeFault(error)
-    }
+    const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
@@ -277,8 +272,26 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       broken = error instanceof Error ? error : new Error(String(error))
       throw error
     } finally {
-      client.release(broken !== undefined && (broken as { key?: string }).key !== 'commit_failed')
+      give(client, broken !== undefined && (broken as { key?: string }).key !== 'commit_failed')
     }
+  }
+
+  /** A connection from the pool, listened on while the store holds it (see PoolClientLike). */
+  async function take(): Promise<PoolClientLike> {
+    let client: PoolClientLike
+    try {
+      client = await (pool as PoolLike).connect()
+    } catch (error) {
+      throw storeFault(error)
+    }
+    // The query in flight gets the error too, and reports it; a broken connection is discarded.
+    client.on?.('error', ignore)
+    return client
+  }
+
+  function give(client: PoolClientLike, discard: boolean): void {
+    client.removeListener?.('error', ignore)
+    client.release(discard)
   }
 
   async function runStatement(client: Queryable, text: string): Promise<void> {
@@ -317,8 +330,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const upTo = edge.rows[0] ? Number(edge.rows[0].seq) : undefined
     const params: unknown[] = [after, upTo ?? null]
     if (only) params.push(only)
-    const { rows } = await query<Omit<Change, 'seq'> & { seq: string }>(
-      `SELECT seq, collection, id, op, version, value FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
+    const { rows } = await query<Omit<Change, 'seq'> & { seq: string; shape: number | null }>(
+      `SELECT seq, collection, id, op, version, value, shape FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
       params,
     )
     const data: Change[] = rows.map((r) => ({
@@ -327,7 +340,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       id: r.id,
       op: r.op,
       version: r.version,
-      value: r.op === 'put' ? upgradeShape(r.collection, r.value, currentShape(r.collection)) : null,
+      // Changes written before the feed recorded shapes (schema version 1) read as written.
+      value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
     }))
     if (upTo !== undefined) {
       const more = await query<{ more: boolean }>(
@@ -356,17 +370,21 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     commit,
     changes,
     async migrate() {
-      if (options.client) return runMigrations(options.client, { schema, indexes: options.indexes ?? {} })
-      let client: PoolClientLike
-      try {
-        client = await (pool as PoolLike).connect()
-      } catch (error) {
-        throw storeFault(error)
+      if (options.client) {
+        return runMigrations(options.client, { schema, indexes: options.indexes ?? {} }).catch((error: unknown) => {
+          throw storeFault(error)
+        })
       }
+      const client = await take()
+      let broken = false
       try {
         return await runMigrations(client, { schema, indexes: options.indexes ?? {} })
+      } catch (error) {
+        const fault = storeFault(error)
+        broken = fault.key === 'store_unavailable'
+        throw fault
       } finally {
-        client.release()
+        give(client, broken)
       }
     },
     async close() {
@@ -376,13 +394,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult
+  const result = r as CommitResult & { shapes?: Record<string, number> }
   if (!result.ok) {
     const c = result.conflict
     // The function reports only what it knows; absent keys are left out, as the memory store does.
     for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === null) delete c[k]
+    return result
   }
-  return result
+  // An increment keeps the row's shape: its value after the increment is upgraded like every read.
+  const { shapes = {}, ...ok } = result
+  for (const [slot, value] of Object.entries(ok.values)) {
+    const collection = slot.slice(0, slot.indexOf('/')) as CollectionName
+    ok.values[slot] = upgradeShape(collection, value, shapes[slot] ?? currentShape(collection))
+  }
+  return ok
 }
 
 /**
@@ -516,3 +541,5 @@ function asColumnValue(value: string | number | boolean, type: IndexType): strin
       return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null
   }
 }
+
+const ignore = () => {}

@@ -66,8 +66,21 @@ export async function shapeUpgrades(store: Store): Promise<void> {
     assert.deepEqual((await repo(store, 'categories').get('cat_1'))?.value, expected, 'get upgrades an older shape')
     assert.deepEqual((await repo(store, 'categories').findBy('name', 'Old'))?.value, expected, 'findBy too')
     assert.deepEqual((await repo(store, 'categories').list()).data[0]?.value, expected, 'list too')
+    const feedValue = async () =>
+      (await store.changes()).data.filter((c) => c.id === 'cat_1').map((c) => [c.version, c.value])
+    assert.deepEqual(await feedValue(), [[1, expected]], 'the change feed too')
+    // Incremented, the row keeps its shape: the increment's result and its change come out upgraded.
+    const inc = await store.commit({
+      writes: [{ op: 'increment', collection: 'categories', id: 'cat_1', by: { n: 1 } }],
+    })
+    assert.ok(inc.ok)
+    assert.deepEqual(inc.values['categories/cat_1'], { ...expected, n: 1 }, 'the value after an increment too')
+    assert.deepEqual(await feedValue(), [
+      [1, expected],
+      [2, { ...expected, n: 1 }],
+    ])
     // Written back, it is stored in the current shape and read as it is.
-    await commitOk(store, [put('categories', { ...expected, name: 'New' }, 1)])
+    await commitOk(store, [put('categories', { ...expected, name: 'New' }, 2)])
     assert.deepEqual((await repo(store, 'categories').get('cat_1'))?.value, { ...expected, name: 'New' })
   } finally {
     undo()

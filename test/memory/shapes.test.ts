@@ -41,5 +41,8 @@ describe('stored shapes written by earlier versions', () => {
     const action = await store.async_actions.get('aa_1')
     expect(action?.value.type).toBe('VOUCHERS.BULK_UPDATE')
     expect(action?.value).not.toHaveProperty('result')
+    // The change feed hands out the same upgraded values.
+    const feed = await store.changes()
+    expect(feed.data.map((c) => c.value)).toEqual([parent?.value, action?.value])
   })
 })

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { EngineError } from '../../src/errors'
-import { enqueue, registerAsyncHandler } from '../../src/operations/async-actions'
+import { CLAIM_LEASE_MS, enqueue, registerAsyncHandler } from '../../src/operations/async-actions'
 import { mutate } from '../../src/operations/context'
 import { testEngine } from '../support/engine'
 
@@ -78,12 +78,20 @@ describe('async actions', () => {
     expect((await store.activities.list()).data).toHaveLength(1)
   })
 
-  it('runs an action once when two workers run pending work concurrently', async () => {
+  it('runs an action once when two workers run pending work concurrently: the loser never runs its handler', async () => {
     const { engine, store, schedule } = setup()
-    await schedule('test.echo', 'once')
+    let runs = 0
+    registerAsyncHandler(engine.context, 'test.costly', async (tx) => {
+      runs++
+      tx.emit('test.ran', 'cust_1')
+      return null
+    })
+    await schedule('test.costly', 'once')
     const [a, b] = await Promise.all([engine.asyncActions.runPending(), engine.asyncActions.runPending()])
     expect(a.succeeded + b.succeeded).toBe(1)
     expect((await store.activities.list()).data).toHaveLength(1)
+    // The two workers race for the claim (a small conditional write); only the winner does the work.
+    expect(runs).toBe(1)
   })
 
   it('gives 404 for an unknown action and refuses an unregistered type or a second registration', async () => {
@@ -103,15 +111,62 @@ describe('async actions under contention', () => {
     const action = await schedule('test.echo', { n: 1 })
     const commit = store.commit.bind(store)
     let losing = true
-    // Every commit that would finish the action loses the race while `losing` is set.
+    // Every commit that would finish the action loses the race while `losing` is set (its claim commits).
     store.commit = async (changeset) =>
-      losing && changeset.writes.some((w) => w.collection === 'async_actions')
+      losing &&
+      changeset.writes.some((w) => w.op === 'put' && w.collection === 'async_actions' && w.value.status === 'DONE')
         ? { ok: false, conflict: { collection: 'async_actions', id: action.id, reason: 'version' } }
         : commit(changeset)
     expect(await engine.asyncActions.runPending()).toMatchObject({ succeeded: 0, failed: 0 })
+    // Given back to the queue, not left claimed.
     expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'ENQUEUED' })
+    expect((await store.async_actions.get(action.id))?.value).not.toHaveProperty('claimed_until')
     losing = false
     expect(await engine.asyncActions.runPending()).toMatchObject({ succeeded: 1 })
     expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'DONE', result: { echoed: { n: 1 } } })
+  })
+})
+
+describe('claims', () => {
+  it('an action whose runner died while holding it runs again once the claim has run out, not before', async () => {
+    const { engine, store, clock, schedule } = setup()
+    const action = await schedule('test.echo', 'again')
+    // What a runner that claimed the action and then died leaves behind.
+    const until = new Date(Date.parse('2026-01-15T10:00:00.000Z') + CLAIM_LEASE_MS).toISOString()
+    await mutate(engine.context, async (tx) => {
+      const stored = await tx.store.async_actions.get(action.id)
+      if (stored) tx.update('async_actions', stored, { ...stored.value, status: 'IN_PROGRESS', claimed_until: until })
+    })
+    // The claim stays inside: the response shows the hosted status only.
+    expect(await engine.asyncActions.get(action.id)).not.toHaveProperty('claimed_until')
+    expect((await engine.asyncActions.get(action.id)).status).toBe('IN_PROGRESS')
+    clock.set(new Date(Date.parse(until) - 1).toISOString())
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 0, succeeded: 0, failed: 0 })
+    clock.set(until)
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'DONE', result: { echoed: 'again' } })
+    expect((await store.async_actions.get(action.id))?.value).not.toHaveProperty('claimed_until')
+  })
+
+  it('a runner whose claim was taken over after its lease does not commit its work', async () => {
+    const { engine, store, clock, schedule } = setup()
+    let release: () => void = () => {}
+    let runs = 0
+    registerAsyncHandler(engine.context, 'test.slow', async (tx) => {
+      runs++
+      tx.emit('test.ran', 'cust_1')
+      // The first runner stalls past its lease; the second runs while it waits.
+      if (runs === 1) await new Promise<void>((resolve) => (release = resolve))
+      return { run: runs }
+    })
+    const action = await schedule('test.slow', null)
+    const first = engine.asyncActions.runPending()
+    await vi.waitFor(() => expect(runs).toBe(1))
+    clock.set(new Date(Date.parse('2026-01-15T10:00:00.000Z') + CLAIM_LEASE_MS).toISOString())
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
+    release()
+    expect(await first).toEqual({ ran: 0, succeeded: 0, failed: 0 })
+    expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'DONE', result: { run: 2 } })
+    expect((await store.activities.list()).data).toHaveLength(1)
   })
 })

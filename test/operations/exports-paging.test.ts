@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../src/memory/store'
+import { CLAIM_LEASE_MS } from '../../src/operations/async-actions'
 import { EXPORT_CHUNK_ROWS } from '../../src/operations/exports'
 import type { Store, Write } from '../../src/ports'
 import { manualClock, testEngine } from '../support/engine'
@@ -262,7 +263,7 @@ describe('exports in cursor-paged chunks', () => {
   })
 
   it('shows the export IN_PROGRESS between two chunks', async () => {
-    const { engine, store } = testEngine()
+    const { engine, store, clock } = testEngine()
     await customersShop(store)
     const exp = await engine.exports.create({ exported_object: 'customer', parameters: { fields: ['id'] } })
     const dying = testEngine({ store: mortalStore(store, 2, 'before'), random: seededRandom(7) }).engine
@@ -273,6 +274,8 @@ describe('exports in cursor-paged chunks', () => {
       expect.not.objectContaining({ state: expect.anything() }),
     )
     expect(action?.value).toMatchObject({ status: 'IN_PROGRESS', state: { rows: EXPORT_CHUNK_ROWS } })
+    // The dead worker's claim on the next step holds until its lease runs out.
+    clock.advance(CLAIM_LEASE_MS + 1)
     await engine.asyncActions.runPending()
     expect(await exportedLines(engine, exp.id)).toHaveLength(3001)
   })
@@ -287,6 +290,8 @@ describe('exports in cursor-paged chunks', () => {
       const state = (await store.async_actions.list()).data[0]?.value.state as { rows: number }
       // Before: only the first chunk committed; after: the second too (with its cursor).
       expect(state.rows).toBe(when === 'before' ? EXPORT_CHUNK_ROWS : 2 * EXPORT_CHUNK_ROWS)
+      // Before: the dead worker's claim holds until its lease runs out; after, the step ended it.
+      clock.advance(CLAIM_LEASE_MS + 1)
       expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })
       expect(await exportedLines(engine, exp.id)).toEqual(expected)
     })
@@ -309,7 +314,7 @@ describe('exports in cursor-paged chunks', () => {
   })
 
   it('a failure part-way marks the export ERROR and its partial file FAILED, expired for the purge', async () => {
-    const { engine, store } = testEngine()
+    const { engine, store, clock } = testEngine()
     await transactionsShop(store)
     const exp = await engine.exports.createCampaignTransactionsExport('camp_t')
     await expect(
@@ -319,11 +324,12 @@ describe('exports in cursor-paged chunks', () => {
     await store.commit({
       writes: [{ op: 'delete', collection: 'campaigns', id: 'camp_t', expectedVersion: campaign?.version ?? 0 }],
     })
+    clock.advance(CLAIM_LEASE_MS + 1)
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 0, failed: 1 })
     expect(await engine.exports.get(exp.id)).toMatchObject({ status: 'ERROR', result: null })
     const files = (await store.files.list()).data.map((f) => f.value)
     expect(files).toEqual([
-      expect.objectContaining({ status: 'FAILED', expires_at: '2026-01-15T10:00:00.000Z', chunks: 0 }),
+      expect.objectContaining({ status: 'FAILED', expires_at: '2026-01-15T10:10:00.001Z', chunks: 0 }),
     ])
     expect((await store.file_chunks.list({ where: { file_id: files[0]?.id ?? '' } })).total).toBe(1)
   })

@@ -1,18 +1,19 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { inject } from 'vitest'
-import { databaseUrl, TEMPLATE_DB } from './global-setup'
+import { databaseUrl } from './global-setup'
 
 /** A fresh database cloned from the migrated template, for one test file. */
 export async function cloneDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const base = inject('pgUrl')
+  const template = inject('pgTemplate')
   const name = `promo_t_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: base })
   await admin.connect()
   // A template must have no other session while it is copied: retry briefly if another file is cloning it.
   for (let attempt = 0; ; attempt++) {
     try {
-      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DB}`)
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`)
       break
     } catch (error) {
       if (attempt >= 50 || (error as { code?: string }).code !== '55006') throw error

@@ -3,16 +3,19 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { must, mutate } from '../../src/operations/context'
-import { createPostgresStore, type PostgresStore } from '../../src/postgres'
+import { createPostgresStore, type PoolLike, type PostgresStore } from '../../src/postgres'
+import { commitFault, storeFault } from '../../src/postgres/connection'
 import { cloneDatabase } from './database'
 
 /* Database faults as EngineErrors with stable keys, and the host's own transaction. */
 
 let pool: pg.Pool
+let url: string
 let drop: () => Promise<void>
 
 beforeAll(async () => {
   const db = await cloneDatabase()
+  url = db.url
   drop = db.drop
   pool = new pg.Pool({ connectionString: db.url, max: 6 }).on('error', () => {})
 })
@@ -43,12 +46,17 @@ describe('faults', () => {
     const store = createPostgresStore({ connectionString: 'postgres://nobody:x@127.0.0.1:1/none' })
     expect(await keyOf(store.vouchers.get('v_1'))).toBe('store_unavailable')
     expect(await keyOf(store.commit({ writes: [] }))).toBe('store_unavailable')
+    expect(await keyOf(store.changes())).toBe('store_unavailable')
+    expect(await keyOf(store.migrate())).toBe('store_unavailable')
     await store.close()
   })
 
   it('a query the database refuses is store_error; a commit it refuses is commit_failed, nothing written', async () => {
     const unmigrated = createPostgresStore({ pool, schema: 'not_migrated' })
     expect(await keyOf(unmigrated.vouchers.get('v_1'))).toBe('store_error')
+    // A migration the database refuses (here: a schema holding a table of that name it did not make).
+    await pool.query('CREATE SCHEMA foreign_made; CREATE TABLE foreign_made.pe_migrations (other text)')
+    expect(await keyOf(createPostgresStore({ pool, schema: 'foreign_made' }).migrate())).toBe('store_error')
     const store = createPostgresStore({ pool })
     // PostgreSQL's JSONB has no NUL character: the commit function fails and its transaction rolls back.
     const bad = { id: 'v_nul', code: 'NUL', text: 'a\u0000b' }
@@ -80,6 +88,90 @@ describe('faults', () => {
     }
     expect(killed).toBe(true)
     expect(await pending).toBe('commit_outcome_unknown')
+  })
+})
+
+describe('faults as keys (docs/postgres.md#faults)', () => {
+  const fault = (code?: string) => Object.assign(new Error('boom'), code === undefined ? {} : { code })
+  it.each([
+    [undefined, 'store_unavailable', 'commit_outcome_unknown'],
+    ['ECONNRESET', 'store_unavailable', 'commit_outcome_unknown'],
+    ['08006', 'store_unavailable', 'commit_outcome_unknown'],
+    ['57P01', 'store_unavailable', 'commit_outcome_unknown'],
+    ['57014', 'store_unavailable', 'commit_failed'],
+    ['53100', 'store_unavailable', 'commit_failed'],
+    ['40001', 'concurrent_modification', 'commit_failed'],
+    ['40P01', 'concurrent_modification', 'commit_failed'],
+    ['42P01', 'store_error', 'commit_failed'],
+    ['22P05', 'store_error', 'commit_failed'],
+  ])('%s: a read gives %s, a commit %s', (code, read, commit) => {
+    expect(storeFault(fault(code)).key).toBe(read)
+    expect(commitFault(fault(code)).key).toBe(commit)
+  })
+})
+
+describe('faults of the network and of the pool', () => {
+  it('a connection that drops without a word during the commit is commit_outcome_unknown, and nothing crashes', async () => {
+    const engine = createEngine({ store: createPostgresStore({ pool }) })
+    const v = await engine.raw.vouchers.create(voucher('CUT'))
+    // A pool whose connections the test can cut (the socket closes: no error message from the server).
+    const taken: pg.PoolClient[] = []
+    const cutting: PoolLike = {
+      query: (text, values) => pool.query(text, values) as never,
+      connect: async () => {
+        const client = await pool.connect()
+        taken.push(client)
+        return client as never
+      },
+      end: async () => {},
+    }
+    const store = createPostgresStore({ pool: cutting, commitHook: { pauseAfterWrite: { after: 1, seconds: 2 } } })
+    const pending = keyOf(
+      store.commit({ writes: [{ op: 'increment', collection: 'vouchers', id: v.id, by: { n: 1 } }] }),
+    )
+    while (taken.length === 0) await new Promise((resolve) => setTimeout(resolve, 10))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    ;(taken[0] as unknown as { connection: { stream: { destroy(): void } } }).connection.stream.destroy()
+    expect(await pending).toBe('commit_outcome_unknown')
+    // The store goes on with new connections.
+    expect((await createPostgresStore({ pool }).vouchers.get(v.id))?.version).toBeGreaterThan(0)
+  })
+
+  it('an exhausted pool (every connection taken past its timeout) is store_unavailable, for reads and commits', async () => {
+    const small = new pg.Pool({ connectionString: url, max: 1, connectionTimeoutMillis: 200 }).on('error', () => {})
+    const held = await small.connect()
+    try {
+      const store = createPostgresStore({ pool: small })
+      expect(await keyOf(store.vouchers.get('v_1'))).toBe('store_unavailable')
+      expect(await keyOf(store.commit({ writes: [] }))).toBe('store_unavailable')
+      expect(await keyOf(store.changes())).toBe('store_unavailable')
+    } finally {
+      held.release()
+      await small.end()
+    }
+  })
+
+  it('a statement cut by statement_timeout: a read is store_unavailable, a commit commit_failed with nothing written', async () => {
+    const engine = createEngine({ store: createPostgresStore({ pool }) })
+    const v = await engine.raw.vouchers.create(voucher('SLOW'))
+    const slow = new pg.Pool({ connectionString: url, max: 2, statement_timeout: 300 }).on('error', () => {})
+    const locker = await pool.connect()
+    try {
+      // Another transaction holds the table: every statement on it waits, past the timeout.
+      await locker.query('BEGIN')
+      await locker.query('LOCK TABLE promo_engine.vouchers IN ACCESS EXCLUSIVE MODE')
+      const store = createPostgresStore({ pool: slow })
+      expect(await keyOf(store.vouchers.get(v.id))).toBe('store_unavailable')
+      expect(
+        await keyOf(store.commit({ writes: [{ op: 'increment', collection: 'vouchers', id: v.id, by: { n: 1 } }] })),
+      ).toBe('commit_failed')
+      await locker.query('ROLLBACK')
+      expect((await store.vouchers.get(v.id))?.value).not.toHaveProperty('n')
+    } finally {
+      await locker.query('ROLLBACK')
+      locker.release()
+      await slow.end()
+    }
   })
 })
 

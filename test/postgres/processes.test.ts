@@ -222,6 +222,8 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
     const t = await race('async', 5)
     const counter = await store.counters.get('async-runs')
     expect(counter?.value.runs).toBe(n)
+    // Not only committed once: run once. Runners that lose an action's claim never start its work.
+    expect(t.by.handlerRuns).toBe(n)
     expect(t.success).toBe(n + queued)
     const pending = await store.async_actions.list({ where: { status: 'ENQUEUED' } })
     expect(pending.total).toBe(0)

@@ -48,7 +48,6 @@ async function main(): Promise<void> {
         }),
   })
   const engine = createEngine({ store, maxRetries: 50, timezone: 'UTC' })
-  registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
   const tally = {
     success: 0,
     refused: 0,
@@ -57,6 +56,11 @@ async function main(): Promise<void> {
     amount: 0,
     by: {} as Record<string, number>,
   }
+  // Every time this process starts an action's work, committed or not.
+  registerAsyncHandler(engine.context, COUNT_ACTION, (tx, action) => {
+    tally.by.handlerRuns = (tally.by.handlerRuns ?? 0) + 1
+    return countHandler(tx, action)
+  })
   const attempt = async (run: () => Promise<'success' | 'refused' | number>) => {
     try {
       const r = await run()

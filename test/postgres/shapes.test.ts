@@ -1,0 +1,65 @@
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createPostgresStore } from '../../src/postgres'
+import { cloneDatabase } from './database'
+
+/*
+ * Rows an earlier release wrote in shape 1, put into the tables and the change feed directly by SQL
+ * (docs/storage.md#shape-versions): every read, the change feed included, returns the current shape.
+ */
+
+let pool: pg.Pool
+let drop: () => Promise<void>
+
+beforeAll(async () => {
+  const db = await cloneDatabase()
+  drop = db.drop
+  pool = new pg.Pool({ connectionString: db.url, max: 2 }).on('error', () => {})
+})
+
+afterAll(async () => {
+  await pool.end()
+  await drop()
+})
+
+describe('stored shapes written by an earlier release', () => {
+  it('a shape-1 redemption and async action come out of get and of the change feed upgraded', async () => {
+    const parent = {
+      id: 'r_parent',
+      date: '2026-01-01T00:00:00.000Z',
+      related_redemptions: { rollbacks: [], redemptions: ['r_child'] },
+    }
+    const action = { id: 'aa_1', type: 'vouchers.bulk_update', status: 'ENQUEUED', result: null }
+    await pool.query(`INSERT INTO promo_engine.redemptions (id, value, version, shape) VALUES ('r_parent', $1, 1, 1)`, [
+      parent,
+    ])
+    await pool.query(`INSERT INTO promo_engine.async_actions (id, value, version, shape) VALUES ('aa_1', $1, 1, 1)`, [
+      action,
+    ])
+    await pool.query(`UPDATE promo_engine.pe_feed SET seq = 1`)
+    await pool.query(
+      `INSERT INTO promo_engine.pe_changes (seq, pos, collection, id, op, version, value, shape)
+       VALUES (1, 0, 'redemptions', 'r_parent', 'put', 1, $1, 1), (1, 1, 'async_actions', 'aa_1', 'put', 1, $2, 1)`,
+      [parent, action],
+    )
+    const store = createPostgresStore({ pool })
+    const redemption = await store.redemptions.get('r_parent')
+    expect(redemption?.value.related_redemptions?.redemptions).toEqual([
+      { id: 'r_child', date: '2026-01-01T00:00:00.000Z' },
+    ])
+    const stored = await store.async_actions.get('aa_1')
+    expect(stored?.value.type).toBe('VOUCHERS.BULK_UPDATE')
+    expect(stored?.value).not.toHaveProperty('result')
+    const feed = await store.changes()
+    expect(feed.data.map((c) => c.value)).toEqual([redemption?.value, stored?.value])
+    // An increment keeps the row's shape: its result and its change are upgraded too.
+    const inc = await store.commit({
+      writes: [{ op: 'increment', collection: 'async_actions', id: 'aa_1', by: { n: 1 } }],
+    })
+    expect(inc.ok && inc.values['async_actions/aa_1']).toEqual({ ...stored?.value, n: 1 })
+    expect((await store.changes({ after: 1 })).data.map((c) => c.value)).toEqual([{ ...stored?.value, n: 1 }])
+    expect((await pool.query(`SELECT shape FROM promo_engine.async_actions WHERE id = 'aa_1'`)).rows).toEqual([
+      { shape: 1 },
+    ])
+  })
+})
