@@ -1,5 +1,6 @@
 import { EngineError } from '../errors'
 import type {
+  Alternative,
   Change,
   ChangePage,
   Changeset,
@@ -18,7 +19,7 @@ import type {
   Stored,
   Write,
 } from '../ports'
-import { indexesOf, naturalKeysOf } from '../ports'
+import { chooseAlternative, indexesOf, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
 import {
   bucketsFor,
@@ -319,10 +320,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
   }
 
-  function check(writes: readonly Write[]): { conflict: Conflict } | { staged: Map<string, Staged> } {
+  /**
+   * Checks a changeset against the store without changing it. With `collectGuards` a failed guard
+   * does not stop the check: every failed guard is reported (`failed`, for choosing an alternative),
+   * unless a conflict of another kind comes first.
+   */
+  function check(
+    writes: readonly Write[],
+    collectGuards = false,
+  ): { conflict: Conflict; failed?: Conflict[] } | { staged: Map<string, Staged> } {
     // Writes apply in order, so each is checked against the state the earlier writes of this same
     // changeset leave (as sequential conditional statements in one SQL transaction would be).
     const staged = new Map<string, Staged>()
+    const failed: Conflict[] = []
     for (const w of writes) {
       const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
       const slot = `${w.collection}/${id}`
@@ -344,7 +354,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           const after = readPath(value, path)
           const n = typeof after === 'number' ? after : 0
           if ((guard.min !== undefined && n < guard.min) || (guard.max !== undefined && n > guard.max)) {
-            return { conflict: { collection: w.collection, id, reason: 'guard', guard: { path, value: n, ...guard } } }
+            const conflict: Conflict = {
+              collection: w.collection,
+              id,
+              reason: 'guard',
+              guard: { path, value: n, ...guard },
+            }
+            if (!collectGuards) return { conflict }
+            failed.push(conflict)
           }
         }
         entry.after = { value, version: base.version + 1, shape: base.shape }
@@ -384,11 +401,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         if (keeps) return { conflict: { collection, id, reason: 'unique', key } }
       }
     }
+    // Nothing of these writes applies: the first failed guard is the conflict, the others come along.
+    const [first] = failed
+    if (first) return { conflict: first, failed }
     return { staged }
   }
 
   /** Applies a checked changeset; anything thrown midway undoes what was applied, so the store is unchanged. */
-  function apply(staged: Map<string, Staged>): CommitResult {
+  function apply(staged: Map<string, Staged>): Extract<CommitResult, { ok: true }> {
     const entries = [...staged.values()]
     const undo: (() => void)[] = []
     const logLength = log.length
@@ -485,9 +505,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async commit(changeset: Changeset): Promise<CommitResult> {
       stats.calls++
       stats.commits++
-      const checked = check(changeset.writes)
-      if ('conflict' in checked) return { ok: false, conflict: checked.conflict }
-      return apply(checked.staged)
+      const alternatives = changeset.alternatives ?? []
+      const checked = check(changeset.writes, alternatives.length > 0)
+      if (!('conflict' in checked)) return apply(checked.staged)
+      const failed = checked.failed ?? []
+      const index = failed.length > 0 ? chooseAlternative(alternatives, failed) : -1
+      if (index === -1) return { ok: false, conflict: checked.conflict }
+      // The alternative commits instead, checked and applied like any changeset (docs/storage.md#alternatives).
+      const alternative = check((alternatives[index] as Alternative).writes)
+      if ('conflict' in alternative) return { ok: false, conflict: alternative.conflict }
+      return { ...apply(alternative.staged), alternative: { index, failed } }
     },
     async changes(query: ChangesQuery = {}): Promise<ChangePage> {
       stats.calls++

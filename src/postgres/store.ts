@@ -7,6 +7,7 @@ import type {
   ChangesQuery,
   CollectionName,
   CommitResult,
+  Conflict,
   Entity,
   FieldFilter,
   IndexDeclarations,
@@ -248,6 +249,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     stats.commits++
     const payload = JSON.stringify({
       writes: canonical(changeset.writes),
+      ...(changeset.alternatives?.length
+        ? {
+            alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
+              when: { c: collection, ...when },
+              tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
+              writes: canonical(writes),
+            })),
+          }
+        : {}),
       ...(options.commitHook?.pauseAfterWrite ? { pause: options.commitHook.pauseAfterWrite } : {}),
     })
     const sql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
@@ -376,11 +386,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
 function outcome(r: unknown): CommitResult {
   const result = r as CommitResult
-  if (!result.ok) {
-    const c = result.conflict
-    // The function reports only what it knows; absent keys are left out, as the memory store does.
-    for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === null) delete c[k]
+  // The function reports only what it knows; absent keys are left out, as the memory store does.
+  const tidy = (c: Conflict) => {
+    for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
   }
+  if (!result.ok) tidy(result.conflict)
+  else result.alternative?.failed.forEach(tidy)
   return result
 }
 
