@@ -4,9 +4,11 @@ import type { ActivityEvent } from '../model/customer'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
 import type {
+  Alternative,
   Clock,
   CollectionName,
   CommitResult,
+  Conflict,
   Entity,
   Guard,
   IdGenerator,
@@ -53,6 +55,43 @@ export interface Context {
   asyncHandlers: AsyncHandlers
   /** A counter that orders what this engine emits: activity ids sort in emission order. */
   sequence: { next(): number }
+  /** What this engine's attempts in flight hold (docs/storage.md#contention). */
+  inFlight: InFlight
+}
+
+/**
+ * What the attempts of one engine that have not finished yet hold: the entities they bump with a
+ * guard and the free codes they picked, each counted once per attempt. Requests of one process see
+ * each other through it: a publication skips codes another one picked, and a redemption prepares
+ * the answer to a failed guard only when another attempt holds the same entity
+ * (docs/storage.md#contention).
+ */
+export class InFlight {
+  private readonly counts = new Map<string, number>()
+
+  add(slot: string): void {
+    this.counts.set(slot, (this.counts.get(slot) ?? 0) + 1)
+  }
+
+  remove(slot: string): void {
+    const n = (this.counts.get(slot) ?? 0) - 1
+    if (n > 0) this.counts.set(slot, n)
+    else this.counts.delete(slot)
+  }
+
+  /** How many attempts in flight hold `collection/id`. */
+  count(slot: string): number {
+    return this.counts.get(slot) ?? 0
+  }
+}
+
+/** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
+export interface PreparedAlternative extends Alternative {
+  /**
+   * The result, given the guards that failed (each with the value it found). Absent when the
+   * alternative writes the attempt's own decision (counted on other values): its result stands.
+   */
+  result?: (failed: readonly Conflict[]) => unknown
 }
 
 /**
@@ -63,10 +102,29 @@ export class Tx {
   readonly writes: Write[] = []
   readonly now: Date
   readonly nowIso: string
+  /** This attempt decides again after a failed guard. */
+  readonly redeciding: boolean
 
-  constructor(readonly ctx: Context) {
-    this.now = ctx.clock.now()
+  constructor(
+    readonly ctx: Context,
+    options: { redeciding?: boolean; now?: Date } = {},
+  ) {
+    this.now = options.now ?? ctx.clock.now()
     this.nowIso = this.now.toISOString()
+    this.redeciding = options.redeciding ?? false
+  }
+
+  /**
+   * A fresh attempt at the same instant, on `ctx` (the same engine's, or one that records or replays
+   * its ids), starting with `writes`: an alternative begins with what both answers share.
+   */
+  fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
+    const tx = new Tx(ctx, { now: this.now })
+    for (const w of writes) {
+      if (w.op === 'put') tx.puts.set(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
+      tx.writes.push(w)
+    }
+    return tx
   }
 
   get store(): Store {
@@ -112,8 +170,52 @@ export class Tx {
     by: Record<string, number>,
     options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
   ): void {
+    if (options.guard && Object.keys(options.guard).length > 0) this.hold(collection, id)
     this.writes.push({ op: 'increment', collection, id, by, ...options })
   }
+
+  private readonly held = new Set<string>()
+
+  /** Holds an entity until this attempt ends: the engine's other attempts see it (`heldByOthers`). */
+  hold(collection: CollectionName, id: string): void {
+    const slot = `${collection}/${id}`
+    if (this.held.has(slot)) return
+    this.held.add(slot)
+    this.ctx.inFlight.add(slot)
+  }
+
+  /** Whether another attempt of this engine in flight holds the entity. */
+  heldByOthers(collection: CollectionName, id: string): boolean {
+    const slot = `${collection}/${id}`
+    return this.ctx.inFlight.count(slot) > (this.held.has(slot) ? 1 : 0)
+  }
+
+  /** Ends this attempt's holds (`mutate`, once its commit is answered). */
+  release(): void {
+    for (const slot of this.held) this.ctx.inFlight.remove(slot)
+    this.held.clear()
+  }
+
+  /**
+   * Whether a guard on the entity may well fail, so that preparing its answer pays
+   * (docs/storage.md#contention): another attempt of this engine holds it, this attempt decides again
+   * after a failed guard, or the host's transaction leaves no second attempt.
+   */
+  contended(collection: CollectionName, id: string): boolean {
+    return this.redeciding || this.ctx.store.hostTransaction === true || this.heldByOthers(collection, id)
+  }
+
+  /**
+   * Prepares alternatives once the attempt's writes are complete (`offerAlternatives` sets it;
+   * `mutate` calls it before committing).
+   */
+  alternatives: (() => PreparedAlternative[]) | undefined
+
+  /**
+   * Steps every answer of this attempt ends with, its own writes' and each alternative's: the
+   * idempotency record (`withIdempotency`), given the result it records.
+   */
+  readonly finishers: ((tx: Tx, result: unknown) => void)[] = []
 
   private readonly withdrawn = new Set<Write>()
 
@@ -196,12 +298,31 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
   let conflicts = 0
   let guards = 0
   for (;;) {
-    const tx = new Tx(ctx)
-    const result = await attempt(tx)
-    const writes = tx.changeset()
-    if (writes.length === 0) return result
-    const outcome = await ctx.store.commit({ writes })
+    const tx = new Tx(ctx, { redeciding: guards > 0 })
+    let outcome: CommitResult
+    let result: T
+    let alternatives: PreparedAlternative[] = []
+    try {
+      result = await attempt(tx)
+      const writes = tx.changeset()
+      if (writes.length === 0) return result
+      alternatives = tx.alternatives?.() ?? []
+      outcome = await ctx.store.commit(
+        alternatives.length === 0
+          ? { writes }
+          : {
+              writes,
+              alternatives: alternatives.map(({ when, tolerate = [], writes }) => ({ when, tolerate, writes })),
+            },
+      )
+    } finally {
+      tx.release()
+    }
     if (outcome.ok) {
+      // The store answered a failed guard with the alternative: its result, without another round.
+      const applied = outcome.alternative
+      const answer = applied && (alternatives[applied.index] as PreparedAlternative).result
+      if (applied && answer) return answer(applied.failed) as T
       for (const fn of tx.committed) fn(outcome)
       return result
     }

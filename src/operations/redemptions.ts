@@ -7,6 +7,7 @@ import type { Entity } from '../ports'
 import {
   decideRedeemables,
   type ExpandOption,
+  type PipelineResult,
   type RedeemableResult,
   type RedeemableSubject,
   redeemableResult,
@@ -19,11 +20,13 @@ import type {
   RedemptionsRollbackStackableParams,
 } from '../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
+import { offerAlternatives } from './alternatives'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customers'
 import { withIdempotency } from './idempotency'
 import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
+import { redecision } from './stackable/redecide'
 import { RedemptionWriter } from './stackable/redeem'
 import { ROLLBACK_REFUSALS, recordFailedRollback, rollback, rollbackSingle } from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
@@ -35,6 +38,9 @@ export interface StackedRedemption {
   inapplicable_redeemables: RedeemableResult[]
   skipped_redeemables: RedeemableResult[]
 }
+
+/** What the redemption writer returns: the result before its redeemable results are added. */
+type Written = Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>
 
 export interface StackedRollback {
   rollbacks: RedemptionRollback[]
@@ -89,23 +95,29 @@ export function redemptions(ctx: Context) {
           (await resolveCustomer(tx, request.customer, { create: true, known: { schema: loaded.customerSchema } }))
         const expand = new Set<ExpandOption>(request.options?.expand ?? [])
         const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
-        const results = decision.outcomes.map((o) =>
-          redeemableResult(o, bySubject.get(o.index) as RedeemableSubject, loaded.rules, expand),
-        )
-        const write = new RedemptionWriter(tx, request, loaded, customer?.value)
-        const outcome =
-          decision.redeem.length === 0
-            ? write.failure(decision.outcomes)
-            : await write.success(
-                decision.outcomes.filter((o) => decision.redeem.includes(o.index)),
-                decision.order,
-              )
-        return {
-          ...outcome,
-          redemptions: outcome.redemptions.map(withoutBookkeeping),
-          inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
-          skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
+        const shape = (outcome: Written, d: PipelineResult): StackedRedemption => {
+          const results = d.outcomes.map((o) =>
+            redeemableResult(o, bySubject.get(o.index) as RedeemableSubject, loaded.rules, expand),
+          )
+          return {
+            ...outcome,
+            redemptions: outcome.redemptions.map(withoutBookkeeping),
+            inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
+            skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
+          }
         }
+        const write = new RedemptionWriter(tx, request, loaded, customer?.value)
+        if (decision.redeem.length === 0) return shape(write.failure(decision.outcomes), decision)
+        // A guard of this redemption that fails (a quantity, a balance, a budget) is answered in the same
+        // commit by the failure deciding again would record (docs/storage.md#alternatives).
+        offerAlternatives(tx, {
+          ...redecision(loaded, tx),
+          fails: (d) => d.redeem.length === 0,
+          write: (alt, d) => new RedemptionWriter(alt, request, loaded, customer?.value).failure(d.outcomes),
+          result: shape,
+        })
+        const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
+        return shape(await write.success(redeemed, decision.order), decision)
       })
     },
 
