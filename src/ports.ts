@@ -163,6 +163,8 @@ export const INDEXES: IndexDeclarations = {
   vouchers: [
     { on: [text('campaign_id')], sort: CREATED },
     { on: [text('campaign_id'), text('holder_id')], sort: CREATED },
+    // A campaign's free codes from a random key on (docs/storage.md#claims).
+    { on: [text('campaign_id'), text('holder_id')], sort: text('id') },
     // A customer's wallet (qualifications).
     { on: [text('holder_id')], sort: CREATED },
   ],
@@ -251,7 +253,8 @@ export type OrderDirection = 'asc' | 'desc'
 
 /**
  * A scalar equality filter (`null` also matches an absent field), a set, or a range on an ISO date
- * (`before`/`after`: exclusive) or number field (`gte`/`lte`: inclusive).
+ * or text field (`before`/`after`: exclusive; text compares by code point) or number field
+ * (`gte`/`lte`: inclusive).
  */
 export type FieldFilter =
   | string

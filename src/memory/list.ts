@@ -1,11 +1,21 @@
-import type { FieldFilter, ListQuery, Page, Stored } from '../ports'
+import type { FieldFilter, IndexType, ListQuery, Page, Stored } from '../ports'
 import { readPath } from './paths'
 
-/** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */
-export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
+/**
+ * Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory.
+ * `types` names the declared type of filtered fields: a `before`/`after` range on a `text` field
+ * compares by code point, on any other field as ISO dates.
+ */
+export function listRows<T>(
+  rows: Stored<T>[],
+  query: ListQuery,
+  types: Readonly<Record<string, IndexType>> = {},
+): Page<T> {
   const where = Object.entries(query.where ?? {})
   const filtered =
-    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matches(readPath(r.value, f), cond)))
+    where.length === 0
+      ? rows
+      : rows.filter((r) => where.every(([f, cond]) => matches(readPath(r.value, f), cond, types[f] === 'text')))
   const field = query.order?.field ?? 'created_at'
   const sign = query.order?.direction === 'desc' ? -1 : 1
   const sorted = [...filtered].sort((a, b) => {
@@ -31,13 +41,14 @@ export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
   }
 }
 
-function matches(value: unknown, cond: FieldFilter): boolean {
+function matches(value: unknown, cond: FieldFilter, text: boolean): boolean {
   if (cond === null || typeof cond !== 'object') return value === cond || (cond === null && value === undefined)
   if ('in' in cond) return cond.in.includes(value as string | number)
   if ('before' in cond || 'after' in cond) {
     if (typeof value !== 'string') return false
-    const t = Date.parse(value)
     const c = cond as { before?: string; after?: string }
+    if (text) return (c.before === undefined || value < c.before) && (c.after === undefined || value > c.after)
+    const t = Date.parse(value)
     if (c.before !== undefined && !(t < Date.parse(c.before))) return false
     if (c.after !== undefined && !(t > Date.parse(c.after))) return false
     return true

@@ -12,6 +12,7 @@ import type {
   FieldFilter,
   IndexDeclaration,
   IndexDeclarations,
+  IndexType,
   ListQuery,
   Page,
   Repository,
@@ -130,7 +131,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** Natural keys: `collection.key` → key value → id. */
   const keys = new Map<string, Map<string, string>>()
   const indexes = new Map<CollectionName, IndexBuckets[]>()
-  const declaredFields = new Map<CollectionName, Set<string>>()
+  /** Each declared field of a collection and its type (the first declaration's). */
+  const declaredFields = new Map<CollectionName, Map<string, IndexType>>()
   const log: Change[] = []
   let seq = 0
   for (const c of COLLECTIONS) {
@@ -141,7 +143,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       c,
       declared.map((d) => new IndexBuckets(d)),
     )
-    declaredFields.set(c, new Set(['id', ...declared.flatMap((d) => [...d.on.map(([p]) => p), d.sort[0]])]))
+    const fields: (readonly [string, IndexType])[] = [['id', 'text'], ...declared.flatMap((d) => [...d.on, d.sort])]
+    declaredFields.set(c, new Map(fields.reverse()))
   }
   const table = (c: CollectionName): Map<string, Row> => {
     const t = tables.get(c)
@@ -206,7 +209,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   ): Page<Entity<C>> {
     const where = query.where ?? {}
     const order = query.order ?? { field: 'created_at', direction: 'asc' }
-    const declared = declaredFields.get(collection) as Set<string>
+    const declared = declaredFields.get(collection) as Map<string, IndexType>
     for (const field of [...Object.keys(where), order.field]) {
       if (!declared.has(field)) {
         throw new Error(
@@ -232,7 +235,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       for (const e of entries) candidates.push(asStored(rows.get(e.id) as Row))
     }
     stats.rowsExamined += candidates.length
-    return listRows(candidates, { ...query, where: Object.fromEntries(rest) })
+    return listRows(candidates, { ...query, where: Object.fromEntries(rest) }, Object.fromEntries(declared))
   }
 
   /** A page read straight from one sorted bucket: only the entries it returns are touched. */
