@@ -7,7 +7,7 @@ import type { Context, PreparedAlternative, Tx } from './context'
  * store answers a refused request in the same commit instead of a second round. The alternative is
  * not a second failure path written by hand: it is the operation's own pure decision, taken again on
  * the snapshot the attempt loaded with the guarded field pinned at a failing value, and written by the
- * operation's own writer. It is sent only where it is exact: the store applies it only for values of
+ * operation's own writer. It is prepared only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: the store applies it only for values of
  * the field at which deciding again writes exactly the same, and only when every other failed guard is
  * one that does not change that answer.
  */
@@ -21,6 +21,8 @@ export interface Pin extends GuardRef {
 export interface Redecision<D, W> {
   /** Whether the decision reads the stored field at all (one it does not read cannot change it). */
   reads(field: GuardRef): boolean
+  /** The value of the field the decision read (undefined when unknown). */
+  read(field: GuardRef): number | undefined
   /** The decision again, on the snapshot the attempt loaded, with these fields pinned. */
   decide(pins: readonly Pin[]): D
   /** Whether a decision is a plain failure: only then is it an alternative. */
@@ -62,9 +64,13 @@ interface GuardedField extends GuardRef {
 
 function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[]): PreparedAlternative[] {
   const fields = guardedFields(tx.changeset())
-  const candidates = fields.filter((g) => g.toward && tx.contended(g.collection, g.id) && source.reads(g))
+  const candidates = fields.filter((g) => g.toward && source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))
   if (candidates.length === 0) return []
-  const own = JSON.stringify(source.decide([]))
+  let decided: string | undefined
+  const own = () => {
+    decided ??= JSON.stringify(source.decide([]))
+    return decided
+  }
   const out: PreparedAlternative[] = []
   // Guards whose failure leaves the decision as it is but changes what it writes.
   const recount: GuardedField[] = []
@@ -73,7 +79,7 @@ function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[
     const at = pin(g, toward.near)
     const decision = source.decide([at])
     if (!source.fails(decision)) {
-      if (JSON.stringify(decision) === own) recount.push(g)
+      if (JSON.stringify(decision) === own()) recount.push(g)
       continue
     }
     const answer = new Answer(tx, source, prefix, decision)
@@ -108,11 +114,11 @@ function rewrite<D, W>(
   tx: Tx,
   source: Redecision<D, W>,
   recount: readonly GuardedField[],
-  own: string,
+  own: () => string,
 ): PreparedAlternative | undefined {
   if (!source.rewrite) return undefined
   const pins = recount.map((g) => pin(g, (g.toward as NonNullable<GuardedField['toward']>).near))
-  if (JSON.stringify(source.decide(pins)) !== own) return undefined
+  if (JSON.stringify(source.decide(pins)) !== own()) return undefined
   const writes = source.rewrite(pins)
   if (JSON.stringify(writes) === JSON.stringify(tx.changeset())) return undefined
   const [g, ...others] = recount as [GuardedField, ...GuardedField[]]
@@ -125,23 +131,22 @@ class Answer<D, W> {
   readonly writes: Write[]
   private readonly written: W
   private readonly result: unknown
-  private readonly json: string
-  private readonly decisionJson: string
   private readonly tape: IdTape
+  /** JSON of the writes and of the decision, made when a comparison first needs them. */
+  private json: string | undefined
+  private decisionJson: string | undefined
 
   constructor(
     private readonly tx: Tx,
     private readonly source: Redecision<D, W>,
     private readonly prefix: readonly Write[],
-    decision: D,
+    private readonly decision: D,
   ) {
     this.tape = new IdTape(tx.ctx)
     const written = this.write(decision, this.tape.recording())
     this.written = written.written
     this.result = written.result
     this.writes = written.writes
-    this.json = JSON.stringify(this.writes)
-    this.decisionJson = JSON.stringify(decision)
   }
 
   private write(decision: D, ctx: Context): { written: W; result: unknown; writes: Write[] } {
@@ -156,7 +161,9 @@ class Answer<D, W> {
   /** Whether `decision` is a failure that writes exactly these writes (drawing the same ids). */
   same(decision: D): boolean {
     if (!this.source.fails(decision)) return false
+    this.decisionJson ??= JSON.stringify(this.decision)
     if (JSON.stringify(decision) === this.decisionJson) return true
+    this.json ??= JSON.stringify(this.writes)
     return JSON.stringify(this.write(decision, this.tape.replaying()).writes) === this.json
   }
 

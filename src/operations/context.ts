@@ -11,6 +11,7 @@ import type {
   Conflict,
   Entity,
   Guard,
+  GuardRef,
   IdGenerator,
   RandomSource,
   Store,
@@ -60,30 +61,65 @@ export interface Context {
 }
 
 /**
- * What the attempts of one engine that have not finished yet hold: the entities they bump with a
- * guard and the free codes they picked, each counted once per attempt. Requests of one process see
- * each other through it: a publication skips codes another one picked, and a redemption prepares
- * the answer to a failed guard only when another attempt holds the same entity
- * (docs/storage.md#contention).
+ * What the attempts of one engine that have not finished yet hold (docs/storage.md#contention): the
+ * entities they bump with a guard and the free codes they picked, each counted once per attempt; per
+ * guarded field, what their increments add together; and the newest value of the field its commits
+ * reported. Requests of one process see each other through it: a publication skips codes another
+ * one picked, and a redemption prepares the answer to a failed guard only when what is in flight
+ * could pass the bound.
  */
 export class InFlight {
-  private readonly counts = new Map<string, number>()
+  private readonly holds = new Map<string, number>()
+  private readonly sums = new Map<string, { attempts: number; sum: number }>()
+  /** The newest stored value commits reported per guarded field: the most recent few thousand. */
+  private readonly seen = new Map<string, number>()
 
   add(slot: string): void {
-    this.counts.set(slot, (this.counts.get(slot) ?? 0) + 1)
+    this.holds.set(slot, (this.holds.get(slot) ?? 0) + 1)
   }
 
   remove(slot: string): void {
-    const n = (this.counts.get(slot) ?? 0) - 1
-    if (n > 0) this.counts.set(slot, n)
-    else this.counts.delete(slot)
+    const n = (this.holds.get(slot) ?? 0) - 1
+    if (n > 0) this.holds.set(slot, n)
+    else this.holds.delete(slot)
   }
 
   /** How many attempts in flight hold `collection/id`. */
   count(slot: string): number {
-    return this.counts.get(slot) ?? 0
+    return this.holds.get(slot) ?? 0
+  }
+
+  /** An attempt's guarded increment of a field (`collection/id:path`), until it ends. */
+  pend(field: string, by: number): void {
+    const f = this.sums.get(field) ?? { attempts: 0, sum: 0 }
+    f.attempts += 1
+    f.sum += by
+    this.sums.set(field, f)
+  }
+
+  unpend(field: string, by: number): void {
+    const f = this.sums.get(field)
+    if (!f) return
+    f.attempts -= 1
+    f.sum -= by
+    if (f.attempts <= 0) this.sums.delete(field)
+  }
+
+  /** A stored value of a guarded field, as a commit reported it. */
+  saw(field: string, value: number): void {
+    this.seen.delete(field)
+    this.seen.set(field, value)
+    if (this.seen.size > SEEN_FIELDS) this.seen.delete(this.seen.keys().next().value as string)
+  }
+
+  /** What the attempts in flight add to a field, and the newest stored value a commit reported. */
+  field(field: string): { sum: number; seen: number | undefined } {
+    return { sum: this.sums.get(field)?.sum ?? 0, seen: this.seen.get(field) }
   }
 }
+
+/** How many guarded fields `InFlight` remembers the newest value of. */
+const SEEN_FIELDS = 10_000
 
 /** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
 export interface PreparedAlternative extends Alternative {
@@ -170,9 +206,20 @@ export class Tx {
     by: Record<string, number>,
     options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
   ): void {
-    if (options.guard && Object.keys(options.guard).length > 0) this.hold(collection, id)
+    if (options.guard && Object.keys(options.guard).length > 0) {
+      this.hold(collection, id)
+      for (const path of Object.keys(options.guard)) {
+        const field = `${collection}/${id}:${path}`
+        const n = by[path] ?? 0
+        this.ctx.inFlight.pend(field, n)
+        this.pending.push([field, n])
+      }
+    }
     this.writes.push({ op: 'increment', collection, id, by, ...options })
   }
+
+  /** This attempt's guarded increments, by field (`collection/id:path`), as `InFlight` counts them. */
+  private readonly pending: [field: string, by: number][] = []
 
   private readonly held = new Set<string>()
 
@@ -194,15 +241,45 @@ export class Tx {
   release(): void {
     for (const slot of this.held) this.ctx.inFlight.remove(slot)
     this.held.clear()
+    for (const [field, by] of this.pending) this.ctx.inFlight.unpend(field, by)
+    this.pending.length = 0
   }
 
   /**
-   * Whether a guard on the entity may well fail, so that preparing its answer pays
-   * (docs/storage.md#contention): another attempt of this engine holds it, this attempt decides again
-   * after a failed guard, or the host's transaction leaves no second attempt.
+   * Reports the stored values of this attempt's guarded fields that its commit found (after its
+   * increments, or, for failed guards, before them), for the estimates of the attempts still in flight.
    */
-  contended(collection: CollectionName, id: string): boolean {
-    return this.redeciding || this.ctx.store.hostTransaction === true || this.heldByOthers(collection, id)
+  sawCommit(outcome: CommitResult): void {
+    const byField = new Map(this.pending)
+    const found = (c: Conflict) => {
+      const field = `${c.collection}/${c.id}:${c.guard?.path}`
+      const by = byField.get(field)
+      if (c.guard && by !== undefined) this.ctx.inFlight.saw(field, c.guard.value - by)
+    }
+    if (!outcome.ok) found(outcome.conflict)
+    else if (outcome.alternative) outcome.alternative.failed.forEach(found)
+    else {
+      for (const [field] of this.pending) {
+        // Counter ids hold colons, paths never do.
+        const cut = field.lastIndexOf(':')
+        const n = valueAt(outcome.values[field.slice(0, cut)], field.slice(cut + 1))
+        if (n !== undefined) this.ctx.inFlight.saw(field, n)
+      }
+    }
+  }
+
+  /**
+   * Whether a guard may fail, so that preparing its answer pays (docs/storage.md#contention): this
+   * attempt decides again after a failed guard; the host's transaction leaves no second attempt; or
+   * what this engine's attempts in flight add to the field, from the value read (or a later one a
+   * commit reported), could pass the bound. Other processes' attempts are not seen: a guard they make
+   * fail is answered by deciding again, which then prepares.
+   */
+  mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
+    if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
+    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
+    if (bound.max !== undefined && Math.max(read, seen) + sum > bound.max) return true
+    return bound.min !== undefined && Math.min(read, seen) + sum < bound.min
   }
 
   /**
@@ -315,6 +392,7 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
               alternatives: alternatives.map(({ when, tolerate = [], writes }) => ({ when, tolerate, writes })),
             },
       )
+      tx.sawCommit(outcome)
     } finally {
       tx.release()
     }
@@ -366,4 +444,12 @@ export async function must<C extends CollectionName>(
   const stored = await ctx.store[collection].get(id)
   if (!stored) throw EngineError.notFound(resourceType, id, path)
   return stored as Stored<Entity<C>>
+}
+
+/** The number at a dotted path of a stored value, if there is one. */
+export function valueAt(value: unknown, path: string): number | undefined {
+  let at = value
+  for (const part of path.split('.'))
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined
+  return typeof at === 'number' ? at : undefined
 }

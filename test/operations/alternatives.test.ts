@@ -113,15 +113,28 @@ describe('a failed guard answered in the same commit', () => {
     expect(counts.commits).toBe(20)
   })
 
-  it('sequential redemptions prepare no alternative; concurrent ones on the same code do', async () => {
+  it('alternatives are prepared only where the attempts in flight could pass the bound', async () => {
     const { engine, counts } = setup()
-    await hotCode(engine, 100)
+    await hotCode(engine, 8)
+    await engine.vouchers.create({
+      code: 'ROOMY',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100 },
+      redemption: { quantity: 100 },
+    })
     counts.offered = 0
     for (let i = 0; i < 5; i++) await redeem(engine, { object: 'voucher', id: 'HOT' })
     expect(counts.offered).toBe(0)
-    await Promise.all(Array.from({ length: 5 }, () => redeem(engine, { object: 'voucher', id: 'HOT' })))
+    // Five at once with room for 95: no guard can fail, nothing is prepared.
+    await Promise.all(Array.from({ length: 5 }, () => redeem(engine, { object: 'voucher', id: 'ROOMY' })))
+    expect(counts.offered).toBe(0)
+    // Five at once with room for 3: the two refused are answered by what was prepared.
+    counts.commits = 0
+    const results = await Promise.all(Array.from({ length: 5 }, () => redeem(engine, { object: 'voucher', id: 'HOT' })))
+    expect(results.filter((r) => r.parent_redemption.result === 'SUCCESS')).toHaveLength(3)
     expect(counts.offered).toBeGreaterThan(0)
-    expect(counts.applied).toBe(0)
+    expect(counts.applied).toBe(2)
+    expect(counts.commits).toBe(5)
   })
 
   it("in a host's transaction (one attempt), a failed guard is answered by a business failure, not a 409", async () => {

@@ -2,7 +2,7 @@ import type { Counter, GuardRef, Write } from '../../ports'
 import { counterIds, evalCounters } from '../../rules/counters'
 import { decideRedeemables, type PipelineResult, type RedeemableSubject } from '../../rules/redeemables'
 import { type Pin, withValueAt } from '../alternatives'
-import type { Tx } from '../context'
+import { type Tx, valueAt } from '../context'
 import { counterScope, recountedWrites } from './counters'
 import type { LoadedRequest } from './load'
 
@@ -16,6 +16,7 @@ export function redecision(
   tx: Tx,
 ): {
   reads(field: GuardRef): boolean
+  read(field: GuardRef): number | undefined
   decide(pins: readonly Pin[]): PipelineResult
   rewrite(pins: readonly Pin[]): Write[]
 } {
@@ -29,6 +30,17 @@ export function redecision(
     reads(field) {
       if (field.collection === 'vouchers') return input.subjects.some((s) => s.voucher?.id === field.id)
       return field.collection === 'counters' && counterRows.has(field.id)
+    },
+    read(field) {
+      const entity =
+        field.collection === 'vouchers'
+          ? input.subjects.find((s) => s.voucher?.id === field.id)?.voucher
+          : field.collection === 'counters' && counterRows.has(field.id)
+            ? (loaded.counters.get(field.id) ?? { id: field.id })
+            : undefined
+      if (entity === undefined) return undefined
+      // A counter's absent field counts 0, as the store adds to it.
+      return valueAt(entity, field.path) ?? (field.collection === 'counters' ? 0 : undefined)
     },
     decide(pins) {
       let subjects = input.subjects
