@@ -7,9 +7,11 @@ import type { Context, PreparedAlternative, Tx } from './context'
  * store answers a refused request in the same commit instead of a second round. The alternative is
  * not a second failure path written by hand: it is the operation's own pure decision, taken again on
  * the snapshot the attempt loaded with the guarded field pinned at a failing value, and written by the
- * operation's own writer. It is prepared only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: the store applies it only for values of
- * the field at which deciding again writes exactly the same, and only when every other failed guard is
- * one that does not change that answer.
+ * operation's own writer: a refusal, or the same decision counted on other values. It is prepared
+ * only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: a refusal applies only
+ * for values of the field at which deciding again writes exactly the same, and only when every other
+ * failed guard is one that does not change that answer; the same decision carries its own guards.
+ * Guarded fields hold integers (counts, minor units, points).
  */
 
 /** A stored field set to a value for deciding again. */
@@ -41,7 +43,7 @@ export interface Redecision<D, W> {
 /**
  * Lets `mutate` prepare alternatives for the guards this attempt's writes will hold. Call it where
  * the operation's own answer starts: the writes made so far (a customer created on the way) belong to
- * the alternatives too. Nothing is computed unless a guard is contended (`Tx.contended`).
+ * the alternatives too. Nothing is computed unless a guard may fail (`Tx.mayFail`).
  */
 export function offerAlternatives<D, W>(tx: Tx, source: Redecision<D, W>): void {
   const prefix = [...tx.changeset()]
@@ -222,11 +224,16 @@ class IdTape {
  * deleted, is left out: pinning one stored value would not say what each of them finds.
  */
 function guardedFields(writes: readonly Write[]): GuardedField[] {
+  const entityOf = (w: Write) => `${w.collection}/${w.op === 'put' ? (w.value as { id: string }).id : w.id}`
+  const guarded = new Set<string>()
+  for (const w of writes) if (w.op === 'increment' && w.guard) guarded.add(entityOf(w))
+  if (guarded.size === 0) return []
   const rewritten = new Set<string>()
   const sums = new Map<string, number>()
   const fields = new Map<string, GuardedField | null>()
   for (const w of writes) {
-    const entity = `${w.collection}/${w.op === 'put' ? (w.value as { id: string }).id : w.id}`
+    const entity = entityOf(w)
+    if (!guarded.has(entity)) continue
     if (w.op !== 'increment') {
       rewritten.add(entity)
       continue
