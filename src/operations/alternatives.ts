@@ -65,6 +65,8 @@ interface GuardedField extends GuardRef {
 }
 
 function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[]): PreparedAlternative[] {
+  // Most attempts stop here: none of their guards can fail given what is in flight.
+  if (!tx.guards().some((g) => source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))) return []
   const fields = guardedFields(tx.changeset())
   const candidates = fields.filter((g) => g.toward && source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))
   if (candidates.length === 0) return []

@@ -208,18 +208,23 @@ export class Tx {
   ): void {
     if (options.guard && Object.keys(options.guard).length > 0) {
       this.hold(collection, id)
-      for (const path of Object.keys(options.guard)) {
+      for (const [path, bound] of Object.entries(options.guard)) {
         const field = `${collection}/${id}:${path}`
         const n = by[path] ?? 0
         this.ctx.inFlight.pend(field, n)
-        this.pending.push([field, n])
+        this.pending.push({ field, collection, id, path, by: n, bound })
       }
     }
     this.writes.push({ op: 'increment', collection, id, by, ...options })
   }
 
   /** This attempt's guarded increments, by field (`collection/id:path`), as `InFlight` counts them. */
-  private readonly pending: [field: string, by: number][] = []
+  private readonly pending: (GuardRef & { field: string; by: number; bound: Guard })[] = []
+
+  /** The guards of this attempt's increments, each with what its write adds and its bound. */
+  guards(): readonly (GuardRef & { by: number; bound: Guard })[] {
+    return this.pending
+  }
 
   private readonly held = new Set<string>()
 
@@ -241,7 +246,7 @@ export class Tx {
   release(): void {
     for (const slot of this.held) this.ctx.inFlight.remove(slot)
     this.held.clear()
-    for (const [field, by] of this.pending) this.ctx.inFlight.unpend(field, by)
+    for (const { field, by } of this.pending) this.ctx.inFlight.unpend(field, by)
     this.pending.length = 0
   }
 
@@ -250,7 +255,7 @@ export class Tx {
    * increments, or, for failed guards, before them), for the estimates of the attempts still in flight.
    */
   sawCommit(outcome: CommitResult): void {
-    const byField = new Map(this.pending)
+    const byField = new Map(this.pending.map((p) => [p.field, p.by]))
     const found = (c: Conflict) => {
       const field = `${c.collection}/${c.id}:${c.guard?.path}`
       const by = byField.get(field)
@@ -259,10 +264,8 @@ export class Tx {
     if (!outcome.ok) found(outcome.conflict)
     else if (outcome.alternative) outcome.alternative.failed.forEach(found)
     else {
-      for (const [field] of this.pending) {
-        // Counter ids hold colons, paths never do.
-        const cut = field.lastIndexOf(':')
-        const n = valueAt(outcome.values[field.slice(0, cut)], field.slice(cut + 1))
+      for (const { field, collection, id, path } of this.pending) {
+        const n = valueAt(outcome.values[`${collection}/${id}`], path)
         if (n !== undefined) this.ctx.inFlight.saw(field, n)
       }
     }

@@ -83,7 +83,7 @@ export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): Wri
 type CountInput = Omit<Parameters<typeof counterWrites>[0], 'pending' | 'before'>
 
 /** What each attempt's redemptions were counted from, and the writes that counted them. */
-const counted = new WeakMap<Tx, { inputs: CountInput[]; writes: Set<Write> }>()
+const counted = new WeakMap<Tx, { inputs: CountInput[]; writes: Write[] }>()
 
 /**
  * Counts one redeemable's redemption in its counter rows (`counterWrites`, read as `before`), after
@@ -97,10 +97,10 @@ export function countRedemption(
   pending: Map<string, Record<string, number>>,
 ): void {
   const writes = counterWrites({ ...input, before, pending })
-  const record = counted.get(tx) ?? { inputs: [], writes: new Set<Write>() }
+  const record = counted.get(tx) ?? { inputs: [], writes: [] }
   counted.set(tx, record)
   record.inputs.push(input)
-  for (const w of applyCounterWrites(tx, writes)) record.writes.add(w)
+  record.writes.push(...applyCounterWrites(tx, writes))
   addPending(pending, writes)
 }
 
@@ -113,6 +113,7 @@ export function recountedWrites(tx: Tx, rows: ReadonlyMap<string, Counter>): Wri
   const record = counted.get(tx)
   const writes = tx.changeset()
   if (!record) return writes
+  const old = new Set(record.writes)
   const pending = new Map<string, Record<string, number>>()
   const probe = tx.fork([])
   for (const input of record.inputs) {
@@ -122,11 +123,11 @@ export function recountedWrites(tx: Tx, rows: ReadonlyMap<string, Counter>): Wri
   }
   probe.release()
   // The recount takes the place of the first counter write; the others go.
-  const at = writes.findIndex((w) => record.writes.has(w))
+  const at = writes.findIndex((w) => old.has(w))
   return [
-    ...writes.slice(0, at).filter((w) => !record.writes.has(w)),
+    ...writes.slice(0, at).filter((w) => !old.has(w)),
     ...probe.writes,
-    ...writes.slice(at).filter((w) => !record.writes.has(w)),
+    ...writes.slice(at).filter((w) => !old.has(w)),
   ]
 }
 

@@ -23,9 +23,16 @@ export function redecision(
   const { input } = loaded
   const customer = loaded.customer?.value
   const scopes = new Map(input.subjects.map((s) => [s.index, counterScope(s, customer)]))
-  const counterRows = new Set(
-    [...scopes.values()].flatMap((scope) => (scope ? counterIds(scope, input.now, input.timeZone) : [])),
-  )
+  // The counter rows the decision read, listed when first asked (most attempts never ask).
+  let read: Set<string> | undefined
+  const counterRows = {
+    has(id: string): boolean {
+      read ??= new Set(
+        [...scopes.values()].flatMap((scope) => (scope ? counterIds(scope, input.now, input.timeZone) : [])),
+      )
+      return read.has(id)
+    },
+  }
   return {
     reads(field) {
       if (field.collection === 'vouchers') return input.subjects.some((s) => s.voucher?.id === field.id)
