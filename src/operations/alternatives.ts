@@ -134,7 +134,8 @@ function rewrite<D, W>(
 class Answer<D, W> {
   readonly writes: Write[]
   private readonly written: W
-  private readonly result: unknown
+  /** The result at the pinned value: made now when a finisher records it, else when it is asked for. */
+  private result: { value: unknown } | undefined
   private readonly tape: IdTape
   /** JSON of the writes and of the decision, made when a comparison first needs them. */
   private json: string | undefined
@@ -153,13 +154,14 @@ class Answer<D, W> {
     this.writes = written.writes
   }
 
-  private write(decision: D, ctx: Context): { written: W; result: unknown; writes: Write[] } {
+  private write(decision: D, ctx: Context): { written: W; result?: { value: unknown }; writes: Write[] } {
     const alt = this.tx.fork(this.prefix, ctx)
     const written = this.source.write(alt, decision)
+    alt.release()
+    if (this.tx.finishers.length === 0) return { written, writes: alt.changeset() }
     const result = this.source.result(written, decision)
     for (const finish of this.tx.finishers) finish(alt, result)
-    alt.release()
-    return { written, result, writes: alt.changeset() }
+    return { written, result: { value: result }, writes: alt.changeset() }
   }
 
   /** Whether `decision` is a failure that writes exactly these writes (drawing the same ids). */
@@ -178,7 +180,10 @@ class Answer<D, W> {
       return f && c.guard && this.source.reads(f) ? [pin(f, c.guard.value - f.by)] : []
     })
     const only = pins[0]
-    if (pins.length === 1 && only && only.value === at.value && sameRef(only, at)) return this.result
+    if (pins.length === 1 && only && only.value === at.value && sameRef(only, at)) {
+      this.result ??= { value: this.source.result(this.written, this.decision) }
+      return this.result.value
+    }
     return this.source.result(this.written, this.source.decide(pins))
   }
 }
