@@ -1,10 +1,15 @@
-import type { Counter, GuardRef, Write } from '../../ports'
+import type { Customer } from '../../model/customer'
+import type { Counter, GuardRef, Stored, Write } from '../../ports'
 import { counterIds, evalCounters } from '../../rules/counters'
-import { decideRedeemables, type PipelineResult, type RedeemableSubject } from '../../rules/redeemables'
+import {
+  decideRedeemables,
+  type PipelineInput,
+  type PipelineResult,
+  type RedeemableSubject,
+} from '../../rules/redeemables'
 import { type Pin, withValueAt } from '../alternatives'
 import { type Tx, valueAt } from '../context'
 import { counterScope, recountedWrites } from './counters'
-import type { LoadedRequest } from './load'
 
 /**
  * The request's decision taken again on the snapshot it loaded, with stored fields pinned
@@ -12,7 +17,12 @@ import type { LoadedRequest } from './load'
  * decision does not read (a points bucket) cannot change it.
  */
 export function redecision(
-  loaded: LoadedRequest,
+  loaded: {
+    input: PipelineInput
+    customer: Stored<Customer> | undefined
+    /** The counter rows the request read (`LoadedRequest.counters`). */
+    counters: ReadonlyMap<string, Counter>
+  },
   tx: Tx,
 ): {
   reads(field: GuardRef): boolean
