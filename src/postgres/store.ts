@@ -203,8 +203,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return `$${params.length}`
     }
     const conditions: string[] = []
+    // A field filtered by null is constant in the result, but PostgreSQL does not know it as it knows
+    // `= $1`: ordering by it first lets an index on (…, that field, sort field) give the order, so a
+    // page is an index range read (a campaign's free codes, `holder_id: null`), not a sort of them all.
+    const constant: string[] = []
     for (const [name, cond] of Object.entries(q.where ?? {})) {
       conditions.push(condition(fieldOf(name), cond, param, s))
+      if (cond === null) constant.push(quote(fieldOf(name).column))
     }
     const sort = fieldOf(order.field)
     const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
@@ -230,7 +235,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
     const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
       empty ? ' AND FALSE' : ''
-    } ORDER BY ${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
+    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
     const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
     const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
     const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
