@@ -7,7 +7,7 @@ import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './opera
 import { auth } from './operations/auth'
 import { campaigns } from './operations/campaigns'
 import { categories } from './operations/categories'
-import type { AuthenticationMode, Context } from './operations/context'
+import { type AuthenticationMode, type Context, InFlight } from './operations/context'
 import { customers } from './operations/customers'
 import { events } from './operations/events'
 import {
@@ -128,6 +128,7 @@ function contextOf(options: EngineOptions): Context {
     },
     asyncHandlers: createAsyncHandlers(),
     sequence: counter(),
+    inFlight: new InFlight(),
   }
 }
 

@@ -1,6 +1,7 @@
 import type { IdGenerator, RandomSource } from './ports'
 
-const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+/** The characters of the engine's ids after their prefix. */
+export const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
 /** The prefixes of the hosted service's ids, by resource. */
 export const ID_PREFIX = {

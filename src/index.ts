@@ -35,7 +35,7 @@ export type { ListHoldersArgs } from './operations/referrals'
 export type { StoredRules } from './operations/stacking-rules'
 export type { AsyncActionRef } from './operations/vouchers'
 export type * from './ports'
-export { NATURAL_KEYS } from './ports'
+export { chooseAlternative, NATURAL_KEYS } from './ports'
 export type { RawOperations } from './raw'
 export {
   type Bundle,

@@ -176,6 +176,8 @@ export const INDEXES: IndexDeclarations = {
   vouchers: [
     { on: [text('campaign_id')], sort: CREATED },
     { on: [text('campaign_id'), text('holder_id')], sort: CREATED },
+    // A campaign's free codes from a random key on (docs/storage.md#claims).
+    { on: [text('campaign_id'), text('holder_id')], sort: text('id') },
     // A customer's wallet (qualifications).
     { on: [text('holder_id')], sort: CREATED },
   ],
@@ -280,7 +282,8 @@ export type OrderDirection = 'asc' | 'desc'
 
 /**
  * A scalar equality filter (`null` also matches an absent field), a set, or a range on an ISO date
- * (`before`/`after`: exclusive) or number field (`gte`/`lte`: inclusive).
+ * or text field (`before`/`after`: exclusive; text compares by code point) or number field
+ * (`gte`/`lte`: inclusive).
  */
 export type FieldFilter =
   | string
@@ -374,6 +377,32 @@ export type Write =
  */
 export interface Changeset {
   writes: Write[]
+  /**
+   * What to commit instead of `writes` when guards fail (docs/storage.md#alternatives): the store
+   * applies the first alternative `chooseAlternative` picks, in the same commit, or reports the
+   * failed guard as usual when none fits.
+   */
+  alternatives?: Alternative[]
+}
+
+/** One guard of a changeset: the incremented entity and the field it bounds. */
+export interface GuardRef {
+  collection: CollectionName
+  id: string
+  path: string
+}
+
+/**
+ * Writes that answer a failed guard (docs/storage.md#alternatives): what the operation would commit
+ * had it decided on the value the guard found, such as a failed redemption. It fits when its guard
+ * `when` failed with a value (after the increment, as the guard checks it) within `min`..`max`, and
+ * every other failed guard is one of `tolerate`; a conflict of any other kind never lets it apply.
+ */
+export interface Alternative {
+  when: GuardRef & Guard
+  /** Guards that may fail too without changing the answer. */
+  tolerate?: readonly GuardRef[]
+  writes: Write[]
 }
 
 export type ConflictReason = 'version' | 'exists' | 'missing' | 'unique' | 'guard'
@@ -397,8 +426,34 @@ export type CommitResult =
       versions: Record<string, number>
       /** The value after the commit of every incremented entity, keyed `collection/id`. */
       values: Record<string, unknown>
+      /**
+       * Set when an alternative was committed instead of the writes: its position in `alternatives`
+       * and every guard of the writes that failed (each a `guard` conflict with the value it found).
+       */
+      alternative?: { index: number; failed: Conflict[] }
     }
   | { ok: false; conflict: Conflict }
+
+/**
+ * The alternative a commit applies when the guards `failed` (in the order the store checked them)
+ * failed and no conflict of another kind occurred: the first whose guard is among them with a value
+ * in its range and that tolerates every other one; -1 when none fits (docs/storage.md#alternatives).
+ */
+export function chooseAlternative(alternatives: readonly Alternative[], failed: readonly Conflict[]): number {
+  const same = (a: GuardRef, c: Conflict) => a.collection === c.collection && a.id === c.id && a.path === c.guard?.path
+  const within = (when: Guard, value: number | undefined) =>
+    value !== undefined &&
+    !(when.min !== undefined && value < when.min) &&
+    !(when.max !== undefined && value > when.max)
+  return alternatives.findIndex(({ when, tolerate = [] }) => {
+    const own = failed.filter((c) => same(when, c))
+    return (
+      own.length > 0 &&
+      own.every((c) => within(when, c.guard?.value)) &&
+      failed.every((c) => same(when, c) || tolerate.some((t) => same(t, c)))
+    )
+  })
+}
 
 /** One entity written by a commit, as the change feed reports it. */
 export interface Change {

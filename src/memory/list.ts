@@ -1,12 +1,22 @@
-import type { FieldFilter, ListQuery, Page, Stored } from '../ports'
+import type { FieldFilter, IndexType, ListQuery, Page, Stored } from '../ports'
 import { isMultiValued } from '../ports'
 import { readElements, readPath } from './paths'
 
-/** Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory. */
-export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
+/**
+ * Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory.
+ * `types` names the declared type of filtered fields: a `before`/`after` range on a `text` field
+ * compares by code point, on any other field as ISO dates.
+ */
+export function listRows<T>(
+  rows: Stored<T>[],
+  query: ListQuery,
+  types: Readonly<Record<string, IndexType>> = {},
+): Page<T> {
   const where = Object.entries(query.where ?? {})
   const filtered =
-    where.length === 0 ? rows : rows.filter((r) => where.every(([f, cond]) => matchesField(r.value, f, cond)))
+    where.length === 0
+      ? rows
+      : rows.filter((r) => where.every(([f, cond]) => matchesField(r.value, f, cond, types[f] === 'text')))
   const field = query.order?.field ?? 'created_at'
   const sign = query.order?.direction === 'desc' ? -1 : 1
   const sorted = [...filtered].sort((a, b) => {
@@ -33,8 +43,8 @@ export function listRows<T>(rows: Stored<T>[], query: ListQuery): Page<T> {
 }
 
 /** A multi-valued field matches when one of its elements does; `null` when it has none. */
-function matchesField(value: unknown, field: string, cond: FieldFilter): boolean {
-  if (!isMultiValued(field)) return matches(readPath(value, field), cond)
+function matchesField(value: unknown, field: string, cond: FieldFilter, text: boolean): boolean {
+  if (!isMultiValued(field)) return matches(readPath(value, field), cond, text)
   const elements = readElements(value, field)
   if (elements.length === 0)
     return cond === null || (typeof cond === 'object' && 'in' in cond && cond.in.includes(null))
@@ -45,16 +55,17 @@ function matchesField(value: unknown, field: string, cond: FieldFilter): boolean
         ? { in: c.in.map((v) => (typeof v === 'number' ? String(v) : v)) }
         : c
   const textual = asText(cond)
-  return elements.some((e) => matches(e, textual))
+  return elements.some((e) => matches(e, textual, true))
 }
 
-function matches(value: unknown, cond: FieldFilter): boolean {
+function matches(value: unknown, cond: FieldFilter, text: boolean): boolean {
   if (cond === null || typeof cond !== 'object') return value === cond || (cond === null && value === undefined)
   if ('in' in cond) return cond.in.includes(value as string | number)
   if ('before' in cond || 'after' in cond) {
     if (typeof value !== 'string') return false
-    const t = Date.parse(value)
     const c = cond as { before?: string; after?: string }
+    if (text) return (c.before === undefined || value < c.before) && (c.after === undefined || value > c.after)
+    const t = Date.parse(value)
     if (c.before !== undefined && !(t < Date.parse(c.before))) return false
     if (c.after !== undefined && !(t > Date.parse(c.after))) return false
     return true

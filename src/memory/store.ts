@@ -1,5 +1,6 @@
 import { EngineError } from '../errors'
 import type {
+  Alternative,
   Change,
   ChangePage,
   Changeset,
@@ -11,6 +12,7 @@ import type {
   FieldFilter,
   IndexDeclaration,
   IndexDeclarations,
+  IndexType,
   ListQuery,
   Page,
   Repository,
@@ -18,7 +20,7 @@ import type {
   Stored,
   Write,
 } from '../ports'
-import { indexesOf, isMultiValued, naturalKeysOf } from '../ports'
+import { chooseAlternative, indexesOf, isMultiValued, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
 import {
   bucketsFor,
@@ -143,7 +145,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   /** Natural keys: `collection.key` → key value → id. */
   const keys = new Map<string, Map<string, string>>()
   const indexes = new Map<CollectionName, IndexBuckets[]>()
-  const declaredFields = new Map<CollectionName, Set<string>>()
+  /** Each declared field of a collection and its type (the first declaration's). */
+  const declaredFields = new Map<CollectionName, Map<string, IndexType>>()
   const log: Logged[] = []
   let seq = 0
   for (const c of COLLECTIONS) {
@@ -155,7 +158,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       c,
       declared.map((d) => new IndexBuckets(d)),
     )
-    declaredFields.set(c, new Set(['id', ...declared.flatMap((d) => [...d.on.map(([p]) => p), d.sort[0]])]))
+    const fields: (readonly [string, IndexType])[] = [['id', 'text'], ...declared.flatMap((d) => [...d.on, d.sort])]
+    declaredFields.set(c, new Map(fields.reverse()))
   }
   const table = (c: CollectionName): Map<string, Row> => {
     const t = tables.get(c)
@@ -218,7 +222,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   ): Page<Entity<C>> {
     const where = query.where ?? {}
     const order = query.order ?? { field: 'created_at', direction: 'asc' }
-    const declared = declaredFields.get(collection) as Set<string>
+    const declared = declaredFields.get(collection) as Map<string, IndexType>
     for (const field of [...Object.keys(where), order.field]) {
       if (!declared.has(field)) {
         throw new Error(
@@ -259,7 +263,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         candidates.push(asStored(rows.get(e.id) as Row))
       }
     }
-    return listRows(candidates, { ...query, where: Object.fromEntries(rest) })
+    return listRows(candidates, { ...query, where: Object.fromEntries(rest) }, Object.fromEntries(declared))
   }
 
   /** A page read straight from one sorted bucket: only the entries it returns are touched. */
@@ -347,10 +351,19 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
   }
 
-  function check(writes: readonly Write[]): { conflict: Conflict } | { staged: Map<string, Staged> } {
+  /**
+   * Checks a changeset against the store without changing it. With `collectGuards` a failed guard
+   * does not stop the check: every failed guard is reported (`failed`, for choosing an alternative),
+   * unless a conflict of another kind comes first.
+   */
+  function check(
+    writes: readonly Write[],
+    collectGuards = false,
+  ): { conflict: Conflict; failed?: Conflict[] } | { staged: Map<string, Staged> } {
     // Writes apply in order, so each is checked against the state the earlier writes of this same
     // changeset leave (as sequential conditional statements in one SQL transaction would be).
     const staged = new Map<string, Staged>()
+    const failed: Conflict[] = []
     for (const w of writes) {
       const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
       const slot = `${w.collection}/${id}`
@@ -372,7 +385,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
           const after = readPath(value, path)
           const n = typeof after === 'number' ? after : 0
           if ((guard.min !== undefined && n < guard.min) || (guard.max !== undefined && n > guard.max)) {
-            return { conflict: { collection: w.collection, id, reason: 'guard', guard: { path, value: n, ...guard } } }
+            const conflict: Conflict = {
+              collection: w.collection,
+              id,
+              reason: 'guard',
+              guard: { path, value: n, ...guard },
+            }
+            if (!collectGuards) return { conflict }
+            failed.push(conflict)
           }
         }
         entry.after = { value, version: base.version + 1, shape: base.shape }
@@ -412,11 +432,14 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         if (keeps) return { conflict: { collection, id, reason: 'unique', key } }
       }
     }
+    // Nothing of these writes applies: the first failed guard is the conflict, the others come along.
+    const [first] = failed
+    if (first) return { conflict: first, failed }
     return { staged }
   }
 
   /** Applies a checked changeset; anything thrown midway undoes what was applied, so the store is unchanged. */
-  function apply(staged: Map<string, Staged>): CommitResult {
+  function apply(staged: Map<string, Staged>): Extract<CommitResult, { ok: true }> {
     const entries = [...staged.values()]
     const undo: (() => void)[] = []
     const logLength = log.length
@@ -517,9 +540,16 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async commit(changeset: Changeset): Promise<CommitResult> {
       stats.calls++
       stats.commits++
-      const checked = check(changeset.writes)
-      if ('conflict' in checked) return { ok: false, conflict: checked.conflict }
-      return apply(checked.staged)
+      const alternatives = changeset.alternatives ?? []
+      const checked = check(changeset.writes, alternatives.length > 0)
+      if (!('conflict' in checked)) return apply(checked.staged)
+      const failed = checked.failed ?? []
+      const index = failed.length > 0 ? chooseAlternative(alternatives, failed) : -1
+      if (index === -1) return { ok: false, conflict: checked.conflict }
+      // The alternative commits instead, checked and applied like any changeset (docs/storage.md#alternatives).
+      const alternative = check((alternatives[index] as Alternative).writes)
+      if ('conflict' in alternative) return { ok: false, conflict: alternative.conflict }
+      return { ...apply(alternative.staged), alternative: { index, failed } }
     },
     async changes(query: ChangesQuery = {}): Promise<ChangePage> {
       stats.calls++

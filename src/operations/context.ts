@@ -5,11 +5,14 @@ import type { AsyncAction } from '../model/misc'
 import type { StackingRules } from '../model/stacking'
 import type { RoundingMode } from '../money'
 import type {
+  Alternative,
   Clock,
   CollectionName,
   CommitResult,
+  Conflict,
   Entity,
   Guard,
+  GuardRef,
   IdGenerator,
   RandomSource,
   Store,
@@ -82,6 +85,78 @@ export interface Context {
   asyncHandlers: AsyncHandlers
   /** A counter that orders what this engine emits: activity ids sort in emission order. */
   sequence: { next(): number }
+  /** What this engine's attempts in flight hold (docs/storage.md#contention). */
+  inFlight: InFlight
+}
+
+/**
+ * What the attempts of one engine that have not finished yet hold (docs/storage.md#contention): the
+ * entities they bump with a guard and the free codes they picked, each counted once per attempt; per
+ * guarded field, what their increments add together; and the newest value of the field its commits
+ * reported. Requests of one process see each other through it: a publication skips codes another
+ * one picked, and a redemption prepares the answer to a failed guard only when what is in flight
+ * could pass the bound.
+ */
+export class InFlight {
+  private readonly holds = new Map<string, number>()
+  private readonly sums = new Map<string, { attempts: number; sum: number }>()
+  /** The newest stored value commits reported per guarded field: the most recent few thousand. */
+  private readonly seen = new Map<string, number>()
+
+  add(slot: string): void {
+    this.holds.set(slot, (this.holds.get(slot) ?? 0) + 1)
+  }
+
+  remove(slot: string): void {
+    const n = (this.holds.get(slot) ?? 0) - 1
+    if (n > 0) this.holds.set(slot, n)
+    else this.holds.delete(slot)
+  }
+
+  /** How many attempts in flight hold `collection/id`. */
+  count(slot: string): number {
+    return this.holds.get(slot) ?? 0
+  }
+
+  /** An attempt's guarded increment of a field (`collection/id:path`), until it ends. */
+  pend(field: string, by: number): void {
+    const f = this.sums.get(field) ?? { attempts: 0, sum: 0 }
+    f.attempts += 1
+    f.sum += by
+    this.sums.set(field, f)
+  }
+
+  unpend(field: string, by: number): void {
+    const f = this.sums.get(field)
+    if (!f) return
+    f.attempts -= 1
+    f.sum -= by
+    if (f.attempts <= 0) this.sums.delete(field)
+  }
+
+  /** A stored value of a guarded field, as a commit reported it. */
+  saw(field: string, value: number): void {
+    this.seen.delete(field)
+    this.seen.set(field, value)
+    if (this.seen.size > SEEN_FIELDS) this.seen.delete(this.seen.keys().next().value as string)
+  }
+
+  /** What the attempts in flight add to a field, and the newest stored value a commit reported. */
+  field(field: string): { sum: number; seen: number | undefined } {
+    return { sum: this.sums.get(field)?.sum ?? 0, seen: this.seen.get(field) }
+  }
+}
+
+/** How many guarded fields `InFlight` remembers the newest value of. */
+const SEEN_FIELDS = 10_000
+
+/** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
+export interface PreparedAlternative extends Alternative {
+  /**
+   * The result, given the guards that failed (each with the value it found). Absent when the
+   * alternative writes the attempt's own decision (counted on other values): its result stands.
+   */
+  result?: (failed: readonly Conflict[]) => unknown
 }
 
 /**
@@ -92,10 +167,29 @@ export class Tx {
   readonly writes: Write[] = []
   readonly now: Date
   readonly nowIso: string
+  /** This attempt decides again after a failed guard. */
+  readonly redeciding: boolean
 
-  constructor(readonly ctx: Context) {
-    this.now = ctx.clock.now()
+  constructor(
+    readonly ctx: Context,
+    options: { redeciding?: boolean; now?: Date } = {},
+  ) {
+    this.now = options.now ?? ctx.clock.now()
     this.nowIso = this.now.toISOString()
+    this.redeciding = options.redeciding ?? false
+  }
+
+  /**
+   * A fresh attempt at the same instant, on `ctx` (the same engine's, or one that records or replays
+   * its ids), starting with `writes`: an alternative begins with what both answers share.
+   */
+  fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
+    const tx = new Tx(ctx, { now: this.now })
+    for (const w of writes) {
+      if (w.op === 'put') tx.puts.set(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
+      tx.writes.push(w)
+    }
+    return tx
   }
 
   get store(): Store {
@@ -141,8 +235,96 @@ export class Tx {
     by: Record<string, number>,
     options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
   ): void {
+    if (options.guard && Object.keys(options.guard).length > 0) {
+      this.hold(collection, id)
+      for (const [path, bound] of Object.entries(options.guard)) {
+        const field = `${collection}/${id}:${path}`
+        const n = by[path] ?? 0
+        this.ctx.inFlight.pend(field, n)
+        this.pending.push({ field, collection, id, path, by: n, bound })
+      }
+    }
     this.writes.push({ op: 'increment', collection, id, by, ...options })
   }
+
+  /** This attempt's guarded increments, by field (`collection/id:path`), as `InFlight` counts them. */
+  private readonly pending: (GuardRef & { field: string; by: number; bound: Guard })[] = []
+
+  /** The guards of this attempt's increments, each with what its write adds and its bound. */
+  guards(): readonly (GuardRef & { by: number; bound: Guard })[] {
+    return this.pending
+  }
+
+  private readonly held = new Set<string>()
+
+  /** Holds an entity until this attempt ends: the engine's other attempts see it (`heldByOthers`). */
+  hold(collection: CollectionName, id: string): void {
+    const slot = `${collection}/${id}`
+    if (this.held.has(slot)) return
+    this.held.add(slot)
+    this.ctx.inFlight.add(slot)
+  }
+
+  /** Whether another attempt of this engine in flight holds the entity. */
+  heldByOthers(collection: CollectionName, id: string): boolean {
+    const slot = `${collection}/${id}`
+    return this.ctx.inFlight.count(slot) > (this.held.has(slot) ? 1 : 0)
+  }
+
+  /** Ends this attempt's holds (`mutate`, once its commit is answered). */
+  release(): void {
+    for (const slot of this.held) this.ctx.inFlight.remove(slot)
+    this.held.clear()
+    for (const { field, by } of this.pending) this.ctx.inFlight.unpend(field, by)
+    this.pending.length = 0
+  }
+
+  /**
+   * Reports the stored values of this attempt's guarded fields that its commit found (after its
+   * increments, or, for failed guards, before them), for the estimates of the attempts still in flight.
+   */
+  sawCommit(outcome: CommitResult): void {
+    const byField = new Map(this.pending.map((p) => [p.field, p.by]))
+    const found = (c: Conflict) => {
+      const field = `${c.collection}/${c.id}:${c.guard?.path}`
+      const by = byField.get(field)
+      if (c.guard && by !== undefined) this.ctx.inFlight.saw(field, c.guard.value - by)
+    }
+    if (!outcome.ok) found(outcome.conflict)
+    else if (outcome.alternative) outcome.alternative.failed.forEach(found)
+    else {
+      for (const { field, collection, id, path } of this.pending) {
+        const n = valueAt(outcome.values[`${collection}/${id}`], path)
+        if (n !== undefined) this.ctx.inFlight.saw(field, n)
+      }
+    }
+  }
+
+  /**
+   * Whether a guard may fail, so that preparing its answer pays (docs/storage.md#contention): this
+   * attempt decides again after a failed guard; the host's transaction leaves no second attempt; or
+   * what this engine's attempts in flight add to the field, from the value read (or a later one a
+   * commit reported), could pass the bound. Other processes' attempts are not seen: a guard they make
+   * fail is answered by deciding again, which then prepares.
+   */
+  mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
+    if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
+    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
+    if (bound.max !== undefined && Math.max(read, seen) + sum > bound.max) return true
+    return bound.min !== undefined && Math.min(read, seen) + sum < bound.min
+  }
+
+  /**
+   * Prepares alternatives once the attempt's writes are complete (`offerAlternatives` sets it;
+   * `mutate` calls it before committing).
+   */
+  alternatives: (() => PreparedAlternative[]) | undefined
+
+  /**
+   * Steps every answer of this attempt ends with, its own writes' and each alternative's: the
+   * idempotency record (`withIdempotency`), given the result it records.
+   */
+  readonly finishers: ((tx: Tx, result: unknown) => void)[] = []
 
   private readonly withdrawn = new Set<Write>()
 
@@ -225,12 +407,32 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
   let conflicts = 0
   let guards = 0
   for (;;) {
-    const tx = new Tx(ctx)
-    const result = await attempt(tx)
-    const writes = tx.changeset()
-    if (writes.length === 0) return result
-    const outcome = await ctx.store.commit({ writes })
+    const tx = new Tx(ctx, { redeciding: guards > 0 })
+    let outcome: CommitResult
+    let result: T
+    let alternatives: PreparedAlternative[] = []
+    try {
+      result = await attempt(tx)
+      const writes = tx.changeset()
+      if (writes.length === 0) return result
+      alternatives = tx.alternatives?.() ?? []
+      outcome = await ctx.store.commit(
+        alternatives.length === 0
+          ? { writes }
+          : {
+              writes,
+              alternatives: alternatives.map(({ when, tolerate = [], writes }) => ({ when, tolerate, writes })),
+            },
+      )
+      tx.sawCommit(outcome)
+    } finally {
+      tx.release()
+    }
     if (outcome.ok) {
+      // The store answered a failed guard with the alternative: its result, without another round.
+      const applied = outcome.alternative
+      const answer = applied && (alternatives[applied.index] as PreparedAlternative).result
+      if (applied && answer) return answer(applied.failed) as T
       for (const fn of tx.committed) fn(outcome)
       return result
     }
@@ -274,4 +476,12 @@ export async function must<C extends CollectionName>(
   const stored = await ctx.store[collection].get(id)
   if (!stored) throw EngineError.notFound(resourceType, id, path)
   return stored as Stored<Entity<C>>
+}
+
+/** The number at a dotted path of a stored value, if there is one. */
+export function valueAt(value: unknown, path: string): number | undefined {
+  let at = value
+  for (const part of path.split('.'))
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined
+  return typeof at === 'number' ? at : undefined
 }

@@ -1,15 +1,21 @@
 import { createHash } from 'node:crypto'
-import { ID_PREFIX } from '../ids'
+import { ALPHABET, ID_PREFIX, randomString } from '../ids'
 import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import type { Tx } from './context'
 
+/** How many free codes a pick reads beyond those it needs; each further read of a pass doubles it. */
+const MARGIN = 4
+
 /**
- * Up to `count` free codes (no holder) of a campaign, from a random window among them, skipping
- * `exclude`. Concurrent publications each take their own codes instead of all racing for the oldest
- * one (docs/storage.md#claims); the claim itself is guarded at commit, and the rare two requests that
- * still pick one code decide again. Two reads: how
- * many are free, then the window.
+ * Up to `count` free codes (no holder) of a campaign, skipping `exclude` (docs/storage.md#claims).
+ * Concurrent publications must not all race for the oldest free code, so a pick starts at a random
+ * key of the campaign's free codes (by the `(campaign_id, holder_id, id)` index: a read of the codes
+ * it returns, however many there are), goes on to the last one, then wraps around to the first.
+ * It skips codes another attempt of this engine picked and has not committed yet (`Tx.heldByOthers`)
+ * and holds the codes it picks, so requests of one process never pick one code twice; across
+ * processes the random start keeps them apart, and the claim (a guarded increment) settles the rare
+ * collision. When every free code is held by another attempt, it takes those: the guard decides.
  */
 export async function pickFreeCodes(
   tx: Tx,
@@ -17,23 +23,39 @@ export async function pickFreeCodes(
   count: number,
   exclude: ReadonlySet<string> = new Set(),
 ): Promise<Stored<Voucher>[]> {
-  const where = { campaign_id: campaignId, holder_id: null }
-  const order = { field: 'created_at', direction: 'asc' } as const
-  const { total } = await tx.store.vouchers.list({ where, order, limit: 0 })
-  const wanted = count + exclude.size
-  if (total <= wanted) {
-    const all = await tx.store.vouchers.list({ where, order, limit: wanted })
-    return all.data.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+  // Ids the engine makes are a prefix and random base-62: a random key falls anywhere among them.
+  const start = ID_PREFIX.voucher + randomString(tx.ctx.random, 24, ALPHABET)
+  const picked: Stored<Voucher>[] = []
+  const heldElsewhere: Stored<Voucher>[] = []
+  for (const pass of [{ after: start }, { before: start }]) {
+    let range: { after?: string; before?: string } = pass
+    let size = count + exclude.size + MARGIN
+    for (;;) {
+      const page = await tx.store.vouchers.list({
+        where: { campaign_id: campaignId, holder_id: null, id: range },
+        order: { field: 'id', direction: 'asc' },
+        limit: size,
+        count: false,
+      })
+      for (const s of page.data) {
+        if (picked.length === count) break
+        if (exclude.has(s.value.id)) continue
+        if (tx.heldByOthers('vouchers', s.value.id)) {
+          heldElsewhere.push(s)
+          continue
+        }
+        // Held before anything else runs: the next request's pick already skips it.
+        tx.hold('vouchers', s.value.id)
+        picked.push(s)
+      }
+      const last = page.data.at(-1)
+      if (picked.length === count || !page.has_more || !last) break
+      range = { ...range, after: last.value.id }
+      size *= 2
+    }
+    if (picked.length === count) break
   }
-  // One of the windows of `wanted` consecutive free codes, at random.
-  const page = 1 + Math.floor(tx.ctx.random() * Math.floor(total / wanted))
-  const window = (await tx.store.vouchers.list({ where, order, limit: wanted, page })).data
-  const picked = window.filter((s) => !exclude.has(s.value.id)).slice(0, count)
-  if (picked.length >= count) return picked
-  // Other processes claimed codes between the two reads and the free set shrank below this window:
-  // take the first free ones instead (a third read, only then).
-  const first = await tx.store.vouchers.list({ where, order, limit: wanted })
-  return first.data.filter((s) => !exclude.has(s.value.id)).slice(0, count)
+  return [...picked, ...heldElsewhere].slice(0, count)
 }
 
 /**

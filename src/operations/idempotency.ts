@@ -58,20 +58,25 @@ export async function withIdempotency<R>(
       earlier = found.value
       return undefined
     }
-    const r = await attempt(tx)
-    const ref = call.reference(r)
-    const record: IdempotencyRecord = {
-      id,
-      operation: call.operation,
-      fingerprint: inputPrint,
-      result_ids: ref.ids,
-      result_status: ref.status ?? null,
-      result_extra: ref.extra ?? null,
-      created_at: tx.nowIso,
-      expires_at: new Date(tx.now.getTime() + ctx.config.idempotencyTtlSeconds * 1000).toISOString(),
+    // The record goes with whatever this attempt commits: its writes, or an alternative (docs/storage.md#alternatives).
+    const remember = (into: Tx, r: R) => {
+      const ref = call.reference(r)
+      const record: IdempotencyRecord = {
+        id,
+        operation: call.operation,
+        fingerprint: inputPrint,
+        result_ids: ref.ids,
+        result_status: ref.status ?? null,
+        result_extra: ref.extra ?? null,
+        created_at: into.nowIso,
+        expires_at: new Date(into.now.getTime() + ctx.config.idempotencyTtlSeconds * 1000).toISOString(),
+      }
+      if (found) into.update('idempotency_keys', found, record)
+      else into.insert('idempotency_keys', record)
     }
-    if (found) tx.update('idempotency_keys', found, record)
-    else tx.insert('idempotency_keys', record)
+    tx.finishers.push(remember as (into: Tx, r: unknown) => void)
+    const r = await attempt(tx)
+    remember(tx, r)
     return r
   })
   return earlier ? call.replay(earlier) : (result as R)

@@ -4,7 +4,13 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder } from '../model/order'
 import type { Redemption, RedemptionRollback } from '../model/redemption'
 import type { Entity } from '../ports'
-import { decideRedeemables, type ExpandOption, type RedeemableSubject, redeemableResult } from '../rules/redeemables'
+import {
+  decideRedeemables,
+  type ExpandOption,
+  type PipelineResult,
+  type RedeemableSubject,
+  redeemableResult,
+} from '../rules/redeemables'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import type {
@@ -13,12 +19,14 @@ import type {
   RedemptionsRollbackStackableParams,
 } from '../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../schema/stackable'
+import { offerAlternatives } from './alternatives'
 import { type Context, mutate } from './context'
 import { resolveCustomer } from './customer-records'
 import { withIdempotency } from './idempotency'
 import { prefetchMember } from './loyalty-cascade'
 import { withoutBookkeeping } from './redemption-wire'
 import { loadRequest } from './stackable/load'
+import { redecision } from './stackable/redecide'
 import { RedemptionWriter, type StackedRedemption } from './stackable/redeem'
 
 export type { StackedRedemption } from './stackable/redeem'
@@ -33,6 +41,9 @@ import {
 } from './stackable/rollback'
 import { effectiveStackingRules } from './stacking-rules'
 import { withOrder, withOrders } from './stored-orders'
+
+/** What the redemption writer returns: the result before its redeemable results are added. */
+type Written = Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>
 
 export function redemptions(ctx: Context) {
   return {
@@ -88,23 +99,29 @@ export function redemptions(ctx: Context) {
           (await resolveCustomer(tx, request.customer, { create: true, known: { schema: loaded.customerSchema } }))
         const expand = new Set<ExpandOption>(request.options?.expand ?? [])
         const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
-        const results = decision.outcomes.map((o) =>
-          redeemableResult(o, bySubject.get(o.index) as RedeemableSubject, loaded.rules, expand),
-        )
-        const write = new RedemptionWriter(tx, request, loaded, customer?.value)
-        const outcome =
-          decision.redeem.length === 0
-            ? write.failure(decision.outcomes)
-            : await write.success(
-                decision.outcomes.filter((o) => decision.redeem.includes(o.index)),
-                decision.order,
-              )
-        return {
-          ...outcome,
-          redemptions: outcome.redemptions.map(withoutBookkeeping),
-          inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
-          skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
+        const shape = (outcome: Written, d: PipelineResult): StackedRedemption => {
+          const results = d.outcomes.map((o) =>
+            redeemableResult(o, bySubject.get(o.index) as RedeemableSubject, loaded.rules, expand),
+          )
+          return {
+            ...outcome,
+            redemptions: outcome.redemptions.map(withoutBookkeeping),
+            inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
+            skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
+          }
         }
+        const write = new RedemptionWriter(tx, request, loaded, customer?.value)
+        if (decision.redeem.length === 0) return shape(write.failure(decision.outcomes), decision)
+        // A guard of this redemption that fails (a quantity, a balance, a budget) is answered in the same
+        // commit by the failure deciding again would record (docs/storage.md#alternatives).
+        offerAlternatives(tx, {
+          ...redecision(loaded, tx),
+          fails: (d) => d.redeem.length === 0,
+          write: (alt, d) => new RedemptionWriter(alt, request, loaded, customer?.value).failure(d.outcomes),
+          result: shape,
+        })
+        const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
+        return shape(await write.success(redeemed, decision.order), decision)
       })
     },
 

@@ -12,7 +12,9 @@ import { quote, type TableLayout } from './columns'
  *
  * Everything runs inside a block with an exception handler, which PostgreSQL runs as a
  * subtransaction: a conflict raises, the block's writes roll back, and the conflict is returned as
- * data. In the host's own transaction this leaves the host's earlier work untouched.
+ * data. In the host's own transaction this leaves the host's earlier work untouched. When the
+ * changeset carries alternatives and only guards failed, the block runs again with the alternative
+ * chosen (a second subtransaction in the same transaction): one commit either way.
  *
  * The change feed's sequence number is taken from a one-row counter by the last statements: its row
  * lock is held until the transaction commits, so commits become visible in sequence order, and a
@@ -76,9 +78,18 @@ DECLARE
   versions jsonb := '{}'::jsonb;
   vals jsonb := '{}'::jsonb;
   shapes jsonb := '{}'::jsonb;
+  -- Alternatives (docs/storage.md#alternatives): with some, a failed guard does not stop the writes;
+  -- every failed guard is collected, and the alternative chosen is applied in a second round.
+  todo jsonb := p -> 'writes';
+  collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
+  failed jsonb := '[]'::jsonb;
+  chosen integer;
 BEGIN
+  LOOP
   BEGIN
-    FOR w IN SELECT value FROM jsonb_array_elements(p -> 'writes') LOOP
+    k := 0;
+    entries := '{}';
+    FOR w IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
       t := format('%I.%I', ${literal(schema)}, w ->> 'c');
       wid := w ->> 'id';
@@ -143,7 +154,11 @@ BEGIN
             IF (g.value ? 'min' AND n < (g.value ->> 'min')::float8) OR (g.value ? 'max' AND n > (g.value ->> 'max')::float8) THEN
               conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'guard',
                 'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(n)) || g.value);
-              RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
+              IF NOT collect OR chosen IS NOT NULL THEN
+                RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
+              END IF;
+              -- Written anyway, so later writes see it; the round rolls back below.
+              failed := failed || jsonb_build_array(conflict);
             END IF;
           END LOOP;
           IF cur_version > 0 THEN
@@ -186,6 +201,11 @@ BEGIN
       RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
     END;
     ${setConstraints('DEFERRED')}
+    -- Failed guards (and no conflict of another kind): nothing of these writes is kept.
+    IF chosen IS NULL AND jsonb_array_length(failed) > 0 THEN
+      conflict := failed -> 0;
+      RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
+    END IF;
 
     -- Last: the sequence number (see above), then the change feed rows: per entity its last write,
     -- flagged when any of its writes was an increment.
@@ -202,13 +222,44 @@ BEGIN
       INTO versions, vals, shapes FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
         bool_or((u.x ->> 'inc')::boolean) OVER (PARTITION BY u.x ->> 'slot') AS einc
       FROM unnest(entries) WITH ORDINALITY AS u(x, n) ORDER BY u.x ->> 'slot', u.n DESC) f;
+    EXIT;
   EXCEPTION
     WHEN SQLSTATE 'PE001' THEN
+      -- Only failed guards (a conflict of another kind raised on its own): the first alternative that
+      -- answers them is applied in place of the writes, in a round of its own (the same rules as
+      -- chooseAlternative in src/ports.ts).
+      IF chosen IS NULL AND jsonb_array_length(failed) > 0 AND conflict ->> 'reason' = 'guard' THEN
+        SELECT al.ord - 1 INTO chosen FROM jsonb_array_elements(p -> 'alternatives') WITH ORDINALITY AS al(alt, ord)
+        WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(failed) fg
+            WHERE fg ->> 'collection' = al.alt -> 'when' ->> 'c' AND fg ->> 'id' = al.alt -> 'when' ->> 'id'
+              AND fg -> 'guard' ->> 'path' = al.alt -> 'when' ->> 'path')
+          AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(failed) fg
+            WHERE fg ->> 'collection' = al.alt -> 'when' ->> 'c' AND fg ->> 'id' = al.alt -> 'when' ->> 'id'
+              AND fg -> 'guard' ->> 'path' = al.alt -> 'when' ->> 'path'
+              AND ((al.alt -> 'when' ? 'min' AND (fg -> 'guard' ->> 'value')::float8 < (al.alt -> 'when' ->> 'min')::float8)
+                OR (al.alt -> 'when' ? 'max' AND (fg -> 'guard' ->> 'value')::float8 > (al.alt -> 'when' ->> 'max')::float8)))
+          AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(failed) fg
+            WHERE NOT (fg ->> 'collection' = al.alt -> 'when' ->> 'c' AND fg ->> 'id' = al.alt -> 'when' ->> 'id'
+                AND fg -> 'guard' ->> 'path' = al.alt -> 'when' ->> 'path')
+              AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements(coalesce(al.alt -> 'tolerate', '[]'::jsonb)) tl
+                WHERE tl ->> 'c' = fg ->> 'collection' AND tl ->> 'id' = fg ->> 'id' AND tl ->> 'path' = fg -> 'guard' ->> 'path'))
+        ORDER BY al.ord LIMIT 1;
+        IF chosen IS NOT NULL THEN
+          todo := p -> 'alternatives' -> chosen -> 'writes';
+          pause := NULL;
+          CONTINUE;
+        END IF;
+      END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
     WHEN deadlock_detected OR serialization_failure OR lock_not_available THEN
       RETURN jsonb_build_object('ok', false, 'conflict',
         jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'version'));
   END;
+  END LOOP;
+  IF chosen IS NOT NULL THEN
+    RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals, 'shapes', shapes,
+      'alternative', jsonb_build_object('index', chosen, 'failed', failed));
+  END IF;
   RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals, 'shapes', shapes);
 END $fn$;`
 }

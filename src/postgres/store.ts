@@ -7,6 +7,7 @@ import type {
   ChangesQuery,
   CollectionName,
   CommitResult,
+  Conflict,
   Entity,
   FieldFilter,
   IndexDeclarations,
@@ -202,8 +203,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       return `$${params.length}`
     }
     const conditions: string[] = []
+    // A field filtered by null is constant in the result, but PostgreSQL does not know it as it knows
+    // `= $1`: ordering by it first lets an index on (…, that field, sort field) give the order, so a
+    // page is an index range read (a campaign's free codes, `holder_id: null`), not a sort of them all.
+    const constant: string[] = []
     for (const [name, cond] of Object.entries(q.where ?? {})) {
       conditions.push(condition(fieldOf(name), cond, param, s))
+      if (cond === null) constant.push(quote(fieldOf(name).column))
     }
     const sort = fieldOf(order.field)
     if (sort.multi) throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
@@ -230,7 +236,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
     const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
       empty ? ' AND FALSE' : ''
-    } ORDER BY ${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
+    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
     const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
     const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
     const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
@@ -249,6 +255,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     stats.commits++
     const payload = JSON.stringify({
       writes: canonical(changeset.writes),
+      ...(changeset.alternatives?.length
+        ? {
+            alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
+              when: { c: collection, ...when },
+              tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
+              writes: canonical(writes),
+            })),
+          }
+        : {}),
       ...(options.commitHook?.pauseAfterWrite ? { pause: options.commitHook.pauseAfterWrite } : {}),
     })
     const sql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
@@ -395,12 +410,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
 function outcome(r: unknown): CommitResult {
   const result = r as CommitResult & { shapes?: Record<string, number> }
+  // The function reports only what it knows; absent keys are left out, as the memory store does.
+  const tidy = (c: Conflict) => {
+    for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
+  }
   if (!result.ok) {
-    const c = result.conflict
-    // The function reports only what it knows; absent keys are left out, as the memory store does.
-    for (const k of Object.keys(c) as (keyof typeof c)[]) if (c[k] === null) delete c[k]
+    tidy(result.conflict)
     return result
   }
+  result.alternative?.failed.forEach(tidy)
   // An increment keeps the row's shape: its value after the increment is upgraded like every read.
   const { shapes = {}, ...ok } = result
   for (const [slot, value] of Object.entries(ok.values)) {

@@ -118,6 +118,11 @@ export async function listRangeFilters(store: Store): Promise<void> {
   await check({ score: { gte: 21, lte: 29 } }, [])
   await check({ 'metadata.rank': { gte: 3 } }, ['g', 'f'])
   await check({ group: 'a', score: { gte: 20 } }, ['c', 'f'])
+  // A text field compares by code point: ids between two keys, in created_at order and in id order.
+  await check({ id: { after: 'cust_b', before: 'cust_f' } }, ['c', 'e', 'd'])
+  const byId = await r.list({ where: { id: { after: 'cust_c' } }, order: { field: 'id', direction: 'asc' }, limit: 2 })
+  assert.deepEqual(ids(byId), ['d', 'e'], 'a text range read in id order')
+  assert.equal(byId.total, 4)
 }
 
 export async function listOrder(store: Store): Promise<void> {

@@ -1,5 +1,12 @@
 import type { IndexDeclarations, Store } from '../ports'
 import {
+  alternativeApplied,
+  alternativeConflicts,
+  alternativeNotApplied,
+  alternativeTolerates,
+  concurrentAlternatives,
+} from './alternatives'
+import {
   concurrentCounter,
   concurrentDisjoint,
   concurrentIncrements,
@@ -103,6 +110,14 @@ export function storeContract(
     ['a guarded increment commits within its bound and reports a guard conflict past it', guardedIncrements],
     ['an increment with create makes a counter row on first use', counterUpserts],
     ['findMany looks up several natural keys at once', findManyByKey],
+    // Alternatives
+    ['a failed guard commits the alternative that answers it instead of the writes', alternativeApplied],
+    [
+      'no alternative applies when the writes pass, the value is out of its range, another guard or conflict fails',
+      alternativeNotApplied,
+    ],
+    ['the first alternative that fits applies; it may tolerate other failed guards', alternativeTolerates],
+    ["an alternative's own conflict is reported and it writes nothing", alternativeConflicts],
     // Change feed and shapes
     ['every commit gets a sequence number; changes are read after a cursor in commit order', changeFeed],
     ['an older stored shape is upgraded on every read', shapeUpgrades],
@@ -128,6 +143,10 @@ export function storeContract(
     [`${n} concurrent read-modify-write loops lose no update`, (s) => concurrentCounter(s, n)],
     [`${n} concurrent increments of one counter all land`, (s) => concurrentIncrements(s, n)],
     [`${n} concurrent guarded increments: exactly what fits commits`, (s) => concurrentGuards(s, n)],
+    [
+      `${n} concurrent guarded increments with alternatives: what fits commits, the rest their alternatives`,
+      (s) => concurrentAlternatives(s, n),
+    ],
   ]
   return cases.map(([name, body]) => ({
     name,

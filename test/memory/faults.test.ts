@@ -108,3 +108,76 @@ describe('the memory store applies a commit whole or not at all', () => {
 function createEngineOn(store: ReturnType<typeof createMemoryStore>) {
   return createEngine({ store, clock: manualClock(), random: seededRandom(8) })
 }
+
+describe('the memory store applies an alternative whole or not at all', () => {
+  /** A single-use code: the setup every run of this test starts from. */
+  async function prepared(faults: (step: FaultStep) => void = () => {}) {
+    let armed = false
+    const store = createMemoryStore({ faults: (step) => armed && faults(step) })
+    const engine = createEngine({ store, clock: manualClock(), random: seededRandom(7) })
+    await engine.customers.create({ source_id: 'ana' })
+    await engine.vouchers.create({
+      code: 'ONCE',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100 },
+      redemption: { quantity: 1 },
+    })
+    return { store, engine, arm: (on: boolean) => (armed = on) }
+  }
+  const redeem = (engine: Engine) =>
+    engine.redemptions.redeemStackable({
+      customer: { source_id: 'ana' },
+      order: { amount: 1000 },
+      redeemables: [{ object: 'voucher', id: 'ONCE' }],
+    })
+
+  it('two concurrent redemptions of a single-use code: a fault at any step of the alternative leaves the store unchanged', async () => {
+    // The real changesets: two requests that read the code unused; the second commit finds it used
+    // and is answered by its alternative, the failed redemption.
+    const dry = await prepared()
+    const commits: Parameters<typeof dry.store.commit>[0][] = []
+    const commit = dry.store.commit.bind(dry.store)
+    const recording = Object.assign(Object.create(dry.store), {
+      commit: (changeset: (typeof commits)[number]) => {
+        commits.push(changeset)
+        return commit(changeset)
+      },
+    }) as typeof dry.store
+    const engine = createEngine({ store: recording, clock: manualClock(), random: seededRandom(9) })
+    const [a, b] = await Promise.all([redeem(engine), redeem(engine)])
+    expect([a.parent_redemption.result, b.parent_redemption.result].sort()).toEqual(['FAILURE', 'SUCCESS'])
+    expect(commits).toHaveLength(2)
+    const [first, second] = commits as [(typeof commits)[number], (typeof commits)[number]]
+    expect(second.alternatives?.length).toBeGreaterThan(0)
+
+    // The steps the store takes to apply the alternative.
+    const steps: FaultStep[] = []
+    const counted = await prepared((step) => steps.push(step))
+    await counted.store.commit(first)
+    counted.arm(true)
+    const applied = await counted.store.commit(second)
+    expect(applied.ok && applied.alternative?.index).toBe(0)
+    expect(steps.length).toBeGreaterThan(3)
+
+    for (const target of steps) {
+      const run = await prepared((step) => {
+        if (step.stage === target.stage && step.position === target.position) throw new RangeError('injected')
+      })
+      await run.store.commit(first)
+      const before = await snapshot(run.store)
+      const feed = await run.store.changes({ limit: 10_000 })
+      run.arm(true)
+      const error = await run.store.commit(second).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(error, `${target.stage} #${target.position}`).toBeInstanceOf(EngineError)
+      expect((error as EngineError).key).toBe('commit_failed')
+      expect(await snapshot(run.store), `${target.stage} #${target.position}`).toBe(before)
+      expect(await run.store.changes({ limit: 10_000 })).toEqual(feed)
+      run.arm(false)
+      const again = await run.store.commit(second)
+      expect(again.ok && again.alternative?.index).toBe(0)
+    }
+  }, 60_000)
+})

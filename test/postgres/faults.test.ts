@@ -245,4 +245,36 @@ describe("the host's own transaction", () => {
     }
     expect((await outside.vouchers.get(v.id)).metadata).toEqual({ by: 'a' })
   })
+
+  it('a guard that fails in the host’s transaction is answered by the business failure in its one attempt', async () => {
+    const outside = createEngine({ store: createPostgresStore({ pool }) })
+    await outside.raw.vouchers.create({ ...voucher('LAST'), redemption: { quantity: 1 } })
+    const redeem = (engine: typeof outside) =>
+      engine.raw.redemptions.redeemStackable({
+        redeemables: [{ object: 'voucher', id: 'LAST' }],
+        order: { amount: 1000 },
+      })
+    const client = await pool.connect()
+    try {
+      await client.query('BEGIN')
+      const store = createPostgresStore({ client })
+      // Between this redemption's reads and its commit, another checkout takes the last use.
+      const racing = Object.assign(Object.create(store) as PostgresStore, {
+        async commit(changeset: Parameters<PostgresStore['commit']>[0]) {
+          await redeem(outside)
+          return store.commit(changeset)
+        },
+      })
+      const r = await redeem(createEngine({ store: racing }))
+      expect(r.parent_redemption.result).toBe('FAILURE')
+      expect((r.parent_redemption as { failure_code?: string }).failure_code).toBe('quantity_exceeded')
+      expect(store.stats.commits).toBe(1)
+      await client.query('COMMIT')
+      const stored = await outside.redemptions.get(r.parent_redemption.id)
+      expect((stored as { failure_code?: string }).failure_code).toBe('quantity_exceeded')
+    } finally {
+      client.release()
+    }
+    expect((await outside.vouchers.get('LAST')).redemption.redeemed_quantity).toBe(1)
+  })
 })

@@ -2,7 +2,7 @@ import type { Customer } from '../../model/customer'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Counter, Store } from '../../ports'
+import type { Counter, Store, Write } from '../../ports'
 import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
@@ -77,8 +77,61 @@ export async function unitBudgetsFor(
 }
 
 /** Writes counter increments (docs/storage.md#counters): created on first use, guarded as the decision needs. */
-export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): void {
+export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): Write[] {
+  const from = tx.writes.length
   for (const w of writes) tx.increment('counters', w.id, w.by, { create: {}, ...(w.guard ? { guard: w.guard } : {}) })
+  return tx.writes.slice(from)
+}
+
+type CountInput = Omit<Parameters<typeof counterWrites>[0], 'pending' | 'before'>
+
+/** What each attempt's redemptions were counted from, and the writes that counted them. */
+const counted = new WeakMap<Tx, { inputs: CountInput[]; writes: Write[] }>()
+
+/**
+ * Counts one redeemable's redemption in its counter rows (`counterWrites`, read as `before`), after
+ * those of the same request already counted (`pending`). What it was counted from is kept, so the
+ * same redemption can be counted again on other stored values (`recountedWrites`).
+ */
+export function countRedemption(
+  tx: Tx,
+  input: CountInput,
+  before: ReadonlyMap<string, Counter>,
+  pending: Map<string, Record<string, number>>,
+): void {
+  const writes = counterWrites({ ...input, before, pending })
+  const record = counted.get(tx) ?? { inputs: [], writes: [] }
+  counted.set(tx, record)
+  record.inputs.push(input)
+  record.writes.push(...applyCounterWrites(tx, writes))
+  addPending(pending, writes)
+}
+
+/**
+ * The attempt's writes with its redemptions counted again as if the counter rows read were `rows`
+ * (docs/storage.md#alternatives): where a customer's first redemption in a campaign turns out not to
+ * be the first, the distinct-customer rows are not bumped and the guards say so.
+ */
+export function recountedWrites(tx: Tx, rows: ReadonlyMap<string, Counter>): Write[] {
+  const record = counted.get(tx)
+  const writes = tx.changeset()
+  if (!record) return writes
+  const old = new Set(record.writes)
+  const pending = new Map<string, Record<string, number>>()
+  const probe = tx.fork([])
+  for (const input of record.inputs) {
+    const again = counterWrites({ ...input, before: rows, pending })
+    applyCounterWrites(probe, again)
+    addPending(pending, again)
+  }
+  probe.release()
+  // The recount takes the place of the first counter write; the others go.
+  const at = writes.findIndex((w) => old.has(w))
+  return [
+    ...writes.slice(0, at).filter((w) => !old.has(w)),
+    ...probe.writes,
+    ...writes.slice(at).filter((w) => !old.has(w)),
+  ]
 }
 
 /**

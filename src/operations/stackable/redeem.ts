@@ -7,7 +7,6 @@ import type { PromotionTier } from '../../model/promotion'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Guard, Stored } from '../../ports'
-import { addPending, counterWrites } from '../../rules/counters'
 import type { TakenPoints } from '../../rules/ledger'
 import { withOrderRef } from '../../rules/order-refs'
 import { withoutTargets } from '../../rules/qualifications'
@@ -20,7 +19,7 @@ import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty-ledger
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import { recordReferral } from '../referrals'
 import { updateOrder, versionAfterWrite } from '../stored-orders'
-import { applyCounterWrites, counterScope, isUnlimitedCoupon, tierShare } from './counters'
+import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './counters'
 import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
 import { trackingId } from './tracking'
@@ -163,18 +162,15 @@ export class RedemptionWriter {
       }
       const scope = counterScope(subject, this.customer)
       if (scope) {
-        const writes = counterWrites({
+        const count = {
           scope,
           at: tx.now,
           timeZone: tx.ctx.config.timezone,
-          before: loaded.counters,
           orderAmount: o.order.amount ?? 0,
           discount: o.order.total_applied_discount_amount ?? 0,
           ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
-          pending,
-        })
-        applyCounterWrites(tx, writes)
-        addPending(pending, writes)
+        }
+        countRedemption(tx, count, loaded.counters, pending)
       }
       if (subject.voucher?.is_referral_code && this.customer) {
         const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
