@@ -84,7 +84,14 @@ DECLARE
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
+  lk record;
 BEGIN
+  -- Concurrent inserts of one natural key queue on a lock of that key, taken first and in one order,
+  -- instead of each finding the other's row in the deferred unique check and deadlocking there.
+  FOR lk IN SELECT DISTINCT hashtextextended(x, 0) AS h
+    FROM jsonb_array_elements_text(coalesce(p -> 'keys', '[]'::jsonb)) AS x ORDER BY 1 LOOP
+    PERFORM pg_advisory_xact_lock(lk.h);
+  END LOOP;
   LOOP
   BEGIN
     k := 0;

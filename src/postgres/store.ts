@@ -19,6 +19,7 @@ import type {
   Stored,
   Write,
 } from '../ports'
+import { naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
 import { quote, type TableLayout } from './columns'
 import {
@@ -253,8 +254,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 
   async function commit(changeset: Changeset): Promise<CommitResult> {
     stats.commits++
+    const keys = insertedKeys(changeset)
     const payload = JSON.stringify({
       writes: canonical(changeset.writes),
+      ...(keys.length > 0 ? { keys } : {}),
       ...(changeset.alternatives?.length
         ? {
             alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
@@ -426,6 +429,29 @@ function outcome(r: unknown): CommitResult {
     ok.values[slot] = upgradeShape(collection, value, shapes[slot] ?? currentShape(collection))
   }
   return ok
+}
+
+/** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */
+const KEY_LOCKS = 100
+
+/**
+ * The natural keys the changeset (or one of its alternatives) inserts, `collection.key=value`: the
+ * commit function locks each before writing, so two commits inserting one key queue instead of
+ * deadlocking in the deferred unique check (docs/postgres.md#commit).
+ */
+function insertedKeys(changeset: Changeset): string[] {
+  const keys = new Set<string>()
+  for (const writes of [changeset.writes, ...(changeset.alternatives ?? []).map((a) => a.writes)]) {
+    for (const w of writes) {
+      if (w.op !== 'put' || w.expectedVersion !== null) continue
+      for (const fields of naturalKeysOf(w.collection)) {
+        const parts = fields.map((f) => (w.value as unknown as Record<string, unknown>)[f])
+        if (parts.every((x) => typeof x === 'string'))
+          keys.add(`${w.collection}.${fields.join('+')}=${JSON.stringify(parts)}`)
+      }
+    }
+  }
+  return keys.size > KEY_LOCKS ? [] : [...keys]
 }
 
 /**
