@@ -30,7 +30,22 @@ function counting(store: Store, extra: Partial<Store> = {}) {
 function setup(extra: Partial<Store> = {}) {
   const base = testEngine()
   const { store, counts } = counting(base.engine.context.store, extra)
-  return { ...testEngine({ store }), counts }
+  // The memory store (one process, no I/O) schedules attempts the same way every run.
+  const memory = 'rowsExamined' in ((base.engine.context.store as { stats?: object }).stats ?? {})
+  return { ...testEngine({ store }), counts, memory }
+}
+
+/**
+ * One commit per request on the memory store. On a database, I/O reorders the attempts: one may
+ * decide before the others are in flight and so prepare nothing, and its failed guard is answered by
+ * deciding again (docs/storage.md#contention); at most 1.2 commits per request there.
+ */
+function expectCommits(commits: number, requests: number, memory: boolean): void {
+  if (memory) expect(commits).toBe(requests)
+  else {
+    expect(commits).toBeGreaterThanOrEqual(requests)
+    expect(commits).toBeLessThanOrEqual(Math.floor(requests * 1.2))
+  }
 }
 
 const redeem = (engine: Engine, redeemable: Record<string, unknown>, idempotencyKey?: string) =>
@@ -54,7 +69,7 @@ const failureCode = (r: object): string | undefined => (r as { failure_code?: st
 
 describe('a failed guard answered in the same commit', () => {
   it('concurrent payments from a gift card: what fits succeeds, each refusal explains the balance it found, one commit each', async () => {
-    const { engine, counts } = setup()
+    const { engine, counts, memory } = setup()
     await engine.customers.create({ source_id: 'ana' })
     await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 1000 } })
     counts.commits = 0
@@ -63,7 +78,7 @@ describe('a failed guard answered in the same commit', () => {
     )
     const failed = results.filter((r) => r.parent_redemption.result === 'FAILURE')
     expect(results.length - failed.length).toBe(14)
-    expect(counts.commits).toBe(40)
+    expectCommits(counts.commits, 40, memory)
     expect(counts.applied).toBeGreaterThan(0)
     for (const f of failed) {
       expect(failureCode(f.parent_redemption)).toBe('gift_amount_exceeded')
@@ -98,23 +113,25 @@ describe('a failed guard answered in the same commit', () => {
   })
 
   it('replaying each idempotency key of a contended code gives its first response', async () => {
-    const { engine, counts } = setup()
+    const { engine, counts, memory } = setup()
     await hotCode(engine, 5)
     counts.commits = 0
     const first = await Promise.all(
       Array.from({ length: 20 }, (_, i) => redeem(engine, { object: 'voucher', id: 'HOT' }, `key-${i}`)),
     )
     expect(first.filter((r) => r.parent_redemption.result === 'SUCCESS')).toHaveLength(5)
-    expect(counts.commits).toBe(20)
+    expectCommits(counts.commits, 20, memory)
+    const afterFirst = counts.commits
     const replayed = await Promise.all(
       Array.from({ length: 20 }, (_, i) => redeem(engine, { object: 'voucher', id: 'HOT' }, `key-${i}`)),
     )
     expect(replayed).toEqual(first)
-    expect(counts.commits).toBe(20)
+    // Replays commit nothing.
+    expect(counts.commits).toBe(afterFirst)
   })
 
   it('alternatives are prepared only where the attempts in flight could pass the bound', async () => {
-    const { engine, counts } = setup()
+    const { engine, counts, memory } = setup()
     await hotCode(engine, 8)
     await engine.vouchers.create({
       code: 'ROOMY',
@@ -133,8 +150,9 @@ describe('a failed guard answered in the same commit', () => {
     const results = await Promise.all(Array.from({ length: 5 }, () => redeem(engine, { object: 'voucher', id: 'HOT' })))
     expect(results.filter((r) => r.parent_redemption.result === 'SUCCESS')).toHaveLength(3)
     expect(counts.offered).toBeGreaterThan(0)
-    expect(counts.applied).toBe(2)
-    expect(counts.commits).toBe(5)
+    if (memory) expect(counts.applied).toBe(2)
+    else expect(counts.applied).toBeGreaterThan(0)
+    expectCommits(counts.commits, 5, memory)
   })
 
   it("in a host's transaction (one attempt), a failed guard is answered by a business failure, not a 409", async () => {
