@@ -1,9 +1,8 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PostgresStore } from '../../src/postgres'
-import { cloneDatabase, emptySchema } from './database'
+import { emptySchema, useClonedPool } from './database'
 
 /*
  * Contention answered with business results on PostgreSQL (docs/storage.md#alternatives): 200
@@ -14,25 +13,13 @@ import { cloneDatabase, emptySchema } from './database'
 
 const N = 200
 
-let pool: pg.Pool
-let drop: () => Promise<void>
-
-beforeAll(async () => {
-  const db = await cloneDatabase()
-  drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 8 }).on('error', () => {})
-})
-
-afterAll(async () => {
-  await pool.end()
-  await drop()
-})
+const db = useClonedPool(8)
 
 type Engine = ReturnType<typeof createEngine>
 
 async function fresh(): Promise<{ engine: Engine; store: PostgresStore }> {
-  await emptySchema(pool, 'promo_engine')
-  const store = createPostgresStore({ pool })
+  await emptySchema(db.pool, 'promo_engine')
+  const store = createPostgresStore({ pool: db.pool })
   const engine = createEngine({ store, random: seededRandom(11) })
   await engine.customers.create({ source_id: 'ana' })
   return { engine, store }
@@ -61,7 +48,7 @@ const redeem = async (engine: Engine, redeemable: Record<string, unknown>, statu
   return parent.result === 'SUCCESS' ? 'SUCCESS' : (parent.failure_code ?? 'FAILURE')
 }
 
-describe('contention on PostgreSQL, default options', () => {
+describe('contention on PostgreSQL, default options', { timeout: 60_000 }, () => {
   it(`${N} concurrent redemptions of a code with quantity 20: 20 succeed, the rest quantity_exceeded`, async () => {
     const { engine, store } = await fresh()
     await engine.vouchers.create({

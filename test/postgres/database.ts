@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { databaseUrl } from './global-setup'
 
 /** A fresh database cloned from the migrated template, for one test file. */
@@ -47,4 +47,31 @@ BEGIN
   DELETE FROM ${s}.pe_changes;
   UPDATE ${s}.pe_feed SET seq = 0 WHERE seq <> 0;
 END $$`)
+}
+
+/**
+ * A database cloned for the calling test file, and a pool of `max` connections to it: made before
+ * the file's tests, ended and dropped after them.
+ */
+export function useClonedPool(max: number): { readonly pool: pg.Pool; readonly url: string } {
+  let pool: pg.Pool | undefined
+  let db: Awaited<ReturnType<typeof cloneDatabase>> | undefined
+  beforeAll(async () => {
+    db = await cloneDatabase()
+    pool = new pg.Pool({ connectionString: db.url, max }).on('error', () => {})
+  })
+  afterAll(async () => {
+    await pool?.end()
+    await db?.drop()
+  })
+  return {
+    get pool() {
+      if (!pool) throw new Error('useClonedPool: the pool exists once the file has started')
+      return pool
+    },
+    get url() {
+      if (!db) throw new Error('useClonedPool: the database exists once the file has started')
+      return db.url
+    },
+  }
 }

@@ -1,9 +1,8 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import type { Write } from '../../src/ports'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
-import { cloneDatabase } from './database'
+import { useClonedPool } from './database'
 
 /*
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
@@ -11,32 +10,20 @@ import { cloneDatabase } from './database'
  * found by its declared index.
  */
 
-let pool: pg.Pool
-let drop: () => Promise<void>
-
-beforeAll(async () => {
-  const db = await cloneDatabase()
-  drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 4 }).on('error', () => {})
-})
-
-afterAll(async () => {
-  await pool.end()
-  await drop()
-})
+const db = useClonedPool(4)
 
 const put = (collection: string, value: Record<string, unknown>) =>
   ({ op: 'put', collection, value, expectedVersion: null }) as unknown as Write
 
 describe('PostgreSQL migrations', () => {
   it('a fresh schema gets every step; a second run applies none', async () => {
-    const store = createPostgresStore({ pool, schema: 'fresh' })
+    const store = createPostgresStore({ pool: db.pool, schema: 'fresh' })
     expect(await store.migrate()).toEqual({ applied: Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1) })
     expect(await store.migrate()).toEqual({ applied: [] })
   })
 
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
-    const store = createPostgresStore({ pool, schema: 'older' })
+    const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()
     const date = '2026-01-01T00:00:00.000Z'
     const outcome = await store.commit({
@@ -59,7 +46,7 @@ describe('PostgreSQL migrations', () => {
       ],
     })
     expect(outcome.ok).toBe(true)
-    await pool.query('DELETE FROM "older".pe_migrations WHERE version = 2')
+    await db.pool.query('DELETE FROM "older".pe_migrations WHERE version = 2')
     expect(await store.migrate()).toEqual({ applied: [2] })
     const ids = async (collection: 'redemptions' | 'redemption_rollbacks', campaign: string) =>
       (await store[collection].list({ where: { related_object_parent_id: campaign } })).data.map((s) => s.value.id)

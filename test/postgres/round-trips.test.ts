@@ -1,11 +1,11 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type pg from 'pg'
+import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
 import { loyaltyChains, seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
-import { cloneDatabase, emptySchema } from './database'
+import { emptySchema, useClonedPool } from './database'
 
 /*
  * The chain ceilings of docs/storage.md#load-decide-commit, counted on PostgreSQL as real queries:
@@ -13,19 +13,7 @@ import { cloneDatabase, emptySchema } from './database'
  * started (queries sent together share a depth). Each level is a database round trip.
  */
 
-let pool: pg.Pool
-let drop: () => Promise<void>
-
-beforeAll(async () => {
-  const db = await cloneDatabase()
-  drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 10 }).on('error', () => {})
-})
-
-afterAll(async () => {
-  await pool.end()
-  await drop()
-})
+const db = useClonedPool(10)
 
 function countingPool(inner: pg.Pool) {
   let deepestFinished = 0
@@ -69,8 +57,8 @@ function countingPool(inner: pg.Pool) {
 }
 
 async function emptyEngine() {
-  await emptySchema(pool, 'promo_engine')
-  const counter = countingPool(pool)
+  await emptySchema(db.pool, 'promo_engine')
+  const counter = countingPool(db.pool)
   const engine = createEngine({
     store: createPostgresStore({ pool: counter.pool }),
     clock: manualClock(),

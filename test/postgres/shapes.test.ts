@@ -1,26 +1,13 @@
-import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createPostgresStore } from '../../src/postgres'
-import { cloneDatabase } from './database'
+import { useClonedPool } from './database'
 
 /*
  * Rows an earlier release wrote in shape 1, put into the tables and the change feed directly by SQL
  * (docs/storage.md#shape-versions): every read, the change feed included, returns the current shape.
  */
 
-let pool: pg.Pool
-let drop: () => Promise<void>
-
-beforeAll(async () => {
-  const db = await cloneDatabase()
-  drop = db.drop
-  pool = new pg.Pool({ connectionString: db.url, max: 2 }).on('error', () => {})
-})
-
-afterAll(async () => {
-  await pool.end()
-  await drop()
-})
+const db = useClonedPool(2)
 
 describe('stored shapes written by an earlier release', () => {
   it('a shape-1 redemption and async action come out of get and of the change feed upgraded', async () => {
@@ -30,19 +17,21 @@ describe('stored shapes written by an earlier release', () => {
       related_redemptions: { rollbacks: [], redemptions: ['r_child'] },
     }
     const action = { id: 'aa_1', type: 'vouchers.bulk_update', status: 'ENQUEUED', result: null }
-    await pool.query(`INSERT INTO promo_engine.redemptions (id, value, version, shape) VALUES ('r_parent', $1, 1, 1)`, [
-      parent,
-    ])
-    await pool.query(`INSERT INTO promo_engine.async_actions (id, value, version, shape) VALUES ('aa_1', $1, 1, 1)`, [
-      action,
-    ])
-    await pool.query(`UPDATE promo_engine.pe_feed SET seq = 1`)
-    await pool.query(
+    await db.pool.query(
+      `INSERT INTO promo_engine.redemptions (id, value, version, shape) VALUES ('r_parent', $1, 1, 1)`,
+      [parent],
+    )
+    await db.pool.query(
+      `INSERT INTO promo_engine.async_actions (id, value, version, shape) VALUES ('aa_1', $1, 1, 1)`,
+      [action],
+    )
+    await db.pool.query(`UPDATE promo_engine.pe_feed SET seq = 1`)
+    await db.pool.query(
       `INSERT INTO promo_engine.pe_changes (seq, pos, collection, id, op, version, value, shape)
        VALUES (1, 0, 'redemptions', 'r_parent', 'put', 1, $1, 1), (1, 1, 'async_actions', 'aa_1', 'put', 1, $2, 1)`,
       [parent, action],
     )
-    const store = createPostgresStore({ pool })
+    const store = createPostgresStore({ pool: db.pool })
     const redemption = await store.redemptions.get('r_parent')
     expect(redemption?.value.related_redemptions?.redemptions).toEqual([
       { id: 'r_child', date: '2026-01-01T00:00:00.000Z' },
@@ -58,7 +47,7 @@ describe('stored shapes written by an earlier release', () => {
     })
     expect(inc.ok && inc.values['async_actions/aa_1']).toEqual({ ...stored?.value, n: 1 })
     expect((await store.changes({ after: 1 })).data.map((c) => c.value)).toEqual([{ ...stored?.value, n: 1 }])
-    expect((await pool.query(`SELECT shape FROM promo_engine.async_actions WHERE id = 'aa_1'`)).rows).toEqual([
+    expect((await db.pool.query(`SELECT shape FROM promo_engine.async_actions WHERE id = 'aa_1'`)).rows).toEqual([
       { shape: 1 },
     ])
   })
