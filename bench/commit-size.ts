@@ -6,6 +6,7 @@ import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
 import type { Changeset } from '../src/ports'
+import { fiveRedeemables } from '../test/support/shops'
 
 async function measure(lines: number) {
   const memory = createMemoryStore()
@@ -17,32 +18,14 @@ async function measure(lines: number) {
   const store = { ...memory, commit }
   const engine = createEngine({ store, random: seededRandom(9) })
   await engine.customers.create({ source_id: 'ana' })
-  for (let i = 0; i < 3; i++) {
-    await engine.vouchers.create({
-      code: `C${i}`,
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'PERCENT', percent_off: 5 },
-    })
-  }
-  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 1_000_000 } })
-  const promo = await engine.promotions.create({
-    name: 'Promo',
-    campaign_type: 'PROMOTION',
-    promotion: { tiers: [{ name: 'Off', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }] },
-  })
+  const redeemables = await fiveRedeemables(engine)
   const order = {
     items: Array.from({ length: lines }, (_, i) => ({ source_id: `p${i}`, quantity: 1 + (i % 3), price: 1000 + i })),
   }
   await engine.redemptions.redeemStackable({
     customer: { source_id: 'ana' },
     order,
-    redeemables: [
-      { object: 'voucher', id: 'C0' },
-      { object: 'voucher', id: 'C1' },
-      { object: 'voucher', id: 'C2' },
-      { object: 'voucher', id: 'GIFT', gift: { credits: 100 } },
-      { object: 'promotion_tier', id: promo.promotion?.tiers[0]?.id ?? '' },
-    ],
+    redeemables,
   })
   const redemption = await memory.orders.list({ limit: 1 })
   const orderBytes = JSON.stringify(redemption.data[0]?.value).length

@@ -15,6 +15,7 @@ import { isEngineError } from '../src/errors'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
 import type { Store } from '../src/ports'
+import { cardWithPoints } from '../test/support/shops'
 
 const POSTGRES = process.argv.includes('--postgres')
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (POSTGRES ? 2000 : 10_000))
@@ -107,20 +108,7 @@ async function main() {
     return () => redemption(engine, { object: 'voucher', id: 'GIFT', gift: { credits: 70 } })
   })
   await run('one loyalty card of 710 points, 10 each', async (engine) => {
-    const club = await engine.loyalties.create({
-      name: 'Club',
-      type: 'AUTO_UPDATE',
-      vouchers_count: 1,
-      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 710 } },
-    })
-    await engine.asyncActions.runPending()
-    const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana' } })
-    const coin = await engine.rewards.create({
-      name: 'Coin',
-      type: 'COIN',
-      parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
-    })
-    await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+    const { card, coin } = await cardWithPoints(engine, 710)
     return () => redemption(engine, { object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } })
   })
   await run(`publications from ${Math.round(N * 1.2)} free codes`, async (engine) => {

@@ -9,8 +9,6 @@ import type {
   CommitResult,
   Conflict,
   Entity,
-  FieldFilter,
-  IndexDeclaration,
   IndexDeclarations,
   IndexType,
   ListQuery,
@@ -22,22 +20,10 @@ import type {
 } from '../ports'
 import { chooseAlternative, indexesOf, isMultiValued, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
-import {
-  bucketsFor,
-  checkDeclaration,
-  compareEntries,
-  compareKeys,
-  type Entry,
-  firstWhere,
-  IndexBuckets,
-  SortedEntries,
-  type SortKey,
-  sortKey,
-} from './indexes'
+import { bucketsFor, checkDeclaration, firstWhere, IndexBuckets, SortedEntries } from './indexes'
 import { listRows } from './list'
+import { chooseIndex, isRange, type Row, slice } from './pages'
 import { deepFreeze, readPath, withIncrements } from './paths'
-
-type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
 
 /** A change as committed, with the shape its value was stored in (upgraded when read). */
 /** A commit's change as the feed hands it out (frozen), and the shape its value was stored in. */
@@ -248,7 +234,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     const [sortField] = index.declaration.sort
     const single = buckets.length <= 1
     if (single && sortField === order.field && rest.every(([f, c]) => f === sortField && isRange(c))) {
-      return slice(buckets[0] ?? EMPTY, rest[0]?.[1], index.declaration.sort, query, order.direction, rows, asStored)
+      const page = slice(
+        buckets[0] ?? EMPTY,
+        rest[0]?.[1],
+        index.declaration.sort,
+        query,
+        order.direction,
+        rows,
+        asStored,
+      )
+      // Only the entries the page returns are touched.
+      stats.rowsExamined += page.data.length
+      return page
     }
     const candidates: Stored<Entity<C>>[] = []
     // An entity with several matching elements of a multi-valued field sits in several buckets: listed once.
@@ -264,91 +261,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       }
     }
     return listRows(candidates, { ...query, where: Object.fromEntries(rest) }, Object.fromEntries(declared))
-  }
-
-  /** A page read straight from one sorted bucket: only the entries it returns are touched. */
-  function slice<T>(
-    entries: SortedEntries,
-    range: FieldFilter | undefined,
-    sort: IndexDeclaration['sort'],
-    query: ListQuery,
-    direction: 'asc' | 'desc',
-    rows: Map<string, Row>,
-    asStored: (row: Row) => Stored<T>,
-  ): Page<T> {
-    let lo = 0
-    let hi = entries.length
-    if (range !== undefined) {
-      lo = entries.firstWhere((e) => e.key !== null)
-      const r = range as { before?: string; after?: string; gte?: number; lte?: number }
-      const bound = (v: string | number | undefined): SortKey | undefined =>
-        v === undefined ? undefined : typeof v === 'number' ? v : sortKey(v, sort[1])
-      const after = bound(r.after)
-      const gte = bound(r.gte)
-      const before = bound(r.before)
-      const lte = bound(r.lte)
-      if (after !== undefined)
-        lo = Math.max(
-          lo,
-          entries.firstWhere((e) => compareKeys(e.key, after) > 0),
-        )
-      if (gte !== undefined)
-        lo = Math.max(
-          lo,
-          entries.firstWhere((e) => compareKeys(e.key, gte) >= 0),
-        )
-      if (before !== undefined)
-        hi = Math.min(
-          hi,
-          entries.firstWhere((e) => compareKeys(e.key, before) >= 0),
-        )
-      if (lte !== undefined)
-        hi = Math.min(
-          hi,
-          entries.firstWhere((e) => compareKeys(e.key, lte) > 0),
-        )
-      if (hi < lo) hi = lo
-    }
-    const total = hi - lo
-    const desc = direction === 'desc'
-    // Positions count from the start of the requested order.
-    let start = 0
-    if (query.starting_after_id !== undefined) {
-      const at = positionOf(entries, lo, hi, query.starting_after_id, rows, sort)
-      start = at === -1 ? total : (desc ? hi - 1 - at : at - lo) + 1
-    }
-    const limit = query.limit ?? total
-    if (query.page !== undefined) start += (query.page - 1) * limit
-    const data: Stored<T>[] = []
-    for (let i = start; i < Math.min(total, start + limit); i++) {
-      const e = entries.at(desc ? hi - 1 - i : lo + i) as Entry
-      data.push(asStored(rows.get(e.id) as Row))
-    }
-    stats.rowsExamined += data.length
-    const has_more = start + data.length < total
-    const last = data.at(-1)
-    return {
-      data,
-      total,
-      has_more,
-      more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
-    }
-  }
-
-  /** Where the entry of `id` stands in `entries[lo, hi)`, or -1. */
-  function positionOf(
-    entries: SortedEntries,
-    lo: number,
-    hi: number,
-    id: string,
-    rows: Map<string, Row>,
-    sort: IndexDeclaration['sort'],
-  ): number {
-    const row = rows.get(id)
-    if (!row) return -1
-    const probe: Entry = { key: sortKey(readPath(row.value, sort[0]), sort[1]), id }
-    const at = entries.firstWhere((e) => compareEntries(e, probe) >= 0)
-    return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
   }
 
   /**
@@ -573,26 +485,6 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
       return { data, has_more: i < log.length, next_after: next }
     },
   }
-}
-
-function isRange(cond: FieldFilter): boolean {
-  return cond !== null && typeof cond === 'object' && !('in' in cond)
-}
-
-/** The index the memory store answers a list from: the one fixing most equality fields, then the one already in order. */
-function chooseIndex(indexes: readonly IndexBuckets[], where: ListQuery['where'] & object, orderField: string) {
-  let best: IndexBuckets | undefined
-  let bestScore = -1
-  for (const index of indexes) {
-    const { on, sort } = index.declaration
-    if (!on.every(([p]) => p in where && !isRange(where[p] as FieldFilter))) continue
-    const score = on.length * 2 + (sort[0] === orderField ? 1 : 0)
-    if (score > bestScore) {
-      best = index
-      bestScore = score
-    }
-  }
-  return best as IndexBuckets
 }
 
 function keyString(values: readonly unknown[]): string {

@@ -7,21 +7,18 @@ import type {
   ChangesQuery,
   CollectionName,
   CommitResult,
-  Conflict,
   Entity,
-  FieldFilter,
   IndexDeclarations,
-  IndexType,
   ListQuery,
   Page,
   Repository,
   Store,
   Stored,
-  Write,
 } from '../ports'
-import { naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
+import { canonical, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
+import { condition } from './conditions'
 import {
   commitFault,
   type PoolClientLike,
@@ -408,181 +405,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     async close() {
       await ownPool?.end()
     },
-  }
-}
-
-function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult & { shapes?: Record<string, number> }
-  // The function reports only what it knows; absent keys are left out, as the memory store does.
-  const tidy = (c: Conflict) => {
-    for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
-  }
-  if (!result.ok) {
-    tidy(result.conflict)
-    return result
-  }
-  result.alternative?.failed.forEach(tidy)
-  // An increment keeps the row's shape: its value after the increment is upgraded like every read.
-  const { shapes = {}, ...ok } = result
-  for (const [slot, value] of Object.entries(ok.values)) {
-    const collection = slot.slice(0, slot.indexOf('/')) as CollectionName
-    ok.values[slot] = upgradeShape(collection, value, shapes[slot] ?? currentShape(collection))
-  }
-  return ok
-}
-
-/** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */
-const KEY_LOCKS = 100
-
-/**
- * The natural keys the changeset (or one of its alternatives) inserts, `collection.key=value`: the
- * commit function locks each before writing, so two commits inserting one key queue instead of
- * deadlocking in the deferred unique check (docs/postgres.md#commit).
- */
-function insertedKeys(changeset: Changeset): string[] {
-  const keys = new Set<string>()
-  for (const writes of [changeset.writes, ...(changeset.alternatives ?? []).map((a) => a.writes)]) {
-    for (const w of writes) {
-      if (w.op !== 'put' || w.expectedVersion !== null) continue
-      for (const fields of naturalKeysOf(w.collection)) {
-        const parts = fields.map((f) => (w.value as unknown as Record<string, unknown>)[f])
-        if (parts.every((x) => typeof x === 'string'))
-          keys.add(`${w.collection}.${fields.join('+')}=${JSON.stringify(parts)}`)
-      }
-    }
-  }
-  return keys.size > KEY_LOCKS ? [] : [...keys]
-}
-
-/**
- * The writes as the commit function applies them: by (collection, id), entities with a guarded
- * increment last; the writes of one entity keep their order. `pos` is the order in which the
- * changeset first touched each entity, which the change feed keeps.
- */
-function canonical(writes: readonly Write[]): unknown[] {
-  const firstTouch = new Map<string, number>()
-  const guarded = new Set<string>()
-  const rows = writes.map((w, i) => {
-    const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
-    const slot = `${w.collection}/${id}`
-    if (!firstTouch.has(slot)) firstTouch.set(slot, firstTouch.size)
-    if (w.op === 'increment' && w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
-    return { w, i, id, slot }
-  })
-  rows.sort((a, b) => {
-    const ga = guarded.has(a.slot) ? 1 : 0
-    const gb = guarded.has(b.slot) ? 1 : 0
-    if (ga !== gb) return ga - gb
-    if (a.w.collection !== b.w.collection) return a.w.collection < b.w.collection ? -1 : 1
-    if (a.id !== b.id) return a.id < b.id ? -1 : 1
-    return a.i - b.i
-  })
-  return rows.map(({ w, id, slot }) => {
-    const pos = firstTouch.get(slot)
-    if (w.op === 'put') {
-      return { op: 'put', c: w.collection, id, v: w.value, ev: w.expectedVersion, s: currentShape(w.collection), pos }
-    }
-    if (w.op === 'delete') return { op: 'delete', c: w.collection, id, ev: w.expectedVersion, pos }
-    return {
-      op: 'increment',
-      c: w.collection,
-      id,
-      by: w.by,
-      ...(w.guard === undefined ? {} : { guard: w.guard }),
-      ...(w.create === undefined ? {} : { create: w.create }),
-      ...(w.set === undefined ? {} : { set: w.set }),
-      s: currentShape(w.collection),
-      pos,
-    }
-  })
-}
-
-/**
- * A condition on a multi-valued field's column (a JSON array of strings, `[null]` for none;
- * docs/storage.md#multi-valued-indexes): one of the given elements (`?|`), or none (`@> '[null]'`),
- * both answered by its GIN index.
- */
-function elementsCondition(column: string, cond: FieldFilter, param: (v: unknown) => string): string {
-  const col = quote(column)
-  if (cond !== null && typeof cond === 'object' && !('in' in cond)) {
-    throw new Error(`${column}: a multi-valued field is filtered by equality or in, not by a range`)
-  }
-  const values = cond !== null && typeof cond === 'object' ? cond.in : [cond]
-  const present = values.flatMap((v) => (typeof v === 'string' ? [v] : typeof v === 'number' ? [String(v)] : []))
-  const parts: string[] = []
-  if (present.length > 0) parts.push(`${col} ?| ${param(present)}::text[]`)
-  if (values.includes(null)) parts.push(`${col} @> '[null]'::jsonb`)
-  return parts.length > 0 ? `(${parts.join(' OR ')})` : 'FALSE'
-}
-
-/** A `where` condition on a typed column, with the filter's values read as the column's type. */
-function condition(
-  field: { column: string; type: IndexType; multi?: true },
-  cond: FieldFilter,
-  param: (v: unknown) => string,
-  s: string,
-): string {
-  if (field.multi) return elementsCondition(field.column, cond, param)
-  const col = quote(field.column)
-  const typed = (p: string) => {
-    switch (field.type) {
-      case 'text':
-        return `${p}::text`
-      case 'number':
-        return `${p}::numeric`
-      case 'boolean':
-        return `${p}::boolean`
-      case 'timestamp':
-        return `${s}.pe_timestamp(${p}::text)`
-    }
-  }
-  if (cond === null) return `${col} IS NULL`
-  if (typeof cond !== 'object') {
-    const v = asColumnValue(cond, field.type)
-    return v === null ? `${col} IS NULL` : `${col} = ${typed(param(v))}`
-  }
-  if ('in' in cond) {
-    const values = cond.in.map((v) => (v === null ? null : asColumnValue(v, field.type)))
-    const present = values.filter((v): v is string | number | boolean => v !== null)
-    const parts: string[] = []
-    if (present.length > 0) {
-      const arrayType = { text: 'text', number: 'numeric', boolean: 'boolean', timestamp: 'text' }[field.type]
-      parts.push(
-        field.type === 'timestamp'
-          ? `${col} IN (SELECT ${s}.pe_timestamp(x) FROM unnest(${param(present.map(String))}::text[]) x)`
-          : `${col} = ANY(${param(present.map(String))}::${arrayType}[])`,
-      )
-    }
-    if (values.some((v) => v === null)) parts.push(`${col} IS NULL`)
-    return parts.length > 0 ? `(${parts.join(' OR ')})` : 'FALSE'
-  }
-  const r = cond as { before?: string; after?: string; gte?: number; lte?: number }
-  const parts: string[] = []
-  const bound = (v: string | number) => {
-    const x = asColumnValue(v, field.type)
-    return x === null ? 'NULL' : typed(param(x))
-  }
-  if (r.after !== undefined) parts.push(`${col} > ${bound(r.after)}`)
-  if (r.before !== undefined) parts.push(`${col} < ${bound(r.before)}`)
-  if (r.gte !== undefined) parts.push(`${col} >= ${bound(r.gte)}`)
-  if (r.lte !== undefined) parts.push(`${col} <= ${bound(r.lte)}`)
-  return parts.length > 0 ? `(${parts.join(' AND ')})` : 'TRUE'
-}
-
-/** A filter value as the column holds it (the memory store's sort key): null when of another type. */
-function asColumnValue(value: string | number | boolean, type: IndexType): string | number | boolean | null {
-  switch (type) {
-    case 'timestamp': {
-      if (typeof value !== 'string') return null
-      const t = Date.parse(value)
-      return Number.isNaN(t) ? null : new Date(t).toISOString()
-    }
-    case 'number':
-      return typeof value === 'number' ? value : null
-    case 'boolean':
-      return typeof value === 'boolean' ? value : null
-    case 'text':
-      return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null
   }
 }
 

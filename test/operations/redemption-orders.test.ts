@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/memory'
 import type { Changeset, Store } from '../../src/ports'
 import { amountOffVoucher, testEngine } from '../support/engine'
+import { fiveRedeemables } from '../support/shops'
 import { defaultTestStore } from '../support/store'
 
 /*
@@ -42,30 +43,6 @@ function measuredStore() {
 
 const lines = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ source_id: `p${i}`, quantity: 1 + (i % 3), price: 1000 + i }))
-
-/** Three coupons, a gift card and a promotion tier: the redeemables of the commit-size bench. */
-async function fiveRedeemables(engine: ReturnType<typeof testEngine>['engine']) {
-  for (let i = 0; i < 3; i++) {
-    await engine.vouchers.create({
-      code: `C${i}`,
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'PERCENT', percent_off: 5 },
-    })
-  }
-  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 1_000_000 } })
-  const promo = await engine.promotions.create({
-    name: 'Promo',
-    campaign_type: 'PROMOTION',
-    promotion: { tiers: [{ name: 'Off', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }] },
-  })
-  return [
-    { object: 'voucher' as const, id: 'C0' },
-    { object: 'voucher' as const, id: 'C1' },
-    { object: 'voucher' as const, id: 'C2' },
-    { object: 'voucher' as const, id: 'GIFT', gift: { credits: 100 } },
-    { object: 'promotion_tier' as const, id: promo.promotion?.tiers[0]?.id ?? '' },
-  ]
-}
 
 describe('what a redemption stores', () => {
   it('a 100-line, 5-redeemable redemption commits at most twice the JSON of the stored order', async () => {

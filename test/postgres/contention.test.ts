@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PostgresStore } from '../../src/postgres'
+import { cardWithPoints } from '../support/shops'
 import { emptySchema, useClonedPool } from './database'
 
 /*
@@ -76,20 +77,7 @@ describe('contention on PostgreSQL, default options', { timeout: 60_000 }, () =>
 
   it(`${N} concurrent payments of 10 points by one member from a card of 300: 30 succeed`, async () => {
     const { engine, store } = await fresh()
-    const club = await engine.loyalties.create({
-      name: 'Club',
-      type: 'AUTO_UPDATE',
-      vouchers_count: 1,
-      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 300 } },
-    })
-    await engine.asyncActions.runPending()
-    const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana' } })
-    const coin = await engine.rewards.create({
-      name: 'Coin',
-      type: 'COIN',
-      parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
-    })
-    await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+    const { card, coin } = await cardWithPoints(engine, 300)
     const { tally, commits } = await race(store, () =>
       redeem(engine, { object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }),
     )

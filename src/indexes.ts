@@ -1,0 +1,146 @@
+import type { CollectionName } from './collections'
+
+/** What operations filter and sort on, per collection (docs/storage.md#indexes). */
+
+/** How a declared index field is typed: a database adapter stores it in a column of that type. */
+export type IndexType = 'text' | 'number' | 'timestamp' | 'boolean'
+/**
+ * A dotted path and its type. A path with `[]` after a segment (`targets[]`, `products[].id`) is
+ * **multi-valued**: it reads every element of that array (a value that is not an array counts as
+ * one element), and an entity is in the index once per distinct string element it holds, or under
+ * `null` when it holds none (docs/storage.md#multi-valued-indexes). Multi-valued fields are `text`,
+ * filtered by equality or `in` (an entity matches when one of its elements does), never sorted on.
+ */
+export type IndexField = readonly [path: string, type: IndexType]
+
+/** Whether an index field path reads every element of an array (`targets[]`, `products[].id`). */
+export function isMultiValued(path: string): boolean {
+  return path.includes('[]')
+}
+
+/**
+ * A declared index: equality on the `on` fields (all of them), entries ordered by `sort` then id.
+ * A list is answered from the index whose `on` fields its `where` fixes by equality (or by `in`);
+ * a range filter and the order then apply to the fields of that index's entries.
+ */
+export interface IndexDeclaration {
+  on: readonly IndexField[]
+  sort: IndexField
+}
+
+export type IndexDeclarations = { [C in CollectionName]?: readonly IndexDeclaration[] }
+
+const text = (path: string): IndexField => [path, 'text']
+const time = (path: string): IndexField => [path, 'timestamp']
+const CREATED = time('created_at')
+
+/**
+ * What operations filter and sort on, per collection (docs/storage.md#indexes). Every collection is
+ * also listed whole, by `created_at` and by `id`. Operations list by nothing else: the memory store
+ * refuses a `where` or an `order` on an undeclared field, so a query that would scan is a bug found
+ * by the tests, not by production latency.
+ */
+export const INDEXES: IndexDeclarations = {
+  campaigns: [
+    { on: [text('campaign_type')], sort: CREATED },
+    { on: [text('campaign_type')], sort: time('updated_at') },
+    { on: [text('campaign_type')], sort: text('name') },
+  ],
+  vouchers: [
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('campaign_id'), text('holder_id')], sort: CREATED },
+    // A campaign's free codes from a random key on (docs/storage.md#claims).
+    { on: [text('campaign_id'), text('holder_id')], sort: text('id') },
+    // A customer's wallet (qualifications).
+    { on: [text('holder_id')], sort: CREATED },
+  ],
+  promotion_tiers: [
+    { on: [text('campaign_id')], sort: CREATED },
+    // The tiers a qualification considers: active ones by what their rules target
+    // (src/rules/qualifications/targets.ts), so it reads only those that could reach the cart.
+    { on: [['active', 'boolean'], text('targets[]')], sort: CREATED },
+    // Without a cart every active tier is a candidate.
+    { on: [['active', 'boolean']], sort: CREATED },
+  ],
+  promotion_stacks: [
+    { on: [], sort: time('updated_at') },
+    { on: [], sort: text('name') },
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('campaign_id')], sort: time('updated_at') },
+    { on: [text('campaign_id')], sort: text('name') },
+  ],
+  // The collections holding any of a cart's products or SKUs (qualifications).
+  product_collections: [{ on: [text('products[].id')], sort: CREATED }],
+  skus: [
+    { on: [text('product_id')], sort: CREATED },
+    { on: [text('product_id')], sort: time('updated_at') },
+    { on: [text('product_id')], sort: text('sku') },
+  ],
+  validation_rule_assignments: [
+    { on: [text('related_object_id')], sort: CREATED },
+    { on: [text('rule_id')], sort: CREATED },
+  ],
+  redemptions: [
+    { on: [text('related_object_id')], sort: time('date') },
+    { on: [text('related_object_parent_id')], sort: time('date') },
+    { on: [text('customer_id')], sort: time('date') },
+    { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
+    { on: [text('redemption')], sort: time('date') },
+  ],
+  redemption_rollbacks: [
+    { on: [text('redemption')], sort: time('date') },
+    // A campaign's rollbacks by date (the transactions export pages through them).
+    { on: [text('related_object_parent_id')], sort: time('date') },
+  ],
+  sessions: [
+    { on: [text('key'), text('released_at')], sort: CREATED },
+    { on: [text('voucher_id'), text('released_at')], sort: CREATED },
+    { on: [], sort: time('expires_at') },
+  ],
+  earning_rules: [{ on: [text('campaign_id')], sort: CREATED }],
+  loyalty_tiers: [{ on: [text('campaign_id')], sort: CREATED }],
+  member_tiers: [
+    { on: [text('voucher_id')], sort: CREATED },
+    { on: [text('customer_id')], sort: CREATED },
+  ],
+  points_buckets: [
+    { on: [text('voucher_id')], sort: CREATED },
+    // A card's live buckets: what a spend, an expiry or an activation can move.
+    { on: [text('voucher_id'), text('status')], sort: CREATED },
+  ],
+  reward_assignments: [
+    { on: [text('related_object_id')], sort: CREATED },
+    { on: [text('related_object_id'), text('reward_id')], sort: CREATED },
+    { on: [text('related_object_id'), ['parameters.loyalty.auto_redeem', 'boolean']], sort: CREATED },
+  ],
+  publications: [
+    { on: [text('source_id')], sort: CREATED },
+    { on: [text('campaign_id'), text('source_id')], sort: CREATED },
+    { on: [text('customer_id')], sort: CREATED },
+  ],
+  activities: [
+    { on: [text('customer_id')], sort: CREATED },
+    { on: [text('customer_id'), text('type')], sort: CREATED },
+    { on: [text('customer_id'), text('campaign_id')], sort: CREATED },
+    { on: [text('customer_id'), text('campaign_type')], sort: CREATED },
+    { on: [text('customer_id'), text('category')], sort: CREATED },
+  ],
+  async_actions: [{ on: [text('status')], sort: time('run_at') }],
+  file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],
+  // What has expired, oldest first (`maintenance.purgeExpired`).
+  files: [{ on: [], sort: time('expires_at') }],
+  idempotency_keys: [{ on: [], sort: time('expires_at') }],
+  access_tokens: [{ on: [], sort: time('expires_at') }],
+  campaign_templates: [],
+  redeemable_holders: [{ on: [text('redeemable_id')], sort: CREATED }],
+}
+
+/** Every index of a collection: the declared ones, then listing it whole by `created_at` and by `id`. */
+export function indexesOf(collection: CollectionName, extra: IndexDeclarations = {}): IndexDeclaration[] {
+  return [
+    ...(INDEXES[collection] ?? []),
+    ...(extra[collection] ?? []),
+    { on: [], sort: CREATED },
+    { on: [], sort: text('id') },
+  ]
+}

@@ -1,0 +1,120 @@
+import type { FieldFilter, IndexDeclaration, ListQuery, Page, Stored } from '../ports'
+import {
+  compareEntries,
+  compareKeys,
+  type Entry,
+  type IndexBuckets,
+  type SortedEntries,
+  type SortKey,
+  sortKey,
+} from './indexes'
+import { readPath } from './paths'
+
+/** Answering a list from the index buckets: which index, and a page read straight from one sorted bucket. */
+
+/** A stored row: the value as committed, its version and the shape it was written in. */
+export type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
+
+export function isRange(cond: FieldFilter): boolean {
+  return cond !== null && typeof cond === 'object' && !('in' in cond)
+}
+
+/** The index the memory store answers a list from: the one fixing most equality fields, then the one already in order. */
+export function chooseIndex(indexes: readonly IndexBuckets[], where: ListQuery['where'] & object, orderField: string) {
+  let best: IndexBuckets | undefined
+  let bestScore = -1
+  for (const index of indexes) {
+    const { on, sort } = index.declaration
+    if (!on.every(([p]) => p in where && !isRange(where[p] as FieldFilter))) continue
+    const score = on.length * 2 + (sort[0] === orderField ? 1 : 0)
+    if (score > bestScore) {
+      best = index
+      bestScore = score
+    }
+  }
+  return best as IndexBuckets
+}
+
+/** A page read straight from one sorted bucket: only the entries it returns are touched. */
+export function slice<T>(
+  entries: SortedEntries,
+  range: FieldFilter | undefined,
+  sort: IndexDeclaration['sort'],
+  query: ListQuery,
+  direction: 'asc' | 'desc',
+  rows: Map<string, Row>,
+  asStored: (row: Row) => Stored<T>,
+): Page<T> {
+  let lo = 0
+  let hi = entries.length
+  if (range !== undefined) {
+    lo = entries.firstWhere((e) => e.key !== null)
+    const r = range as { before?: string; after?: string; gte?: number; lte?: number }
+    const bound = (v: string | number | undefined): SortKey | undefined =>
+      v === undefined ? undefined : typeof v === 'number' ? v : sortKey(v, sort[1])
+    const after = bound(r.after)
+    const gte = bound(r.gte)
+    const before = bound(r.before)
+    const lte = bound(r.lte)
+    if (after !== undefined)
+      lo = Math.max(
+        lo,
+        entries.firstWhere((e) => compareKeys(e.key, after) > 0),
+      )
+    if (gte !== undefined)
+      lo = Math.max(
+        lo,
+        entries.firstWhere((e) => compareKeys(e.key, gte) >= 0),
+      )
+    if (before !== undefined)
+      hi = Math.min(
+        hi,
+        entries.firstWhere((e) => compareKeys(e.key, before) >= 0),
+      )
+    if (lte !== undefined)
+      hi = Math.min(
+        hi,
+        entries.firstWhere((e) => compareKeys(e.key, lte) > 0),
+      )
+    if (hi < lo) hi = lo
+  }
+  const total = hi - lo
+  const desc = direction === 'desc'
+  // Positions count from the start of the requested order.
+  let start = 0
+  if (query.starting_after_id !== undefined) {
+    const at = positionOf(entries, lo, hi, query.starting_after_id, rows, sort)
+    start = at === -1 ? total : (desc ? hi - 1 - at : at - lo) + 1
+  }
+  const limit = query.limit ?? total
+  if (query.page !== undefined) start += (query.page - 1) * limit
+  const data: Stored<T>[] = []
+  for (let i = start; i < Math.min(total, start + limit); i++) {
+    const e = entries.at(desc ? hi - 1 - i : lo + i) as Entry
+    data.push(asStored(rows.get(e.id) as Row))
+  }
+  const has_more = start + data.length < total
+  const last = data.at(-1)
+  return {
+    data,
+    total,
+    has_more,
+    more_starting_after: has_more && last ? String(readPath(last.value, 'id')) : null,
+  }
+}
+
+/** Where the entry of `id` stands in `entries[lo, hi)`, or -1. */
+function positionOf(
+  entries: SortedEntries,
+  lo: number,
+  hi: number,
+  id: string,
+  rows: Map<string, Row>,
+  sort: IndexDeclaration['sort'],
+): number {
+  const row = rows.get(id)
+  if (!row) return -1
+  const probe: Entry = { key: sortKey(readPath(row.value, sort[0]), sort[1]), id }
+  const at = entries.firstWhere((e) => compareEntries(e, probe) >= 0)
+  return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
+}

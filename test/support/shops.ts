@@ -1,0 +1,49 @@
+import type { Engine } from '../../src/engine'
+
+/** Shops the tests and the benches share, built through the engine's own operations. */
+
+/** Three coupons, a gift card and a promotion tier: the redeemables of the commit-size bench. */
+export async function fiveRedeemables(engine: Engine) {
+  for (let i = 0; i < 3; i++) {
+    await engine.vouchers.create({
+      code: `C${i}`,
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'PERCENT', percent_off: 5 },
+    })
+  }
+  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: 1_000_000 } })
+  const promo = await engine.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Off', action: { discount: { type: 'AMOUNT', amount_off: 100 } } }] },
+  })
+  return [
+    { object: 'voucher' as const, id: 'C0' },
+    { object: 'voucher' as const, id: 'C1' },
+    { object: 'voucher' as const, id: 'C2' },
+    { object: 'voucher' as const, id: 'GIFT', gift: { credits: 100 } },
+    { object: 'promotion_tier' as const, id: promo.promotion?.tiers[0]?.id ?? '' },
+  ]
+}
+
+/**
+ * A loyalty program whose one card holds `points`, held by the customer `ana` (created first), and a
+ * COIN reward (1 point = 1 cent) assigned to it: a card to pay with points from.
+ */
+export async function cardWithPoints(engine: Engine, points: number) {
+  const club = await engine.loyalties.create({
+    name: 'Club',
+    type: 'AUTO_UPDATE',
+    vouchers_count: 1,
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points } },
+  })
+  await engine.asyncActions.runPending()
+  const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'ana' } })
+  const coin = await engine.rewards.create({
+    name: 'Coin',
+    type: 'COIN',
+    parameters: { coin: { exchange_ratio: 0.01, points_ratio: 1 } },
+  })
+  await engine.rewards.createAssignment(coin.id, { campaign: club.id })
+  return { club, card, coin }
+}
