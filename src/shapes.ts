@@ -1,5 +1,11 @@
 import type { CollectionName } from './ports'
-import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from './rules/stored-shapes'
+import {
+  dropNullOptionals,
+  keepOrderCopy,
+  upgradeAsyncAction,
+  upgradeGiftVoucher,
+  upgradeRedemption,
+} from './rules/stored-shapes'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape
@@ -32,6 +38,8 @@ const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {
   validation_rules: [(v) => dropNullOptionals('validation_rules', v)],
   // Shape 2: files written over several commits have a status, and may expire (docs/http.md).
   files: [(v) => ({ status: 'READY', expires_at: null, ...v })],
+  // Shape 2: a gift card's spent credits leave `subtracted_amount` (docs/behaviour.md#gift-card-balance).
+  vouchers: [as(upgradeGiftVoucher)],
 }
 
 /** The shape version a collection's entities are written in today. */

@@ -235,13 +235,8 @@ export class RedemptionWriter {
         ...uses(v0),
         ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) + credits } : {}),
       },
-      gift: v0.gift
-        ? {
-            ...v0.gift,
-            balance: v0.gift.balance - credits,
-            subtracted_amount: (v0.gift.subtracted_amount ?? 0) + credits,
-          }
-        : null,
+      // Spent credits are the code's `redeemed_amount`, not `subtracted_amount` (docs/behaviour.md#gift-card-balance).
+      gift: v0.gift ? { ...v0.gift, balance: v0.gift.balance - credits } : null,
       updated_at: this.tx.nowIso,
     }
     // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
@@ -252,7 +247,6 @@ export class RedemptionWriter {
     if (v0.gift) {
       by['redemption.redeemed_amount'] = credits
       by['gift.balance'] = -credits
-      by['gift.subtracted_amount'] = credits
       guard['gift.balance'] = { min: 0 }
     }
     this.tx.increment('vouchers', voucherId, by, {

@@ -369,9 +369,7 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       v0.id,
       {
         'redemption.redeemed_quantity': -1,
-        ...(v0.gift
-          ? { 'redemption.redeemed_amount': -credits, 'gift.balance': credits, 'gift.subtracted_amount': -credits }
-          : {}),
+        ...(v0.gift ? { 'redemption.redeemed_amount': -credits, 'gift.balance': credits } : {}),
       },
       { guard: { 'redemption.redeemed_quantity': { min: 0 } }, set: { updated_at: tx.nowIso } },
     )
