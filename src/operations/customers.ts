@@ -1,7 +1,7 @@
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { ListEnvelope } from '../model/common'
-import type { ActivityEvent, Customer } from '../model/customer'
+import type { ActivityEvent, Customer, CustomerWithSummary } from '../model/customer'
 import type { FieldFilter } from '../ports'
 import { nonEmptyString } from '../schema/common'
 import { customerInput } from '../schema/customer'
@@ -10,6 +10,7 @@ import { parse } from '../schema/parse'
 import type { CustomersCreateParams, CustomersListActivityParams } from '../schema/requests'
 import { type Context, mutate } from './context'
 import { findCustomer, newCustomer } from './customer-records'
+import { readCustomerSummary } from './customer-summary'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
 
@@ -38,10 +39,11 @@ export function customers(ctx: Context) {
       })
     },
 
-    async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
+    /** The customer with its `summary` (docs/behaviour.md#customer-summary). */
+    async get(idOrSourceId: string, _options?: CallOptions): Promise<CustomerWithSummary> {
       const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
-      return found.value
+      return { ...found.value, summary: await readCustomerSummary(ctx.store, found.value.id) }
     },
 
     /**

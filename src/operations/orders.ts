@@ -20,7 +20,7 @@ import { withIdempotency } from './idempotency'
 import { loyaltyPrograms, prefetchMember } from './loyalty-cascade'
 import { fireEarningRules } from './loyalty-earning'
 import { enforceMetadata } from './metadata-schemas'
-import { updateOrder } from './stored-orders'
+import { insertOrder, updateOrder } from './stored-orders'
 
 /**
  * Orders (`engine.orders`): stored with their calculated fields; an order becoming PAID (created
@@ -128,7 +128,7 @@ async function save(
     ...(prev?.redemptions ? { redemptions: prev.redemptions } : {}),
   }
   if (existing) updateOrder(tx, existing, order)
-  else tx.insert('orders', order)
+  else insertOrder(tx, order)
   const customerId = customer?.value.id ?? null
   tx.emit(existing ? 'customer.order.updated' : 'customer.order.created', customerId, {
     order: { id: order.id, source_id: order.source_id, status: order.status },

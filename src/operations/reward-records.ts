@@ -9,6 +9,7 @@ import type { Voucher } from '../model/voucher'
 import type { Stored } from '../ports'
 import type { Tx } from './context'
 import { simpleCustomer } from './customer-records'
+import { countRedemptionInSummary } from './customer-summary'
 import { type CardState, spendCard, updateCardVoucher } from './loyalty-ledger'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from './redemption-voucher'
 import { hashTrackingId } from './stackable/tracking'
@@ -101,6 +102,7 @@ export async function recordRewardRedemption(
     voucher: withExtras(card.voucher, extras),
   }
   tx.insert('redemptions', redemption)
+  countRedemptionInSummary(tx, redemption)
   const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
   const group_id = tx.id('v_grp_')
   const data = {

@@ -14,11 +14,12 @@ import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
 import { simpleCustomer } from '../customer-records'
+import { countRedemptionInSummary } from '../customer-summary'
 import { earnOnOrderPaid } from '../loyalty-earning'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty-ledger'
 import { redemptionVoucherExtras, withExtras } from '../redemption-voucher'
 import { recordReferral } from '../referrals'
-import { updateOrder, versionAfterWrite } from '../stored-orders'
+import { insertOrder, updateOrder, versionAfterWrite } from '../stored-orders'
 import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './counters'
 import type { LoadedRequest } from './load'
 import { releaseSession } from './session'
@@ -101,6 +102,7 @@ export class RedemptionWriter {
         failure_message: o.error.message,
       }
       children.push(this.tx.insert('redemptions', child))
+      countRedemptionInSummary(this.tx, child)
       this.tx.emit(
         'customer.redemption.failed',
         this.customer?.id,
@@ -198,7 +200,10 @@ export class RedemptionWriter {
     }
     // The order is stored once: the redemptions refer to the version this commit writes (docs/storage.md#what-a-redemption-stores).
     const version = versionAfterWrite(loaded.storedOrder)
-    for (const child of children) tx.insert('redemptions', withOrderRef(child, order, version))
+    for (const child of children) {
+      tx.insert('redemptions', withOrderRef(child, order, version))
+      countRedemptionInSummary(tx, child)
+    }
     tx.insert('redemptions', withOrderRef(parent, order, version))
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
     return { redemptions: children, parent_redemption: parent, order }
@@ -303,7 +308,7 @@ export class RedemptionWriter {
     }
     if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
     if (stored) updateOrder(tx, stored, order)
-    else tx.insert('orders', order)
+    else insertOrder(tx, order)
     const created = stored ? 'customer.order.updated' : 'customer.order.created'
     tx.emit(created, this.customer?.id, { order: { id: order.id, status } })
     if (status === 'PAID' && stored?.value.status !== 'PAID')

@@ -9,6 +9,7 @@ import { withOrderRef } from '../../rules/order-refs'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
 import type { Tx } from '../context'
+import { countRollbackInSummary } from '../customer-summary'
 import { afterPointsChanged } from '../loyalty-earning'
 import { emitPointsExpired } from '../loyalty-events'
 import { loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty-ledger'
@@ -154,6 +155,7 @@ export async function recordFailedRollback(
     failure_message: refusal.message,
   }
   tx.insert('redemption_rollbacks', rb)
+  countRollbackInSummary(tx, rb)
   tx.emit('customer.redemption.rollback.failed', r.customer_id, {
     rollback: { id: rb.id, redemption: r.id, failure_code: refusal.key },
   })
@@ -226,6 +228,7 @@ export async function rollback(
     await takeBackRefereeCredit(tx, child.value)
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
+    countRollbackInSummary(tx, rb)
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
       rollback: { id: rb.id, redemption: child.value.id },
     })
@@ -288,6 +291,7 @@ export async function rollbackSingle(
   }
   markRolledBack(tx, stored, rb.id, mode)
   tx.insert('redemption_rollbacks', referringToOrder(rb, written))
+  countRollbackInSummary(tx, rb)
   tx.emit('customer.redemption.rollback.succeeded', r.customer_id, { rollback: { id: rb.id, redemption: r.id } })
   if (reward) {
     const campaignId = (r.voucher as Voucher | undefined)?.campaign_id
