@@ -3,7 +3,7 @@ import { summaryRowId } from '../../src/rules/customer-summary'
 import { testEngine } from '../support/engine'
 
 /*
- * Source: the hosted service's OpenAPI document (voucherify-openapi, reference/OpenAPI.json), schemas
+ * Source: the hosted service's OpenAPI document (repository voucherify-openapi, file OpenAPI.json), schemas
  * `CustomerSummary`, `CustomerSummaryRedemptions` and `CustomerSummaryOrders`: "Lists only data for
  * orders with the `PAID` or `FULFILLED` status. Data from orders with a `CREATED` or `CANCELED`
  * status are not included. The data is updated also when an order changes status."

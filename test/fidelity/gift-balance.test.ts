@@ -3,8 +3,8 @@ import { registerShapeUpgrades } from '../../src/shapes'
 import { testEngine } from '../support/engine'
 
 /*
- * Source: the hosted service's OpenAPI document, schema `Gift` (voucherify-openapi,
- * reference/OpenAPI.json): "`balance` = `amount` - `subtracted_amount` - `redemption.redeemed_amount`",
+ * Source: the hosted service's OpenAPI document, schema `Gift` (repository
+ * voucherify-openapi, file OpenAPI.json): "`balance` = `amount` - `subtracted_amount` - `redemption.redeemed_amount`",
  * `subtracted_amount` being the credits taken off the card, `redeemed_amount` the credits spent in
  * redemptions. docs/behaviour.md#gift-card-balance.
  */
