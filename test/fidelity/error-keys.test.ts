@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { program } from '../operations/loyalty-fixtures'
+import { program } from '../operations/loyalty/fixtures'
 import { rejection, snapshot, testEngine } from '../support/engine'
 
 /*
