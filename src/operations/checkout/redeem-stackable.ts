@@ -11,6 +11,7 @@ import type { TakenPoints } from '../../rules/ledger'
 import { withOrderRef } from '../../rules/order-refs'
 import { withoutTargets } from '../../rules/qualifications'
 import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
+import { referrerOf } from '../../rules/referrals'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../kernel/unit-of-work'
 import { earnOnOrderPaid } from '../loyalty/earning'
@@ -131,6 +132,8 @@ export class RedemptionWriter {
     const children: Redemption[] = []
     // Counter increments of the redeemables already written: the next one's guards count them.
     const pending = new Map<string, Record<string, number>>()
+    // A redeemed referral code names its referrer on the order (docs/behaviour.md#referrals).
+    let referrerId: string | null = null
     for (const o of redeemed) {
       if (o.status !== 'APPLICABLE') continue
       const subject = this.subject(o.index)
@@ -174,6 +177,7 @@ export class RedemptionWriter {
         }
         countRedemption(tx, count, loaded.counters, pending)
       }
+      if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)
       if (subject.voucher?.is_referral_code && this.customer) {
         const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
         if (referral.referee_credit) child.referee_credit = referral.referee_credit
@@ -187,7 +191,7 @@ export class RedemptionWriter {
         campaignFilters(subject),
       )
     }
-    const order = this.storeOrder(parentId, children, final)
+    const order = this.storeOrder(parentId, children, final, referrerId)
     if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
       await earnOnOrderPaid(tx, { order, customer: this.customer })
     }
@@ -284,7 +288,12 @@ export class RedemptionWriter {
   }
 
   /** The order is created, or the stored one updated, with this redemption recorded on it. */
-  private storeOrder(parentId: string, children: readonly Redemption[], final: CalculatedOrder): Order {
+  private storeOrder(
+    parentId: string,
+    children: readonly Redemption[],
+    final: CalculatedOrder,
+    referrerId: string | null,
+  ): Order {
     const { tx, request } = this
     const stored = this.loaded.storedOrder
     const status: OrderStatus = request.order?.status ?? 'PAID'
@@ -307,6 +316,11 @@ export class RedemptionWriter {
       },
     }
     if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
+    const referrer = referrerId ?? stored?.value.referrer_id ?? null
+    if (referrer) {
+      order.referrer_id = referrer
+      order.referrer = { id: referrer, object: 'customer' }
+    }
     if (stored) updateOrder(tx, stored, order)
     else insertOrder(tx, order)
     const created = stored ? 'customer.order.updated' : 'customer.order.created'

@@ -126,6 +126,10 @@ async function save(
     customer_id: customer?.value.id ?? null,
     ...(customer ? { customer: { id: customer.value.id, object: 'customer' as const } } : {}),
     ...(prev?.redemptions ? { redemptions: prev.redemptions } : {}),
+    // The referrer a referral code's redemption named stays with the order (docs/behaviour.md#referrals).
+    ...(prev?.referrer_id
+      ? { referrer_id: prev.referrer_id, referrer: { id: prev.referrer_id, object: 'customer' as const } }
+      : {}),
   }
   if (existing) updateOrder(tx, existing, order)
   else insertOrder(tx, order)
