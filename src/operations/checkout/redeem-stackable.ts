@@ -15,14 +15,14 @@ import type { StackableRequest } from '../../schema/stackable'
 import type { Tx } from '../kernel/unit-of-work'
 import { earnOnOrderPaid } from '../loyalty/earning'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
-import { recordReferral } from '../referrals/referrals'
+import { recordReferral } from '../referrals/conversions'
 import { simpleCustomer } from '../shop/customer-records'
 import { updateOrder, versionAfterWrite } from '../shop/order-records'
+import { trackingId } from '../shop/tracking-id'
+import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
-import { redemptionVoucherExtras, withExtras } from './redeemed-voucher'
 import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
 import { releaseSession } from './session-locks'
-import { trackingId } from './tracking-id'
 
 /** What `redeemStackable` returns. */
 export interface StackedRedemption {

@@ -24,15 +24,15 @@ import { withIdempotency } from '../kernel/idempotency'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { prefetchMember } from '../loyalty/cascade'
 import { resolveCustomer } from '../shop/customer-records'
+import { withoutBookkeeping } from '../vouchers/public-redemption'
 import { loadRequest } from './load-request'
-import { withoutBookkeeping } from './public-redemption'
 import { redecision } from './redecide-on-guard'
 import { RedemptionWriter, type StackedRedemption } from './redeem-stackable'
 
 export type { StackedRedemption } from './redeem-stackable'
 export type { StackedRollback } from './rollback-stackable'
 
-import { effectiveStackingRules } from '../campaigns/stacking-rules'
+import { effectiveStackingRules } from '../campaigns/effective-stacking-rules'
 import { withOrder, withOrders } from '../shop/order-records'
 import {
   ROLLBACK_REFUSALS,

@@ -13,7 +13,7 @@ import { afterPointsChanged } from '../loyalty/earning'
 import { emitPointsExpired } from '../loyalty/points-events'
 import { loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty/points-ledger'
 import { undoReward } from '../loyalty/reward-redemption'
-import { takeBackRefereeCredit } from '../referrals/referrals'
+import { takeBackRefereeCredit } from '../referrals/conversions'
 import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../shop/order-records'
 import { tierShare, uncountRedemptions } from './redemption-counters'
 

@@ -7,10 +7,10 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../ports'
-import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../checkout/redeemed-voucher'
-import { hashTrackingId } from '../checkout/tracking-id'
 import type { Tx } from '../kernel/unit-of-work'
 import { simpleCustomer } from '../shop/customer-records'
+import { hashTrackingId } from '../shop/tracking-id'
+import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
