@@ -139,3 +139,12 @@ export function pointsExceeded(requested: number, balance: number): EngineError 
     path: 'reward',
   })
 }
+
+/**
+ * The reward a rolled-back redemption gave, as the rollback object names it (`undoReward` takes it
+ * back), or null for a redemption without a reward.
+ */
+export function undoneReward(redemption: Redemption): { id: string; name: string; type: Reward['type'] } | null {
+  const given = redemption.reward as { id: string; name: string; type: Reward['type'] } | undefined
+  return given ? { id: given.id, name: given.name, type: given.type } : null
+}
