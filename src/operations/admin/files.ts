@@ -2,10 +2,10 @@ import type { CallOptions } from '../../call-options'
 import { EngineError, type EngineErrorInit } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { FileChunk, FileObject, StoredFile } from '../../model/misc'
-import type { Stored } from '../../ports'
 import { checkFileLink, type LinkCheck, signFileLink } from '../../rules/file-links'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import type { Stored } from '../../storage/ports'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** Where files are when no host serves them (the engine option `filesBaseUrl` names a real address). */

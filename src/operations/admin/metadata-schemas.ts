@@ -3,12 +3,12 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { ListEnvelope, Metadata } from '../../model/common'
 import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../../model/misc'
-import type { Store, Stored } from '../../ports'
 import { checkMetadata, STANDARD_RELATED_OBJECTS } from '../../rules/metadata'
 import { nonEmptyString } from '../../schema/common'
 import { schemaInput } from '../../schema/metadata-schema'
 import { parse } from '../../schema/parse'
 import type { MetadataSchemasCreateParams } from '../../schema/requests'
+import type { Store, Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 /**

@@ -3,12 +3,12 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { ListEnvelope } from '../../model/common'
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../model/stacking'
-import type { Stored } from '../../ports'
 import { resolveStackingRules } from '../../rules/stacking'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { StackingRulesCreateParams, StackingRulesUpdateParams } from '../../schema/requests'
 import { stackingRulesInput } from '../../schema/stacking-rules'
+import type { Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 /** Stacking rules once created: they carry their id. */

@@ -4,7 +4,6 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { PromotionTier } from '../../model/promotion'
 import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
-import type { Store, Stored } from '../../ports'
 import { offerTargets } from '../../rules/qualifications'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
@@ -16,6 +15,7 @@ import {
   checkRuleSet,
   validationRuleInput,
 } from '../../schema/validation-rule'
+import type { Store, Stored } from '../../storage/ports'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 
 export type AssignableObject = (typeof ASSIGNABLE_OBJECTS)[number]
