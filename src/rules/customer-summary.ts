@@ -1,7 +1,7 @@
-import type { Counter } from '../collections'
 import type { CustomerSummary } from '../model/customer'
 import type { Order } from '../model/order'
 import { divRound } from '../money'
+import type { Counter } from '../storage/collections'
 
 /*
  * A customer's `summary` (docs/behaviour.md#customer-summary): what the hosted customer object

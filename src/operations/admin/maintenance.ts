@@ -1,9 +1,9 @@
 import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
-import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../ports'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 const purgeInput = v.object({

@@ -1,6 +1,5 @@
 import type { CustomerSummary } from '../../model/customer'
 import type { Order } from '../../model/order'
-import type { Store } from '../../ports'
 import {
   customerSummary,
   orderSummaryWrites,
@@ -10,6 +9,7 @@ import {
   type SummaryRecord,
   summaryRowId,
 } from '../../rules/customer-summary'
+import type { Store } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /*

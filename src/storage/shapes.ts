@@ -1,11 +1,11 @@
-import type { CollectionName } from './ports'
 import {
   dropNullOptionals,
   keepOrderCopy,
   upgradeAsyncAction,
   upgradeGiftVoucher,
   upgradeRedemption,
-} from './rules/stored-shapes'
+} from '../rules/stored-shapes'
+import type { CollectionName } from './ports'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape
