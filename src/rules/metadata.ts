@@ -1,5 +1,5 @@
 import type { Metadata } from '../model/common'
-import type { MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
+import type { MetadataPropertyDefinition, MetadataSchema } from '../model/metadata-schema'
 
 /** The `related_object` values the spec names; any other non-empty value is a custom schema. */
 export const STANDARD_RELATED_OBJECTS = [

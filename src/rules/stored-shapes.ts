@@ -1,5 +1,5 @@
+import type { AsyncAction } from '../model/async-action'
 import type { MemberTierState } from '../model/loyalty'
-import type { AsyncAction } from '../model/misc'
 import type { Redemption } from '../model/redemption'
 import { lastHeldDay } from './tiers'
 import { formatLocalDate, localDate } from './zoned-calendar'

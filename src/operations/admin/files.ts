@@ -1,6 +1,6 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError, type EngineErrorInit } from '../../errors'
-import type { FileChunk, FileObject, StoredFile } from '../../model/misc'
+import type { FileChunk, FileObject, StoredFile } from '../../model/file'
 import { checkFileLink, type LinkCheck } from '../../rules/file-links'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'

@@ -1,5 +1,5 @@
 import { ID_PREFIX } from '../../ids'
-import type { StoredFile } from '../../model/misc'
+import type { StoredFile } from '../../model/file'
 import type { Stored } from '../../ports'
 import { signFileLink } from '../../rules/file-links'
 import type { Context, Tx } from '../kernel/unit-of-work'

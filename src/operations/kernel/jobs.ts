@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { AsyncAction, AsyncActionResponse } from '../../model/misc'
+import type { AsyncAction, AsyncActionResponse } from '../../model/async-action'
 import type { Stored } from '../../ports'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'

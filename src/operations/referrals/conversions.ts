@@ -1,6 +1,6 @@
 import { EngineError } from '../../errors'
 import type { Campaign } from '../../model/campaign'
-import type { RedeemableHolder } from '../../model/misc'
+import type { RedeemableHolder } from '../../model/publication'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import { refereeCredit, referrerOf } from '../../rules/referrals'
