@@ -1,13 +1,13 @@
 import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { csvLines } from '../../formats/csv'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
 import type { Export } from '../../model/export'
 import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { CollectionName, Store, Stored } from '../../ports'
-import { csvLines } from '../../rules/csv'
 import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,

@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError, type EngineErrorInit } from '../../errors'
+import { checkFileLink, type LinkCheck } from '../../formats/signed-file-links'
 import type { FileChunk, FileObject, StoredFile } from '../../model/file'
-import { checkFileLink, type LinkCheck } from '../../rules/file-links'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { Context } from '../kernel/unit-of-work'

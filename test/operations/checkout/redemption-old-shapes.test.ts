@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../../src/model/redemption'
 import type { Write } from '../../../src/ports'
-import { upgradeRedemption } from '../../../src/rules/stored-shapes'
+import { upgradeRedemption } from '../../../src/shape-upgrades'
 import { registerShapeUpgrades } from '../../../src/shapes'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
