@@ -244,10 +244,6 @@ export async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<S
   return found
 }
 
-export function loyaltyCampaignIn(tx: Tx, idOrName: string): Promise<Stored<Campaign>> {
-  return loyaltyCampaign(tx.ctx, idOrName)
-}
-
 /** A loyalty card by id or code; with a campaign (id or name), it must belong to it. */
 export async function memberCard(ctx: Context, campaignId: string | null, memberId: string): Promise<Stored<Voucher>> {
   const id = parse(nonEmptyString, memberId, 'memberId')
