@@ -45,7 +45,7 @@ export interface Principal {
   scopes: Scope[]
 }
 
-/** The id and secret headers of each credential family (the spec's Authentication table). */
+/** The id and secret headers of each credential family (the service interface's Authentication table). */
 const CREDENTIAL_HEADERS = {
   server: { id: 'X-App-Id', secret: 'X-App-Token' },
   client: { id: 'X-Client-Application-Id', secret: 'X-Client-Token' },

@@ -66,7 +66,7 @@ export function metadataSchemas(ctx: Context) {
     },
 
     /**
-     * The schema of a `related_object` (the spec's `resource` path parameter). A standard object type
+     * The schema of a `related_object` (the service interface's `resource` path parameter). A standard object type
      * exists whether or not a schema was defined for it, so without one it gets the empty default
      * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
      */
