@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { AsyncAction } from '../../model/async-action'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import { type AsyncHandler, type AsyncHandlers, type Context, mutate, type Tx } from './unit-of-work'
 
 export type { AsyncHandler, AsyncHandlers } from './unit-of-work'

@@ -3,7 +3,7 @@ import { ID_PREFIX } from '../../ids'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer, CustomerInput } from '../../model/customer'
 import type { MetadataSchema } from '../../model/metadata-schema'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
