@@ -4,7 +4,7 @@ import {
   upgradeAsyncAction,
   upgradeGiftVoucher,
   upgradeRedemption,
-} from '../rules/stored-shapes'
+} from '../shape-upgrades'
 import type { CollectionName } from './ports'
 
 /*
