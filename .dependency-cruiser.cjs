@@ -26,6 +26,14 @@ module.exports = {
       from: { path: '^src/rules/' },
       to: { path: '^src/(operations/|memory/|engine[.]ts$)' },
     },
+    {
+      name: 'valibot-through-schema',
+      severity: 'error',
+      comment:
+        'Schemas import valibot through src/schema/valibot.ts, whose object schemas refuse an array (valibot reads it as an object).',
+      from: { path: '^src/', pathNot: '^src/schema/valibot[.]ts$' },
+      to: { path: 'node_modules/valibot/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -41,6 +41,7 @@ import { validations } from './operations/validations'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers'
 import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 import type { RawOperations } from './raw'
+import { checkArguments } from './schema/arguments'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
 
@@ -139,18 +140,21 @@ function counter(): Context['sequence'] {
 
 /**
  * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
- * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ * checks: arguments that are not JSON or exceed the limits, ids that are not strings and unknown
+ * per-call options are refused before the operation runs.
  */
-function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = ''): T {
   const out: Record<string, unknown> = {}
   for (const [name, member] of Object.entries(namespace)) {
+    const path = `${prefix}${name}`
     if (typeof member === 'function') {
       out[name] = async (...args: unknown[]) => {
         checkBounds(args, limits)
+        checkArguments(path, args)
         return member(...args)
       }
     } else {
-      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits, `${path}.`) : member
     }
   }
   return out as T

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { IdempotencyRecord } from '../model/idempotency'

@@ -1,4 +1,4 @@
-import type * as v from 'valibot'
+import type * as v from '../schema/valibot'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
 import type { RewardAssignment } from '../model/loyalty'

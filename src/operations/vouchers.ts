@@ -1,4 +1,4 @@
-import type * as v from 'valibot'
+import type * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { AsyncAction } from '../model/misc'

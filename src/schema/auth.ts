@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { parseOriginPattern } from '../rules/origins'
 import { isClientScope, SCOPES } from '../rules/scopes'
 import { nonEmptyString, opt } from './common'

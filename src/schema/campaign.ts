@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { dateTime, isoDuration, metadata, nonEmptyString, opt, validityEntries, validityTimeframe } from './common'
 import { voucherValueEntries } from './voucher'
 

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { checkFormulaSyntax } from '../rules/formulas'
 
 /** Optional in the exact sense: absent is fine, `undefined` written explicitly is not a value. */

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { dateTime, metadata, opt } from './common'
 
 const address = v.object({

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError } from '../errors'
 import { ROUNDING_MODES } from '../money'
 import { AUTHENTICATION_MODES } from '../operations/context'

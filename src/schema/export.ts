@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { TRANSACTION_FIELDS, TRANSACTION_ORDERS } from '../rules/voucher-transactions'
 import { opt } from './common'
 

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError } from '../errors'
 import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
 import { parse } from './parse'

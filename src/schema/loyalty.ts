@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
 import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { hasType, METADATA_TYPES } from '../rules/metadata'
 import { nonEmptyString, nonNegativeInt, opt } from './common'
 

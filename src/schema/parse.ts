@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError, quote } from '../errors'
 
 /** A path like `redeemables[1].id` from valibot's issue path, under an optional root. */

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { dateTime, limitParam, metadata, money, nonEmptyString, opt, orderParam, pageParam } from './common'
 
 export const productInput = v.object({

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { metadata, nonEmptyString, opt } from './common'
 import { customerInput } from './customer'
 

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { limitParam, nonEmptyString, opt, orderParam } from './common'
 import { countParam, publicationInput } from './publication'
 

@@ -3,7 +3,7 @@
  * `InferInput`: what a caller may pass, before defaults and transforms), so the types and the checks
  * cannot drift apart. Named `<Namespace><Operation>Params` like the official client's.
  */
-import type * as v from 'valibot'
+import type * as v from './valibot'
 import type { applicationInput, authenticateInput, revokeRequest, tokenRequest } from './auth'
 import type { campaignInput } from './campaign'
 import type { categoryInput } from './category'

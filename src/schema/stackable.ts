@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError } from '../errors'
 import { metadata, money, nonNegativeInt, opt } from './common'
 import { customerInput } from './customer'

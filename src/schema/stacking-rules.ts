@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { nonEmptyString, opt } from './common'
 
 /*

@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { limitParam, nonEmptyString, opt, orderParam } from './common'
 
 export const TEMPLATE_FILTER_FIELDS = ['id', 'name', 'campaign_type', 'created_at', 'updated_at'] as const

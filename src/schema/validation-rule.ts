@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError } from '../errors'
 import type { RuleSet } from '../model/validation-rule'
 import { type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from '../rules/conditions/logic'

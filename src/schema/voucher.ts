@@ -1,4 +1,4 @@
-import * as v from 'valibot'
+import * as v from './valibot'
 import { EngineError } from '../errors'
 import type { VoucherType } from '../model/campaign'
 import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt, validityEntries } from './common'
