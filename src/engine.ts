@@ -44,6 +44,7 @@ import type { RawOperations } from './raw'
 import { checkArguments } from './schema/arguments'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
@@ -106,11 +107,12 @@ function contextOf(options: EngineOptions): Context {
   const maxRetries = options.maxRetries ?? 5
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
   const projectId = options.projectId ?? 'proj_default'
-  const random = options.random ?? systemRandom
+  // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
+  const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
   return {
     store: options.store ?? createMemoryStore(),
-    clock: options.clock ?? systemClock,
-    ids: options.ids ?? createIdGenerator(random),
+    clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
+    ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
     config: {
       timezone,
