@@ -50,9 +50,9 @@ import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
   store?: Store | undefined
-  /** Source of "now"; the system clock by default. */
+  /** Source of "now"; the system clock by default. `now()` must return a valid Date (checked where used). */
   clock?: Clock | undefined
-  /** Id generator; prefixed random ids like the hosted service's by default. */
+  /** Id generator; prefixed random ids like the hosted service's by default. Each id must be a new non-empty string. */
   ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
   random?: RandomSource | undefined

@@ -1,9 +1,9 @@
-import * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import type { IdempotencyRecord } from '../model/idempotency'
 import { fingerprint } from '../rules/fingerprint'
 import { parse } from '../schema/parse'
+import * as v from '../schema/valibot'
 import { type Context, mutate, type Tx } from './context'
 
 /** What a result leaves in the idempotency record: ids to re-read, a status, what no entity holds. */

@@ -1,7 +1,7 @@
-import * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { opt } from '../schema/common'
 import { parse } from '../schema/parse'
+import * as v from '../schema/valibot'
 import { type Context, mutate } from './context'
 
 const purgeInput = v.object({

@@ -1,4 +1,3 @@
-import type * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -7,6 +6,7 @@ import type { IdempotencyRecord } from '../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../model/order'
 import type { Stored } from '../ports'
 import { calculateOrder } from '../rules/discounts/normalize-order'
+import type * as v from '../schema/valibot'
 
 export { calculateOrder }
 

@@ -1,4 +1,3 @@
-import * as v from '../schema/valibot'
 import type { CallOptions } from '../call-options'
 import { EngineError } from '../errors'
 import { ID_PREFIX } from '../ids'
@@ -9,6 +8,7 @@ import { offerTargets } from '../rules/qualifications'
 import { nonEmptyString } from '../schema/common'
 import { parse } from '../schema/parse'
 import type { ValidationRulesCreateAssignmentParams, ValidationRulesCreateParams } from '../schema/requests'
+import * as v from '../schema/valibot'
 import {
   type ASSIGNABLE_OBJECTS,
   assignmentInput,

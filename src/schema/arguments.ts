@@ -1,6 +1,6 @@
-import * as v from './valibot'
 import { EngineError, quote } from '../errors'
 import { withoutUndefined } from './parse'
+import * as v from './valibot'
 
 /**
  * One argument of an operation before its per-call options: an id (`id:campaignId`, a string; `id?:`
@@ -108,9 +108,10 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   'maintenance.purgeExpired': ['body'],
 }
 
-const idempotencyKey = v.optional(v.unknown())
+// Its form (printable, at most 255 characters) is checked where it is used (src/operations/idempotency.ts).
+const idempotencyKey = v.optional(v.string('must be a string'))
 
-/** `CallOptions` (src/call-options.ts); the key's own form is checked where it is used (idempotency). */
+/** `CallOptions` (src/call-options.ts). */
 const callOptions = v.strictObject({ idempotencyKey })
 
 /** Per-call options beyond `CallOptions`: the family calling, which the HTTP handler passes. */

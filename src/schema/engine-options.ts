@@ -1,4 +1,3 @@
-import * as v from './valibot'
 import { EngineError } from '../errors'
 import { COLLECTIONS } from '../memory/store'
 import { ROUNDING_MODES } from '../money'
@@ -6,6 +5,7 @@ import { AUTHENTICATION_MODES } from '../operations/context'
 import type { Clock, IdGenerator, RandomSource, Store } from '../ports'
 import { nonEmptyString, nonNegativeInt, positiveInt } from './common'
 import { issuePath, withoutUndefined } from './parse'
+import * as v from './valibot'
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null
 

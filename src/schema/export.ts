@@ -1,6 +1,6 @@
-import * as v from './valibot'
 import { TRANSACTION_FIELDS, TRANSACTION_ORDERS } from '../rules/voucher-transactions'
 import { opt } from './common'
+import * as v from './valibot'
 
 export const field = v.picklist(TRANSACTION_FIELDS, `must be one of ${TRANSACTION_FIELDS.join(', ')}`)
 

@@ -8,7 +8,10 @@ import * as v from 'valibot'
  */
 export * from 'valibot'
 
-type Run = (dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) => v.OutputDataset<unknown, v.BaseIssue<unknown>>
+type Run = (
+  dataset: v.UnknownDataset,
+  config: v.Config<v.BaseIssue<unknown>>,
+) => v.OutputDataset<unknown, v.BaseIssue<unknown>>
 
 function refusingArrays<S>(schema: S): S {
   const target = schema as unknown as { '~run': Run }

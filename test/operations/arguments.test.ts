@@ -1,0 +1,155 @@
+import { beforeAll, describe, expect, it } from 'vitest'
+import { EngineError } from '../../src/errors'
+import { ROUTES } from '../../src/http/routes'
+import { SIGNATURES } from '../../src/schema/arguments'
+import { dumpStore } from '../../src/testing'
+import { testEngine } from '../support/engine'
+import { type Fixture, fixture, OPERATIONS, operationOf, operationPaths } from '../support/fuzz'
+
+/**
+ * The checks at the boundary, on every operation: ids of the wrong type, arrays for bodies, unknown
+ * per-call options and extra arguments each give an EngineError naming the argument and the field,
+ * and change nothing. The fuzz properties (fuzz.prop.test.ts) try the same with random junk.
+ */
+
+function signatureOf(path: string, args: readonly unknown[]): readonly string[] {
+  const signature = SIGNATURES[path]
+  if (signature === undefined) throw new Error(`${path} has no signature`)
+  return typeof signature === 'function' ? signature(args) : signature
+}
+
+async function refusal(f: Fixture, path: string, args: unknown[]): Promise<EngineError> {
+  const before = await dumpStore(f.store)
+  const error = await operationOf(
+    f.engine,
+    path,
+  )(...args).then(
+    () => new Error(`${path} accepted ${JSON.stringify(args)}`),
+    (e: unknown) => e,
+  )
+  if (!(error instanceof EngineError)) throw error
+  expect(await dumpStore(f.store)).toBe(before)
+  return error
+}
+
+/** A stand-in fixture, to read the shape of each sample's arguments before the real one exists. */
+const SHAPE = { ids: new Proxy({}, { get: () => 'x' }), creds: {}, token: 'x' } as unknown as Fixture
+
+/** Each id argument of each operation; an overload that the wrong id would change is left out. */
+const IDS = Object.entries(OPERATIONS).flatMap(([path, sample]) => {
+  const args = sample(SHAPE, 0)
+  return signatureOf(path, args).flatMap((argument, i) => {
+    const changed = signatureOf(path, Object.assign([...args], { [i]: 42 }))
+    if (!argument.startsWith('id') || changed[i] !== argument) return []
+    return [{ path, i, name: argument.slice(argument.indexOf(':') + 1) }]
+  })
+})
+
+const BODIES = Object.entries(OPERATIONS).flatMap(([path, sample]) => {
+  const args = sample(SHAPE, 0)
+  return signatureOf(path, args).flatMap((argument, i) =>
+    argument === 'body' && !Array.isArray(args[i]) ? [{ path, i }] : [],
+  )
+})
+
+/** A value of the kind each source of an HTTP route gives. */
+const FROM_ROUTE = (source: string): unknown =>
+  source.startsWith('path:') || source === 'project' ? 'x' : source === 'null' ? null : {}
+
+describe('the arguments of every operation', () => {
+  let f: Fixture
+  beforeAll(async () => {
+    f = await fixture()
+  })
+
+  it('are declared for every operation of createEngine', () => {
+    const { engine } = testEngine()
+    expect(Object.keys(SIGNATURES).sort()).toEqual(operationPaths(engine))
+  })
+
+  it('leave room for the options where the HTTP handler passes them', () => {
+    for (const route of ROUTES.filter((r) => r.idempotent)) {
+      const path = route.operation.replace(/^client\./, '')
+      expect([path, signatureOf(path, route.args.map(FROM_ROUTE)).length]).toEqual([path, route.args.length])
+    }
+  })
+
+  it.each(IDS)('$path refuses a number, an object or an array as $name', async ({ path, i, name }) => {
+    for (const wrong of [42, { id: 'x' }, ['x']]) {
+      const args = (OPERATIONS[path] as (typeof OPERATIONS)[string])(f, 0)
+      args[i] = wrong
+      const error = await refusal(f, path, args)
+      expect(error).toMatchObject({ code: 400, key: 'invalid_payload', path: name })
+      expect(error.details).toContain(`Argument ${name} of ${path} must be a string`)
+    }
+  })
+
+  it('names the ids the issue found first: a qualification campaign, a downloaded file with a link', async () => {
+    const club = await refusal(f, 'loyalties.qualifications', [7, { customer: { source_id: 'alice' } }])
+    expect(club).toMatchObject({ key: 'invalid_payload', path: 'campaignId' })
+    const file = await refusal(f, 'files.download', [{}, { expires: '1', signature: 'x' }])
+    expect(file).toMatchObject({ key: 'invalid_payload', path: 'fileId' })
+  })
+
+  it('takes null for the campaign where the member id alone finds the card', async () => {
+    const member = await f.engine.loyalties.getMember(null, f.ids.card)
+    expect(member.id).toBe(f.ids.card)
+  })
+
+  it.each(BODIES)('$path refuses an array for its body instead of reading it as {}', async ({ path, i }) => {
+    const args = (OPERATIONS[path] as (typeof OPERATIONS)[string])(f, 0)
+    args[i] = []
+    const error = await refusal(f, path, args)
+    expect(error.code).toBe(400)
+  })
+
+  it('says where an array stood for an object, nested too', async () => {
+    const top = await refusal(f, 'maintenance.purgeExpired', [[]])
+    expect(top).toMatchObject({ key: 'invalid_payload', path: 'body' })
+    expect(top.details).toContain('must be Object but received Array')
+    const nested = await refusal(f, 'validations.validateStackable', [
+      { redeemables: [{ object: 'voucher', id: 'TEN' }], order: [] },
+    ])
+    expect(nested).toMatchObject({ key: 'invalid_payload', path: 'order' })
+  })
+
+  it.each(Object.keys(OPERATIONS))('%s refuses a misspelt or unknown per-call option', async (path) => {
+    const sample = OPERATIONS[path] as (typeof OPERATIONS)[string]
+    const at = signatureOf(path, sample(f, 0)).length
+    for (const [options, field] of [
+      [{ idempotency_key: 'k1' }, 'options.idempotency_key'],
+      [{ idempotencyKey: 'k1', retries: 2 }, 'options.retries'],
+      [['k1'], 'options'],
+      ['k1', 'options'],
+    ] as const) {
+      const args = sample(f, 0)
+      args[at] = options
+      const error = await refusal(f, path, args)
+      expect(error).toMatchObject({ code: 400, key: 'invalid_call_options', path: field })
+      expect(error.details).toContain(field)
+    }
+  })
+
+  it('says which option was meant', async () => {
+    const error = await refusal(f, 'orders.create', [
+      { source_id: 'o-retry', amount: 100 },
+      { idempotency_key: 'retry-1' },
+    ])
+    expect(error.details).toBe('options.idempotency_key is not a per-call option of orders.create; use idempotencyKey')
+  })
+
+  it('checks the family option of qualifications', async () => {
+    const body = { customer: { source_id: 'alice' }, order: { amount: 100 } }
+    const error = await refusal(f, 'qualifications.checkEligibility', [body, { side: 'browser' }])
+    expect(error).toMatchObject({ key: 'invalid_call_options', path: 'options.side' })
+    await expect(f.engine.qualifications.checkEligibility(body, { side: 'client' })).resolves.toBeDefined()
+  })
+
+  it('refuses arguments after the options', async () => {
+    const error = await refusal(f, 'customers.get', ['alice', {}, { idempotencyKey: 'k' }])
+    expect(error).toMatchObject({ key: 'invalid_call_options', path: 'arguments[2]' })
+    expect(error.details).toBe('customers.get takes idOrSourceId, options; it got 3 arguments')
+    // Trailing undefined arguments are absent ones.
+    await expect(operationOf(f.engine, 'customers.get')('alice', undefined, undefined)).resolves.toBeDefined()
+  })
+})
