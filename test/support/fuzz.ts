@@ -3,7 +3,7 @@ import { EngineError } from '../../src/errors'
 import { createIdGenerator, seededRandom } from '../../src/ids'
 import { SIGNATURES } from '../../src/schema/arguments'
 import { dumpStore } from '../../src/testing'
-import { cardPayingWithPoints } from '../operations/loyalty-fixtures'
+import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
 import { manualClock, testEngine } from './engine'
 
 /**
