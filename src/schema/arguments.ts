@@ -15,9 +15,10 @@ type Signature = readonly Argument[] | ((args: readonly unknown[]) => readonly A
  * Every operation's arguments (docs/design.md#public-surface: `op(...ids, input, options?)`), so that
  * the engine's binding checks ids and options in one place before any operation runs: an id that is
  * not a string would otherwise reach string functions, a misspelt option would be ignored.
- * test/operations/arguments.test.ts keeps this table equal to the engine's operations.
+ * test/operations/arguments.test.ts keeps this table equal to the engine's operations (their names at run
+ * time; where their ids stand at compile time).
  */
-export const SIGNATURES: Readonly<Record<string, Signature>> = {
+export const SIGNATURES = {
   'customers.create': ['body'],
   'customers.get': ['id:idOrSourceId'],
   'customers.listActivity': ['id:idOrSourceId', 'query'],
@@ -106,7 +107,9 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   'orders.update': ['id:orderId', 'body'],
   'orders.get': ['id:orderId'],
   'maintenance.purgeExpired': ['body'],
-}
+} as const satisfies Readonly<Record<string, Signature>>
+
+const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES
 
 // Its form (printable, at most 255 characters) is checked where it is used (src/operations/idempotency.ts).
 const idempotencyKey = v.optional(v.string('must be a string'))
@@ -128,9 +131,8 @@ const EXTRA_OPTIONS: Readonly<Record<string, v.GenericSchema>> = {
  * the operation reads or writes anything. Bodies are left to the operation's schema.
  */
 export function checkArguments(path: string, args: readonly unknown[]): void {
-  const signature = SIGNATURES[path]
-  if (signature === undefined) return
-  const expected = typeof signature === 'function' ? signature(args) : signature
+  const expected = argumentsOf(path, args)
+  if (expected === undefined) return
   let last = args.length
   while (last > 0 && args[last - 1] === undefined) last--
   if (last > expected.length + 1) {
@@ -156,6 +158,12 @@ export function checkArguments(path: string, args: readonly unknown[]): void {
     })
   })
   checkOptions(path, args[expected.length])
+}
+
+/** The arguments before the options of this call of the operation at `path` (none known: undefined). */
+export function argumentsOf(path: string, args: readonly unknown[]): readonly Argument[] | undefined {
+  const signature = BY_PATH[path]
+  return typeof signature === 'function' ? signature(args) : signature
 }
 
 function checkOptions(path: string, options: unknown): void {

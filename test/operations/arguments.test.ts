@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest'
+import type { Engine } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { ROUTES } from '../../src/http/routes'
-import { SIGNATURES } from '../../src/schema/arguments'
+import { argumentsOf, SIGNATURES } from '../../src/schema/arguments'
 import { testEngine } from '../support/engine'
 import { type Fixture, fixture, OPERATIONS, operationOf, operationPaths } from '../support/fuzz'
 
@@ -12,9 +13,9 @@ import { type Fixture, fixture, OPERATIONS, operationOf, operationPaths } from '
  */
 
 function signatureOf(path: string, args: readonly unknown[]): readonly string[] {
-  const signature = SIGNATURES[path]
+  const signature = argumentsOf(path, args)
   if (signature === undefined) throw new Error(`${path} has no signature`)
-  return typeof signature === 'function' ? signature(args) : signature
+  return signature
 }
 
 /** The change feed's position: a refused call must leave it there (one cheap read on PostgreSQL too). */
@@ -38,6 +39,41 @@ async function refusal(f: Fixture, path: string, args: unknown[]): Promise<Engin
   expect((await f.store.changes({ after: before })).data).toEqual([])
   return error
 }
+
+/*
+ * At compile time (npm run typecheck): where each operation's ids stand, from its parameter types (a
+ * string, or a string or null, before the options), equals what SIGNATURES declares. A mismatch
+ * makes `declaredAsTyped` fail to compile, naming the operation.
+ */
+type Operations = Omit<Engine, 'context' | 'raw'>
+type PathsOf<T, P extends string = ''> = {
+  [K in keyof T & string]: T[K] extends (...args: never[]) => unknown ? `${P}${K}` : PathsOf<T[K], `${P}${K}.`>
+}[keyof T & string]
+type At<T, P extends string> = P extends `${infer H}.${infer R}`
+  ? H extends keyof T
+    ? At<T[H], R>
+    : never
+  : P extends keyof T
+    ? T[P]
+    : never
+type Kinds<A extends readonly unknown[]> = { [I in keyof A]: [A[I]] extends [string | null] ? 'id' : 'other' }
+type Typed<F> = F extends (...args: infer A) => unknown
+  ? Required<A> extends [...infer Before, unknown]
+    ? Kinds<Before>
+    : never
+  : never
+type Declared<S> = { -readonly [I in keyof S]: S[I] extends `id${string}` ? 'id' : 'other' }
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+type Mismatched = {
+  [P in PathsOf<Operations>]: P extends keyof typeof SIGNATURES
+    ? (typeof SIGNATURES)[P] extends readonly unknown[]
+      ? Same<Typed<At<Operations, P>>, Declared<(typeof SIGNATURES)[P]>> extends true
+        ? never
+        : P
+      : never
+    : P
+}[PathsOf<Operations>]
+const declaredAsTyped: [Mismatched] extends [never] ? true : { mismatched: Mismatched } = true
 
 /** A stand-in fixture, to read the shape of each sample's arguments before the real one exists. */
 const SHAPE = { ids: new Proxy({}, { get: () => 'x' }), creds: {}, token: 'x' } as unknown as Fixture
@@ -70,6 +106,7 @@ describe('the arguments of every operation', () => {
   })
 
   it('are declared for every operation of createEngine', () => {
+    expect(declaredAsTyped).toBe(true)
     const { engine } = testEngine()
     expect(Object.keys(SIGNATURES).sort()).toEqual(operationPaths(engine))
   })

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { EngineError } from '../../src/errors'
 import { createIdGenerator, seededRandom } from '../../src/ids'
-import { SIGNATURES } from '../../src/schema/arguments'
+import { argumentsOf } from '../../src/schema/arguments'
 import { dumpStore } from '../../src/testing'
 import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
 import { manualClock, testEngine } from './engine'
@@ -399,9 +399,9 @@ function replaced(args: unknown[], path: Path, by: unknown): unknown[] {
 
 /** The position of the per-call options in a call of the operation at `path` (after its arguments). */
 export function optionsAt(path: string, args: readonly unknown[]): number {
-  const signature = SIGNATURES[path]
+  const signature = argumentsOf(path, args)
   if (signature === undefined) throw new Error(`${path} has no signature in src/schema/arguments.ts`)
-  return (typeof signature === 'function' ? signature(args) : signature).length
+  return signature.length
 }
 
 /** The per-call options each operation takes (`CallOptions`, and the family for qualifications). */
