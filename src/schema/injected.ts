@@ -1,5 +1,5 @@
 import { EngineError, quote } from '../errors'
-import type { Clock, IdGenerator, RandomSource } from '../ports'
+import type { Clock, IdGenerator, RandomSource } from '../storage/ports'
 
 /*
  * What a host's clock, id generator and random source return, checked each time the engine uses it:

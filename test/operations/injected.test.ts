@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine, type EngineOptions } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createMemoryStore } from '../../src/memory/store'
-import type { Clock } from '../../src/ports'
+import type { Clock } from '../../src/storage/ports'
 import { dumpStore } from '../../src/testing'
 import { rejection, testEngine } from '../support/engine'
 
@@ -92,9 +92,20 @@ describe('createEngine', () => {
   it('calls none of the injected functions, so a seeded sequence starts at the first operation', () => {
     const calls: string[] = []
     createEngine({
-      clock: { now: () => (calls.push('clock'), new Date()) },
-      ids: (prefix) => (calls.push('ids'), `${prefix}1`),
-      random: () => (calls.push('random'), 0.5),
+      clock: {
+        now: () => {
+          calls.push('clock')
+          return new Date()
+        },
+      },
+      ids: (prefix) => {
+        calls.push('ids')
+        return `${prefix}1`
+      },
+      random: () => {
+        calls.push('random')
+        return 0.5
+      },
     })
     expect(calls).toEqual([])
   })
