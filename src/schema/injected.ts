@@ -65,3 +65,12 @@ export function checkedIds(ids: IdGenerator): IdGenerator {
     return id
   }
 }
+
+/** An id the generator gave that the store already holds (the generator restarted on the same data). */
+export function takenId(collection: string, id: string): EngineError {
+  return wrong(
+    'ids',
+    `ids() returned "${quote(id, 40)}", which ${collection} already holds`,
+    'every id it gives must be new',
+  )
+}

@@ -60,6 +60,21 @@ describe('an injected id generator', () => {
     expect(await dumpStore(store)).toBe(before)
   })
 
+  it('restarted on the same data, giving an id the store holds, fails naming ids instead of retrying', async () => {
+    const counter = () => {
+      let n = 0
+      return (prefix: string) => `${prefix}${++n}`
+    }
+    const first = testEngine({ ids: counter() })
+    await first.engine.customers.create({ source_id: 'alice' })
+    const again = createEngine({ store: first.store, clock: first.clock, ids: counter() })
+    const before = await dumpStore(first.store)
+    const error = await rejection(again.customers.create({ source_id: 'bob' }))
+    expect(error).toMatchObject({ code: 500, key: 'invalid_engine_option_result', path: 'ids' })
+    expect(error.details).toContain('which customers already holds')
+    expect(await dumpStore(first.store)).toBe(before)
+  })
+
   it('giving new ids each time is accepted', async () => {
     let n = 0
     const { engine } = testEngine({ ids: (prefix) => `${prefix}${++n}` })
