@@ -372,7 +372,9 @@ export class Tx {
   private activityId(): string {
     const time = this.now.getTime().toString(36).padStart(9, '0')
     const seq = this.ctx.sequence.next().toString(36).padStart(7, '0')
-    return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    const id = `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    this.made.add(id)
+    return id
   }
 
   /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
