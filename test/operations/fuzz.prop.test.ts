@@ -23,6 +23,7 @@ describe('fuzzing every public operation', () => {
         fc.asyncProperty(calls(f, sample, path), async (args) => {
           await checkCall(f, path, args)
         }),
+        // On PostgreSQL a share of the runs (test/postgres/engine-setup.ts): each call there is a round trip.
         { numRuns: propertyRuns(30), seed: 42 },
       )
       // The same fixture (a fresh one per property would double the cost on PostgreSQL).

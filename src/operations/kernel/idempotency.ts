@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { fingerprint } from '../../formats/canonical-json'
 import type { IdempotencyRecord } from '../../model/idempotency'
-import { fingerprint } from '../../rules/fingerprint'
 import { parse } from '../../schema/parse'
 import * as v from '../../schema/valibot'
 import { type Context, mutate, type Tx } from './unit-of-work'
