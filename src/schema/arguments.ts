@@ -107,6 +107,7 @@ export const SIGNATURES = {
   'orders.update': ['id:orderId', 'body'],
   'orders.get': ['id:orderId'],
   'maintenance.purgeExpired': ['body'],
+  'maintenance.backfillCustomerSummaries': ['body'],
 } as const satisfies Readonly<Record<string, Signature>>
 
 const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES

@@ -226,6 +226,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'files.get': () => ['file_x'],
   'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
   'maintenance.purgeExpired': () => [{ limit: 10 }],
+  'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],
@@ -279,8 +280,8 @@ export const OPERATIONS: Record<string, Sample> = {
 
 /** Refusals that are themselves recorded (a failed rollback and its activity), in these collections. */
 const RECORDED_REFUSALS: Record<string, readonly string[]> = {
-  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities'],
-  'redemptions.rollback': ['redemption_rollbacks', 'activities'],
+  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities', 'counters'],
+  'redemptions.rollback': ['redemption_rollbacks', 'activities', 'counters'],
 }
 
 /** The operation at a dotted path of the engine (`promotions.tiers.create`), bound to its namespace. */
