@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, bench, describe } from 'vitest'
-import { type RunningServer, startServer } from '../examples/serve'
+import { type RunningServer, startServer } from '../packages/server/src/server'
 import type { createEngine } from '../src/engine'
 import { createFetchHandler } from '../src/http'
 

@@ -203,6 +203,25 @@ export function auth(ctx: Context) {
     },
 
     /**
+     * Gives an application a new secret (the given one, or 32 random bytes) and returns it, shown once:
+     * the old secret stops working at once. Tokens issued before stay valid until they expire.
+     */
+    async rotateSecret(
+      appId: string,
+      body: { secret?: string } = {},
+      _options?: CallOptions,
+    ): Promise<ApplicationCredentials> {
+      const input = parse(applicationInput, { family: 'server', app_id: appId, ...body })
+      const secret = input.secret ?? secretBytes()
+      return mutate(ctx, async (tx) => {
+        const found = await tx.store.credentials.findBy('app_id', appId)
+        if (!found) throw EngineError.notFound('application', appId, 'app_id')
+        tx.update('credentials', found, { ...found.value, secret_hash: hashHex(secret) })
+        return { app_id: appId, secret }
+      })
+    },
+
+    /**
      * `POST /v1/oauth/token`: a `client_credentials` grant for the scopes asked (space-separated).
      * Server credentials get server scopes, client credentials `client_*` ones.
      */

@@ -1,6 +1,6 @@
 import { VoucherifyServerSide } from '@voucherify/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from '../../examples/serve'
+import { type RunningServer, startServer } from '../../packages/server/src/server'
 import { manualClock } from '../support/engine'
 
 /** The reference server's own jobs: keys from the environment, background async actions, downloads. */
@@ -24,7 +24,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   throw new Error('the condition never held')
 }
 
-describe('npm run serve (examples/serve.ts)', () => {
+describe('the server (packages/server)', () => {
   it('takes the application keys from the environment', async () => {
     const sdk = VoucherifyServerSide({
       applicationId: env.PROMO_APP_ID,

@@ -183,6 +183,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'auth.createApplication': () => [{ family: 'client', name: 'web', allowed_origins: ['https://*.example.com'] }],
   'auth.issueToken': (f) => [f.creds, { grant_type: 'client_credentials', scope: 'api' }],
   'auth.revokeToken': (f) => [f.creds, { access_token: f.token }],
+  'auth.rotateSecret': (f) => [f.creds['X-App-Id']],
   'auth.authenticate': (f) => [
     {
       family: 'server',
