@@ -70,7 +70,7 @@ const CORS_HEADERS = [
 export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): Handler {
   const compiled = (options.routes ?? ROUTES).map(compile)
   const basePath = (options.basePath ?? '').replace(/\/+$/, '')
-  const maxBodyBytes = options.maxBodyBytes ?? engine.context.config.limits.requestBytes
+  const maxBodyBytes = options.maxBodyBytes ?? engine.settings.limits.requestBytes
   const requestId = options.requestId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`)
   const onError = options.onError ?? ((error: unknown) => console.error(error))
   const onResponse = options.onResponse ?? (() => {})
@@ -236,7 +236,7 @@ function argument(
   if (source === 'caller') return { side: from.side }
   if (source === 'query') return from.query
   if (source === 'headers') return from.headers
-  if (source === 'project') return from.engine.context.config.projectId
+  if (source === 'project') return from.engine.settings.projectId
   if (source === 'null') return null
   if (source.startsWith('path:')) return from.params[source.slice(5)]
   const value = from.query[source.slice(6)]

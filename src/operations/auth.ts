@@ -6,13 +6,14 @@ import type { Credential } from '../model/misc'
 import type { Stored } from '../ports'
 import { originAllowed } from '../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../rules/scopes'
-import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../schema/auth'
+import { applicationInput, authenticateInput, revokeRequest, rotateSecretInput, tokenRequest } from '../schema/auth'
 import { parse } from '../schema/parse'
 import type {
   AuthAuthenticateParams,
   AuthCreateApplicationParams,
   AuthIssueTokenParams,
   AuthRevokeTokenParams,
+  AuthRotateSecretParams,
 } from '../schema/requests'
 import { type Context, mutate } from './context'
 import { duplicateFound } from './duplicates'
@@ -208,16 +209,19 @@ export function auth(ctx: Context) {
      */
     async rotateSecret(
       appId: string,
-      body: { secret?: string } = {},
+      body: AuthRotateSecretParams = {},
       _options?: CallOptions,
     ): Promise<ApplicationCredentials> {
-      const input = parse(applicationInput, { family: 'server', app_id: appId, ...body })
+      // The app id is checked with the body, so a wrong one is refused like a wrong field.
+      const given =
+        body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, app_id: appId } : body
+      const input = parse(rotateSecretInput, given)
       const secret = input.secret ?? secretBytes()
       return mutate(ctx, async (tx) => {
-        const found = await tx.store.credentials.findBy('app_id', appId)
-        if (!found) throw EngineError.notFound('application', appId, 'app_id')
+        const found = await tx.store.credentials.findBy('app_id', input.app_id)
+        if (!found) throw EngineError.notFound('application', input.app_id, 'app_id')
         tx.update('credentials', found, { ...found.value, secret_hash: hashHex(secret) })
-        return { app_id: appId, secret }
+        return { app_id: input.app_id, secret }
       })
     },
 

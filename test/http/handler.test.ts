@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { createFetchHandler, parseQuery, ROUTES } from '../../src/http'
 import { operationAccess } from '../../src/rules/scopes'
 import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
@@ -154,7 +155,7 @@ describe('createFetchHandler', () => {
 
   it('serves the management family, templates and referral holders', async () => {
     const { call, keys, engine } = await setup()
-    const project = engine.context.config.projectId
+    const project = engineContext(engine).config.projectId
     const path = `/management/v1/projects/${project}/stacking-rules`
     const list = await call('GET', path, { headers: keys.management })
     expect(list.status).toBe(200)

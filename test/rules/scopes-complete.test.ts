@@ -13,7 +13,7 @@ function operationsOf(engine: Record<string, unknown>): string[] {
           : [],
     )
   return Object.entries(engine)
-    .filter(([name]) => name !== 'context' && name !== 'raw')
+    .filter(([name]) => name !== 'settings' && name !== 'raw')
     .flatMap(([name, ns]) => walk(ns as Record<string, unknown>, `${name}.`))
 }
 

@@ -282,7 +282,7 @@ export function operationPaths(engine: object): string[] {
   }
   // `raw` holds the same operations again, typed for parsed JSON bodies.
   for (const [name, namespace] of Object.entries(engine))
-    if (name !== 'context' && name !== 'raw') walk(namespace, name)
+    if (name !== 'settings' && name !== 'raw') walk(namespace, name)
   return out.sort()
 }
 
