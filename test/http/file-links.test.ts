@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../src/engine'
 import { createFetchHandler } from '../../src/http'
 import { seededRandom } from '../../src/ids'
-import { signedFileUrl } from '../../src/operations/files'
+import { signedFileUrl } from '../../src/operations/admin/stored-files'
 import { testEngine } from '../support/engine'
 
 /*

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../src/engine'
-import { mutate } from '../../src/operations/context'
-import { recordReferral } from '../../src/operations/referrals'
+import { mutate } from '../../src/operations/kernel/unit-of-work'
+import { recordReferral } from '../../src/operations/referrals/conversions'
 import { parseStackableRequest } from '../../src/schema/stackable'
 import { snapshot, testEngine } from '../support/engine'
 

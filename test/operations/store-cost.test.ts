@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../src/memory'
-import type { Write } from '../../src/ports'
+import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
 import { loyaltyChains, seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
-import { cardPayingWithPoints } from './loyalty-fixtures'
+import { cardPayingWithPoints } from './loyalty/fixtures'
 
 /*
  * What an operation costs the store, counted (docs/storage.md#load-decide-commit): the longest chain

@@ -1,0 +1,246 @@
+import type { CollectionName, Entity, NaturalKey } from './collections'
+
+export * from './collections'
+export * from './indexes'
+
+/**
+ * The storage contract. Operations read through repositories and write only through one
+ * `commit(changeset)`: the store applies every write or none, checking each entity's version
+ * (optimistic concurrency). A database adapter implements the same with one transaction and
+ * conditional writes (`UPDATE … WHERE id = $1 AND version = $2`), plus unique indexes on the
+ * natural keys (`src/storage/collections.ts`).
+ */
+
+/** What a repository returns: the entity as stored and the version the next write must name. */
+export interface Stored<T> {
+  readonly value: T
+  readonly version: number
+}
+
+export type OrderDirection = 'asc' | 'desc'
+
+/**
+ * A scalar equality filter (`null` also matches an absent field), a set, or a range on an ISO date
+ * or text field (`before`/`after`: exclusive; text compares by code point) or number field
+ * (`gte`/`lte`: inclusive).
+ */
+export type FieldFilter =
+  | string
+  | number
+  | boolean
+  | null
+  | { in: readonly (string | number | null)[] }
+  | { before?: string; after?: string }
+  | { gte?: number; lte?: number }
+
+export interface ListQuery {
+  /**
+   * Equality / range filters by declared index field (dotted paths reach nested fields). A
+   * multi-valued field (`targets[]`) takes equality or `in`: an entity matches when one of its
+   * elements does (`null`: when it has none), and is listed once however many match.
+   */
+  where?: Record<string, FieldFilter>
+  /** Sort field (a declared index field) and direction; ties break by id in the same direction. Default `created_at` asc. */
+  order?: { field: string; direction: OrderDirection }
+  limit?: number
+  /** 1-based page of `limit` items. */
+  page?: number
+  /** Cursor: the list continues after the entity with this id (in the requested order). */
+  starting_after_id?: string
+  /** `false`: the caller does not need `total`; a store may then skip counting (and report what it has). */
+  count?: boolean
+}
+
+export interface Page<T> {
+  data: Stored<T>[]
+  /** The number of matches (with `count: false`, a store may report a lower bound). */
+  total: number
+  has_more: boolean
+  /** The id to pass as `starting_after_id` for the next page, or null at the end. */
+  more_starting_after: string | null
+}
+
+export interface Repository<C extends CollectionName> {
+  get(id: string): Promise<Stored<Entity<C>> | undefined>
+  /** The entities found, in the order of `ids`; unknown ids are skipped. */
+  getMany(ids: readonly string[]): Promise<Stored<Entity<C>>[]>
+  /** By natural key: a single-field key takes a string, a composite key one string per field. */
+  findBy(key: NaturalKey<C>, value: string | readonly string[]): Promise<Stored<Entity<C>> | undefined>
+  /** Several look-ups of one natural key at once: the entities found, in the order of `values`. */
+  findMany(key: NaturalKey<C>, values: readonly (string | readonly string[])[]): Promise<Stored<Entity<C>>[]>
+  list(query?: ListQuery): Promise<Page<Entity<C>>>
+}
+
+/**
+ * A bound an incremented field must respect after the increment (`min`, `max`: inclusive). If it
+ * would not, the commit writes nothing and reports a `guard` conflict with the values it found.
+ */
+export interface Guard {
+  min?: number
+  max?: number
+}
+
+/**
+ * One write. `expectedVersion` is the version that was read: the commit fails if the stored
+ * version differs. `null` means "must not exist yet" (an insert).
+ */
+export type Write =
+  | {
+      [C in CollectionName]: { op: 'put'; collection: C; value: Entity<C>; expectedVersion: number | null }
+    }[CollectionName]
+  | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
+  /**
+   * Adds to numeric fields of an entity (dotted paths; a missing field counts as 0) without naming a
+   * version: counters many requests bump at once commute, so they need no version check. `guard`
+   * bounds fields after the increment (`redeemed + 1 ≤ quantity`, `balance − x ≥ 0`): checked against
+   * the newest stored value, so concurrent commits can never together pass a limit. `create` makes the
+   * entity when it does not exist yet (an upsert; counter rows are created by their first increment);
+   * without it a missing entity is a `missing` conflict. `set` assigns plain fields alongside (an
+   * `updated_at`). The entity's version moves, so a `put` from an
+   * older read conflicts. SQL: `UPDATE … SET n = n + $1, version = version + 1 WHERE id = $2 AND n + $1 <= $3`.
+   */
+  | {
+      op: 'increment'
+      collection: CollectionName
+      id: string
+      by: Record<string, number>
+      guard?: Record<string, Guard>
+      create?: Record<string, unknown>
+      /** Fields set to these values (dotted paths) with the increment: `updated_at`, last commit wins. */
+      set?: Record<string, unknown>
+    }
+
+/**
+ * Writes apply in order: a second write to the same entity names the version the first one leaves
+ * (an insert gives a version, each put adds one). Natural keys are checked on the final state.
+ */
+export interface Changeset {
+  writes: Write[]
+  /**
+   * What to commit instead of `writes` when guards fail (docs/storage.md#alternatives): the store
+   * applies the first alternative `chooseAlternative` picks, in the same commit, or reports the
+   * failed guard as usual when none fits.
+   */
+  alternatives?: Alternative[]
+}
+
+/** One guard of a changeset: the incremented entity and the field it bounds. */
+export interface GuardRef {
+  collection: CollectionName
+  id: string
+  path: string
+}
+
+/**
+ * Writes that answer a failed guard (docs/storage.md#alternatives): what the operation would commit
+ * had it decided on the value the guard found, such as a failed redemption. It fits when its guard
+ * `when` failed with a value (after the increment, as the guard checks it) within `min`..`max`, and
+ * every other failed guard is one of `tolerate`; a conflict of any other kind never lets it apply.
+ */
+export interface Alternative {
+  when: GuardRef & Guard
+  /** Guards that may fail too without changing the answer. */
+  tolerate?: readonly GuardRef[]
+  writes: Write[]
+}
+
+export type ConflictReason = 'version' | 'exists' | 'missing' | 'unique' | 'guard'
+
+export interface Conflict {
+  collection: CollectionName
+  id: string
+  reason: ConflictReason
+  /** The natural key, for `unique`. */
+  key?: string
+  /** For `guard`: the field, the value the increment would have given, and the bound it broke. */
+  guard?: { path: string; value: number } & Guard
+}
+
+export type CommitResult =
+  | {
+      ok: true
+      /** The commit's position in the change feed: strictly increasing, one per commit. */
+      seq: number
+      /** The new version of every entity written, keyed `collection/id`. */
+      versions: Record<string, number>
+      /** The value after the commit of every incremented entity, keyed `collection/id`. */
+      values: Record<string, unknown>
+      /**
+       * Set when an alternative was committed instead of the writes: its position in `alternatives`
+       * and every guard of the writes that failed (each a `guard` conflict with the value it found).
+       */
+      alternative?: { index: number; failed: Conflict[] }
+    }
+  | { ok: false; conflict: Conflict }
+
+/**
+ * The alternative a commit applies when the guards `failed` (in the order the store checked them)
+ * failed and no conflict of another kind occurred: the first whose guard is among them with a value
+ * in its range and that tolerates every other one; -1 when none fits (docs/storage.md#alternatives).
+ */
+export function chooseAlternative(alternatives: readonly Alternative[], failed: readonly Conflict[]): number {
+  const same = (a: GuardRef, c: Conflict) => a.collection === c.collection && a.id === c.id && a.path === c.guard?.path
+  const within = (when: Guard, value: number | undefined) =>
+    value !== undefined &&
+    !(when.min !== undefined && value < when.min) &&
+    !(when.max !== undefined && value > when.max)
+  return alternatives.findIndex(({ when, tolerate = [] }) => {
+    const own = failed.filter((c) => same(when, c))
+    return (
+      own.length > 0 &&
+      own.every((c) => within(when, c.guard?.value)) &&
+      failed.every((c) => same(when, c) || tolerate.some((t) => same(t, c)))
+    )
+  })
+}
+
+/** One entity written by a commit, as the change feed reports it. */
+export interface Change {
+  seq: number
+  collection: CollectionName
+  id: string
+  op: 'put' | 'delete'
+  /** The version the commit left (for a delete: the version deleted). */
+  version: number
+  /** The value the commit wrote (null for a delete). */
+  value: unknown
+}
+
+export interface ChangesQuery {
+  /** Changes of commits after this sequence number (default 0: from the start). */
+  after?: number
+  limit?: number
+  collections?: readonly CollectionName[]
+}
+
+export interface ChangePage {
+  data: Change[]
+  has_more: boolean
+  /** The sequence number to pass as `after` for the next page (the last commit read). */
+  next_after: number
+}
+
+export type Repositories = { [C in CollectionName]: Repository<C> }
+
+export interface Store extends Repositories {
+  /**
+   * True when the store works inside a transaction its host opened (docs/postgres.md#host-transaction):
+   * the engine then makes one attempt and reports a conflict or a failed guard as a 409, for the host
+   * to retry its whole transaction, instead of deciding again on its own.
+   */
+  readonly hostTransaction?: boolean
+  /** Applies every write or none, whatever throws. Never throws for a conflict: it reports it. */
+  commit(changeset: Changeset): Promise<CommitResult>
+  /** What commits wrote, in commit order, after a cursor: the change feed (docs/storage.md#change-feed). */
+  changes(query?: ChangesQuery): Promise<ChangePage>
+}
+
+export interface Clock {
+  now(): Date
+}
+
+/** Makes a new id with the given prefix (`camp_`, `v_`, …). */
+export type IdGenerator = (prefix: string) => string
+
+/** A uniform random number in [0, 1). Injected so codes and ids are reproducible in tests. */
+export type RandomSource = () => number
