@@ -9,14 +9,14 @@ import { DEFINITIONS } from '../../packages/server/src/settings'
 import { type Embedded, freePort, startEmbedded } from '../postgres/embedded'
 
 /**
- * The built CLI (`packages/server/dist/cli.js`, what `npx promo-engine serve` runs) as a deployment
+ * The built CLI (`packages/server/bin/promo-engine.js` running `dist/cli.js`: what `npx promo-engine serve` runs) as a deployment
  * runs it: its own process on an embedded PostgreSQL, signalled, restarted, its database stopped
  * under it. Checked on what operators see: exit codes, stderr lines, JSON log lines, /readyz,
  * /metrics, and the answers clients get.
  */
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const CLI = join(ROOT, 'packages/server/dist/cli.js')
+const CLI = join(ROOT, 'packages/server/bin/promo-engine.js')
 /** The server application's keys; the rotation test gives it a new secret. */
 const SERVER = { id: 'app_cli_test', secret: 's'.repeat(32) }
 const keys = () => ({ 'X-App-Id': SERVER.id, 'X-App-Token': SERVER.secret })
