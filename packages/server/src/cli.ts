@@ -102,16 +102,11 @@ async function withDatabase(work: (pool: pg.Pool) => Promise<void>): Promise<num
 }
 
 main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code
-    // Timers of libraries (a pool's idle timer) must not keep a finished command alive.
-    if (code !== 0 || process.argv[2] !== 'serve') setImmediate(() => process.exit(code))
-    else process.exit(code)
-  },
+  // Exits even if a library left a timer behind (a pool's idle timer): the work is done.
+  (code) => process.stdout.write('', () => process.exit(code)),
   (error: unknown) => {
     const line =
       error instanceof SettingError || error instanceof StartError ? error.message : `promo-engine: ${describe(error)}`
-    process.stderr.write(`${line}\n`)
-    process.exit(1)
+    process.stderr.write(`${line}\n`, () => process.exit(1))
   },
 )
