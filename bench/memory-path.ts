@@ -107,7 +107,10 @@ async function redeem(createEngine: (o?: object) => Engine, n: number, member: b
 }
 
 async function child(dist: string): Promise<void> {
-  const built = (await import(pathToFileURL(resolve(dist, 'index.js')).href)) as {
+  // `src` runs the sources through tsx (for a profile that names source files); anything else is a built dist/.
+  const entry =
+    dist === 'src' ? new URL('../src/index.ts', import.meta.url).href : pathToFileURL(resolve(dist, 'index.js')).href
+  const built = (await import(entry)) as {
     createEngine: (o?: object) => Engine
   }
   // `engine.raw` (the operations typed for untrusted bodies) came after 4e5e495: the same functions.
