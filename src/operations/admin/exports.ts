@@ -25,7 +25,7 @@ import type { ExportsCreateCampaignTransactionsExportParams } from '../../schema
 import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
-import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './files'
+import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './stored-files'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'

@@ -45,9 +45,9 @@ import {
 import type { QualificationsBestStackParams, QualificationsCheckEligibilityParams } from '../../schema/requests'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Context } from '../kernel/unit-of-work'
+import { trackingId } from '../shop/tracking-id'
 import { withCatalogIds } from './catalogue'
 import { findRequestCustomer, findStoredOrder, type LoadedRequest, loadRequest } from './load-request'
-import { trackingId } from './tracking-id'
 
 /** Who calls: a server application, or a client (browser) one, which may not turn limit checks off. */
 /** `CallOptions`, and which API family the call comes from (the client one may not skip the limits). */

@@ -12,7 +12,7 @@ import type {
   ProductsCreateSkuParams,
   ProductsListSkusParams,
 } from '../../schema/requests'
-import { enforceMetadata } from '../admin/metadata-schemas'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 /**
