@@ -71,7 +71,7 @@ export function seededRandom(seed: number): RandomSource {
 
 /**
  * Randomness drawn in blocks of `size` 32-bit values, each block filled by one call of `fill`. A call
- * into the CSPRNG per character of an id cost more than the rest of a redemption (docs/storage.md#commit).
+ * into the CSPRNG per character of an id cost a third of a redemption (docs/behaviour.md#ids-and-codes).
  */
 export function blockRandom(fill: (block: Uint32Array) => void, size = 4096): RandomSource {
   const block = new Uint32Array(size)
