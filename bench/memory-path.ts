@@ -6,12 +6,15 @@
  * between the builds in fresh processes, and the table gives the median of each build's runs.
  *
  *   npx tsx bench/memory-path.ts dist ../base-4e5e495/dist        # rounds=9 by default
- *   ROUNDS=15 OPS=400 npx tsx bench/memory-path.ts dist ../base/dist
+ *   ROUNDS=15 OPS=400 RAW=runs.json npx tsx bench/memory-path.ts dist ../base/dist
+ *
+ * The first build is the one measured: the ratios are its figures over each other build's.
  *
  * A child (`--child <dist>`) prints one JSON line: ops/s per workload. Not a test: times on a shared
  * machine are noisy, which is why the builds alternate and the load average is printed.
  */
 import { fork } from 'node:child_process'
+import { writeFileSync } from 'node:fs'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -176,22 +179,22 @@ async function main(): Promise<void> {
   console.log(
     `load average (1 min) during the run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`,
   )
-  console.log(
-    `| workload (ops/s, median of ${ROUNDS}) | ${builds.join(' | ')} | ${builds
-      .slice(1)
-      .map((b) => `${builds[0]} ÷ ${b}`)
-      .join(' | ')} |`,
-  )
-  console.log(
-    `| --- | ${builds.map(() => '---:').join(' | ')} | ${builds
-      .slice(1)
-      .map(() => '---:')
-      .join(' | ')} |`,
-  )
-  for (const name of Object.keys(WORKLOADS)) {
-    const meds = builds.map((b) => median((results.get(b) ?? []).map((x) => x[name] as number)))
-    const ratios = meds.slice(1).map((m) => `${((meds[0] as number) / m).toFixed(2)}×`)
-    console.log(`| ${name} | ${meds.map((m) => m.toFixed(0)).join(' | ')} | ${ratios.join(' | ')} |`)
+  // Every run's figures, for a table of another statistic later.
+  if (process.env.RAW) writeFileSync(process.env.RAW, JSON.stringify(Object.fromEntries(results)))
+  for (const [unit, suffix] of [
+    ['ops per second of CPU time', ' cpu'],
+    ['ops per second of wall time', ''],
+  ] as const) {
+    const ratios = builds.slice(1).map((b) => `${builds[0]} ÷ ${b}`)
+    console.log(`\n| workload (${unit}, median of ${ROUNDS}) | ${[...builds, ...ratios].join(' | ')} |`)
+    console.log(`| --- | ${[...builds, ...ratios].map(() => '---:').join(' | ')} |`)
+    for (const name of Object.keys(WORKLOADS)) {
+      const runs = builds.map((b) => (results.get(b) ?? []).flatMap((x) => x[`${name}${suffix}`] ?? []))
+      if (runs.some((r) => r.length === 0)) continue
+      const meds = runs.map(median)
+      const vs = meds.slice(1).map((m) => `${((meds[0] as number) / m).toFixed(2)}×`)
+      console.log(`| ${name} | ${[...meds.map((m) => m.toFixed(0)), ...vs].join(' | ')} |`)
+    }
   }
 }
 
