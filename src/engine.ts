@@ -41,10 +41,10 @@ import { orders } from './operations/shop/orders'
 import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
-import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 import type { RawOperations } from './raw'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto'
-import type { IdGenerator, RandomSource } from './ports'
+import type { IdGenerator, RandomSource } from './storage/ports'
 
 /** The characters of the engine's ids after their prefix. */
 export const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

@@ -34,8 +34,6 @@ export type { ActivityItem } from './operations/shop/customers'
 export type { CreateEvent, CustomEvent } from './operations/shop/events'
 export type { PublicationResult } from './operations/vouchers/publishing'
 export type { AsyncActionRef } from './operations/vouchers/vouchers'
-export type * from './ports'
-export { chooseAlternative, NATURAL_KEYS } from './ports'
 export type { RawOperations } from './raw'
 export {
   type Bundle,
@@ -158,3 +156,5 @@ export {
   type ValidityVerdict,
 } from './rules/validity'
 export type * from './schema/requests'
+export type * from './storage/ports'
+export { chooseAlternative, NATURAL_KEYS } from './storage/ports'

@@ -1,7 +1,7 @@
+import { signFileLink } from '../../formats/signed-file-links'
 import { ID_PREFIX } from '../../ids'
-import type { StoredFile } from '../../model/misc'
-import type { Stored } from '../../ports'
-import { signFileLink } from '../../rules/file-links'
+import type { StoredFile } from '../../model/file'
+import type { Stored } from '../../storage/ports'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** Where files are when no host serves them (the engine option `filesBaseUrl` names a real address). */

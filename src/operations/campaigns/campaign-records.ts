@@ -3,11 +3,11 @@ import { ID_PREFIX } from '../../ids'
 import type { Campaign, CampaignType, CampaignVoucher, VoucherType } from '../../model/campaign'
 import type { Category } from '../../model/common'
 import type { ValidationRuleAssignment } from '../../model/validation-rule'
-import type { Store, Stored } from '../../ports'
 import { resolveCodeConfig } from '../../rules/codes'
 import type { CampaignBaseInput, CampaignVoucherInput } from '../../schema/campaign'
 import { checkValidity } from '../../schema/validity'
 import { checkVoucherValue } from '../../schema/voucher'
+import type { Store, Stored } from '../../storage/ports'
 import { duplicateFound } from '../kernel/duplicate-found'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
@@ -22,7 +22,7 @@ export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
   PROMOTION: null,
 }
 
-/** Finds a campaign by id, else by its (unique) name: the spec's `campaignId` takes either. */
+/** Finds a campaign by id, else by its (unique) name: the service interface's `campaignId` takes either. */
 export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
 }

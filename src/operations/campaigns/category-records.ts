@@ -1,8 +1,8 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { Category } from '../../model/common'
-import type { Stored } from '../../ports'
 import type { CategoryInput } from '../../schema/category'
+import type { Stored } from '../../storage/ports'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** A category's hierarchy is 1 when unset, at least 0, and lower applies earlier (docs/concepts.md#categories). */

@@ -2,9 +2,9 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { PromotionTier } from '../../model/promotion'
 import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
-import type { Store, Stored } from '../../ports'
 import { offerTargets } from '../../rules/qualifications'
 import type { ASSIGNABLE_OBJECTS } from '../../schema/validation-rule'
+import type { Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 export type AssignableObject = (typeof ASSIGNABLE_OBJECTS)[number]

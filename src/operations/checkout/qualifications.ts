@@ -7,7 +7,6 @@ import type { PromotionStack, PromotionTier } from '../../model/promotion'
 import type { QualificationExpand, QualificationScenario, QualificationsResult } from '../../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../../model/qualification'
 import type { Voucher } from '../../model/voucher'
-import type { Store } from '../../ports'
 import type { Filters } from '../../rules/filters'
 import {
   applies,
@@ -44,6 +43,7 @@ import {
 } from '../../schema/qualifications'
 import type { QualificationsBestStackParams, QualificationsCheckEligibilityParams } from '../../schema/requests'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
+import type { Store } from '../../storage/ports'
 import type { Context } from '../kernel/unit-of-work'
 import { trackingId } from '../shop/tracking-id'
 import { withCatalogIds } from './catalogue'

@@ -3,7 +3,6 @@ import { EngineError } from '../../errors'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption, RedemptionRollback } from '../../model/redemption'
-import type { Entity } from '../../ports'
 import {
   decideRedeemables,
   type ExpandOption,
@@ -19,6 +18,7 @@ import type {
   RedemptionsRollbackStackableParams,
 } from '../../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../../schema/stackable'
+import type { Entity } from '../../storage/ports'
 import { offerAlternatives } from '../kernel/alternatives'
 import { withIdempotency } from '../kernel/idempotency'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'

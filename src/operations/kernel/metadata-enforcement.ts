@@ -1,8 +1,8 @@
 import { EngineError } from '../../errors'
 import type { Metadata } from '../../model/common'
-import type { MetadataSchema } from '../../model/misc'
-import type { Store, Stored } from '../../ports'
+import type { MetadataSchema } from '../../model/metadata-schema'
 import { checkMetadata } from '../../rules/metadata'
+import type { Store, Stored } from '../../storage/ports'
 
 /**
  * Checks metadata being written on an object of `relatedObject` against the project's schema for it,

@@ -1,7 +1,6 @@
 import { ID_PREFIX } from '../../ids'
 import type { PointsBucket, PointsExpirationRules } from '../../model/loyalty'
 import type { Voucher } from '../../model/voucher'
-import type { Page, Stored, Write } from '../../ports'
 import {
   activate,
   availablePoints,
@@ -15,6 +14,7 @@ import {
   spend,
   type TakenPoints,
 } from '../../rules/ledger'
+import type { Page, Stored, Write } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'

@@ -7,12 +7,12 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
 import { evaluateValidationRule, redeemableLabel } from '../../rules/conditions'
 import { calculateOrder } from '../../rules/discounts/normalize-order'
 import { payWithPoints, rewardCost, tierRewardMapping } from '../../rules/rewards'
 import { redeemRewardInput } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
+import type { Stored } from '../../storage/ports'
 import { assignedRules } from '../campaigns/rule-assignments'
 import { withIdempotency } from '../kernel/idempotency'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
@@ -138,7 +138,7 @@ export async function redeemReward(
         remainingTotal: order.total_amount,
         balance: spendablePoints(tx, card),
         requestedPoints: input.reward.points ?? null,
-        // The spec: "When the card balance is lower than the points, only the available points are applied."
+        // The service interface: "When the card balance is lower than the points, only the available points are applied."
         capAtBalance: true,
       })
       if (!paid.ok) {

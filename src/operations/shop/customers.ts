@@ -2,12 +2,12 @@ import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import type { ListEnvelope } from '../../model/common'
 import type { ActivityEvent, Customer } from '../../model/customer'
-import type { FieldFilter } from '../../ports'
 import { nonEmptyString } from '../../schema/common'
 import { customerInput } from '../../schema/customer'
 import { activityQuery } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
 import type { CustomersCreateParams, CustomersListActivityParams } from '../../schema/requests'
+import type { FieldFilter } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earning'
@@ -45,7 +45,7 @@ export function customers(ctx: Context) {
     },
 
     /**
-     * The customer's activity feed, newest first by default, with the spec's filters and cursor
+     * The customer's activity feed, newest first by default, with the service interface's filters and cursor
      * pagination (`starting_after_id`, `has_more`, `more_starting_after`). Dates are inclusive.
      */
     async listActivity(

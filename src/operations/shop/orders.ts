@@ -5,8 +5,8 @@ import { ID_PREFIX } from '../../ids'
 import type { Customer } from '../../model/customer'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../../model/order'
-import type { Stored } from '../../ports'
 import { calculateOrder } from '../../rules/discounts/normalize-order'
+import type { Stored } from '../../storage/ports'
 
 export { calculateOrder }
 

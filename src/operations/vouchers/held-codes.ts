@@ -1,6 +1,6 @@
 import type { Customer } from '../../model/customer'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /**
