@@ -18,7 +18,7 @@ import type {
   Stored,
   Write,
 } from '../ports'
-import { chooseAlternative, indexesOf, isMultiValued, naturalKeysOf } from '../ports'
+import { chooseAlternative, guardCheck, indexesOf, isMultiValued, naturalKeysOf } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
 import { bucketsFor, checkDeclaration, firstWhere, IndexBuckets, SortedEntries } from './indexes'
 import { listRows } from './list'
@@ -294,14 +294,18 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
         }
         const value = withIncrements(base.value, w.by, w.set)
         for (const [path, guard] of Object.entries(w.guard ?? {})) {
-          const after = readPath(value, path)
-          const n = typeof after === 'number' ? after : 0
-          if ((guard.min !== undefined && n < guard.min) || (guard.max !== undefined && n > guard.max)) {
+          const checked = guardCheck(value, path, guard, readPath)
+          if (!checked.ok) {
             const conflict: Conflict = {
               collection: w.collection,
               id,
               reason: 'guard',
-              guard: { path, value: n, ...guard },
+              guard: {
+                path,
+                value: checked.value,
+                ...guard,
+                ...(checked.max === undefined ? {} : { max: checked.max }),
+              },
             }
             if (!collectGuards) return { conflict }
             failed.push(conflict)
