@@ -13,6 +13,7 @@ import { parse } from '../schema/parse'
 import type { CampaignsCreateParams } from '../schema/requests'
 import { checkValidity } from '../schema/validity'
 import { checkVoucherValue } from '../schema/voucher'
+import { withCodeCounts } from './campaign-figures'
 import { resolveCategoryRef } from './categories'
 import { generateUnusedCodes } from './codes'
 import { type Context, mutate, type Tx } from './context'
@@ -85,11 +86,14 @@ export function normaliseVoucherTemplate(
  * it, read from the assignments collection (they change after the campaign is written, so they are
  * not stored on it).
  */
-export async function withRuleAssignments(store: Store, campaign: Campaign): Promise<Campaign> {
-  const assignments = await store.validation_rule_assignments.list({
-    where: { related_object_id: campaign.id },
-    order: { field: 'created_at', direction: 'asc' },
-  })
+export async function withRuleAssignments(store: Store, stored: Campaign): Promise<Campaign> {
+  const [assignments, [campaign = stored]] = await Promise.all([
+    store.validation_rule_assignments.list({
+      where: { related_object_id: stored.id },
+      order: { field: 'created_at', direction: 'asc' },
+    }),
+    withCodeCounts(store, [stored]),
+  ])
   return { ...campaign, validation_rules_assignments: assignmentList(assignments.data.map((a) => a.value)) }
 }
 
@@ -173,7 +177,12 @@ export async function generateCampaignVouchers(
   if (count === 0) return []
   const codes = await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
   const category = campaign.categories[0] ?? null
-  return codes.map((code) => tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code))))
+  return codes.map((code) => {
+    const voucher = tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code)))
+    // A concurrent insert of the same code makes the operation pick others, not a 409.
+    tx.claim('vouchers', voucher.id)
+    return voucher
+  })
 }
 
 export function campaigns(ctx: Context) {

@@ -23,7 +23,7 @@ import { memberStanding, memberTier } from './loyalty-tiers'
 import { enforceMetadata } from './metadata-schemas'
 import { voucherExtras, withExtras } from './redemption-voucher'
 import { withoutBookkeeping } from './redemption-wire'
-import { pointsExceeded, recordRewardRedemption } from './reward-records'
+import { pointsExceeded, recordRewardRedemption, refuseWhenOutOfStock } from './reward-records'
 import { assignedRules } from './validation-rules'
 
 /**
@@ -173,6 +173,9 @@ export async function redeemReward(
       extras: cardExtras,
       give: (given, own, customer) => giveReward(tx, given, own, customer),
     })
+    // A member refused for want of stock is answered in the same commit (an auto-redeemed reward,
+    // refused, just does not happen: the cascade decides again).
+    refuseWhenOutOfStock(tx, reward.value)
     await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
@@ -265,11 +268,10 @@ export async function undoReward(
   const stored = await tx.store.rewards.get(given.id)
   if (stored) {
     const r = stored.value
-    tx.update('rewards', stored, {
-      ...r,
-      stock: r.type === 'MATERIAL' && r.stock !== null ? r.stock + 1 : r.stock,
-      redeemed: Math.max(0, (r.redeemed ?? 0) - 1),
-      updated_at: tx.nowIso,
+    // Increments, like the redemption's: a rollback never races a concurrent redemption of the reward.
+    const restock = r.type === 'MATERIAL' && r.stock !== null
+    tx.increment('rewards', r.id, restock ? { stock: 1, redeemed: -1 } : { redeemed: -1 }, {
+      set: { updated_at: tx.nowIso },
     })
   }
   const issued = given.voucher ? await tx.store.vouchers.get(given.voucher.id) : undefined

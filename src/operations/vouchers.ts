@@ -10,6 +10,7 @@ import type { VouchersBulkUpdateParams, VouchersCreateParams } from '../schema/r
 import { checkValidity } from '../schema/validity'
 import { bulkUpdateInput, checkVoucherValue, voucherInput } from '../schema/voucher'
 import { type AsyncHandler, enqueue } from './async-actions'
+import { codesCounterId } from './campaign-figures'
 import { findCampaign } from './campaigns'
 import { resolveCategoryRef } from './categories'
 import { generateUnusedCodes } from './codes'
@@ -150,13 +151,9 @@ export function vouchers(ctx: Context) {
           additional_info: input.additional_info ?? null,
         })
         tx.insert('vouchers', voucher)
-        if (stored) {
-          tx.update('campaigns', stored, {
-            ...stored.value,
-            vouchers_count: stored.value.vouchers_count + 1,
-            updated_at: tx.nowIso,
-          })
-        }
+        // Counted in the campaign's counter row: concurrent additions all land and the campaign's own
+        // row stays its settings' (docs/storage.md#shared-rows).
+        if (stored) tx.increment('counters', codesCounterId(stored.value.id), { count: 1 }, { create: {} })
         return voucher
       })
     },
