@@ -9,7 +9,8 @@ import type { Tx } from './context'
  * codes generated on demand live in a counter row, `g:<campaign>`, bumped by a guarded increment, so
  * a publication, a new member or an auto-join enrolment never rewrites the campaign's own row (which
  * only the operations that change its settings write). `vouchers_count` as the interface shows it is
- * the campaign's stored count (the codes its creation or generation made) plus that row's.
+ * the campaign's stored count (the codes its creation or generation made) plus that row's, and its
+ * `updated_at` the later of the campaign's and the row's.
  */
 
 /** The counter row of the codes a campaign generated on demand. */
@@ -33,6 +34,7 @@ export function countGeneratedCodes(tx: Tx, campaign: Campaign, n: number, path:
     { count: n },
     {
       create: {},
+      set: { updated_at: tx.nowIso },
       ...(space === Number.MAX_SAFE_INTEGER ? {} : { guard: { count: { max: space - campaign.vouchers_count } } }),
     },
   )
@@ -65,7 +67,12 @@ export async function withCodeCounts(store: Store, campaigns: readonly Campaign[
   const rows = await store.counters.getMany(campaigns.map((c) => codesCounterId(c.id)))
   const byId = new Map(rows.map((r) => [r.value.id, r.value]))
   return campaigns.map((c) => {
-    const n = countOf(byId.get(codesCounterId(c.id)))
-    return n === 0 ? c : { ...c, vouchers_count: c.vouchers_count + n }
+    const row = byId.get(codesCounterId(c.id))
+    const n = countOf(row)
+    if (n === 0) return c
+    // A code added moves the campaign's `updated_at`, as it did when the count was the campaign's.
+    const touched = typeof row?.updated_at === 'string' ? row.updated_at : null
+    const updated_at = touched !== null && (c.updated_at === null || touched > c.updated_at) ? touched : c.updated_at
+    return { ...c, vouchers_count: c.vouchers_count + n, updated_at }
   })
 }

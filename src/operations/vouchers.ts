@@ -153,7 +153,7 @@ export function vouchers(ctx: Context) {
         tx.insert('vouchers', voucher)
         // Counted in the campaign's counter row: concurrent additions all land and the campaign's own
         // row stays its settings' (docs/storage.md#shared-rows).
-        if (stored) tx.increment('counters', codesCounterId(stored.value.id), { count: 1 }, { create: {} })
+        if (stored) tx.increment('counters', codesCounterId(stored.value.id), { count: 1 }, { create: {}, set: { updated_at: tx.nowIso } })
         return voucher
       })
     },
