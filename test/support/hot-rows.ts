@@ -1,4 +1,4 @@
-import { expect } from 'vitest'
+import assert from 'node:assert/strict'
 import type { Engine } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import type { Store } from '../../src/ports'
@@ -75,7 +75,10 @@ export async function hotShop(engine: Engine): Promise<HotShop> {
     name: `at most ${BUDGET}`,
     rules: { '1': { name: 'campaign.redemptions.count', conditions: { $less_than_or_equal: [BUDGET] } } },
   })
-  await engine.validationRules.createAssignment(rule.id, { related_object_type: 'campaign', related_object_id: budget.id })
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'campaign',
+    related_object_id: budget.id,
+  })
   const budgetCode = (await engine.context.store.vouchers.list({ where: { campaign_id: budget.id } })).data[0]?.value
     .code as string
   const promo = await engine.promotions.create({
@@ -150,9 +153,9 @@ export const FAMILIES: readonly Family[] = [
     request: (e, s, c) => e.publications.create({ campaign: s.coupons, customer: { source_id: c } }),
     expected: (n) => ({ ok: n }),
     async check(e, s, n) {
-      expect((await e.campaigns.get(s.coupons)).vouchers_count).toBe(n)
+      assert.equal((await e.campaigns.get(s.coupons)).vouchers_count, n)
       const codes = await e.context.store.vouchers.list({ where: { campaign_id: s.coupons }, count: true })
-      expect(codes.total).toBe(n)
+      assert.equal(codes.total, n)
     },
   },
   {
@@ -160,7 +163,7 @@ export const FAMILIES: readonly Family[] = [
     request: (e, s, c) => e.loyalties.createMember(s.club, { customer: { source_id: c } }),
     expected: (n) => ({ ok: n }),
     async check(e, s, n) {
-      expect((await e.loyalties.get(s.club)).vouchers_count).toBe(n)
+      assert.equal((await e.loyalties.get(s.club)).vouchers_count, n)
     },
   },
   {
@@ -168,10 +171,10 @@ export const FAMILIES: readonly Family[] = [
     request: (e, _s, c) => e.orders.create({ customer: { source_id: c }, status: 'PAID', amount: 10_000 }),
     expected: (n) => ({ ok: n }),
     async check(e, s, n) {
-      expect((await e.loyalties.get(s.club)).vouchers_count).toBe(n)
+      assert.equal((await e.loyalties.get(s.club)).vouchers_count, n)
       const cards = await e.context.store.vouchers.list({ where: { campaign_id: s.club }, limit: 100, count: true })
-      expect(cards.total).toBe(n)
-      for (const card of cards.data) expect(card.value.loyalty_card?.balance).toBe(10)
+      assert.equal(cards.total, n)
+      for (const card of cards.data) assert.equal(card.value.loyalty_card?.balance, 10)
     },
   },
   {
@@ -187,7 +190,7 @@ export const FAMILIES: readonly Family[] = [
     },
     expected: (n) => exactly(n, STOCK, 'reward_out_of_stock'),
     async check(e, s, n) {
-      expect((await e.rewards.get(s.mug)).stock).toBe(Math.max(0, STOCK - n))
+      assert.equal((await e.rewards.get(s.mug)).stock, Math.max(0, STOCK - n))
     },
   },
   {
@@ -195,7 +198,7 @@ export const FAMILIES: readonly Family[] = [
     request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.quantityCode }),
     expected: (n) => exactly(n, QUANTITY, 'quantity_exceeded'),
     async check(e, s, n) {
-      expect((await e.vouchers.get(s.quantityCode)).redemption.redeemed_quantity).toBe(Math.min(n, QUANTITY))
+      assert.equal((await e.vouchers.get(s.quantityCode)).redemption.redeemed_quantity, Math.min(n, QUANTITY))
     },
   },
   {
@@ -204,7 +207,7 @@ export const FAMILIES: readonly Family[] = [
     expected: (n) => exactly(n, Math.floor(GIFT / CREDITS), 'gift_amount_exceeded'),
     async check(e, s, n) {
       const spent = Math.min(n, Math.floor(GIFT / CREDITS)) * CREDITS
-      expect((await e.vouchers.get(s.giftCode)).gift?.balance).toBe(GIFT - spent)
+      assert.equal((await e.vouchers.get(s.giftCode)).gift?.balance, GIFT - spent)
     },
   },
   {
@@ -247,10 +250,10 @@ export async function feedMatchesStore(store: Store): Promise<number> {
     for (const id of ids) {
       const change = last.get(`${collection}/${id}`) as { op: string; version: number; value: unknown }
       const stored = found.get(id)
-      if (change.op === 'delete') expect(stored, `${collection}/${id} deleted`).toBeUndefined()
+      if (change.op === 'delete') assert.equal(stored, undefined, `${collection}/${id} deleted`)
       else {
-        expect(stored?.version, `${collection}/${id}: the feed's version is the stored one`).toBe(change.version)
-        expect(stored?.value, `${collection}/${id}: the feed's value is the stored one`).toEqual(change.value)
+        assert.equal(stored?.version, change.version, `${collection}/${id}: the feed's version is the stored one`)
+        assert.deepEqual(stored?.value, change.value, `${collection}/${id}: the feed's value is the stored one`)
       }
     }
   }
