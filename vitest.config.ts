@@ -38,7 +38,7 @@ export default defineConfig({
           // balances race across processes in test/postgres/processes.test.ts instead.
           exclude: [
             'test/operations/limits.test.ts',
-            'test/operations/budgets-concurrency.prop.test.ts',
+            'test/operations/checkout/budgets-concurrency.prop.test.ts',
             'test/operations/hot-rows.prop.test.ts',
           ],
           globalSetup: ['test/postgres/global-setup.ts'],

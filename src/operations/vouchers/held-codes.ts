@@ -1,0 +1,62 @@
+import type { Voucher } from '../../model/voucher'
+import type { Stored } from '../../ports'
+import type { Tx } from '../kernel/unit-of-work'
+import { loadedCard } from '../loyalty/points-ledger'
+
+/**
+ * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns)
+ * without writing any row other requests share (docs/storage.md#shared-rows). That answer is read
+ * from a list, and two concurrent requests would each write a different code, so nothing else they
+ * write overlaps: call this when a new code is given, and the membership row it inserts, keyed by
+ * (campaign, customer), lets only the first commit. The other one's insert conflicts, and as a claim
+ * it decides again (`mutate`), finds the code and returns it. A membership row left by a code no
+ * longer held (deciding again finds none) is written again at its version.
+ */
+export async function joinOnce(tx: Tx, campaignId: string, customerId: string): Promise<void> {
+  const id = `join:${campaignId}:${customerId}`
+  if (tx.writes.some((w) => w.op === 'put' && w.collection === 'locks' && w.value.id === id)) return
+  tx.claim('locks', id)
+  const stored = tx.redeciding ? await tx.store.locks.get(id) : undefined
+  if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })
+  else tx.insert('locks', { id, updated_at: tx.nowIso })
+}
+
+/**
+ * The code of a campaign the customer holds (a loyalty card, a join_once coupon): one this
+ * transaction gave them, else the stored one, the oldest first.
+ */
+export async function findMemberCard(
+  tx: Tx,
+  campaignId: string,
+  customerId: string,
+): Promise<Stored<Voucher> | undefined> {
+  for (const w of tx.writes) {
+    if (w.op !== 'put' || w.collection !== 'vouchers') continue
+    const v = w.value as Voucher
+    if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
+  }
+  const loaded = loadedCard(tx, campaignId, customerId)
+  if (loaded) return loaded
+  let byHolder = held.get(tx)
+  if (!byHolder) {
+    byHolder = new Map()
+    held.set(tx, byHolder)
+  }
+  const key = `${campaignId}|${customerId}`
+  let found = byHolder.get(key)
+  if (!found) {
+    // Read once per transaction: the loyalty cascade asks early (prefetch) and again when it writes.
+    found = tx.store.vouchers
+      .list({
+        where: { campaign_id: campaignId, holder_id: customerId },
+        order: { field: 'created_at', direction: 'asc' },
+        limit: 1,
+      })
+      .then((page) => page.data[0])
+    byHolder.set(key, found)
+  }
+  const stored = await found
+  return (stored && loadedCard(tx, campaignId, customerId)) ?? stored
+}
+
+const held = new WeakMap<Tx, Map<string, Promise<Stored<Voucher> | undefined>>>()
