@@ -315,10 +315,13 @@ export class Tx {
    */
   mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
     if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
-    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
-    // Other processes' attempts are not seen: count as many again from each of a few of them, so where
-    // several processes share a field near its bound, their refusals are answered in one commit too.
-    const reach = sum * IN_FLIGHT_PEERS
+    const key = `${field.collection}/${field.id}:${field.path}`
+    const { sum, seen = read } = this.ctx.inFlight.field(key)
+    // Other processes' attempts are not seen. Where this engine's own attempts contend on the field,
+    // count as many again from each of a few of them, so that where several processes share a field
+    // near its bound, their refusals are answered in one commit too; an attempt alone counts itself.
+    const own = this.pending.reduce((n, p) => (p.field === key ? n + p.by : n), 0)
+    const reach = sum === own ? sum : sum * IN_FLIGHT_PEERS
     if (bound.max !== undefined && Math.max(read, seen) + reach > bound.max) return true
     return bound.min !== undefined && Math.min(read, seen) + reach < bound.min
   }
