@@ -34,3 +34,41 @@ describe('rows shared by distinct customers, default options', () => {
     })
   }
 })
+
+describe('requests creating the same new customer', () => {
+  it('two requests naming one new source_id both succeed against one customer row, for every pair of kinds', async () => {
+    const { engine, store } = testEngine()
+    const shop = await hotShop(engine)
+    const kinds = [
+      (c: string, i: number) =>
+        engine.customers.create({ source_id: c, name: `Name ${i}`, metadata: { [`k${i}`]: i } }),
+      (c: string) =>
+        engine.redemptions.redeemStackable({
+          customer: { source_id: c },
+          order: { amount: 10_000 },
+          redeemables: [{ object: 'voucher', id: shop.quantityCode }],
+        }),
+      (c: string) => engine.orders.create({ customer: { source_id: c }, status: 'PAID', amount: 1000 }),
+      (c: string) => engine.publications.create({ campaign: shop.coupons, customer: { source_id: c } }),
+    ]
+    const pairs = kinds.flatMap((a, i) => kinds.map((b, j) => ({ a, b, customer: `new-${i}-${j}` })))
+    // Every pair at once: 32 requests, 16 new customers.
+    const outcomes = await Promise.all(
+      pairs.flatMap(({ a, b, customer }) => [outcomeOf(() => a(customer, 0)), outcomeOf(() => b(customer, 1))]),
+    )
+    expect(tally(outcomes)).toEqual({ ok: 2 * pairs.length })
+    for (const { a, b, customer } of pairs) {
+      // One row: `source_id` is the customers' natural key, so a second insert could never commit.
+      const found = await store.customers.findBy('source_id', customer)
+      expect(found).toBeDefined()
+      // Both upserts' metadata keys land: fields are set, not the row rewritten at a version.
+      const metadata = found?.value.metadata ?? {}
+      if (a === kinds[0]) expect(metadata.k0).toBe(0)
+      if (b === kinds[0]) expect(metadata.k1).toBe(1)
+      // At most one card in the auto-join program, however many paid orders enrolled them at once.
+      const cards = await store.vouchers.list({ where: { campaign_id: shop.club, holder_id: found?.value.id ?? '' } })
+      expect(cards.data.length).toBeLessThanOrEqual(1)
+    }
+    await feedMatchesStore(store)
+  })
+})
