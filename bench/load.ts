@@ -106,8 +106,8 @@ async function shop() {
 const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
 
 async function commitCalls(db: pg.Client): Promise<number> {
-  // Function statistics reach the shared view when a backend goes idle: wait for them.
-  await new Promise((r) => setTimeout(r, 1500))
+  // A backend hands its function statistics to the shared view within 10 s of going idle: wait for them.
+  await new Promise((r) => setTimeout(r, 11_000))
   const r = await db.query<{ calls: string }>(
     "SELECT coalesce(sum(calls), 0) AS calls FROM pg_stat_user_functions WHERE funcname = 'pe_commit'",
   )
