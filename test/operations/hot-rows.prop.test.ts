@@ -31,7 +31,8 @@ describe('rows shared by distinct customers, default options', () => {
         }),
         { numRuns: 4 },
       )
-    })
+      // Up to 4 shops and 200 customers at once: seconds on a loaded machine.
+    }, 60_000)
   }
 })
 
@@ -70,5 +71,40 @@ describe('requests creating the same new customer', () => {
       expect(cards.data.length).toBeLessThanOrEqual(1)
     }
     await feedMatchesStore(store)
+  })
+})
+
+describe('two redeemables of one campaign in one request', () => {
+  it('count together against its budget: with room for one, the second is refused, never both counted', async () => {
+    const { engine, store } = testEngine()
+    const campaign = await engine.campaigns.create({
+      name: 'One left',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'STATIC',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 3,
+    })
+    const rule = await engine.validationRules.create({
+      name: 'at most 2',
+      rules: { '1': { name: 'campaign.redemptions.count', conditions: { $less_than_or_equal: [2] } } },
+    })
+    await engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'campaign',
+      related_object_id: campaign.id,
+    })
+    const codes = (await store.vouchers.list({ where: { campaign_id: campaign.id } })).data.map((s) => s.value.code)
+    const redeem = (ids: string[]) =>
+      engine.redemptions.redeemStackable({
+        customer: { source_id: 'ana' },
+        order: { amount: 10_000 },
+        redeemables: ids.map((id) => ({ object: 'voucher' as const, id })),
+      })
+    expect((await redeem([codes[0] as string])).parent_redemption.result).toBe('SUCCESS')
+    // One left: two codes of the campaign at once do not both fit.
+    const both = await redeem([codes[1] as string, codes[2] as string])
+    expect(both.parent_redemption.result).toBe('FAILURE')
+    expect((await redeem([codes[1] as string])).parent_redemption.result).toBe('SUCCESS')
+    const counter = await store.counters.get(`c:${campaign.id}`)
+    expect(counter?.value.count).toBe(2)
   })
 })
