@@ -14,7 +14,11 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
 
 const CLIENTS = 16
 const SCALE = Number(process.env.LOAD_N ?? 1)
-const APP = { 'X-App-Id': 'load-app', 'X-App-Token': 'load-secret-of-the-bench-24chars', 'Content-Type': 'application/json' }
+const APP = {
+  'X-App-Id': 'load-app',
+  'X-App-Token': 'load-secret-of-the-bench-24chars',
+  'Content-Type': 'application/json',
+}
 
 interface Answer {
   status: number

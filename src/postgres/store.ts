@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { COLLECTIONS } from '../memory/store'
+import { COLLECTIONS } from '../storage/collections'
 import type {
   Change,
   ChangePage,
@@ -14,8 +14,8 @@ import type {
   Repository,
   Store,
   Stored,
-} from '../ports'
-import { currentShape, upgradeShape } from '../shapes'
+} from '../storage/ports'
+import { currentShape, upgradeShape } from '../storage/shapes'
 import { canonical, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'

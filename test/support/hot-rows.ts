@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import type { Engine } from '../../src/engine'
 import { EngineError } from '../../src/errors'
-import type { Store } from '../../src/ports'
+import type { Store } from '../../src/storage/ports'
 
 /*
  * Rows that requests of different customers share (docs/storage.md#shared-rows), in a shop with an

@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import type { Campaign } from '../../model/campaign'
-import type { Counter, Store } from '../../ports'
 import { codeSpace } from '../../rules/codes'
+import type { Counter, Store } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /*
