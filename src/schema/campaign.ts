@@ -74,5 +74,3 @@ export const campaignInput = v.object({
   vouchers_count: opt(vouchersCount),
   referral_program: opt(v.nullable(referralProgram)),
 })
-
-export type CampaignInput = v.InferOutput<typeof campaignInput>

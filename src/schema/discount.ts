@@ -108,5 +108,3 @@ const unitAny = v.pipe(
 )
 
 export const discount = v.variant('type', [amountDiscount, percentDiscount, fixedDiscount, unitAny])
-
-export type DiscountInput = v.InferOutput<typeof discount>

@@ -51,7 +51,6 @@ export const memberInput = v.object({
   metadata: opt(metadata),
   channel: opt(v.string()),
 })
-export type MemberInput = v.InferOutput<typeof memberInput>
 
 const itemObject = v.picklist(['product', 'sku', 'products_collection'])
 
@@ -179,7 +178,6 @@ export const rewardInput = v.object({
   attributes: opt(v.object({ image_url: opt(v.string()), description: opt(v.string()) })),
   metadata: opt(metadata),
 })
-export type RewardInput = v.InferOutput<typeof rewardInput>
 
 export const rewardAssignmentInput = v.object({
   campaign: nonEmptyString,
@@ -198,7 +196,6 @@ export const redeemRewardInput = v.object({
   order: opt(orderInput),
   metadata: opt(metadata),
 })
-export type RedeemRewardInput = v.InferOutput<typeof redeemRewardInput>
 
 export const eventInput = v.object({
   customer: customerInput,
@@ -241,5 +238,3 @@ export const loyaltyCampaignInput = v.object({
   loyalty_tiers_expiration: opt(v.nullable(loyaltyTiersExpirationInput)),
   access_settings: opt(v.record(v.string(), v.unknown())),
 })
-
-export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>

@@ -43,7 +43,6 @@ export const promotionCampaignInput = v.object({
     tiers: v.pipe(v.array(tierInput), v.minLength(1, 'must hold at least one tier')),
   }),
 })
-export type PromotionCampaignInput = v.InferOutput<typeof promotionCampaignInput>
 
 export const MAX_STACK_TIERS = 30
 

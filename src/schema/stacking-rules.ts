@@ -38,4 +38,3 @@ export const stackingRulesInput = v.object({
   discounted_amount_mode_categories: opt(categoryIds),
   grouped_redeemables_sorting_rule: opt(v.nullable(v.picklist(['JOINT_ALWAYS_LAST']))),
 })
-export type StackingRulesInput = v.InferOutput<typeof stackingRulesInput>

@@ -97,8 +97,6 @@ export const voucherInput = v.object({
   ...validityEntries,
 })
 
-export type VoucherInput = v.InferOutput<typeof voucherInput>
-
 /** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
 export const MAX_BULK_UPDATES = 1000
 

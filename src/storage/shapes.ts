@@ -1,4 +1,4 @@
-import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from '../rules/stored-shapes'
+import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from '../shape-upgrades'
 import type { CollectionName } from './ports'
 
 /*

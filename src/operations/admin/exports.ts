@@ -1,13 +1,13 @@
 import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { csvLines } from '../../formats/csv'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
-import type { Export } from '../../model/misc'
+import type { Export } from '../../model/export'
 import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import { csvLines } from '../../rules/csv'
-import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import { type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
@@ -30,18 +30,6 @@ import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signe
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
 
-/** One field's filter of a `POST /v1/exports` request: `{conditions: {operator: values}}`. */
-const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
-const fieldFilter = v.object({
-  conditions: v.pipe(
-    v.record(
-      v.picklist(FILTER_OPERATORS, `must be one of ${FILTER_OPERATORS.join(', ')}`),
-      v.union([v.array(conditionValue), conditionValue]),
-    ),
-    v.check((c) => Object.keys(c).length > 0, 'must have at least one operator'),
-  ),
-})
-
 /**
  * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
  * always hold, so `OR` is refused), each field's operator values as arrays, and the campaign's
@@ -54,16 +42,6 @@ function normaliseFilters(raw: unknown, campaignId: string): Filters {
   }
   filters.fields.campaign_id = { ...filters.fields.campaign_id, $in: [campaignId] }
   return filters
-}
-
-/** One field's `{conditions: {operator: values}}`, each operator's values as an array. */
-function fieldConditions(value: unknown, path: string): FilterConditions {
-  const { conditions } = parse(fieldFilter, value, path)
-  const normal: FilterConditions = {}
-  for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
-    normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
-  }
-  return normal
 }
 
 /** The objects `POST /v1/exports` exports: the collection read and the columns given when none are asked. */
@@ -112,20 +90,7 @@ export type ExportsCreateParams = v.InferInput<typeof objectsExportInput>
 
 /** Any field may be filtered; the junction may be AND or OR. */
 function normaliseObjectFilters(raw: Record<string, unknown>): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  let junction: Filters['junction'] = 'AND'
-  for (const [key, value] of Object.entries(raw)) {
-    const path = `parameters.filters.${key}`
-    if (key === 'junction') {
-      const j = typeof value === 'string' ? value.toUpperCase() : ''
-      if (j !== 'AND' && j !== 'OR') throw EngineError.invalid(path, 'must be AND or OR')
-      junction = j
-      continue
-    }
-    parse(columnName, key, path)
-    fields[key] = fieldConditions(value, path)
-  }
-  return { junction, fields }
+  return parseListFilters(raw, (field, path) => parse(columnName, field, path), 'parameters.filters')
 }
 
 const fieldOf = (entity: unknown, field: string): unknown =>

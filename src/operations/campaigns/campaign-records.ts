@@ -23,7 +23,7 @@ export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
   PROMOTION: null,
 }
 
-/** Finds a campaign by id, else by its (unique) name: the spec's `campaignId` takes either. */
+/** Finds a campaign by id, else by its (unique) name: the service interface's `campaignId` takes either. */
 export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
 }

@@ -1,8 +1,8 @@
 import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { fingerprint } from '../../formats/canonical-json'
 import type { IdempotencyRecord } from '../../model/idempotency'
-import { fingerprint } from '../../rules/fingerprint'
 import { parse } from '../../schema/parse'
 import { type Context, mutate, type Tx } from './unit-of-work'
 

@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
+import type { AsyncAction } from '../../model/async-action'
 import type { ActivityEvent } from '../../model/customer'
-import type { AsyncAction } from '../../model/misc'
 import type { StackingRules } from '../../model/stacking'
 import type { RoundingMode } from '../../money'
 import type { InputLimits } from '../../schema/bounds'

@@ -54,7 +54,7 @@ export function customers(ctx: Context) {
     },
 
     /**
-     * The customer's activity feed, newest first by default, with the spec's filters and cursor
+     * The customer's activity feed, newest first by default, with the service interface's filters and cursor
      * pagination (`starting_after_id`, `has_more`, `more_starting_after`). Dates are inclusive.
      */
     async listActivity(

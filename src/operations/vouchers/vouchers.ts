@@ -1,7 +1,7 @@
 import type * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
-import type { AsyncAction } from '../../model/misc'
+import type { AsyncAction } from '../../model/async-action'
 import type { Voucher } from '../../model/voucher'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
