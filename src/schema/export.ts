@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { TRANSACTION_ORDERS } from '../rules/voucher-transactions'
 import { opt } from './common'
+import * as v from './valibot'
 
 // Any name: one the export does not have is `invalid_export_fields`, checked by the operation
 // (docs/behaviour.md#exports).

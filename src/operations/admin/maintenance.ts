@@ -1,8 +1,8 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 

@@ -5,6 +5,7 @@ import type { ActivityEvent } from '../../model/customer'
 import type { StackingRules } from '../../model/stacking'
 import type { RoundingMode } from '../../money'
 import type { InputLimits } from '../../schema/bounds'
+import { takenId } from '../../schema/injected'
 import type {
   Alternative,
   Clock,
@@ -147,6 +148,12 @@ export class InFlight {
   }
 }
 
+/**
+ * How many engines' attempts in flight `Tx.mayFail` assumes beside this one's (this engine's count,
+ * times this): a field that many processes could push past its bound prepares its answers.
+ */
+const IN_FLIGHT_PEERS = 4
+
 /** How many guarded fields `InFlight` remembers the newest value of. */
 const SEEN_FIELDS = 10_000
 
@@ -197,8 +204,13 @@ export class Tx {
   }
 
   id(prefix: string): string {
-    return this.ctx.ids(prefix)
+    const id = this.ctx.ids(prefix)
+    this.made.add(id)
+    return id
   }
+
+  /** The ids this attempt drew: an insert of one that the store finds taken is the generator's fault. */
+  readonly made = new Set<string>()
 
   /** Where each entity put so far sits in `writes`, so a second update finds it without a scan. */
   private readonly puts = new Map<string, number>()
@@ -304,14 +316,20 @@ export class Tx {
    * Whether a guard may fail, so that preparing its answer pays (docs/storage.md#contention): this
    * attempt decides again after a failed guard; the host's transaction leaves no second attempt; or
    * what this engine's attempts in flight add to the field, from the value read (or a later one a
-   * commit reported), could pass the bound. Other processes' attempts are not seen: a guard they make
-   * fail is answered by deciding again, which then prepares.
+   * commit reported), taken `IN_FLIGHT_PEERS` times for the processes it cannot see, could pass the
+   * bound. A guard other processes make fail beyond that is answered by deciding again, which then prepares.
    */
   mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
     if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
-    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
-    if (bound.max !== undefined && Math.max(read, seen) + sum > bound.max) return true
-    return bound.min !== undefined && Math.min(read, seen) + sum < bound.min
+    const key = `${field.collection}/${field.id}:${field.path}`
+    const { sum, seen = read } = this.ctx.inFlight.field(key)
+    // Other processes' attempts are not seen. Where this engine's own attempts contend on the field,
+    // count as many again from each of a few of them, so that where several processes share a field
+    // near its bound, their refusals are answered in one commit too; an attempt alone counts itself.
+    const own = this.pending.reduce((n, p) => (p.field === key ? n + p.by : n), 0)
+    const reach = sum === own ? sum : sum * IN_FLIGHT_PEERS
+    if (bound.max !== undefined && Math.max(read, seen) + reach > bound.max) return true
+    return bound.min !== undefined && Math.min(read, seen) + reach < bound.min
   }
 
   /**
@@ -366,7 +384,9 @@ export class Tx {
   private activityId(): string {
     const time = this.now.getTime().toString(36).padStart(9, '0')
     const seq = this.ctx.sequence.next().toString(36).padStart(7, '0')
-    return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    const id = `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    this.made.add(id)
+    return id
   }
 
   /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
@@ -437,6 +457,9 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
       return result
     }
     const c = outcome.conflict
+    // A fresh id already stored: retrying would draw new ids and hide a generator that repeats itself
+    // (restarted on the same data), so it is named instead of retried.
+    if (c.reason === 'exists' && tx.made.has(c.id)) throw takenId(c.collection, c.id)
     lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
     // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
     // deciding again on its new value gives the business answer (a budget reached, a balance spent).

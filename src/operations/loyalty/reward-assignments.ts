@@ -1,8 +1,8 @@
-import type * as v from 'valibot'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { RewardAssignment } from '../../model/loyalty'
 import type { rewardAssignmentInput } from '../../schema/loyalty'
+import type * as v from '../../schema/valibot'
 import { findCampaign } from '../campaigns/campaign-records'
 import { must, type Tx } from '../kernel/unit-of-work'
 

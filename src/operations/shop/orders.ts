@@ -1,4 +1,3 @@
-import type * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
@@ -6,6 +5,7 @@ import type { Customer } from '../../model/customer'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../../model/order'
 import { calculateOrder } from '../../rules/discounts/normalize-order'
+import type * as v from '../../schema/valibot'
 import type { Stored } from '../../storage/ports'
 
 export { calculateOrder }

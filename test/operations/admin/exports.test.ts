@@ -223,7 +223,8 @@ describe('exports.createCampaignTransactionsExport', () => {
       [{ parameters: { filters: { nope: { conditions: { $in: ['x'] } } } } }, 'parameters.filters.nope'],
       [{ parameters: { filters: { id: { conditions: { $like: ['x'] } } } } }, 'parameters.filters.id.conditions.$like'],
       [{ parameters: { filters: { id: { conditions: {} } } } }, 'parameters.filters.id.conditions'],
-      [{ parameters: { filters: { id: ['x'] } } }, 'parameters.filters.id.conditions'],
+      // An array where a filter's object belongs is refused as such, not read as an empty one.
+      [{ parameters: { filters: { id: ['x'] } } }, 'parameters.filters.id'],
       [{ parameters: { filters: { junction: 'OR' } } }, 'parameters.filters.junction'],
     ]
     for (const [body, path] of bad) {
