@@ -42,17 +42,19 @@ import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
 import type { RawOperations } from './raw'
+import { checkArguments } from './schema/arguments'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
   store?: Store | undefined
-  /** Source of "now"; the system clock by default. */
+  /** Source of "now"; the system clock by default. `now()` must return a valid Date (checked where used). */
   clock?: Clock | undefined
-  /** Id generator; prefixed random ids like the hosted service's by default. */
+  /** Id generator; prefixed random ids like the hosted service's by default. Each id must be a new non-empty string. */
   ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
   random?: RandomSource | undefined
@@ -107,11 +109,12 @@ function contextOf(options: EngineOptions): Context {
   const maxRetries = options.maxRetries ?? 5
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
   const projectId = options.projectId ?? 'proj_default'
-  const random = options.random ?? systemRandom
+  // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
+  const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
   return {
     store: options.store ?? createMemoryStore(),
-    clock: options.clock ?? systemClock,
-    ids: options.ids ?? createIdGenerator(random),
+    clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
+    ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
     config: {
       timezone,
@@ -141,18 +144,21 @@ function counter(): Context['sequence'] {
 
 /**
  * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
- * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ * checks: arguments that are not JSON or exceed the limits, ids that are not strings and unknown
+ * per-call options are refused before the operation runs.
  */
-function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = ''): T {
   const out: Record<string, unknown> = {}
   for (const [name, member] of Object.entries(namespace)) {
+    const path = `${prefix}${name}`
     if (typeof member === 'function') {
       out[name] = async (...args: unknown[]) => {
         checkBounds(args, limits)
+        checkArguments(path, args)
         return member(...args)
       }
     } else {
-      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits, `${path}.`) : member
     }
   }
   return out as T

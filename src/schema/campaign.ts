@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { dateTime, isoDuration, metadata, nonEmptyString, opt, validityEntries, validityTimeframe } from './common'
+import * as v from './valibot'
 import { voucherValueEntries } from './voucher'
 
 /**

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { checkFormulaSyntax } from '../rules/formulas'
+import * as v from './valibot'
 
 /** Optional in the exact sense: absent is fine, `undefined` written explicitly is not a value. */
 export const opt = v.exactOptional

@@ -1,7 +1,7 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
 import { parse } from './parse'
+import * as v from './valibot'
 
 const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
 const fieldFilter = v.object({

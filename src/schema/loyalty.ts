@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
 import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {
@@ -17,6 +16,7 @@ import {
 } from './common'
 import { customerInput } from './customer'
 import { orderInput } from './order'
+import * as v from './valibot'
 import { pointsExpirationRules } from './voucher'
 
 /** Request shapes of the loyalty, rewards, events and activity operations (spec: Loyalty, Rewards). */

@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { hasType, METADATA_TYPES } from '../rules/metadata'
 import { nonEmptyString, nonNegativeInt, opt } from './common'
+import * as v from './valibot'
 
 // `v.object` (not strict) drops keys outside the definition: the service interface's "unknown properties are
 // omitted from the response" for the schema object.

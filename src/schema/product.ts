@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { dateTime, limitParam, metadata, money, nonEmptyString, opt, orderParam, pageParam } from './common'
+import * as v from './valibot'
 
 export const productInput = v.object({
   source_id: opt(v.nullable(nonEmptyString)),

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { campaignBaseEntries } from './campaign'
 import {
   dateTime,
@@ -12,6 +11,7 @@ import {
   validityEntries,
 } from './common'
 import { discount } from './discount'
+import * as v from './valibot'
 
 /*
  * Request schemas of the promotion operations: promotion campaigns, tiers and stacks. A tier's

@@ -3,7 +3,7 @@
  * `InferInput`: what a caller may pass, before defaults and transforms), so the types and the checks
  * cannot drift apart. Named `<Namespace><Operation>Params` like the official client's.
  */
-import type * as v from 'valibot'
+
 import type { applicationInput, authenticateInput, revokeRequest, rotateSecretInput, tokenRequest } from './auth'
 import type { campaignInput } from './campaign'
 import type { categoryInput } from './category'
@@ -32,6 +32,7 @@ import type { holdersQuery, referralPublishInput } from './referral'
 import type { rollbackRequest, stackableRequest } from './stackable'
 import type { stackingRulesInput } from './stacking-rules'
 import type { fromTemplateInput, templateInput, templatesQuery } from './template'
+import type * as v from './valibot'
 import type { namedAssignment, relatedAssignment, validationRuleInput } from './validation-rule'
 import type { bulkUpdateInput, voucherInput } from './voucher'
 

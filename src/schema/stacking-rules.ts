@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { nonEmptyString, opt } from './common'
+import * as v from './valibot'
 
 /*
  * Stacking rules: the shape and the field bounds of docs/concepts.md#stacking-rules (the hosted messages read

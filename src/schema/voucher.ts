@@ -1,8 +1,8 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { VoucherType } from '../model/campaign'
 import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt, validityEntries } from './common'
 import { discount } from './discount'
+import * as v from './valibot'
 
 /** Request shapes shared by vouchers and campaign voucher templates. */
 

@@ -151,7 +151,7 @@ describe('referrals.publish', () => {
     })
     await expect(
       engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'bob' }, voucher: codes[0] }),
-    ).rejects.toMatchObject({ code: 409, key: 'voucher_already_published' })
+    ).rejects.toMatchObject({ code: 400, key: 'voucher_already_published' })
     expect(await snapshot(store)).toBe(before)
   })
 
