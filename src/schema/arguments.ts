@@ -61,7 +61,6 @@ export const SIGNATURES = {
   'products.createCollection': ['body'],
   'products.getCollection': ['id:collectionId'],
   'auth.createApplication': ['body'],
-  'auth.rotateSecret': ['id:appId', 'body'],
   'auth.issueToken': ['headers', 'body'],
   'auth.revokeToken': ['headers', 'body'],
   'auth.authenticate': ['body'],
