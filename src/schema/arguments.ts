@@ -64,6 +64,7 @@ export const SIGNATURES = {
   'auth.issueToken': ['headers', 'body'],
   'auth.revokeToken': ['headers', 'body'],
   'auth.authenticate': ['body'],
+  'auth.rotateSecret': ['id:appId', 'body'],
   'metadataSchemas.create': ['body'],
   'metadataSchemas.get': ['id:resource'],
   'metadataSchemas.list': [],
@@ -107,6 +108,7 @@ export const SIGNATURES = {
   'orders.update': ['id:orderId', 'body'],
   'orders.get': ['id:orderId'],
   'maintenance.purgeExpired': ['body'],
+  'maintenance.backfillCustomerSummaries': ['body'],
 } as const satisfies Readonly<Record<string, Signature>>
 
 const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES

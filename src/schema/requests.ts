@@ -4,7 +4,7 @@
  * cannot drift apart. Named `<Namespace><Operation>Params` like the official client's.
  */
 
-import type { applicationInput, authenticateInput, revokeRequest, tokenRequest } from './auth'
+import type { applicationInput, authenticateInput, revokeRequest, rotateSecretInput, tokenRequest } from './auth'
 import type { campaignInput } from './campaign'
 import type { categoryInput } from './category'
 import type { customerInput } from './customer'
@@ -47,6 +47,7 @@ type In<S extends v.GenericSchema> = Absentable<v.InferInput<S>>
 type PageListQuery = In<ReturnType<typeof pageListQuery>>
 
 export type AuthCreateApplicationParams = In<typeof applicationInput>
+export type AuthRotateSecretParams = Omit<In<typeof rotateSecretInput>, 'app_id'>
 /** The token endpoint's form fields, parsed or as `URLSearchParams`. */
 export type AuthIssueTokenParams = In<typeof tokenRequest> | URLSearchParams
 export type AuthRevokeTokenParams = In<typeof revokeRequest> | URLSearchParams

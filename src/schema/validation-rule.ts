@@ -60,7 +60,14 @@ export function checkRuleSet(value: Record<string, unknown>, root: string): Rule
       }
     }
     if (RULES_NEEDING_PROPERTY.has(rule.name) && !rule.property) {
-      throw EngineError.invalid(`${path}.property`, `is required for the rule ${rule.name}`)
+      // The hosted key and wording (docs/behaviour.md#documented-error-keys).
+      throw new EngineError({
+        code: 400,
+        key: 'invalid_validation_rules',
+        message: 'Invalid Validation Rule Definition',
+        details: `Rule '${rule.name}' must have a 'property'`,
+        path: `${path}.property`,
+      })
     }
     if (rule.rules) checkRuleSet(rule.rules, `${path}.rules`)
     numbers.add(key)

@@ -203,6 +203,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'auth.createApplication': () => [{ family: 'client', name: 'web', allowed_origins: ['https://*.example.com'] }],
   'auth.issueToken': (f) => [f.creds, { grant_type: 'client_credentials', scope: 'api' }],
   'auth.revokeToken': (f) => [f.creds, { access_token: f.token }],
+  'auth.rotateSecret': (f) => [f.creds['X-App-Id']],
   'auth.authenticate': (f) => [
     {
       family: 'server',
@@ -226,6 +227,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'files.get': () => ['file_x'],
   'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
   'maintenance.purgeExpired': () => [{ limit: 10 }],
+  'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],
@@ -279,8 +281,8 @@ export const OPERATIONS: Record<string, Sample> = {
 
 /** Refusals that are themselves recorded (a failed rollback and its activity), in these collections. */
 const RECORDED_REFUSALS: Record<string, readonly string[]> = {
-  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities'],
-  'redemptions.rollback': ['redemption_rollbacks', 'activities'],
+  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities', 'counters'],
+  'redemptions.rollback': ['redemption_rollbacks', 'activities', 'counters'],
 }
 
 /** The operation at a dotted path of the engine (`promotions.tiers.create`), bound to its namespace. */
@@ -301,7 +303,7 @@ export function operationPaths(engine: object): string[] {
   }
   // `raw` holds the same operations again, typed for parsed JSON bodies.
   for (const [name, namespace] of Object.entries(engine))
-    if (name !== 'context' && name !== 'raw') walk(namespace, name)
+    if (name !== 'settings' && name !== 'raw') walk(namespace, name)
   return out.sort()
 }
 

@@ -44,20 +44,143 @@ function normaliseFilters(raw: unknown, campaignId: string): Filters {
   return filters
 }
 
-/** The objects `POST /v1/exports` exports: the collection read and the columns given when none are asked. */
+/**
+ * The objects `POST /v1/exports` exports: the collection read, the columns given when none are asked
+ * (the hosted defaults where the object has them as fields: an order's `id`, `source_id`, `status`, a
+ * customer's `name`, `source_id`), and the fields a column may name (its first segment; a dotted path
+ * reaches into it). Any other column is `invalid_export_fields` (docs/behaviour.md#exports).
+ */
 const EXPORTABLE = {
   voucher: {
     collection: 'vouchers',
     fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+    known: [
+      'id',
+      'code',
+      'campaign',
+      'campaign_id',
+      'category',
+      'category_id',
+      'categories',
+      'type',
+      'discount',
+      'gift',
+      'loyalty_card',
+      'start_date',
+      'expiration_date',
+      'validity_timeframe',
+      'validity_day_of_week',
+      'validity_hours',
+      'active',
+      'additional_info',
+      'metadata',
+      'is_referral_code',
+      'holder_id',
+      'referrer_id',
+      'redemption',
+      'publish',
+      'created_at',
+      'updated_at',
+      'object',
+    ],
   },
   redemption: {
     collection: 'redemptions',
     fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+    known: [
+      'id',
+      'object',
+      'date',
+      'customer_id',
+      'tracking_id',
+      'metadata',
+      'amount',
+      'redemption',
+      'result',
+      'status',
+      'failure_code',
+      'failure_message',
+      'channel',
+      'customer',
+      'related_object_type',
+      'related_object_id',
+      'related_object_parent_id',
+      'voucher',
+      'promotion_tier',
+      'reward',
+      'gift',
+      'loyalty_card',
+      'order',
+      'session',
+      'related_redemptions',
+    ],
   },
-  customer: { collection: 'customers', fields: ['id', 'source_id', 'name', 'email', 'created_at'] },
-  order: { collection: 'orders', fields: ['id', 'source_id', 'status', 'amount', 'total_amount', 'created_at'] },
-  publication: { collection: 'publications', fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'] },
-} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[] }>
+  customer: {
+    collection: 'customers',
+    fields: ['name', 'source_id'],
+    known: [
+      'id',
+      'source_id',
+      'name',
+      'email',
+      'phone',
+      'birthdate',
+      'address',
+      'description',
+      'metadata',
+      'segments',
+      'created_at',
+      'updated_at',
+      'object',
+    ],
+  },
+  order: {
+    collection: 'orders',
+    fields: ['id', 'source_id', 'status'],
+    known: [
+      'id',
+      'source_id',
+      'status',
+      'amount',
+      'initial_amount',
+      'discount_amount',
+      'items_discount_amount',
+      'total_discount_amount',
+      'total_amount',
+      'applied_discount_amount',
+      'items_applied_discount_amount',
+      'total_applied_discount_amount',
+      'items',
+      'metadata',
+      'created_at',
+      'updated_at',
+      'customer_id',
+      'referrer_id',
+      'customer',
+      'referrer',
+      'redemptions',
+      'object',
+    ],
+  },
+  publication: {
+    collection: 'publications',
+    fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'],
+    known: ['id', 'voucher_id', 'campaign_id', 'customer_id', 'source_id', 'channel', 'metadata', 'created_at'],
+  },
+} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[]; known: readonly string[] }>
+
+/** Columns an export does not have: the hosted `400 invalid_export_fields`, naming the allowed ones. */
+function checkExportFields(fields: readonly string[] | undefined, known: readonly string[], path: string): void {
+  const unknown = (fields ?? []).filter((f) => !known.includes(f.split('.')[0] as string))
+  if (unknown.length === 0) return
+  throw new EngineError({
+    code: 400,
+    key: 'invalid_export_fields',
+    message: 'Invalid Export',
+    details: `Unsupported field used (${unknown.join(', ')}). Allowed fields: ${known.join(', ')}`,
+    path,
+  })
+}
 
 type ExportableObject = keyof typeof EXPORTABLE
 const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
@@ -345,9 +468,21 @@ export function exports(ctx: Context) {
     ): Promise<Export> {
       const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const input = parse(exportInput, body)
+      checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
       return mutate(ctx, async (tx) => {
         const campaign = await findCampaign(tx, key)
         if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
+        const type = campaign.value.campaign_type
+        if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
+          // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
+          throw new EngineError({
+            code: 403,
+            key: 'forbidden',
+            message: 'Forbidden',
+            details: 'Transactions are allowed only for loyalty or gift campaigns',
+            path: 'campaignId',
+          })
+        }
         const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
         return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
           order: input.order ?? DEFAULT_TRANSACTION_ORDER,
@@ -364,6 +499,7 @@ export function exports(ctx: Context) {
      */
     async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
+      checkExportFields(input.parameters?.fields, EXPORTABLE[input.exported_object].known, 'parameters.fields')
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
         return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
