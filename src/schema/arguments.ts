@@ -148,10 +148,13 @@ export function checkArguments(path: string, args: readonly unknown[]): void {
   }
   expected.forEach((argument, i) => {
     const value = args[i]
-    // No schema reads these two: a link's absent fields would make the caller trusted, a list no headers.
-    if (argument === 'link' || argument === 'headers') {
+    // Headers that are not an object carry no credentials: the operation answers 401 naming the
+    // missing header, as for absent ones (docs/limits.md#arguments-and-per-call-options).
+    if (argument === 'headers') return
+    // No schema reads a link: its absent fields would make the caller trusted.
+    if (argument === 'link') {
       const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
-      if (isObject || (value === undefined && argument === 'link')) return
+      if (isObject || value === undefined) return
       throw new EngineError({
         code: 400,
         key: 'invalid_payload',

@@ -140,7 +140,7 @@ describe('the arguments of every operation', () => {
       const link = await refusal(f, 'files.download', ['file_x', wrong])
       expect(link).toMatchObject({ key: 'invalid_payload', path: 'link' })
       const headers = await refusal(f, 'auth.issueToken', [wrong, { grant_type: 'client_credentials' }])
-      expect(headers).toMatchObject({ key: 'invalid_payload', path: 'headers' })
+      expect(headers).toMatchObject({ code: 401, key: 'missing_header', path: 'X-App-Id' })
     }
   })
 
