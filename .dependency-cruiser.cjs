@@ -26,6 +26,14 @@ module.exports = {
       from: { path: '^src/rules/' },
       to: { path: '^src/(operations/|memory/|engine[.]ts$)' },
     },
+    {
+      name: 'storage-is-the-port',
+      severity: 'error',
+      comment:
+        'src/storage/ is the contract adapters implement (promo-engine/storage): it names stored entities and their shapes, never operations, stores or the engine.',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/(operations/|memory/|postgres/|http/|testing/|engine[.]ts$|index[.]ts$)' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -157,4 +157,4 @@ export {
 } from './rules/validity'
 export type * from './schema/requests'
 export type * from './storage/ports'
-export { chooseAlternative, NATURAL_KEYS } from './storage/ports'
+export { COLLECTIONS, chooseAlternative, NATURAL_KEYS } from './storage/ports'
