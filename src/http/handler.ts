@@ -1,5 +1,5 @@
+import type { Engine } from 'promo-engine'
 import type { CallOptions } from '../call-options'
-import type { Engine } from '../engine'
 import { EngineError, type EngineErrorJSON, type ErrorCode } from '../errors'
 import { operationAccess } from '../rules/scopes'
 import { parseQuery } from './query'
@@ -18,7 +18,8 @@ export interface FetchHandlerOptions {
   onError?: (error: unknown, request: Request) => void
 }
 
-type Handler = (request: Request) => Promise<Response>
+/** A fetch-style request handler (Web `Request` in, `Response` out). */
+export type Handler = (request: Request) => Promise<Response>
 
 interface Compiled {
   route: Route

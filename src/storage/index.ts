@@ -6,11 +6,14 @@
  * `promo-engine/testing` proves an adapter against it. `etc/promo-engine-storage.api.md` records it.
  */
 export type * from '../model'
+export type { JsonDiff } from '../rules/json-diff'
 export type {
   CollectionName,
   Collections,
   Counter,
   Entity,
+  JoinKey,
+  KeySpec,
   Lock,
   NaturalKey,
 } from './collections'

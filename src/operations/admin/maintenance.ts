@@ -2,15 +2,15 @@ import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import type { MaintenancePurgeExpiredParams } from '../../schema/requests'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
-const purgeInput = v.object({
+export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
 })
 
 /** `maintenance.purgeExpired`: how many records one call deletes at most. */
-export type MaintenancePurgeExpiredParams = v.InferInput<typeof purgeInput>
 
 /** What one call of `maintenance.purgeExpired` deleted, and whether expired records remain. */
 export interface PurgeSummary {
