@@ -3,6 +3,7 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import type { RoundingMode } from './money'
+import { asyncActions } from './operations/admin/async-actions'
 import { auth } from './operations/admin/auth'
 import {
   exports,
@@ -11,9 +12,10 @@ import {
   TRANSACTIONS_EXPORT_ACTION,
   transactionsExportHandler,
 } from './operations/admin/exports'
-import { DEFAULT_FILES_BASE_URL, files } from './operations/admin/files'
+import { files } from './operations/admin/files'
 import { maintenance } from './operations/admin/maintenance'
 import { metadataSchemas } from './operations/admin/metadata-schemas'
+import { DEFAULT_FILES_BASE_URL } from './operations/admin/stored-files'
 import { campaigns } from './operations/campaigns/campaigns'
 import { categories } from './operations/campaigns/categories'
 import { promotions } from './operations/campaigns/promotions'
@@ -23,7 +25,7 @@ import { validationRules } from './operations/campaigns/validation-rules'
 import { qualifications } from './operations/checkout/qualifications'
 import { redemptions } from './operations/checkout/redemptions'
 import { validations } from './operations/checkout/validations'
-import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
+import { createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
 import { type AuthenticationMode, type Context, InFlight } from './operations/kernel/unit-of-work'
 import { loyaltyEstimates } from './operations/loyalty/estimates'
 import { loyalties } from './operations/loyalty/loyalties'
@@ -40,17 +42,19 @@ import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
 import type { RawOperations } from './raw'
+import { checkArguments } from './schema/arguments'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
   store?: Store | undefined
-  /** Source of "now"; the system clock by default. */
+  /** Source of "now"; the system clock by default. `now()` must return a valid Date (checked where used). */
   clock?: Clock | undefined
-  /** Id generator; prefixed random ids like the hosted service's by default. */
+  /** Id generator; prefixed random ids like the hosted service's by default. Each id must be a new non-empty string. */
   ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
   random?: RandomSource | undefined
@@ -105,11 +109,12 @@ function contextOf(options: EngineOptions): Context {
   const maxRetries = options.maxRetries ?? 5
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
   const projectId = options.projectId ?? 'proj_default'
-  const random = options.random ?? systemRandom
+  // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
+  const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
   return {
     store: options.store ?? createMemoryStore(),
-    clock: options.clock ?? systemClock,
-    ids: options.ids ?? createIdGenerator(random),
+    clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
+    ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
     config: {
       timezone,
@@ -139,18 +144,21 @@ function counter(): Context['sequence'] {
 
 /**
  * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
- * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ * checks: arguments that are not JSON or exceed the limits, ids that are not strings and unknown
+ * per-call options are refused before the operation runs.
  */
-function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = ''): T {
   const out: Record<string, unknown> = {}
   for (const [name, member] of Object.entries(namespace)) {
+    const path = `${prefix}${name}`
     if (typeof member === 'function') {
       out[name] = async (...args: unknown[]) => {
         checkBounds(args, limits)
+        checkArguments(path, args)
         return member(...args)
       }
     } else {
-      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits, `${path}.`) : member
     }
   }
   return out as T

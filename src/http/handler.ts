@@ -1,6 +1,6 @@
 import type { Engine } from 'promo-engine'
 import type { CallOptions } from '../call-options'
-import { EngineError, type EngineErrorJSON, type ErrorCode } from '../errors'
+import { EngineError, type EngineErrorJSON, type ErrorCode, isEngineError } from '../errors'
 import { operationAccess } from '../rules/scopes'
 import { parseQuery } from './query'
 import { type ArgumentSource, type HttpMethod, ROUTES, type Route } from './routes'
@@ -342,16 +342,6 @@ function httpError(id: { code: ErrorCode; key: string }, details: string, path?:
     415: 'Unsupported media type',
   }[id.code as 400 | 404 | 405 | 413 | 415]
   return new EngineError({ ...id, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
-}
-
-/** EngineErrors by shape, not class: a bundle may hold a second copy of the class. */
-function isEngineError(error: unknown): error is EngineError {
-  return (
-    error instanceof Error &&
-    error.name === 'EngineError' &&
-    typeof (error as EngineError).code === 'number' &&
-    typeof (error as EngineError).key === 'string'
-  )
 }
 
 function errorResponse(

@@ -1,7 +1,7 @@
-import * as v from 'valibot'
 import { parseOriginPattern } from '../rules/origins'
 import { isClientScope, SCOPES } from '../rules/scopes'
 import { nonEmptyString, opt } from './common'
+import * as v from './valibot'
 
 export const FAMILIES = ['server', 'client', 'management'] as const
 

@@ -1017,25 +1017,7 @@ export interface ExportsCreateCampaignTransactionsExportParams {
   order?: 'created_at' | '-created_at' | undefined
   parameters?:
     | {
-        fields?:
-          | (
-              | 'type'
-              | 'source_id'
-              | 'id'
-              | 'amount'
-              | 'created_at'
-              | 'campaign_id'
-              | 'status'
-              | 'reason'
-              | 'source'
-              | 'result'
-              | 'voucher_id'
-              | 'voucher_code'
-              | 'customer_id'
-              | 'related_transaction_id'
-              | 'details'
-            )[]
-          | undefined
+        fields?: string[] | undefined
         filters?:
           | {
               [x: string]: unknown
@@ -2242,4 +2224,12 @@ export interface ExportsCreateParams {
 
 export interface MaintenancePurgeExpiredParams {
   limit?: number | undefined
+}
+
+/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
+export interface MaintenanceBackfillParams {
+  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  limit?: number | undefined
+  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  starting_after?: string | undefined
 }

@@ -43,12 +43,13 @@ describe('npm run serve (examples/serve.ts)', () => {
     })
     await sdk.campaigns.create({
       name: 'Exported',
-      campaign_type: 'DISCOUNT_COUPONS',
+      // Transactions are exported for gift and loyalty campaigns only (docs/behaviour.md#exports).
+      campaign_type: 'GIFT_VOUCHERS',
       type: 'AUTO_UPDATE',
       vouchers_count: 1,
       voucher: {
-        type: 'DISCOUNT_VOUCHER',
-        discount: { type: 'AMOUNT', amount_off: 100 },
+        type: 'GIFT_VOUCHER',
+        gift: { amount: 1000 },
         code_config: { pattern: 'EXP-####' },
       },
     } as never)

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
-import { recordReferral } from '../../src/operations/referrals/referrals'
+import { recordReferral } from '../../src/operations/referrals/conversions'
 import { parseStackableRequest } from '../../src/schema/stackable'
 import { snapshot, testEngine } from '../support/engine'
 
 /**
- * The spec's Limits table, for every list operation: `limit` 1–100 (default 10), `page` 1–100 on
+ * The service interface's Limits table, for every list operation: `limit` 1–100 (default 10), `page` 1–100 on
  * page-based lists, each violation a 400 naming the parameter and the bound.
  */
 async function setup() {

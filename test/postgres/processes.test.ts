@@ -261,8 +261,7 @@ describe.sequential('a process killed during its commit', () => {
     const after = await store.changes({ after: before, limit: 1_000_000 })
     const all = voucher.redemption.redeemed_quantity === 1
     // All of the commit or none of it: the counter, the redemption rows and the feed agree.
-    expect(redemptions.total).toBe(all ? redemptions.total : 0)
-    expect(redemptions.total > 0).toBe(all)
+    expect(redemptions.total).toBe(all ? 1 : 0)
     expect(after.data.length > 0).toBe(all)
     if (step === 'committed') expect(all).toBe(true)
     else expect(all).toBe(false)

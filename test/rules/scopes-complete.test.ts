@@ -20,8 +20,14 @@ function operationsOf(engine: Record<string, unknown>): string[] {
 describe('the operation table (auth scopes)', () => {
   it('names a family and a scope for every operation the engine has', () => {
     // Host-side calls that no endpoint exposes: they authenticate, mint credentials, read stored files,
-    // purge what has expired.
-    const hostOnly = new Set(['auth.authenticate', 'auth.createApplication', 'files.get', 'maintenance.purgeExpired'])
+    // purge what has expired, backfill summaries.
+    const hostOnly = new Set([
+      'auth.authenticate',
+      'auth.createApplication',
+      'files.get',
+      'maintenance.purgeExpired',
+      'maintenance.backfillCustomerSummaries',
+    ])
     const missing = operationsOf(createEngine() as unknown as Record<string, unknown>).filter(
       (op) => !hostOnly.has(op) && operationAccess(op) === undefined,
     )

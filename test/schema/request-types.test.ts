@@ -1,13 +1,13 @@
 /*
  * The request types of src/schema/requests.ts are written out as named interfaces, so the API
- * report shows every field; this file proves at compile time (\`npm run typecheck\`) that each is
+ * report shows every field; this file proves at compile time (`npm run typecheck`) that each is
  * exactly what its schema accepts, so a schema change without the matching type change, or the
  * reverse, fails the build.
  */
 import type * as v from 'valibot'
 import { expectTypeOf, it } from 'vitest'
 import type { objectsExportInput } from '../../src/operations/admin/exports'
-import type { purgeInput } from '../../src/operations/admin/maintenance'
+import type { backfillInput, purgeInput } from '../../src/operations/admin/maintenance'
 import type { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../../src/schema/auth'
 import type { campaignInput } from '../../src/schema/campaign'
 import type { categoryInput } from '../../src/schema/category'
@@ -55,6 +55,7 @@ import type {
   LoyaltiesListTiersParams,
   LoyaltiesQualificationsParams,
   LoyaltiesRedeemRewardParams,
+  MaintenanceBackfillParams,
   MaintenancePurgeExpiredParams,
   MetadataSchemasCreateParams,
   OrdersCreateParams,
@@ -94,7 +95,7 @@ import type { fromTemplateInput, templateInput, templatesQuery } from '../../src
 import type { namedAssignment, relatedAssignment, validationRuleInput } from '../../src/schema/validation-rule'
 import type { bulkUpdateInput, voucherInput } from '../../src/schema/voucher'
 
-/** Optional fields also take \`undefined\`: the parse boundary reads a key set to \`undefined\` as absent. */
+/** Optional fields also take `undefined`: the parse boundary reads a key set to `undefined` as absent. */
 type Absentable<T> = T extends readonly unknown[]
   ? { [I in keyof T]: Absentable<T[I]> }
   : T extends object
@@ -161,4 +162,5 @@ it('types every request exactly as its schema accepts it', () => {
   expectTypeOf<LoyaltiesQualificationsParams>().toEqualTypeOf<In<typeof pointsEstimateRequest>>()
   expectTypeOf<ExportsCreateParams>().toEqualTypeOf<In<typeof objectsExportInput>>()
   expectTypeOf<MaintenancePurgeExpiredParams>().toEqualTypeOf<In<typeof purgeInput>>()
+  expectTypeOf<MaintenanceBackfillParams>().toEqualTypeOf<In<typeof backfillInput>>()
 })

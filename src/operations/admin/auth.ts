@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { Credential } from '../../model/misc'
+import type { Credential } from '../../model/auth'
 import { originAllowed } from '../../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../../rules/scopes'
 import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../../schema/auth'
@@ -45,7 +45,7 @@ export interface Principal {
   scopes: Scope[]
 }
 
-/** The id and secret headers of each credential family (the spec's Authentication table). */
+/** The id and secret headers of each credential family (the service interface's Authentication table). */
 const CREDENTIAL_HEADERS = {
   server: { id: 'X-App-Id', secret: 'X-App-Token' },
   client: { id: 'X-Client-Application-Id', secret: 'X-Client-Token' },

@@ -17,12 +17,12 @@ import type {
 } from '../../schema/requests'
 import { checkValidity } from '../../schema/validity'
 import type { FieldFilter, Store, Stored } from '../../storage/ports'
-import { enforceMetadata } from '../admin/metadata-schemas'
 import { envelope } from '../kernel/list-envelope'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
-import { buildCampaign, findCampaign } from './campaigns'
-import { resolveCategoryRef } from './categories'
-import { type AssignmentRequest, assignRules, readRules } from './validation-rules'
+import { buildCampaign, findCampaign } from './campaign-records'
+import { resolveCategoryRef } from './category-records'
+import { type AssignmentRequest, assignRules, readRules } from './rule-assignments'
 
 const VALIDITY_FIELDS = [
   'start_date',

@@ -3,7 +3,7 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
 import type { ListEnvelope } from '../../model/common'
-import type { CampaignTemplate } from '../../model/misc'
+import type { CampaignTemplate } from '../../model/template'
 import { matchesFilters } from '../../rules/filters'
 import { CODE_CAMPAIGN_TYPES } from '../../schema/campaign'
 import { nonEmptyString, orderOf } from '../../schema/common'
@@ -18,7 +18,8 @@ import type {
 import { fromTemplateInput, TEMPLATE_FILTER_FIELDS, templateInput, templatesQuery } from '../../schema/template'
 import { cursorPage } from '../kernel/list-envelope'
 import { type Context, must, mutate } from '../kernel/unit-of-work'
-import { campaigns, findCampaign } from './campaigns'
+import { findCampaign } from './campaign-records'
+import { createCampaign } from './create-campaign'
 
 /**
  * The settings of a campaign a template keeps: what `campaigns.create` needs to make the same
@@ -140,7 +141,7 @@ export function templates(ctx: Context) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }
       // A stored template holds a parsed campaign (open to any field); `create` parses the merge again.
-      return campaigns(ctx).create({ ...template.value.campaign, ...overrides } as unknown as CampaignsCreateParams)
+      return createCampaign(ctx, { ...template.value.campaign, ...overrides } as unknown as CampaignsCreateParams)
     },
   }
 }

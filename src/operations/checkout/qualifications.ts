@@ -49,9 +49,9 @@ import type {
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Store } from '../../storage/ports'
 import type { Context } from '../kernel/unit-of-work'
+import { trackingId } from '../shop/tracking-id'
 import { withCatalogIds } from './catalogue'
 import { findRequestCustomer, findStoredOrder, type LoadedRequest, loadRequest } from './load-request'
-import { trackingId } from './tracking-id'
 
 /** Who calls: a server application, or a client (browser) one, which may not turn limit checks off. */
 /** `CallOptions`, and which API family the call comes from (the client one may not skip the limits). */
@@ -379,7 +379,8 @@ async function loadQualification(ctx: Context, request: QualificationRequest): P
     at += size
     return candidate.object === 'promotion_stack' ? { subjects, stack: candidate.stack } : { subjects }
   })
-  return { ...loaded, groups: groups.filter((g) => g.subjects.length > 0) }
+  const input = cartless ? { ...loaded.input, audience_only: true } : loaded.input
+  return { ...loaded, input, groups: groups.filter((g) => g.subjects.length > 0) }
 }
 
 /** The best stack's candidates: the ones given, or the single redeemables a scenario's qualification considers. */

@@ -7,10 +7,11 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../storage/ports'
-import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../checkout/redeemed-voucher'
-import { hashTrackingId } from '../checkout/tracking-id'
 import type { Tx } from '../kernel/unit-of-work'
 import { simpleCustomer } from '../shop/customer-records'
+import { countRedemptionInSummary } from '../shop/customer-summary'
+import { hashTrackingId } from '../shop/tracking-id'
+import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
@@ -101,6 +102,7 @@ export async function recordRewardRedemption(
     voucher: withExtras(card.voucher, extras),
   }
   tx.insert('redemptions', redemption)
+  countRedemptionInSummary(tx, redemption)
   const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
   const group_id = tx.id('v_grp_')
   const data = {
@@ -138,4 +140,13 @@ export function pointsExceeded(requested: number, balance: number): EngineError 
     details: `The reward needs ${requested} points; the card has ${balance} spendable`,
     path: 'reward',
   })
+}
+
+/**
+ * The reward a rolled-back redemption gave, as the rollback object names it (`undoReward` takes it
+ * back), or null for a redemption without a reward.
+ */
+export function undoneReward(redemption: Redemption): { id: string; name: string; type: Reward['type'] } | null {
+  const given = redemption.reward as { id: string; name: string; type: Reward['type'] } | undefined
+  return given ? { id: given.id, name: given.name, type: given.type } : null
 }

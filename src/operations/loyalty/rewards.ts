@@ -6,8 +6,8 @@ import { nonEmptyString } from '../../schema/common'
 import { rewardAssignmentInput, rewardInput } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
 import type { RewardsCreateAssignmentParams, RewardsCreateParams } from '../../schema/requests'
-import { enforceMetadata } from '../admin/metadata-schemas'
-import { findCampaign } from '../campaigns/campaigns'
+import { findCampaign } from '../campaigns/campaign-records'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate } from '../kernel/unit-of-work'
 import { assignReward } from './reward-assignments'
 
@@ -80,7 +80,7 @@ export function rewards(ctx: Context) {
           updated_at: null,
           object: 'reward',
         }
-        // MATERIAL rewards always show their attributes (the spec lists them), null where not sent.
+        // MATERIAL rewards always show their attributes (the service interface lists them), null where not sent.
         if (input.type === 'MATERIAL') {
           reward.attributes = {
             image_url: input.attributes?.image_url ?? null,

@@ -46,7 +46,7 @@ describe('auth.createApplication', () => {
 })
 
 describe('auth.issueToken', () => {
-  it('issues a Bearer token with every field of the spec, storing only its hash', async () => {
+  it('issues a Bearer token with every field of the service interface, storing only its hash', async () => {
     const { engine, store, server, creds } = await setup()
     const token = await engine.auth.issueToken(creds, { grant_type: 'client_credentials', scope: 'vouchers customers' })
     expect(token).toEqual({

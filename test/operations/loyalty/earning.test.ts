@@ -135,7 +135,7 @@ describe('earning rules', () => {
     })
     expect(event.customer.source_id).toBe('alice')
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.points).toBe(62)
-    // The spec body as is: the name is its `event` field.
+    // The service interface body as is: the name is its `event` field.
     const spec = await engine.events.create({
       event: 'visited_store',
       customer: { source_id: 'alice' },

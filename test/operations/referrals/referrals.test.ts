@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
-import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/referrals'
+import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/conversions'
 import { isReferrer } from '../../../src/rules/referrals'
 import { snapshot, testEngine } from '../../support/engine'
 
@@ -150,7 +150,7 @@ describe('referrals.publish', () => {
     })
     await expect(
       engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'bob' }, voucher: codes[0] }),
-    ).rejects.toMatchObject({ code: 409, key: 'voucher_already_published' })
+    ).rejects.toMatchObject({ code: 400, key: 'voucher_already_published' })
     expect(await snapshot(store)).toBe(before)
   })
 
