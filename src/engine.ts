@@ -164,9 +164,59 @@ function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = '
   return out as T
 }
 
-function withBoundedInput<T extends { context: Context }>(engine: T): T {
-  const { context, ...namespaces } = engine
-  return { context, ...bounded(namespaces, context.config.limits) } as T
+/**
+ * What an engine was configured with, resolved (defaults filled in): for hosts and adapters, e.g. the
+ * HTTP handler's body limit and project id. The store, the clock and the secret that signs file links
+ * stay inside the engine.
+ */
+export interface EngineSettings {
+  readonly projectId: string
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
+  readonly timezone: string
+  readonly rounding: RoundingMode
+  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
+  readonly limits: Readonly<InputLimits>
+  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
+  readonly authentication: AuthenticationMode
+  /** How many times an operation re-reads and recomputes after a commit conflict. */
+  readonly maxRetries: number
+  readonly tokenTtlSeconds: number
+  readonly idempotencyTtlSeconds: number
+  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
+  readonly filesBaseUrl: string
+  readonly fileLinkTtlSeconds: number
+  /** null: finished files are kept for ever. */
+  readonly fileRetentionSeconds: number | null
+}
+
+function settingsOf(ctx: Context): EngineSettings {
+  const c = ctx.config
+  return Object.freeze({
+    projectId: c.projectId,
+    timezone: c.timezone,
+    rounding: c.rounding,
+    limits: Object.freeze({ ...c.limits }),
+    authentication: c.authentication,
+    maxRetries: c.maxRetries,
+    tokenTtlSeconds: c.tokenTtlSeconds,
+    idempotencyTtlSeconds: c.idempotencyTtlSeconds,
+    filesBaseUrl: c.filesBaseUrl,
+    fileLinkTtlSeconds: c.fileLinkTtlSeconds,
+    fileRetentionSeconds: c.fileRetentionSeconds,
+  })
+}
+
+/** Each engine's context, kept off the engine object: it holds the store and the file-link secret. */
+const contexts = new WeakMap<object, Context>()
+
+/**
+ * The ports and configuration an engine's operations run on, for this repository's own tests and
+ * internals (not exported by the package).
+ */
+export function engineContext(engine: object): Context {
+  const ctx = contexts.get(engine)
+  if (!ctx) throw new Error('engineContext: not an engine made by createEngine')
+  return ctx
 }
 
 /**
@@ -190,42 +240,47 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
-  return withRaw(
-    withBoundedInput({
-      /** The ports and configuration the operations run on (for adapters and tests). */
-      context: ctx,
-      customers: customers(ctx),
-      validations: validations(ctx),
-      redemptions: redemptions(ctx),
-      promotions: promotions(ctx),
-      validationRules: validationRules(ctx),
-      stackingRules: stackingRules(ctx),
-      campaigns: campaigns(ctx),
-      vouchers: vouchers(ctx),
-      categories: categories(ctx),
-      products: products(ctx),
-      auth: auth(ctx),
-      metadataSchemas: metadataSchemas(ctx),
-      asyncActions: asyncActions(ctx),
-      exports: exports(ctx),
-      files: files(ctx),
-      publications: publications(ctx),
-      referrals: referrals(ctx),
-      templates: templates(ctx),
-      loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
-      qualifications: qualifications(ctx),
-      rewards: rewards(ctx),
-      events: events(ctx),
-      orders: orders(ctx),
-      maintenance: maintenance(ctx),
-    }),
-  )
+  const engine = withRaw({
+    /** The resolved configuration (no store, no secrets). */
+    settings: settingsOf(ctx),
+    ...bounded(
+      {
+        customers: customers(ctx),
+        validations: validations(ctx),
+        redemptions: redemptions(ctx),
+        promotions: promotions(ctx),
+        validationRules: validationRules(ctx),
+        stackingRules: stackingRules(ctx),
+        campaigns: campaigns(ctx),
+        vouchers: vouchers(ctx),
+        categories: categories(ctx),
+        products: products(ctx),
+        auth: auth(ctx),
+        metadataSchemas: metadataSchemas(ctx),
+        asyncActions: asyncActions(ctx),
+        exports: exports(ctx),
+        files: files(ctx),
+        publications: publications(ctx),
+        referrals: referrals(ctx),
+        templates: templates(ctx),
+        loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
+        qualifications: qualifications(ctx),
+        rewards: rewards(ctx),
+        events: events(ctx),
+        orders: orders(ctx),
+        maintenance: maintenance(ctx),
+      },
+      ctx.config.limits,
+    ),
+  })
+  contexts.set(engine, ctx)
+  return engine
 }
 
 /** Adds `raw`: the same operations, typed to take request bodies as `unknown`. */
-function withRaw<E extends { context: Context }>(engine: E): E & { raw: RawOperations<Omit<E, 'context'>> } {
-  const { context: _, ...operations } = engine
-  return { ...engine, raw: operations as RawOperations<Omit<E, 'context'>> }
+function withRaw<E extends { settings: EngineSettings }>(engine: E): E & { raw: RawOperations<Omit<E, 'settings'>> } {
+  const { settings: _, ...operations } = engine
+  return { ...engine, raw: operations as RawOperations<Omit<E, 'settings'>> }
 }
 
 export type Engine = ReturnType<typeof createEngine>

@@ -64,6 +64,8 @@ DECLARE
   g record;
   inc record;
   n float8;
+  lim float8;
+  pl text;
   attempt integer;
   -- One entry per write, appended (O(1) each: a changeset of 5,000 writes must not cost 5,000²).
   entries jsonb[] := '{}';
@@ -155,12 +157,24 @@ BEGIN
           FOR inc IN SELECT key, value FROM jsonb_each(coalesce(w -> 'set', '{}'::jsonb)) LOOP
             next_value := ${s}.pe_set(next_value, string_to_array(inc.key, '.'), inc.value);
           END LOOP;
+          -- A guard compares the field plus its \`plus\` fields with min, max and the bound stored in
+          -- the row at commit (\`maxOf\`), as guardCheck in src/ports.ts does.
           FOR g IN SELECT key, value FROM jsonb_each(coalesce(w -> 'guard', '{}'::jsonb)) LOOP
             n := CASE WHEN jsonb_typeof(next_value #> string_to_array(g.key, '.')) = 'number'
               THEN (next_value #> string_to_array(g.key, '.'))::float8 ELSE 0 END;
-            IF (g.value ? 'min' AND n < (g.value ->> 'min')::float8) OR (g.value ? 'max' AND n > (g.value ->> 'max')::float8) THEN
+            FOR pl IN SELECT jsonb_array_elements_text(coalesce(g.value -> 'plus', '[]'::jsonb)) LOOP
+              IF jsonb_typeof(next_value #> string_to_array(pl, '.')) = 'number' THEN
+                n := n + (next_value #> string_to_array(pl, '.'))::float8;
+              END IF;
+            END LOOP;
+            lim := CASE WHEN g.value ? 'max' THEN (g.value ->> 'max')::float8 END;
+            IF g.value ? 'maxOf' AND jsonb_typeof(next_value #> string_to_array(g.value ->> 'maxOf', '.')) = 'number' THEN
+              lim := least(lim, (next_value #> string_to_array(g.value ->> 'maxOf', '.'))::float8);
+            END IF;
+            IF (g.value ? 'min' AND n < (g.value ->> 'min')::float8) OR (lim IS NOT NULL AND n > lim) THEN
               conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'guard',
-                'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(n)) || g.value);
+                'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(n)) || g.value
+                  || CASE WHEN lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(lim)) END);
               IF NOT collect OR chosen IS NOT NULL THEN
                 RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
               END IF;

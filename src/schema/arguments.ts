@@ -64,6 +64,7 @@ export const SIGNATURES = {
   'auth.issueToken': ['headers', 'body'],
   'auth.revokeToken': ['headers', 'body'],
   'auth.authenticate': ['body'],
+  'auth.rotateSecret': ['id:appId', 'body'],
   'metadataSchemas.create': ['body'],
   'metadataSchemas.get': ['id:resource'],
   'metadataSchemas.list': [],

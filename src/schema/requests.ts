@@ -60,6 +60,9 @@ export interface AuthCreateApplicationParams {
   app_id?: string | undefined
   secret?: string | undefined
 }
+export interface AuthRotateSecretParams {
+  secret?: string | undefined
+}
 /** The token endpoint's form fields, parsed or as `URLSearchParams`. */
 export type AuthIssueTokenParams =
   | {

@@ -45,7 +45,7 @@ async function refusal(f: Fixture, path: string, args: unknown[]): Promise<Engin
  * string, or a string or null, before the options), equals what SIGNATURES declares. A mismatch
  * makes `declaredAsTyped` fail to compile, naming the operation.
  */
-type Operations = Omit<Engine, 'context' | 'raw'>
+type Operations = Omit<Engine, 'settings' | 'raw'>
 type PathsOf<T, P extends string = ''> = {
   [K in keyof T & string]: T[K] extends (...args: never[]) => unknown ? `${P}${K}` : PathsOf<T[K], `${P}${K}.`>
 }[keyof T & string]

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { recordReferral } from '../../src/operations/referrals/conversions'
 import { parseStackableRequest } from '../../src/schema/stackable'
@@ -32,7 +33,7 @@ async function setup() {
   const voucher = await e.vouchers.get(code)
   for (let i = 0; i < 12; i++) {
     const referee = await e.customers.create({ source_id: `referee${i}` })
-    await mutate(e.context, (tx) => recordReferral(tx, { voucher, customerId: referee.id }))
+    await mutate(engineContext(e), (tx) => recordReferral(tx, { voucher, customerId: referee.id }))
   }
   for (let i = 0; i < 12; i++) await e.templates.createCampaignTemplate({ campaign_id: referral.id, name: `T${i}` })
   return { ...t, promoId: promo.id, code }

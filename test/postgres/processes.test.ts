@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine, type Engine } from '../../src/engine'
+import { createEngine, type Engine, engineContext } from '../../src/engine'
 import { enqueue, registerAsyncHandler } from '../../src/operations/kernel/jobs'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { creditCard, loadCard } from '../../src/operations/loyalty/points-ledger'
@@ -42,7 +42,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url, max: 4 }).on('error', () => {})
   store = createPostgresStore({ pool })
   engine = createEngine({ store })
-  registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
+  registerAsyncHandler(engineContext(engine), COUNT_ACTION, countHandler)
 })
 
 afterAll(async () => {
@@ -135,7 +135,7 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
       loyalty_card: { points: 0 },
     })
     const start = 3000
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       const stored = await tx.store.vouchers.findBy('code', 'CARD')
       if (!stored) throw new Error('no card')
       creditCard(tx, await loadCard(tx, stored), { points: start, expiresAt: null, source: { type: 'manual' } })
@@ -215,7 +215,7 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
     const n = 60
     // Actions the earlier cases queued (a loyalty program's card generation) run too.
     const queued = (await store.async_actions.list({ where: { status: 'ENQUEUED' } })).total
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       for (let i = 0; i < n; i++) enqueue(tx, COUNT_ACTION, { i })
     })
     // Every child keeps running pending actions until none is left.
@@ -265,7 +265,7 @@ describe.sequential('a process killed during its commit', () => {
     expect(after.data.length > 0).toBe(all)
     if (step === 'committed') expect(all).toBe(true)
     else expect(all).toBe(false)
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       const stored = await tx.store.vouchers.findBy('code', 'KILL')
       if (stored) tx.update('vouchers', stored, { ...stored.value, code: `KILLED-${step}` })
     })

@@ -8,7 +8,13 @@ import type * as v from 'valibot'
 import { expectTypeOf, it } from 'vitest'
 import type { objectsExportInput } from '../../src/operations/admin/exports'
 import type { backfillInput, purgeInput } from '../../src/operations/admin/maintenance'
-import type { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../../src/schema/auth'
+import type {
+  applicationInput,
+  authenticateInput,
+  revokeRequest,
+  rotateSecretInput,
+  tokenRequest,
+} from '../../src/schema/auth'
 import type { campaignInput } from '../../src/schema/campaign'
 import type { categoryInput } from '../../src/schema/category'
 import type { customerInput } from '../../src/schema/customer'
@@ -38,6 +44,7 @@ import type {
   AuthCreateApplicationParams,
   AuthIssueTokenParams,
   AuthRevokeTokenParams,
+  AuthRotateSecretParams,
   CampaignsCreateParams,
   CategoriesCreateParams,
   CustomersCreateParams,
@@ -108,6 +115,7 @@ type PageListQuery = In<ReturnType<typeof pageListQuery>>
 
 it('types every request exactly as its schema accepts it', () => {
   expectTypeOf<AuthCreateApplicationParams>().toEqualTypeOf<In<typeof applicationInput>>()
+  expectTypeOf<AuthRotateSecretParams>().toEqualTypeOf<Omit<In<typeof rotateSecretInput>, 'app_id'>>()
   expectTypeOf<AuthIssueTokenParams>().toEqualTypeOf<In<typeof tokenRequest> | URLSearchParams>()
   expectTypeOf<AuthRevokeTokenParams>().toEqualTypeOf<In<typeof revokeRequest> | URLSearchParams>()
   expectTypeOf<AuthAuthenticateParams>().toEqualTypeOf<In<typeof authenticateInput>>()

@@ -203,6 +203,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'auth.createApplication': () => [{ family: 'client', name: 'web', allowed_origins: ['https://*.example.com'] }],
   'auth.issueToken': (f) => [f.creds, { grant_type: 'client_credentials', scope: 'api' }],
   'auth.revokeToken': (f) => [f.creds, { access_token: f.token }],
+  'auth.rotateSecret': (f) => [f.creds['X-App-Id']],
   'auth.authenticate': (f) => [
     {
       family: 'server',
@@ -302,7 +303,7 @@ export function operationPaths(engine: object): string[] {
   }
   // `raw` holds the same operations again, typed for parsed JSON bodies.
   for (const [name, namespace] of Object.entries(engine))
-    if (name !== 'context' && name !== 'raw') walk(namespace, name)
+    if (name !== 'settings' && name !== 'raw') walk(namespace, name)
   return out.sort()
 }
 
