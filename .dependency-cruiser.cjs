@@ -59,6 +59,14 @@ module.exports = {
       to: { path: '^src/(operations/|memory/|engine[.]ts$)' },
     },
     {
+      name: 'storage-is-the-port',
+      severity: 'error',
+      comment:
+        'src/storage/ is the contract adapters implement (promo-engine/storage): it names stored entities and their shapes, never operations, stores or the engine.',
+      from: { path: '^src/storage/' },
+      to: { path: '^src/(operations/|memory/|postgres/|http/|testing/|engine[.]ts$|index[.]ts$)' },
+    },
+    {
       name: 'kernel-imports-no-domain',
       severity: 'error',
       comment: 'src/operations/kernel/ is the unit of work every domain runs on: it imports none of them.',

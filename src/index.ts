@@ -10,7 +10,14 @@ export type { Engine, EngineOptions, EngineSettings } from './engine'
 export { createEngine, systemClock } from './engine'
 export { EngineError, type EngineErrorInit, type EngineErrorJSON, type ErrorCode, isEngineError } from './errors'
 export { createIdGenerator, seededRandom, systemRandom } from './ids'
-export { createMemoryStore, listRows } from './memory'
+export {
+  createMemoryStore,
+  type FaultStep,
+  listRows,
+  type MemoryStore,
+  type MemoryStoreOptions,
+  type MemoryStoreStats,
+} from './memory'
 export type * from './model'
 export { DEFAULT_STACKING_RULES, SHIPPING_PRODUCT_ID } from './model'
 export {
@@ -24,13 +31,9 @@ export {
 } from './money'
 export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/admin/auth'
 export type { FileLinkQuery } from './operations/admin/files'
-export type {
-  BackfillSummary,
-  MaintenanceBackfillParams,
-  MaintenancePurgeExpiredParams,
-  PurgeSummary,
-} from './operations/admin/maintenance'
+export type { BackfillSummary, PurgeSummary } from './operations/admin/maintenance'
 export type { StoredRules } from './operations/campaigns/effective-stacking-rules'
+export type { BestStackResult, QualificationCallOptions } from './operations/checkout/qualifications'
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'
 export type { RunSummary } from './operations/kernel/jobs'
 export type { AuthenticationMode } from './operations/kernel/unit-of-work'
@@ -39,11 +42,12 @@ export type { ActivityItem } from './operations/shop/customers'
 export type { CreateEvent, CustomEvent } from './operations/shop/events'
 export type { PublicationResult } from './operations/vouchers/publishing'
 export type { AsyncActionRef } from './operations/vouchers/vouchers'
-export type { RawOperations } from './raw'
+export type { Kept, RawArgs, RawOperations, Same } from './raw'
 export {
   type Bundle,
   type BundleIdentifiedItem,
   type BundleMissingItem,
+  type CounterBound,
   type EvalCollection,
   type EvalCounters,
   type EvalCustomer,
@@ -61,6 +65,7 @@ export {
   type ValidationRuleVerdict,
   type VerdictOptions,
 } from './rules/conditions'
+export type { CollectionMembers, Collections as CatalogCollections } from './rules/discounts'
 export {
   type AppliedAmounts,
   type AppliedLine,
@@ -130,6 +135,7 @@ export {
   decideRedeemables,
   type Explanation,
   type InapplicableResult,
+  type NotApplied,
   type PipelineInput,
   type PipelineResult,
   type RedeemableError,
@@ -141,18 +147,23 @@ export {
   type UnitBudgetUse,
   type ValidationResult,
 } from './rules/redeemables'
+export { type Family, SCOPES, type Scope } from './rules/scopes'
 export {
   type CategoryRef,
   planStack,
   resolveStackingRules,
+  type SelectRules,
   SKIP_MESSAGES,
   type SkipExplanation,
   type SkipKey,
   type SortCandidate,
+  type SortRules,
   type StackCandidate,
   type StackDecision,
   type StackingField,
   type StackingKind,
+  selectStack,
+  sortRedeemables,
 } from './rules/stacking'
 export {
   checkValidity,
@@ -160,6 +171,7 @@ export {
   type ValidityReason,
   type ValidityVerdict,
 } from './rules/validity'
+export type { InputLimits } from './schema/bounds'
 export type * from './schema/requests'
 export type * from './storage/ports'
-export { chooseAlternative, NATURAL_KEYS } from './storage/ports'
+export { COLLECTIONS, chooseAlternative, NATURAL_KEYS } from './storage/ports'

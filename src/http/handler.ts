@@ -1,5 +1,5 @@
+import type { Engine } from 'promo-engine'
 import type { CallOptions } from '../call-options'
-import type { Engine } from '../engine'
 import { EngineError, type EngineErrorJSON, type ErrorCode, isEngineError } from '../errors'
 import { operationAccess } from '../rules/scopes'
 import { parseQuery } from './query'
@@ -37,7 +37,8 @@ export interface Answered {
   errorKey: string | null
 }
 
-type Handler = (request: Request) => Promise<Response>
+/** A fetch-style request handler (Web `Request` in, `Response` out). */
+export type Handler = (request: Request) => Promise<Response>
 
 interface Compiled {
   route: Route

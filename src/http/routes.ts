@@ -23,8 +23,11 @@ export interface Route {
   method: HttpMethod
   /** `/v1/vouchers/:code`: a `:name` segment is a path parameter. */
   path: string
-  /** The operation of the operation table: its family and scope decide who may call the route. */
-  operation: OperationName
+  /**
+   * The operation of the operation table (`vouchers.create`): its family and scope decide who may
+   * call the route. Typed by name where the table is built; a plain string here, the table is internal.
+   */
+  operation: string
   /** The engine function's arguments, in order. */
   args: readonly ArgumentSource[]
   /** Body fields filled from the path or the query (where the SDK sends them there). */

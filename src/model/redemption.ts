@@ -12,7 +12,7 @@ export type Redemption = RedemptionFields &
     | { result: 'FAILURE'; status: 'FAILED'; failure_code: string; failure_message: string }
   )
 
-interface RedemptionFields {
+export interface RedemptionFields {
   id: string
   object: 'redemption'
   date: DateTime

@@ -1,5 +1,4 @@
 import pg from 'pg'
-import { COLLECTIONS } from '../storage/collections'
 import type {
   Change,
   ChangePage,
@@ -14,7 +13,8 @@ import type {
   Repository,
   Store,
   Stored,
-} from '../storage/ports'
+} from 'promo-engine/storage'
+import { COLLECTIONS } from '../storage/collections'
 import { currentShape, upgradeShape } from '../storage/shapes'
 import { canonical, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'

@@ -150,11 +150,18 @@ export const NATURAL_KEYS = {
   categories: ['name'],
 } as const satisfies { [C in CollectionName]?: readonly (string | readonly string[])[] }
 
-type KeySpec<C extends CollectionName> = C extends keyof typeof NATURAL_KEYS ? (typeof NATURAL_KEYS)[C][number] : never
+/** The natural key fields declared for a collection (`never` when it has none). */
+export type KeySpec<C extends CollectionName> = C extends keyof typeof NATURAL_KEYS
+  ? (typeof NATURAL_KEYS)[C][number]
+  : never
 /** A natural key's name: the field, or the fields of a composite key joined with `+`. */
 export type NaturalKey<C extends CollectionName> =
   KeySpec<C> extends infer K ? (K extends string ? K : K extends readonly string[] ? JoinKey<K> : never) : never
-type JoinKey<K extends readonly string[]> = K extends readonly [infer A extends string, ...infer R extends string[]]
+/** A composite key's fields joined with `+`. */
+export type JoinKey<K extends readonly string[]> = K extends readonly [
+  infer A extends string,
+  ...infer R extends string[],
+]
   ? R extends []
     ? A
     : `${A}+${JoinKey<R>}`

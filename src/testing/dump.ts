@@ -1,4 +1,4 @@
-import type { CollectionName, Repository, Store } from '../storage/ports'
+import type { CollectionName, Repository, Store } from 'promo-engine/storage'
 
 const PAGE = 100
 

@@ -1,4 +1,4 @@
-import type { IndexDeclarations, Store } from '../storage/ports'
+import type { IndexDeclarations, Store } from 'promo-engine/storage'
 import {
   alternativeApplied,
   alternativeConflicts,

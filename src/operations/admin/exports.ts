@@ -19,7 +19,7 @@ import { nonEmptyString, opt } from '../../schema/common'
 import { exportInput } from '../../schema/export'
 import { parseListFilters } from '../../schema/list-filters'
 import { parse } from '../../schema/parse'
-import type { ExportsCreateCampaignTransactionsExportParams } from '../../schema/requests'
+import type { ExportsCreateCampaignTransactionsExportParams, ExportsCreateParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Store, Stored } from '../../storage/ports'
 import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
@@ -196,7 +196,7 @@ const columnName = v.pipe(
   v.regex(/^[A-Za-z_][\w]*(\.[\w]+)*$/, 'must be a field name (dotted for nested fields)'),
 )
 
-const objectsExportInput = v.object({
+export const objectsExportInput = v.object({
   exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
   parameters: opt(
     v.object({
@@ -209,7 +209,6 @@ const objectsExportInput = v.object({
 })
 
 /** `POST /v1/exports`: the object exported, the columns, the order and filters. */
-export type ExportsCreateParams = v.InferInput<typeof objectsExportInput>
 
 /** Any field may be filtered; the junction may be AND or OR. */
 function normaliseObjectFilters(raw: Record<string, unknown>): Filters {

@@ -2,24 +2,22 @@ import type { CallOptions } from '../../call-options'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
-const purgeInput = v.object({
+export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
 })
 
-const backfillInput = v.object({
+export const backfillInput = v.object({
   /** Customers per call (one commit): 1 to 1,000, 100 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
   /** Resume after this customer id (the previous call's `next_starting_after`). */
   starting_after: opt(nonEmptyString),
 })
-
-/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
-export type MaintenanceBackfillParams = v.InferInput<typeof backfillInput>
 
 /** What one call of `maintenance.backfillCustomerSummaries` did, and where the next starts. */
 export interface BackfillSummary {
@@ -50,7 +48,6 @@ async function listAll<C extends CollectionName>(
 }
 
 /** `maintenance.purgeExpired`: how many records one call deletes at most. */
-export type MaintenancePurgeExpiredParams = v.InferInput<typeof purgeInput>
 
 /** What one call of `maintenance.purgeExpired` deleted, and whether expired records remain. */
 export interface PurgeSummary {

@@ -140,7 +140,8 @@ export function templates(ctx: Context) {
       if (overrides.campaign_type !== undefined && overrides.campaign_type !== template.value.campaign_type) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }
-      return createCampaign(ctx, { ...template.value.campaign, ...overrides } as CampaignsCreateParams)
+      // A stored template holds a parsed campaign (open to any field); `create` parses the merge again.
+      return createCampaign(ctx, { ...template.value.campaign, ...overrides } as unknown as CampaignsCreateParams)
     },
   }
 }

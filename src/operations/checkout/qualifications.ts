@@ -41,7 +41,11 @@ import {
   parseQualificationRequest,
   type QualificationRequest,
 } from '../../schema/qualifications'
-import type { QualificationsBestStackParams, QualificationsCheckEligibilityParams } from '../../schema/requests'
+import type {
+  QualificationsBestStackParams,
+  QualificationsCheckEligibilityParams,
+  ValidationsValidateStackableParams,
+} from '../../schema/requests'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Store } from '../../storage/ports'
 import type { Context } from '../kernel/unit-of-work'
@@ -60,9 +64,9 @@ export interface BestStackResult {
   object: 'best_stack'
   /** The body to pass to `validateStackable` / `redeemStackable`; null when nothing gives a discount. */
   request: {
-    customer?: StackableRequest['customer']
-    order: StackableRequest['order']
-    redeemables: RedeemableRequest[]
+    customer?: ValidationsValidateStackableParams['customer']
+    order: ValidationsValidateStackableParams['order']
+    redeemables: ValidationsValidateStackableParams['redeemables']
   } | null
   /** The validation of `request`, as `validateStackable` answers it (nothing stored). */
   validation: ValidationResult | null

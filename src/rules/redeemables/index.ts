@@ -6,6 +6,7 @@ export {
   type ApplicableResult,
   type ExpandOption,
   type InapplicableResult,
+  type NotApplied,
   type RedeemableResult,
   type RedeemableResultBase,
   redeemableResult,

@@ -46,7 +46,7 @@ export interface ApplicableResult extends RedeemableResultBase {
 }
 
 /** What only an applicable result carries is absent from the others (so reading it needs no narrowing). */
-interface NotApplied {
+export interface NotApplied {
   order?: never
   applicable_to?: never
   inapplicable_to?: never

@@ -4,7 +4,8 @@ import { SKIP_MESSAGES, type SkipKey } from './messages'
 import { explainNoEffect } from './no-effect'
 import type { SkipExplanation, StackCandidate, StackingKind } from './types'
 
-type SelectRules = Pick<
+/** The project's stacking settings `selectStack` applies. */
+export type SelectRules = Pick<
   StackingRules,
   | 'applicable_redeemables_limit'
   | 'applicable_redeemables_per_category_limit'

@@ -2,7 +2,8 @@ import type { StackingRules } from '../../model/stacking'
 import { bestHierarchy, kindOf } from './categories'
 import type { SortCandidate, StackingKind } from './types'
 
-type SortRules = Pick<
+/** The project's stacking settings `sortRedeemables` orders by. */
+export type SortRules = Pick<
   StackingRules,
   'redeemables_sorting_rule' | 'grouped_redeemables_sorting_rule' | 'exclusive_categories' | 'joint_categories'
 >
