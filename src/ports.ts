@@ -78,6 +78,10 @@ export interface Repository<C extends CollectionName> {
 export interface Guard {
   min?: number
   max?: number
+  /** An upper bound read from a dotted field of the same entity as stored at commit (missing/null: no bound). */
+  maxOf?: string
+  /** Other dotted fields of the same entity (after the increment) added to the guarded field before comparing. */
+  plus?: readonly string[]
 }
 
 /**

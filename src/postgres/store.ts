@@ -16,8 +16,9 @@ import type {
   Stored,
 } from '../ports'
 import { currentShape, upgradeShape } from '../shapes'
-import { canonical, insertedKeys, outcome } from './changeset'
+import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
+import { FEED_SLOTS } from './commit-function'
 import { condition } from './conditions'
 import {
   commitFault,
@@ -253,14 +254,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     stats.commits++
     const keys = insertedKeys(changeset)
     const payload = JSON.stringify({
-      writes: canonical(changeset.writes),
+      ...commitSteps(changeset.writes),
       ...(keys.length > 0 ? { keys } : {}),
       ...(changeset.alternatives?.length
         ? {
             alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
               when: { c: collection, ...when },
               tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
-              writes: canonical(writes),
+              ...commitSteps(writes),
             })),
           }
         : {}),
@@ -332,45 +333,52 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
+  /**
+   * Reads stop below the oldest transaction still in progress (docs/postgres.md#change-feed-and-late-commits):
+   * every commit numbered below that horizon has ended, and no later one can be numbered below it.
+   */
+  const horizon = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${FEED_SLOTS})`
+
   async function changes(q: ChangesQuery = {}): Promise<ChangePage> {
     const after = q.after ?? 0
     const limit = q.limit ?? 100
     const only = q.collections && q.collections.length > 0 ? q.collections : undefined
     const filter = only ? ' AND collection = ANY($3::text[])' : ''
-    // The seq of the limit-th matching change: the page ends with that commit, whole.
-    const edge = await query<{ seq: string }>(
-      `SELECT seq FROM ${s}.pe_changes WHERE seq > $1${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1`,
-      only ? [after, limit - 1, only] : [after, limit - 1],
-    )
-    const upTo = edge.rows[0] ? Number(edge.rows[0].seq) : undefined
-    const params: unknown[] = [after, upTo ?? null]
-    if (only) params.push(only)
-    const { rows } = await query<Omit<Change, 'seq'> & { seq: string; shape: number | null }>(
-      `SELECT seq, collection, id, op, version, value, shape FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
-      params,
-    )
-    const data: Change[] = rows.map((r) => ({
-      seq: Number(r.seq),
-      collection: r.collection,
-      id: r.id,
-      op: r.op,
-      version: r.version,
-      // Changes written before the feed recorded shapes (schema version 1) read as written.
-      value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
-    }))
-    if (upTo !== undefined) {
-      const more = await query<{ more: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes WHERE seq > $1) AS more`,
-        [upTo],
-      )
-      return { data, has_more: more.rows[0]?.more === true, next_after: upTo }
-    }
+    // One statement: the seq of the limit-th matching change below the horizon (the page ends with
+    // that commit, whole), the page, whether more follows, and the last commit below the horizon.
+    const sql = `WITH h AS (SELECT ${horizon} AS h),
+      edge AS (SELECT seq FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1),
+      page AS (SELECT c.seq, c.pos, c.collection, c.id, c.op, c.version, c.value, c.shape FROM ${s}.pe_changes c, h
+        WHERE c.seq > $1 AND c.seq < h.h AND c.seq <= coalesce((SELECT seq FROM edge), h.h)${filter.replace('collection', 'c.collection')})
+      SELECT (SELECT seq FROM edge) AS edge,
+        (SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes, h WHERE seq > (SELECT seq FROM edge) AND seq < h.h)) AS more,
+        (SELECT max(seq) FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h) AS last,
+        p.seq, p.collection, p.id, p.op, p.version, p.value, p.shape
+      FROM (SELECT 1) one LEFT JOIN page p ON TRUE ORDER BY p.seq, p.pos`
+    const { rows } = await query<
+      Omit<Change, 'seq'> & {
+        seq: string | null
+        shape: number | null
+        edge: string | null
+        more: boolean | null
+        last: string | null
+      }
+    >(sql, only ? [after, limit - 1, only] : [after, limit - 1])
+    const head = rows[0]
+    const data: Change[] = rows
+      .filter((r) => r.seq !== null)
+      .map((r) => ({
+        seq: Number(r.seq),
+        collection: r.collection,
+        id: r.id,
+        op: r.op,
+        version: r.version,
+        // Changes written before the feed recorded shapes (schema version 1) read as written.
+        value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
+      }))
+    if (head?.edge != null) return { data, has_more: head.more === true, next_after: Number(head.edge) }
     // Fewer than `limit` matched: the cursor moves past every commit read, matching or not.
-    const last = await query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${s}.pe_changes WHERE seq > $1`, [
-      after,
-    ])
-    const lastSeq = last.rows[0]?.seq
-    return { data, has_more: false, next_after: lastSeq == null ? after : Number(lastSeq) }
+    return { data, has_more: false, next_after: head?.last == null ? after : Number(head.last) }
   }
 
   const repositories = Object.fromEntries(COLLECTIONS.map((c) => [c, repository(c)])) as {
