@@ -61,7 +61,9 @@ function cacheOf(tx: Tx): LoyaltyCache {
 /** Every loyalty program, read once per transaction. */
 export function loyaltyPrograms(tx: Tx): Promise<Stored<Campaign>[]> {
   const cache = cacheOf(tx)
-  cache.programs ??= tx.store.campaigns.list({ where: { campaign_type: 'LOYALTY_PROGRAM' } }).then((p) => p.data)
+  cache.programs ??= tx.store.campaigns
+    .list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false })
+    .then((p) => p.data)
   return cache.programs
 }
 
