@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import { COLLECTIONS } from '../memory/store'
 import type {
@@ -81,7 +82,19 @@ interface Row {
   shape: number
 }
 
-const SELECT = 'SELECT id, value, version, shape'
+/** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
+type Packed = [string, unknown, number, number, ...unknown[]]
+const PACK = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape)), '[]'::jsonb)`
+const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shape: r[3] })
+
+/**
+ * A statement node-postgres prepares once per connection (a named query), named by a hash of its
+ * text: every statement the store sends is one of a bounded set of texts, values apart.
+ */
+function named(text: string, values?: unknown[]): { name: string; text: string; values?: unknown[] } {
+  const name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
+  return values === undefined ? { name, text } : { name, text, values }
+}
 
 /**
  * The PostgreSQL store (docs/postgres.md): one table per collection, entities as JSONB with their
@@ -108,9 +121,42 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
     stats.queries++
     try {
-      return await db.query<R>(text, values)
+      return await db.query<R>(named(text, values))
     } catch (error) {
       throw storeFault(error)
+    }
+  }
+
+  /*
+   * Reads issued together (one level of an operation's loads: docs/storage.md#load-decide-commit) are
+   * sent as one statement: each read is a scalar subquery yielding its rows as JSON, and the reads
+   * waiting when the event loop turns become the columns of one SELECT. Fragments are sorted by text,
+   * so a level of the same shape is the same statement, prepared once per connection.
+   */
+  let waiting: { text: string; values: unknown[]; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = []
+
+  function read<T>(text: string, values: unknown[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ text, values, resolve: resolve as (v: unknown) => void, reject })
+      if (waiting.length === 1) setImmediate(flush)
+    })
+  }
+
+  async function flush(): Promise<void> {
+    const batch = waiting
+    waiting = []
+    batch.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    const params: unknown[] = []
+    const columns = batch.map((r, i) => {
+      const offset = params.length
+      params.push(...r.values)
+      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} AS r${i}`
+    })
+    try {
+      const { rows } = await query<Record<string, unknown>>(`SELECT ${columns.join(', ')}`, params)
+      batch.forEach((r, i) => r.resolve(rows[0]?.[`r${i}`]))
+    } catch (error) {
+      for (const r of batch) r.reject(error)
     }
   }
 
@@ -133,24 +179,24 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       typeof value === 'string' ? [value] : value
     return {
       async get(id) {
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = $1`, [id])
-        return rows[0] ? asStored(rows[0]) : undefined
+        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = $1)`, [id])
+        return row ? asStored(unpack(row)) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = ANY($1::text[])`, [ids])
-        const byId = new Map(rows.map((r) => [r.id, r]))
+        const rows = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`, [ids])
+        const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
-          return row ? [asStored(row)] : []
+          return row ? [asStored(unpack(row))] : []
         })
       },
       async findBy(key, value) {
         const k = keyOf(key)
         const values = keyValues(value)
-        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}`).join(' AND ')
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE ${where}`, [...values])
-        return rows[0] ? asStored(rows[0]) : undefined
+        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}::text`).join(' AND ')
+        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE ${where})`, [...values])
+        return row ? asStored(unpack(row)) : undefined
       },
       async findMany(key, values) {
         if (values.length === 0) return []
@@ -158,15 +204,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const tuples = values.map(keyValues)
         const params = k.columns.map((_, i) => tuples.map((t) => t[i] ?? null))
         const cols = k.columns.map(quote)
+        const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
         const sql =
           cols.length === 1
-            ? `${SELECT}, ${cols[0]} AS k0 FROM ${t} WHERE ${cols[0]} = ANY($1::text[])`
-            : `${SELECT}, ${cols.map((c, i) => `${c} AS k${i}`).join(', ')} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')}))`
-        const { rows } = await query<Row & Record<string, string>>(sql, params)
-        const byKey = new Map(rows.map((r) => [JSON.stringify(k.columns.map((_, i) => r[`k${i}`])), r]))
+            ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
+            : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+        const rows = await read<Packed[]>(sql, params)
+        const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
         return tuples.flatMap((tuple) => {
           const row = byKey.get(JSON.stringify(tuple))
-          return row ? [asStored(row)] : []
+          return row ? [asStored(unpack(row))] : []
         })
       },
       async list(q = {}) {
@@ -232,19 +279,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
         : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
     }
+    // A total only when the caller asks for one (`count` not false): internal reads skip the count(*).
     const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
     const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
       empty ? ' AND FALSE' : ''
-    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
-    const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
-    const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
-    const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
+    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}${offset > 0 ? ` OFFSET ${param(offset)}::bigint` : ''}`
+    const sql = `(${anchor}SELECT jsonb_build_object('total', ${total}, 'rows', coalesce(jsonb_agg(jsonb_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::jsonb)) FROM (${pageSql}) p)`
+    const result = await read<{ total: number; rows: Packed[] }>(sql, params)
+    const found = result.rows.map(unpack)
     const has_more = limit !== undefined && found.length > limit
     const data = (has_more ? found.slice(0, limit) : found).map(asStored)
     const last = data.at(-1)
     return {
       data,
-      total: Number(rows[0]?.total ?? 0),
+      total: result.total < 0 ? found.length : result.total,
       has_more,
       more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
     }
@@ -322,7 +370,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
     try {
-      const { rows } = await client.query<{ r: unknown }>(sql, [payload])
+      const { rows } = await client.query<{ r: unknown }>(named(sql, [payload]))
       return rows[0]?.r
     } catch (error) {
       const code = (error as { code?: unknown }).code

@@ -1,8 +1,8 @@
-import pg from 'pg'
+import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
-import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
+import { createPostgresStore, type PoolLike, type QueryConfigLike, type QueryResultLike } from '../../src/postgres'
 import { manualClock } from '../support/engine'
 import { emptySchema, useClonedPool } from './database'
 
@@ -17,18 +17,19 @@ const db = useClonedPool(4)
 /** A pool that keeps every query it sends: the commit's payload is the changeset as the server applies it. */
 function recordingPool(inner: pg.Pool) {
   const sent: { text: string; values?: unknown[] }[] = []
-  const record = <R>(run: (text: string, values?: unknown[]) => Promise<unknown>) => {
-    return (text: string, values?: unknown[]) => {
-      sent.push({ text, ...(values ? { values } : {}) })
-      return run(text, values) as Promise<QueryResultLike<R>>
-    }
+  const record = (q: string | QueryConfigLike, values?: unknown[]) => {
+    const config = typeof q === 'string' ? { text: q, ...(values ? { values } : {}) } : q
+    sent.push({ text: config.text, ...(config.values ? { values: config.values } : {}) })
+    return config
   }
   const pool: PoolLike = {
-    query: <R>(text: string, values?: unknown[]) => record<R>((t, v) => inner.query(t, v))(text, values),
+    query: <R>(q: string | QueryConfigLike, values?: unknown[]) =>
+      inner.query(record(q, values)) as unknown as Promise<QueryResultLike<R>>,
     async connect() {
       const client = await inner.connect()
       return {
-        query: <R>(text: string, values?: unknown[]) => record<R>((t, v) => client.query(t, v))(text, values),
+        query: <R>(q: string | QueryConfigLike, values?: unknown[]) =>
+          client.query(record(q, values)) as unknown as Promise<QueryResultLike<R>>,
         release: (error?: Error | boolean) => client.release(error),
       }
     },
@@ -105,7 +106,112 @@ describe.sequential('the commit on PostgreSQL', () => {
       'redemptions put v1',
       'vouchers put v3',
     ])
-    console.log(JSON.stringify(sent.map((q) => [q.text.slice(0, 160), q.values]), null, 1))
-    expect({ validationQueries, redemptionQueries }).toEqual({ validationQueries: 0, redemptionQueries: 0 })
+    // Each level of reads is one statement (docs/postgres.md#loads): two levels, then the commit.
+    expect({ validationQueries, redemptionQueries }).toEqual({ validationQueries: 3, redemptionQueries: 3 })
+  })
+  it('a guard bounded by a stored field (maxOf) and by other fields added to it (plus)', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    const seed = await store.commit({
+      writes: [
+        {
+          op: 'put',
+          collection: 'counters',
+          value: { id: 'c1', used: 0, held: 2, cap: { quantity: 5 } } as never,
+          expectedVersion: null,
+        },
+      ],
+    })
+    expect(seed.ok).toBe(true)
+    const take = (by: number) =>
+      store.commit({
+        writes: [
+          {
+            op: 'increment',
+            collection: 'counters',
+            by: { used: by },
+            guard: { used: { maxOf: 'cap.quantity', plus: ['held'] } },
+          },
+        ],
+      })
+    // used + held ≤ cap.quantity: 0 + 3 + 2 fits, one more does not.
+    expect((await take(3)).ok).toBe(true)
+    const refused = await take(1)
+    expect(refused).toEqual({
+      ok: false,
+      conflict: {
+        collection: 'counters',
+        reason: 'guard',
+        guard: { path: 'used', value: 6, maxOf: 'cap.quantity', plus: ['held'] },
+      },
+    })
+    // The bound is read as stored at commit: raised, the next increment fits.
+    await store.commit({
+      writes: [{ op: 'increment', collection: 'counters', id: 'c1', by: {}, set: { 'cap.quantity': 6 } }],
+    })
+    expect((await take(1)).ok).toBe(true)
+    // A missing bound is no bound.
+    await store.commit({
+      writes: [{ op: 'increment', collection: 'counters', id: 'c1', by: {}, set: { cap: null } }],
+    })
+    expect((await take(100)).ok).toBe(true)
+  })
+
+  it('the change feed: a reader stops below a transaction still open, and then reads its commit', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    const client = await db.pool.connect()
+    try {
+      // A host's transaction commits first (an older transaction id) and stays open.
+      await client.query('BEGIN')
+      const host = createPostgresStore({ client })
+      const late = await host.commit({
+        writes: [
+          {
+            op: 'put',
+            collection: 'categories',
+            value: { id: 'late', name: 'L' } as never,
+            expectedVersion: null,
+          },
+        ],
+      })
+      const second = await host.commit({
+        writes: [
+          {
+            op: 'put',
+            collection: 'categories',
+            value: { id: 'late2', name: 'L2' } as never,
+            expectedVersion: null,
+          },
+        ],
+      })
+      expect(late.ok && second.ok && second.seq > late.seq).toBe(true)
+      // A commit of its own transaction, after it, is visible in the table but not yet in the feed.
+      const early = await store.commit({
+        writes: [
+          {
+            op: 'put',
+            collection: 'categories',
+            value: { id: 'early', name: 'E' } as never,
+            expectedVersion: null,
+          },
+        ],
+      })
+      expect(early.ok).toBe(true)
+      expect((await store.categories.get('early'))?.version).toBe(1)
+      const before = await store.changes()
+      expect(before).toEqual({ data: [], has_more: false, next_after: 0 })
+      await client.query('COMMIT')
+      // Read from the cursor the reader held: nothing was skipped, in feed order.
+      const after = await store.changes({ after: before.next_after })
+      expect(after.data.map((c) => c.id)).toEqual(['late', 'late2', 'early'])
+      expect(after.data.map((c) => c.seq)).toEqual([
+        late.ok && late.seq,
+        second.ok && second.seq,
+        early.ok && early.seq,
+      ])
+    } finally {
+      client.release()
+    }
   })
 })
