@@ -129,6 +129,7 @@ describe.sequential('the commit on PostgreSQL', () => {
           {
             op: 'increment',
             collection: 'counters',
+            id: 'c1',
             by: { used: by },
             guard: { used: { maxOf: 'cap.quantity', plus: ['held'] } },
           },
