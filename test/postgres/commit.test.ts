@@ -142,6 +142,7 @@ describe.sequential('the commit on PostgreSQL', () => {
       ok: false,
       conflict: {
         collection: 'counters',
+        id: 'c1',
         reason: 'guard',
         guard: { path: 'used', value: 6, maxOf: 'cap.quantity', plus: ['held'] },
       },
