@@ -36,7 +36,7 @@ export default defineConfig({
           // Page-size bounds of every list endpoint (101 entities each): listing is proven by the contract suite.
           // 1,000-way races in one process take minutes on a database: the budget rules, quantity and
           // balances race across processes in test/postgres/processes.test.ts instead.
-          exclude: ['test/operations/limits.test.ts', 'test/operations/budgets-concurrency.prop.test.ts'],
+          exclude: ['test/operations/limits.test.ts', 'test/operations/checkout/budgets-concurrency.prop.test.ts'],
           globalSetup: ['test/postgres/global-setup.ts'],
           setupFiles: ['test/postgres/engine-setup.ts'],
           testTimeout: 60_000,

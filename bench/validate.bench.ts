@@ -1,7 +1,7 @@
 import { bench, describe } from 'vitest'
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
-import { loadRequest } from '../src/operations/stackable/load'
+import { loadRequest } from '../src/operations/checkout/load-request'
 import { decideRedeemables } from '../src/rules/redeemables'
 import { parseStackableRequest } from '../src/schema/stackable'
 

@@ -202,7 +202,7 @@ console.log(
 )
 const afterRollback = await engine.loyalties.getMember(club.id, card.code)
 console.log(
-  `Kept: the ${earned} points order-1001 earned when it was paid (card balance still ${afterRollback.loyalty_card?.balance}), because earning is its own transaction, not part of the redemption; src/operations/stackable/rollback.ts returns only what the redemption's children took`,
+  `Kept: the ${earned} points order-1001 earned when it was paid (card balance still ${afterRollback.loyalty_card?.balance}), because earning is its own transaction, not part of the redemption; src/operations/checkout/rollback-stackable.ts returns only what the redemption's children took`,
 )
 
 // The customer's activity feed, oldest first.

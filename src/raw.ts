@@ -1,5 +1,5 @@
 import type { CallOptions } from './call-options'
-import type { Headers } from './operations/auth'
+import type { Headers } from './operations/admin/auth'
 
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 

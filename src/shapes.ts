@@ -18,7 +18,7 @@ const as = (f: (value: never) => unknown): Upgrade => f as unknown as Upgrade
  * a redemption's related redemptions as `{id, date}`; optional objects omitted rather than `null`.
  * Files gained `status` and `expires_at` (a file of shape 1 was written whole: `READY`, kept).
  * (A member's tier dates became calendar dates too; that upgrade needs the engine's time zone and is
- * applied where standings are read, `src/operations/loyalty-tiers.ts`.)
+ * applied where standings are read, `src/operations/loyalty/member-tiers.ts`.)
  * Redemptions shape 3, rollbacks shape 2 (docs/storage.md#what-a-redemption-stores): a record refers
  * to its stored order instead of copying it; older records keep their copies.
  */

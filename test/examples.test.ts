@@ -56,7 +56,7 @@ describe('examples/checkout.ts (npm run demo)', () => {
     expect(text).toContain(
       'Kept: the 198 points order-1001 earned when it was paid (card balance still 148), because earning is its own transaction',
     )
-    expect(text).toContain('src/operations/stackable/rollback.ts')
+    expect(text).toContain('src/operations/checkout/rollback-stackable.ts')
     expect(text).toContain('customer.loyalty.tier.joined')
     expect(text).toContain('customer.loyalty.tier.upgraded')
   })

@@ -60,7 +60,7 @@ export function upgradeRedemption(value: Redemption | RedemptionV1): Redemption 
 
 /**
  * `redemptions` shape 2 → 3, `redemption_rollbacks` 1 → 2: a record whose order is a stored order
- * refers to it (`order_ref`, joined in when read: `src/operations/stored-orders.ts`) instead of holding
+ * refers to it (`order_ref`, joined in when read: `src/operations/shop/order-records.ts`) instead of holding
  * a copy. Records written before hold their own copy in `order`, which reads as it always did, so the
  * step leaves them as they are; the version tells which records may refer to an order.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cardPayingWithPoints, program } from '../operations/loyalty-fixtures'
+import { cardPayingWithPoints, program } from '../operations/loyalty/fixtures'
 import { testEngine } from '../support/engine'
 
 /** Pay with points inside a stacked redemption, earning on the PAID order, and the rollback of both. */

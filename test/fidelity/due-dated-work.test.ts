@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { member, program } from '../operations/loyalty-fixtures'
+import { member, program } from '../operations/loyalty/fixtures'
 import { snapshot, testEngine } from '../support/engine'
 
 describe('a tier lapses at the end of its expiration day, dated then however late the runner is', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { program } from '../operations/loyalty-fixtures'
+import { program } from '../operations/loyalty/fixtures'
 import { testEngine } from '../support/engine'
 
 describe('optional objects the hosted responses omit are omitted, not null', () => {

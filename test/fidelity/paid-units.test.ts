@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { freeUnits } from '../../src/rules/earning'
-import { member, programEarning } from '../operations/loyalty-fixtures'
+import { member, programEarning } from '../operations/loyalty/fixtures'
 import { testEngine } from '../support/engine'
 
 const line = { quantity: 3, initial_quantity: 3, discount_quantity: 0, discount_amount: 0, price: 1000 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { program } from '../operations/loyalty-fixtures'
+import { program } from '../operations/loyalty/fixtures'
 import { snapshot, testEngine } from '../support/engine'
 
 /** A loyalty program and a gift campaign, and a referral program rewarding its referee with one of them. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { LoyaltyTiersExpiration } from '../../src/model/loyalty'
-import { mutate } from '../../src/operations/context'
+import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { transitionTier } from '../../src/rules/tiers'
-import { member, program } from '../operations/loyalty-fixtures'
+import { member, program } from '../operations/loyalty/fixtures'
 import { testEngine } from '../support/engine'
 
 const tiers = [

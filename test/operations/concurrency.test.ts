@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
-import { program } from './loyalty-fixtures'
+import { program } from './loyalty/fixtures'
 
 /**
  * Check-then-insert paths under concurrent requests: each test starts the requests together and

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { testEngine } from '../support/engine'
-import { member, program } from './loyalty-fixtures'
+import { member, program } from './loyalty/fixtures'
 
 /** A host passes a parsed query string: numeric strings are numbers for every list's limit and page. */
 describe('limit/page accept numeric strings', () => {

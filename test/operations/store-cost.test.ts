@@ -6,7 +6,7 @@ import type { Write } from '../../src/ports'
 import { chainCounter } from '../support/chain'
 import { loyaltyChains, seedChainShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
-import { cardPayingWithPoints } from './loyalty-fixtures'
+import { cardPayingWithPoints } from './loyalty/fixtures'
 
 /*
  * What an operation costs the store, counted (docs/storage.md#load-decide-commit): the longest chain

@@ -1,5 +1,5 @@
 import type { Engine } from '../../src/engine'
-import { cardPayingWithPoints } from '../operations/loyalty-fixtures'
+import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
 
 /**
  * The shop the store-cost tests measure (on the memory store and on PostgreSQL): a known customer, a

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { EngineError } from '../../src/errors'
 import { dumpStore } from '../../src/testing'
-import { cardPayingWithPoints } from '../operations/loyalty-fixtures'
+import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
 import { testEngine } from './engine'
 
 /**

@@ -1,9 +1,9 @@
 import pg from 'pg'
 import { createEngine } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
-import { registerAsyncHandler } from '../../../src/operations/async-actions'
-import { mutate } from '../../../src/operations/context'
-import { loadCard, spendCard } from '../../../src/operations/loyalty-ledger'
+import { registerAsyncHandler } from '../../../src/operations/kernel/jobs'
+import { mutate } from '../../../src/operations/kernel/unit-of-work'
+import { loadCard, spendCard } from '../../../src/operations/loyalty/points-ledger'
 import { type CommitStep, createPostgresStore } from '../../../src/postgres'
 import { COUNT_ACTION, countHandler } from './scenario'
 

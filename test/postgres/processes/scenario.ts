@@ -1,4 +1,4 @@
-import type { AsyncHandler } from '../../../src/operations/async-actions'
+import type { AsyncHandler } from '../../../src/operations/kernel/jobs'
 
 /** An async action type whose run adds one to a counter row: run twice, the count shows it. */
 export const COUNT_ACTION = 'test.count'

@@ -1,0 +1,26 @@
+import type { Change, ChangePage, ChangesQuery } from '../ports'
+import { firstWhere } from './indexes'
+import { current, type Logged, type MemoryState } from './state'
+
+/** The change feed: the commits after a cursor, a page ending on a commit boundary (docs/storage.md). */
+export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePage {
+  const { log } = state
+  const after = query.after ?? 0
+  const limit = query.limit ?? 100
+  const only = query.collections ? new Set(query.collections) : undefined
+  const data: Change[] = []
+  let i = firstWhere(log, (c) => c.change.seq > after)
+  let next = after
+  for (; i < log.length; i++) {
+    const { change, shape } = log[i] as Logged
+    // A page ends on a commit boundary, so a cursor never splits a commit.
+    if (data.length >= limit && change.seq !== next) break
+    next = change.seq
+    if (!only || only.has(change.collection)) {
+      // An older shape is upgraded into a copy; a current one is handed out as it is.
+      const value = change.op === 'put' ? current(change.collection, change.value, shape) : change.value
+      data.push(value === change.value ? change : { ...change, value })
+    }
+  }
+  return { data, has_more: i < log.length, next_after: next }
+}

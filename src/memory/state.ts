@@ -1,0 +1,141 @@
+import type { Change, CollectionName, IndexDeclarations, IndexType } from '../ports'
+import { indexesOf, naturalKeysOf } from '../ports'
+import { currentShape, upgradeShape } from '../shapes'
+import { checkDeclaration, IndexBuckets } from './indexes'
+import type { Row } from './pages'
+import { readPath } from './paths'
+
+/** What the memory store holds: its tables, natural keys, index buckets and change feed, shared by its parts. */
+
+export const COLLECTIONS: readonly CollectionName[] = [
+  'campaigns',
+  'vouchers',
+  'promotion_tiers',
+  'promotion_stacks',
+  'categories',
+  'customers',
+  'products',
+  'skus',
+  'product_collections',
+  'validation_rules',
+  'validation_rule_assignments',
+  'orders',
+  'order_snapshots',
+  'redemptions',
+  'redemption_rollbacks',
+  'sessions',
+  'earning_rules',
+  'loyalty_tiers',
+  'member_tiers',
+  'points_buckets',
+  'rewards',
+  'reward_assignments',
+  'publications',
+  'activities',
+  'metadata_schemas',
+  'exports',
+  'files',
+  'file_chunks',
+  'async_actions',
+  'stacking_rules',
+  'campaign_templates',
+  'redeemable_holders',
+  'credentials',
+  'access_tokens',
+  'locks',
+  'counters',
+  'idempotency_keys',
+]
+
+/** A step of applying a commit, named for fault-injection tests (`MemoryStoreOptions.faults`). */
+export interface FaultStep {
+  stage: 'freeze' | 'write' | 'index'
+  /** The position of the entity in the commit (0-based, in the order the changeset first touches them). */
+  position: number
+}
+
+export interface MemoryStoreOptions {
+  /** Indexes beyond the engine's own (`INDEXES`), for a host's own list queries. */
+  indexes?: IndexDeclarations
+  /**
+   * A testing hook called before each step of applying a commit; throwing from it simulates a fault
+   * there (a stack overflow, an out-of-memory). The commit must then leave the store as it was.
+   */
+  faults?: (step: FaultStep) => void
+}
+
+/** What the memory store counts, for tests that assert the cost of an operation without timing it. */
+export interface MemoryStoreStats {
+  /** Store calls (get, getMany, findBy, findMany, list, commit, changes). */
+  calls: number
+  /** Stored rows a list read to answer (an index slice, or the bucket it filtered). */
+  rowsExamined: number
+  commits: number
+}
+
+/** A commit's change as the feed hands it out (frozen), and the shape its value was stored in. */
+export interface Logged {
+  readonly change: Change
+  readonly shape: number
+}
+
+export interface MemoryState {
+  readonly options: MemoryStoreOptions
+  readonly stats: MemoryStoreStats
+  readonly tables: Map<CollectionName, Map<string, Row>>
+  /** Natural keys: `collection.key` → key value → id. */
+  readonly keys: Map<string, Map<string, string>>
+  readonly indexes: Map<CollectionName, IndexBuckets[]>
+  /** Each declared field of a collection and its type (the first declaration's). */
+  readonly declaredFields: Map<CollectionName, Map<string, IndexType>>
+  readonly log: Logged[]
+  /** The last commit's sequence number. */
+  seq: number
+}
+
+export function createState(options: MemoryStoreOptions): MemoryState {
+  const state: MemoryState = {
+    options,
+    stats: { calls: 0, rowsExamined: 0, commits: 0 },
+    tables: new Map(),
+    keys: new Map(),
+    indexes: new Map(),
+    declaredFields: new Map(),
+    log: [],
+    seq: 0,
+  }
+  for (const c of COLLECTIONS) {
+    state.tables.set(c, new Map())
+    for (const key of naturalKeysOf(c)) state.keys.set(`${c}.${key.join('+')}`, new Map())
+    const declared = indexesOf(c, options.indexes)
+    for (const d of declared) checkDeclaration(c, d)
+    state.indexes.set(
+      c,
+      declared.map((d) => new IndexBuckets(d)),
+    )
+    const fields: (readonly [string, IndexType])[] = [['id', 'text'], ...declared.flatMap((d) => [...d.on, d.sort])]
+    state.declaredFields.set(c, new Map(fields.reverse()))
+  }
+  return state
+}
+
+export function table(state: MemoryState, c: CollectionName): Map<string, Row> {
+  const t = state.tables.get(c)
+  if (!t) throw new Error(`unknown collection ${c}`)
+  return t
+}
+
+/** A stored value in the current shape (docs/storage.md#shape-versions): itself when current. */
+export function current(collection: CollectionName, value: unknown, shape: number): unknown {
+  return shape < currentShape(collection) ? upgradeShape(collection, value, shape) : value
+}
+
+export function keyString(values: readonly unknown[]): string {
+  return values.length === 1 ? String(values[0]) : JSON.stringify(values)
+}
+
+/** A natural key's value in an entity, or undefined when one of its fields is not a string. */
+export function keyValue(value: unknown, fields: readonly string[]): string | undefined {
+  const parts = fields.map((f) => readPath(value, f))
+  return parts.every((p) => typeof p === 'string') ? keyString(parts) : undefined
+}

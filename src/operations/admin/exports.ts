@@ -1,0 +1,418 @@
+import * as v from 'valibot'
+import type { CallOptions } from '../../call-options'
+import { EngineError } from '../../errors'
+import { ID_PREFIX } from '../../ids'
+import type { Campaign } from '../../model/campaign'
+import type { Export } from '../../model/misc'
+import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
+import type { Voucher } from '../../model/voucher'
+import type { CollectionName, Store, Stored } from '../../ports'
+import { csvLines } from '../../rules/csv'
+import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import {
+  DEFAULT_TRANSACTION_FIELDS,
+  DEFAULT_TRANSACTION_ORDER,
+  isTransactionField,
+  redemptionRow,
+  rollbackRow,
+  TRANSACTION_FIELDS,
+} from '../../rules/voucher-transactions'
+import { nonEmptyString, opt } from '../../schema/common'
+import { exportInput } from '../../schema/export'
+import { parseListFilters } from '../../schema/list-filters'
+import { parse } from '../../schema/parse'
+import type { ExportsCreateCampaignTransactionsExportParams } from '../../schema/requests'
+import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
+import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
+import { withOrders } from '../shop/order-records'
+import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './files'
+
+/** The async action type that writes a campaign transactions CSV. */
+export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
+
+/** One field's filter of a `POST /v1/exports` request: `{conditions: {operator: values}}`. */
+const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
+const fieldFilter = v.object({
+  conditions: v.pipe(
+    v.record(
+      v.picklist(FILTER_OPERATORS, `must be one of ${FILTER_OPERATORS.join(', ')}`),
+      v.union([v.array(conditionValue), conditionValue]),
+    ),
+    v.check((c) => Object.keys(c).length > 0, 'must have at least one operator'),
+  ),
+})
+
+/**
+ * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
+ * always hold, so `OR` is refused), each field's operator values as arrays, and the campaign's
+ * `campaign_id` `$in` condition, which replaces any `$in` the caller gave for that field.
+ */
+function normaliseFilters(raw: unknown, campaignId: string): Filters {
+  const filters = parseListFilters(raw, TRANSACTION_FIELDS, 'parameters.filters')
+  if (filters.junction !== 'AND') {
+    throw EngineError.invalid('parameters.filters.junction', 'must be AND (the campaign condition always applies)')
+  }
+  filters.fields.campaign_id = { ...filters.fields.campaign_id, $in: [campaignId] }
+  return filters
+}
+
+/** One field's `{conditions: {operator: values}}`, each operator's values as an array. */
+function fieldConditions(value: unknown, path: string): FilterConditions {
+  const { conditions } = parse(fieldFilter, value, path)
+  const normal: FilterConditions = {}
+  for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
+    normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
+  }
+  return normal
+}
+
+/** The objects `POST /v1/exports` exports: the collection read and the columns given when none are asked. */
+const EXPORTABLE = {
+  voucher: {
+    collection: 'vouchers',
+    fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+  },
+  redemption: {
+    collection: 'redemptions',
+    fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+  },
+  customer: { collection: 'customers', fields: ['id', 'source_id', 'name', 'email', 'created_at'] },
+  order: { collection: 'orders', fields: ['id', 'source_id', 'status', 'amount', 'total_amount', 'created_at'] },
+  publication: { collection: 'publications', fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'] },
+} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[] }>
+
+type ExportableObject = keyof typeof EXPORTABLE
+const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
+
+/** The async action type that writes a `POST /v1/exports` CSV. */
+export const OBJECTS_EXPORT_ACTION = 'export.objects'
+
+const EXPORT_ORDERS = ['created_at', '-created_at', 'id', '-id'] as const
+
+/** A column: a field of the exported object, dotted to reach a nested one (`metadata.region`). */
+const columnName = v.pipe(
+  v.string(),
+  v.regex(/^[A-Za-z_][\w]*(\.[\w]+)*$/, 'must be a field name (dotted for nested fields)'),
+)
+
+const objectsExportInput = v.object({
+  exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
+  parameters: opt(
+    v.object({
+      // The orders every collection is kept in (declared indexes), so an export reads pages, never scans.
+      order: opt(v.picklist(EXPORT_ORDERS, `must be one of ${EXPORT_ORDERS.join(', ')}`)),
+      fields: opt(v.pipe(v.array(columnName), v.minLength(1, 'must name at least one field'))),
+      filters: opt(v.record(v.string(), v.unknown())),
+    }),
+  ),
+})
+
+/** `POST /v1/exports`: the object exported, the columns, the order and filters. */
+export type ExportsCreateParams = v.InferInput<typeof objectsExportInput>
+
+/** Any field may be filtered; the junction may be AND or OR. */
+function normaliseObjectFilters(raw: Record<string, unknown>): Filters {
+  const fields: Record<string, FilterConditions> = {}
+  let junction: Filters['junction'] = 'AND'
+  for (const [key, value] of Object.entries(raw)) {
+    const path = `parameters.filters.${key}`
+    if (key === 'junction') {
+      const j = typeof value === 'string' ? value.toUpperCase() : ''
+      if (j !== 'AND' && j !== 'OR') throw EngineError.invalid(path, 'must be AND or OR')
+      junction = j
+      continue
+    }
+    parse(columnName, key, path)
+    fields[key] = fieldConditions(value, path)
+  }
+  return { junction, fields }
+}
+
+const fieldOf = (entity: unknown, field: string): unknown =>
+  field
+    .split('.')
+    .reduce<unknown>(
+      (o, k) => (o !== null && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined),
+      entity,
+    )
+
+/**
+ * Rows per file chunk, and entities per store read: each step of an export's action reads pages of
+ * its declared index from a cursor until it has a chunk's worth of rows, and commits that chunk with
+ * the cursor (docs/http.md#asynchronous-actions-and-export-files). No step holds more than a chunk and
+ * a page or two, whatever the size of the export.
+ */
+export const EXPORT_CHUNK_ROWS = 500
+
+/** Where an export's writing stands between two steps: stored on its action (`state`). */
+interface ExportState {
+  file: FileProgress
+  rows: number
+  cursor: unknown
+}
+
+/** An export's rows, read from a declared index a page at a time, resumable from a cursor. */
+interface RowSource {
+  header: readonly string[]
+  /** Up to `limit` rows after `cursor` (undefined: from the start), and the cursor after the last one (null: no more). */
+  next(cursor: unknown, limit: number): Promise<{ rows: unknown[][]; cursor: unknown }>
+}
+
+/**
+ * The async handler of an export kind: each run is one step, one chunk of the file in one commit with
+ * the cursor it reached, so a large export spans several commits and a crash between two loses and
+ * repeats nothing (the next run goes on from the committed cursor; chunks are inserted by index, so
+ * two workers on one step conflict instead of writing it twice). The last step makes the file
+ * `READY` and the export `DONE` with its url.
+ */
+function exportHandler(source: (tx: Tx, exp: Export) => Promise<RowSource>): AsyncHandler {
+  return {
+    async run(tx, action) {
+      const { export_id } = action.payload as { export_id: string }
+      const stored = await must(tx.ctx, 'exports', export_id, 'export')
+      const exp = stored.value
+      const state = action.state as ExportState | undefined
+      const rows = await source(tx, exp)
+      const file =
+        state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
+      const page = await rows.next(state?.cursor, EXPORT_CHUNK_ROWS)
+      const written = appendChunk(tx, file, csvLines(state ? page.rows : [rows.header, ...page.rows]))
+      const count = (state?.rows ?? 0) + page.rows.length
+      if (page.cursor !== null) {
+        if (exp.status !== 'IN_PROGRESS') tx.update('exports', stored, { ...exp, status: 'IN_PROGRESS', result: null })
+        return continueLater({ file: written, rows: count, cursor: page.cursor } satisfies ExportState)
+      }
+      const done = await closeFile(tx, written)
+      tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: done.url } })
+      return { export_id: exp.id, file_id: done.id, rows: count }
+    },
+
+    /** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
+    async onFailure(tx, action) {
+      const { export_id } = action.payload as { export_id: string }
+      const stored = await tx.store.exports.get(export_id)
+      if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
+      const state = action.state as ExportState | undefined
+      if (state) await abandonFile(tx, state.file.id)
+    },
+  }
+}
+
+/** `POST /v1/exports`: the collection read in the asked order (one it is indexed in), filtered row by row. */
+export const objectsExportHandler = exportHandler(async (tx, exp) => {
+  const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
+  const order = exp.parameters.order ?? '-created_at'
+  const desc = order.startsWith('-')
+  const filters = filtersOf(exp.parameters.filters)
+  const fields = exp.parameters.fields
+  const matches = (e: unknown) =>
+    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters)
+  return {
+    header: fields,
+    async next(cursor, limit) {
+      const rows: unknown[][] = []
+      let after = cursor as string | undefined
+      for (;;) {
+        const page = await tx.store[collection].list({
+          order: { field: desc ? order.slice(1) : order, direction: desc ? 'desc' : 'asc' },
+          limit: EXPORT_CHUNK_ROWS,
+          count: false,
+          ...(after === undefined ? {} : { starting_after_id: after }),
+        })
+        // Redemptions as the interface shows them: their orders joined in (one batched read a page).
+        const values = await joined(tx.store, collection, page.data)
+        for (const value of values) {
+          after = value.id
+          if (matches(value)) rows.push(fields.map((f) => fieldOf(value, f)))
+          if (rows.length === limit) return { rows, cursor: after }
+        }
+        if (!page.has_more) return { rows, cursor: null }
+      }
+    },
+  }
+})
+
+/** A page of an export's collection as the interface shows it: redemptions with their orders joined in. */
+async function joined(
+  store: Store,
+  collection: CollectionName,
+  page: readonly Stored<{ id: string }>[],
+): Promise<{ id: string }[]> {
+  const values = page.map((s) => s.value)
+  return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
+}
+
+/** Where a transactions export stands: the last redemption and the last rollback written. */
+interface TransactionsCursor {
+  redemptions: string | null
+  rollbacks: string | null
+}
+
+type Transaction = Redemption | RedemptionRollback
+
+/**
+ * The campaign's redemptions and rollbacks, each read from its declared index by campaign
+ * (`related_object_parent_id`, sorted by date) and merged by date then id, the order both indexes
+ * keep; the vouchers the rows name are read a page at a time alongside.
+ */
+export const transactionsExportHandler = exportHandler(async (tx, exp) => {
+  const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
+  if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
+  const direction = exp.parameters.order === 'created_at' ? 'asc' : 'desc'
+  const filters = filtersOf(exp.parameters.filters)
+  const fields = exp.parameters.fields.filter(isTransactionField)
+  const vouchers = new Map<string, Voucher>()
+  const stream = (collection: 'redemptions' | 'redemption_rollbacks', after: string | null) => {
+    let buffer: Transaction[] = []
+    let at = 0
+    let more = true
+    let readAfter = after
+    let taken = after
+    return {
+      async peek(): Promise<Transaction | undefined> {
+        while (at === buffer.length && more) {
+          const page = await tx.store[collection].list({
+            where: { related_object_parent_id: campaignId },
+            order: { field: 'date', direction },
+            limit: EXPORT_CHUNK_ROWS,
+            count: false,
+            ...(readAfter === null ? {} : { starting_after_id: readAfter }),
+          })
+          // The implementation joins either kind; the overloads name one at a time.
+          buffer = (await withOrders(tx.store, page.data.map((s) => s.value) as StoredRedemption[])) as Transaction[]
+          at = 0
+          more = page.has_more
+          readAfter = buffer.at(-1)?.id ?? readAfter
+          const missing = [...new Set(buffer.map((t) => t.related_object_id))].filter((id) => !vouchers.has(id))
+          for (const { value } of await tx.store.vouchers.getMany(missing)) vouchers.set(value.id, value)
+        }
+        return buffer[at]
+      },
+      take(): void {
+        taken = buffer[at++]?.id ?? taken
+      },
+      get cursor() {
+        return taken
+      },
+    }
+  }
+  const before = (a: Transaction, b: Transaction) => {
+    const order = a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? -1 : 1
+    return direction === 'asc' ? order < 0 : order > 0
+  }
+  return {
+    header: fields,
+    async next(cursor, limit) {
+      const from = (cursor as TransactionsCursor | undefined) ?? { redemptions: null, rollbacks: null }
+      const redemptions = stream('redemptions', from.redemptions)
+      const rollbacks = stream('redemption_rollbacks', from.rollbacks)
+      const rows: unknown[][] = []
+      for (;;) {
+        const r = await redemptions.peek()
+        const rb = await rollbacks.peek()
+        if (!r && !rb) return { rows, cursor: null }
+        const next = r && (!rb || before(r, rb)) ? redemptions : rollbacks
+        const item = (next === redemptions ? r : rb) as Transaction
+        next.take()
+        const voucher = item.related_object_type === 'voucher' ? vouchers.get(item.related_object_id) : undefined
+        if (voucher) {
+          const row = item.object === 'redemption' ? redemptionRow(item, voucher) : rollbackRow(item, voucher)
+          if (matchesFilters(row, filters)) rows.push(fields.map((f) => row[f]))
+        }
+        if (rows.length === limit) {
+          return { rows, cursor: { redemptions: redemptions.cursor, rollbacks: rollbacks.cursor } }
+        }
+      }
+    },
+  }
+})
+
+function storedFilters(filters: Filters): Record<string, unknown> {
+  const out: Record<string, unknown> = { junction: filters.junction }
+  for (const [key, conditions] of Object.entries(filters.fields)) out[key] = { conditions }
+  return out
+}
+
+function filtersOf(stored: Record<string, unknown>): Filters {
+  const fields: Record<string, FilterConditions> = {}
+  for (const [key, value] of Object.entries(stored)) {
+    if (key !== 'junction') fields[key] = (value as { conditions: FilterConditions }).conditions
+  }
+  return { junction: stored.junction === 'OR' ? 'OR' : 'AND', fields }
+}
+
+async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
+  return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
+}
+
+/** Records a `SCHEDULED` export and queues the action that writes its file, in one transaction. */
+function scheduleExport(
+  tx: Tx,
+  action: string,
+  exported_object: Export['exported_object'],
+  parameters: Export['parameters'],
+): Export {
+  const created = tx.insert('exports', {
+    id: tx.id(ID_PREFIX.export),
+    object: 'export',
+    created_at: tx.nowIso,
+    status: 'SCHEDULED',
+    channel: 'API',
+    exported_object,
+    parameters,
+    result: null,
+    user_id: null,
+  })
+  enqueue(tx, action, { export_id: created.id })
+  return created
+}
+
+export function exports(ctx: Context) {
+  return {
+    /**
+     * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
+     * export as `SCHEDULED` and queues the CSV for `asyncActions.runPending()`.
+     */
+    async createCampaignTransactionsExport(
+      campaignIdOrName: string,
+      body: ExportsCreateCampaignTransactionsExportParams = {},
+      _options?: CallOptions,
+    ): Promise<Export> {
+      const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
+      const input = parse(exportInput, body)
+      return mutate(ctx, async (tx) => {
+        const campaign = await findCampaign(tx, key)
+        if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
+        const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
+        return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
+          order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+          fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+          filters: storedFilters(filters),
+        })
+      })
+    },
+
+    /**
+     * `POST /v1/exports`: an export of vouchers, redemptions, customers, orders or publications, with
+     * the columns (`parameters.fields`, dotted paths reach nested fields), `order` and `filters` asked;
+     * recorded `SCHEDULED`, the CSV written by `asyncActions.runPending()`.
+     */
+    async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
+      const input = parse(objectsExportInput, body)
+      const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
+      return mutate(ctx, async (tx) => {
+        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
+          order: input.parameters?.order ?? '-created_at',
+          fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
+          filters: storedFilters(filters),
+        })
+      })
+    },
+
+    /** An export; once `DONE`, its `result.url` is a signed link to the file, fresh at every read. */
+    async get(id: string, _options?: CallOptions): Promise<Export> {
+      const exp = (await must(ctx, 'exports', parse(nonEmptyString, id, 'exportId'), 'export', 'exportId')).value
+      return exp.status === 'DONE' ? { ...exp, result: { url: signedFileUrl(ctx, exp.result.url) } } : exp
+    },
+  }
+}

@@ -1,0 +1,476 @@
+import { EngineError } from '../../errors'
+import type { Category } from '../../model/common'
+import type { Customer } from '../../model/customer'
+import type { MetadataSchema } from '../../model/misc'
+import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
+import type { PromotionTier } from '../../model/promotion'
+import type { ValidationSession } from '../../model/redemption'
+import type { StackingRules } from '../../model/stacking'
+import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
+import type { Voucher } from '../../model/voucher'
+import type { Counter, Store, Stored } from '../../ports'
+import { type EvalCustomer, readsCounters } from '../../rules/conditions'
+import { type CounterScope, evalCounters } from '../../rules/counters'
+import { normalizeOrder } from '../../rules/discounts'
+import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
+import { checkRedeemablesCount } from '../../rules/stacking'
+import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
+import { effectiveStackingRules } from '../campaigns/stacking-rules'
+import { assignedRules } from '../campaigns/validation-rules'
+import type { Context } from '../kernel/unit-of-work'
+import { findCustomer } from '../shop/customer-records'
+import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
+import { type RedemptionVoucherExtras, voucherExtras } from './redeemed-voucher'
+import { loadCounters, unitBudgetsFor } from './redemption-counters'
+
+/** What the pipeline decides on, plus what the operation writes back afterwards. */
+export interface LoadedRequest {
+  input: PipelineInput
+  rules: StackingRules
+  customer: Stored<Customer> | undefined
+  /** The stored order the request names by `id` or `source_id`, when there is one. */
+  storedOrder: Stored<Order> | undefined
+  /** The stack the request named, when it sent one promotion stack. */
+  stackId: string | undefined
+  /** Stored versions of what a redemption changes: vouchers and tiers by id. */
+  vouchers: Map<string, Stored<Voucher>>
+  tiers: Map<string, Stored<PromotionTier>>
+  /** The counter rows read for the budget rules, by id: a redemption's guarded increments start from them. */
+  counters: Map<string, Counter>
+  /** What a redemption result adds to each code (its rule assignments and holder), by voucher id. */
+  extras: Map<string, RedemptionVoucherExtras>
+  /** The customers' metadata schema, read when the request may create its customer. */
+  customerSchema: Stored<MetadataSchema> | undefined
+}
+
+/**
+ * Reads everything a validation or redemption decides on, through the store: the stacking rules, the
+ * customer, the stored order, each redeemable with its campaign, categories, validation rules, live
+ * session locks, reward and counters, catalogue prices and product collections.
+ */
+export async function loadRequest(
+  ctx: Context,
+  request: StackableRequest,
+  now: Date,
+  options: {
+    sessionKey?: string | undefined
+    candidates?: boolean
+    /** Called with the customer's id as soon as it is known, to start reads that depend on it. */
+    onCustomer?: ((customerId: string) => void) | undefined
+  },
+): Promise<LoadedRequest> {
+  const { store } = ctx
+  // Reads that do not depend on each other are issued together: with a database behind the ports
+  // each await is a round trip, so a request costs a few round trips, not one per read
+  // (docs/storage.md#load-decide-commit). Level 1: everything the request names.
+  const orderInput: OrderInput = request.order ?? {}
+  const rulesP = effectiveStackingRules(ctx)
+  const stackP = expandStack(store, request.redeemables)
+  // Named codes and tiers are read with the rest; a stack's tiers only once the stack is read.
+  const named = request.redeemables[0]?.object !== 'promotion_stack'
+  const foundP = named
+    ? findRedeemables(store, request.redeemables as ExpandedRequest[])
+    : stackP.then(({ requests }) => findRedeemables(store, requests))
+  const customerP = findRequestCustomer(ctx, request.customer)
+  const { onCustomer } = options
+  if (onCustomer)
+    void customerP.then(
+      (c) => c && onCustomer(c.value.id),
+      () => undefined,
+    )
+  const storedOrderP = findStoredOrder(store, request.order)
+  const itemsP = withCatalogIds(store, orderInput.items ?? [])
+  // The schema a customer created by this request is checked against, read now rather than later.
+  const schemaP =
+    request.customer?.source_id && !request.customer.id
+      ? store.metadata_schemas.findBy('related_object', 'customer')
+      : Promise.resolve(undefined)
+  // Settled first, then awaited in the order the checks were made one by one, so a request with
+  // several faults always reports the same one.
+  await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP])
+  const rules = await rulesP
+  const { requests, stackId } = await stackP
+  // A qualification loads every candidate at once and decides on each alone: no request limit.
+  if (!options.candidates) checkRedeemablesCount(requests.length, rules)
+  const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
+
+  // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
+  // its counters, the catalogue and the customer's tiers.
+  const vouchers = new Map<string, Stored<Voucher>>()
+  const tiers = new Map<string, Stored<PromotionTier>>()
+  const extras = new Map<string, RedemptionVoucherExtras>()
+  const scopes = found.map((f) => counterScopeOf(f, customer?.value))
+  const countersOf = (of: readonly (CounterScope | null)[]) =>
+    loadCounters(
+      store,
+      of.filter((scope) => scope !== null),
+      now,
+      ctx.config.timezone,
+    )
+  const [subjects, early, catalogue, loyaltyTiers] = await Promise.all([
+    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras }),
+    // A redemption increments every redeemable's counters: they are read with the rest. A
+    // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
+    options.candidates ? undefined : countersOf(scopes),
+    loadCatalogue(
+      store,
+      items,
+      found.map((f) => f.tier?.value.action.discount ?? f.voucher?.value.discount),
+    ),
+    customer ? customerTiers(store, customer.value.id) : Promise.resolve([]),
+  ])
+  const counted = options.candidates
+    ? scopes.map((scope, i) => (subjects[i]?.validation_rules.some(readsCounters) ? scope : null))
+    : scopes
+  const [counters, collections] = await Promise.all([early ?? countersOf(counted), loadCollections(store, subjects)])
+  subjects.forEach((subject, i) => {
+    const scope = counted[i]
+    if (scope) subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
+  })
+  const { prices } = catalogue
+  // Unit budgets count past redemptions by what their lines are, so they need the collections first.
+  await Promise.all(
+    subjects.map(async (subject) => {
+      const used = await unitBudgetsFor(store, subject, customer?.value, collections)
+      if (used !== undefined) subject.unit_budgets_used = used
+    }),
+  )
+  const order = storedOrder
+    ? startFromStored(storedOrder.value)
+    : withCatalogueObjects(normalizeOrder({ ...orderInput, items }, { prices }), catalogue)
+
+  const evalCustomer: EvalCustomer | null = customer
+    ? {
+        id: customer.value.id,
+        source_id: customer.value.source_id,
+        metadata: customer.value.metadata,
+        segments: customer.value.segments ?? [],
+        loyalty_tiers: loyaltyTiers,
+        birthdate: customer.value.birthdate ?? null,
+      }
+    : unknownCustomer(request.customer)
+
+  return {
+    input: {
+      subjects,
+      order,
+      order_given: request.order !== undefined || storedOrder !== undefined,
+      customer: evalCustomer,
+      redemption_metadata: request.metadata ?? {},
+      rules,
+      now,
+      timeZone: ctx.config.timezone,
+      rounding: ctx.config.rounding,
+      collections,
+      prices,
+    },
+    rules,
+    customer,
+    storedOrder,
+    stackId,
+    vouchers,
+    tiers,
+    counters,
+    extras,
+    customerSchema: await schemaP,
+  }
+}
+
+type ExpandedRequest = Exclude<RedeemableRequest, { object: 'promotion_stack' }>
+
+async function expandStack(
+  store: Store,
+  redeemables: readonly RedeemableRequest[],
+): Promise<{ requests: ExpandedRequest[]; stackId: string | undefined }> {
+  const first = redeemables[0]
+  if (first?.object !== 'promotion_stack') return { requests: redeemables as ExpandedRequest[], stackId: undefined }
+  const stack = await store.promotion_stacks.get(first.id)
+  if (!stack) throw EngineError.notFound('promotion_stack', first.id)
+  return {
+    requests: stack.value.tiers.ids.map((id) => ({ object: 'promotion_tier', id })),
+    stackId: stack.value.id,
+  }
+}
+
+/** A requested code or tier as found in the store (nothing when it is not there). */
+interface Found {
+  voucher?: Stored<Voucher>
+  tier?: Stored<PromotionTier>
+}
+
+/** Every requested code (by code or id) and tier, in one level of reads. */
+async function findRedeemables(store: Store, requests: readonly ExpandedRequest[]): Promise<Found[]> {
+  const codes = requests.filter((r) => r.object === 'voucher').map((r) => r.id)
+  const tierIds = requests.filter((r) => r.object === 'promotion_tier').map((r) => r.id)
+  const none: Stored<never>[] = []
+  const [byCode, byId, tiers] = await Promise.all([
+    codes.length ? store.vouchers.findMany('code', codes) : none,
+    codes.length ? store.vouchers.getMany(codes) : none,
+    tierIds.length ? store.promotion_tiers.getMany(tierIds) : none,
+  ])
+  const vouchersByCode = new Map(byCode.map((v) => [v.value.code, v]))
+  const vouchersById = new Map(byId.map((v) => [v.value.id, v]))
+  const tiersById = new Map(tiers.map((t) => [t.value.id, t]))
+  return requests.map((r): Found => {
+    if (r.object === 'promotion_tier') {
+      const tier = tiersById.get(r.id)
+      return tier ? { tier } : {}
+    }
+    const voucher = vouchersByCode.get(r.id) ?? vouchersById.get(r.id)
+    return voucher ? { voucher } : {}
+  })
+}
+
+function counterScopeOf(found: Found, customer: Customer | undefined): CounterScope | null {
+  const redeemableId = found.tier?.value.id ?? found.voucher?.value.id
+  if (redeemableId === undefined) return null
+  return {
+    redeemableId,
+    campaignId: found.tier?.value.campaign_id ?? found.voucher?.value.campaign_id ?? null,
+    customerId: customer?.id ?? null,
+  }
+}
+
+export async function findRequestCustomer(
+  ctx: Context,
+  input: StackableRequest['customer'],
+): Promise<Stored<Customer> | undefined> {
+  if (!input) return undefined
+  if (input.id) {
+    const found = await findCustomer(ctx, input.id)
+    if (!found) throw EngineError.notFound('customer', input.id)
+    return found
+  }
+  return input.source_id ? ctx.store.customers.findBy('source_id', input.source_id) : undefined
+}
+
+/**
+ * A customer the request describes but the store does not know yet (a redemption creates it): rules
+ * see what the request says of it, so it is not `missing_customer`. It has no id yet (the empty id
+ * matches no holder, referrer or counter), is in no segment and holds no tier.
+ */
+function unknownCustomer(input: StackableRequest['customer']): EvalCustomer | null {
+  if (!input?.source_id) return null
+  return {
+    id: '',
+    source_id: input.source_id,
+    metadata: input.metadata ?? {},
+    segments: [],
+    loyalty_tiers: [],
+    birthdate: input.birthdate ?? null,
+  }
+}
+
+/** The stored order the request names by `id` or `source_id`: validation starts from it, not from the request's lines. */
+export async function findStoredOrder(store: Store, input: OrderInput | undefined): Promise<Stored<Order> | undefined> {
+  if (!input) return undefined
+  if (input.id) return (await store.orders.get(input.id)) ?? undefined
+  if (input.source_id) return store.orders.findBy('source_id', input.source_id)
+  return undefined
+}
+
+/** A stored order continues where it stopped: its discounts stand, this request applies nothing yet. */
+function startFromStored(order: Order): CalculatedOrder {
+  return {
+    ...order,
+    applied_discount_amount: 0,
+    items_applied_discount_amount: 0,
+    total_applied_discount_amount: 0,
+    items: order.items.map((item) => ({
+      ...item,
+      applied_discount_amount: 0,
+      applied_discount_quantity: 0,
+      applied_quantity: 0,
+      applied_quantity_amount: 0,
+    })),
+  }
+}
+
+/** What loading the subjects collects for the commit and the result, by id. */
+interface Collected {
+  vouchers: Map<string, Stored<Voucher>>
+  tiers: Map<string, Stored<PromotionTier>>
+  extras: Map<string, RedemptionVoucherExtras>
+}
+
+/**
+ * Every redeemable's details with one read per collection, however many the request names
+ * (docs/storage.md#load-decide-commit): their campaigns, categories, rule assignments (then the rules
+ * behind them), live session locks and holders, and for a loyalty card paying with a reward, the
+ * reward, its assignment and the card's tier.
+ */
+async function loadSubjects(
+  ctx: Context,
+  requests: readonly ExpandedRequest[],
+  found: readonly Found[],
+  now: Date,
+  sessionKey: string | undefined,
+  into: Collected,
+): Promise<RedeemableSubject[]> {
+  const { store } = ctx
+  const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
+  const voucherIds = new Set<string>()
+  const campaignIds = new Set<string>()
+  const categoryIds = new Set<string>()
+  const relatedIds = new Set<string>()
+  const holderIds = new Set<string>()
+  for (const [i, f] of found.entries()) {
+    const entity = entities[i]
+    if (entity === undefined) continue
+    if (entity.campaign_id) campaignIds.add(entity.campaign_id)
+    for (const id of categoryIdsOf(entity)) categoryIds.add(id)
+    relatedIds.add(entity.id)
+    const v = f.voucher?.value
+    if (v) {
+      voucherIds.add(v.id)
+      if (v.campaign_id) relatedIds.add(v.campaign_id)
+      if (v.holder_id) holderIds.add(v.holder_id)
+    }
+  }
+  const rewardOf = (i: number) => {
+    const v = found[i]?.voucher?.value
+    const request = requests[i]
+    return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
+  }
+  const [campaigns, categories, assigned, sessions, holders, loyalties] = await Promise.all([
+    campaignIds.size > 0 ? store.campaigns.getMany([...campaignIds]) : [],
+    categoryIds.size > 0 ? store.categories.getMany([...categoryIds]) : [],
+    assignedRules(store, [...relatedIds]),
+    voucherIds.size > 0
+      ? store.sessions.list({ where: { voucher_id: { in: [...voucherIds] }, released_at: null }, count: false })
+      : null,
+    holderIds.size > 0 ? store.customers.getMany([...holderIds]) : [],
+    Promise.all(
+      requests.map((_, i) => {
+        const reward = rewardOf(i)
+        const v = found[i]?.voucher?.value
+        return reward && v ? loadReward(store, reward.id, v) : undefined
+      }),
+    ),
+  ])
+  // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
+  // they hold for this redeemable like the card's and its campaign's.
+  const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
+  const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
+
+  const campaignById = new Map(campaigns.map((c) => [c.value.id, c.value]))
+  const categoryById = new Map(categories.map((c) => [c.value.id, c.value]))
+  const holderById = new Map(holders.map((c) => [c.value.id, c.value]))
+  const ruleById = new Map(assigned.rules.map((r) => [r.id, r]))
+  const rewardRuleById = new Map(rewardRules?.rules.map((r) => [r.id, r]))
+  /** The assignments to these objects, oldest first, and their rules, each once in that order. */
+  const rulesOf = (
+    relatedTo: ReadonlySet<string>,
+    from: { assignments: readonly ValidationRuleAssignment[] } = assigned,
+    rules: ReadonlyMap<string, ValidationRule> = ruleById,
+  ) => {
+    const assignments = from.assignments.filter((a) => relatedTo.has(a.related_object_id))
+    const ids = [...new Set(assignments.map((a) => a.rule_id))]
+    return { assignments, rules: ids.flatMap((id) => rules.get(id) ?? []) }
+  }
+  const categoriesOf = (entity: Voucher | PromotionTier) =>
+    categoryIdsOf(entity).flatMap((id) => categoryById.get(id) ?? [])
+
+  return requests.map((request, index): RedeemableSubject => {
+    const subject: RedeemableSubject = {
+      index,
+      object: request.object,
+      requested_id: request.id,
+      categories: [],
+      validation_rules: [],
+      locks: { count: 0, credits: 0, points: 0 },
+    }
+    const f = found[index] ?? {}
+    if (request.object === 'voucher') {
+      if (request.gift) subject.gift = request.gift.credits === undefined ? {} : { credits: request.gift.credits }
+      if (request.reward) {
+        subject.reward =
+          request.reward.points === undefined
+            ? { id: request.reward.id }
+            : { id: request.reward.id, points: request.reward.points }
+      }
+      const voucher = f.voucher
+      if (!voucher) return subject
+      into.vouchers.set(voucher.value.id, voucher)
+      const v = voucher.value
+      subject.voucher = v
+      subject.campaign = v.campaign_id ? (campaignById.get(v.campaign_id) ?? null) : null
+      subject.categories = categoriesOf(v)
+      const loyalty = loyalties[index]
+      if (loyalty) subject.loyalty = loyalty
+      const own = rulesOf(new Set(v.campaign_id ? [v.id, v.campaign_id] : [v.id]))
+      const assignmentId = loyalty?.assignment?.id
+      subject.validation_rules =
+        assignmentId && rewardRules
+          ? [...own.rules, ...rulesOf(new Set([assignmentId]), rewardRules, rewardRuleById).rules]
+          : own.rules
+      subject.locks = liveLocks(
+        (sessions?.data ?? []).filter((x) => x.value.voucher_id === v.id),
+        now,
+        sessionKey,
+      )
+      const holder = v.holder_id ? holderById.get(v.holder_id) : undefined
+      if (v.holder_id) subject.holder_source_id = holder?.source_id ?? null
+      into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
+      return subject
+    }
+    const tier = f.tier
+    if (!tier) return subject
+    into.tiers.set(tier.value.id, tier)
+    subject.tier = tier.value
+    subject.campaign = campaignById.get(tier.value.campaign_id) ?? null
+    subject.categories = categoriesOf(tier.value)
+    subject.validation_rules = rulesOf(new Set([tier.value.id])).rules
+    return subject
+  })
+}
+
+/** The ids of a redeemable's categories: those it embeds, then `category_id` (read as stored now: their hierarchy may have changed). */
+function categoryIdsOf(entity: { categories: readonly Category[]; category_id: string | null }): string[] {
+  const ids = new Set(entity.categories.map((c) => c.id))
+  if (entity.category_id) ids.add(entity.category_id)
+  return [...ids]
+}
+
+/** What live session locks of other sessions hold on a voucher (docs/concepts.md#sessions). */
+function liveLocks(
+  sessions: readonly Stored<ValidationSession>[],
+  now: Date,
+  ownKey: string | undefined,
+): RedeemableSubject['locks'] {
+  const locks = { count: 0, credits: 0, points: 0 }
+  for (const { value } of sessions) {
+    if (value.key === ownKey || Date.parse(value.expires_at) <= now.getTime()) continue
+    locks.count += 1
+    locks.credits += value.credits
+    locks.points += value.points
+  }
+  return locks
+}
+
+async function loadReward(
+  store: Store,
+  rewardId: string,
+  card: Voucher,
+): Promise<NonNullable<RedeemableSubject['loyalty']>> {
+  // The reward, its assignment to the card's program and the card's tier standing are read together.
+  const [reward, assignments, standings] = await Promise.all([
+    store.rewards.get(rewardId),
+    card.campaign_id
+      ? store.reward_assignments.list({
+          where: { reward_id: rewardId, related_object_id: card.campaign_id },
+          count: false,
+        })
+      : undefined,
+    store.member_tiers.list({ where: { voucher_id: card.id }, count: false }),
+  ])
+  if (!reward || !card.campaign_id) return { reward: reward?.value ?? null, assignment: null, tier: null }
+  const standing = standings.data[0]?.value
+  const tier = standing?.tier_id ? ((await store.loyalty_tiers.get(standing.tier_id))?.value ?? null) : null
+  return { reward: reward.value, assignment: assignments?.data[0]?.value ?? null, tier }
+}
+
+async function customerTiers(store: Store, customerId: string): Promise<string[]> {
+  const standings = await store.member_tiers.list({ where: { customer_id: customerId }, count: false })
+  return standings.data.flatMap((s) => (s.value.tier_id ? [s.value.tier_id] : []))
+}

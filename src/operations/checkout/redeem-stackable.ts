@@ -1,0 +1,340 @@
+import { EngineError } from '../../errors'
+import { ID_PREFIX } from '../../ids'
+import type { SimpleCustomer } from '../../model/common'
+import type { Customer } from '../../model/customer'
+import type { CalculatedOrder, Order, OrderStatus } from '../../model/order'
+import type { PromotionTier } from '../../model/promotion'
+import type { Redemption } from '../../model/redemption'
+import type { Voucher } from '../../model/voucher'
+import type { Guard, Stored } from '../../ports'
+import type { TakenPoints } from '../../rules/ledger'
+import { withOrderRef } from '../../rules/order-refs'
+import { withoutTargets } from '../../rules/qualifications'
+import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
+import type { StackableRequest } from '../../schema/stackable'
+import type { Tx } from '../kernel/unit-of-work'
+import { earnOnOrderPaid } from '../loyalty/earning'
+import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
+import { recordReferral } from '../referrals/referrals'
+import { simpleCustomer } from '../shop/customer-records'
+import { updateOrder, versionAfterWrite } from '../shop/order-records'
+import type { LoadedRequest } from './load-request'
+import { redemptionVoucherExtras, withExtras } from './redeemed-voucher'
+import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
+import { releaseSession } from './session-locks'
+import { trackingId } from './tracking-id'
+
+/** What `redeemStackable` returns. */
+export interface StackedRedemption {
+  redemptions: Redemption[]
+  parent_redemption: Redemption
+  order: CalculatedOrder
+  inapplicable_redeemables: RedeemableResult[]
+  skipped_redeemables: RedeemableResult[]
+}
+
+/** Builds the writes of one redemption request. */
+export class RedemptionWriter {
+  private readonly tracking: string | null
+  private readonly simpleCustomer: SimpleCustomer | null
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly request: StackableRequest,
+    private readonly loaded: LoadedRequest,
+    private readonly customer: Customer | undefined,
+  ) {
+    this.tracking = trackingId(customer, request)
+    this.simpleCustomer = customer ? simpleCustomer(customer) : null
+  }
+
+  private base(id: string, parent: string | null): Redemption {
+    return {
+      id,
+      object: 'redemption',
+      date: this.tx.nowIso,
+      customer_id: this.customer?.id ?? null,
+      tracking_id: this.tracking,
+      metadata: this.request.metadata ?? {},
+      redemption: parent,
+      result: 'SUCCESS',
+      status: 'SUCCEEDED',
+      channel: { channel_id: this.request.channel ?? null, channel_type: 'API' },
+      customer: this.simpleCustomer,
+      related_object_type: 'redemption',
+      related_object_id: id,
+    }
+  }
+
+  private subject(index: number): RedeemableSubject {
+    return this.loaded.input.subjects.find((s) => s.index === index) as RedeemableSubject
+  }
+
+  /** Nothing could be redeemed: the failure is recorded, one failed child per inapplicable redeemable. */
+  failure(
+    outcomes: readonly SubjectOutcome[],
+  ): Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'> {
+    const first = outcomes.find((o) => o.status === 'INAPPLICABLE') ?? outcomes.find((o) => o.status === 'SKIPPED')
+    const code =
+      first?.status === 'INAPPLICABLE'
+        ? first.error.key
+        : first?.status === 'SKIPPED'
+          ? first.details.key
+          : 'no_applicable_redeemables'
+    const message =
+      first?.status === 'INAPPLICABLE'
+        ? first.error.message
+        : first?.status === 'SKIPPED'
+          ? first.details.message
+          : 'Nothing to redeem'
+    const parentId = this.tx.id(ID_PREFIX.redemption_failed)
+    const children: Redemption[] = []
+    for (const o of outcomes) {
+      if (o.status !== 'INAPPLICABLE') continue
+      const subject = this.subject(o.index)
+      const child: Redemption = {
+        ...this.base(this.tx.id(ID_PREFIX.redemption_failed), parentId),
+        ...related(subject),
+        result: 'FAILURE',
+        status: 'FAILED',
+        failure_code: o.error.key,
+        failure_message: o.error.message,
+      }
+      children.push(this.tx.insert('redemptions', child))
+      this.tx.emit(
+        'customer.redemption.failed',
+        this.customer?.id,
+        { redemption: { id: child.id, failure_code: child.failure_code } },
+        campaignFilters(subject),
+      )
+    }
+    const parent: Redemption = {
+      ...this.base(parentId, null),
+      result: 'FAILURE',
+      status: 'FAILED',
+      failure_code: code,
+      failure_message: message,
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
+    }
+    this.tx.insert('redemptions', parent)
+    return { redemptions: children, parent_redemption: parent, order: this.loaded.input.order }
+  }
+
+  async success(
+    redeemed: readonly SubjectOutcome[],
+    final: CalculatedOrder,
+  ): Promise<Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>> {
+    const { tx, loaded } = this
+    const parentId = tx.id(ID_PREFIX.redemption)
+    const children: Redemption[] = []
+    // Counter increments of the redeemables already written: the next one's guards count them.
+    const pending = new Map<string, Record<string, number>>()
+    for (const o of redeemed) {
+      if (o.status !== 'APPLICABLE') continue
+      const subject = this.subject(o.index)
+      const child: Redemption = {
+        ...this.base(tx.id(ID_PREFIX.redemption), parentId),
+        ...related(subject),
+        order: o.order,
+      }
+      if (o.gift) {
+        child.amount = o.gift.credits
+        child.gift = { amount: o.gift.credits }
+      }
+      if (o.loyalty_card) {
+        child.amount = o.loyalty_card.points
+        child.loyalty_card = { points: o.loyalty_card.points }
+      }
+      if (this.request.session?.key) child.session = { key: this.request.session.key }
+      if (subject.voucher) {
+        const counted = await this.countVoucher(subject.voucher.id, o)
+        const extras =
+          loaded.extras.get(counted.voucher.id) ?? (await redemptionVoucherExtras(tx.store, counted.voucher))
+        child.voucher = withExtras(counted.voucher, extras)
+        if (counted.taken) child.points_taken = counted.taken
+        // The result shows the code as the commit left it (its uses and balance after every concurrent redemption).
+        const at = children.length
+        const slot = `vouchers/${subject.voucher.id}`
+        tx.onCommit(({ values }) => {
+          const after = values[slot] as Voucher | undefined
+          if (after) children[at] = { ...(children[at] as Redemption), voucher: withExtras(after, extras) }
+        })
+      }
+      const scope = counterScope(subject, this.customer)
+      if (scope) {
+        const count = {
+          scope,
+          at: tx.now,
+          timeZone: tx.ctx.config.timezone,
+          orderAmount: o.order.amount ?? 0,
+          discount: o.order.total_applied_discount_amount ?? 0,
+          ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
+        }
+        countRedemption(tx, count, loaded.counters, pending)
+      }
+      if (subject.voucher?.is_referral_code && this.customer) {
+        const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
+        if (referral.referee_credit) child.referee_credit = referral.referee_credit
+      }
+      if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
+      children.push(child)
+      tx.emit(
+        'customer.redemption.succeeded',
+        this.customer?.id,
+        { redemption: { id: child.id, related_object_id: child.related_object_id } },
+        campaignFilters(subject),
+      )
+    }
+    const order = this.storeOrder(parentId, children, final)
+    if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
+      await earnOnOrderPaid(tx, { order, customer: this.customer })
+    }
+    const parent: Redemption = {
+      ...this.base(parentId, null),
+      related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
+      related_object_id: loaded.stackId ?? parentId,
+      order,
+      related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
+    }
+    // The order is stored once: the redemptions refer to the version this commit writes (docs/storage.md#what-a-redemption-stores).
+    const version = versionAfterWrite(loaded.storedOrder)
+    for (const child of children) tx.insert('redemptions', withOrderRef(child, order, version))
+    tx.insert('redemptions', withOrderRef(parent, order, version))
+    if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
+    return { redemptions: children, parent_redemption: parent, order }
+  }
+
+  /** One more use of the code; its gift credits spent, or its points taken from the ledger, soonest-expiring first. */
+  private async countVoucher(
+    voucherId: string,
+    outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
+  ): Promise<{ voucher: Voucher; taken?: TakenPoints[] }> {
+    const stored = this.loaded.vouchers.get(voucherId) as Stored<Voucher>
+    const v0 = stored.value
+    const uses = (v: Voucher): Voucher['redemption'] => ({
+      ...v.redemption,
+      redeemed_quantity: v.redemption.redeemed_quantity + 1,
+    })
+    if (v0.type === 'LOYALTY_CARD') {
+      const card = await loadCard(this.tx, stored)
+      const points = outcome.loyalty_card?.points ?? 0
+      if (points === 0) return { voucher: updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) })) }
+      // Guarded increments of the buckets and the balance (with the card's use): concurrent spends on one
+      // card all land while the points last.
+      const spent = spendCardGuarded(this.tx, card, points)
+      if (!spent.ok) {
+        // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
+        throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
+      }
+      return { voucher: card.voucher, taken: spent.taken }
+    }
+    const credits = outcome.gift?.credits ?? 0
+    const next: Voucher = {
+      ...v0,
+      redemption: {
+        ...uses(v0),
+        ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) + credits } : {}),
+      },
+      gift: v0.gift
+        ? {
+            ...v0.gift,
+            balance: v0.gift.balance - credits,
+            subtracted_amount: (v0.gift.subtracted_amount ?? 0) + credits,
+          }
+        : null,
+      updated_at: this.tx.nowIso,
+    }
+    // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
+    // of one code all land until the quantity or the balance runs out, and the one past it decides again.
+    const by: Record<string, number> = { 'redemption.redeemed_quantity': 1 }
+    const guard: Record<string, Guard> = {}
+    if (v0.redemption.quantity !== null) guard['redemption.redeemed_quantity'] = { max: v0.redemption.quantity }
+    if (v0.gift) {
+      by['redemption.redeemed_amount'] = credits
+      by['gift.balance'] = -credits
+      by['gift.subtracted_amount'] = credits
+      guard['gift.balance'] = { min: 0 }
+    }
+    this.tx.increment('vouchers', voucherId, by, {
+      ...(Object.keys(guard).length > 0 ? { guard } : {}),
+      ...(isUnlimitedCoupon(v0) ? {} : { set: { updated_at: this.tx.nowIso } }),
+    })
+    return { voucher: next }
+  }
+
+  private countTier(tierId: string, outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>): PromotionTier {
+    const t0 = (this.loaded.tiers.get(tierId) as Stored<PromotionTier>).value
+    const share = tierShare(outcome.order)
+    // Every checkout may redeem the same tier: its counters are increments, which never conflict.
+    this.tx.increment('promotion_tiers', tierId, {
+      'summary.redemptions.total_redeemed': 1,
+      'summary.orders.total_amount': share.amount,
+      'summary.orders.total_discount_amount': share.discount,
+    })
+    // The tier as this request saw it plus its own share: the redemption's snapshot.
+    return {
+      ...withoutTargets(t0),
+      summary: {
+        redemptions: { total_redeemed: t0.summary.redemptions.total_redeemed + 1 },
+        orders: {
+          total_amount: t0.summary.orders.total_amount + share.amount,
+          total_discount_amount: t0.summary.orders.total_discount_amount + share.discount,
+        },
+      },
+    }
+  }
+
+  /** The order is created, or the stored one updated, with this redemption recorded on it. */
+  private storeOrder(parentId: string, children: readonly Redemption[], final: CalculatedOrder): Order {
+    const { tx, request } = this
+    const stored = this.loaded.storedOrder
+    const status: OrderStatus = request.order?.status ?? 'PAID'
+    const order: Order = {
+      ...final,
+      id: stored?.value.id ?? request.order?.id ?? tx.id(ID_PREFIX.order),
+      source_id: stored?.value.source_id ?? request.order?.source_id ?? null,
+      status,
+      created_at: stored?.value.created_at ?? tx.nowIso,
+      updated_at: stored ? tx.nowIso : null,
+      customer_id: this.customer?.id ?? stored?.value.customer_id ?? null,
+      redemptions: {
+        ...(stored?.value.redemptions ?? {}),
+        [parentId]: {
+          date: tx.nowIso,
+          related_object_type: 'redemption',
+          related_object_id: parentId,
+          stacked: children.map((c) => c.id),
+        },
+      },
+    }
+    if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
+    if (stored) updateOrder(tx, stored, order)
+    else tx.insert('orders', order)
+    const created = stored ? 'customer.order.updated' : 'customer.order.created'
+    tx.emit(created, this.customer?.id, { order: { id: order.id, status } })
+    if (status === 'PAID' && stored?.value.status !== 'PAID')
+      tx.emit('customer.order.paid', this.customer?.id, { order: { id: order.id } })
+    return order
+  }
+}
+
+function related(
+  subject: RedeemableSubject,
+): Pick<Redemption, 'related_object_type' | 'related_object_id' | 'related_object_parent_id'> {
+  if (subject.tier) {
+    return {
+      related_object_type: 'promotion_tier',
+      related_object_id: subject.tier.id,
+      related_object_parent_id: subject.tier.campaign_id,
+    }
+  }
+  return {
+    related_object_type: 'voucher',
+    related_object_id: subject.voucher?.id ?? subject.requested_id,
+    related_object_parent_id: subject.voucher?.campaign_id ?? null,
+  }
+}
+
+function campaignFilters(subject: RedeemableSubject): { campaign_id?: string | null; campaign_type?: string | null } {
+  return subject.campaign ? { campaign_id: subject.campaign.id, campaign_type: subject.campaign.campaign_type } : {}
+}

@@ -1,0 +1,233 @@
+import type { CallOptions } from '../../call-options'
+import { EngineError } from '../../errors'
+import type { IdempotencyRecord } from '../../model/idempotency'
+import type { CalculatedOrder } from '../../model/order'
+import type { Redemption, RedemptionRollback } from '../../model/redemption'
+import type { Entity } from '../../ports'
+import {
+  decideRedeemables,
+  type ExpandOption,
+  type PipelineResult,
+  type RedeemableSubject,
+  redeemableResult,
+} from '../../rules/redeemables'
+import { nonEmptyString } from '../../schema/common'
+import { parse } from '../../schema/parse'
+import type {
+  RedemptionsRedeemStackableParams,
+  RedemptionsRollbackParams,
+  RedemptionsRollbackStackableParams,
+} from '../../schema/requests'
+import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../../schema/stackable'
+import { offerAlternatives } from '../kernel/alternatives'
+import { withIdempotency } from '../kernel/idempotency'
+import { type Context, mutate } from '../kernel/unit-of-work'
+import { prefetchMember } from '../loyalty/cascade'
+import { resolveCustomer } from '../shop/customer-records'
+import { loadRequest } from './load-request'
+import { withoutBookkeeping } from './public-redemption'
+import { redecision } from './redecide-on-guard'
+import { RedemptionWriter, type StackedRedemption } from './redeem-stackable'
+
+export type { StackedRedemption } from './redeem-stackable'
+export type { StackedRollback } from './rollback-stackable'
+
+import { effectiveStackingRules } from '../campaigns/stacking-rules'
+import { withOrder, withOrders } from '../shop/order-records'
+import {
+  ROLLBACK_REFUSALS,
+  recordFailedRollback,
+  rollback,
+  rollbackSingle,
+  type StackedRollback,
+} from './rollback-stackable'
+
+/** What the redemption writer returns: the result before its redeemable results are added. */
+type Written = Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>
+
+export function redemptions(ctx: Context) {
+  return {
+    /**
+     * `POST /v1/redemptions`: the validation's decision, committed. A parent redemption with one
+     * child per redeemed redeemable; the order stored (status `PAID` unless the request says
+     * otherwise); uses, credits, points and tier summaries counted; the session released; all in one
+     * commit, retried on a conflict. A request that redeems nothing records a failed redemption.
+     */
+    async redeemStackable(body: RedemptionsRedeemStackableParams, options?: CallOptions): Promise<StackedRedemption> {
+      const request = parseStackableRequest(body)
+      const call = {
+        operation: 'redemptions.redeemStackable',
+        input: request,
+        reference: (r: StackedRedemption) => ({
+          ids: [r.parent_redemption.id, ...r.redemptions.map((c) => c.id)],
+          status: r.parent_redemption.status,
+          extra: {
+            inapplicable_redeemables: r.inapplicable_redeemables,
+            skipped_redeemables: r.skipped_redeemables,
+            // A failed redemption stores no order; the response echoes the request's.
+            ...(r.parent_redemption.order ? {} : { order: r.order }),
+          },
+        }),
+        replay: async (record: IdempotencyRecord): Promise<StackedRedemption> => {
+          const [parent, ...children] = await withOrders(
+            ctx.store,
+            await readAll(ctx, 'redemptions', record.result_ids),
+          )
+          const extra = record.result_extra as Pick<
+            StackedRedemption,
+            'inapplicable_redeemables' | 'skipped_redeemables'
+          > & { order?: CalculatedOrder }
+          const p = parent as Redemption
+          return {
+            redemptions: children.map(withoutBookkeeping),
+            parent_redemption: withoutBookkeeping(p),
+            order: (p.order ?? extra.order) as CalculatedOrder,
+            inapplicable_redeemables: extra.inapplicable_redeemables,
+            skipped_redeemables: extra.skipped_redeemables,
+          }
+        },
+      }
+      return withIdempotency(ctx, options, call, async (tx) => {
+        const loaded = await loadRequest(ctx, request, tx.now, {
+          sessionKey: request.session?.key,
+          // A payment earns points: the member's loyalty reads overlap the redemption's own.
+          onCustomer: (request.order?.status ?? 'PAID') === 'PAID' ? (id) => prefetchMember(tx, id) : undefined,
+        })
+        const decision = decideRedeemables(loaded.input)
+        const customer =
+          loaded.customer ??
+          (await resolveCustomer(tx, request.customer, { create: true, known: { schema: loaded.customerSchema } }))
+        const expand = new Set<ExpandOption>(request.options?.expand ?? [])
+        const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
+        const shape = (outcome: Written, d: PipelineResult): StackedRedemption => {
+          const results = d.outcomes.map((o) =>
+            redeemableResult(o, bySubject.get(o.index) as RedeemableSubject, loaded.rules, expand),
+          )
+          return {
+            ...outcome,
+            redemptions: outcome.redemptions.map(withoutBookkeeping),
+            inapplicable_redeemables: results.filter((r) => r.status === 'INAPPLICABLE'),
+            skipped_redeemables: results.filter((r) => r.status === 'SKIPPED'),
+          }
+        }
+        const write = new RedemptionWriter(tx, request, loaded, customer?.value)
+        if (decision.redeem.length === 0) return shape(write.failure(decision.outcomes), decision)
+        // A guard of this redemption that fails (a quantity, a balance, a budget) is answered in the same
+        // commit by the failure deciding again would record (docs/storage.md#alternatives).
+        offerAlternatives(tx, {
+          ...redecision(loaded, tx),
+          fails: (d) => d.redeem.length === 0,
+          write: (alt, d) => new RedemptionWriter(alt, request, loaded, customer?.value).failure(d.outcomes),
+          result: shape,
+        })
+        const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
+        return shape(await write.success(redeemed, decision.order), decision)
+      })
+    },
+
+    /**
+     * `POST /v1/redemptions/{parentRedemptionId}/rollbacks`: gives back every child's use, credits and
+     * points; with `WITH_ORDER` (the project's `redeemables_rollback_order_mode`) the order loses the
+     * redemption's discounts and becomes `CANCELED`, with `WITHOUT_ORDER` it stays as it is.
+     */
+    async rollbackStackable(
+      parentRedemptionId: string,
+      body: RedemptionsRollbackStackableParams = {},
+      options?: CallOptions,
+    ): Promise<StackedRollback> {
+      const id = parse(nonEmptyString, parentRedemptionId, 'parentRedemptionId')
+      const input = parse(rollbackRequest, body)
+      const rules = await effectiveStackingRules(ctx)
+      const call = {
+        operation: 'redemptions.rollbackStackable',
+        input: { parentRedemptionId: id, ...input },
+        reference: (r: StackedRollback) => ({
+          ids: [r.parent_rollback.id, ...r.rollbacks.map((c) => c.id)],
+          status: r.parent_rollback.status,
+        }),
+        replay: async (record: IdempotencyRecord): Promise<StackedRollback> => {
+          const [parent, ...children] = await withOrders(
+            ctx.store,
+            await readAll(ctx, 'redemption_rollbacks', record.result_ids),
+          )
+          const p = parent as RedemptionRollback
+          return { rollbacks: children, parent_rollback: p, order: p.order ?? null }
+        },
+      }
+      return recordingRefusals(ctx, id, input, () =>
+        withIdempotency(ctx, options, call, async (tx) =>
+          rollback(tx, id, input, rules.redeemables_rollback_order_mode),
+        ),
+      )
+    },
+
+    /**
+     * `POST /v1/redemptions/{redemptionId}/rollback`: rolls back a single (non-stacked) redemption,
+     * such as a reward redemption: the points, the use, the reward's stock and what it issued come
+     * back (see `rollbackSingle`, `undoReward`). Stacked parents and children are refused.
+     */
+    async rollback(
+      redemptionId: string,
+      body: RedemptionsRollbackParams = {},
+      options?: CallOptions,
+    ): Promise<RedemptionRollback> {
+      const id = parse(nonEmptyString, redemptionId, 'redemptionId')
+      const input = parse(rollbackRequest, body)
+      const rules = await effectiveStackingRules(ctx)
+      const call = {
+        operation: 'redemptions.rollback',
+        input: { redemptionId: id, ...input },
+        reference: (r: RedemptionRollback) => ({ ids: [r.id], status: r.status }),
+        replay: async (record: IdempotencyRecord) =>
+          (
+            await withOrders(ctx.store, await readAll(ctx, 'redemption_rollbacks', record.result_ids))
+          )[0] as RedemptionRollback,
+      }
+      return recordingRefusals(ctx, id, input, () =>
+        withIdempotency(ctx, options, call, async (tx) =>
+          rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode),
+        ),
+      )
+    },
+
+    async get(redemptionId: string, _options?: CallOptions): Promise<Redemption | RedemptionRollback> {
+      const id = parse(nonEmptyString, redemptionId, 'redemptionId')
+      const redemption = await ctx.store.redemptions.get(id)
+      if (redemption) return withoutBookkeeping(await withOrder(ctx.store, redemption.value))
+      const rollback = await ctx.store.redemption_rollbacks.get(id)
+      if (!rollback) throw EngineError.notFound('redemption', id, 'redemptionId')
+      return (await withOrders(ctx.store, [rollback.value]))[0] as RedemptionRollback
+    },
+  }
+}
+
+/** The entities an idempotency record names, in its order (a replay rebuilds the response from them). */
+async function readAll<C extends 'redemptions' | 'redemption_rollbacks'>(
+  ctx: Context,
+  collection: C,
+  ids: readonly string[],
+): Promise<Entity<C>[]> {
+  const found = new Map((await ctx.store[collection].getMany(ids)).map((s) => [s.value.id, s.value]))
+  return ids.map((id) => {
+    const value = found.get(id)
+    if (!value) throw EngineError.notFound(collection === 'redemptions' ? 'redemption' : 'redemption_rollback', id)
+    return value as Entity<C>
+  })
+}
+
+/** Runs a rollback; a refusal is recorded as a failed rollback in its own commit, then still thrown. */
+async function recordingRefusals<T>(
+  ctx: Context,
+  redemptionId: string,
+  input: RollbackRequest,
+  run: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await run()
+  } catch (error) {
+    if (error instanceof EngineError && ROLLBACK_REFUSALS.has(error.key)) {
+      await mutate(ctx, (tx) => recordFailedRollback(tx, redemptionId, input, error))
+    }
+    throw error
+  }
+}

@@ -1,0 +1,294 @@
+import type { Conflict, Guard, GuardRef, Write } from '../../ports'
+import type { Context, PreparedAlternative, Tx } from './unit-of-work'
+
+/*
+ * Alternatives (docs/storage.md#alternatives): an operation whose commit bumps a counter with a guard
+ * sends, with its writes, what it would commit had it decided on a value that fails the guard, so the
+ * store answers a refused request in the same commit instead of a second round. The alternative is
+ * not a second failure path written by hand: it is the operation's own pure decision, taken again on
+ * the snapshot the attempt loaded with the guarded field pinned at a failing value, and written by the
+ * operation's own writer: a refusal, or the same decision counted on other values. It is prepared
+ * only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: a refusal applies only
+ * for values of the field at which deciding again writes exactly the same, and only when every other
+ * failed guard is one that does not change that answer; the same decision carries its own guards.
+ * Guarded fields hold integers (counts, minor units, points).
+ */
+
+/** A stored field set to a value for deciding again. */
+export interface Pin extends GuardRef {
+  value: number
+}
+
+/** How an operation decides again on pinned values and writes the answer (`offerAlternatives`). */
+export interface Redecision<D, W> {
+  /** Whether the decision reads the stored field at all (one it does not read cannot change it). */
+  reads(field: GuardRef): boolean
+  /** The value of the field the decision read (undefined when unknown). */
+  read(field: GuardRef): number | undefined
+  /** The decision again, on the snapshot the attempt loaded, with these fields pinned. */
+  decide(pins: readonly Pin[]): D
+  /** Whether a decision is a plain failure: only then is it an alternative. */
+  fails(decision: D): boolean
+  /** Writes the decision into a fresh attempt; returns what the result is built from. */
+  write(tx: Tx, decision: D): W
+  /** The operation's result, from what was written and the decision on the values the commit found. */
+  result(written: W, decision: D): unknown
+  /**
+   * The attempt's own writes, for its own decision taken on pinned values (counted on other counter
+   * values): when pinning changes the writes but not the decision.
+   */
+  rewrite?(pins: readonly Pin[]): Write[]
+}
+
+/**
+ * Lets `mutate` prepare alternatives for the guards this attempt's writes will hold. Call it where
+ * the operation's own answer starts: the writes made so far (a customer created on the way) belong to
+ * the alternatives too. Nothing is computed unless a guard may fail (`Tx.mayFail`).
+ */
+export function offerAlternatives<D, W>(tx: Tx, source: Redecision<D, W>): void {
+  const prefix = [...tx.changeset()]
+  tx.alternatives = () => prepare(tx, source, prefix)
+}
+
+/** A field of the attempt's writes under a guard. */
+interface GuardedField extends GuardRef {
+  /** What the changeset adds to the field, up to and including its guarded write. */
+  by: number
+  bound: Guard
+  /** Stored values at which the guard fails: the first one past each of its bounds. */
+  failing: number[]
+  /**
+   * When the write moves the field toward a bound: the stored values between the first one that
+   * fails and the bound itself (where concurrent guarded commits can leave it), nearest first.
+   */
+  toward?: { near: number; far: number }
+}
+
+function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[]): PreparedAlternative[] {
+  // Most attempts stop here: none of their guards can fail given what is in flight.
+  if (!tx.guards().some((g) => source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))) return []
+  const fields = guardedFields(tx.changeset())
+  const candidates = fields.filter((g) => g.toward && source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))
+  if (candidates.length === 0) return []
+  let decided: string | undefined
+  const own = () => {
+    decided ??= JSON.stringify(source.decide([]))
+    return decided
+  }
+  const out: PreparedAlternative[] = []
+  // Guards whose failure leaves the decision as it is but changes what it writes.
+  const recount: GuardedField[] = []
+  for (const g of candidates) {
+    const toward = g.toward as NonNullable<GuardedField['toward']>
+    const at = pin(g, toward.near)
+    const decision = source.decide([at])
+    if (!source.fails(decision)) {
+      if (JSON.stringify(decision) === own()) recount.push(g)
+      continue
+    }
+    const answer = new Answer(tx, source, prefix, decision)
+    // The answer holds over the range when deciding at its far end writes the same.
+    const { near, far } = toward
+    const whole = far === near || answer.same(source.decide([pin(g, far)]))
+    const lo = whole ? Math.min(near, far) : near
+    const hi = whole ? Math.max(near, far) : near
+    // Another guard failing too leaves the answer as it is if deciding with both pinned writes the same.
+    const tolerate = fields.filter(
+      (h) => h !== g && (!source.reads(h) || h.failing.every((v) => answer.same(source.decide([at, pin(h, v)])))),
+    )
+    out.push({
+      when: { ...ref(g), min: lo + g.by, max: hi + g.by },
+      tolerate: tolerate.map(ref),
+      writes: answer.writes,
+      result: (failed) => answer.resultAt(failed, fields, at),
+    })
+  }
+  const rewritten = recount.length > 0 ? rewrite(tx, source, recount, own) : undefined
+  if (rewritten) out.push(rewritten)
+  return out
+}
+
+/**
+ * The attempt's own decision written for the values at which the `recount` guards fail, all at once
+ * (they fail together: the concurrent commit that moved one moved the others). Its writes carry the
+ * guards of that decision, so the store checks them in the alternative's round: it holds for any
+ * failing value, and fails like any changeset if it does not fit.
+ */
+function rewrite<D, W>(
+  tx: Tx,
+  source: Redecision<D, W>,
+  recount: readonly GuardedField[],
+  own: () => string,
+): PreparedAlternative | undefined {
+  if (!source.rewrite) return undefined
+  const pins = recount.map((g) => pin(g, (g.toward as NonNullable<GuardedField['toward']>).near))
+  if (JSON.stringify(source.decide(pins)) !== own()) return undefined
+  const writes = source.rewrite(pins)
+  if (JSON.stringify(writes) === JSON.stringify(tx.changeset())) return undefined
+  const [g, ...others] = recount as [GuardedField, ...GuardedField[]]
+  const side = g.bound.max !== undefined && g.by > 0 ? { min: g.bound.max + 1 } : { max: (g.bound.min ?? 0) - 1 }
+  return { when: { ...ref(g), ...side }, tolerate: others.map(ref), writes }
+}
+
+/** One prepared answer: its writes (with the ids it drew), and how to compare another decision with it. */
+class Answer<D, W> {
+  readonly writes: Write[]
+  private readonly written: W
+  /** The result at the pinned value: made now when a finisher records it, else when it is asked for. */
+  private result: { value: unknown } | undefined
+  private readonly tape: IdTape
+  /** JSON of the writes and of the decision, made when a comparison first needs them. */
+  private json: string | undefined
+  private decisionJson: string | undefined
+
+  constructor(
+    private readonly tx: Tx,
+    private readonly source: Redecision<D, W>,
+    private readonly prefix: readonly Write[],
+    private readonly decision: D,
+  ) {
+    this.tape = new IdTape(tx.ctx)
+    const written = this.write(decision, this.tape.recording())
+    this.written = written.written
+    this.result = written.result
+    this.writes = written.writes
+  }
+
+  private write(decision: D, ctx: Context): { written: W; result?: { value: unknown }; writes: Write[] } {
+    const alt = this.tx.fork(this.prefix, ctx)
+    const written = this.source.write(alt, decision)
+    alt.release()
+    if (this.tx.finishers.length === 0) return { written, writes: alt.changeset() }
+    const result = this.source.result(written, decision)
+    for (const finish of this.tx.finishers) finish(alt, result)
+    return { written, result: { value: result }, writes: alt.changeset() }
+  }
+
+  /** Whether `decision` is a failure that writes exactly these writes (drawing the same ids). */
+  same(decision: D): boolean {
+    if (!this.source.fails(decision)) return false
+    this.decisionJson ??= JSON.stringify(this.decision)
+    if (JSON.stringify(decision) === this.decisionJson) return true
+    this.json ??= JSON.stringify(this.writes)
+    return JSON.stringify(this.write(decision, this.tape.replaying()).writes) === this.json
+  }
+
+  /** The result for the values the failed guards found: decided again on them unless they are the pinned ones. */
+  resultAt(failed: readonly Conflict[], fields: readonly GuardedField[], at: Pin): unknown {
+    const pins = failed.flatMap((c) => {
+      const f = fields.find((x) => x.collection === c.collection && x.id === c.id && x.path === c.guard?.path)
+      return f && c.guard && this.source.reads(f) ? [pin(f, c.guard.value - f.by)] : []
+    })
+    const only = pins[0]
+    if (pins.length === 1 && only && only.value === at.value && sameRef(only, at)) {
+      this.result ??= { value: this.source.result(this.written, this.decision) }
+      return this.result.value
+    }
+    return this.source.result(this.written, this.source.decide(pins))
+  }
+}
+
+/** Ids and sequence numbers drawn by a first write, handed out again in the same order by a replay. */
+class IdTape {
+  private readonly ids: string[] = []
+  private readonly seqs: number[] = []
+
+  constructor(private readonly ctx: Context) {}
+
+  recording(): Context {
+    const { ctx, ids, seqs } = this
+    return {
+      ...ctx,
+      ids: (prefix) => {
+        const id = ctx.ids(prefix)
+        ids.push(id)
+        return id
+      },
+      sequence: {
+        next: () => {
+          const n = ctx.sequence.next()
+          seqs.push(n)
+          return n
+        },
+      },
+    }
+  }
+
+  replaying(): Context {
+    const { ctx, ids, seqs } = this
+    let i = 0
+    let j = 0
+    return {
+      ...ctx,
+      ids: (prefix) => ids[i++] ?? ctx.ids(prefix),
+      sequence: { next: () => seqs[j++] ?? ctx.sequence.next() },
+    }
+  }
+}
+
+/**
+ * The guarded fields of a changeset. A field guarded by two writes, or of an entity also put or
+ * deleted, is left out: pinning one stored value would not say what each of them finds.
+ */
+function guardedFields(writes: readonly Write[]): GuardedField[] {
+  const entityOf = (w: Write) => `${w.collection}/${w.op === 'put' ? (w.value as { id: string }).id : w.id}`
+  const guarded = new Set<string>()
+  for (const w of writes) if (w.op === 'increment' && w.guard) guarded.add(entityOf(w))
+  if (guarded.size === 0) return []
+  const rewritten = new Set<string>()
+  const sums = new Map<string, number>()
+  const fields = new Map<string, GuardedField | null>()
+  for (const w of writes) {
+    const entity = entityOf(w)
+    if (!guarded.has(entity)) continue
+    if (w.op !== 'increment') {
+      rewritten.add(entity)
+      continue
+    }
+    for (const [path, n] of Object.entries(w.by))
+      sums.set(`${entity}:${path}`, (sums.get(`${entity}:${path}`) ?? 0) + n)
+    for (const [path, bound] of Object.entries(w.guard ?? {})) {
+      const key = `${entity}:${path}`
+      fields.set(
+        key,
+        fields.has(key) ? null : field({ collection: w.collection, id: w.id, path }, sums.get(key) ?? 0, bound),
+      )
+    }
+  }
+  return [...fields.values()].filter((f): f is GuardedField => f !== null && !rewritten.has(`${f.collection}/${f.id}`))
+}
+
+function field(at: GuardRef, by: number, bound: Guard): GuardedField {
+  const out: GuardedField = { ...at, by, bound, failing: [] }
+  if (bound.max !== undefined) {
+    const first = Math.floor(bound.max - by) + 1
+    out.failing.push(first)
+    if (by > 0 && first <= bound.max) out.toward = { near: first, far: bound.max }
+  }
+  if (bound.min !== undefined) {
+    const first = Math.ceil(bound.min - by) - 1
+    out.failing.push(first)
+    if (by < 0 && first >= bound.min) out.toward = { near: first, far: bound.min }
+  }
+  return out
+}
+
+function pin(f: GuardRef, value: number): Pin {
+  return { collection: f.collection, id: f.id, path: f.path, value }
+}
+
+function ref(f: GuardRef): GuardRef {
+  return { collection: f.collection, id: f.id, path: f.path }
+}
+
+function sameRef(a: GuardRef, b: GuardRef): boolean {
+  return a.collection === b.collection && a.id === b.id && a.path === b.path
+}
+
+/** `value` with the number at a dotted path replaced (objects along the path are copied, never changed). */
+export function withValueAt<T>(value: T, path: string, x: number): T {
+  const dot = path.indexOf('.')
+  const head = dot === -1 ? path : path.slice(0, dot)
+  const base = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>
+  return { ...base, [head]: dot === -1 ? x : withValueAt(base[head], path.slice(dot + 1), x) } as T
+}

@@ -1,0 +1,43 @@
+import type { ListEnvelope } from '../../model/common'
+import type { Page } from '../../ports'
+
+/** The spec's list envelope around one page of stored entities. */
+export function envelope<K extends string, T>(
+  dataRef: K,
+  page: Page<T>,
+  options: { total?: boolean; cursor?: boolean } = {},
+): ListEnvelope<K, T> {
+  const list = { object: 'list', data_ref: dataRef, [dataRef]: page.data.map((s) => s.value) } as ListEnvelope<K, T>
+  if (options.total !== false) list.total = page.total
+  if (options.cursor) {
+    list.has_more = page.has_more
+    list.more_starting_after = page.more_starting_after
+  }
+  return list
+}
+
+/**
+ * One cursor page of rows already read and sorted, after a predicate the store cannot evaluate (the
+ * `filters` of template and holder lists): `starting_after_id` continues after that row (an unknown id
+ * gives an empty page), `limit` rows follow. `total` counts every row that passed the predicate.
+ */
+export function cursorPage<T extends { id: string }>(
+  rows: Page<T>['data'],
+  keep: (value: T) => boolean,
+  options: { limit: number; starting_after_id?: string | undefined },
+): Page<T> {
+  const kept = rows.filter((s) => keep(s.value))
+  let start = 0
+  if (options.starting_after_id !== undefined) {
+    const at = kept.findIndex((s) => s.value.id === options.starting_after_id)
+    start = at === -1 ? kept.length : at + 1
+  }
+  const data = kept.slice(start, start + options.limit)
+  const has_more = start + data.length < kept.length
+  return {
+    data,
+    total: kept.length,
+    has_more,
+    more_starting_after: has_more ? (data.at(-1)?.value.id ?? null) : null,
+  }
+}

@@ -1,0 +1,487 @@
+import { EngineError } from '../../errors'
+import { ID_PREFIX } from '../../ids'
+import type { ActivityEvent } from '../../model/customer'
+import type { AsyncAction } from '../../model/misc'
+import type { StackingRules } from '../../model/stacking'
+import type { RoundingMode } from '../../money'
+import type {
+  Alternative,
+  Clock,
+  CollectionName,
+  CommitResult,
+  Conflict,
+  Entity,
+  Guard,
+  GuardRef,
+  IdGenerator,
+  RandomSource,
+  Store,
+  Stored,
+  Write,
+} from '../../ports'
+import type { InputLimits } from '../../schema/bounds'
+
+/**
+ * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
+ * action's `DONE` status commit together (or neither), and a conflict re-runs it on fresh reads.
+ * Its return value becomes the action's `result`, unless it is `continueLater(state)`: work too large
+ * for one commit (an export) does a bounded step, and its writes commit with `state` (its cursor) on
+ * the action, which stays `IN_PROGRESS`; the next step gets that state as `action.state`. A step and
+ * its cursor commit together, so a crash between steps neither repeats nor skips work.
+ */
+export interface AsyncHandler {
+  run(tx: Tx, action: AsyncAction): Promise<unknown>
+  /** Records a failure on the handler's own resources, in the commit that marks the action `FAILED`. */
+  onFailure?(tx: Tx, action: AsyncAction, error: Error): Promise<void>
+  /**
+   * Timed work (points expiring, pending points activating): the run is dated by the action's due
+   * instant (`run_at`), not by when the runner got to it, so a runner that runs hours late writes
+   * the same ledger, activity dates and expiry dates as one that ran on time.
+   */
+  datedAtDue?: boolean
+}
+
+/** The handlers of one engine, by action type (per engine, so two engines never share work). */
+export type AsyncHandlers = Map<string, AsyncHandler>
+
+export interface EngineConfig {
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
+  timezone: string
+  rounding: RoundingMode
+  /** Project stacking rules used until one is created through `stackingRules.create`. */
+  stackingRules: Partial<StackingRules> | undefined
+  /** How many times an operation re-reads and recomputes after a commit conflict. */
+  maxRetries: number
+  /** OAuth access token lifetime. */
+  tokenTtlSeconds: number
+  projectId: string
+  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
+  limits: InputLimits
+  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
+  authentication: AuthenticationMode
+  /** How long an idempotency key is remembered. */
+  idempotencyTtlSeconds: number
+  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
+  filesBaseUrl: string
+  /** The HMAC key of signed file links. */
+  filesSecret: string
+  /** How long a signed file link works. */
+  fileLinkTtlSeconds: number
+  /** How long a finished file is kept before `maintenance.purgeExpired` may delete it; null: for ever. */
+  fileRetentionSeconds: number | null
+}
+
+export type AuthenticationMode = 'keys-and-bearer' | 'keys'
+export const AUTHENTICATION_MODES: readonly AuthenticationMode[] = ['keys-and-bearer', 'keys']
+
+/** What every operation gets: the ports and the configuration. */
+export interface Context {
+  store: Store
+  clock: Clock
+  ids: IdGenerator
+  random: RandomSource
+  config: EngineConfig
+  /** What runs each type of async action (`asyncActions.runPending`); per engine. */
+  asyncHandlers: AsyncHandlers
+  /** A counter that orders what this engine emits: activity ids sort in emission order. */
+  sequence: { next(): number }
+  /** What this engine's attempts in flight hold (docs/storage.md#contention). */
+  inFlight: InFlight
+}
+
+/**
+ * What the attempts of one engine that have not finished yet hold (docs/storage.md#contention): the
+ * entities they bump with a guard and the free codes they picked, each counted once per attempt; per
+ * guarded field, what their increments add together; and the newest value of the field its commits
+ * reported. Requests of one process see each other through it: a publication skips codes another
+ * one picked, and a redemption prepares the answer to a failed guard only when what is in flight
+ * could pass the bound.
+ */
+export class InFlight {
+  private readonly holds = new Map<string, number>()
+  private readonly sums = new Map<string, { attempts: number; sum: number }>()
+  /** The newest stored value commits reported per guarded field: the most recent few thousand. */
+  private readonly seen = new Map<string, number>()
+
+  add(slot: string): void {
+    this.holds.set(slot, (this.holds.get(slot) ?? 0) + 1)
+  }
+
+  remove(slot: string): void {
+    const n = (this.holds.get(slot) ?? 0) - 1
+    if (n > 0) this.holds.set(slot, n)
+    else this.holds.delete(slot)
+  }
+
+  /** How many attempts in flight hold `collection/id`. */
+  count(slot: string): number {
+    return this.holds.get(slot) ?? 0
+  }
+
+  /** An attempt's guarded increment of a field (`collection/id:path`), until it ends. */
+  pend(field: string, by: number): void {
+    const f = this.sums.get(field) ?? { attempts: 0, sum: 0 }
+    f.attempts += 1
+    f.sum += by
+    this.sums.set(field, f)
+  }
+
+  unpend(field: string, by: number): void {
+    const f = this.sums.get(field)
+    if (!f) return
+    f.attempts -= 1
+    f.sum -= by
+    if (f.attempts <= 0) this.sums.delete(field)
+  }
+
+  /** A stored value of a guarded field, as a commit reported it. */
+  saw(field: string, value: number): void {
+    this.seen.delete(field)
+    this.seen.set(field, value)
+    if (this.seen.size > SEEN_FIELDS) this.seen.delete(this.seen.keys().next().value as string)
+  }
+
+  /** What the attempts in flight add to a field, and the newest stored value a commit reported. */
+  field(field: string): { sum: number; seen: number | undefined } {
+    return { sum: this.sums.get(field)?.sum ?? 0, seen: this.seen.get(field) }
+  }
+}
+
+/** How many guarded fields `InFlight` remembers the newest value of. */
+const SEEN_FIELDS = 10_000
+
+/** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
+export interface PreparedAlternative extends Alternative {
+  /**
+   * The result, given the guards that failed (each with the value it found). Absent when the
+   * alternative writes the attempt's own decision (counted on other values): its result stands.
+   */
+  result?: (failed: readonly Conflict[]) => unknown
+}
+
+/**
+ * One attempt of a state-changing operation: reads go to the store, writes are collected here and
+ * committed once. `now` is read once per attempt so every timestamp of a changeset agrees.
+ */
+export class Tx {
+  readonly writes: Write[] = []
+  readonly now: Date
+  readonly nowIso: string
+  /** This attempt decides again after a failed guard. */
+  readonly redeciding: boolean
+
+  constructor(
+    readonly ctx: Context,
+    options: { redeciding?: boolean; now?: Date } = {},
+  ) {
+    this.now = options.now ?? ctx.clock.now()
+    this.nowIso = this.now.toISOString()
+    this.redeciding = options.redeciding ?? false
+  }
+
+  /**
+   * A fresh attempt at the same instant, on `ctx` (the same engine's, or one that records or replays
+   * its ids), starting with `writes`: an alternative begins with what both answers share.
+   */
+  fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
+    const tx = new Tx(ctx, { now: this.now })
+    for (const w of writes) {
+      if (w.op === 'put') tx.puts.set(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
+      tx.writes.push(w)
+    }
+    return tx
+  }
+
+  get store(): Store {
+    return this.ctx.store
+  }
+
+  id(prefix: string): string {
+    return this.ctx.ids(prefix)
+  }
+
+  /** Where each entity put so far sits in `writes`, so a second update finds it without a scan. */
+  private readonly puts = new Map<string, number>()
+
+  insert<C extends CollectionName>(collection: C, value: Entity<C>): Entity<C> {
+    this.puts.set(`${collection}/${(value as { id: string }).id}`, this.writes.length)
+    this.writes.push({ op: 'put', collection, value, expectedVersion: null } as Write)
+    return value
+  }
+
+  /** Writes the next version of an entity read as `stored`; the commit fails if it moved meanwhile. */
+  update<C extends CollectionName>(collection: C, stored: Stored<Entity<C>>, next: Entity<C>): Entity<C> {
+    const slot = `${collection}/${(next as { id: string }).id}`
+    const existing = this.puts.get(slot)
+    if (existing !== undefined) {
+      // A second update of the same entity in one operation replaces the first, keeping the version read.
+      const first = this.writes[existing] as Extract<Write, { op: 'put' }>
+      this.writes[existing] = { ...first, value: next } as Write
+      return next
+    }
+    this.puts.set(slot, this.writes.length)
+    this.writes.push({ op: 'put', collection, value: next, expectedVersion: stored.version } as Write)
+    return next
+  }
+
+  /**
+   * Adds to counters without a version check: concurrent increments all land. `guard` bounds the
+   * result (a failed guard makes the operation decide again on fresh values), `create` makes the
+   * entity on first use, `set` assigns plain fields alongside (docs/storage.md#counters).
+   */
+  increment(
+    collection: CollectionName,
+    id: string,
+    by: Record<string, number>,
+    options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
+  ): void {
+    if (options.guard && Object.keys(options.guard).length > 0) {
+      this.hold(collection, id)
+      for (const [path, bound] of Object.entries(options.guard)) {
+        const field = `${collection}/${id}:${path}`
+        const n = by[path] ?? 0
+        this.ctx.inFlight.pend(field, n)
+        this.pending.push({ field, collection, id, path, by: n, bound })
+      }
+    }
+    this.writes.push({ op: 'increment', collection, id, by, ...options })
+  }
+
+  /** This attempt's guarded increments, by field (`collection/id:path`), as `InFlight` counts them. */
+  private readonly pending: (GuardRef & { field: string; by: number; bound: Guard })[] = []
+
+  /** The guards of this attempt's increments, each with what its write adds and its bound. */
+  guards(): readonly (GuardRef & { by: number; bound: Guard })[] {
+    return this.pending
+  }
+
+  private readonly held = new Set<string>()
+
+  /** Holds an entity until this attempt ends: the engine's other attempts see it (`heldByOthers`). */
+  hold(collection: CollectionName, id: string): void {
+    const slot = `${collection}/${id}`
+    if (this.held.has(slot)) return
+    this.held.add(slot)
+    this.ctx.inFlight.add(slot)
+  }
+
+  /** Whether another attempt of this engine in flight holds the entity. */
+  heldByOthers(collection: CollectionName, id: string): boolean {
+    const slot = `${collection}/${id}`
+    return this.ctx.inFlight.count(slot) > (this.held.has(slot) ? 1 : 0)
+  }
+
+  /** Ends this attempt's holds (`mutate`, once its commit is answered). */
+  release(): void {
+    for (const slot of this.held) this.ctx.inFlight.remove(slot)
+    this.held.clear()
+    for (const { field, by } of this.pending) this.ctx.inFlight.unpend(field, by)
+    this.pending.length = 0
+  }
+
+  /**
+   * Reports the stored values of this attempt's guarded fields that its commit found (after its
+   * increments, or, for failed guards, before them), for the estimates of the attempts still in flight.
+   */
+  sawCommit(outcome: CommitResult): void {
+    const byField = new Map(this.pending.map((p) => [p.field, p.by]))
+    const found = (c: Conflict) => {
+      const field = `${c.collection}/${c.id}:${c.guard?.path}`
+      const by = byField.get(field)
+      if (c.guard && by !== undefined) this.ctx.inFlight.saw(field, c.guard.value - by)
+    }
+    if (!outcome.ok) found(outcome.conflict)
+    else if (outcome.alternative) outcome.alternative.failed.forEach(found)
+    else {
+      for (const { field, collection, id, path } of this.pending) {
+        const n = valueAt(outcome.values[`${collection}/${id}`], path)
+        if (n !== undefined) this.ctx.inFlight.saw(field, n)
+      }
+    }
+  }
+
+  /**
+   * Whether a guard may fail, so that preparing its answer pays (docs/storage.md#contention): this
+   * attempt decides again after a failed guard; the host's transaction leaves no second attempt; or
+   * what this engine's attempts in flight add to the field, from the value read (or a later one a
+   * commit reported), could pass the bound. Other processes' attempts are not seen: a guard they make
+   * fail is answered by deciding again, which then prepares.
+   */
+  mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
+    if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
+    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
+    if (bound.max !== undefined && Math.max(read, seen) + sum > bound.max) return true
+    return bound.min !== undefined && Math.min(read, seen) + sum < bound.min
+  }
+
+  /**
+   * Prepares alternatives once the attempt's writes are complete (`offerAlternatives` sets it;
+   * `mutate` calls it before committing).
+   */
+  alternatives: (() => PreparedAlternative[]) | undefined
+
+  /**
+   * Steps every answer of this attempt ends with, its own writes' and each alternative's: the
+   * idempotency record (`withIdempotency`), given the result it records.
+   */
+  readonly finishers: ((tx: Tx, result: unknown) => void)[] = []
+
+  private readonly withdrawn = new Set<Write>()
+
+  /** Takes back a write of this attempt (a later write of the same entity supersedes it). */
+  withdraw(write: Write): void {
+    this.withdrawn.add(write)
+  }
+
+  /** The writes to commit. */
+  changeset(): Write[] {
+    return this.withdrawn.size === 0 ? this.writes : this.writes.filter((w) => !this.withdrawn.has(w))
+  }
+
+  /** Runs after a successful commit with what it returned: results take post-increment values from it. */
+  onCommit(fn: (committed: Committed) => void): void {
+    this.committed.push(fn)
+  }
+
+  readonly committed: ((committed: Committed) => void)[] = []
+
+  /**
+   * Entities this attempt picked from a pool (a free code): a conflict on one of them means another
+   * request took it, so the operation picks again rather than counting it as a clash.
+   */
+  readonly claims = new Set<string>()
+
+  claim(collection: CollectionName, id: string): void {
+    this.claims.add(`${collection}/${id}`)
+  }
+
+  delete(collection: CollectionName, stored: Stored<{ id: string }>): void {
+    this.writes.push({ op: 'delete', collection, id: stored.value.id, expectedVersion: stored.version })
+  }
+
+  /**
+   * Activity ids sort like the feed reads: by time, then in the order this engine emitted them (items
+   * of one commit share a timestamp), then by a random tail that keeps ids of several engines apart.
+   */
+  private activityId(): string {
+    const time = this.now.getTime().toString(36).padStart(9, '0')
+    const seq = this.ctx.sequence.next().toString(36).padStart(7, '0')
+    return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+  }
+
+  /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
+  emit(
+    type: string,
+    customerId: string | null | undefined,
+    data: Record<string, unknown> = {},
+    extra: Pick<ActivityEvent, 'campaign_id' | 'campaign_type' | 'category'> & { group_id?: string } = {},
+  ): void {
+    if (!customerId) return
+    const { group_id, ...filters } = extra
+    this.insert('activities', {
+      id: this.activityId(),
+      type,
+      customer_id: customerId,
+      ...filters,
+      category: filters.category ?? 'ACTION',
+      data: { ...data, event_source: { channel: 'API' } },
+      group_id: group_id ?? this.id('v_grp_'),
+      created_at: this.nowIso,
+      object: 'customer_activity',
+    })
+  }
+}
+
+/** How many times an operation decides again after failed guards before it gives up (docs/storage.md#counters). */
+const MAX_REDECISIONS = 25
+
+/** A successful commit's result. */
+export type Committed = Extract<CommitResult, { ok: true }>
+
+/**
+ * Runs a state-changing operation with optimistic concurrency: compute on what was read, commit the
+ * changeset once; on a conflict re-read and recompute, a bounded number of times, then fail with 409.
+ */
+export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): Promise<T> {
+  let lastConflict = ''
+  let conflicts = 0
+  let guards = 0
+  for (;;) {
+    const tx = new Tx(ctx, { redeciding: guards > 0 })
+    let outcome: CommitResult
+    let result: T
+    let alternatives: PreparedAlternative[] = []
+    try {
+      result = await attempt(tx)
+      const writes = tx.changeset()
+      if (writes.length === 0) return result
+      alternatives = tx.alternatives?.() ?? []
+      outcome = await ctx.store.commit(
+        alternatives.length === 0
+          ? { writes }
+          : {
+              writes,
+              alternatives: alternatives.map(({ when, tolerate = [], writes }) => ({ when, tolerate, writes })),
+            },
+      )
+      tx.sawCommit(outcome)
+    } finally {
+      tx.release()
+    }
+    if (outcome.ok) {
+      // The store answered a failed guard with the alternative: its result, without another round.
+      const applied = outcome.alternative
+      const answer = applied && (alternatives[applied.index] as PreparedAlternative).result
+      if (applied && answer) return answer(applied.failed) as T
+      for (const fn of tx.committed) fn(outcome)
+      return result
+    }
+    const c = outcome.conflict
+    lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
+    // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
+    // deciding again on its new value gives the business answer (a budget reached, a balance spent).
+    // Inside a host's own transaction the host retries its whole transaction, not the engine.
+    if (ctx.store.hostTransaction) {
+      conflicts++
+      break
+    }
+    const redecide = c.reason === 'guard' || tx.claims.has(`${c.collection}/${c.id}`)
+    if (redecide ? ++guards > MAX_REDECISIONS : ++conflicts > ctx.config.maxRetries) break
+  }
+  throw EngineError.conflict(
+    'concurrent_modification',
+    `The operation conflicted with concurrent changes ${conflicts + guards} times; last on ${lastConflict}. Retry the request.`,
+  )
+}
+
+/**
+ * Writes the named lock row (inserting it the first time), so two concurrent transactions that both
+ * take it cannot both commit: the second re-reads whatever the first wrote. Take it before the reads
+ * it protects.
+ */
+export async function takeLock(tx: Tx, name: string): Promise<void> {
+  const stored = await tx.store.locks.get(name)
+  if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })
+  else tx.insert('locks', { id: name, updated_at: tx.nowIso })
+}
+
+/** Reads a required entity or throws 404. */
+export async function must<C extends CollectionName>(
+  ctx: Context,
+  collection: C,
+  id: string,
+  resourceType: string,
+  path?: string,
+): Promise<Stored<Entity<C>>> {
+  const stored = await ctx.store[collection].get(id)
+  if (!stored) throw EngineError.notFound(resourceType, id, path)
+  return stored as Stored<Entity<C>>
+}
+
+/** The number at a dotted path of a stored value, if there is one. */
+export function valueAt(value: unknown, path: string): number | undefined {
+  let at = value
+  for (const part of path.split('.'))
+    at = typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[part] : undefined
+  return typeof at === 'number' ? at : undefined
+}

@@ -1,0 +1,158 @@
+import { ID_PREFIX } from '../../ids'
+import type { Campaign } from '../../model/campaign'
+import type { LoyaltyTier, MemberTierState } from '../../model/loyalty'
+import type { Stored } from '../../ports'
+import { upgradeMemberTier } from '../../rules/stored-shapes'
+import { effectiveTierId, lapseInstant, type MemberTierStanding, type TierEvent } from '../../rules/tiers'
+import { enqueue } from '../kernel/jobs'
+import type { Tx } from '../kernel/unit-of-work'
+import type { CardState } from './points-ledger'
+
+/**
+ * A member's standing in a program's tiers, stored per card (`member_tiers`, id derived from the
+ * card's id so it is read without a query), and its recalculation after the points change.
+ */
+
+const tierCache = new WeakMap<Tx, Map<string, LoyaltyTier[]>>()
+
+/** The program's tiers, lowest range first (read once per transaction). */
+export async function campaignTiers(tx: Tx, campaignId: string): Promise<LoyaltyTier[]> {
+  let byCampaign = tierCache.get(tx)
+  if (!byCampaign) {
+    byCampaign = new Map()
+    tierCache.set(tx, byCampaign)
+  }
+  const known = byCampaign.get(campaignId)
+  if (known) return known
+  const page = await tx.store.loyalty_tiers.list({ where: { campaign_id: campaignId } })
+  const tiers = page.data.map((s) => s.value).sort((a, b) => a.points.from - b.points.from)
+  byCampaign.set(campaignId, tiers)
+  return tiers
+}
+
+/**
+ * Makes this transaction see the program's tiers including ones it inserted (the store shows only
+ * committed ones), so a recalculation in the same transaction uses them.
+ */
+export function primeCampaignTiers(tx: Tx, campaignId: string, tiers: readonly LoyaltyTier[]): void {
+  let byCampaign = tierCache.get(tx)
+  if (!byCampaign) {
+    byCampaign = new Map()
+    tierCache.set(tx, byCampaign)
+  }
+  byCampaign.set(
+    campaignId,
+    [...tiers].sort((a, b) => a.points.from - b.points.from),
+  )
+}
+
+/** The program's tiers if this transaction read or primed them already. */
+export function knownCampaignTiers(tx: Tx, campaignId: string): LoyaltyTier[] | undefined {
+  return tierCache.get(tx)?.get(campaignId)
+}
+
+/** The async work queued at the instant a member's tier lapses: the tier is recalculated then. */
+export const TIER_EXPIRY_ACTION = 'loyalty.tier_expiry'
+
+export function memberTierId(voucherId: string): string {
+  return `${ID_PREFIX.member_tier}${voucherId}`
+}
+
+const standingCache = new WeakMap<
+  Tx,
+  Map<string, Promise<{ stored: Stored<MemberTierState> | null; value: MemberTierState | null }>>
+>()
+
+async function standingSlot(tx: Tx, voucherId: string) {
+  let map = standingCache.get(tx)
+  if (!map) {
+    map = new Map()
+    standingCache.set(tx, map)
+  }
+  let slot = map.get(voucherId)
+  if (!slot) {
+    slot = tx.store.member_tiers.get(memberTierId(voucherId)).then((found) => {
+      const stored = found ?? null
+      // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
+      return { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
+    })
+    map.set(voucherId, slot)
+  }
+  return slot
+}
+
+function standingOf(state: MemberTierState | null): MemberTierStanding | null {
+  if (state === null) return null
+  return { tier_id: state.tier_id, previous_tier_id: state.previous_tier_id ?? null, expiration: state.expiration }
+}
+
+/** The tier in force for a card now (a deferred NEXT_PERIOD start keeps the previous tier until then). */
+export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier | null> {
+  const campaignId = card.voucher.campaign_id
+  if (!campaignId) return null
+  const slot = await standingSlot(tx, card.voucher.id)
+  const id = effectiveTierId(standingOf(slot.value), tx.now, tx.ctx.config.timezone)
+  if (id === null) return null
+  const tier = (await campaignTiers(tx, campaignId)).find((t) => t.id === id)
+  if (!tier) return null
+  const expiration = slot.value?.expiration
+  return expiration ? { ...tier, expiration } : tier
+}
+
+/** The member's standing as this transaction sees it (its own earlier changes included). */
+export async function memberStanding(tx: Tx, voucherId: string): Promise<MemberTierStanding | null> {
+  return standingOf((await standingSlot(tx, voucherId)).value)
+}
+
+/**
+ * Writes a standing the cascade decided (`src/rules/loyalty-cascade`) and emits its tier events
+ * (`customer.loyalty.tier.*`); the tier lapse is queued at the end of its expiration day.
+ */
+export async function writeStanding(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  standing: MemberTierStanding,
+  events: readonly TierEvent[],
+): Promise<void> {
+  const customerId = card.voucher.holder_id
+  if (!customerId) return
+  const [tiers, slot] = await Promise.all([campaignTiers(tx, campaign.id), standingSlot(tx, card.voucher.id)])
+  const timeZone = tx.ctx.config.timezone
+  const next: MemberTierState = {
+    id: memberTierId(card.voucher.id),
+    voucher_id: card.voucher.id,
+    campaign_id: campaign.id,
+    customer_id: customerId,
+    tier_id: standing.tier_id,
+    previous_tier_id: standing.previous_tier_id,
+    expiration: standing.expiration,
+    updated_at: tx.nowIso,
+  }
+  if (slot.stored) tx.update('member_tiers', slot.stored, next)
+  else {
+    tx.insert('member_tiers', next)
+    slot.stored = { value: next, version: 0 }
+  }
+  slot.value = next
+  // The tier lapses at the end of its expiration day, whether or not the points move again by then.
+  const last = next.expiration?.expiration_date
+  if (last != null)
+    enqueue(tx, TIER_EXPIRY_ACTION, { voucher_id: card.voucher.id }, new Date(lapseInstant(last, timeZone)))
+  const names = new Map(tiers.map((t) => [t.id, t.name]))
+  for (const event of events) {
+    tx.emit(
+      event.type,
+      customerId,
+      {
+        tier: { id: event.tier_id, name: names.get(event.tier_id) ?? null },
+        from_tier:
+          event.from_tier_id === null ? null : { id: event.from_tier_id, name: names.get(event.from_tier_id) ?? null },
+        to_tier: event.to_tier_id === null ? null : { id: event.to_tier_id, name: names.get(event.to_tier_id) ?? null },
+        expiration: next.expiration,
+        voucher: { id: card.voucher.id, code: card.voucher.code },
+      },
+      { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' },
+    )
+  }
+}

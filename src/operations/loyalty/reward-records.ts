@@ -1,0 +1,141 @@
+import { EngineError } from '../../errors'
+import { ID_PREFIX } from '../../ids'
+import type { Campaign } from '../../model/campaign'
+import type { Customer } from '../../model/customer'
+import type { Reward } from '../../model/loyalty'
+import type { CalculatedOrder } from '../../model/order'
+import type { Redemption } from '../../model/redemption'
+import type { Voucher } from '../../model/voucher'
+import type { Stored } from '../../ports'
+import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../checkout/redeemed-voucher'
+import { hashTrackingId } from '../checkout/tracking-id'
+import type { Tx } from '../kernel/unit-of-work'
+import { simpleCustomer } from '../shop/customer-records'
+import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
+
+/** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
+
+export interface RewardRedemptionInput {
+  card: CardState
+  campaign: Campaign
+  reward: Stored<Reward>
+  assignmentId: string
+  holder: Customer
+  tierId: string | null
+  points: number
+  order: CalculatedOrder | null
+  metadata: Record<string, unknown>
+  channel: Redemption['channel']
+  /** What the reward gives (a coupon, credits, points): the caller's, which may run the loyalty cascade. */
+  give: (reward: Reward, ownCampaign: Campaign, customer: Customer) => Promise<Voucher | null>
+  /** The card's validation-rule extras when the caller read them already. */
+  extras?: RedemptionVoucherExtras
+}
+
+/**
+ * Spends the points, counts the reward, gives it, and records the redemption with its events; the
+ * caller recalculates the tier afterwards. The reward is read as this transaction last wrote it, so
+ * several redemptions of one reward in one transaction (auto-redeem) count each.
+ */
+export async function recordRewardRedemption(
+  tx: Tx,
+  input: RewardRedemptionInput,
+): Promise<{ redemption: Redemption; extras: RedemptionVoucherExtras }> {
+  const { card, campaign, holder, points, order, metadata } = input
+  const current = latestReward(tx, input.reward)
+  if (current.type === 'MATERIAL' && current.stock !== null && current.stock <= 0) {
+    throw new EngineError({
+      code: 400,
+      key: 'reward_out_of_stock',
+      message: 'Reward out of stock',
+      details: `Reward ${current.id} has no stock left`,
+      path: 'reward.id',
+    })
+  }
+  let taken: { bucketId: string; points: number }[] = []
+  if (points > 0) {
+    const spent = spendCard(tx, card, points, 'redeemed')
+    if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
+    taken = spent.taken
+  }
+  updateCardVoucher(tx, card, (v) => ({
+    ...v,
+    redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
+  }))
+  const next: Reward = {
+    ...current,
+    stock: current.type === 'MATERIAL' && current.stock !== null ? current.stock - 1 : current.stock,
+    redeemed: (current.redeemed ?? 0) + 1,
+    updated_at: tx.nowIso,
+  }
+  tx.update('rewards', input.reward, next)
+  const issued = await input.give(current, campaign, holder)
+  const customer = simpleCustomer(holder)
+  const extras = input.extras ?? (await redemptionVoucherExtras(tx.store, card.voucher, holder))
+  const redemption: Redemption = {
+    id: tx.id(ID_PREFIX.redemption),
+    object: 'redemption',
+    date: tx.nowIso,
+    customer_id: holder.id,
+    tracking_id: holder.source_id === null ? null : hashTrackingId(holder.source_id),
+    metadata,
+    amount: points,
+    points_taken: taken,
+    redemption: null,
+    result: 'SUCCESS',
+    status: 'SUCCEEDED',
+    channel: input.channel,
+    customer,
+    related_object_type: 'voucher',
+    related_object_id: card.voucher.id,
+    related_object_parent_id: card.voucher.campaign_id,
+    ...(order ? { order } : {}),
+    reward: {
+      ...next,
+      customer,
+      assignment_id: input.assignmentId,
+      voucher: issued,
+      loyalty_tier_id: input.tierId,
+    },
+    loyalty_card: { points },
+    voucher: withExtras(card.voucher, extras),
+  }
+  tx.insert('redemptions', redemption)
+  const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
+  const group_id = tx.id('v_grp_')
+  const data = {
+    redemption: { id: redemption.id },
+    reward: { id: current.id, type: current.type, name: current.name },
+    points,
+  }
+  tx.emit('customer.reward_redemptions.created', holder.id, data, { ...filters, group_id })
+  tx.emit(
+    current.type === 'MATERIAL' ? 'customer.reward_redemptions.pending' : 'customer.reward_redemptions.completed',
+    holder.id,
+    data,
+    { ...filters, group_id },
+  )
+  tx.emit('customer.rewarded', holder.id, data, { ...filters, category: 'EFFECT', group_id })
+  return { redemption, extras }
+}
+
+/** The reward as this transaction last wrote it, else as read. */
+export function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
+  for (let i = tx.writes.length - 1; i >= 0; i--) {
+    const w = tx.writes[i]
+    if (w?.op === 'put' && w.collection === 'rewards' && (w.value as Reward).id === stored.value.id) {
+      return w.value as Reward
+    }
+  }
+  return stored.value
+}
+
+export function pointsExceeded(requested: number, balance: number): EngineError {
+  return new EngineError({
+    code: 400,
+    key: 'loyalty_card_points_exceeded',
+    message: 'Loyalty card points exceeded',
+    details: `The reward needs ${requested} points; the card has ${balance} spendable`,
+    path: 'reward',
+  })
+}

@@ -1,0 +1,137 @@
+import type { CallOptions } from '../../call-options'
+import { EngineError } from '../../errors'
+import type { ListEnvelope } from '../../model/common'
+import type { ActivityEvent, Customer } from '../../model/customer'
+import type { FieldFilter } from '../../ports'
+import { nonEmptyString } from '../../schema/common'
+import { customerInput } from '../../schema/customer'
+import { activityQuery } from '../../schema/loyalty'
+import { parse } from '../../schema/parse'
+import type { CustomersCreateParams, CustomersListActivityParams } from '../../schema/requests'
+import { enforceMetadata } from '../admin/metadata-schemas'
+import { type Context, mutate } from '../kernel/unit-of-work'
+import { fireEarningRules } from '../loyalty/earning'
+import { findCustomer, newCustomer } from './customer-records'
+
+/** An activity item as the activity list returns it (spec: Customer activity item). */
+export type ActivityItem = Pick<ActivityEvent, 'id' | 'type' | 'data' | 'created_at' | 'group_id'>
+
+export function customers(ctx: Context) {
+  return {
+    /** Creates a customer; a known `source_id` updates that customer instead (upsert, as the hosted API does). */
+    async create(body: CustomersCreateParams, _options?: CallOptions): Promise<Customer> {
+      const input = parse(customerInput, body)
+      return mutate(ctx, async (tx) => {
+        const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
+        const metadata = await enforceMetadata(tx, 'customer', { ...existing?.value.metadata, ...input.metadata })
+        if (!existing) return newCustomer(tx, { ...input, metadata })
+        const { id: _ignored, ...fields } = input
+        const next: Customer = {
+          ...existing.value,
+          ...fields,
+          metadata,
+          updated_at: tx.nowIso,
+        }
+        tx.update('customers', existing, next)
+        tx.emit('customer.updated', next.id, { customer: { id: next.id, source_id: next.source_id } })
+        return next
+      })
+    },
+
+    async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
+      const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
+      if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
+      return found.value
+    },
+
+    /**
+     * The customer's activity feed, newest first by default, with the spec's filters and cursor
+     * pagination (`starting_after_id`, `has_more`, `more_starting_after`). Dates are inclusive.
+     */
+    async listActivity(
+      idOrSourceId: string,
+      query: CustomersListActivityParams = {},
+      _options?: CallOptions,
+    ): Promise<ListEnvelope<'data', ActivityItem>> {
+      const id = parse(nonEmptyString, idOrSourceId, 'customerId')
+      const q = parse(activityQuery, query, 'query')
+      const customer = await findCustomer(ctx, id)
+      if (!customer) throw EngineError.notFound('customer', id, 'customerId')
+      const where: Record<string, FieldFilter> = { customer_id: customer.value.id }
+      if (q.campaign_id !== undefined) where.campaign_id = q.campaign_id
+      if (q.campaign_type !== undefined) where.campaign_type = q.campaign_type
+      if (q.category !== undefined) where.category = q.category
+      if (q.type !== undefined) where.type = q.type
+      if (q.start_date !== undefined || q.end_date !== undefined) {
+        // The store's date bounds are exclusive; the query's are inclusive.
+        where.created_at = {
+          ...(q.start_date === undefined ? {} : { after: new Date(Date.parse(q.start_date) - 1).toISOString() }),
+          ...(q.end_date === undefined ? {} : { before: new Date(Date.parse(q.end_date) + 1).toISOString() }),
+        }
+      }
+      const order = q.order ?? '-created_at'
+      const page = await ctx.store.activities.list({
+        where,
+        order: { field: 'created_at', direction: order.startsWith('-') ? 'desc' : 'asc' },
+        limit: q.limit ?? 10,
+        ...(q.starting_after_id === undefined ? {} : { starting_after_id: q.starting_after_id }),
+      })
+      return {
+        object: 'list',
+        data_ref: 'data',
+        data: page.data.map(({ value: a }) => ({
+          id: a.id,
+          type: a.type,
+          data: a.data,
+          created_at: a.created_at,
+          group_id: a.group_id,
+        })),
+        has_more: page.has_more,
+        more_starting_after: page.more_starting_after,
+      }
+    },
+
+    /** Adds the customer to a segment: emits customer.segment.entered and fires that segment's earning rules. */
+    async enterSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
+      const id = parse(nonEmptyString, idOrSourceId, 'customerId')
+      const segment = parse(nonEmptyString, segmentId, 'segmentId')
+      return mutate(ctx, async (tx) => {
+        const found = await findCustomer(tx.ctx, id)
+        if (!found) throw EngineError.notFound('customer', id, 'customerId')
+        const segments = found.value.segments ?? []
+        if (segments.includes(segment)) return found.value
+        const next: Customer = { ...found.value, segments: [...segments, segment], updated_at: tx.nowIso }
+        tx.update('customers', found, next)
+        tx.emit('customer.segment.entered', next.id, {
+          segment: { id: segment },
+          customer: { id: next.id, source_id: next.source_id },
+        })
+        await fireEarningRules(tx, { event: 'customer.segment.entered', customer: next, segmentId: segment })
+        return next
+      })
+    },
+
+    /** Removes the customer from a segment: emits customer.segment.left. */
+    async leaveSegment(idOrSourceId: string, segmentId: string, _options?: CallOptions): Promise<Customer> {
+      const id = parse(nonEmptyString, idOrSourceId, 'customerId')
+      const segment = parse(nonEmptyString, segmentId, 'segmentId')
+      return mutate(ctx, async (tx) => {
+        const found = await findCustomer(tx.ctx, id)
+        if (!found) throw EngineError.notFound('customer', id, 'customerId')
+        const segments = found.value.segments ?? []
+        if (!segments.includes(segment)) return found.value
+        const next: Customer = {
+          ...found.value,
+          segments: segments.filter((s) => s !== segment),
+          updated_at: tx.nowIso,
+        }
+        tx.update('customers', found, next)
+        tx.emit('customer.segment.left', next.id, {
+          segment: { id: segment },
+          customer: { id: next.id, source_id: next.source_id },
+        })
+        return next
+      })
+    },
+  }
+}

@@ -1,0 +1,61 @@
+import type { Customer } from '../../model/customer'
+import type { Voucher } from '../../model/voucher'
+import type { Stored } from '../../ports'
+import type { Tx } from '../kernel/unit-of-work'
+import { loadedCard } from '../loyalty/points-ledger'
+
+/**
+ * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns).
+ * That answer is read from a list, and two concurrent requests would each write a different code, so
+ * nothing they write overlaps. Read the customer with this before the check and, when a new code is
+ * written, write the customer back at that version: of two concurrent requests only the first
+ * commits, the other re-reads and finds the code. Undefined when this transaction already writes the
+ * customer: a new customer's insert conflicts on its `source_id`, and an earlier update names a
+ * version read before the check, so either already serialises the decision.
+ */
+export async function readCustomerLock(tx: Tx, customerId: string): Promise<Stored<Customer> | undefined> {
+  const pending = tx.writes.some(
+    (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
+  )
+  return pending ? undefined : tx.store.customers.get(customerId)
+}
+
+/**
+ * The code of a campaign the customer holds (a loyalty card, a join_once coupon): one this
+ * transaction gave them, else the stored one, the oldest first.
+ */
+export async function findMemberCard(
+  tx: Tx,
+  campaignId: string,
+  customerId: string,
+): Promise<Stored<Voucher> | undefined> {
+  for (const w of tx.writes) {
+    if (w.op !== 'put' || w.collection !== 'vouchers') continue
+    const v = w.value as Voucher
+    if (v.campaign_id === campaignId && v.holder_id === customerId) return { value: v, version: w.expectedVersion ?? 0 }
+  }
+  const loaded = loadedCard(tx, campaignId, customerId)
+  if (loaded) return loaded
+  let byHolder = held.get(tx)
+  if (!byHolder) {
+    byHolder = new Map()
+    held.set(tx, byHolder)
+  }
+  const key = `${campaignId}|${customerId}`
+  let found = byHolder.get(key)
+  if (!found) {
+    // Read once per transaction: the loyalty cascade asks early (prefetch) and again when it writes.
+    found = tx.store.vouchers
+      .list({
+        where: { campaign_id: campaignId, holder_id: customerId },
+        order: { field: 'created_at', direction: 'asc' },
+        limit: 1,
+      })
+      .then((page) => page.data[0])
+    byHolder.set(key, found)
+  }
+  const stored = await found
+  return (stored && loadedCard(tx, campaignId, customerId)) ?? stored
+}
+
+const held = new WeakMap<Tx, Map<string, Promise<Stored<Voucher> | undefined>>>()

@@ -1,0 +1,45 @@
+import { EngineError } from '../../errors'
+import type { CodeConfig } from '../../model/campaign'
+import type { Voucher } from '../../model/voucher'
+import { generateUniqueCodes } from '../../rules/codes'
+import type { Tx } from '../kernel/unit-of-work'
+
+/** Rounds of "draw, then look the batch up in the store" before giving up on a crowded code space. */
+const LOOKUP_ROUNDS = 10
+
+/**
+ * `count` codes no voucher of the project uses. The pure generator keeps a batch unique within itself
+ * and away from codes known to be taken; the store is then asked about each candidate, and any that
+ * turn out taken are replaced in another round. The store's unique index on `code` still guards the
+ * commit against a concurrent writer (the operation then retries with fresh codes).
+ */
+export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: number, path: string): Promise<string[]> {
+  const taken = new Set<string>()
+  for (const w of tx.writes) if (w.op === 'put' && w.collection === 'vouchers') taken.add((w.value as Voucher).code)
+  const accepted: string[] = []
+  const acceptedSet = new Set<string>()
+  for (let round = 0; round < LOOKUP_ROUNDS && accepted.length < count; round++) {
+    const batch = generateUniqueCodes(
+      config,
+      count - accepted.length,
+      tx.ctx.random,
+      (code) => taken.has(code) || acceptedSet.has(code),
+      path,
+    )
+    for (const code of batch) {
+      if (await tx.store.vouchers.findBy('code', code)) {
+        taken.add(code)
+      } else {
+        accepted.push(code)
+        acceptedSet.add(code)
+      }
+    }
+  }
+  if (accepted.length < count) {
+    throw EngineError.invalid(
+      path,
+      `could find only ${accepted.length} of ${count} unused codes: most codes of this config are taken; use a longer pattern or a larger charset`,
+    )
+  }
+  return accepted
+}
