@@ -51,13 +51,21 @@ export interface PostgresStoreOptions {
   /**
    * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
    * instead of one) and the hook is awaited after each, so a test can kill the process between them.
-   * `pauseAfterWrite` makes the function itself sleep after its k-th write (1-based).
+   * `pauseAfterWrite` makes the function itself sleep after its k-th step (1-based; a step is the
+   * writes of one collection, docs/postgres.md#commit).
    */
   commitHook?: {
     after?: (step: CommitStep) => void | Promise<void>
     pauseAfterWrite?: { after: number; seconds: number }
   }
 }
+
+/**
+ * Connections of the pool a store makes from a connection string (docs/postgres.md#tuning): each
+ * request holds one for one statement at a time (a level of reads, then the commit), so this many
+ * requests of one process are in the database at once; more would queue inside the server instead.
+ */
+export const POOL_SIZE = 10
 
 /** What the store counts, for tests and benchmarks that assert the cost of an operation without timing it. */
 export interface PostgresStoreStats {
@@ -114,7 +122,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       : // An idle connection the server drops (a restart, a failover) is reported on the pool; without a
         // listener node-postgres would crash the process. The next query gets a new connection, and a
         // query that fails becomes an EngineError (docs/postgres.md#faults).
-        (new pg.Pool({ connectionString: options.connectionString }).on('error', () => {}) as unknown as PoolLike)
+        // Sized for the work (docs/postgres.md#tuning): a request holds one connection per round trip.
+        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE }).on(
+          'error',
+          () => {},
+        ) as unknown as PoolLike)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
 
