@@ -97,11 +97,22 @@ const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shap
 
 /**
  * A statement node-postgres prepares once per connection (a named query), named by a hash of its
- * text: every statement the store sends is one of a bounded set of texts, values apart.
+ * text. Levels of reads from concurrent requests can combine into texts never seen again, and a
+ * connection keeps what it prepared for ever: past `PREPARED` distinct texts a store sends the rest
+ * unnamed (parsed at each use, as before).
  */
-function named(text: string, values?: unknown[]): { name: string; text: string; values?: unknown[] } {
-  const name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
-  return values === undefined ? { name, text } : { name, text, values }
+const PREPARED = 256
+
+function namer(): (text: string, values?: unknown[]) => { name?: string; text: string; values?: unknown[] } {
+  const names = new Map<string, string>()
+  return (text, values) => {
+    let name = names.get(text)
+    if (name === undefined && names.size < PREPARED) {
+      name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
+      names.set(text, name)
+    }
+    return { ...(name === undefined ? {} : { name }), text, ...(values === undefined ? {} : { values }) }
+  }
 }
 
 /**
@@ -114,6 +125,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const s = quote(schema)
   const tables = layouts(schema, options.indexes)
   const stats: PostgresStoreStats = { queries: 0, commits: 0 }
+  const named = namer()
   const given = [options.pool, options.connectionString, options.client].filter((x) => x !== undefined)
   if (given.length !== 1) throw new Error('createPostgresStore needs exactly one of pool, connectionString or client')
   const ownPool =
