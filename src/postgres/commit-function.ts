@@ -87,10 +87,12 @@ CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS 
   SELECT ${s}.pe_num(v #> string_to_array(path, '.')) + coalesce((SELECT sum(${s}.pe_num(v #> string_to_array(p, '.')))
     FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(g -> 'plus') = 'array' THEN g -> 'plus' ELSE '[]'::jsonb END) p), 0) $$;
 
-CREATE OR REPLACE FUNCTION ${s}.pe_breaks(v jsonb, n float8, g jsonb) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-  SELECT (g ? 'min' AND n < (g ->> 'min')::float8) OR (g ? 'max' AND n > (g ->> 'max')::float8)
-    OR (g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
-      AND n > (v #> string_to_array(g ->> 'maxOf', '.'))::float8) $$;
+-- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as the memory store reads it.
+CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
+      THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
+    ELSE (g ->> 'max')::float8 END $$;
 
 ${layouts.map((l) => writer(schema, l.collection)).join('\n')}
 
@@ -295,10 +297,12 @@ BEGIN
       f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u ${replace})
     SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
       (SELECT jsonb_agg(jsonb_build_object('collection', ${c}, 'id', u.id, 'reason', 'guard',
-          'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(g.n)) || g.value) ORDER BY u.id, g.key)
-        FROM u CROSS JOIN LATERAL (SELECT e.key, e.value, ${s}.pe_guarded(u.value, e.key, e.value) AS n
+          'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(g.n)) || g.value
+            || CASE WHEN g.lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(g.lim)) END) ORDER BY u.id, g.key)
+        FROM u CROSS JOIN LATERAL (SELECT e.key, e.value, ${s}.pe_guarded(u.value, e.key, e.value) AS n,
+            ${s}.pe_bound(u.value, e.value) AS lim
           FROM jsonb_each(coalesce(u.g, '{}'::jsonb)) e) g
-        WHERE ${s}.pe_breaks(u.value, g.n, g.value))
+        WHERE (g.value ? 'min' AND g.n < (g.value ->> 'min')::float8) OR g.n > g.lim)
       INTO bad, failed;
     IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
     IF failed IS NOT NULL THEN

@@ -144,7 +144,7 @@ describe.sequential('the commit on PostgreSQL', () => {
         collection: 'counters',
         id: 'c1',
         reason: 'guard',
-        guard: { path: 'used', value: 6, maxOf: 'cap.quantity', plus: ['held'] },
+        guard: { path: 'used', value: 6, maxOf: 'cap.quantity', plus: ['held'], max: 5 },
       },
     })
     // The bound is read as stored at commit: raised, the next increment fits.
