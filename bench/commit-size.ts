@@ -5,7 +5,7 @@
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
-import type { Changeset } from '../src/ports'
+import type { Changeset } from '../src/storage/ports'
 import { fiveRedeemables } from '../test/support/shops'
 
 async function measure(lines: number) {

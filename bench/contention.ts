@@ -14,7 +14,7 @@ import { createEngine } from '../src/engine'
 import { isEngineError } from '../src/errors'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
-import type { Store } from '../src/ports'
+import type { Store } from '../src/storage/ports'
 import { cardWithPoints } from '../test/support/shops'
 
 const POSTGRES = process.argv.includes('--postgres')

@@ -17,7 +17,7 @@ import { loadavg } from 'node:os'
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
-import type { Store, Write } from '../src/ports'
+import type { Store, Write } from '../src/storage/ports'
 
 const POSTGRES = process.argv.includes('--postgres')
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)

@@ -3,6 +3,7 @@ import { createIdGenerator, systemRandom } from './ids'
 import { createMemoryStore } from './memory/store'
 import type { StackingRules } from './model/stacking'
 import type { RoundingMode } from './money'
+import { asyncActions } from './operations/admin/async-actions'
 import { auth } from './operations/admin/auth'
 import {
   exports,
@@ -11,9 +12,10 @@ import {
   TRANSACTIONS_EXPORT_ACTION,
   transactionsExportHandler,
 } from './operations/admin/exports'
-import { DEFAULT_FILES_BASE_URL, files } from './operations/admin/files'
+import { files } from './operations/admin/files'
 import { maintenance } from './operations/admin/maintenance'
 import { metadataSchemas } from './operations/admin/metadata-schemas'
+import { DEFAULT_FILES_BASE_URL } from './operations/admin/stored-files'
 import { campaigns } from './operations/campaigns/campaigns'
 import { categories } from './operations/campaigns/categories'
 import { promotions } from './operations/campaigns/promotions'
@@ -23,7 +25,7 @@ import { validationRules } from './operations/campaigns/validation-rules'
 import { qualifications } from './operations/checkout/qualifications'
 import { redemptions } from './operations/checkout/redemptions'
 import { validations } from './operations/checkout/validations'
-import { asyncActions, createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
+import { createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
 import { type AuthenticationMode, type Context, InFlight } from './operations/kernel/unit-of-work'
 import { loyaltyEstimates } from './operations/loyalty/estimates'
 import { loyalties } from './operations/loyalty/loyalties'
@@ -39,10 +41,10 @@ import { orders } from './operations/shop/orders'
 import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
-import type { Clock, IdGenerator, RandomSource, Store } from './ports'
 import type { RawOperations } from './raw'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {

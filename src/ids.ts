@@ -1,4 +1,4 @@
-import type { IdGenerator, RandomSource } from './ports'
+import type { IdGenerator, RandomSource } from './storage/ports'
 
 /** The characters of the engine's ids after their prefix. */
 export const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

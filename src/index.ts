@@ -25,17 +25,15 @@ export {
 export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/admin/auth'
 export type { FileLinkQuery } from './operations/admin/files'
 export type { MaintenancePurgeExpiredParams, PurgeSummary } from './operations/admin/maintenance'
-export type { StoredRules } from './operations/campaigns/stacking-rules'
+export type { StoredRules } from './operations/campaigns/effective-stacking-rules'
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'
 export type { RunSummary } from './operations/kernel/jobs'
 export type { AuthenticationMode } from './operations/kernel/unit-of-work'
 export type { ListHoldersArgs } from './operations/referrals/referrals'
 export type { ActivityItem } from './operations/shop/customers'
 export type { CreateEvent, CustomEvent } from './operations/shop/events'
-export type { PublicationResult } from './operations/vouchers/publications'
+export type { PublicationResult } from './operations/vouchers/publishing'
 export type { AsyncActionRef } from './operations/vouchers/vouchers'
-export type * from './ports'
-export { chooseAlternative, NATURAL_KEYS } from './ports'
 export type { RawOperations } from './raw'
 export {
   type Bundle,
@@ -158,3 +156,5 @@ export {
   type ValidityVerdict,
 } from './rules/validity'
 export type * from './schema/requests'
+export type * from './storage/ports'
+export { chooseAlternative, NATURAL_KEYS } from './storage/ports'

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
-import type { Store } from '../src/ports'
+import type { Store } from '../src/storage/ports'
 import { manualClock } from './support/engine'
 
 describe('createEngine', () => {

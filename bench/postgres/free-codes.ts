@@ -6,8 +6,8 @@
 import pg from 'pg'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
-import type { Write } from '../../src/ports'
 import { createPostgresStore } from '../../src/postgres'
+import type { Write } from '../../src/storage/ports'
 import { server } from './server'
 
 const RUNS = 40

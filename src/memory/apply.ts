@@ -1,6 +1,6 @@
 import { EngineError } from '../errors'
-import type { CommitResult } from '../ports'
-import { naturalKeysOf } from '../ports'
+import type { CommitResult } from '../storage/ports'
+import { naturalKeysOf } from '../storage/ports'
 import type { Staged } from './check'
 import type { IndexBuckets } from './indexes'
 import { deepFreeze } from './paths'

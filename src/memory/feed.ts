@@ -1,4 +1,4 @@
-import type { Change, ChangePage, ChangesQuery } from '../ports'
+import type { Change, ChangePage, ChangesQuery } from '../storage/ports'
 import { firstWhere } from './indexes'
 import { current, type Logged, type MemoryState } from './state'
 

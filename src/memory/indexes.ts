@@ -1,5 +1,5 @@
-import type { FieldFilter, IndexDeclaration, IndexType } from '../ports'
-import { isMultiValued } from '../ports'
+import type { FieldFilter, IndexDeclaration, IndexType } from '../storage/ports'
+import { isMultiValued } from '../storage/ports'
 import { readElements, readPath } from './paths'
 
 /*

@@ -1,5 +1,5 @@
-import type { FieldFilter, IndexType, ListQuery, Page, Stored } from '../ports'
-import { isMultiValued } from '../ports'
+import type { FieldFilter, IndexType, ListQuery, Page, Stored } from '../storage/ports'
+import { isMultiValued } from '../storage/ports'
 import { readElements, readPath } from './paths'
 
 /**

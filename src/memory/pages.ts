@@ -1,4 +1,4 @@
-import type { FieldFilter, IndexDeclaration, ListQuery, Page, Stored } from '../ports'
+import type { FieldFilter, IndexDeclaration, ListQuery, Page, Stored } from '../storage/ports'
 import {
   compareEntries,
   compareKeys,

@@ -1,5 +1,5 @@
-import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, Stored } from '../ports'
-import { isMultiValued } from '../ports'
+import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, Stored } from '../storage/ports'
+import { isMultiValued } from '../storage/ports'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './indexes'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'

@@ -1,51 +1,11 @@
-import type { Change, CollectionName, IndexDeclarations, IndexType } from '../ports'
-import { indexesOf, naturalKeysOf } from '../ports'
-import { currentShape, upgradeShape } from '../shapes'
+import type { Change, CollectionName, IndexDeclarations, IndexType } from '../storage/ports'
+import { COLLECTIONS, indexesOf, naturalKeysOf } from '../storage/ports'
+import { currentShape, upgradeShape } from '../storage/shapes'
 import { checkDeclaration, IndexBuckets } from './indexes'
 import type { Row } from './pages'
 import { readPath } from './paths'
 
 /** What the memory store holds: its tables, natural keys, index buckets and change feed, shared by its parts. */
-
-export const COLLECTIONS: readonly CollectionName[] = [
-  'campaigns',
-  'vouchers',
-  'promotion_tiers',
-  'promotion_stacks',
-  'categories',
-  'customers',
-  'products',
-  'skus',
-  'product_collections',
-  'validation_rules',
-  'validation_rule_assignments',
-  'orders',
-  'order_snapshots',
-  'redemptions',
-  'redemption_rollbacks',
-  'sessions',
-  'earning_rules',
-  'loyalty_tiers',
-  'member_tiers',
-  'points_buckets',
-  'rewards',
-  'reward_assignments',
-  'publications',
-  'activities',
-  'metadata_schemas',
-  'exports',
-  'files',
-  'file_chunks',
-  'async_actions',
-  'stacking_rules',
-  'campaign_templates',
-  'redeemable_holders',
-  'credentials',
-  'access_tokens',
-  'locks',
-  'counters',
-  'idempotency_keys',
-]
 
 /** A step of applying a commit, named for fault-injection tests (`MemoryStoreOptions.faults`). */
 export interface FaultStep {

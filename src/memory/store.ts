@@ -1,12 +1,13 @@
-import type { Alternative, Changeset, CollectionName, CommitResult, Repository, Store } from '../ports'
-import { chooseAlternative } from '../ports'
+import { COLLECTIONS } from '../storage/collections'
+import type { Alternative, Changeset, CollectionName, CommitResult, Repository, Store } from '../storage/ports'
+import { chooseAlternative } from '../storage/ports'
 import { apply } from './apply'
 import { check } from './check'
 import { changes } from './feed'
 import { repository } from './reads'
-import { COLLECTIONS, createState, type MemoryStoreOptions, type MemoryStoreStats } from './state'
+import { createState, type MemoryStoreOptions, type MemoryStoreStats } from './state'
 
-export { COLLECTIONS, type FaultStep, type MemoryStoreOptions, type MemoryStoreStats } from './state'
+export type { FaultStep, MemoryStoreOptions, MemoryStoreStats } from './state'
 
 export interface MemoryStore extends Store {
   readonly stats: MemoryStoreStats

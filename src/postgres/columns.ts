@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
-import type { CollectionName, IndexDeclaration, IndexDeclarations, IndexType } from '../ports'
-import { indexesOf, isMultiValued, naturalKeysOf } from '../ports'
+import type { CollectionName, IndexDeclaration, IndexDeclarations, IndexType } from '../storage/ports'
+import { indexesOf, isMultiValued, naturalKeysOf } from '../storage/ports'
 
 /*
  * How entities map onto columns: every field a natural key or a declared index names becomes a

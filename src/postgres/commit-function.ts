@@ -187,7 +187,7 @@ BEGIN
     WHEN SQLSTATE 'PE001' THEN
       -- Only failed guards (a conflict of another kind raised on its own): the first alternative that
       -- answers them is applied in place of the writes, in a round of its own (the same rules as
-      -- chooseAlternative in src/ports.ts).
+      -- chooseAlternative in src/storage/ports.ts).
       IF chosen IS NULL AND jsonb_array_length(failed) > 0 AND conflict ->> 'reason' = 'guard' THEN
         SELECT al.ord - 1 INTO chosen FROM jsonb_array_elements(p -> 'alternatives') WITH ORDINALITY AS al(alt, ord)
         WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(failed) fg

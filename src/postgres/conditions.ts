@@ -1,4 +1,4 @@
-import type { FieldFilter, IndexType } from '../ports'
+import type { FieldFilter, IndexType } from '../storage/ports'
 import { quote } from './columns'
 
 /** A list query's `where`, as SQL on the declared columns (docs/postgres.md#schema). */

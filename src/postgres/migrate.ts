@@ -1,5 +1,5 @@
-import { COLLECTIONS } from '../memory/store'
-import type { CollectionName, IndexDeclarations } from '../ports'
+import { COLLECTIONS } from '../storage/collections'
+import type { CollectionName, IndexDeclarations } from '../storage/ports'
 import { quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import pg from 'pg'
-import { COLLECTIONS } from '../memory/store'
+import { COLLECTIONS } from '../storage/collections'
 import type {
   Change,
   ChangePage,
@@ -15,8 +15,8 @@ import type {
   Repository,
   Store,
   Stored,
-} from '../ports'
-import { currentShape, upgradeShape } from '../shapes'
+} from '../storage/ports'
+import { currentShape, upgradeShape } from '../storage/shapes'
 import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import { FEED_SLOTS } from './commit-function'
@@ -178,7 +178,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     })
     try {
       const { rows } = await query<Record<string, unknown>>(`SELECT ${columns.join(', ')}`, params)
-      batch.forEach((r, i) => r.resolve(rows[0]?.[`r${i}`]))
+      for (const [i, r] of batch.entries()) r.resolve(rows[0]?.[`r${i}`])
     } catch (error) {
       for (const r of batch) r.reject(error)
     }

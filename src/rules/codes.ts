@@ -1,6 +1,6 @@
 import { EngineError } from '../errors'
 import type { CodeConfig } from '../model/campaign'
-import type { RandomSource } from '../ports'
+import type { RandomSource } from '../storage/ports'
 
 /** Digits, upper and lower case letters: the hosted service's default code alphabet. */
 export const DEFAULT_CHARSET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'

@@ -1,4 +1,4 @@
-import type { Counter, Guard } from '../ports'
+import type { Counter, Guard } from '../storage/ports'
 import type { CounterBound, EvalCounters, PeriodCounts } from './conditions'
 import { addDays, type LocalDate, localDate } from './zoned-calendar'
 

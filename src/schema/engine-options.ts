@@ -2,7 +2,7 @@ import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ROUNDING_MODES } from '../money'
 import { AUTHENTICATION_MODES } from '../operations/kernel/unit-of-work'
-import type { Clock, IdGenerator, RandomSource, Store } from '../ports'
+import type { Clock, IdGenerator, RandomSource, Store } from '../storage/ports'
 import { nonEmptyString, nonNegativeInt, positiveInt } from './common'
 import { issuePath, withoutUndefined } from './parse'
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { Alternative, CommitResult, Store, Write } from '../ports'
+import type { Alternative, CommitResult, Store, Write } from '../storage/ports'
 import { customer, insert, mustGet, put, repo, voucher } from './fixtures'
 
 /*

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { CommitResult, Store } from '../ports'
+import type { CommitResult, Store } from '../storage/ports'
 import { customer, idOf, insert, mustFind, mustGet, product, put, repo, voucher } from './fixtures'
 
 /*

@@ -1,4 +1,4 @@
-import type { CollectionName, Repository, Store } from '../ports'
+import type { CollectionName, Repository, Store } from '../storage/ports'
 
 const PAGE = 100
 

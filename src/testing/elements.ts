@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { ListQuery, Page, Store } from '../ports'
+import type { ListQuery, Page, Store } from '../storage/ports'
 import { type AnyRepository, commitOk, customer, del, idOf, insert, mustGet, put, repo } from './fixtures'
 
 /*

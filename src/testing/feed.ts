@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
-import type { Change, Store } from '../ports'
-import { registerShapeUpgrades } from '../shapes'
+import type { Change, Store } from '../storage/ports'
+import { registerShapeUpgrades } from '../storage/shapes'
 import { commitConflict, commitOk, customer, del, insert, put, repo, voucher } from './fixtures'
 
 /*

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { CollectionName, CommitResult, Entity, ListQuery, Page, Store, Stored, Write } from '../ports'
+import type { CollectionName, CommitResult, Entity, ListQuery, Page, Store, Stored, Write } from '../storage/ports'
 
 /*
  * Fixtures of the storage contract: minimal entities. Stores treat values as opaque except `id`,

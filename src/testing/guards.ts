@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { CommitResult, Store, Write } from '../ports'
+import type { CommitResult, Store, Write } from '../storage/ports'
 import { commitConflict, commitOk, insert, mustGet, repo, voucher } from './fixtures'
 
 /*

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { Store, Stored } from '../ports'
+import type { Store, Stored } from '../storage/ports'
 import { clone, commitOk, customer, idOf, insert, mustFind, mustGet, put, repo, tryMutate } from './fixtures'
 
 /* Storage contract: the caller cannot reach a stored value through what it passed in or read. */

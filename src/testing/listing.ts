@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { IndexDeclarations, IndexField, ListQuery, Page, Store } from '../ports'
+import type { IndexDeclarations, IndexField, ListQuery, Page, Store } from '../storage/ports'
 import { type AnyRepository, customer, idOf, insert, type Plain, repo } from './fixtures'
 
 /*

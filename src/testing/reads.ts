@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { CollectionName, Store } from '../ports'
+import type { CollectionName, Store } from '../storage/ports'
 import {
   campaign,
   clone,

@@ -1,4 +1,4 @@
-import type { IndexDeclarations, Store } from '../ports'
+import type { IndexDeclarations, Store } from '../storage/ports'
 import {
   alternativeApplied,
   alternativeConflicts,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import type { Store } from '../ports'
+import type { Store } from '../storage/ports'
 import {
   campaign,
   commitConflict,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createFetchHandler } from '../../src/http'
 import { seededRandom } from '../../src/ids'
-import { signedFileUrl } from '../../src/operations/admin/files'
+import { signedFileUrl } from '../../src/operations/admin/stored-files'
 import { testEngine } from '../support/engine'
 
 /*

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/memory'
-import { registerShapeUpgrades } from '../../src/shapes'
+import { registerShapeUpgrades } from '../../src/storage/shapes'
 
 /*
  * Data written before a shape change keeps working (docs/storage.md#shape-versions): a row stored in
- * shape 1 reads in the current shape through the upgrades registered in src/shapes.ts.
+ * shape 1 reads in the current shape through the upgrades registered in src/storage/shapes.ts.
  */
 describe('stored shapes written by earlier versions', () => {
   it('a shape-1 parent redemption lists its children as {id, date} and a shape-1 async action gets its hosted type', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
-import { recordReferral } from '../../src/operations/referrals/referrals'
+import { recordReferral } from '../../src/operations/referrals/conversions'
 import { parseStackableRequest } from '../../src/schema/stackable'
 import { snapshot, testEngine } from '../support/engine'
 

@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { afterAll, beforeAll } from 'vitest'
-import type { Store } from '../../src/ports'
 import { createPostgresStore } from '../../src/postgres'
+import type { Store } from '../../src/storage/ports'
 import { setPropertyRunShare, useTestStore } from '../support/store'
 import { cloneDatabase, emptySchema } from './database'
 import { ENGINE_SCHEMAS } from './global-setup'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import type { Write } from '../../src/ports'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
+import type { Write } from '../../src/storage/ports'
 import { useClonedPool } from './database'
 
 /*

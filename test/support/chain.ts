@@ -1,4 +1,4 @@
-import type { Store } from '../../src/ports'
+import type { Store } from '../../src/storage/ports'
 
 /**
  * A store wrapper that measures the longest chain of sequential store calls of an operation: each

@@ -1,5 +1,5 @@
 import { createMemoryStore } from '../../src/memory/store'
-import type { CollectionName, Store } from '../../src/ports'
+import type { CollectionName, Store } from '../../src/storage/ports'
 
 export interface StoreCounts {
   /** Calls of any repository method and of the store's own methods (`commit`…). */

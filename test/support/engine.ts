@@ -2,7 +2,7 @@ import { expect } from 'vitest'
 import { createEngine, type EngineOptions } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
-import type { Clock } from '../../src/ports'
+import type { Clock } from '../../src/storage/ports'
 import { defaultTestStore } from './store'
 
 /** A clock the test moves by hand. */

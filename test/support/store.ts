@@ -1,4 +1,4 @@
-import type { Store } from '../../src/ports'
+import type { Store } from '../../src/storage/ports'
 
 /*
  * The store `testEngine` gives an engine when the test names none: the memory store by default; the

@@ -3,7 +3,6 @@ import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { Credential } from '../../model/misc'
-import type { Stored } from '../../ports'
 import { originAllowed } from '../../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../../rules/scopes'
 import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../../schema/auth'
@@ -14,6 +13,7 @@ import type {
   AuthIssueTokenParams,
   AuthRevokeTokenParams,
 } from '../../schema/requests'
+import type { Stored } from '../../storage/ports'
 import { duplicateFound } from '../kernel/duplicate-found'
 import { type Context, mutate } from '../kernel/unit-of-work'
 

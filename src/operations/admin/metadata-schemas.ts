@@ -1,35 +1,14 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { ListEnvelope, Metadata } from '../../model/common'
+import type { ListEnvelope } from '../../model/common'
 import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../../model/misc'
-import type { Store, Stored } from '../../ports'
-import { checkMetadata, STANDARD_RELATED_OBJECTS } from '../../rules/metadata'
+import { STANDARD_RELATED_OBJECTS } from '../../rules/metadata'
 import { nonEmptyString } from '../../schema/common'
 import { schemaInput } from '../../schema/metadata-schema'
 import { parse } from '../../schema/parse'
 import type { MetadataSchemasCreateParams } from '../../schema/requests'
 import { type Context, mutate } from '../kernel/unit-of-work'
-
-/**
- * Checks metadata being written on an object of `relatedObject` against the project's schema for it,
- * or throws 400 naming the property (`metadata.size`). Call it on every write, with the metadata the
- * object will have after the write (merged, on an update). Returns the metadata to store.
- */
-export async function enforceMetadata(
-  on: { store: Store },
-  relatedObject: string,
-  metadata: Metadata | undefined,
-  path = 'metadata',
-  /** The schema when the caller read it already (null: read, and there is none). */
-  known?: Stored<MetadataSchema> | null,
-): Promise<Metadata> {
-  const schema =
-    known !== undefined ? (known ?? undefined) : await on.store.metadata_schemas.findBy('related_object', relatedObject)
-  const checked = checkMetadata(schema?.value, metadata ?? {}, path)
-  if (checked.error) throw EngineError.invalid(checked.error.path, checked.error.message, 'invalid_metadata')
-  return checked.metadata
-}
 
 function isStandardRelatedObject(related: string): boolean {
   return (STANDARD_RELATED_OBJECTS as readonly string[]).includes(related)

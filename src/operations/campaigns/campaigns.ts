@@ -1,180 +1,12 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
-import { ID_PREFIX } from '../../ids'
-import type { Campaign, CampaignType, CampaignVoucher, RefereeReward, VoucherType } from '../../model/campaign'
-import type { Category } from '../../model/common'
-import type { ValidationRuleAssignment } from '../../model/validation-rule'
-import type { Voucher } from '../../model/voucher'
-import type { Store, Stored } from '../../ports'
-import { resolveCodeConfig } from '../../rules/codes'
-import { type CampaignBaseInput, type CampaignVoucherInput, campaignInput } from '../../schema/campaign'
+import type { Campaign } from '../../model/campaign'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { CampaignsCreateParams } from '../../schema/requests'
-import { checkValidity } from '../../schema/validity'
-import { checkVoucherValue } from '../../schema/voucher'
-import { enforceMetadata } from '../admin/metadata-schemas'
-import { duplicateFound } from '../kernel/duplicate-found'
-import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
-import { generateUnusedCodes } from '../vouchers/unused-codes'
-import { buildVoucher, specFromCampaign } from '../vouchers/voucher-records'
-import { resolveCategoryRef } from './categories'
-
-/** A referee reward names an existing campaign of its type: a loyalty program, or a gift campaign. */
-async function checkRefereeReward(tx: Tx, reward: RefereeReward | undefined): Promise<void> {
-  if (reward === undefined) return
-  const path = 'referral_program.referee_reward.related_object_parent.id'
-  const target = await findCampaign(tx.store, reward.related_object_parent.id)
-  if (!target) throw EngineError.notFound('campaign', reward.related_object_parent.id, path)
-  const wanted = reward.type === 'LOYALTY_CARD' ? 'LOYALTY_PROGRAM' : 'GIFT_VOUCHERS'
-  if (target.value.campaign_type !== wanted) {
-    throw EngineError.invalid(path, `must be a ${wanted} campaign for a ${reward.type} referee reward`)
-  }
-}
-
-/** The voucher type a campaign type's codes have. */
-export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
-  DISCOUNT_COUPONS: 'DISCOUNT_VOUCHER',
-  REFERRAL_PROGRAM: 'DISCOUNT_VOUCHER',
-  GIFT_VOUCHERS: 'GIFT_VOUCHER',
-  LOYALTY_PROGRAM: 'LOYALTY_CARD',
-  PROMOTION: null,
-}
-
-/** Finds a campaign by id, else by its (unique) name: the spec's `campaignId` takes either. */
-export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
-  return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
-}
-
-/**
- * Checks a voucher template against its campaign type and normalises it: the type defaults to the
- * campaign's, the value object must match the type, `code_config` is reported with its `length` and
- * `charset` filled in, and a template timeframe needs a start date (its own or the campaign's).
- */
-export function normaliseVoucherTemplate(
-  campaignType: CampaignType,
-  input: CampaignVoucherInput,
-  campaignStartDate: string | null | undefined,
-  prefix = 'voucher',
-): CampaignVoucher {
-  const expected = VOUCHER_TYPE_OF[campaignType]
-  const type = input.type ?? expected
-  if (type === null) throw EngineError.invalid(`${prefix}.type`, `is not used by ${campaignType} campaigns`)
-  if (expected !== null && type !== expected) {
-    throw EngineError.invalid(`${prefix}.type`, `must be ${expected} for a ${campaignType} campaign`)
-  }
-  checkVoucherValue(type, input, prefix)
-  checkValidity(input, { prefix, inheritedStartDate: campaignStartDate })
-  const template: CampaignVoucher = {
-    type,
-    discount: type === 'DISCOUNT_VOUCHER' ? (input.discount ?? null) : null,
-    gift: type === 'GIFT_VOUCHER' ? (input.gift ?? null) : null,
-    loyalty_card: type === 'LOYALTY_CARD' ? (input.loyalty_card ?? null) : null,
-    redemption: { quantity: input.redemption?.quantity ?? null },
-    code_config: resolveCodeConfig(input.code_config ?? {}, `${prefix}.code_config`),
-    is_referral_code: input.is_referral_code ?? campaignType === 'REFERRAL_PROGRAM',
-  }
-  if (input.start_date !== undefined) template.start_date = input.start_date
-  if (input.expiration_date !== undefined) template.expiration_date = input.expiration_date
-  if (input.validity_timeframe !== undefined) template.validity_timeframe = input.validity_timeframe
-  return template
-}
-
-/**
- * A campaign as reads return it: with `validation_rules_assignments`, the list of rules assigned to
- * it, read from the assignments collection (they change after the campaign is written, so they are
- * not stored on it).
- */
-export async function withRuleAssignments(store: Store, campaign: Campaign): Promise<Campaign> {
-  const assignments = await store.validation_rule_assignments.list({
-    where: { related_object_id: campaign.id },
-    order: { field: 'created_at', direction: 'asc' },
-  })
-  return { ...campaign, validation_rules_assignments: assignmentList(assignments.data.map((a) => a.value)) }
-}
-
-/** A campaign just created has no assignments yet (except a promotion's tiers', which are the tiers'). */
-export function withNoRuleAssignments(campaign: Campaign): Campaign {
-  return { ...campaign, validation_rules_assignments: assignmentList([]) }
-}
-
-function assignmentList(data: ValidationRuleAssignment[]): NonNullable<Campaign['validation_rules_assignments']> {
-  return { object: 'list', data_ref: 'data', data, total: data.length }
-}
-
-/** What a campaign type adds to the shared fields when its entity is built. */
-export interface CampaignExtras {
-  campaign_type: CampaignType
-  voucher?: CampaignVoucher
-  vouchers_count?: number
-  creation_status?: Campaign['creation_status']
-  vouchers_generation_status?: Campaign['vouchers_generation_status']
-  referral_program?: Campaign['referral_program']
-  promotion?: Campaign['promotion']
-  loyalty_tiers_expiration?: Campaign['loyalty_tiers_expiration']
-}
-
-/**
- * Builds a campaign entity from the shared fields and the type's extras, inside a transaction:
- * checks the name is free (409 `duplicate_found` naming `name`), the validity fields, and resolves
- * the category (created by name when new). The caller inserts it (`tx.insert('campaigns', c)`),
- * usually after generating its vouchers.
- */
-export async function buildCampaign(tx: Tx, input: CampaignBaseInput, extras: CampaignExtras): Promise<Campaign> {
-  if (await tx.store.campaigns.findBy('name', input.name)) throw duplicateFound('campaign', 'name', input.name)
-  checkValidity(input)
-  const category: Category | null = await resolveCategoryRef(tx, input)
-  const campaign: Campaign = {
-    id: tx.id(ID_PREFIX.campaign),
-    name: input.name,
-    description: input.description ?? null,
-    campaign_type: extras.campaign_type,
-    type: input.type ?? 'AUTO_UPDATE',
-    auto_join: input.auto_join ?? false,
-    join_once: input.join_once ?? false,
-    use_voucher_metadata_schema: input.use_voucher_metadata_schema ?? false,
-    vouchers_count: extras.vouchers_count ?? 0,
-    start_date: input.start_date ?? null,
-    expiration_date: input.expiration_date ?? null,
-    validity_timeframe: input.validity_timeframe ?? null,
-    validity_day_of_week: input.validity_day_of_week ?? null,
-    validity_hours: input.validity_hours ?? null,
-    active: input.active ?? true,
-    activity_duration_after_publishing: input.activity_duration_after_publishing ?? null,
-    category: category?.name ?? null,
-    category_id: category?.id ?? null,
-    categories: category ? [category] : [],
-    metadata: await enforceMetadata(tx, 'campaign', input.metadata),
-    creation_status: extras.creation_status ?? 'DONE',
-    vouchers_generation_status: extras.vouchers_generation_status ?? 'DONE',
-    protected: false,
-    created_at: tx.nowIso,
-    updated_at: null,
-    object: 'campaign',
-  }
-  if (extras.voucher) campaign.voucher = extras.voucher
-  if (extras.referral_program !== undefined) campaign.referral_program = extras.referral_program
-  if (extras.promotion !== undefined) campaign.promotion = extras.promotion
-  if (extras.loyalty_tiers_expiration !== undefined) campaign.loyalty_tiers_expiration = extras.loyalty_tiers_expiration
-  return campaign
-}
-
-/**
- * Generates and inserts `count` vouchers of a campaign from its template: codes from the template's
- * `code_config`, unique in the project, each inheriting the campaign's validity, category, value and
- * redemption quantity. Does not touch the campaign's `vouchers_count` (the caller sets it).
- */
-export async function generateCampaignVouchers(
-  tx: Tx,
-  campaign: Campaign,
-  count: number,
-  path = 'voucher.code_config',
-): Promise<Voucher[]> {
-  if (count === 0) return []
-  const codes = await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
-  const category = campaign.categories[0] ?? null
-  return codes.map((code) => tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code))))
-}
+import type { Context } from '../kernel/unit-of-work'
+import { findCampaign, withRuleAssignments } from './campaign-records'
+import { createCampaign } from './create-campaign'
 
 export function campaigns(ctx: Context) {
   return {
@@ -183,28 +15,8 @@ export function campaigns(ctx: Context) {
      * codes in one commit. Loyalty programs and promotions are made by `loyalties.create` and
      * `promotions.create`, which need fields this shape does not have.
      */
-    async create(body: CampaignsCreateParams, _options?: CallOptions): Promise<Campaign> {
-      const input = parse(campaignInput, body)
-      const campaignType = input.campaign_type
-      if (campaignType === 'LOYALTY_PROGRAM' || campaignType === 'PROMOTION') {
-        throw EngineError.invalid(
-          'campaign_type',
-          `${campaignType} campaigns are created with ${campaignType === 'PROMOTION' ? 'promotions.create' : 'loyalties.create'}`,
-        )
-      }
-      const voucher = normaliseVoucherTemplate(campaignType, input.voucher, input.start_date)
-      const count = input.vouchers_count ?? 0
-      return mutate(ctx, async (tx) => {
-        await checkRefereeReward(tx, input.referral_program?.referee_reward)
-        const campaign = await buildCampaign(tx, input, {
-          campaign_type: campaignType,
-          voucher,
-          vouchers_count: count,
-          ...(input.referral_program !== undefined ? { referral_program: input.referral_program } : {}),
-        })
-        await generateCampaignVouchers(tx, campaign, count)
-        return withNoRuleAssignments(tx.insert('campaigns', campaign))
-      })
+    create(body: CampaignsCreateParams, _options?: CallOptions): Promise<Campaign> {
+      return createCampaign(ctx, body)
     },
 
     /** Reads a campaign by id or name. */

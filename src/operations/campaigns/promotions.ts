@@ -5,7 +5,6 @@ import type { Campaign } from '../../model/campaign'
 import type { ListEnvelope, Validity } from '../../model/common'
 import type { PromotionCampaign, PromotionStack, PromotionTier } from '../../model/promotion'
 import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
-import type { FieldFilter, Store, Stored } from '../../ports'
 import { offerTargets, withoutTargets } from '../../rules/qualifications'
 import { nonEmptyString, orderOf } from '../../schema/common'
 import { parse } from '../../schema/parse'
@@ -17,12 +16,13 @@ import type {
   PromotionsTiersCreateParams,
 } from '../../schema/requests'
 import { checkValidity } from '../../schema/validity'
-import { enforceMetadata } from '../admin/metadata-schemas'
+import type { FieldFilter, Store, Stored } from '../../storage/ports'
 import { envelope } from '../kernel/list-envelope'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
-import { buildCampaign, findCampaign } from './campaigns'
-import { resolveCategoryRef } from './categories'
-import { type AssignmentRequest, assignRules, readRules } from './validation-rules'
+import { buildCampaign, findCampaign } from './campaign-records'
+import { resolveCategoryRef } from './category-records'
+import { type AssignmentRequest, assignRules, readRules } from './rule-assignments'
 
 const VALIDITY_FIELDS = [
   'start_date',

@@ -1,41 +1,15 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
-import { ID_PREFIX } from '../../ids'
 import type { ListEnvelope } from '../../model/common'
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../model/stacking'
-import type { Stored } from '../../ports'
 import { resolveStackingRules } from '../../rules/stacking'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { StackingRulesCreateParams, StackingRulesUpdateParams } from '../../schema/requests'
 import { stackingRulesInput } from '../../schema/stacking-rules'
+import type { Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
-
-/** Stacking rules once created: they carry their id. */
-export type StoredRules = StackingRules & { id: string }
-
-/**
- * The project's one stacking-rules object has an id derived from the project, so two concurrent
- * creates write the same id and the store lets only one of them in (the other retries and gets 409).
- */
-function rulesIdOf(projectId: string): string {
-  return `${ID_PREFIX.stacking_rules}${projectId}`
-}
-
-/**
- * docs/behaviour.md#default-stacking-rules defaults with the engine's `stackingRules` option over them,
- * checked like a create body.
- */
-function configuredRules(ctx: Context): StackingRules {
-  const option = parse(stackingRulesInput, ctx.config.stackingRules ?? {}, 'stackingRules')
-  return resolveStackingRules({ ...DEFAULT_STACKING_RULES, ...option } as StackingRules)
-}
-
-/** The rules in force: the project's created object, else the configured defaults. */
-export async function effectiveStackingRules(ctx: Context): Promise<StackingRules> {
-  const stored = await ctx.store.stacking_rules.get(rulesIdOf(ctx.config.projectId))
-  return stored?.value ?? { ...configuredRules(ctx), object: 'stacking_rules' }
-}
+import { configuredRules, rulesIdOf, type StoredRules } from './effective-stacking-rules'
 
 export function stackingRules(ctx: Context) {
   // A bad engine option fails at createEngine, not at the first validation that reads it.

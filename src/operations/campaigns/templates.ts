@@ -18,7 +18,8 @@ import type {
 import { fromTemplateInput, TEMPLATE_FILTER_FIELDS, templateInput, templatesQuery } from '../../schema/template'
 import { cursorPage } from '../kernel/list-envelope'
 import { type Context, must, mutate } from '../kernel/unit-of-work'
-import { campaigns, findCampaign } from './campaigns'
+import { findCampaign } from './campaign-records'
+import { createCampaign } from './create-campaign'
 
 /**
  * The settings of a campaign a template keeps: what `campaigns.create` needs to make the same
@@ -139,7 +140,7 @@ export function templates(ctx: Context) {
       if (overrides.campaign_type !== undefined && overrides.campaign_type !== template.value.campaign_type) {
         throw EngineError.invalid('campaign_type', `must be ${template.value.campaign_type}, the template's type`)
       }
-      return campaigns(ctx).create({ ...template.value.campaign, ...overrides } as CampaignsCreateParams)
+      return createCampaign(ctx, { ...template.value.campaign, ...overrides } as CampaignsCreateParams)
     },
   }
 }

@@ -1,10 +1,10 @@
 import type { Discount } from '../../model/discount'
 import type { CalculatedOrder, OrderItemInput } from '../../model/order'
 import type { Product, Sku } from '../../model/product'
-import type { Store } from '../../ports'
 import type { EvalCollection } from '../../rules/conditions'
 import type { CatalogPrices } from '../../rules/discounts'
 import type { RedeemableSubject } from '../../rules/redeemables'
+import type { Store } from '../../storage/ports'
 
 /*
  * What the catalogue adds to a request's order: product and SKU ids for lines named by `source_id`,

@@ -7,7 +7,6 @@ import type { PromotionStack, PromotionTier } from '../../model/promotion'
 import type { QualificationExpand, QualificationScenario, QualificationsResult } from '../../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../../model/qualification'
 import type { Voucher } from '../../model/voucher'
-import type { Store } from '../../ports'
 import type { Filters } from '../../rules/filters'
 import {
   applies,
@@ -44,10 +43,11 @@ import {
 } from '../../schema/qualifications'
 import type { QualificationsBestStackParams, QualificationsCheckEligibilityParams } from '../../schema/requests'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
+import type { Store } from '../../storage/ports'
 import type { Context } from '../kernel/unit-of-work'
+import { trackingId } from '../shop/tracking-id'
 import { withCatalogIds } from './catalogue'
 import { findRequestCustomer, findStoredOrder, type LoadedRequest, loadRequest } from './load-request'
-import { trackingId } from './tracking-id'
 
 /** Who calls: a server application, or a client (browser) one, which may not turn limit checks off. */
 /** `CallOptions`, and which API family the call comes from (the client one may not skip the limits). */

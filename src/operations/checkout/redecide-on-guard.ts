@@ -1,5 +1,4 @@
 import type { Customer } from '../../model/customer'
-import type { Counter, GuardRef, Stored, Write } from '../../ports'
 import { counterIds, evalCounters } from '../../rules/counters'
 import {
   decideRedeemables,
@@ -7,6 +6,7 @@ import {
   type PipelineResult,
   type RedeemableSubject,
 } from '../../rules/redeemables'
+import type { Counter, GuardRef, Stored, Write } from '../../storage/ports'
 import { type Pin, withValueAt } from '../kernel/alternatives'
 import { type Tx, valueAt } from '../kernel/unit-of-work'
 import { counterScope, recountedWrites } from './redemption-counters'

@@ -6,23 +6,21 @@ import type { CalculatedOrder, Order, OrderStatus } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Guard, Stored } from '../../ports'
 import type { TakenPoints } from '../../rules/ledger'
 import { withOrderRef } from '../../rules/order-refs'
 import { withoutTargets } from '../../rules/qualifications'
 import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
+import type { Guard, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { earnOnOrderPaid } from '../loyalty/earning'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
-import { recordReferral } from '../referrals/referrals'
 import { simpleCustomer } from '../shop/customer-records'
 import { updateOrder, versionAfterWrite } from '../shop/order-records'
+import { trackingId } from '../shop/tracking-id'
+import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
-import { redemptionVoucherExtras, withExtras } from './redeemed-voucher'
 import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
 import { releaseSession } from './session-locks'
-import { trackingId } from './tracking-id'
 
 /** What `redeemStackable` returns. */
 export interface StackedRedemption {
@@ -31,6 +29,24 @@ export interface StackedRedemption {
   order: CalculatedOrder
   inapplicable_redeemables: RedeemableResult[]
   skipped_redeemables: RedeemableResult[]
+}
+
+/**
+ * What a successful redemption sets off beyond its own writes, for the operation to run as steps after
+ * them (docs/design.md#layers): referral codes redeemed by a customer convert (their child
+ * redemption at `at` shows the referee's credit), and an order that became `PAID` earns its customer points.
+ */
+export interface Reactions {
+  referrals: { at: number; voucher: Voucher; customerId: string }[]
+  paid?: { order: Order; customer: Customer }
+}
+
+/** A successful redemption as written, before its records: the result, and what it sets off. */
+export interface WrittenRedemption {
+  redemptions: Redemption[]
+  parent_redemption: Redemption
+  order: Order
+  reactions: Reactions
 }
 
 /** Builds the writes of one redemption request. */
@@ -120,15 +136,18 @@ export class RedemptionWriter {
     return { redemptions: children, parent_redemption: parent, order: this.loaded.input.order }
   }
 
-  async success(
-    redeemed: readonly SubjectOutcome[],
-    final: CalculatedOrder,
-  ): Promise<Omit<StackedRedemption, 'inapplicable_redeemables' | 'skipped_redeemables'>> {
+  /**
+   * The redemption's own writes: each redeemable's use, credits or points and its counters, the tier
+   * summaries and the order. What the redemption sets off in other domains is returned as
+   * `reactions` for the operation to run; the redemption records are written by `record`.
+   */
+  async success(redeemed: readonly SubjectOutcome[], final: CalculatedOrder): Promise<WrittenRedemption> {
     const { tx, loaded } = this
     const parentId = tx.id(ID_PREFIX.redemption)
     const children: Redemption[] = []
     // Counter increments of the redeemables already written: the next one's guards count them.
     const pending = new Map<string, Record<string, number>>()
+    const referrals: Reactions['referrals'] = []
     for (const o of redeemed) {
       if (o.status !== 'APPLICABLE') continue
       const subject = this.subject(o.index)
@@ -173,8 +192,7 @@ export class RedemptionWriter {
         countRedemption(tx, count, loaded.counters, pending)
       }
       if (subject.voucher?.is_referral_code && this.customer) {
-        const referral = await recordReferral(tx, { voucher: subject.voucher, customerId: this.customer.id })
-        if (referral.referee_credit) child.referee_credit = referral.referee_credit
+        referrals.push({ at: children.length, voucher: subject.voucher, customerId: this.customer.id })
       }
       if (subject.tier) child.promotion_tier = this.countTier(subject.tier.id, o)
       children.push(child)
@@ -186,9 +204,7 @@ export class RedemptionWriter {
       )
     }
     const order = this.storeOrder(parentId, children, final)
-    if (order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer) {
-      await earnOnOrderPaid(tx, { order, customer: this.customer })
-    }
+    const paid = order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer
     const parent: Redemption = {
       ...this.base(parentId, null),
       related_object_type: loaded.stackId ? 'promotion_stack' : 'redemption',
@@ -196,12 +212,27 @@ export class RedemptionWriter {
       order,
       related_redemptions: { rollbacks: [], redemptions: children.map((c) => ({ id: c.id, date: c.date })) },
     }
+    return {
+      redemptions: children,
+      parent_redemption: parent,
+      order,
+      reactions: { referrals, ...(paid ? { paid: { order, customer: paid } } : {}) },
+    }
+  }
+
+  /**
+   * Records the redemptions once the reactions have run (a referral's conversion adds the referee's
+   * credit to its child), and releases the session: the last writes of the commit.
+   */
+  async record(written: WrittenRedemption): Promise<Omit<WrittenRedemption, 'reactions'>> {
+    const { tx, loaded } = this
+    const { reactions: _reactions, ...result } = written
     // The order is stored once: the redemptions refer to the version this commit writes (docs/storage.md#what-a-redemption-stores).
     const version = versionAfterWrite(loaded.storedOrder)
-    for (const child of children) tx.insert('redemptions', withOrderRef(child, order, version))
-    tx.insert('redemptions', withOrderRef(parent, order, version))
+    for (const child of result.redemptions) tx.insert('redemptions', withOrderRef(child, result.order, version))
+    tx.insert('redemptions', withOrderRef(result.parent_redemption, result.order, version))
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
-    return { redemptions: children, parent_redemption: parent, order }
+    return result
   }
 
   /** One more use of the code; its gift credits spent, or its points taken from the ledger, soonest-expiring first. */

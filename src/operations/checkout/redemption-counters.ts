@@ -2,7 +2,6 @@ import type { Customer } from '../../model/customer'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Counter, Store, Write } from '../../ports'
 import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
@@ -12,6 +11,7 @@ import {
   targetingOf,
   type UnitBudgetUse,
 } from '../../rules/redeemables'
+import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
 

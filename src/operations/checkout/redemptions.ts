@@ -3,7 +3,6 @@ import { EngineError } from '../../errors'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption, RedemptionRollback } from '../../model/redemption'
-import type { Entity } from '../../ports'
 import {
   decideRedeemables,
   type ExpandOption,
@@ -19,23 +18,28 @@ import type {
   RedemptionsRollbackStackableParams,
 } from '../../schema/requests'
 import { parseStackableRequest, type RollbackRequest, rollbackRequest } from '../../schema/stackable'
+import type { Entity } from '../../storage/ports'
 import { offerAlternatives } from '../kernel/alternatives'
 import { withIdempotency } from '../kernel/idempotency'
-import { type Context, mutate } from '../kernel/unit-of-work'
+import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 import { prefetchMember } from '../loyalty/cascade'
+import { afterPointsChanged, earnOnOrderPaid } from '../loyalty/earning'
+import { undoReward } from '../loyalty/reward-redemption'
+import { recordReferral, takeBackRefereeCredit } from '../referrals/conversions'
 import { resolveCustomer } from '../shop/customer-records'
+import { withoutBookkeeping } from '../vouchers/public-redemption'
 import { loadRequest } from './load-request'
-import { withoutBookkeeping } from './public-redemption'
 import { redecision } from './redecide-on-guard'
-import { RedemptionWriter, type StackedRedemption } from './redeem-stackable'
+import { RedemptionWriter, type StackedRedemption, type WrittenRedemption } from './redeem-stackable'
 
 export type { StackedRedemption } from './redeem-stackable'
 export type { StackedRollback } from './rollback-stackable'
 
-import { effectiveStackingRules } from '../campaigns/stacking-rules'
+import { effectiveStackingRules } from '../campaigns/effective-stacking-rules'
 import { withOrder, withOrders } from '../shop/order-records'
 import {
   ROLLBACK_REFUSALS,
+  type RollbackReaction,
   recordFailedRollback,
   rollback,
   rollbackSingle,
@@ -121,7 +125,9 @@ export function redemptions(ctx: Context) {
           result: shape,
         })
         const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
-        return shape(await write.success(redeemed, decision.order), decision)
+        const written = await write.success(redeemed, decision.order)
+        await reactToRedemption(tx, written)
+        return shape(await write.record(written), decision)
       })
     },
 
@@ -155,9 +161,11 @@ export function redemptions(ctx: Context) {
         },
       }
       return recordingRefusals(ctx, id, input, () =>
-        withIdempotency(ctx, options, call, async (tx) =>
-          rollback(tx, id, input, rules.redeemables_rollback_order_mode),
-        ),
+        withIdempotency(ctx, options, call, async (tx) => {
+          const done = await rollback(tx, id, input, rules.redeemables_rollback_order_mode)
+          await reactToRollback(tx, done.reactions)
+          return done.result
+        }),
       )
     },
 
@@ -184,9 +192,11 @@ export function redemptions(ctx: Context) {
           )[0] as RedemptionRollback,
       }
       return recordingRefusals(ctx, id, input, () =>
-        withIdempotency(ctx, options, call, async (tx) =>
-          rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode),
-        ),
+        withIdempotency(ctx, options, call, async (tx) => {
+          const done = await rollbackSingle(tx, id, input, rules.redeemables_rollback_order_mode)
+          await reactToRollback(tx, done.reactions)
+          return done.result
+        }),
       )
     },
 
@@ -198,6 +208,29 @@ export function redemptions(ctx: Context) {
       if (!rollback) throw EngineError.notFound('redemption', id, 'redemptionId')
       return (await withOrders(ctx.store, [rollback.value]))[0] as RedemptionRollback
     },
+  }
+}
+
+/**
+ * The steps a redemption sets off in other domains, run after its own writes and in its commit: a
+ * redeemed referral code converts the referral (the referee's credit shows on its child redemption),
+ * and an order that became `PAID` earns its customer points (the loyalty cascade: tiers, rewards).
+ */
+async function reactToRedemption(tx: Tx, written: WrittenRedemption): Promise<void> {
+  for (const { at, voucher, customerId } of written.reactions.referrals) {
+    const referral = await recordReferral(tx, { voucher, customerId })
+    const child = written.redemptions[at] as Redemption
+    if (referral.referee_credit) written.redemptions[at] = { ...child, referee_credit: referral.referee_credit }
+  }
+  if (written.reactions.paid) await earnOnOrderPaid(tx, written.reactions.paid)
+}
+
+/** The steps a rollback sets off in other domains, in its commit, in the order it lists them. */
+async function reactToRollback(tx: Tx, reactions: readonly RollbackReaction[]): Promise<void> {
+  for (const reaction of reactions) {
+    if (reaction.step === 'points_changed') await afterPointsChanged(tx, reaction.campaign, reaction.card)
+    else if (reaction.step === 'referee_credit') await takeBackRefereeCredit(tx, reaction.redemption)
+    else await undoReward(tx, reaction.redemption)
   }
 }
 

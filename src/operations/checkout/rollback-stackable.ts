@@ -1,19 +1,18 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
+import type { Campaign } from '../../model/campaign'
 import type { CalculatedOrder, Order } from '../../model/order'
 import type { Redemption, RedemptionRollback, StoredRollback } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
 import { addDuration } from '../../rules/duration'
 import { withOrderRef } from '../../rules/order-refs'
 import { revertOrder } from '../../rules/redeemables'
 import type { RollbackRequest } from '../../schema/stackable'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { afterPointsChanged } from '../loyalty/earning'
 import { emitPointsExpired } from '../loyalty/points-events'
-import { loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty/points-ledger'
-import { undoReward } from '../loyalty/reward-redemption'
-import { takeBackRefereeCredit } from '../referrals/referrals'
+import { type CardState, loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty/points-ledger'
+import { undoneReward } from '../loyalty/reward-records'
 import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../shop/order-records'
 import { tierShare, uncountRedemptions } from './redemption-counters'
 
@@ -21,6 +20,23 @@ import { tierShare, uncountRedemptions } from './redemption-counters'
 const ROLLBACK_WINDOW = 'P3M'
 
 export type RollbackOrderMode = 'WITH_ORDER' | 'WITHOUT_ORDER'
+
+/**
+ * What a rollback sets off in other domains, for the operation to run, in this order, after the
+ * rollback's own writes and in its commit (docs/design.md#layers): a loyalty card whose points came
+ * back is re-tiered (`points_changed`), a referee's credit from a rolled-back referral code is taken
+ * back, and what a reward redemption gave is undone.
+ */
+export type RollbackReaction =
+  | { step: 'points_changed'; campaign: Campaign; card: CardState }
+  | { step: 'referee_credit'; redemption: Redemption }
+  | { step: 'reward'; redemption: Redemption }
+
+/** A rollback as written: its result, and the reactions it sets off. */
+export interface RolledBack<T> {
+  result: T
+  reactions: RollbackReaction[]
+}
 
 /**
  * What both rollback endpoints refuse (docs/concepts.md#rollbacks): a redemption rolled back before
@@ -182,7 +198,7 @@ export async function rollback(
   parentId: string,
   input: RollbackRequest,
   mode: RollbackOrderMode,
-): Promise<StackedRollback> {
+): Promise<RolledBack<StackedRollback>> {
   const parent = await tx.store.redemptions.get(parentId)
   if (!parent) throw EngineError.notFound('redemption', parentId, 'parentRedemptionId')
   if (parent.value.redemption !== null) {
@@ -217,13 +233,15 @@ export async function rollback(
   checkRollbackable(tx, wire, input)
   const customerId = parent.value.customer_id
   const rollbacks: RedemptionRollback[] = []
+  const reactions: RollbackReaction[] = []
   const parentRollbackId = tx.id(ID_PREFIX.redemption_rollback)
   await uncountRedemptions(tx, childOrders)
   for (const [i, child] of children.entries()) {
     const rb = rollbackRecord(tx, child.value, input)
     rb.customer_id = customerId
-    await giveBack(tx, childOrders[i] as Redemption)
-    await takeBackRefereeCredit(tx, child.value)
+    const card = await giveBack(tx, childOrders[i] as Redemption)
+    if (card) reactions.push(card)
+    if (child.value.referee_credit) reactions.push({ step: 'referee_credit', redemption: child.value })
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
@@ -246,21 +264,21 @@ export async function rollback(
       redemptions: related,
     },
   })
-  return { rollbacks, parent_rollback: parentRollback, order: written?.order ?? null }
+  return { result: { rollbacks, parent_rollback: parentRollback, order: written?.order ?? null }, reactions }
 }
 
 /**
  * `POST /v1/redemptions/{redemptionId}/rollback`: a single (non-stacked) redemption, such as a
  * reward redemption. A stacked parent or child is refused (`invalid_redemption`). The use and the
- * points go back (`giveBack`), the reward's own effects are undone (`undoReward`), the order follows
- * the rollback order mode (`rollbackSingleOrder`).
+ * points go back (`giveBack`), the order follows the rollback order mode (`rollbackSingleOrder`).
+ * The reward's own effects are undone by the operation, as a reaction (`undoReward`).
  */
 export async function rollbackSingle(
   tx: Tx,
   redemptionId: string,
   input: RollbackRequest,
   mode: RollbackOrderMode,
-): Promise<RedemptionRollback> {
+): Promise<RolledBack<RedemptionRollback>> {
   const stored = await tx.store.redemptions.get(redemptionId)
   if (!stored) throw EngineError.notFound('redemption', redemptionId, 'redemptionId')
   const r = await withOrder(tx.store, stored.value)
@@ -277,9 +295,13 @@ export async function rollbackSingle(
   }
   checkRollbackable(tx, r, input)
   const rb = rollbackRecord(tx, r, input)
-  await giveBack(tx, r)
-  const reward = await undoReward(tx, r)
-  if (reward) rb.reward = reward
+  const card = await giveBack(tx, r)
+  const reactions: RollbackReaction[] = card ? [card] : []
+  const reward = undoneReward(r)
+  if (reward) {
+    rb.reward = reward
+    reactions.push({ step: 'reward', redemption: r })
+  }
   const { order, written } = await rollbackSingleOrder(tx, r, rb.id, mode)
   if (order !== undefined) rb.order = order
   if (r.voucher !== undefined) {
@@ -299,7 +321,7 @@ export async function rollbackSingle(
       campaign ? { campaign_id: campaign.value.id, campaign_type: campaign.value.campaign_type } : {},
     )
   }
-  return rb
+  return { result: rb, reactions }
 }
 
 /**
@@ -334,10 +356,13 @@ function referringToOrder(rb: RedemptionRollback, written: WrittenOrder | null |
 }
 
 /**
- * One use, the credits and the points of a redemption go back to its voucher or tier; a loyalty
- * card's tier is recalculated on the restored balance.
+ * One use, the credits and the points of a redemption go back to its voucher or tier. A loyalty
+ * card whose points came back is returned: the operation re-tiers it on the restored balance.
  */
-export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
+export async function giveBack(
+  tx: Tx,
+  child: Redemption,
+): Promise<Extract<RollbackReaction, { step: 'points_changed' }> | undefined> {
   if (child.related_object_type === 'voucher') {
     const stored = await tx.store.vouchers.get(child.related_object_id)
     if (!stored) return
@@ -359,8 +384,7 @@ export async function giveBack(tx: Tx, child: Redemption): Promise<void> {
       const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
       // Points returned to buckets whose time has passed lapse at once, and say so.
       if (refunded && refunded.expired > 0) emitPointsExpired(tx, card, refunded.expired, campaign?.value)
-      if (campaign) await afterPointsChanged(tx, campaign.value, card)
-      return
+      return campaign ? { step: 'points_changed', campaign: campaign.value, card } : undefined
     }
     // The use and the credits go back as increments, like they were taken: no clash with concurrent redemptions.
     const credits = child.gift?.amount ?? 0

@@ -4,9 +4,9 @@ import { decideRedeemables, type ExpandOption, type ValidationResult, validation
 import type { ValidationsValidateStackableParams } from '../../schema/requests'
 import { parseStackableRequest } from '../../schema/stackable'
 import { type Context, mutate } from '../kernel/unit-of-work'
+import { trackingId } from '../shop/tracking-id'
 import { loadRequest } from './load-request'
 import { lockSession } from './session-locks'
-import { trackingId } from './tracking-id'
 
 /**
  * `POST /v1/validations` and `POST /client/v1/validations` (the bodies and results are identical):

@@ -1,4 +1,4 @@
-import type { Conflict, Guard, GuardRef, Write } from '../../ports'
+import type { Conflict, Guard, GuardRef, Write } from '../../storage/ports'
 import type { Context, PreparedAlternative, Tx } from './unit-of-work'
 
 /*

@@ -2,9 +2,9 @@ import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { AsyncAction, AsyncActionResponse } from '../../model/misc'
-import type { Stored } from '../../ports'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import type { Stored } from '../../storage/ports'
 import { type AsyncHandler, type AsyncHandlers, type Context, must, mutate, type Tx } from './unit-of-work'
 
 export type { AsyncHandler, AsyncHandlers } from './unit-of-work'
@@ -61,41 +61,31 @@ export interface RunSummary {
   failed: number
 }
 
-export function asyncActions(ctx: Context) {
-  return {
-    async get(id: string, _options?: CallOptions): Promise<AsyncActionResponse> {
-      const found = await must(ctx, 'async_actions', parse(nonEmptyString, id, 'id'), 'async_action', 'id')
-      const { payload: _payload, run_at: _runAt, claimed_until: _claim, state: _state, ...response } = found.value
-      return response
-    },
-
-    /**
-     * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
-     * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
-     * Safe to call from several workers: each action is claimed first (docs/storage.md#claims), and a
-     * worker that loses the claim skips the action without running its work.
-     */
-    async runPending(_options?: CallOptions): Promise<RunSummary> {
-      const now = ctx.clock.now().getTime()
-      const page = await ctx.store.async_actions.list({
-        // IN_PROGRESS: claims whose runner did not finish within its lease are taken again.
-        where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] }, run_at: { before: new Date(now + 1).toISOString() } },
-        order: { field: 'run_at', direction: 'asc' },
-        count: false,
-      })
-      const due = page.data.filter((s) => claimable(s.value, now)).map((s) => s.value)
-      const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
-      for (const action of due) {
-        // Work that spans several commits (an export) runs step by step, each step claimed and committed.
-        let outcome = await runOne(ctx, action.id)
-        while (outcome === 'continued') outcome = await runOne(ctx, action.id)
-        if (outcome === 'skipped') continue
-        summary.ran++
-        summary[outcome]++
-      }
-      return summary
-    },
+/**
+ * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
+ * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
+ * Safe to call from several workers: each action is claimed first (docs/storage.md#claims), and a
+ * worker that loses the claim skips the action without running its work.
+ */
+export async function runPending(ctx: Context): Promise<RunSummary> {
+  const now = ctx.clock.now().getTime()
+  const page = await ctx.store.async_actions.list({
+    // IN_PROGRESS: claims whose runner did not finish within its lease are taken again.
+    where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] }, run_at: { before: new Date(now + 1).toISOString() } },
+    order: { field: 'run_at', direction: 'asc' },
+    count: false,
+  })
+  const due = page.data.filter((s) => claimable(s.value, now)).map((s) => s.value)
+  const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
+  for (const action of due) {
+    // Work that spans several commits (an export) runs step by step, each step claimed and committed.
+    let outcome = await runOne(ctx, action.id)
+    while (outcome === 'continued') outcome = await runOne(ctx, action.id)
+    if (outcome === 'skipped') continue
+    summary.ran++
+    summary[outcome]++
   }
+  return summary
 }
 
 /**

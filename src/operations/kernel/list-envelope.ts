@@ -1,5 +1,5 @@
 import type { ListEnvelope } from '../../model/common'
-import type { Page } from '../../ports'
+import type { Page } from '../../storage/ports'
 
 /** The spec's list envelope around one page of stored entities. */
 export function envelope<K extends string, T>(

@@ -4,6 +4,7 @@ import type { ActivityEvent } from '../../model/customer'
 import type { AsyncAction } from '../../model/misc'
 import type { StackingRules } from '../../model/stacking'
 import type { RoundingMode } from '../../money'
+import type { InputLimits } from '../../schema/bounds'
 import type {
   Alternative,
   Clock,
@@ -18,8 +19,7 @@ import type {
   Store,
   Stored,
   Write,
-} from '../../ports'
-import type { InputLimits } from '../../schema/bounds'
+} from '../../storage/ports'
 
 /**
  * The work of one kind of async action. `run` gets the action's own transaction: its writes and the

@@ -2,7 +2,6 @@ import type { Campaign } from '../../model/campaign'
 import type { Customer } from '../../model/customer'
 import type { EarningRule, LoyaltyTier, PointsBucket, Reward, RewardAssignment, TierPeriod } from '../../model/loyalty'
 import type { ValidationRule } from '../../model/validation-rule'
-import type { Stored } from '../../ports'
 import {
   type AutoRedeemRun,
   type CascadeCard,
@@ -13,6 +12,7 @@ import {
   runCascade,
 } from '../../rules/loyalty-cascade'
 import { endOfDayExclusive, localDate, periodBounds, startOfDay } from '../../rules/zoned-calendar'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { findMemberCard } from '../vouchers/held-codes'
 import { knownCampaignTiers, memberStanding, primeCampaignTiers } from './member-tiers'

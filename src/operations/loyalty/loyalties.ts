@@ -32,15 +32,15 @@ import type {
   LoyaltiesRedeemRewardParams,
 } from '../../schema/requests'
 import { checkValidity } from '../../schema/validity'
-import { enforceMetadata } from '../admin/metadata-schemas'
 import {
   buildCampaign,
   normaliseVoucherTemplate,
   withNoRuleAssignments,
   withRuleAssignments,
-} from '../campaigns/campaigns'
+} from '../campaigns/campaign-records'
 import { withIdempotency } from '../kernel/idempotency'
 import { enqueue } from '../kernel/jobs'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, Tx, takeLock } from '../kernel/unit-of-work'
 import { resolveCustomer } from '../shop/customer-records'
 import { afterPointsChanged, joinProgram } from './earning'

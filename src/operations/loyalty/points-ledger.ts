@@ -1,7 +1,6 @@
 import { ID_PREFIX } from '../../ids'
 import type { PointsBucket, PointsExpirationRules } from '../../model/loyalty'
 import type { Voucher } from '../../model/voucher'
-import type { Page, Stored, Write } from '../../ports'
 import {
   activate,
   availablePoints,
@@ -15,8 +14,10 @@ import {
   spend,
   type TakenPoints,
 } from '../../rules/ledger'
+import type { Page, Stored, Write } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
+import { holdWorkingCopy } from '../vouchers/held-codes'
 
 /**
  * The one place that moves points on a loyalty card. It persists the pure ledger (`src/rules/ledger`)
@@ -116,17 +117,8 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
     increments: [],
   }
   map.set(stored.value.id, slot)
+  holdWorkingCopy(tx, stored.value.id, () => ({ value: slot.voucher, version: slot.stored.version }))
   return slot
-}
-
-/** A card of the campaign held by the customer that this transaction loaded already, if any. */
-export function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Voucher> | undefined {
-  for (const slot of slotsOf(tx).values()) {
-    if (slot.voucher.campaign_id === campaignId && slot.voucher.holder_id === customerId) {
-      return { value: slot.voucher, version: slot.stored.version }
-    }
-  }
-  return undefined
 }
 
 /**
@@ -147,6 +139,7 @@ export function newCard(tx: Tx, voucher: Voucher): CardState {
     increments: [],
   }
   slotsOf(tx).set(voucher.id, slot)
+  holdWorkingCopy(tx, voucher.id, () => ({ value: slot.voucher, version: slot.stored.version }))
   persist(tx, slot)
   return slot
 }

@@ -3,7 +3,7 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { RewardAssignment } from '../../model/loyalty'
 import type { rewardAssignmentInput } from '../../schema/loyalty'
-import { findCampaign } from '../campaigns/campaigns'
+import { findCampaign } from '../campaigns/campaign-records'
 import { must, type Tx } from '../kernel/unit-of-work'
 
 /**

@@ -6,11 +6,11 @@ import type { Reward } from '../../model/loyalty'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
-import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../checkout/redeemed-voucher'
-import { hashTrackingId } from '../checkout/tracking-id'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { simpleCustomer } from '../shop/customer-records'
+import { hashTrackingId } from '../shop/tracking-id'
+import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
@@ -138,4 +138,13 @@ export function pointsExceeded(requested: number, balance: number): EngineError 
     details: `The reward needs ${requested} points; the card has ${balance} spendable`,
     path: 'reward',
   })
+}
+
+/**
+ * The reward a rolled-back redemption gave, as the rollback object names it (`undoReward` takes it
+ * back), or null for a redemption without a reward.
+ */
+export function undoneReward(redemption: Redemption): { id: string; name: string; type: Reward['type'] } | null {
+  const given = redemption.reward as { id: string; name: string; type: Reward['type'] } | undefined
+  return given ? { id: given.id, name: given.name, type: given.type } : null
 }

@@ -7,18 +7,18 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
 import { evaluateValidationRule, redeemableLabel } from '../../rules/conditions'
 import { calculateOrder } from '../../rules/discounts/normalize-order'
 import { payWithPoints, rewardCost, tierRewardMapping } from '../../rules/rewards'
 import { redeemRewardInput } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
-import { enforceMetadata } from '../admin/metadata-schemas'
-import { assignedRules } from '../campaigns/validation-rules'
-import { withoutBookkeeping } from '../checkout/public-redemption'
-import { voucherExtras, withExtras } from '../checkout/redeemed-voucher'
+import type { Stored } from '../../storage/ports'
+import { assignedRules } from '../campaigns/rule-assignments'
 import { withIdempotency } from '../kernel/idempotency'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, type Tx } from '../kernel/unit-of-work'
+import { withoutBookkeeping } from '../vouchers/public-redemption'
+import { voucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { loadPrograms } from './cascade'
 import { afterPointsChanged, giveReward, takeBackCredit } from './earning'
 import { memberStanding, memberTier } from './member-tiers'
@@ -254,14 +254,10 @@ interface RedeemedReward {
  *   are not clawed back);
  * - points on a card of another program are subtracted, at most its spendable points, soonest
  *   expiring first.
- * Returns the reward as the rollback object names it, or null for a redemption without a reward.
  */
-export async function undoReward(
-  tx: Tx,
-  redemption: Redemption,
-): Promise<{ id: string; name: string; type: Reward['type'] } | null> {
+export async function undoReward(tx: Tx, redemption: Redemption): Promise<void> {
   const given = redemption.reward as RedeemedReward | undefined
-  if (!given) return null
+  if (!given) return
   const stored = await tx.store.rewards.get(given.id)
   if (stored) {
     const r = stored.value
@@ -279,5 +275,4 @@ export async function undoReward(
     if (v.type === 'DISCOUNT_VOUCHER') tx.update('vouchers', issued, { ...v, active: false, updated_at: tx.nowIso })
     else await takeBackCredit(tx, issued, amount)
   }
-  return { id: given.id, name: given.name, type: given.type }
 }

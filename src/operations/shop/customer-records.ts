@@ -3,8 +3,8 @@ import { ID_PREFIX } from '../../ids'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer, CustomerInput } from '../../model/customer'
 import type { MetadataSchema } from '../../model/misc'
-import type { Stored } from '../../ports'
-import { enforceMetadata } from '../admin/metadata-schemas'
+import type { Stored } from '../../storage/ports'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** Customers as other operations read and create them (the `customers` operations are in customers.ts). */

@@ -5,11 +5,11 @@ import type { IdempotencyRecord } from '../../model/idempotency'
 import { eventInput, eventName } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
 import type { EventsCreateParams } from '../../schema/requests'
-import { enforceMetadata } from '../admin/metadata-schemas'
 import { withIdempotency } from '../kernel/idempotency'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earning'
-import { convertReferralOnCustomEvent } from '../referrals/referrals'
+import { convertReferralOnCustomEvent } from '../referrals/conversions'
 import { resolveCustomer, simpleCustomer } from './customer-records'
 
 export interface CustomEvent {

@@ -1,7 +1,7 @@
 import type { Order } from '../../model/order'
 import type { OrderRef, Redemption, RedemptionRollback, StoredRedemption, StoredRollback } from '../../model/redemption'
-import type { Store, Stored } from '../../ports'
 import { mayBeReferred, snapshotId, withOrderJoined } from '../../rules/order-refs'
+import type { Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /*

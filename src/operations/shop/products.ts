@@ -3,7 +3,6 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { ListEnvelope } from '../../model/common'
 import type { Product, ProductCollection, Sku } from '../../model/product'
-import type { ListQuery, Stored } from '../../ports'
 import { nonEmptyString, orderOf } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type {
@@ -12,7 +11,8 @@ import type {
   ProductsCreateSkuParams,
   ProductsListSkusParams,
 } from '../../schema/requests'
-import { enforceMetadata } from '../admin/metadata-schemas'
+import type { ListQuery, Stored } from '../../storage/ports'
+import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { ALPHABET, ID_PREFIX, randomString } from '../../ids'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /** How many free codes a pick reads beyond those it needs; each further read of a pass doubles it. */

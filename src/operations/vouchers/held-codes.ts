@@ -1,8 +1,32 @@
 import type { Customer } from '../../model/customer'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { loadedCard } from '../loyalty/points-ledger'
+
+/**
+ * Codes this transaction holds in a working copy of its own (the loyalty ledger's loaded cards),
+ * each read as the working copy stands: `findMemberCard` answers from them before the store.
+ */
+const workingCopies = new WeakMap<Tx, Map<string, () => Stored<Voucher>>>()
+
+/** Registers a code's working copy in this transaction (the ledger calls it when it loads a card). */
+export function holdWorkingCopy(tx: Tx, voucherId: string, read: () => Stored<Voucher>): void {
+  let map = workingCopies.get(tx)
+  if (!map) {
+    map = new Map()
+    workingCopies.set(tx, map)
+  }
+  map.set(voucherId, read)
+}
+
+/** A code of the campaign held by the customer that this transaction has a working copy of, if any. */
+function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Voucher> | undefined {
+  for (const read of workingCopies.get(tx)?.values() ?? []) {
+    const card = read()
+    if (card.value.campaign_id === campaignId && card.value.holder_id === customerId) return card
+  }
+  return undefined
+}
 
 /**
  * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns).

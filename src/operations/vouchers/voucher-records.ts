@@ -3,7 +3,7 @@ import type { Campaign, VoucherType } from '../../model/campaign'
 import type { Category, Metadata, Validity } from '../../model/common'
 import type { Discount, GiftInfo } from '../../model/discount'
 import type { LoyaltyCardInfo, Voucher, VoucherAssets } from '../../model/voucher'
-import type { Stored } from '../../ports'
+import type { Stored } from '../../storage/ports'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /**

@@ -3,7 +3,7 @@ import { seededRandom } from '../../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../../src/memory/store'
 import { EXPORT_CHUNK_ROWS } from '../../../src/operations/admin/exports'
 import { CLAIM_LEASE_MS } from '../../../src/operations/kernel/jobs'
-import type { Store, Write } from '../../../src/ports'
+import type { Store, Write } from '../../../src/storage/ports'
 import { manualClock, testEngine } from '../../support/engine'
 
 /*

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Write } from '../../../src/ports'
+import type { Write } from '../../../src/storage/ports'
 import { snapshot, testEngine } from '../../support/engine'
 
 const put = (collection: string, value: Record<string, unknown>) =>

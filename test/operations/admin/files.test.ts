@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest'
-import { abandonFile, appendChunk, closeFile, type FileProgress, openFile } from '../../../src/operations/admin/files'
+import {
+  abandonFile,
+  appendChunk,
+  closeFile,
+  type FileProgress,
+  openFile,
+} from '../../../src/operations/admin/stored-files'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { testEngine } from '../../support/engine'
 

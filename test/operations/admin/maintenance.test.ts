@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/memory/store'
-import type { Changeset, Store, Write } from '../../../src/ports'
+import type { Changeset, Store, Write } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
 /*

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../../src/model/redemption'
-import type { Write } from '../../../src/ports'
 import { upgradeRedemption } from '../../../src/rules/stored-shapes'
-import { registerShapeUpgrades } from '../../../src/shapes'
+import type { Write } from '../../../src/storage/ports'
+import { registerShapeUpgrades } from '../../../src/storage/shapes'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
 /*

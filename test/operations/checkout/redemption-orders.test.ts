@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/memory'
-import type { Changeset, Store } from '../../../src/ports'
+import type { Changeset, Store } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 import { fiveRedeemables } from '../../support/shops'
 import { defaultTestStore } from '../../support/store'

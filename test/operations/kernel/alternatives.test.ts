@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { Changeset, CommitResult, Store } from '../../../src/ports'
+import type { Changeset, CommitResult, Store } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
 
 /*

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/memory'
-import type { Store } from '../../../src/ports'
+import type { Store } from '../../../src/storage/ports'
 import { amountOffVoucher, rejection, snapshot, testEngine } from '../../support/engine'
 import { cardPayingWithPoints, program } from '../loyalty/fixtures'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rulesAssignedTo } from '../../../src/operations/campaigns/validation-rules'
+import { rulesAssignedTo } from '../../../src/operations/campaigns/rule-assignments'
 import { rejection, snapshot, testEngine } from '../../support/engine'
 import { member, program } from './fixtures'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
-import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/referrals'
+import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/conversions'
 import { isReferrer } from '../../../src/rules/referrals'
 import { snapshot, testEngine } from '../../support/engine'
 

@@ -8,7 +8,7 @@ export * from './indexes'
  * `commit(changeset)`: the store applies every write or none, checking each entity's version
  * (optimistic concurrency). A database adapter implements the same with one transaction and
  * conditional writes (`UPDATE … WHERE id = $1 AND version = $2`), plus unique indexes on the
- * natural keys (`src/collections.ts`).
+ * natural keys (`src/storage/collections.ts`).
  */
 
 /** What a repository returns: the entity as stored and the version the next write must name. */

@@ -1,5 +1,5 @@
+import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from '../rules/stored-shapes'
 import type { CollectionName } from './ports'
-import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from './rules/stored-shapes'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape

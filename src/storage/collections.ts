@@ -1,8 +1,15 @@
-import type { Campaign } from './model/campaign'
-import type { Category } from './model/common'
-import type { ActivityEvent, Customer } from './model/customer'
-import type { IdempotencyRecord } from './model/idempotency'
-import type { EarningRule, LoyaltyTier, MemberTierState, PointsBucket, Reward, RewardAssignment } from './model/loyalty'
+import type { Campaign } from '../model/campaign'
+import type { Category } from '../model/common'
+import type { ActivityEvent, Customer } from '../model/customer'
+import type { IdempotencyRecord } from '../model/idempotency'
+import type {
+  EarningRule,
+  LoyaltyTier,
+  MemberTierState,
+  PointsBucket,
+  Reward,
+  RewardAssignment,
+} from '../model/loyalty'
 import type {
   AccessToken,
   AsyncAction,
@@ -14,14 +21,14 @@ import type {
   Publication,
   RedeemableHolder,
   StoredFile,
-} from './model/misc'
-import type { Order, OrderSnapshot } from './model/order'
-import type { Product, ProductCollection, Sku } from './model/product'
-import type { PromotionStack, PromotionTier } from './model/promotion'
-import type { StoredRedemption, StoredRollback, ValidationSession } from './model/redemption'
-import type { StackingRules } from './model/stacking'
-import type { ValidationRule, ValidationRuleAssignment } from './model/validation-rule'
-import type { Voucher } from './model/voucher'
+} from '../model/misc'
+import type { Order, OrderSnapshot } from '../model/order'
+import type { Product, ProductCollection, Sku } from '../model/product'
+import type { PromotionStack, PromotionTier } from '../model/promotion'
+import type { StoredRedemption, StoredRollback, ValidationSession } from '../model/redemption'
+import type { StackingRules } from '../model/stacking'
+import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
+import type { Voucher } from '../model/voucher'
 
 /** What the engine stores: its collections, their entities and their natural keys (docs/storage.md). */
 
@@ -87,6 +94,47 @@ export interface Counter {
 
 export type CollectionName = keyof Collections
 export type Entity<C extends CollectionName> = Collections[C]
+
+/** Every collection, in the order stores create and list them. */
+export const COLLECTIONS: readonly CollectionName[] = [
+  'campaigns',
+  'vouchers',
+  'promotion_tiers',
+  'promotion_stacks',
+  'categories',
+  'customers',
+  'products',
+  'skus',
+  'product_collections',
+  'validation_rules',
+  'validation_rule_assignments',
+  'orders',
+  'order_snapshots',
+  'redemptions',
+  'redemption_rollbacks',
+  'sessions',
+  'earning_rules',
+  'loyalty_tiers',
+  'member_tiers',
+  'points_buckets',
+  'rewards',
+  'reward_assignments',
+  'publications',
+  'activities',
+  'metadata_schemas',
+  'exports',
+  'files',
+  'file_chunks',
+  'async_actions',
+  'stacking_rules',
+  'campaign_templates',
+  'redeemable_holders',
+  'credentials',
+  'access_tokens',
+  'locks',
+  'counters',
+  'idempotency_keys',
+]
 
 /**
  * Natural keys: unique per collection, looked up with `findBy` / `findMany`. A key is one field or

@@ -1,7 +1,7 @@
 import type { Customer } from '../../model/customer'
 import type { ApplicableToEntry, ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
-import type { Store } from '../../ports'
+import type { Store } from '../../storage/ports'
 
 interface WireList<T> {
   object: 'list'
