@@ -103,6 +103,9 @@ const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shap
  */
 const PREPARED = 256
 
+/** Reads sent in one statement at most (docs/postgres.md#loads). */
+const BATCH = 64
+
 function namer(): (text: string, values?: unknown[]) => { name?: string; text: string; values?: unknown[] } {
   const names = new Map<string, string>()
   return (text, values) => {
@@ -167,9 +170,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
 
   async function flush(): Promise<void> {
-    const batch = waiting
+    const all = waiting
     waiting = []
-    batch.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    all.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
+    // of at most BATCH reads, sent together.
+    const batches: (typeof all)[] = []
+    for (let i = 0; i < all.length; i += BATCH) batches.push(all.slice(i, i + BATCH))
+    await Promise.all(batches.map(send))
+  }
+
+  async function send(batch: typeof waiting): Promise<void> {
     const params: unknown[] = []
     const columns = batch.map((r, i) => {
       const offset = params.length
