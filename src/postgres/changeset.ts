@@ -49,8 +49,9 @@ export function insertedKeys(changeset: Changeset): string[] {
 
 /**
  * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
- * the writes of one collection applied as one statement per kind. Entities with a guarded increment
- * come last (their rows are the hottest: locked last, held shortest); then by round, the n-th write
+ * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
+ * deleted come first, then those incremented, then those with a guarded increment: counter rows are
+ * what many requests share, so they are locked last and held shortest; then by round, the n-th write
  * of each entity in round n (so several writes to one entity apply in the changeset's order, and a
  * later round only touches rows an earlier one locked); then by collection; rows by id. Two commits
  * therefore lock shared rows in the same order. `pos` is the order in which the changeset first
@@ -76,7 +77,7 @@ export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: str
   })
   const byStep = new Map<string, { phase: number; round: number; c: CollectionName; rows: typeof rows }>()
   for (const r of rows) {
-    const phase = guarded.has(r.slot) ? 1 : 0
+    const phase = guarded.has(r.slot) ? 2 : inc.has(r.slot) ? 1 : 0
     const key = `${phase}\u0000${String(r.round).padStart(6, '0')}\u0000${r.w.collection}`
     const step = byStep.get(key) ?? { phase, round: r.round, c: r.w.collection, rows: [] }
     step.rows.push(r)

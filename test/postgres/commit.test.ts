@@ -87,12 +87,13 @@ describe.sequential('the commit on PostgreSQL', () => {
     // Three activities (redemption succeeded, voucher redeemed, order created), eight counter rows
     // (the code's, the campaign's, the customer's: docs/storage.md#counters), the order, the parent and
     // child redemptions, and the code's redeemed quantity, guarded: 15 writes in 5 steps.
+    // In lock order: inserts first, then the shared counter rows, the guarded quantity last.
     expect(writes).toEqual([
       ...Array(3).fill('activities ins'),
-      ...Array(8).fill('counters inc'),
       'orders ins',
       'redemptions ins',
       'redemptions ins',
+      ...Array(8).fill('counters inc'),
       'vouchers inc',
     ])
     const feed = await store.changes({ after: feedBefore.next_after, limit: 1_000_000 })
