@@ -74,6 +74,14 @@ module.exports = {
       to: { path: NAMESPACE_FILES },
     },
     ...domainOrder,
+    {
+      name: 'valibot-through-schema',
+      severity: 'error',
+      comment:
+        'Schemas import valibot through src/schema/valibot.ts, whose object schemas refuse an array (valibot reads it as an object).',
+      from: { path: '^src/', pathNot: '^src/schema/valibot[.]ts$' },
+      to: { path: 'node_modules/valibot/' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -32,7 +32,7 @@ export default defineConfig({
         test: {
           // The operation suites again, every testEngine() on PostgreSQL.
           name: 'postgres-operations',
-          include: ['test/operations/**/*.test.ts', 'test/conformance/**/*.test.ts'],
+          include: ['test/operations/**/*.test.ts', 'test/conformance/**/*.test.ts', 'test/fidelity/**/*.test.ts'],
           // Page-size bounds of every list endpoint (101 entities each): listing is proven by the contract suite.
           // 1,000-way races in one process take minutes on a database: the budget rules, quantity and
           // balances race across processes in test/postgres/processes.test.ts instead.

@@ -1,8 +1,10 @@
 /**
  * Flat cost (docs/storage.md#indexes): the same requests on a store holding 1,000, 10,000 and 100,000
  * rows per collection, with the growth where the requests look (half of the redemptions on the code
- * and the tier under test, one member with 5,000 points buckets and 10,000 activities, budget rules
- * assigned so that counters are read). Rows are written by direct store commits (on PostgreSQL by a
+ * and the tier under test, one member with 5,000 spent points buckets and 10,000 activities, budget
+ * rules assigned so that counters are read), and live rows that grow with the store: n/2 live session
+ * locks on the code under test and n/20 live points buckets of the member (50,000 and 5,000 at
+ * 100,000 rows). Rows are written by direct store commits (on PostgreSQL by a
  * bulk load into the same tables, bench/postgres/fill.ts: 615,000 rows through the commit function
  * take too long to wait for).
  *
@@ -227,7 +229,60 @@ async function scenario(n: number) {
       }),
     )
   }
+  // Live rows where requests look, growing with the store: session locks on the code under test
+  // (50,000 at 100,000 rows) and the member's live points buckets (5,000 at 100,000 rows), each
+  // expiring later than the one before, two years on.
+  const later = (i: number) => new Date(Date.parse('2028-01-01T00:00:00.000Z') + i * 60_000).toISOString()
+  for (let i = 0; i < n / 2; i++) {
+    writes.push(
+      put('sessions', {
+        id: `ssn_f${i}`,
+        key: `held${i}`,
+        voucher_id: code,
+        promotion_tier_id: null,
+        type: 'LOCK',
+        ttl: 7,
+        ttl_unit: 'DAYS',
+        credits: 0,
+        points: 0,
+        expires_at: later(i),
+        created_at: t(i),
+        released_at: null,
+      }),
+    )
+  }
+  const liveBuckets = n / 20
+  for (let i = 0; i < liveBuckets; i++) {
+    writes.push(
+      put('points_buckets', {
+        id: `lpb_l${i}`,
+        voucher_id: card.id,
+        campaign_id: club.id,
+        customer_id: member,
+        points: 1,
+        remaining: 1,
+        expired: 0,
+        status: 'ACTIVE',
+        source: { type: 'manual' },
+        expires_at: later(i),
+        created_at: t(i),
+        object: 'points_bucket',
+      }),
+    )
+  }
   await commitAll(store, writes)
+  // The card's stored summary counts the live buckets written beside it.
+  const summed = await store.commit({
+    writes: [
+      {
+        op: 'increment',
+        collection: 'vouchers',
+        id: card.id,
+        by: { 'loyalty_card.points': liveBuckets, 'loyalty_card.balance': liveBuckets },
+      },
+    ],
+  })
+  if (!summed.ok) throw new Error(`card summary: ${JSON.stringify(summed.conflict)}`)
 
   const order = { items: [{ source_id: 'shoe', quantity: 2 }] }
   const redeemables = [
@@ -241,6 +296,13 @@ async function scenario(n: number) {
   const ops: Record<string, () => Promise<unknown>> = {
     'validate (5 redeemables)': () =>
       engine.raw.validations.validateStackable({ customer: { source_id: 'member' }, order, redeemables }),
+    'validate with a session (the locked code)': () =>
+      engine.raw.validations.validateStackable({
+        customer: { source_id: 'member' },
+        order,
+        redeemables: [{ object: 'voucher', id: codes[0]?.code }],
+        session: { type: 'LOCK', key: 'bench-session' },
+      }),
     'redeem (5 redeemables)': () =>
       engine.raw.redemptions.redeemStackable({ customer: { source_id: 'member' }, order, redeemables }),
     "member's paid order": () =>

@@ -44,7 +44,7 @@ async function work(settings: Settings): Promise<void> {
     if (!op.includes(settings.only)) continue
     const f = await fixture()
     const details = await fc.check(
-      fc.asyncProperty(calls(f, sample), async (args) => {
+      fc.asyncProperty(calls(f, sample, op), async (args) => {
         send({ type: 'start', op, args: summary(args) })
         const started = performance.now()
         let outcome: 'accepted' | 'refused' | 'failed' = 'failed'

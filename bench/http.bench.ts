@@ -1,12 +1,15 @@
+import pino from 'pino'
 import { afterAll, beforeAll, bench, describe } from 'vitest'
-import { type RunningServer, startServer } from '../examples/serve'
+import { createLogger } from '../packages/server/src/observe'
+import { type RunningServer, startServer } from '../packages/server/src/server'
 import type { createEngine } from '../src/engine'
 import { createFetchHandler } from '../src/http'
 
 /**
  * What the HTTP layer costs on top of the operation: one stackable validation called in-process,
  * through the fetch handler (a `Request` built in-process: routing, auth by keys, JSON both ways), and
- * through the reference server over loopback (node:http and the adapter added).
+ * through the server over loopback (node:http and the adapter added; metrics counted, logs off), and
+ * through the server writing its JSON log line per request (to /dev/null: the cost of making it).
  */
 const body = {
   redeemables: [{ object: 'voucher', id: 'TEN' }],
@@ -15,6 +18,7 @@ const body = {
 }
 
 let server: RunningServer
+let logged: RunningServer
 let handler: (request: Request) => Promise<Response>
 let engine: ReturnType<typeof createEngine>
 let headers: Record<string, string>
@@ -22,6 +26,12 @@ let headers: Record<string, string>
 beforeAll(async () => {
   server = await startServer({ asyncIntervalMs: 0 })
   engine = server.engine
+  logged = await startServer({
+    asyncIntervalMs: 0,
+    engine,
+    logger: createLogger('info', pino.destination({ dest: '/dev/null', sync: true })),
+    settings: { keys: server.keys },
+  })
   handler = createFetchHandler(engine)
   headers = {
     'X-App-Id': server.keys.server.app_id,
@@ -34,7 +44,10 @@ beforeAll(async () => {
     discount: { type: 'PERCENT', percent_off: 10, effect: 'APPLY_TO_ORDER' },
   })
 })
-afterAll(() => server.close())
+afterAll(async () => {
+  await logged.close()
+  await server.close()
+})
 
 describe('validateStackable, one voucher, one line', () => {
   bench('in-process operation', async () => {
@@ -46,8 +59,12 @@ describe('validateStackable, one voucher, one line', () => {
     )
     await res.json()
   })
-  bench('reference server over loopback', async () => {
+  bench('server over loopback', async () => {
     const res = await fetch(`${server.url}/v1/validations`, { method: 'POST', headers, body: JSON.stringify(body) })
+    await res.json()
+  })
+  bench('server over loopback, JSON log line per request', async () => {
+    const res = await fetch(`${logged.url}/v1/validations`, { method: 'POST', headers, body: JSON.stringify(body) })
     await res.json()
   })
 })

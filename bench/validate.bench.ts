@@ -1,5 +1,5 @@
 import { bench, describe } from 'vitest'
-import { createEngine } from '../src/engine'
+import { createEngine, engineContext } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { loadRequest } from '../src/operations/checkout/load-request'
 import { decideRedeemables } from '../src/rules/redeemables'
@@ -76,7 +76,7 @@ if (!check.valid || check.redeemables.some((r) => r.status !== 'APPLICABLE')) {
     `bench setup: expected 5 applicable redeemables, got ${JSON.stringify(check.redeemables.map((r) => r.status))}`,
   )
 }
-const loaded = await loadRequest(engine.context, parseStackableRequest(body), NOW, { sessionKey: undefined })
+const loaded = await loadRequest(engineContext(engine), parseStackableRequest(body), NOW, { sessionKey: undefined })
 
 describe('validation: 5 redeemables over a 100-line order (memory store)', () => {
   bench('validateStackable (parse, load through the ports, decide, shape)', async () => {
@@ -88,6 +88,6 @@ describe('validation: 5 redeemables over a 100-line order (memory store)', () =>
   })
 
   bench('loadRequest alone (reads through the ports)', async () => {
-    await loadRequest(engine.context, parseStackableRequest(body), NOW, { sessionKey: undefined })
+    await loadRequest(engineContext(engine), parseStackableRequest(body), NOW, { sessionKey: undefined })
   })
 })

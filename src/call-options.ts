@@ -1,4 +1,7 @@
-/** Per-call settings every operation accepts as its last argument. */
+/**
+ * Per-call settings every operation accepts as its last argument. Any other key (a misspelt
+ * `idempotency_key`) is refused with a 400 `invalid_call_options` (docs/limits.md#arguments-and-per-call-options).
+ */
 export interface CallOptions {
   /**
    * Makes an unsafe operation (redeem, rollback, reward redemption, publication, order create, custom

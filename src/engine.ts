@@ -42,17 +42,19 @@ import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
 import type { RawOperations } from './raw'
+import { checkArguments } from './schema/arguments'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
+import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */
 export interface EngineOptions {
   /** Storage adapter; the in-memory store by default. */
   store?: Store | undefined
-  /** Source of "now"; the system clock by default. */
+  /** Source of "now"; the system clock by default. `now()` must return a valid Date (checked where used). */
   clock?: Clock | undefined
-  /** Id generator; prefixed random ids like the hosted service's by default. */
+  /** Id generator; prefixed random ids like the hosted service's by default. Each id must be a new non-empty string. */
   ids?: IdGenerator | undefined
   /** Randomness for codes (and ids when `ids` is not given). Pass `seededRandom(n)` for reproducible runs. */
   random?: RandomSource | undefined
@@ -107,11 +109,12 @@ function contextOf(options: EngineOptions): Context {
   const maxRetries = options.maxRetries ?? 5
   const tokenTtlSeconds = options.tokenTtlSeconds ?? 3600
   const projectId = options.projectId ?? 'proj_default'
-  const random = options.random ?? systemRandom
+  // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
+  const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
   return {
     store: options.store ?? createMemoryStore(),
-    clock: options.clock ?? systemClock,
-    ids: options.ids ?? createIdGenerator(random),
+    clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
+    ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
     config: {
       timezone,
@@ -141,26 +144,79 @@ function counter(): Context['sequence'] {
 
 /**
  * Every operation of a namespace (and of its nested ones, like `promotions.tiers`) behind the input
- * check: arguments that are not JSON or exceed the limits are refused before the operation runs.
+ * checks: arguments that are not JSON or exceed the limits, ids that are not strings and unknown
+ * per-call options are refused before the operation runs.
  */
-function bounded<T extends object>(namespace: T, limits: InputLimits): T {
+function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = ''): T {
   const out: Record<string, unknown> = {}
   for (const [name, member] of Object.entries(namespace)) {
+    const path = `${prefix}${name}`
     if (typeof member === 'function') {
       out[name] = async (...args: unknown[]) => {
         checkBounds(args, limits)
+        checkArguments(path, args)
         return member(...args)
       }
     } else {
-      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits) : member
+      out[name] = member !== null && typeof member === 'object' ? bounded(member, limits, `${path}.`) : member
     }
   }
   return out as T
 }
 
-function withBoundedInput<T extends { context: Context }>(engine: T): T {
-  const { context, ...namespaces } = engine
-  return { context, ...bounded(namespaces, context.config.limits) } as T
+/**
+ * What an engine was configured with, resolved (defaults filled in): for hosts and adapters, e.g. the
+ * HTTP handler's body limit and project id. The store, the clock and the secret that signs file links
+ * stay inside the engine.
+ */
+export interface EngineSettings {
+  readonly projectId: string
+  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
+  readonly timezone: string
+  readonly rounding: RoundingMode
+  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
+  readonly limits: Readonly<InputLimits>
+  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
+  readonly authentication: AuthenticationMode
+  /** How many times an operation re-reads and recomputes after a commit conflict. */
+  readonly maxRetries: number
+  readonly tokenTtlSeconds: number
+  readonly idempotencyTtlSeconds: number
+  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
+  readonly filesBaseUrl: string
+  readonly fileLinkTtlSeconds: number
+  /** null: finished files are kept for ever. */
+  readonly fileRetentionSeconds: number | null
+}
+
+function settingsOf(ctx: Context): EngineSettings {
+  const c = ctx.config
+  return Object.freeze({
+    projectId: c.projectId,
+    timezone: c.timezone,
+    rounding: c.rounding,
+    limits: Object.freeze({ ...c.limits }),
+    authentication: c.authentication,
+    maxRetries: c.maxRetries,
+    tokenTtlSeconds: c.tokenTtlSeconds,
+    idempotencyTtlSeconds: c.idempotencyTtlSeconds,
+    filesBaseUrl: c.filesBaseUrl,
+    fileLinkTtlSeconds: c.fileLinkTtlSeconds,
+    fileRetentionSeconds: c.fileRetentionSeconds,
+  })
+}
+
+/** Each engine's context, kept off the engine object: it holds the store and the file-link secret. */
+const contexts = new WeakMap<object, Context>()
+
+/**
+ * The ports and configuration an engine's operations run on, for this repository's own tests and
+ * internals (not exported by the package).
+ */
+export function engineContext(engine: object): Context {
+  const ctx = contexts.get(engine)
+  if (!ctx) throw new Error('engineContext: not an engine made by createEngine')
+  return ctx
 }
 
 /**
@@ -184,42 +240,47 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
-  return withRaw(
-    withBoundedInput({
-      /** The ports and configuration the operations run on (for adapters and tests). */
-      context: ctx,
-      customers: customers(ctx),
-      validations: validations(ctx),
-      redemptions: redemptions(ctx),
-      promotions: promotions(ctx),
-      validationRules: validationRules(ctx),
-      stackingRules: stackingRules(ctx),
-      campaigns: campaigns(ctx),
-      vouchers: vouchers(ctx),
-      categories: categories(ctx),
-      products: products(ctx),
-      auth: auth(ctx),
-      metadataSchemas: metadataSchemas(ctx),
-      asyncActions: asyncActions(ctx),
-      exports: exports(ctx),
-      files: files(ctx),
-      publications: publications(ctx),
-      referrals: referrals(ctx),
-      templates: templates(ctx),
-      loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
-      qualifications: qualifications(ctx),
-      rewards: rewards(ctx),
-      events: events(ctx),
-      orders: orders(ctx),
-      maintenance: maintenance(ctx),
-    }),
-  )
+  const engine = withRaw({
+    /** The resolved configuration (no store, no secrets). */
+    settings: settingsOf(ctx),
+    ...bounded(
+      {
+        customers: customers(ctx),
+        validations: validations(ctx),
+        redemptions: redemptions(ctx),
+        promotions: promotions(ctx),
+        validationRules: validationRules(ctx),
+        stackingRules: stackingRules(ctx),
+        campaigns: campaigns(ctx),
+        vouchers: vouchers(ctx),
+        categories: categories(ctx),
+        products: products(ctx),
+        auth: auth(ctx),
+        metadataSchemas: metadataSchemas(ctx),
+        asyncActions: asyncActions(ctx),
+        exports: exports(ctx),
+        files: files(ctx),
+        publications: publications(ctx),
+        referrals: referrals(ctx),
+        templates: templates(ctx),
+        loyalties: { ...loyalties(ctx), ...loyaltyEstimates(ctx) },
+        qualifications: qualifications(ctx),
+        rewards: rewards(ctx),
+        events: events(ctx),
+        orders: orders(ctx),
+        maintenance: maintenance(ctx),
+      },
+      ctx.config.limits,
+    ),
+  })
+  contexts.set(engine, ctx)
+  return engine
 }
 
 /** Adds `raw`: the same operations, typed to take request bodies as `unknown`. */
-function withRaw<E extends { context: Context }>(engine: E): E & { raw: RawOperations<Omit<E, 'context'>> } {
-  const { context: _, ...operations } = engine
-  return { ...engine, raw: operations as RawOperations<Omit<E, 'context'>> }
+function withRaw<E extends { settings: EngineSettings }>(engine: E): E & { raw: RawOperations<Omit<E, 'settings'>> } {
+  const { settings: _, ...operations } = engine
+  return { ...engine, raw: operations as RawOperations<Omit<E, 'settings'>> }
 }
 
 export type Engine = ReturnType<typeof createEngine>

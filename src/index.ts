@@ -6,7 +6,7 @@
  * change.
  */
 export type { CallOptions } from './call-options'
-export type { Engine, EngineOptions } from './engine'
+export type { Engine, EngineOptions, EngineSettings } from './engine'
 export { createEngine, systemClock } from './engine'
 export { EngineError, type EngineErrorInit, type EngineErrorJSON, type ErrorCode, isEngineError } from './errors'
 export { createIdGenerator, seededRandom, systemRandom } from './ids'

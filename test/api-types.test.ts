@@ -70,7 +70,7 @@ describe('the typed API', () => {
   })
 
   it('takes CallOptions last on every operation', () => {
-    type Operations = Omit<Engine, 'context' | 'raw'>
+    type Operations = Omit<Engine, 'settings' | 'raw'>
     type Ops<T> = {
       [K in keyof T]: T[K] extends (...args: infer A) => unknown ? Last<Required<A>> : Ops<T[K]>
     }

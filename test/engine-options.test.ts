@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createEngine, type EngineOptions } from '../src'
+import { engineContext } from '../src/engine'
 
 /** The error createEngine throws for these options (as untyped input: hosts read them from config files). */
 function rejection(options: unknown) {
@@ -54,6 +55,6 @@ describe('createEngine checks its options at once', () => {
 
   it('treats an option set to undefined as absent', () => {
     const engine = createEngine({ timezone: undefined, rounding: undefined })
-    expect(engine.context.config).toMatchObject({ timezone: 'UTC', rounding: 'half-up' })
+    expect(engineContext(engine).config).toMatchObject({ timezone: 'UTC', rounding: 'half-up' })
   })
 })

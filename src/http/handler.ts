@@ -1,6 +1,6 @@
 import type { CallOptions } from '../call-options'
 import type { Engine } from '../engine'
-import { EngineError, type EngineErrorJSON, type ErrorCode } from '../errors'
+import { EngineError, type EngineErrorJSON, type ErrorCode, isEngineError } from '../errors'
 import { operationAccess } from '../rules/scopes'
 import { parseQuery } from './query'
 import { type ArgumentSource, type HttpMethod, ROUTES, type Route } from './routes'
@@ -12,10 +12,29 @@ export interface FetchHandlerOptions {
   basePath?: string
   /** Largest request body accepted, in bytes. Default: the engine's `limits.requestBytes` (1 MiB). */
   maxBodyBytes?: number
-  /** Makes the id every response carries (body of errors, `X-Request-Id` header of all). */
-  requestId?: () => string
+  /** Makes the id every response carries (body of errors, `X-Request-Id` header of all), from the request. */
+  requestId?: (request: Request) => string
   /** Told about failures that are not `EngineError`s (answered 500 `internal_error`); `console.error` by default. */
   onError?: (error: unknown, request: Request) => void
+  /**
+   * Told about every answer once it is made (before its body is sent), for logs and metrics: the route
+   * template (never the path, which holds ids and codes), the status and the error key.
+   */
+  onResponse?: (answered: Answered) => void
+  /** Seconds a client should wait before retrying when the store cannot be reached (503). Default 1. */
+  retryAfterSeconds?: number
+}
+
+/** What `onResponse` is told about one answer. */
+export interface Answered {
+  request: Request
+  requestId: string
+  method: string
+  /** The matched route's template (`/v1/vouchers/:code`), or null when no route matched. */
+  route: string | null
+  status: number
+  /** The error's stable key, when the answer is an error. */
+  errorKey: string | null
 }
 
 type Handler = (request: Request) => Promise<Response>
@@ -51,30 +70,52 @@ const CORS_HEADERS = [
 export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): Handler {
   const compiled = (options.routes ?? ROUTES).map(compile)
   const basePath = (options.basePath ?? '').replace(/\/+$/, '')
-  const maxBodyBytes = options.maxBodyBytes ?? engine.context.config.limits.requestBytes
+  const maxBodyBytes = options.maxBodyBytes ?? engine.settings.limits.requestBytes
   const requestId = options.requestId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`)
   const onError = options.onError ?? ((error: unknown) => console.error(error))
+  const onResponse = options.onResponse ?? (() => {})
+  const retryAfter = String(options.retryAfterSeconds ?? 1)
 
   return async (request) => {
-    const id = requestId()
+    const id = requestId(request)
+    let route: string | null = null
+    const answered = (response: Response, errorKey: string | null = null) => {
+      onResponse({ request, requestId: id, method: request.method, route, status: response.status, errorKey })
+      return response
+    }
     const url = new URL(request.url)
-    const path =
-      basePath !== '' && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname
+    const path = withoutTrailingSlash(
+      basePath !== '' && url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname,
+    )
     const cors = path.startsWith(CLIENT_PREFIX) ? corsHeaders(request) : {}
     try {
       if (request.method === 'OPTIONS' && path.startsWith(CLIENT_PREFIX)) {
-        return new Response(null, { status: 204, headers: { ...cors, 'X-Request-Id': id, ...preflightHeaders() } })
+        return answered(
+          new Response(null, { status: 204, headers: { ...cors, 'X-Request-Id': id, ...preflightHeaders() } }),
+        )
       }
       const found = match(compiled, request.method, path)
+      route = found.route.path
       const result = await run(engine, found, request, url, maxBodyBytes)
       const headers = { ...cors, 'X-Request-Id': id }
-      if (found.route.download) return download(result, headers)
-      if (result === undefined) return new Response(null, { status: 204, headers })
-      return new Response(JSON.stringify(result), { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE } })
+      if (found.route.download) return answered(download(result, headers))
+      if (result === undefined) return answered(new Response(null, { status: 204, headers }))
+      return answered(
+        new Response(JSON.stringify(result), { status: 200, headers: { ...headers, 'Content-Type': JSON_TYPE } }),
+      )
     } catch (error) {
-      return errorResponse(error, id, cors, request, onError)
+      const { response, key } = errorResponse(error, id, cors, request, onError, retryAfter)
+      return answered(response, key)
     }
   }
+}
+
+/**
+ * `/v1/vouchers/` is `/v1/vouchers`: clients build paths by joining (the SDK's `vouchers.create`
+ * without a code sends the trailing slash), and no route has an empty last segment.
+ */
+function withoutTrailingSlash(path: string): string {
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path
 }
 
 /** A stored file as a download: its chunks streamed as the store yields them, typed, named for saving. */
@@ -195,7 +236,7 @@ function argument(
   if (source === 'caller') return { side: from.side }
   if (source === 'query') return from.query
   if (source === 'headers') return from.headers
-  if (source === 'project') return from.engine.context.config.projectId
+  if (source === 'project') return from.engine.settings.projectId
   if (source === 'null') return null
   if (source.startsWith('path:')) return from.params[source.slice(5)]
   const value = from.query[source.slice(6)]
@@ -343,23 +384,14 @@ function httpError(id: { code: ErrorCode; key: string }, details: string, path?:
   return new EngineError({ ...id, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
 }
 
-/** EngineErrors by shape, not class: a bundle may hold a second copy of the class. */
-function isEngineError(error: unknown): error is EngineError {
-  return (
-    error instanceof Error &&
-    error.name === 'EngineError' &&
-    typeof (error as EngineError).code === 'number' &&
-    typeof (error as EngineError).key === 'string'
-  )
-}
-
 function errorResponse(
   error: unknown,
   id: string,
   cors: Record<string, string>,
   request: Request,
   onError: (error: unknown, request: Request) => void,
-): Response {
+  retryAfter: string,
+): { response: Response; key: string } {
   let json: EngineErrorJSON
   if (isEngineError(error)) {
     json = { ...error.toJSON(), request_id: id }
@@ -367,8 +399,13 @@ function errorResponse(
     onError(error, request)
     json = { code: 500, key: 'internal_error', message: 'Internal error', details: 'Internal error', request_id: id }
   }
-  return new Response(JSON.stringify(json), {
-    status: json.code,
-    headers: { ...cors, 'X-Request-Id': id, 'Content-Type': JSON_TYPE },
-  })
+  // Nothing was read or written: the same request will do once the store answers again. A commit whose
+  // outcome is unknown (`commit_outcome_unknown`) keeps its 500: it is retried only with an
+  // idempotency key (docs/http.md#deploying).
+  const unavailable = json.key === 'store_unavailable'
+  const status = unavailable ? 503 : json.code
+  const body = unavailable ? { ...json, code: 503 } : json
+  const headers: Record<string, string> = { ...cors, 'X-Request-Id': id, 'Content-Type': JSON_TYPE }
+  if (unavailable) headers['Retry-After'] = retryAfter
+  return { response: new Response(JSON.stringify(body), { status, headers }), key: json.key }
 }

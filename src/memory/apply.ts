@@ -2,8 +2,8 @@ import { EngineError } from '../errors'
 import type { CommitResult } from '../storage/ports'
 import { naturalKeysOf } from '../storage/ports'
 import type { Staged } from './check'
-import type { IndexBuckets } from './indexes'
-import { deepFreeze } from './paths'
+import { type IndexBuckets, samePlacement } from './indexes'
+import { freezeNew } from './paths'
 import { current, keyValue, type MemoryState, table } from './state'
 
 /** Applying a checked changeset: freeze, write, reindex, log; undone in full if anything throws midway. */
@@ -16,9 +16,10 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
   const logLength = log.length
   try {
     // Everything that can fail on the values themselves (freezing) happens before the store changes.
+    const walked = new Set<object>()
     entries.forEach((s, position) => {
       options.faults?.({ stage: 'freeze', position })
-      if (s.after) deepFreeze(s.after.value)
+      if (s.after) freezeNew(s.after.value, s.before?.value, walked)
     })
     entries.forEach((s, position) => {
       const rows = table(state, s.collection)
@@ -91,13 +92,16 @@ function reindex(state: MemoryState, s: Staged, undo: (() => void)[]): void {
     }
   }
   for (const index of state.indexes.get(s.collection) as IndexBuckets[]) {
-    if (oldValue !== undefined) {
-      index.remove(s.id, oldValue)
-      undo.push(() => index.add(s.id, oldValue))
+    const was = oldValue === undefined ? undefined : index.entriesOf(s.id, oldValue)
+    const now = newValue === undefined ? undefined : index.entriesOf(s.id, newValue)
+    if (was && now && samePlacement(was, now)) continue
+    if (was) {
+      index.remove(was)
+      undo.push(() => index.add(was))
     }
-    if (newValue !== undefined) {
-      index.add(s.id, newValue)
-      undo.push(() => index.remove(s.id, newValue))
+    if (now) {
+      index.add(now)
+      undo.push(() => index.remove(now))
     }
   }
 }

@@ -50,6 +50,9 @@ export function compareEntries(a: Entry, b: Entry): number {
  * One bucket, unless a field is multi-valued: then one per element (docs/storage.md#multi-valued-indexes).
  */
 export function bucketsOf(index: IndexDeclaration, value: unknown): string[] {
+  if (!index.on.some(([path]) => isMultiValued(path))) {
+    return [JSON.stringify(index.on.map(([path, type]) => sortKey(readPath(value, path), type)))]
+  }
   let keys: SortKey[][] = [[]]
   for (const [path, type] of index.on) {
     if (!isMultiValued(path)) {
@@ -120,8 +123,10 @@ export class SortedEntries implements Iterable<Entry> {
 
   /** The chunk an entry belongs in: the first whose last entry is not before it, else the last. */
   private chunkFor(entry: Entry): Entry[] | undefined {
-    for (const chunk of this.chunks) if (compareEntries(chunk[chunk.length - 1] as Entry, entry) >= 0) return chunk
-    return this.chunks.at(-1)
+    const last = this.chunks.length - 1
+    // Most entries arrive in order (a creation date, an id): the last chunk is tried first.
+    if (last < 0 || compareEntries(this.chunks[last]?.at(-1) as Entry, entry) < 0) return this.chunks[last]
+    return this.chunks[firstWhere(this.chunks, (chunk) => compareEntries(chunk[chunk.length - 1] as Entry, entry) >= 0)]
   }
 
   insert(entry: Entry): void {
@@ -131,11 +136,13 @@ export class SortedEntries implements Iterable<Entry> {
       this.chunks.push([entry])
       return
     }
-    chunk.splice(
-      firstWhere(chunk, (e) => compareEntries(e, entry) >= 0),
-      0,
-      entry,
-    )
+    if (compareEntries(chunk[chunk.length - 1] as Entry, entry) < 0) chunk.push(entry)
+    else
+      chunk.splice(
+        firstWhere(chunk, (e) => compareEntries(e, entry) >= 0),
+        0,
+        entry,
+      )
     if (chunk.length > 2 * SortedEntries.MAX) {
       this.chunks.splice(this.chunks.indexOf(chunk) + 1, 0, chunk.splice(SortedEntries.MAX))
     }
@@ -179,13 +186,12 @@ export class IndexBuckets {
     this.multi = declaration.on.some(([path]) => isMultiValued(path))
   }
 
-  entriesOf(id: string, value: unknown): { buckets: string[]; entry: Entry } {
+  entriesOf(id: string, value: unknown): Placement {
     const [path, type] = this.declaration.sort
     return { buckets: bucketsOf(this.declaration, value), entry: { key: sortKey(readPath(value, path), type), id } }
   }
 
-  add(id: string, value: unknown): void {
-    const { buckets, entry } = this.entriesOf(id, value)
+  add({ buckets, entry }: Placement): void {
     for (const bucket of buckets) {
       let entries = this.buckets.get(bucket)
       if (!entries) {
@@ -196,8 +202,7 @@ export class IndexBuckets {
     }
   }
 
-  remove(id: string, value: unknown): void {
-    const { buckets, entry } = this.entriesOf(id, value)
+  remove({ buckets, entry }: Placement): void {
     for (const bucket of buckets) {
       const entries = this.buckets.get(bucket)
       if (!entries) continue
@@ -205,4 +210,20 @@ export class IndexBuckets {
       if (entries.length === 0) this.buckets.delete(bucket)
     }
   }
+}
+
+/** Where an entity sits in one index: its buckets and its entry in each. */
+export interface Placement {
+  buckets: string[]
+  entry: Entry
+}
+
+/** Whether two placements are the same: an update that leaves an index's fields alone does not move in it. */
+export function samePlacement(a: Placement, b: Placement): boolean {
+  return (
+    a.entry.key === b.entry.key &&
+    a.entry.id === b.entry.id &&
+    a.buckets.length === b.buckets.length &&
+    a.buckets.every((bucket, i) => bucket === b.buckets[i])
+  )
 }

@@ -35,30 +35,33 @@ export function readElements(value: unknown, path: string): string[] {
   return [...out]
 }
 
-/** Objects this module froze whole: a next version that shares them is not walked again. */
-const frozenDeep = new WeakSet<object>()
-
 /**
- * Freezes a plain value in place, deeply, so stored entities cannot be changed behind the store's
- * back. Iterative, so no nesting depth can overflow the stack; subtrees frozen by an earlier commit
- * (shared by a next version) are skipped, so a commit costs what it changed, not what it kept.
- * A frozen object that this module did not freeze is still walked: `Object.freeze` is shallow.
+ * Freezes a value a commit stores, deeply, so stored entities cannot be changed behind the store's
+ * back, and only what is new: a subtree that is the very object at the same place in the entity's
+ * stored version (`previous`, frozen whole when it was committed) is skipped unwalked, so a commit
+ * costs what it changed, not what it kept, and nothing is marked (a store-wide set of frozen objects
+ * cost more in the garbage collector than the freezing itself). An object frozen elsewhere is still
+ * walked, since `Object.freeze` is shallow, once per commit (`walked`, shared by the commit's values,
+ * which also ends cycles). Iterative, so no nesting depth can overflow the stack.
  */
-export function deepFreeze<T>(value: T): T {
-  if (value === null || typeof value !== 'object') return value
-  const stack: object[] = [value]
-  const visited: object[] = []
+export function freezeNew(value: unknown, previous: unknown, walked: Set<object>): void {
+  if (value === null || typeof value !== 'object' || value === previous) return
+  const stack: unknown[] = [value, previous]
   while (stack.length > 0) {
-    const current = stack.pop() as object
-    if (frozenDeep.has(current)) continue
-    frozenDeep.add(current)
-    visited.push(current)
-    Object.freeze(current)
-    for (const child of Object.values(current)) {
-      if (child !== null && typeof child === 'object' && !frozenDeep.has(child)) stack.push(child)
+    const before = stack.pop()
+    const current = stack.pop() as Record<string, unknown>
+    if (Object.isFrozen(current)) {
+      if (walked.has(current)) continue
+      walked.add(current)
+    } else Object.freeze(current)
+    const old = before !== null && typeof before === 'object' ? (before as Record<string, unknown>) : undefined
+    for (const key of Object.keys(current)) {
+      const child = current[key]
+      if (child === null || typeof child !== 'object') continue
+      const was = old?.[key]
+      if (child !== was) stack.push(child, was)
     }
   }
-  return value
 }
 
 /**

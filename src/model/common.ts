@@ -1,10 +1,10 @@
-/** Shared wire shapes: snake_case exactly as the spec names them. */
+/** Shared wire shapes: snake_case exactly as the service interface names them. */
 export type Metadata = Record<string, unknown>
 
 /** ISO 8601 date-time string. */
 export type DateTime = string
 
-/** The spec's list envelope. `data_ref` names the property that holds the array. */
+/** The service interface's list envelope. `data_ref` names the property that holds the array. */
 export type ListEnvelope<K extends string, T> = {
   object: 'list'
   data_ref: K

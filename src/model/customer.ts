@@ -26,6 +26,34 @@ export interface Customer {
   object: 'customer'
 }
 
+/**
+ * The hosted `CustomerSummary` (docs/behaviour.md#customer-summary): redemptions and their gift and
+ * loyalty figures; orders counting only PAID and FULFILLED ones.
+ */
+export interface CustomerSummary {
+  redemptions: {
+    total_redeemed: number
+    total_failed: number
+    total_succeeded: number
+    total_rolled_back: number
+    total_rollback_failed: number
+    total_rollback_succeeded: number
+    gift: { redeemed_amount: number; amount_to_go: number }
+    loyalty_card: { redeemed_points: number; points_to_go: number }
+  }
+  orders: {
+    total_amount: number
+    total_discount_amount: number
+    total_count: number
+    average_amount: number
+    last_order_amount: number | null
+    last_order_date: string | null
+  }
+}
+
+/** A customer as `customers.get` returns it: with its `summary`. */
+export type CustomerWithSummary = Customer & { summary: CustomerSummary }
+
 export interface CustomerInput {
   id?: string
   source_id?: string | null

@@ -148,7 +148,7 @@ export interface UnitBudgetReport {
   refused_units: number
 }
 
-/** `applicable_to` / `inapplicable_to` on a redeemable result: the spec's list envelope over `data`. */
+/** `applicable_to` / `inapplicable_to` on a redeemable result: the service interface's list envelope over `data`. */
 export interface ApplicableToResultList {
   object: 'list'
   data_ref: 'data'

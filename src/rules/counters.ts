@@ -14,6 +14,7 @@ import { addDays, type LocalDate, localDate } from './zoned-calendar'
  *   c:<campaign>              redemptions in the campaign (the total row also sums order amounts and discounts)
  *   cc:<campaign>:<customer>  the customer's redemptions in the campaign
  *   cu:<campaign>             distinct customers who redeemed in the campaign
+ * A code outside any campaign is its own campaign: c and cc are its r and rc rows, cu is cu:<code>.
  * A period row's id ends with `|d:2026-11-24`, `|w:2026-11-23` or `|m:2026-11`.
  */
 
@@ -64,12 +65,15 @@ function familyBase(family: Family, scope: CounterScope): string | null {
       return `r:${redeemableId}`
     case 'rc':
       return customerId ? `rc:${redeemableId}:${customerId}` : null
+    // A code outside any campaign is its own campaign: the campaign-level rules count its own
+    // redemptions, on its own rows (docs/behaviour.md#standalone-codes-and-campaign-budgets).
     case 'c':
-      return campaignId ? `c:${campaignId}` : null
+      return campaignId ? `c:${campaignId}` : `r:${redeemableId}`
     case 'cc':
-      return campaignId && customerId ? `cc:${campaignId}:${customerId}` : null
+      if (!customerId) return null
+      return campaignId ? `cc:${campaignId}:${customerId}` : `rc:${redeemableId}:${customerId}`
     case 'cu':
-      return campaignId ? `cu:${campaignId}` : null
+      return `cu:${campaignId ?? redeemableId}`
   }
 }
 
@@ -78,10 +82,12 @@ const FAMILIES: readonly Family[] = ['r', 'rc', 'c', 'cc', 'cu']
 /** The ids of every counter row of a scope at an instant: what a validation reads, in one batch. */
 export function counterIds(scope: CounterScope, at: Date, timeZone: string): string[] {
   const suffixes = periodSuffixes(at, timeZone)
-  return FAMILIES.flatMap((f) => {
+  const ids = FAMILIES.flatMap((f) => {
     const base = familyBase(f, scope)
     return base === null ? [] : PERIODS.map((p) => base + suffixes[p])
   })
+  // A standalone code's campaign rows are its own: each row once.
+  return scope.campaignId ? ids : [...new Set(ids)]
 }
 
 const countOf = (row: Counter | undefined): number => (typeof row?.count === 'number' ? row.count : 0)
@@ -99,7 +105,7 @@ export function evalCounters(
     const read = (p: Period) => (base === null ? 0 : countOf(rows.get(base + suffixes[p])))
     return { total: read('total'), daily: read('daily'), weekly: read('weekly'), monthly: read('monthly') }
   }
-  const campaign = scope.campaignId ? rows.get(`c:${scope.campaignId}`) : undefined
+  const campaign = rows.get(familyBase('c', scope) as string)
   const sum = (field: string) => (typeof campaign?.[field] === 'number' ? (campaign[field] as number) : 0)
   return {
     campaign_orders_amount: sum('amount'),
@@ -188,15 +194,15 @@ export function counterWrites(input: {
     if (base === null) continue
     for (const p of PERIODS) write(base + suffixes[p]).by.count = sign
   }
-  if (scope.campaignId) {
-    const total = write(`c:${scope.campaignId}`)
+  {
+    const total = write(familyBase('c', scope) as string)
     total.by.amount = sign * input.orderAmount
     total.by.discount = sign * input.discount
     // A customer's first redemption in the campaign (per period) adds a distinct customer; the guard on
     // their own count keeps two concurrent "first" redemptions from both counting them.
     const cc = familyBase('cc', scope)
     for (const p of PERIODS) {
-      const cu = write(`cu:${scope.campaignId}${suffixes[p]}`)
+      const cu = write(`${familyBase('cu', scope)}${suffixes[p]}`)
       if (cc === null) {
         cu.by.count = 0
         continue

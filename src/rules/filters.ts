@@ -24,7 +24,7 @@ export const FILTER_OPERATORS = [
 
 export type FilterOperator = (typeof FILTER_OPERATORS)[number]
 
-/** Values are arrays (the spec's shape); a scalar given by a caller is normalised to a one-item array. */
+/** Values are arrays (the service interface's shape); a scalar given by a caller is normalised to a one-item array. */
 export type FilterConditions = Partial<Record<FilterOperator, (string | number | boolean | null)[]>>
 
 export interface Filters {

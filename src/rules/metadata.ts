@@ -1,7 +1,7 @@
 import type { Metadata } from '../model/common'
-import type { MetadataPropertyDefinition, MetadataSchema } from '../model/misc'
+import type { MetadataPropertyDefinition, MetadataSchema } from '../model/metadata-schema'
 
-/** The `related_object` values the spec names; any other non-empty value is a custom schema. */
+/** The `related_object` values the service interface names; any other non-empty value is a custom schema. */
 export const STANDARD_RELATED_OBJECTS = [
   'campaign',
   'customer',

@@ -81,7 +81,7 @@ export interface PayWithPointsInput {
   /** `reward.points` of the request, when given. */
   requestedPoints?: number | null
   /**
-   * Requested points above the balance are capped at the balance instead of refused: the spec of
+   * Requested points above the balance are capped at the balance instead of refused: the service interface of
    * `loyalties.redeemReward` says "only the available points are applied". The stacked loyalty_card
    * redeemable keeps the refusal (`loyalty_card_points_exceeded`, docs/behaviour.md#pay-with-points).
    */

@@ -1,9 +1,9 @@
 /**
- * Who may call what: the scope values of the spec, the family and scope each engine operation needs
+ * Who may call what: the scope values of the service interface, the family and scope each engine operation needs
  * (docs/behaviour.md#scopes), and the parsing of an OAuth `scope` string. Pure data and functions.
  */
 
-/** Every scope value the spec lists, in its order. */
+/** Every scope value the service interface lists, in its order. */
 export const SCOPES = [
   'api',
   'assets',
@@ -51,7 +51,7 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number]
 
-/** The endpoint families of the spec; `token` is the two OAuth token endpoints (app credentials only). */
+/** The endpoint families of the service interface; `token` is the two OAuth token endpoints (app credentials only). */
 export type Family = 'server' | 'client' | 'management' | 'token'
 
 export interface OperationAccess {
@@ -68,7 +68,8 @@ const token: OperationAccess = { family: 'token', scope: null }
 /**
  * The operation table: every engine operation a host may put behind an endpoint, by its engine name
  * (`namespace.method`; client-side requests are prefixed `client.`). Host-only calls that are not
- * endpoints (`auth.authenticate`, `auth.createApplication`, `files.get`, `maintenance.purgeExpired`) are not listed.
+ * endpoints (`auth.authenticate`, `auth.createApplication`, `auth.rotateSecret`, `files.get`,
+ * `maintenance.purgeExpired`, `maintenance.backfillCustomerSummaries`) are not listed.
  */
 export const OPERATIONS = {
   'auth.issueToken': token,
@@ -180,7 +181,7 @@ export type ScopeParse = { ok: true; scopes: Scope[] } | { ok: false; problem: s
 
 /**
  * Parses an OAuth `scope` form field: values separated by spaces (RFC 6749, section 3.3), commas not allowed
- * (the spec), every value one of the spec's. Repeated values collapse; the order of first mention stays.
+ * (the service interface), every value one of the service interface's. Repeated values collapse; the order of first mention stays.
  */
 export function parseScope(raw: string): ScopeParse {
   if (raw.includes(',')) return { ok: false, problem: 'must separate scope values with spaces; commas are not allowed' }

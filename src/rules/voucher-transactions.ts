@@ -75,8 +75,18 @@ function movement(voucher: Voucher, redemption: TransactionType, gift: Transacti
 }
 
 /**
+ * Credits and points are signed as the hosted voucher transactions are: taken off the card negative
+ * (a redemption), given back positive (a refund) (docs/behaviour.md#exports). A plain code's use keeps
+ * the amount its redemption recorded.
+ */
+function signed(voucher: Voucher, amount: number | null | undefined, direction: 1 | -1): number | null {
+  if (amount === null || amount === undefined) return null
+  return voucher.type === 'GIFT_VOUCHER' || voucher.type === 'LOYALTY_CARD' ? direction * Math.abs(amount) : amount
+}
+
+/**
  * The row of one redemption of the voucher. `type` says what moved; `amount` is the credits or points
- * as the redemption recorded them (`type` gives the direction); `related_transaction_id` links it to its
+ * taken (negative on a gift or loyalty card); `related_transaction_id` links it to its
  * first rollback; `details` is a JSON object with the order, customer and redemption ids.
  */
 export function redemptionRow(r: Redemption, voucher: Voucher): TransactionRow {
@@ -92,7 +102,7 @@ export function redemptionRow(r: Redemption, voucher: Voucher): TransactionRow {
     voucher_code: voucher.code,
     campaign_id: voucher.campaign_id,
     customer_id: r.customer_id,
-    amount: r.amount ?? r.gift?.amount ?? r.loyalty_card?.points ?? null,
+    amount: signed(voucher, r.amount ?? r.gift?.amount ?? r.loyalty_card?.points, -1),
     created_at: r.date,
     related_transaction_id: r.related_redemptions?.rollbacks[0]?.id ?? null,
     details: {
@@ -117,7 +127,9 @@ export function rollbackRow(rb: RedemptionRollback, voucher: Voucher): Transacti
     voucher_code: voucher.code,
     campaign_id: voucher.campaign_id,
     customer_id: rb.customer_id,
-    amount: rb.amount ?? rb.gift?.amount ?? rb.loyalty_card?.points ?? null,
+    // A failed rollback gave nothing back.
+    amount:
+      rb.result === 'FAILURE' ? null : signed(voucher, rb.amount ?? rb.gift?.amount ?? rb.loyalty_card?.points, 1),
     created_at: rb.date,
     related_transaction_id: rb.redemption,
     details: {

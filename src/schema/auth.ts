@@ -1,7 +1,7 @@
-import * as v from 'valibot'
 import { parseOriginPattern } from '../rules/origins'
 import { isClientScope, SCOPES } from '../rules/scopes'
 import { nonEmptyString, opt } from './common'
+import * as v from './valibot'
 
 export const FAMILIES = ['server', 'client', 'management'] as const
 
@@ -15,6 +15,12 @@ const allowedOrigin = v.pipe(
   }),
 )
 
+const appId = v.pipe(v.string(), v.regex(/^[\w.-]{4,128}$/, 'must be 4-128 letters, digits, _ . or -'))
+const secret = v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'), v.maxLength(512))
+
+/** `auth.rotateSecret(appId, body)`: the new secret, or none to have one made. */
+export const rotateSecretInput = v.object({ app_id: appId, secret: opt(secret) })
+
 export const applicationInput = v.pipe(
   v.object({
     name: opt(v.nullable(v.string())),
@@ -22,8 +28,8 @@ export const applicationInput = v.pipe(
     allowed_origins: opt(v.array(allowedOrigin)),
     scopes: opt(v.array(v.picklist(SCOPES, 'must be a scope value of the interface'))),
     /** Keys a host already has (from its environment); generated when absent. */
-    app_id: opt(v.pipe(v.string(), v.regex(/^[\w.-]{4,128}$/, 'must be 4-128 letters, digits, _ . or -'))),
-    secret: opt(v.pipe(v.string(), v.minLength(24, 'must be at least 24 characters'), v.maxLength(512))),
+    app_id: opt(appId),
+    secret: opt(secret),
   }),
   // A client application answers browsers: it must say which origins may call it (`*` for any).
   v.forward(

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { dateTime, isoDuration, metadata, nonEmptyString, opt, validityEntries, validityTimeframe } from './common'
+import * as v from './valibot'
 import { voucherValueEntries } from './voucher'
 
 /**
@@ -74,5 +74,3 @@ export const campaignInput = v.object({
   vouchers_count: opt(vouchersCount),
   referral_program: opt(v.nullable(referralProgram)),
 })
-
-export type CampaignInput = v.InferOutput<typeof campaignInput>

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { nonEmptyString, nonNegativeInt, opt } from './common'
+import * as v from './valibot'
 
 export const categoryInput = v.object({
   name: nonEmptyString,

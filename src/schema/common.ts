@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { checkFormulaSyntax } from '../rules/formulas'
+import * as v from './valibot'
 
 /** Optional in the exact sense: absent is fine, `undefined` written explicitly is not a value. */
 export const opt = v.exactOptional
@@ -14,7 +14,7 @@ export const money = v.pipe(
 export const positiveInt = v.pipe(v.number(), v.safeInteger('must be an integer'), v.minValue(1, 'must be ≥ 1'))
 export const nonNegativeInt = v.pipe(v.number(), v.safeInteger('must be an integer'), v.minValue(0, 'must be ≥ 0'))
 
-/** An integer that may come as a numeric string (form fields, the spec's `"points": "5"`). */
+/** An integer that may come as a numeric string (form fields, the service interface's `"points": "5"`). */
 export const intOrNumericString = v.pipe(
   v.union([v.number(), v.pipe(v.string(), v.regex(/^-?\d+$/, 'must be an integer or a numeric string'))]),
   v.transform((x) => Number(x)),

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { dateTime, metadata, opt } from './common'
+import * as v from './valibot'
 
 const address = v.object({
   city: opt(v.nullable(v.string())),

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { formula, money, nonEmptyString, opt, positiveInt } from './common'
+import * as v from './valibot'
 
 /**
  * The discount object of vouchers, campaign templates and promotion tiers
@@ -108,5 +108,3 @@ const unitAny = v.pipe(
 )
 
 export const discount = v.variant('type', [amountDiscount, percentDiscount, fixedDiscount, unitAny])
-
-export type DiscountInput = v.InferOutput<typeof discount>

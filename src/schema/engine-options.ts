@@ -1,10 +1,11 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { ROUNDING_MODES } from '../money'
 import { AUTHENTICATION_MODES } from '../operations/kernel/unit-of-work'
+import { COLLECTIONS } from '../storage/collections'
 import type { Clock, IdGenerator, RandomSource, Store } from '../storage/ports'
 import { nonEmptyString, nonNegativeInt, positiveInt } from './common'
 import { issuePath, withoutUndefined } from './parse'
+import * as v from './valibot'
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null
 
@@ -25,9 +26,30 @@ const clock = v.custom<Clock>(
       : 'must be an object with a now(): Date method, e.g. { now: () => new Date() }',
 )
 
-const store = v.custom<Store>(
-  (s) => isObject(s) && typeof s.commit === 'function',
-  'must be a store (an object with commit(changeset) and a repository per collection), e.g. createMemoryStore()',
+const REPOSITORY_METHODS = ['get', 'getMany', 'findBy', 'findMany', 'list'] as const
+
+/** What a store lacks: its commit or change feed, or a repository or one of its methods (none: ''). */
+function storeGap(s: Record<string, unknown>): string {
+  for (const method of ['commit', 'changes']) if (typeof s[method] !== 'function') return `${method}()`
+  for (const collection of COLLECTIONS) {
+    const repository = s[collection]
+    if (!isObject(repository)) return `${collection} repository`
+    for (const method of REPOSITORY_METHODS)
+      if (typeof repository[method] !== 'function') return `${collection}.${method}()`
+  }
+  return ''
+}
+
+const store = v.pipe(
+  v.custom<Store>(
+    isObject,
+    'must be a store (an object with commit(changeset) and a repository per collection), e.g. createMemoryStore()',
+  ),
+  v.check(
+    (s) => storeGap(s as unknown as Record<string, unknown>) === '',
+    (issue) =>
+      `has no ${storeGap(issue.input as unknown as Record<string, unknown>)}: a store has commit(), changes() and, for every collection (docs/storage.md), a repository with ${REPOSITORY_METHODS.join(', ')}; e.g. createMemoryStore()`,
+  ),
 )
 
 const ids = v.custom<IdGenerator>((f) => typeof f === 'function', 'must be a function (prefix) => id')

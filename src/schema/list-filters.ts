@@ -1,7 +1,7 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
 import { parse } from './parse'
+import * as v from './valibot'
 
 const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
 const fieldFilter = v.object({
@@ -19,8 +19,14 @@ const fieldFilter = v.object({
  * spec; this is the exports' shape): `{junction?: 'AND' | 'OR', <field>: {conditions: {<$op>:
  * [values]}}}`, e.g. `{holder_role: {conditions: {$in: ['REFERRER']}}}`. Only `fields` may be
  * filtered on; a scalar operator value is taken as a one-item array. Default junction `AND`.
+ * `fields` is the list of fields, or a check that throws for a field name it refuses (the exports
+ * filter any field).
  */
-export function parseListFilters(raw: unknown, fields: readonly string[], path = 'filters'): Filters {
+export function parseListFilters(
+  raw: unknown,
+  fields: readonly string[] | ((field: string, path: string) => void),
+  path = 'filters',
+): Filters {
   if (raw === undefined) return { junction: 'AND', fields: {} }
   const entries = parse(v.record(v.string(), v.unknown()), raw, path)
   const out: Record<string, FilterConditions> = {}
@@ -33,7 +39,9 @@ export function parseListFilters(raw: unknown, fields: readonly string[], path =
       junction = j
       continue
     }
-    if (!fields.includes(key)) throw EngineError.invalid(at, `cannot be filtered on; use one of ${fields.join(', ')}`)
+    if (typeof fields === 'function') fields(key, at)
+    else if (!fields.includes(key))
+      throw EngineError.invalid(at, `cannot be filtered on; use one of ${fields.join(', ')}`)
     const { conditions } = parse(fieldFilter, value, at)
     const normal: FilterConditions = {}
     for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {

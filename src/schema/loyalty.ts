@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
 import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {
@@ -17,6 +16,7 @@ import {
 } from './common'
 import { customerInput } from './customer'
 import { orderInput } from './order'
+import * as v from './valibot'
 import { pointsExpirationRules } from './voucher'
 
 /** Request shapes of the loyalty, rewards, events and activity operations (spec: Loyalty, Rewards). */
@@ -51,7 +51,6 @@ export const memberInput = v.object({
   metadata: opt(metadata),
   channel: opt(v.string()),
 })
-export type MemberInput = v.InferOutput<typeof memberInput>
 
 const itemObject = v.picklist(['product', 'sku', 'products_collection'])
 
@@ -179,7 +178,6 @@ export const rewardInput = v.object({
   attributes: opt(v.object({ image_url: opt(v.string()), description: opt(v.string()) })),
   metadata: opt(metadata),
 })
-export type RewardInput = v.InferOutput<typeof rewardInput>
 
 export const rewardAssignmentInput = v.object({
   campaign: nonEmptyString,
@@ -198,7 +196,6 @@ export const redeemRewardInput = v.object({
   order: opt(orderInput),
   metadata: opt(metadata),
 })
-export type RedeemRewardInput = v.InferOutput<typeof redeemRewardInput>
 
 export const eventInput = v.object({
   customer: customerInput,
@@ -241,5 +238,3 @@ export const loyaltyCampaignInput = v.object({
   loyalty_tiers_expiration: opt(v.nullable(loyaltyTiersExpirationInput)),
   access_settings: opt(v.record(v.string(), v.unknown())),
 })
-
-export type LoyaltyCampaignInput = v.InferOutput<typeof loyaltyCampaignInput>

@@ -1,8 +1,8 @@
-import * as v from 'valibot'
 import { hasType, METADATA_TYPES } from '../rules/metadata'
 import { nonEmptyString, nonNegativeInt, opt } from './common'
+import * as v from './valibot'
 
-// `v.object` (not strict) drops keys outside the definition: the spec's "unknown properties are
+// `v.object` (not strict) drops keys outside the definition: the service interface's "unknown properties are
 // omitted from the response" for the schema object.
 export const propertyDefinition = v.pipe(
   v.object({

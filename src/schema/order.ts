@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { metadata, money, opt } from './common'
 import { customerInput } from './customer'
+import * as v from './valibot'
 
 const quantity = v.pipe(
   v.union([v.number(), v.pipe(v.string(), v.regex(/^\d+$/, 'must be a non-negative integer or a numeric string'))]),

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { EngineError, quote } from '../errors'
+import * as v from './valibot'
 
 /** A path like `redeemables[1].id` from valibot's issue path, under an optional root. */
 export function issuePath(issue: v.BaseIssue<unknown>, root?: string): string {

@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { dateTime, limitParam, metadata, money, nonEmptyString, opt, orderParam, pageParam } from './common'
+import * as v from './valibot'
 
 export const productInput = v.object({
   source_id: opt(v.nullable(nonEmptyString)),
@@ -21,7 +21,7 @@ export const skuInput = v.object({
 })
 
 /**
- * The spec's order values for `GET /v1/products/{productId}/skus`. They are the voucher list's names;
+ * The service interface's order values for `GET /v1/products/{productId}/skus`. They are the voucher list's names;
  * `code` sorts by the SKU name (`sku`), and `type`, `campaign` and `category`, which SKUs do not
  * have, keep the creation order.
  */

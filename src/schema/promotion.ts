@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { campaignBaseEntries } from './campaign'
 import {
   dateTime,
@@ -12,6 +11,7 @@ import {
   validityEntries,
 } from './common'
 import { discount } from './discount'
+import * as v from './valibot'
 
 /*
  * Request schemas of the promotion operations: promotion campaigns, tiers and stacks. A tier's
@@ -43,7 +43,6 @@ export const promotionCampaignInput = v.object({
     tiers: v.pipe(v.array(tierInput), v.minLength(1, 'must hold at least one tier')),
   }),
 })
-export type PromotionCampaignInput = v.InferOutput<typeof promotionCampaignInput>
 
 export const MAX_STACK_TIERS = 30
 

@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { metadata, nonEmptyString, opt } from './common'
 import { customerInput } from './customer'
+import * as v from './valibot'
 
 /** Codes one publication request may publish: they commit together, so the batch is bounded. */
 export const MAX_CODES_PER_PUBLICATION = 100

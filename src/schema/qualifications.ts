@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import {
   QUALIFICATION_EXPAND,
@@ -13,6 +12,7 @@ import { customerInput } from './customer'
 import { parseListFilters } from './list-filters'
 import { orderInput } from './order'
 import { parse } from './parse'
+import * as v from './valibot'
 
 /** The hosted page size cap (reference: qualifications list 50 per page). */
 export const QUALIFICATIONS_MAX_LIMIT = 50

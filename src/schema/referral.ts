@@ -1,6 +1,6 @@
-import * as v from 'valibot'
 import { limitParam, nonEmptyString, opt, orderParam } from './common'
 import { countParam, publicationInput } from './publication'
+import * as v from './valibot'
 
 /** The holder fields `filters` may name. */
 export const HOLDER_FILTER_FIELDS = [

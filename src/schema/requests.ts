@@ -3,8 +3,8 @@
  * `InferInput`: what a caller may pass, before defaults and transforms), so the types and the checks
  * cannot drift apart. Named `<Namespace><Operation>Params` like the official client's.
  */
-import type * as v from 'valibot'
-import type { applicationInput, authenticateInput, revokeRequest, tokenRequest } from './auth'
+
+import type { applicationInput, authenticateInput, revokeRequest, rotateSecretInput, tokenRequest } from './auth'
 import type { campaignInput } from './campaign'
 import type { categoryInput } from './category'
 import type { customerInput } from './customer'
@@ -32,6 +32,7 @@ import type { holdersQuery, referralPublishInput } from './referral'
 import type { rollbackRequest, stackableRequest } from './stackable'
 import type { stackingRulesInput } from './stacking-rules'
 import type { fromTemplateInput, templateInput, templatesQuery } from './template'
+import type * as v from './valibot'
 import type { namedAssignment, relatedAssignment, validationRuleInput } from './validation-rule'
 import type { bulkUpdateInput, voucherInput } from './voucher'
 
@@ -46,6 +47,7 @@ type In<S extends v.GenericSchema> = Absentable<v.InferInput<S>>
 type PageListQuery = In<ReturnType<typeof pageListQuery>>
 
 export type AuthCreateApplicationParams = In<typeof applicationInput>
+export type AuthRotateSecretParams = Omit<In<typeof rotateSecretInput>, 'app_id'>
 /** The token endpoint's form fields, parsed or as `URLSearchParams`. */
 export type AuthIssueTokenParams = In<typeof tokenRequest> | URLSearchParams
 export type AuthRevokeTokenParams = In<typeof revokeRequest> | URLSearchParams

@@ -1,9 +1,9 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import { metadata, money, nonNegativeInt, opt } from './common'
 import { customerInput } from './customer'
 import { orderInput } from './order'
 import { parse } from './parse'
+import * as v from './valibot'
 
 const redeemable = v.variant('object', [
   v.object({

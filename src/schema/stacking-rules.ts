@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { nonEmptyString, opt } from './common'
+import * as v from './valibot'
 
 /*
  * Stacking rules: the shape and the field bounds of docs/concepts.md#stacking-rules (the hosted messages read
@@ -38,4 +38,3 @@ export const stackingRulesInput = v.object({
   discounted_amount_mode_categories: opt(categoryIds),
   grouped_redeemables_sorting_rule: opt(v.nullable(v.picklist(['JOINT_ALWAYS_LAST']))),
 })
-export type StackingRulesInput = v.InferOutput<typeof stackingRulesInput>

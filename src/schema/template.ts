@@ -1,5 +1,5 @@
-import * as v from 'valibot'
 import { limitParam, nonEmptyString, opt, orderParam } from './common'
+import * as v from './valibot'
 
 export const TEMPLATE_FILTER_FIELDS = ['id', 'name', 'campaign_type', 'created_at', 'updated_at'] as const
 

@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { RuleSet } from '../model/validation-rule'
 import { type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from '../rules/conditions/logic'
@@ -6,6 +5,7 @@ import { canonicalOperator, OPERATOR_NAMES } from '../rules/conditions/operators
 import { SUPPORTED_RULE_NAMES, UNSUPPORTED } from '../rules/conditions/rule-names'
 import { formula, metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt } from './common'
 import { parse } from './parse'
+import * as v from './valibot'
 
 /*
  * Request schema of validation rules (docs/concepts.md#validation-rules). The numbered rule sets are checked by hand
@@ -60,7 +60,14 @@ export function checkRuleSet(value: Record<string, unknown>, root: string): Rule
       }
     }
     if (RULES_NEEDING_PROPERTY.has(rule.name) && !rule.property) {
-      throw EngineError.invalid(`${path}.property`, `is required for the rule ${rule.name}`)
+      // The hosted key and wording (docs/behaviour.md#documented-error-keys).
+      throw new EngineError({
+        code: 400,
+        key: 'invalid_validation_rules',
+        message: 'Invalid Validation Rule Definition',
+        details: `Rule '${rule.name}' must have a 'property'`,
+        path: `${path}.property`,
+      })
     }
     if (rule.rules) checkRuleSet(rule.rules, `${path}.rules`)
     numbers.add(key)

@@ -1,8 +1,8 @@
-import * as v from 'valibot'
 import { EngineError } from '../errors'
 import type { VoucherType } from '../model/campaign'
 import { metadata, money, nonEmptyString, nonNegativeInt, opt, positiveInt, validityEntries } from './common'
 import { discount } from './discount'
+import * as v from './valibot'
 
 /** Request shapes shared by vouchers and campaign voucher templates. */
 
@@ -96,8 +96,6 @@ export const voucherInput = v.object({
   metadata: opt(metadata),
   ...validityEntries,
 })
-
-export type VoucherInput = v.InferOutput<typeof voucherInput>
 
 /** Updates one bulk request may carry: the async run commits them together, so the batch is bounded. */
 export const MAX_BULK_UPDATES = 1000

@@ -1,6 +1,10 @@
+import type { AsyncAction } from '../model/async-action'
+import type { AccessToken, Credential } from '../model/auth'
 import type { Campaign } from '../model/campaign'
 import type { Category } from '../model/common'
 import type { ActivityEvent, Customer } from '../model/customer'
+import type { Export } from '../model/export'
+import type { FileChunk, StoredFile } from '../model/file'
 import type { IdempotencyRecord } from '../model/idempotency'
 import type {
   EarningRule,
@@ -10,23 +14,14 @@ import type {
   Reward,
   RewardAssignment,
 } from '../model/loyalty'
-import type {
-  AccessToken,
-  AsyncAction,
-  CampaignTemplate,
-  Credential,
-  Export,
-  FileChunk,
-  MetadataSchema,
-  Publication,
-  RedeemableHolder,
-  StoredFile,
-} from '../model/misc'
+import type { MetadataSchema } from '../model/metadata-schema'
 import type { Order, OrderSnapshot } from '../model/order'
 import type { Product, ProductCollection, Sku } from '../model/product'
 import type { PromotionStack, PromotionTier } from '../model/promotion'
+import type { Publication, RedeemableHolder } from '../model/publication'
 import type { StoredRedemption, StoredRollback, ValidationSession } from '../model/redemption'
 import type { StackingRules } from '../model/stacking'
+import type { CampaignTemplate } from '../model/template'
 import type { ValidationRule, ValidationRuleAssignment } from '../model/validation-rule'
 import type { Voucher } from '../model/voucher'
 

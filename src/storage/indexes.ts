@@ -91,7 +91,11 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('redemption')], sort: time('date') },
     // A campaign's rollbacks by date (the transactions export pages through them).
     { on: [text('related_object_parent_id')], sort: time('date') },
+    // A customer's rollbacks (the summary backfill, docs/behaviour.md#customer-summary).
+    { on: [text('customer_id')], sort: time('date') },
   ],
+  // A customer's orders (the summary backfill, docs/behaviour.md#customer-summary).
+  orders: [{ on: [text('customer_id')], sort: CREATED }],
   sessions: [
     { on: [text('key'), text('released_at')], sort: CREATED },
     { on: [text('voucher_id'), text('released_at')], sort: CREATED },

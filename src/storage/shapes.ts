@@ -1,4 +1,10 @@
-import { dropNullOptionals, keepOrderCopy, upgradeAsyncAction, upgradeRedemption } from '../rules/stored-shapes'
+import {
+  dropNullOptionals,
+  keepOrderCopy,
+  upgradeAsyncAction,
+  upgradeGiftVoucher,
+  upgradeRedemption,
+} from '../shape-upgrades'
 import type { CollectionName } from './ports'
 
 /*
@@ -32,6 +38,8 @@ const UPGRADES: { [C in CollectionName]?: readonly Upgrade[] } = {
   validation_rules: [(v) => dropNullOptionals('validation_rules', v)],
   // Shape 2: files written over several commits have a status, and may expire (docs/http.md).
   files: [(v) => ({ status: 'READY', expires_at: null, ...v })],
+  // Shape 2: a gift card's spent credits leave `subtracted_amount` (docs/behaviour.md#gift-card-balance).
+  vouchers: [as(upgradeGiftVoucher)],
 }
 
 /** The shape version a collection's entities are written in today. */

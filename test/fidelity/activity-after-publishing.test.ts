@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { expirationAfterPublishing } from '../../src/rules/validity'
 import { testEngine } from '../support/engine'
 
@@ -56,7 +57,7 @@ describe('activity_duration_after_publishing on a published code', () => {
     expect(late.valid).toBe(false)
     expect(late.inapplicable_redeemables?.[0]).toMatchObject({ result: { error: { key: 'voucher_expired' } } })
     // The other code was never published: the timer has not started for it.
-    const unpublished = (await engine.context.store.vouchers.list()).data.find((s) => s.value.code !== code)
+    const unpublished = (await engineContext(engine).store.vouchers.list()).data.find((s) => s.value.code !== code)
     expect(unpublished?.value.expiration_date ?? null).toBe(null)
     expect((await validate(unpublished?.value.code ?? '')).valid).toBe(true)
   })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import type { LoyaltyTiersExpiration } from '../../src/model/loyalty'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { transitionTier } from '../../src/rules/tiers'
@@ -99,7 +100,7 @@ describe('a member tier stored with instants (before dates) reads as dates', () 
         expiration_date: '2026-04-07T22:00:00.000Z',
       },
     }
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       tx.update('member_tiers', row, old)
     })
     expect((await engine.loyalties.getMemberTier(null, card.id))?.expiration).toMatchObject({

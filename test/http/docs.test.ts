@@ -74,6 +74,17 @@ describe('docs/http.md', () => {
         expect(`${res.status} ${key}`, name).toBe(status.replaceAll('`', ''))
       }
     }
+    // Without a code the SDK's `vouchers.create` sends an empty id, `POST /v1/vouchers/`: the same
+    // operation, which generates the code.
+    const bare = await handler(
+      new Request('http://engine.test/v1/vouchers/', {
+        method: 'POST',
+        headers: { 'X-App-Id': server.app_id, 'X-App-Token': server.secret, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } }),
+      }),
+    )
+    expect(bare.status).toBe(200)
+    expect(((await bare.json()) as { code: string }).code).toMatch(/^[0-9A-Za-z]{8}$/)
   })
 })
 

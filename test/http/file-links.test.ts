@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { createFetchHandler } from '../../src/http'
 import { seededRandom } from '../../src/ids'
 import { signedFileUrl } from '../../src/operations/admin/stored-files'
@@ -121,7 +122,7 @@ describe('signed file links', () => {
     const file = (await store.files.list()).data.find((f) => f.value.status === 'WRITING')?.value
     expect(file).toBeDefined()
     expect((await store.async_actions.get(action?.value.id ?? ''))?.value.status).toBe('IN_PROGRESS')
-    const link = signedFileUrl(engine.context, file?.url ?? '')
+    const link = signedFileUrl(engineContext(engine), file?.url ?? '')
     expect(await error(await get(link))).toMatchObject({ status: 404, key: 'not_found' })
   })
 })

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
+import { EngineError } from '../../src/errors'
 import { createFetchHandler, parseQuery, ROUTES } from '../../src/http'
 import { operationAccess } from '../../src/rules/scopes'
 import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
@@ -154,7 +156,7 @@ describe('createFetchHandler', () => {
 
   it('serves the management family, templates and referral holders', async () => {
     const { call, keys, engine } = await setup()
-    const project = engine.context.config.projectId
+    const project = engineContext(engine).config.projectId
     const path = `/management/v1/projects/${project}/stacking-rules`
     const list = await call('GET', path, { headers: keys.management })
     expect(list.status).toBe(200)
@@ -221,5 +223,73 @@ describe('Idempotency-Key over HTTP', () => {
     expect((await engine.vouchers.get('TEN')).redemption.redeemed_quantity).toBe(2)
     const unsupported = await call('POST', '/v1/customers', { body: { source_id: 'x' }, headers })
     expect(await unsupported.json()).toMatchObject({ code: 400, key: 'idempotency_key_not_supported' })
+  })
+})
+
+describe('store faults, trailing slashes and what onResponse is told', () => {
+  it('answers 503 + Retry-After when the store cannot be reached; a commit of unknown outcome keeps its 500', async () => {
+    const t = await setup()
+    const told: unknown[] = []
+    const handler = createFetchHandler(t.engine, { onResponse: ({ request: _, ...rest }) => told.push(rest) })
+    const ctx = engineContext(t.engine)
+    const store = ctx.store
+    const fault = (key: string) => new EngineError({ code: 500, key, message: 'Store fault', details: 'test' })
+    const request = (method: string, path: string, body?: unknown) =>
+      handler(
+        new Request(`http://engine.test${path}`, {
+          method,
+          headers: { ...t.keys.server, 'Content-Type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      )
+    try {
+      // Reads fail: the credentials cannot even be checked.
+      ctx.store = new Proxy(store, {
+        get: (target, name) =>
+          name === 'credentials'
+            ? new Proxy(target.credentials, {
+                get: () => async () => {
+                  throw fault('store_unavailable')
+                },
+              })
+            : Reflect.get(target, name),
+      })
+      const down = await request('GET', '/v1/vouchers/TEN/')
+      expect(down.status).toBe(503)
+      expect(down.headers.get('Retry-After')).toBe('1')
+      expect(await down.json()).toMatchObject({ code: 503, key: 'store_unavailable' })
+
+      ctx.store = new Proxy(store, {
+        get: (target, name) =>
+          name === 'commit'
+            ? async () => {
+                throw fault('commit_outcome_unknown')
+              }
+            : Reflect.get(target, name),
+      })
+      const unknown = await request('POST', '/v1/customers', { source_id: 'maybe' })
+      expect(unknown.status).toBe(500)
+      expect(unknown.headers.get('Retry-After')).toBeNull()
+      expect(await unknown.json()).toMatchObject({ code: 500, key: 'commit_outcome_unknown' })
+    } finally {
+      ctx.store = store
+    }
+    expect(told).toEqual([
+      expect.objectContaining({
+        method: 'GET',
+        route: '/v1/vouchers/:code',
+        status: 503,
+        errorKey: 'store_unavailable',
+      }),
+      expect.objectContaining({
+        method: 'POST',
+        route: '/v1/customers',
+        status: 500,
+        errorKey: 'commit_outcome_unknown',
+      }),
+    ])
+    // With the store back, a trailing slash is the path without it.
+    expect((await request('GET', '/v1/vouchers/TEN/')).status).toBe(200)
+    expect(told.at(-1)).toMatchObject({ route: '/v1/vouchers/:code', status: 200, errorKey: null })
   })
 })

@@ -1,6 +1,6 @@
 import { VoucherifyClientSide, VoucherifyServerSide } from '@voucherify/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from '../../examples/serve'
+import { type RunningServer, startServer } from '../../packages/server/src/server'
 
 /**
  * The official SDK, unmodified, against the reference server: configured with keys and `apiUrl` only,
@@ -11,7 +11,7 @@ let sdk: ReturnType<typeof VoucherifyServerSide>
 let browser: ReturnType<typeof VoucherifyClientSide>
 
 beforeAll(async () => {
-  server = await startServer({ asyncIntervalMs: 0, env: { PROMO_CLIENT_ORIGINS: 'https://shop.example' } })
+  server = await startServer({ asyncIntervalMs: 0, settings: { clientOrigins: ['https://shop.example'] } })
   sdk = VoucherifyServerSide({
     applicationId: server.keys.server.app_id,
     secretKey: server.keys.server.secret,
@@ -70,6 +70,15 @@ describe('@voucherify/sdk against the reference server', () => {
     const action = await sdk.asyncActions.get(bulk.async_action_id)
     expect(action).toMatchObject({ id: bulk.async_action_id, status: 'DONE' })
     expect((await sdk.vouchers.get('SDK-TEN')).metadata).toEqual({ batch: 'b1' })
+  })
+
+  it('vouchers: create without a code (POST /v1/vouchers/, a trailing slash) gets a generated one', async () => {
+    const created = await sdk.vouchers.create({
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 500, effect: 'APPLY_TO_ORDER' },
+    } as never)
+    expect(created.code).toMatch(/^[0-9A-Za-z]{8}$/)
+    expect(await sdk.vouchers.get(created.code)).toMatchObject({ id: created.id, discount: { amount_off: 500 } })
   })
 
   it('validations, redemptions and rollbacks', async () => {

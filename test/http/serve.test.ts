@@ -1,6 +1,7 @@
 import { VoucherifyServerSide } from '@voucherify/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type RunningServer, startServer } from '../../examples/serve'
+import { type RunningServer, startServer } from '../../packages/server/src/server'
+import { engineContext } from '../../src/engine'
 import { manualClock } from '../support/engine'
 
 /** The reference server's own jobs: keys from the environment, background async actions, downloads. */
@@ -24,7 +25,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   throw new Error('the condition never held')
 }
 
-describe('npm run serve (examples/serve.ts)', () => {
+describe('the server (packages/server)', () => {
   it('takes the application keys from the environment', async () => {
     const sdk = VoucherifyServerSide({
       applicationId: env.PROMO_APP_ID,
@@ -43,12 +44,13 @@ describe('npm run serve (examples/serve.ts)', () => {
     })
     await sdk.campaigns.create({
       name: 'Exported',
-      campaign_type: 'DISCOUNT_COUPONS',
+      // Transactions are exported for gift and loyalty campaigns only (docs/behaviour.md#exports).
+      campaign_type: 'GIFT_VOUCHERS',
       type: 'AUTO_UPDATE',
       vouchers_count: 1,
       voucher: {
-        type: 'DISCOUNT_VOUCHER',
-        discount: { type: 'AMOUNT', amount_off: 100 },
+        type: 'GIFT_VOUCHER',
+        gift: { amount: 1000 },
         code_config: { pattern: 'EXP-####' },
       },
     } as never)
@@ -98,7 +100,7 @@ describe('npm run serve (examples/serve.ts)', () => {
       expect((await order('first')).status).toBe(200)
       clock.advance(120_000)
       expect((await order('second')).status).toBe(200)
-      const records = () => purging.engine.context.store.idempotency_keys.list()
+      const records = () => engineContext(purging.engine).store.idempotency_keys.list()
       const left = await eventually(records, (page) => page.total === 1)
       expect(left.data[0]?.value.created_at).toBe('2026-01-15T10:02:00.000Z')
     } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/engine'
+import { createEngine, engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type FaultStep } from '../../src/memory'
@@ -38,7 +38,7 @@ const SCENARIOS: Scenario[] = [
       })
     },
     async run(engine) {
-      const tiers = await engine.context.store.promotion_tiers.list()
+      const tiers = await engineContext(engine).store.promotion_tiers.list()
       return engine.redemptions.redeemStackable({
         customer: { source_id: 'new-customer' },
         order: { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2, price: 5000 }] },

@@ -66,4 +66,47 @@ describe('the memory store: frozen at commit, read without copies', () => {
     expect(freeze.mock.calls.length).toBeLessThanOrEqual(2)
     expect(Object.isFrozen(next)).toBe(true)
   })
+
+  it('a next version with one line more freezes its new objects only, not the lines it shares', async () => {
+    const store = createMemoryStore()
+    const first = order(1000)
+    await store.commit({ writes: [{ op: 'put', collection: 'orders', value: first, expectedVersion: null }] })
+    const freeze = vi.spyOn(Object, 'freeze')
+    const line = { source_id: 'new', price: 1, product: { name: 'New' } } as unknown as (typeof first.items)[number]
+    const next = { ...first, items: [...first.items, line] }
+    await store.commit({ writes: [{ op: 'put', collection: 'orders', value: next, expectedVersion: 1 }] })
+    // The order, its new list, the new line and its product, and the change feed's record.
+    expect(freeze.mock.calls.length).toBe(5)
+    expect(Object.isFrozen(line.product)).toBe(true)
+  })
+
+  it('an object frozen elsewhere (shallowly) inside a new value is frozen to the bottom', async () => {
+    const store = createMemoryStore()
+    const shallow = Object.freeze({ tags: ['a'], inner: { tier: 'gold' } })
+    const value = { ...order(1), metadata: { shallow } }
+    await store.commit({ writes: [{ op: 'put', collection: 'orders', value, expectedVersion: null }] })
+    expect(Object.isFrozen(shallow.tags)).toBe(true)
+    expect(Object.isFrozen(shallow.inner)).toBe(true)
+  })
+
+  it('an object two entities of one commit share, or a cycle, is frozen and the commit ends', async () => {
+    const store = createMemoryStore()
+    const shared = { deep: { list: [{ n: 1 }] } }
+    const a = { ...order(1), metadata: { shared } }
+    const b = { ...order(1), id: 'ord_2', source_id: 'o2', metadata: { shared } }
+    const looped: Record<string, unknown> = { name: 'loop' }
+    looped.self = looped
+    const c = { ...order(1), id: 'ord_3', source_id: 'o3', metadata: { looped } }
+    const result = await store.commit({
+      writes: [a, b, c].map((value) => ({
+        op: 'put' as const,
+        collection: 'orders' as const,
+        value,
+        expectedVersion: null,
+      })),
+    })
+    expect(result.ok).toBe(true)
+    expect(Object.isFrozen(shared.deep.list[0])).toBe(true)
+    expect(Object.isFrozen(looped)).toBe(true)
+  })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/engine'
+import { createEngine, engineContext } from '../../src/engine'
 import { rejection, snapshot, testEngine } from '../support/engine'
 
 function nested(depth: number): Record<string, unknown> {
@@ -75,7 +75,7 @@ describe('input bounds at the engine boundary', () => {
       source_id: 'c',
     })
     await expect(engine.customers.get('c'.repeat(11))).rejects.toMatchObject({ key: 'input_too_large' })
-    expect(engine.context.config.limits).toMatchObject({ depth: 4, stringLength: 10, arrayLength: 10_000 })
+    expect(engineContext(engine).config.limits).toMatchObject({ depth: 4, stringLength: 10, arrayLength: 10_000 })
     const refused = (() => {
       try {
         createEngine({ limits: { depth: -1 } })
@@ -113,7 +113,7 @@ describe('engine options', () => {
   })
 
   it('keeps 0 retries and other whole numbers', () => {
-    expect(createEngine({ maxRetries: 0, tokenTtlSeconds: 60 }).context.config).toMatchObject({
+    expect(engineContext(createEngine({ maxRetries: 0, tokenTtlSeconds: 60 })).config).toMatchObject({
       maxRetries: 0,
       tokenTtlSeconds: 60,
     })

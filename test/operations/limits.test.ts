@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { recordReferral } from '../../src/operations/referrals/conversions'
 import { parseStackableRequest } from '../../src/schema/stackable'
 import { snapshot, testEngine } from '../support/engine'
 
 /**
- * The spec's Limits table, for every list operation: `limit` 1–100 (default 10), `page` 1–100 on
+ * The service interface's Limits table, for every list operation: `limit` 1–100 (default 10), `page` 1–100 on
  * page-based lists, each violation a 400 naming the parameter and the bound.
  */
 async function setup() {
@@ -32,7 +33,7 @@ async function setup() {
   const voucher = await e.vouchers.get(code)
   for (let i = 0; i < 12; i++) {
     const referee = await e.customers.create({ source_id: `referee${i}` })
-    await mutate(e.context, (tx) => recordReferral(tx, { voucher, customerId: referee.id }))
+    await mutate(engineContext(e), (tx) => recordReferral(tx, { voucher, customerId: referee.id }))
   }
   for (let i = 0; i < 12; i++) await e.templates.createCampaignTemplate({ campaign_id: referral.id, name: `T${i}` })
   return { ...t, promoId: promo.id, code }

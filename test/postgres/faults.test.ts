@@ -1,6 +1,6 @@
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine } from '../../src/engine'
+import { createEngine, engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { must, mutate } from '../../src/operations/kernel/unit-of-work'
 import { createPostgresStore, type PoolLike, type PostgresStore } from '../../src/postgres'
@@ -212,10 +212,10 @@ describe("the host's own transaction", () => {
       const inA = createEngine({ store: createPostgresStore({ client: a }) })
       const inB = createEngine({ store: createPostgresStore({ client: b }) })
       // Both read version 1; A writes first and holds the row until its host commits.
-      const readA = await must(inA.context, 'vouchers', v.id, 'voucher')
-      const readB = await must(inB.context, 'vouchers', v.id, 'voucher')
+      const readA = await must(engineContext(inA), 'vouchers', v.id, 'voucher')
+      const readB = await must(engineContext(inB), 'vouchers', v.id, 'voucher')
       const tag = (engine: typeof inA, read: typeof readA, by: string) =>
-        mutate(engine.context, async (tx) => {
+        mutate(engineContext(engine), async (tx) => {
           tx.update('vouchers', read, { ...read.value, metadata: { by } })
         })
       await tag(inA, readA, 'a')
@@ -235,7 +235,7 @@ describe("the host's own transaction", () => {
       await a.query('COMMIT')
       expect(await updateB).toBe('concurrent_modification')
       // One attempt only, whatever maxRetries is: inside the host's transaction the host retries.
-      expect((inB.context.store as PostgresStore).stats.commits).toBe(1)
+      expect((engineContext(inB).store as PostgresStore).stats.commits).toBe(1)
       // B's transaction is not aborted: the host rolls back (or retries its whole transaction).
       expect((await b.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
       await b.query('ROLLBACK')

@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createEngine, type Engine } from '../../src/engine'
+import { createEngine, type Engine, engineContext } from '../../src/engine'
 import { enqueue, registerAsyncHandler } from '../../src/operations/kernel/jobs'
 import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { creditCard, loadCard } from '../../src/operations/loyalty/points-ledger'
@@ -51,7 +51,7 @@ beforeAll(async () => {
   pool = new pg.Pool({ connectionString: url, max: 4 }).on('error', () => {})
   store = createPostgresStore({ pool })
   engine = createEngine({ store })
-  registerAsyncHandler(engine.context, COUNT_ACTION, countHandler)
+  registerAsyncHandler(engineContext(engine), COUNT_ACTION, countHandler)
   deadlocksBefore = await deadlocks()
 })
 
@@ -145,7 +145,7 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
       loyalty_card: { points: 0 },
     })
     const start = 3000
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       const stored = await tx.store.vouchers.findBy('code', 'CARD')
       if (!stored) throw new Error('no card')
       creditCard(tx, await loadCard(tx, stored), { points: start, expiresAt: null, source: { type: 'manual' } })
@@ -225,7 +225,7 @@ describe.sequential('4 processes × 250 attempts on one PostgreSQL', () => {
     const n = 60
     // Actions the earlier cases queued (a loyalty program's card generation) run too.
     const queued = (await store.async_actions.list({ where: { status: 'ENQUEUED' } })).total
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       for (let i = 0; i < n; i++) enqueue(tx, COUNT_ACTION, { i })
     })
     // Every child keeps running pending actions until none is left.
@@ -271,12 +271,11 @@ describe.sequential('a process killed during its commit', () => {
     const after = await store.changes({ after: before, limit: 1_000_000 })
     const all = voucher.redemption.redeemed_quantity === 1
     // All of the commit or none of it: the counter, the redemption rows and the feed agree.
-    expect(redemptions.total).toBe(all ? redemptions.total : 0)
-    expect(redemptions.total > 0).toBe(all)
+    expect(redemptions.total).toBe(all ? 1 : 0)
     expect(after.data.length > 0).toBe(all)
     if (step === 'committed') expect(all).toBe(true)
     else expect(all).toBe(false)
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       const stored = await tx.store.vouchers.findBy('code', 'KILL')
       if (stored) tx.update('vouchers', stored, { ...stored.value, code: `KILLED-${step}` })
     })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { MetadataPropertyDefinition, MetadataSchema } from '../../src/model/misc'
+import type { MetadataPropertyDefinition, MetadataSchema } from '../../src/model/metadata-schema'
 import { checkMetadata, hasType } from '../../src/rules/metadata'
 
 function schema(

@@ -13,15 +13,22 @@ function operationsOf(engine: Record<string, unknown>): string[] {
           : [],
     )
   return Object.entries(engine)
-    .filter(([name]) => name !== 'context' && name !== 'raw')
+    .filter(([name]) => name !== 'settings' && name !== 'raw')
     .flatMap(([name, ns]) => walk(ns as Record<string, unknown>, `${name}.`))
 }
 
 describe('the operation table (auth scopes)', () => {
   it('names a family and a scope for every operation the engine has', () => {
-    // Host-side calls that no endpoint exposes: they authenticate, mint credentials, read stored files,
-    // purge what has expired.
-    const hostOnly = new Set(['auth.authenticate', 'auth.createApplication', 'files.get', 'maintenance.purgeExpired'])
+    // Host-side calls that no endpoint exposes: they authenticate, mint and rotate credentials, read
+    // stored files, purge what has expired, backfill summaries.
+    const hostOnly = new Set([
+      'auth.authenticate',
+      'auth.createApplication',
+      'auth.rotateSecret',
+      'files.get',
+      'maintenance.purgeExpired',
+      'maintenance.backfillCustomerSummaries',
+    ])
     const missing = operationsOf(createEngine() as unknown as Record<string, unknown>).filter(
       (op) => !hostOnly.has(op) && operationAccess(op) === undefined,
     )

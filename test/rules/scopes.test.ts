@@ -16,7 +16,7 @@ describe('parseScope', () => {
     expect(parseScope('   ')).toEqual({ ok: false, problem: 'must name at least one scope value' })
   })
 
-  it('is case-sensitive as the spec spells the values (SKUs)', () => {
+  it('is case-sensitive as the service interface spells the values (SKUs)', () => {
     expect(parseScope('SKUs')).toEqual({ ok: true, scopes: ['SKUs'] })
     expect(parseScope('skus').ok).toBe(false)
   })
@@ -45,7 +45,7 @@ describe('the operation table', () => {
     expect(operationAccess('nothing.here')).toBeUndefined()
   })
 
-  it('names only scope values of the spec, client scopes for client operations', () => {
+  it('names only scope values of the service interface, client scopes for client operations', () => {
     for (const [name, access] of Object.entries(OPERATIONS)) {
       if (access.scope !== null) expect(SCOPES).toContain(access.scope)
       expect(access.family === 'client').toBe(name.startsWith('client.'))

@@ -53,11 +53,12 @@ describe('redemptionRow and rollbackRow', () => {
       rollbackRow(rollback, plain),
     ]
     expect(rows.map((r) => [r.id, r.type, r.amount, r.source, r.related_transaction_id])).toEqual([
-      ['r_1', 'CREDITS_REDEMPTION', 250, 'API', null],
-      ['r_2', 'POINTS_REDEMPTION', 40, 'API', null],
+      // Signed as the hosted transactions: taken off a card negative, given back positive.
+      ['r_1', 'CREDITS_REDEMPTION', -250, 'API', null],
+      ['r_2', 'POINTS_REDEMPTION', -40, 'API', null],
       ['r_3', 'REDEMPTION', null, 'API', null],
       ['rr_1', 'POINTS_REFUND', 40, 'USER', 'r_2'],
-      ['rr_2', 'CREDITS_REFUND', -250, 'USER', 'r_2'],
+      ['rr_2', 'CREDITS_REFUND', 250, 'USER', 'r_2'],
       ['rr_1', 'REDEMPTION_ROLLBACK', 40, 'USER', 'r_2'],
     ])
   })

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../src/engine'
 import { withoutUndefined } from '../../src/schema/parse'
 import { testEngine } from '../support/engine'
 
@@ -28,7 +29,7 @@ describe('a key set to undefined is absent (the one rule at the parse boundary)'
       voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 500, effect: undefined } },
     })
     expect(campaign).toMatchObject({ name: 'Summer', description: null })
-    const [code] = (await engine.context.store.vouchers.list({ where: { campaign_id: campaign.id } })).data
+    const [code] = (await engineContext(engine).store.vouchers.list({ where: { campaign_id: campaign.id } })).data
     const validation = await engine.validations.validateStackable({
       redeemables: [{ object: 'voucher', id: code?.value.code ?? '' }],
       customer: undefined,

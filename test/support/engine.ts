@@ -1,5 +1,5 @@
 import { expect } from 'vitest'
-import { createEngine, type EngineOptions } from '../../src/engine'
+import { createEngine, type EngineOptions, engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
 import type { Clock } from '../../src/storage/ports'
@@ -26,7 +26,7 @@ export function testEngine(options: EngineOptions = {}) {
   const clock = manualClock()
   const store = options.store ?? defaultTestStore()
   const engine = createEngine({ clock, random: seededRandom(42), ...options, ...(store ? { store } : {}) })
-  return { engine, clock, store: engine.context.store }
+  return { engine, clock, store: engineContext(engine).store }
 }
 
 /**

@@ -1,8 +1,10 @@
 import fc from 'fast-check'
 import { EngineError } from '../../src/errors'
+import { createIdGenerator, seededRandom } from '../../src/ids'
+import { argumentsOf } from '../../src/schema/arguments'
 import { dumpStore } from '../../src/testing'
 import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
-import { testEngine } from './engine'
+import { manualClock, testEngine } from './engine'
 
 /**
  * The fuzzing of every public operation, shared by `test/operations/fuzz.prop.test.ts` (a few runs
@@ -14,9 +16,27 @@ import { testEngine } from './engine'
 
 export type Fixture = Awaited<ReturnType<typeof fixture>>
 
-/** An engine holding one of most things, so generated calls also reach ids that exist. */
+/** What the fixture's injected clock, ids and random return while set (a host's faulty function). */
+export interface Faults {
+  clock?: () => unknown
+  ids?: (prefix: string) => unknown
+  random?: () => unknown
+}
+
+/**
+ * An engine holding one of most things, so generated calls also reach ids that exist. Its clock, ids
+ * and random are injected (seeded) and give what `faults` says while it says something.
+ */
 export async function fixture() {
-  const t = testEngine()
+  const faults: Faults = {}
+  const clock = manualClock()
+  const ids = createIdGenerator(seededRandom(41))
+  const random = seededRandom(42)
+  const t = testEngine({
+    clock: { now: () => (faults.clock ? faults.clock() : clock.now()) as Date },
+    ids: (prefix) => (faults.ids ? faults.ids(prefix) : ids(prefix)) as string,
+    random: () => (faults.random ? faults.random() : random()) as number,
+  })
   const e = t.engine
   await e.customers.create({ source_id: 'alice', metadata: { vip: true } })
   const product = await e.products.create({ source_id: 'p1', name: 'P1', price: 1000 })
@@ -59,7 +79,7 @@ export async function fixture() {
   const creds = { 'X-App-Id': server.app_id, 'X-App-Token': server.secret }
   const token = await e.auth.issueToken(creds, { grant_type: 'client_credentials', scope: 'api' })
   const template = await e.templates.createCampaignTemplate({ campaign_id: coupons.id, name: 'Tpl' })
-  const ids = {
+  const known = {
     coupons: coupons.id,
     rule: rule.id,
     promo: promo.id,
@@ -76,7 +96,7 @@ export async function fixture() {
     category: category.id,
     template: template.id,
   }
-  return { ...t, ids, creds, token: token.access_token }
+  return { ...t, clock, faults, ids: known, creds, token: token.access_token }
 }
 
 /** `n` varies the names and keys a second call may not reuse, so generated calls can be accepted too. */
@@ -141,7 +161,7 @@ export const OPERATIONS: Record<string, Sample> = {
   ],
   'validationRules.listAssignments': (f) => [f.ids.tier],
   'stackingRules.list': () => ['proj_default'],
-  'stackingRules.get': () => ['proj_default', 'str_x'],
+  'stackingRules.get': () => ['proj_default'],
   'stackingRules.create': () => ['proj_default', { redeemables_limit: 3, applicable_redeemables_limit: 2 }],
   'stackingRules.update': () => ['proj_default', 'str_x', { redeemables_limit: 4 }],
   'campaigns.create': (_, n) => [
@@ -183,6 +203,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'auth.createApplication': () => [{ family: 'client', name: 'web', allowed_origins: ['https://*.example.com'] }],
   'auth.issueToken': (f) => [f.creds, { grant_type: 'client_credentials', scope: 'api' }],
   'auth.revokeToken': (f) => [f.creds, { access_token: f.token }],
+  'auth.rotateSecret': (f) => [f.creds['X-App-Id']],
   'auth.authenticate': (f) => [
     {
       family: 'server',
@@ -206,6 +227,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'files.get': () => ['file_x'],
   'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
   'maintenance.purgeExpired': () => [{ limit: 10 }],
+  'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],
@@ -259,8 +281,8 @@ export const OPERATIONS: Record<string, Sample> = {
 
 /** Refusals that are themselves recorded (a failed rollback and its activity), in these collections. */
 const RECORDED_REFUSALS: Record<string, readonly string[]> = {
-  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities'],
-  'redemptions.rollback': ['redemption_rollbacks', 'activities'],
+  'redemptions.rollbackStackable': ['redemption_rollbacks', 'activities', 'counters'],
+  'redemptions.rollback': ['redemption_rollbacks', 'activities', 'counters'],
 }
 
 /** The operation at a dotted path of the engine (`promotions.tiers.create`), bound to its namespace. */
@@ -281,7 +303,7 @@ export function operationPaths(engine: object): string[] {
   }
   // `raw` holds the same operations again, typed for parsed JSON bodies.
   for (const [name, namespace] of Object.entries(engine))
-    if (name !== 'context' && name !== 'raw') walk(namespace, name)
+    if (name !== 'settings' && name !== 'raw') walk(namespace, name)
   return out.sort()
 }
 
@@ -377,8 +399,51 @@ function replaced(args: unknown[], path: Path, by: unknown): unknown[] {
   return copy
 }
 
+/** The position of the per-call options in a call of the operation at `path` (after its arguments). */
+export function optionsAt(path: string, args: readonly unknown[]): number {
+  const signature = argumentsOf(path, args)
+  if (signature === undefined) throw new Error(`${path} has no signature in src/schema/arguments.ts`)
+  return signature.length
+}
+
+/** The per-call options each operation takes (`CallOptions`, and the family for qualifications). */
+const OPTION_KEYS: Readonly<Record<string, readonly string[]>> = {
+  'qualifications.checkEligibility': ['idempotencyKey', 'side'],
+}
+
+/** What is wrong with a call's per-call options or its number of arguments, if anything. */
+export function misusedOptions(path: string, args: readonly unknown[]): string | undefined {
+  const at = optionsAt(path, args)
+  let last = args.length
+  while (last > 0 && args[last - 1] === undefined) last--
+  if (last > at + 1) return 'an argument after the options'
+  const options = args[at]
+  if (options === undefined) return undefined
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) return 'options that are no object'
+  const given = Object.entries(options).filter(([, value]) => value !== undefined)
+  const allowed = OPTION_KEYS[path] ?? ['idempotencyKey']
+  const unknown = given.find(([key]) => !allowed.includes(key))
+  if (unknown) return `the unknown option ${unknown[0]}`
+  const { idempotencyKey, side } = options as Record<string, unknown>
+  if (idempotencyKey !== undefined && typeof idempotencyKey !== 'string') return 'a key that is no string'
+  if (side !== undefined && side !== 'server' && side !== 'client') return 'an unknown side'
+  return undefined
+}
+
+/** Per-call options as a caller may get them wrong: misspelt, unknown, of the wrong type, or right. */
+export function callOptions(f: Fixture): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    fc.record({ idempotency_key: fc.string({ minLength: 1, maxLength: 20 }) }),
+    fc.record({ idempotencyKey: fc.string({ minLength: 1, maxLength: 20 }) }),
+    fc.record({ idempotencyKey: junk(f) }),
+    fc.dictionary(fc.string({ maxLength: 15 }), junk(f), { minKeys: 1, maxKeys: 3 }),
+    fc.constantFrom([], [{ idempotencyKey: 'k' }], 'k', 0, null, true),
+    junk(f),
+  )
+}
+
 /** Calls of one operation: its sample with one part replaced or left out, or junk arguments. */
-export function calls(f: Fixture, sample: Sample): fc.Arbitrary<unknown[]> {
+export function calls(f: Fixture, sample: Sample, path?: string): fc.Arbitrary<unknown[]> {
   const paths = pathsOf(sample(f, 0))
   const broken =
     paths.length === 0
@@ -386,7 +451,39 @@ export function calls(f: Fixture, sample: Sample): fc.Arbitrary<unknown[]> {
       : fc
           .tuple(fc.nat(paths.length - 1), fc.oneof({ weight: 4, arbitrary: junk(f) }, fc.constant(REMOVE)), fc.nat())
           .map(([i, by, n]) => replaced(sample(f, n), paths[i] as Path, by))
-  return fc.oneof({ weight: 4, arbitrary: broken }, { weight: 1, arbitrary: fc.array(junk(f), { maxLength: 4 }) })
+  const optioned =
+    path === undefined
+      ? broken
+      : fc.tuple(fc.nat(), callOptions(f), fc.boolean()).map(([n, options, extra]) => {
+          const args = sample(f, n)
+          args[optionsAt(path, args)] = options
+          // An argument after the options, where a caller put the options one place too late.
+          return extra ? [...args, { idempotencyKey: 'k' }] : args
+        })
+  return fc.oneof(
+    { weight: 4, arbitrary: broken },
+    { weight: 1, arbitrary: fc.array(junk(f), { maxLength: 4 }) },
+    { weight: 1, arbitrary: optioned },
+  )
+}
+
+/** A faulty clock, id generator or random source: each returns a wrong value of some kind. */
+export function faults(): fc.Arbitrary<Faults> {
+  const wrongDate = fc.constantFrom<unknown>('2026-01-15T10:00:00Z', 1_768_471_200_000, new Date('never'), undefined)
+  const wrongNumber = fc.oneof(
+    fc.constantFrom<unknown>(1, 2, -1, Number.NaN, Number.POSITIVE_INFINITY, '0.5', undefined),
+    fc.double({ min: 1, noNaN: true }),
+  )
+  let n = 0
+  return fc.oneof(
+    wrongDate.map((value): Faults => ({ clock: () => value })),
+    fc
+      .constantFrom<unknown>('', 7, null, 'same')
+      .map((value): Faults => ({ ids: (prefix) => (value === 'same' ? `${prefix}same` : value) })),
+    wrongNumber.map((value): Faults => ({ random: () => value })),
+    // Wrong only now and then: some calls of one operation get a good value first.
+    wrongNumber.map((value): Faults => ({ random: () => (n++ % 3 === 2 ? value : 0.5) })),
+  )
 }
 
 function withoutCollections(dump: string, names: readonly string[]): string {
@@ -396,8 +493,31 @@ function withoutCollections(dump: string, names: readonly string[]): string {
   return JSON.stringify(parsed)
 }
 
+/**
+ * One call while the injected functions give wrong values: refused with an EngineError (one naming
+ * the faulty option when the call used it) or accepted (it did not use it); what `checkCall` checks.
+ */
+export async function checkFaultyCall(f: Fixture, path: string, args: unknown[], given: Faults): Promise<void> {
+  Object.assign(f.faults, given)
+  try {
+    await checkCall(f, path, args, (error) => {
+      const option = Object.keys(given)[0]
+      if (error.key === 'invalid_engine_option_result' && error.path !== option) {
+        throw new Error(`${path} named ${error.path} for a faulty ${option}`)
+      }
+    })
+  } finally {
+    for (const key of Object.keys(f.faults)) delete f.faults[key as keyof Faults]
+  }
+}
+
 /** One call and the three promises; returns what happened, for the long run's report. */
-export async function checkCall(f: Fixture, path: string, args: unknown[]): Promise<'accepted' | 'refused'> {
+export async function checkCall(
+  f: Fixture,
+  path: string,
+  args: unknown[],
+  refused?: (error: EngineError) => void,
+): Promise<'accepted' | 'refused'> {
   const before = await dumpStore(f.store)
   let error: unknown
   let accepted = false
@@ -409,6 +529,8 @@ export async function checkCall(f: Fixture, path: string, args: unknown[]): Prom
   }
   const polluted = Object.keys(Object.prototype).concat(Object.keys(Array.prototype))
   if (polluted.length > 0) throw new Error(`${path} polluted a prototype with ${polluted.join(', ')}`)
+  const misuse = misusedOptions(path, args)
+  if (accepted && misuse !== undefined) throw new Error(`${path} accepted ${misuse}, which it would have ignored`)
   if (accepted) {
     // Throws when anything stored would not read back from JSON as it is.
     await dumpStore(f.store)
@@ -419,6 +541,7 @@ export async function checkCall(f: Fixture, path: string, args: unknown[]): Prom
       cause: error,
     })
   }
+  refused?.(error)
   const except = RECORDED_REFUSALS[path] ?? []
   const after = await dumpStore(f.store)
   if (withoutCollections(after, except) !== withoutCollections(before, except)) {

@@ -1,5 +1,5 @@
 import type { CallOptions } from '../../call-options'
-import type { AsyncActionResponse } from '../../model/misc'
+import type { AsyncActionResponse } from '../../model/async-action'
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import { type RunSummary, runPending } from '../kernel/jobs'

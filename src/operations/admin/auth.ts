@@ -2,16 +2,17 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { Credential } from '../../model/misc'
+import type { Credential } from '../../model/auth'
 import { originAllowed } from '../../rules/origins'
 import { type Family, grants, isClientScope, operationAccess, parseScope, type Scope } from '../../rules/scopes'
-import { applicationInput, authenticateInput, revokeRequest, tokenRequest } from '../../schema/auth'
+import { applicationInput, authenticateInput, revokeRequest, rotateSecretInput, tokenRequest } from '../../schema/auth'
 import { parse } from '../../schema/parse'
 import type {
   AuthAuthenticateParams,
   AuthCreateApplicationParams,
   AuthIssueTokenParams,
   AuthRevokeTokenParams,
+  AuthRotateSecretParams,
 } from '../../schema/requests'
 import type { Stored } from '../../storage/ports'
 import { duplicateFound } from '../kernel/duplicate-found'
@@ -45,7 +46,7 @@ export interface Principal {
   scopes: Scope[]
 }
 
-/** The id and secret headers of each credential family (the spec's Authentication table). */
+/** The id and secret headers of each credential family (the service interface's Authentication table). */
 const CREDENTIAL_HEADERS = {
   server: { id: 'X-App-Id', secret: 'X-App-Token' },
   client: { id: 'X-Client-Application-Id', secret: 'X-Client-Token' },
@@ -199,6 +200,28 @@ export function auth(ctx: Context) {
           created_at: tx.nowIso,
         })
         return { app_id: appId, secret }
+      })
+    },
+
+    /**
+     * Gives an application a new secret (the given one, or 32 random bytes) and returns it, shown once:
+     * the old secret stops working at once. Tokens issued before stay valid until they expire.
+     */
+    async rotateSecret(
+      appId: string,
+      body: AuthRotateSecretParams = {},
+      _options?: CallOptions,
+    ): Promise<ApplicationCredentials> {
+      // The app id is checked with the body, so a wrong one is refused like a wrong field.
+      const given =
+        body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...body, app_id: appId } : body
+      const input = parse(rotateSecretInput, given)
+      const secret = input.secret ?? secretBytes()
+      return mutate(ctx, async (tx) => {
+        const found = await tx.store.credentials.findBy('app_id', input.app_id)
+        if (!found) throw EngineError.notFound('application', input.app_id, 'app_id')
+        tx.update('credentials', found, { ...found.value, secret_hash: hashHex(secret) })
+        return { app_id: input.app_id, secret }
       })
     },
 

@@ -1,13 +1,12 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { csvLines } from '../../formats/csv'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
-import type { Export } from '../../model/misc'
+import type { Export } from '../../model/export'
 import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import { csvLines } from '../../rules/csv'
-import { FILTER_OPERATORS, type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import { type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
@@ -21,6 +20,7 @@ import { exportInput } from '../../schema/export'
 import { parseListFilters } from '../../schema/list-filters'
 import { parse } from '../../schema/parse'
 import type { ExportsCreateCampaignTransactionsExportParams } from '../../schema/requests'
+import * as v from '../../schema/valibot'
 import type { CollectionName, Store, Stored } from '../../storage/ports'
 import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
@@ -29,18 +29,6 @@ import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signe
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
-
-/** One field's filter of a `POST /v1/exports` request: `{conditions: {operator: values}}`. */
-const conditionValue = v.union([v.string(), v.number(), v.boolean(), v.null()])
-const fieldFilter = v.object({
-  conditions: v.pipe(
-    v.record(
-      v.picklist(FILTER_OPERATORS, `must be one of ${FILTER_OPERATORS.join(', ')}`),
-      v.union([v.array(conditionValue), conditionValue]),
-    ),
-    v.check((c) => Object.keys(c).length > 0, 'must have at least one operator'),
-  ),
-})
 
 /**
  * Normalises request filters to the stored shape: `junction: 'AND'` (the campaign condition must
@@ -56,30 +44,143 @@ function normaliseFilters(raw: unknown, campaignId: string): Filters {
   return filters
 }
 
-/** One field's `{conditions: {operator: values}}`, each operator's values as an array. */
-function fieldConditions(value: unknown, path: string): FilterConditions {
-  const { conditions } = parse(fieldFilter, value, path)
-  const normal: FilterConditions = {}
-  for (const [op, values] of Object.entries(conditions) as [keyof FilterConditions, unknown][]) {
-    normal[op] = (Array.isArray(values) ? values : [values]) as (string | number | boolean | null)[]
-  }
-  return normal
-}
-
-/** The objects `POST /v1/exports` exports: the collection read and the columns given when none are asked. */
+/**
+ * The objects `POST /v1/exports` exports: the collection read, the columns given when none are asked
+ * (the hosted defaults where the object has them as fields: an order's `id`, `source_id`, `status`, a
+ * customer's `name`, `source_id`), and the fields a column may name (its first segment; a dotted path
+ * reaches into it). Any other column is `invalid_export_fields` (docs/behaviour.md#exports).
+ */
 const EXPORTABLE = {
   voucher: {
     collection: 'vouchers',
     fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+    known: [
+      'id',
+      'code',
+      'campaign',
+      'campaign_id',
+      'category',
+      'category_id',
+      'categories',
+      'type',
+      'discount',
+      'gift',
+      'loyalty_card',
+      'start_date',
+      'expiration_date',
+      'validity_timeframe',
+      'validity_day_of_week',
+      'validity_hours',
+      'active',
+      'additional_info',
+      'metadata',
+      'is_referral_code',
+      'holder_id',
+      'referrer_id',
+      'redemption',
+      'publish',
+      'created_at',
+      'updated_at',
+      'object',
+    ],
   },
   redemption: {
     collection: 'redemptions',
     fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+    known: [
+      'id',
+      'object',
+      'date',
+      'customer_id',
+      'tracking_id',
+      'metadata',
+      'amount',
+      'redemption',
+      'result',
+      'status',
+      'failure_code',
+      'failure_message',
+      'channel',
+      'customer',
+      'related_object_type',
+      'related_object_id',
+      'related_object_parent_id',
+      'voucher',
+      'promotion_tier',
+      'reward',
+      'gift',
+      'loyalty_card',
+      'order',
+      'session',
+      'related_redemptions',
+    ],
   },
-  customer: { collection: 'customers', fields: ['id', 'source_id', 'name', 'email', 'created_at'] },
-  order: { collection: 'orders', fields: ['id', 'source_id', 'status', 'amount', 'total_amount', 'created_at'] },
-  publication: { collection: 'publications', fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'] },
-} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[] }>
+  customer: {
+    collection: 'customers',
+    fields: ['name', 'source_id'],
+    known: [
+      'id',
+      'source_id',
+      'name',
+      'email',
+      'phone',
+      'birthdate',
+      'address',
+      'description',
+      'metadata',
+      'segments',
+      'created_at',
+      'updated_at',
+      'object',
+    ],
+  },
+  order: {
+    collection: 'orders',
+    fields: ['id', 'source_id', 'status'],
+    known: [
+      'id',
+      'source_id',
+      'status',
+      'amount',
+      'initial_amount',
+      'discount_amount',
+      'items_discount_amount',
+      'total_discount_amount',
+      'total_amount',
+      'applied_discount_amount',
+      'items_applied_discount_amount',
+      'total_applied_discount_amount',
+      'items',
+      'metadata',
+      'created_at',
+      'updated_at',
+      'customer_id',
+      'referrer_id',
+      'customer',
+      'referrer',
+      'redemptions',
+      'object',
+    ],
+  },
+  publication: {
+    collection: 'publications',
+    fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'],
+    known: ['id', 'voucher_id', 'campaign_id', 'customer_id', 'source_id', 'channel', 'metadata', 'created_at'],
+  },
+} as const satisfies Record<string, { collection: CollectionName; fields: readonly string[]; known: readonly string[] }>
+
+/** Columns an export does not have: the hosted `400 invalid_export_fields`, naming the allowed ones. */
+function checkExportFields(fields: readonly string[] | undefined, known: readonly string[], path: string): void {
+  const unknown = (fields ?? []).filter((f) => !known.includes(f.split('.')[0] as string))
+  if (unknown.length === 0) return
+  throw new EngineError({
+    code: 400,
+    key: 'invalid_export_fields',
+    message: 'Invalid Export',
+    details: `Unsupported field used (${unknown.join(', ')}). Allowed fields: ${known.join(', ')}`,
+    path,
+  })
+}
 
 type ExportableObject = keyof typeof EXPORTABLE
 const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
@@ -112,20 +213,7 @@ export type ExportsCreateParams = v.InferInput<typeof objectsExportInput>
 
 /** Any field may be filtered; the junction may be AND or OR. */
 function normaliseObjectFilters(raw: Record<string, unknown>): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  let junction: Filters['junction'] = 'AND'
-  for (const [key, value] of Object.entries(raw)) {
-    const path = `parameters.filters.${key}`
-    if (key === 'junction') {
-      const j = typeof value === 'string' ? value.toUpperCase() : ''
-      if (j !== 'AND' && j !== 'OR') throw EngineError.invalid(path, 'must be AND or OR')
-      junction = j
-      continue
-    }
-    parse(columnName, key, path)
-    fields[key] = fieldConditions(value, path)
-  }
-  return { junction, fields }
+  return parseListFilters(raw, (field, path) => parse(columnName, field, path), 'parameters.filters')
 }
 
 const fieldOf = (entity: unknown, field: string): unknown =>
@@ -380,9 +468,21 @@ export function exports(ctx: Context) {
     ): Promise<Export> {
       const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
       const input = parse(exportInput, body)
+      checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
       return mutate(ctx, async (tx) => {
         const campaign = await findCampaign(tx, key)
         if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
+        const type = campaign.value.campaign_type
+        if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
+          // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
+          throw new EngineError({
+            code: 403,
+            key: 'forbidden',
+            message: 'Forbidden',
+            details: 'Transactions are allowed only for loyalty or gift campaigns',
+            path: 'campaignId',
+          })
+        }
         const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
         return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
           order: input.order ?? DEFAULT_TRANSACTION_ORDER,
@@ -399,6 +499,7 @@ export function exports(ctx: Context) {
      */
     async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
+      checkExportFields(input.parameters?.fields, EXPORTABLE[input.exported_object].known, 'parameters.fields')
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
         return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {

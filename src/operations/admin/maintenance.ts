@@ -1,13 +1,53 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
-import { opt } from '../../schema/common'
+import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
+import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
+import * as v from '../../schema/valibot'
+import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
 })
+
+const backfillInput = v.object({
+  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
+  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  starting_after: opt(nonEmptyString),
+})
+
+/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
+export type MaintenanceBackfillParams = v.InferInput<typeof backfillInput>
+
+/** What one call of `maintenance.backfillCustomerSummaries` did, and where the next starts. */
+export interface BackfillSummary {
+  /** Customers whose summary row this call computed from their stored history. */
+  filled: number
+  /** Customers of the page already filled (left as they are). */
+  skipped: number
+  /** Pass as `starting_after` to continue; null once every customer was seen. */
+  next_starting_after: string | null
+}
+
+/** Every page of a list, by a declared index (a customer's orders, redemptions or rollbacks). */
+async function listAll<C extends CollectionName>(
+  store: Store,
+  collection: C,
+  query: Omit<ListQuery, 'starting_after_id' | 'limit'>,
+): Promise<Entity<C>[]> {
+  const out: Entity<C>[] = []
+  let after: string | null = null
+  do {
+    const page: { data: Stored<Entity<C>>[]; more_starting_after: string | null; has_more: boolean } = await (
+      store[collection] as unknown as { list(q: ListQuery): Promise<typeof page> }
+    ).list({ ...query, limit: 500, count: false, ...(after === null ? {} : { starting_after_id: after }) })
+    for (const s of page.data) out.push(s.value)
+    after = page.has_more ? page.more_starting_after : null
+  } while (after !== null)
+  return out
+}
 
 /** `maintenance.purgeExpired`: how many records one call deletes at most. */
 export type MaintenancePurgeExpiredParams = v.InferInput<typeof purgeInput>
@@ -32,6 +72,59 @@ const EXPIRING = ['idempotency_keys', 'access_tokens', 'sessions'] as const
  */
 export function maintenance(ctx: Context) {
   return {
+    /**
+     * Fills the `summary` of customers stored before summaries were kept (docs/behaviour.md#customer-summary):
+     * a page of customers by id per call, one commit. A customer whose summary row is not marked
+     * filled gets it computed from its stored orders, redemptions and rollbacks, written at the
+     * version of the row read before the history: a redemption or order counted meanwhile moves that
+     * version, so the commit conflicts and the page is computed again, never counted twice. Resumable:
+     * call again with `next_starting_after`; a page run twice skips what it filled.
+     */
+    async backfillCustomerSummaries(
+      input: MaintenanceBackfillParams = {},
+      _options?: CallOptions,
+    ): Promise<BackfillSummary> {
+      const q = parse(backfillInput, input)
+      return mutate(ctx, async (tx) => {
+        const page = await tx.store.customers.list({
+          order: { field: 'id', direction: 'asc' },
+          limit: q.limit ?? 100,
+          count: false,
+          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
+        })
+        const ids = page.data.map((c) => c.value.id)
+        // The rows first: the history read after them includes everything their versions counted.
+        const rows = new Map((await tx.store.counters.getMany(ids.map(summaryRowId))).map((r) => [r.value.id, r]))
+        const todo = ids.filter((id) => rows.get(summaryRowId(id))?.value[BACKFILLED] !== 1)
+        const histories = await Promise.all(
+          todo.map((id) => {
+            const byCustomer = { where: { customer_id: id } }
+            return Promise.all([
+              listAll(tx.store, 'orders', { ...byCustomer, order: { field: 'created_at', direction: 'asc' } }),
+              listAll(tx.store, 'redemptions', { ...byCustomer, order: { field: 'date', direction: 'asc' } }),
+              listAll(tx.store, 'redemption_rollbacks', { ...byCustomer, order: { field: 'date', direction: 'asc' } }),
+            ])
+          }),
+        )
+        for (const [i, id] of todo.entries()) {
+          const [orders, redemptions, rollbacks] = histories[i] as [
+            Entity<'orders'>[],
+            Entity<'redemptions'>[],
+            Entity<'redemption_rollbacks'>[],
+          ]
+          const value = { id: summaryRowId(id), ...historyRow(orders, redemptions, rollbacks) }
+          const stored = rows.get(value.id)
+          if (stored) tx.update('counters', stored, value)
+          else tx.insert('counters', value)
+        }
+        return {
+          filled: todo.length,
+          skipped: ids.length - todo.length,
+          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
+        }
+      })
+    },
+
     /**
      * Deletes what has expired, a bounded batch per call (`limit` records, one commit): idempotency
      * records past `idempotencyTtlSeconds`, access tokens past their expiry, validation session locks

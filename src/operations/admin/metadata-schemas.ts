@@ -2,7 +2,7 @@ import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { ListEnvelope } from '../../model/common'
-import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../../model/misc'
+import type { DefaultMetadataSchema, MetadataPropertyDefinition, MetadataSchema } from '../../model/metadata-schema'
 import { STANDARD_RELATED_OBJECTS } from '../../rules/metadata'
 import { nonEmptyString } from '../../schema/common'
 import { schemaInput } from '../../schema/metadata-schema'
@@ -66,7 +66,7 @@ export function metadataSchemas(ctx: Context) {
     },
 
     /**
-     * The schema of a `related_object` (the spec's `resource` path parameter). A standard object type
+     * The schema of a `related_object` (the service interface's `resource` path parameter). A standard object type
      * exists whether or not a schema was defined for it, so without one it gets the empty default
      * schema (what enforcement applies: no properties, anything allowed); a custom one is 404.
      */

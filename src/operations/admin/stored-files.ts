@@ -1,6 +1,6 @@
+import { signFileLink } from '../../formats/signed-file-links'
 import { ID_PREFIX } from '../../ids'
-import type { StoredFile } from '../../model/misc'
-import { signFileLink } from '../../rules/file-links'
+import type { StoredFile } from '../../model/file'
 import type { Stored } from '../../storage/ports'
 import type { Context, Tx } from '../kernel/unit-of-work'
 

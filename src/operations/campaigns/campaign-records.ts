@@ -22,7 +22,7 @@ export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
   PROMOTION: null,
 }
 
-/** Finds a campaign by id, else by its (unique) name: the spec's `campaignId` takes either. */
+/** Finds a campaign by id, else by its (unique) name: the service interface's `campaignId` takes either. */
 export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
 }
@@ -41,6 +41,16 @@ export function normaliseVoucherTemplate(
   const expected = VOUCHER_TYPE_OF[campaignType]
   const type = input.type ?? expected
   if (type === null) throw EngineError.invalid(`${prefix}.type`, `is not used by ${campaignType} campaigns`)
+  if (campaignType === 'REFERRAL_PROGRAM' && (input.discount === undefined || input.discount === null)) {
+    // The hosted key and wording (docs/behaviour.md#documented-error-keys).
+    throw new EngineError({
+      code: 400,
+      key: 'invalid_campaign',
+      message: 'Invalid Campaign',
+      details: "Property 'discount' is required for REFERRAL_PROGRAM campaign",
+      path: `${prefix}.discount`,
+    })
+  }
   if (expected !== null && type !== expected) {
     throw EngineError.invalid(`${prefix}.type`, `must be ${expected} for a ${campaignType} campaign`)
   }

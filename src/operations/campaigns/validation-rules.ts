@@ -1,4 +1,3 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
@@ -6,6 +5,7 @@ import type { ValidationRule, ValidationRuleAssignment } from '../../model/valid
 import { nonEmptyString } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { ValidationRulesCreateAssignmentParams, ValidationRulesCreateParams } from '../../schema/requests'
+import * as v from '../../schema/valibot'
 import { assignmentInput, checkBundleRules, checkRuleSet, validationRuleInput } from '../../schema/validation-rule'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { assignRules, readRules, relatedObject, retarget } from './rule-assignments'

@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import type { Category } from '../../model/common'
 import type { Customer } from '../../model/customer'
-import type { MetadataSchema } from '../../model/misc'
+import type { MetadataSchema } from '../../model/metadata-schema'
 import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { ValidationSession } from '../../model/redemption'

@@ -375,7 +375,8 @@ async function loadQualification(ctx: Context, request: QualificationRequest): P
     at += size
     return candidate.object === 'promotion_stack' ? { subjects, stack: candidate.stack } : { subjects }
   })
-  return { ...loaded, groups: groups.filter((g) => g.subjects.length > 0) }
+  const input = cartless ? { ...loaded.input, audience_only: true } : loaded.input
+  return { ...loaded, input, groups: groups.filter((g) => g.subjects.length > 0) }
 }
 
 /** The best stack's candidates: the ones given, or the single redeemables a scenario's qualification considers. */

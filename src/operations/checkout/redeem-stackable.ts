@@ -10,12 +10,14 @@ import type { TakenPoints } from '../../rules/ledger'
 import { withOrderRef } from '../../rules/order-refs'
 import { withoutTargets } from '../../rules/qualifications'
 import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../rules/redeemables'
+import { referrerOf } from '../../rules/referrals'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Guard, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
 import { simpleCustomer } from '../shop/customer-records'
-import { updateOrder, versionAfterWrite } from '../shop/order-records'
+import { countRedemptionInSummary } from '../shop/customer-summary'
+import { insertOrder, updateOrder, versionAfterWrite } from '../shop/order-records'
 import { trackingId } from '../shop/tracking-id'
 import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
@@ -117,6 +119,7 @@ export class RedemptionWriter {
         failure_message: o.error.message,
       }
       children.push(this.tx.insert('redemptions', child))
+      countRedemptionInSummary(this.tx, child)
       this.tx.emit(
         'customer.redemption.failed',
         this.customer?.id,
@@ -148,6 +151,8 @@ export class RedemptionWriter {
     // Counter increments of the redeemables already written: the next one's guards count them.
     const pending = new Map<string, Record<string, number>>()
     const referrals: Reactions['referrals'] = []
+    // A redeemed referral code names its referrer on the order (docs/behaviour.md#referrals).
+    let referrerId: string | null = null
     for (const o of redeemed) {
       if (o.status !== 'APPLICABLE') continue
       const subject = this.subject(o.index)
@@ -191,6 +196,7 @@ export class RedemptionWriter {
         }
         countRedemption(tx, count, loaded.counters, pending)
       }
+      if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)
       if (subject.voucher?.is_referral_code && this.customer) {
         referrals.push({ at: children.length, voucher: subject.voucher, customerId: this.customer.id })
       }
@@ -203,7 +209,7 @@ export class RedemptionWriter {
         campaignFilters(subject),
       )
     }
-    const order = this.storeOrder(parentId, children, final)
+    const order = this.storeOrder(parentId, children, final, referrerId)
     const paid = order.status === 'PAID' && this.loaded.storedOrder?.value.status !== 'PAID' && this.customer
     const parent: Redemption = {
       ...this.base(parentId, null),
@@ -229,7 +235,10 @@ export class RedemptionWriter {
     const { reactions: _reactions, ...result } = written
     // The order is stored once: the redemptions refer to the version this commit writes (docs/storage.md#what-a-redemption-stores).
     const version = versionAfterWrite(loaded.storedOrder)
-    for (const child of result.redemptions) tx.insert('redemptions', withOrderRef(child, result.order, version))
+    for (const child of result.redemptions) {
+      tx.insert('redemptions', withOrderRef(child, result.order, version))
+      countRedemptionInSummary(tx, child)
+    }
     tx.insert('redemptions', withOrderRef(result.parent_redemption, result.order, version))
     if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
     return result
@@ -266,13 +275,8 @@ export class RedemptionWriter {
         ...uses(v0),
         ...(v0.gift ? { redeemed_amount: (v0.redemption.redeemed_amount ?? 0) + credits } : {}),
       },
-      gift: v0.gift
-        ? {
-            ...v0.gift,
-            balance: v0.gift.balance - credits,
-            subtracted_amount: (v0.gift.subtracted_amount ?? 0) + credits,
-          }
-        : null,
+      // Spent credits are the code's `redeemed_amount`, not `subtracted_amount` (docs/behaviour.md#gift-card-balance).
+      gift: v0.gift ? { ...v0.gift, balance: v0.gift.balance - credits } : null,
       updated_at: this.tx.nowIso,
     }
     // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
@@ -283,7 +287,6 @@ export class RedemptionWriter {
     if (v0.gift) {
       by['redemption.redeemed_amount'] = credits
       by['gift.balance'] = -credits
-      by['gift.subtracted_amount'] = credits
       guard['gift.balance'] = { min: 0 }
     }
     this.tx.increment('vouchers', voucherId, by, {
@@ -316,7 +319,12 @@ export class RedemptionWriter {
   }
 
   /** The order is created, or the stored one updated, with this redemption recorded on it. */
-  private storeOrder(parentId: string, children: readonly Redemption[], final: CalculatedOrder): Order {
+  private storeOrder(
+    parentId: string,
+    children: readonly Redemption[],
+    final: CalculatedOrder,
+    referrerId: string | null,
+  ): Order {
     const { tx, request } = this
     const stored = this.loaded.storedOrder
     const status: OrderStatus = request.order?.status ?? 'PAID'
@@ -339,8 +347,13 @@ export class RedemptionWriter {
       },
     }
     if (this.customer) order.customer = { id: this.customer.id, object: 'customer' }
+    const referrer = referrerId ?? stored?.value.referrer_id ?? null
+    if (referrer) {
+      order.referrer_id = referrer
+      order.referrer = { id: referrer, object: 'customer' }
+    }
     if (stored) updateOrder(tx, stored, order)
-    else tx.insert('orders', order)
+    else insertOrder(tx, order)
     const created = stored ? 'customer.order.updated' : 'customer.order.created'
     tx.emit(created, this.customer?.id, { order: { id: order.id, status } })
     if (status === 'PAID' && stored?.value.status !== 'PAID')

@@ -13,6 +13,7 @@ import type { Tx } from '../kernel/unit-of-work'
 import { emitPointsExpired } from '../loyalty/points-events'
 import { type CardState, loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty/points-ledger'
 import { undoneReward } from '../loyalty/reward-records'
+import { countRollbackInSummary } from '../shop/customer-summary'
 import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../shop/order-records'
 import { tierShare, uncountRedemptions } from './redemption-counters'
 
@@ -170,6 +171,7 @@ export async function recordFailedRollback(
     failure_message: refusal.message,
   }
   tx.insert('redemption_rollbacks', rb)
+  countRollbackInSummary(tx, rb)
   tx.emit('customer.redemption.rollback.failed', r.customer_id, {
     rollback: { id: rb.id, redemption: r.id, failure_code: refusal.key },
   })
@@ -244,6 +246,7 @@ export async function rollback(
     if (child.value.referee_credit) reactions.push({ step: 'referee_credit', redemption: child.value })
     markRolledBack(tx, child, rb.id, mode)
     rollbacks.push(tx.insert('redemption_rollbacks', rb))
+    countRollbackInSummary(tx, rb)
     tx.emit('customer.redemption.rollback.succeeded', customerId, {
       rollback: { id: rb.id, redemption: child.value.id },
     })
@@ -310,6 +313,7 @@ export async function rollbackSingle(
   }
   markRolledBack(tx, stored, rb.id, mode)
   tx.insert('redemption_rollbacks', referringToOrder(rb, written))
+  countRollbackInSummary(tx, rb)
   tx.emit('customer.redemption.rollback.succeeded', r.customer_id, { rollback: { id: rb.id, redemption: r.id } })
   if (reward) {
     const campaignId = (r.voucher as Voucher | undefined)?.campaign_id
@@ -393,9 +397,7 @@ export async function giveBack(
       v0.id,
       {
         'redemption.redeemed_quantity': -1,
-        ...(v0.gift
-          ? { 'redemption.redeemed_amount': -credits, 'gift.balance': credits, 'gift.subtracted_amount': -credits }
-          : {}),
+        ...(v0.gift ? { 'redemption.redeemed_amount': -credits, 'gift.balance': credits } : {}),
       },
       { guard: { 'redemption.redeemed_quantity': { min: 0 } }, set: { updated_at: tx.nowIso } },
     )

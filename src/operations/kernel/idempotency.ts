@@ -1,9 +1,9 @@
-import * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
+import { fingerprint } from '../../formats/canonical-json'
 import type { IdempotencyRecord } from '../../model/idempotency'
-import { fingerprint } from '../../rules/fingerprint'
 import { parse } from '../../schema/parse'
+import * as v from '../../schema/valibot'
 import { type Context, mutate, type Tx } from './unit-of-work'
 
 /** What a result leaves in the idempotency record: ids to re-read, a status, what no entity holds. */

@@ -1,11 +1,8 @@
-import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
-import type { AsyncAction, AsyncActionResponse } from '../../model/misc'
-import { nonEmptyString } from '../../schema/common'
-import { parse } from '../../schema/parse'
+import type { AsyncAction } from '../../model/async-action'
 import type { Stored } from '../../storage/ports'
-import { type AsyncHandler, type AsyncHandlers, type Context, must, mutate, type Tx } from './unit-of-work'
+import { type AsyncHandler, type AsyncHandlers, type Context, mutate, type Tx } from './unit-of-work'
 
 export type { AsyncHandler, AsyncHandlers } from './unit-of-work'
 

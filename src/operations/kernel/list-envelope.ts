@@ -1,7 +1,7 @@
 import type { ListEnvelope } from '../../model/common'
 import type { Page } from '../../storage/ports'
 
-/** The spec's list envelope around one page of stored entities. */
+/** The service interface's list envelope around one page of stored entities. */
 export function envelope<K extends string, T>(
   dataRef: K,
   page: Page<T>,

@@ -1,6 +1,6 @@
 import { EngineError } from '../../errors'
 import type { Metadata } from '../../model/common'
-import type { MetadataSchema } from '../../model/misc'
+import type { MetadataSchema } from '../../model/metadata-schema'
 import { checkMetadata } from '../../rules/metadata'
 import type { Store, Stored } from '../../storage/ports'
 

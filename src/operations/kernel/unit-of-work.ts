@@ -1,10 +1,11 @@
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
+import type { AsyncAction } from '../../model/async-action'
 import type { ActivityEvent } from '../../model/customer'
-import type { AsyncAction } from '../../model/misc'
 import type { StackingRules } from '../../model/stacking'
 import type { RoundingMode } from '../../money'
 import type { InputLimits } from '../../schema/bounds'
+import { takenId } from '../../schema/injected'
 import type {
   Alternative,
   Clock,
@@ -197,8 +198,13 @@ export class Tx {
   }
 
   id(prefix: string): string {
-    return this.ctx.ids(prefix)
+    const id = this.ctx.ids(prefix)
+    this.made.add(id)
+    return id
   }
+
+  /** The ids this attempt drew: an insert of one that the store finds taken is the generator's fault. */
+  readonly made = new Set<string>()
 
   /** Where each entity put so far sits in `writes`, so a second update finds it without a scan. */
   private readonly puts = new Map<string, number>()
@@ -366,7 +372,9 @@ export class Tx {
   private activityId(): string {
     const time = this.now.getTime().toString(36).padStart(9, '0')
     const seq = this.ctx.sequence.next().toString(36).padStart(7, '0')
-    return `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    const id = `${ID_PREFIX.activity}${time}${seq}${this.id('').slice(0, 12)}`
+    this.made.add(id)
+    return id
   }
 
   /** Records an activity item on the customer's feed (docs/behaviour.md#events). */
@@ -437,6 +445,9 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
       return result
     }
     const c = outcome.conflict
+    // A fresh id already stored: retrying would draw new ids and hide a generator that repeats itself
+    // (restarted on the same data), so it is named instead of retried.
+    if (c.reason === 'exists' && tx.made.has(c.id)) throw takenId(c.collection, c.id)
     lastConflict = `${c.collection}/${c.id} (${c.reason}${c.key ? ` ${c.key}` : ''})`
     // A failed guard is not a clash to retry blindly: a counter the decision relied on moved, and
     // deciding again on its new value gives the business answer (a budget reached, a balance spent).

@@ -54,7 +54,7 @@ import { redeemReward } from './reward-redemption'
 export const MAX_EARNING_RULES = 100
 
 /**
- * The campaign `voucher` of a loyalty program as the spec lists it: type, loyalty_card, redemption,
+ * The campaign `voucher` of a loyalty program as the service interface lists it: type, loyalty_card, redemption,
  * code_config, is_referral_code, and start_date / expiration_date / validity_timeframe (null when
  * unset). A card has no discount or gift, so the template carries neither.
  */

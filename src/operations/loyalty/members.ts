@@ -1,7 +1,8 @@
 import { EngineError } from '../../errors'
+import type { AsyncAction } from '../../model/async-action'
 import type { Campaign } from '../../model/campaign'
 import type { Customer } from '../../model/customer'
-import type { AsyncAction, Publication } from '../../model/misc'
+import type { Publication } from '../../model/publication'
 import type { Voucher } from '../../model/voucher'
 import { pointsExpiryDate } from '../../rules/points-expiry'
 import { expirationAfterPublishing } from '../../rules/validity'
@@ -241,10 +242,6 @@ export async function loyaltyCampaign(ctx: Context, idOrName: string): Promise<S
   const found = await findCampaign(ctx.store, id)
   if (found?.value.campaign_type !== 'LOYALTY_PROGRAM') throw EngineError.notFound('campaign', id, 'campaignId')
   return found
-}
-
-export function loyaltyCampaignIn(tx: Tx, idOrName: string): Promise<Stored<Campaign>> {
-  return loyaltyCampaign(tx.ctx, idOrName)
 }
 
 /** A loyalty card by id or code; with a campaign (id or name), it must belong to it. */

@@ -1,8 +1,8 @@
-import type * as v from 'valibot'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { RewardAssignment } from '../../model/loyalty'
 import type { rewardAssignmentInput } from '../../schema/loyalty'
+import type * as v from '../../schema/valibot'
 import { findCampaign } from '../campaigns/campaign-records'
 import { must, type Tx } from '../kernel/unit-of-work'
 
@@ -27,7 +27,14 @@ export async function assignReward(
       )
     }
   } else if (loyalty?.points === undefined) {
-    throw EngineError.invalid('parameters.loyalty.points', 'is required: the points the reward costs')
+    // The hosted key and wording (docs/behaviour.md#documented-error-keys).
+    throw new EngineError({
+      code: 400,
+      key: 'missing_param',
+      message: 'Missing required parameter',
+      details: "Parameter 'parameters.loyalty.points' is required: the points the reward costs",
+      path: 'parameters.loyalty.points',
+    })
   }
   if (reward.value.parameters.campaign?.id === campaign.value.id) {
     throw EngineError.invalid('campaign', 'a loyalty program cannot reward points of itself')

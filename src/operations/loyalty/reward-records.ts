@@ -9,6 +9,7 @@ import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { simpleCustomer } from '../shop/customer-records'
+import { countRedemptionInSummary } from '../shop/customer-summary'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
@@ -101,6 +102,7 @@ export async function recordRewardRedemption(
     voucher: withExtras(card.voucher, extras),
   }
   tx.insert('redemptions', redemption)
+  countRedemptionInSummary(tx, redemption)
   const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
   const group_id = tx.id('v_grp_')
   const data = {

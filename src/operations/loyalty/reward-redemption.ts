@@ -144,7 +144,7 @@ export async function redeemReward(
         remainingTotal: order.total_amount,
         balance: spendablePoints(tx, card),
         requestedPoints: input.reward.points ?? null,
-        // The spec: "When the card balance is lower than the points, only the available points are applied."
+        // The service interface: "When the card balance is lower than the points, only the available points are applied."
         capAtBalance: true,
       })
       if (!paid.ok) {

@@ -80,7 +80,7 @@ export function rewards(ctx: Context) {
           updated_at: null,
           object: 'reward',
         }
-        // MATERIAL rewards always show their attributes (the spec lists them), null where not sent.
+        // MATERIAL rewards always show their attributes (the service interface lists them), null where not sent.
         if (input.type === 'MATERIAL') {
           reward.attributes = {
             image_url: input.attributes?.image_url ?? null,

@@ -1,4 +1,4 @@
-import type { AsyncAction } from '../../model/misc'
+import type { AsyncAction } from '../../model/async-action'
 import { pointsExpiryDate } from '../../rules/points-expiry'
 import type { Tx } from '../kernel/unit-of-work'
 import { afterPointsAdded, afterPointsChanged } from './earning'

@@ -1,6 +1,6 @@
 import { EngineError } from '../../errors'
 import type { Campaign } from '../../model/campaign'
-import type { RedeemableHolder } from '../../model/misc'
+import type { RedeemableHolder } from '../../model/publication'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import { refereeCredit, referrerOf } from '../../rules/referrals'
@@ -32,7 +32,7 @@ export type NoReferralReason =
   | 'other_custom_event'
 
 /**
- * Makes a customer the referee of a referral code: a holder row (`holder_role` OWNER — the spec's
+ * Makes a customer the referee of a referral code: a holder row (`holder_role` OWNER — the service interface's
  * roles are REFERRER and OWNER only, and the referrer is the REFERRER), then, when `convert`, the
  * `customer.referred` activity for the referee naming the referrer, at most once per referee and code.
  */

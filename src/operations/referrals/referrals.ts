@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import type { ListEnvelope } from '../../model/common'
-import type { RedeemableHolder } from '../../model/misc'
+import type { RedeemableHolder } from '../../model/publication'
 import { matchesFilters } from '../../rules/filters'
 import { nonEmptyString, orderOf } from '../../schema/common'
 import { parseListFilters } from '../../schema/list-filters'

@@ -2,14 +2,14 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer, CustomerInput } from '../../model/customer'
-import type { MetadataSchema } from '../../model/misc'
+import type { MetadataSchema } from '../../model/metadata-schema'
 import type { Stored } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** Customers as other operations read and create them (the `customers` operations are in customers.ts). */
 
-/** Finds a customer by id or `source_id` (the spec's `customerId` path parameter takes either). */
+/** Finds a customer by id or `source_id` (the service interface's `customerId` path parameter takes either). */
 export async function findCustomer(ctx: Context, idOrSourceId: string): Promise<Stored<Customer> | undefined> {
   return (await ctx.store.customers.get(idOrSourceId)) ?? (await ctx.store.customers.findBy('source_id', idOrSourceId))
 }
@@ -62,7 +62,7 @@ export function newCustomer(tx: Tx, input: CustomerInput): Customer {
   return customer
 }
 
-/** The customer as results embed it (the spec's simple customer). */
+/** The customer as results embed it (the service interface's simple customer). */
 export function simpleCustomer(c: Customer): SimpleCustomer {
   return {
     id: c.id,

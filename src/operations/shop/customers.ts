@@ -1,7 +1,7 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import type { ListEnvelope } from '../../model/common'
-import type { ActivityEvent, Customer } from '../../model/customer'
+import type { ActivityEvent, Customer, CustomerWithSummary } from '../../model/customer'
 import { nonEmptyString } from '../../schema/common'
 import { customerInput } from '../../schema/customer'
 import { activityQuery } from '../../schema/loyalty'
@@ -12,6 +12,7 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earning'
 import { findCustomer, newCustomer } from './customer-records'
+import { readCustomerSummary } from './customer-summary'
 
 /** An activity item as the activity list returns it (spec: Customer activity item). */
 export type ActivityItem = Pick<ActivityEvent, 'id' | 'type' | 'data' | 'created_at' | 'group_id'>
@@ -38,14 +39,15 @@ export function customers(ctx: Context) {
       })
     },
 
-    async get(idOrSourceId: string, _options?: CallOptions): Promise<Customer> {
+    /** The customer with its `summary` (docs/behaviour.md#customer-summary). */
+    async get(idOrSourceId: string, _options?: CallOptions): Promise<CustomerWithSummary> {
       const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
-      return found.value
+      return { ...found.value, summary: await readCustomerSummary(ctx.store, found.value.id) }
     },
 
     /**
-     * The customer's activity feed, newest first by default, with the spec's filters and cursor
+     * The customer's activity feed, newest first by default, with the service interface's filters and cursor
      * pagination (`starting_after_id`, `has_more`, `more_starting_after`). Dates are inclusive.
      */
     async listActivity(

@@ -3,6 +3,7 @@ import type { OrderRef, Redemption, RedemptionRollback, StoredRedemption, Stored
 import { mayBeReferred, snapshotId, withOrderJoined } from '../../rules/order-refs'
 import type { Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
+import { countOrderInSummary } from './customer-summary'
 
 /*
  * The orders of stored redemptions and rollbacks (docs/storage.md#what-a-redemption-stores): joined in
@@ -29,7 +30,15 @@ export function updateOrder(tx: Tx, stored: Stored<Order>, next: Order): Order {
       tx.insert('order_snapshots', { id, order: stored.value })
     }
   }
+  // The order is written at the version it read: its move into or out of the summary counts once.
+  countOrderInSummary(tx, stored.value, next)
   return tx.update('orders', stored, next)
+}
+
+/** Writes a new order (and counts it in its customer's summary when it is paid). */
+export function insertOrder(tx: Tx, order: Order): Order {
+  countOrderInSummary(tx, undefined, order)
+  return tx.insert('orders', order)
 }
 
 /** The version of an order after the commit that writes it once more (an insert gives 1, each put adds one). */

@@ -1,4 +1,3 @@
-import type * as v from 'valibot'
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
@@ -6,6 +5,7 @@ import type { Customer } from '../../model/customer'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { CalculatedOrder, Order, OrderInput, OrderItemInput } from '../../model/order'
 import { calculateOrder } from '../../rules/discounts/normalize-order'
+import type * as v from '../../schema/valibot'
 import type { Stored } from '../../storage/ports'
 
 export { calculateOrder }
@@ -20,7 +20,7 @@ import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { loyaltyPrograms, prefetchMember } from '../loyalty/cascade'
 import { fireEarningRules } from '../loyalty/earning'
 import { resolveCustomer } from './customer-records'
-import { updateOrder } from './order-records'
+import { insertOrder, updateOrder } from './order-records'
 
 /**
  * Orders (`engine.orders`): stored with their calculated fields; an order becoming PAID (created
@@ -126,9 +126,13 @@ async function save(
     customer_id: customer?.value.id ?? null,
     ...(customer ? { customer: { id: customer.value.id, object: 'customer' as const } } : {}),
     ...(prev?.redemptions ? { redemptions: prev.redemptions } : {}),
+    // The referrer a referral code's redemption named stays with the order (docs/behaviour.md#referrals).
+    ...(prev?.referrer_id
+      ? { referrer_id: prev.referrer_id, referrer: { id: prev.referrer_id, object: 'customer' as const } }
+      : {}),
   }
   if (existing) updateOrder(tx, existing, order)
-  else tx.insert('orders', order)
+  else insertOrder(tx, order)
   const customerId = customer?.value.id ?? null
   tx.emit(existing ? 'customer.order.updated' : 'customer.order.created', customerId, {
     order: { id: order.id, source_id: order.source_id, status: order.status },

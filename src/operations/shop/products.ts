@@ -16,7 +16,7 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 
 /**
- * The metadata schema SKUs are checked against. The spec's standard `related_object` list has
+ * The metadata schema SKUs are checked against. The service interface's standard `related_object` list has
  * `product` only, so SKUs use a custom `sku` schema: none by default (no checks) until a host defines one.
  */
 export const SKU_METADATA_OBJECT = 'sku'
@@ -40,7 +40,7 @@ const SKU_SORT_FIELD: Record<(typeof SKU_ORDER_FIELDS)[number], string> = {
   category: 'created_at',
 }
 
-/** Finds a product by id, else by `source_id`: the spec's `productId` takes either. */
+/** Finds a product by id, else by `source_id`: the service interface's `productId` takes either. */
 export async function findProduct(store: Context['store'], idOrSourceId: string): Promise<Stored<Product> | undefined> {
   return (await store.products.get(idOrSourceId)) ?? (await store.products.findBy('source_id', idOrSourceId))
 }
@@ -128,7 +128,7 @@ export function products(ctx: Context) {
     },
 
     /**
-     * Lists a product's SKUs: `limit` 1–100 (default 10), `page` 1–100, `order` as the spec lists
+     * Lists a product's SKUs: `limit` 1–100 (default 10), `page` 1–100, `order` as the service interface lists
      * (default `created_at`), `start_date`/`end_date` bounding `created_at` (both inclusive).
      */
     async listSkus(

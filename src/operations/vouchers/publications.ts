@@ -11,7 +11,7 @@ export function publications(ctx: Context) {
      * Publishes codes to a customer (`POST /v1/publications`): `voucher` (a code or id) or `campaign`
      * (id or name, or `{name, count}` for up to 100 codes; an AUTO_UPDATE campaign generates codes
      * when its free ones run out). With `source_id` the request is idempotent — the same `source_id`
-     * returns the first publication again — and publishes exactly one code (the spec's limit). The
+     * returns the first publication again — and publishes exactly one code (the service interface's limit). The
      * customer is found by `id` or `source_id`, and created when its `source_id` is new.
      */
     async create(body: PublicationsCreateParams, options?: CallOptions): Promise<PublicationResult> {

@@ -6,7 +6,7 @@ import type { Campaign } from '../../model/campaign'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer } from '../../model/customer'
 import type { IdempotencyRecord } from '../../model/idempotency'
-import type { Publication, RedeemableHolder } from '../../model/misc'
+import type { Publication, RedeemableHolder } from '../../model/publication'
 import type { Voucher } from '../../model/voucher'
 import { expirationAfterPublishing } from '../../rules/validity'
 import type { PublicationInput } from '../../schema/publication'
@@ -83,7 +83,7 @@ export async function findHolder(
  * Publishes one code to a customer inside the caller's transaction: a publication, the voucher's
  * `holder_id` (and `referrer_id` for a referral code) and `publish.count`, a holder row (REFERRER for a
  * referral code, OWNER otherwise) unless the customer already holds it, and
- * `customer.publication.succeeded`. A code held by another customer is a 409: a code has one holder.
+ * `customer.publication.succeeded`. A code held by another customer is a 400: a code has one holder.
  * `metadata` must already have been checked (it is the publication's).
  */
 export async function publishVoucher(
@@ -103,11 +103,14 @@ export async function publishVoucher(
   const { voucher: stored, campaign, customer } = args
   const current = stored.value
   if (current.holder_id && current.holder_id !== customer.id) {
-    throw EngineError.conflict(
-      'voucher_already_published',
-      `Voucher ${current.code} is already published to customer ${current.holder_id}`,
-      args.path ?? 'voucher',
-    )
+    // The hosted 400 and wording (docs/behaviour.md#publication-errors).
+    throw new EngineError({
+      code: 400,
+      key: 'voucher_already_published',
+      message: 'Voucher already published',
+      details: `Voucher '${current.id}' (${current.code}) has already been published`,
+      path: args.path ?? 'voucher',
+    })
   }
   const publication = tx.insert('publications', {
     id: publicationId(tx, args.source_id),
@@ -214,10 +217,14 @@ export async function publish(
   const campaignRef = typeof input.campaign === 'string' ? input.campaign : input.campaign?.name
   const count = typeof input.campaign === 'object' ? (input.campaign.count ?? 1) : 1
   if (input.voucher === undefined && campaignRef === undefined) {
-    throw EngineError.invalid(
-      'voucher',
-      'or campaign is required (the code to publish, or the campaign to take it from)',
-    )
+    // The hosted key and wording (docs/behaviour.md#publication-errors).
+    throw new EngineError({
+      code: 400,
+      key: 'missing_vouchers',
+      message: 'Missing vouchers',
+      details: 'Either Campaign or Voucher is required (the code to publish, or the campaign to take it from)',
+      path: 'voucher',
+    })
   }
   if (input.voucher !== undefined && count !== 1) {
     throw EngineError.invalid('campaign.count', 'must be 1 when a voucher is given')
@@ -254,11 +261,13 @@ export async function publish(
         if (input.customer.id === c.id || (input.customer.source_id && input.customer.source_id === c.source_id)) {
           return previous
         }
-        throw EngineError.conflict(
-          'duplicate_source_id',
-          `Publication source_id ${input.source_id} was already used for customer ${c.id}`,
-          'source_id',
-        )
+        throw new EngineError({
+          code: 400,
+          key: 'duplicate_source_id',
+          message: 'Duplicate source_id',
+          details: `Publication with source_id: '${input.source_id}' already exists (for customer ${c.id})`,
+          path: 'source_id',
+        })
       }
     }
     const campaign = campaignRef === undefined ? undefined : await findCampaign(tx.store, campaignRef)

@@ -10,7 +10,7 @@ interface WireList<T> {
   total: number
 }
 
-/** What the spec adds to a voucher embedded in a redemption result (Voucher: "appear on redemption results"). */
+/** What the service interface adds to a voucher embedded in a redemption result (Voucher: "appear on redemption results"). */
 export interface RedemptionVoucherExtras {
   holder?: { id: string; source_id: string | null; metadata: Customer['metadata']; object: 'customer' }
   validation_rules_assignments: WireList<ValidationRuleAssignment>

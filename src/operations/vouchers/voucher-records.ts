@@ -120,7 +120,7 @@ export function specFromCampaign(campaign: Campaign, category: Category | null, 
   }
 }
 
-/** Finds a voucher by code, else by id: the spec's `code` path parameter takes either. */
+/** Finds a voucher by code, else by id: the service interface's `code` path parameter takes either. */
 export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
   return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
 }

@@ -106,4 +106,10 @@ export interface EvaluationContext {
   timeZone: string
   /** Members of the product collections rules refer to, resolved by the operation layer. */
   collections?: Readonly<Record<string, EvalCollection>>
+  /**
+   * Decide on the customer's profile alone (the `AUDIENCE_ONLY` qualification): rules about the cart
+   * (`order.*`, `product.*`, `sku.*`) are not evaluated, neither passed nor failed, so they never
+   * decide the answer (docs/qualifications.md#scenarios).
+   */
+  audienceOnly?: boolean
 }

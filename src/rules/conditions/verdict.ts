@@ -26,7 +26,7 @@ export type RulesErrorKey =
   | 'order_rules_violated'
   | 'redemption_rules_violated'
 
-/** The `result.error` of an inapplicable redeemable, as the spec shows it. */
+/** The `result.error` of an inapplicable redeemable, as the service interface shows it. */
 export interface RulesError {
   code: 400
   key: RulesErrorKey

@@ -82,7 +82,7 @@ function normalizeItem(input: OrderItemInput, path: string, prices: CatalogPrice
     initial_amount: amount,
     price,
     subtotal_amount: amount,
-    // The spec lists `metadata` on every line; `{}` when the request sent none.
+    // The service interface lists `metadata` on every line; `{}` when the request sent none.
     metadata: input.metadata ?? {},
   }
   if (input.sku_id !== undefined) item.sku_id = input.sku_id

@@ -44,15 +44,18 @@ export interface RankedPage<T> {
   more_starting_after: string | null
 }
 
+/** `DEFAULT`: newest first, descending `created_at` (the hosted sorting rule), then by id. */
 function byDefault(a: Ranked, b: Ranked): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1
+  if (a.created_at !== b.created_at) return a.created_at > b.created_at ? -1 : 1
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
 /**
- * Sorts and pages the listed candidates. `DEFAULT`: oldest first (then by id); `BEST_DEAL` /
+ * Sorts and pages the listed candidates. `DEFAULT`: newest first (then by id); `BEST_DEAL` /
  * `LEAST_DEAL`: by the discount on this cart, largest / smallest first, then as `DEFAULT`. The
- * cursor is the id of the last entry of the previous page (`more_starting_after`).
+ * cursor is the id of the last entry of the previous page (`more_starting_after`); with `DEFAULT`
+ * it may also be that entry's `created_at`, as the hosted paging describes: the page then starts at
+ * the first entry created before it (docs/qualifications.md#sorting-and-paging).
  */
 export function rankAndPage<T extends Ranked>(
   entries: readonly T[],
@@ -77,13 +80,18 @@ export function rankAndPage<T extends Ranked>(
   let start = 0
   if (startingAfter !== undefined) {
     const at = sorted.findIndex((e) => e.id === startingAfter)
-    if (at < 0) {
+    const byDate = at < 0 && rule === 'DEFAULT' && !Number.isNaN(Date.parse(startingAfter))
+    if (at < 0 && !byDate) {
       throw EngineError.invalid(
         'options.starting_after',
         `names no redeemable this qualification lists (${startingAfter})`,
       )
     }
-    start = at + 1
+    if (byDate) {
+      const cursor = new Date(startingAfter).toISOString()
+      const older = sorted.findIndex((e) => e.created_at < cursor)
+      start = older < 0 ? sorted.length : older
+    } else start = at + 1
   }
   const data = sorted.slice(start, start + limit)
   const hasMore = start + limit < sorted.length

@@ -279,6 +279,7 @@ export function checkRules(
     now: input.now,
     timeZone: input.timeZone,
     collections: input.collections,
+    ...(input.audience_only ? { audienceOnly: true } : {}),
   }
   for (const rule of subject.validation_rules) {
     const verdict = evaluateValidationRule(rule, context, { subject: subjectLabel(subject) })

@@ -314,6 +314,8 @@ function loyaltyEffect(subject: RedeemableSubject, running: CalculatedOrder): Ef
 /** The bundles the redeemable's rules identify in the order; the smallest count decides the multiplier. */
 function bundleOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Bundle | undefined {
   let found: Bundle | undefined
+  // The profile alone decides: the cart need not hold the bundle.
+  if (input.audience_only) return undefined
   for (const rule of subject.validation_rules) {
     if (!rule.bundle_rules) continue
     const bundle = evaluateBundle(rule.bundle_rules, running.items, input.collections)

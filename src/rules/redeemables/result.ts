@@ -14,7 +14,7 @@ import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, S
 export type ExpandOption = 'order' | 'redeemable' | 'category' | 'redemption'
 
 /**
- * One entry of `redeemables` in a validation result, as the spec shows it: what it carries depends
+ * One entry of `redeemables` in a validation result, as the service interface shows it: what it carries depends
  * on its `status` (switch on it and the fields of that case are typed).
  */
 export type RedeemableResult = ApplicableResult | InapplicableResult | SkippedResult
@@ -86,7 +86,7 @@ const EMPTY_LIST: ApplicableToResultList = Object.freeze({
   total: 0,
 }) as ApplicableToResultList
 
-/** Shapes the pipeline's decision into the spec's validation result. */
+/** Shapes the pipeline's decision into the service interface's validation result. */
 export function validationResult(args: {
   id: string
   decision: PipelineResult
@@ -116,7 +116,7 @@ export function validationResult(args: {
 }
 
 /**
- * A validation's orders show a status (the spec: `CREATED` shown): the request's or the stored
+ * A validation's orders show a status (the service interface: `CREATED` shown): the request's or the stored
  * order's, else `CREATED`, since validating creates nothing. A redemption stores its own (`PAID`).
  */
 function withStatus(order: CalculatedOrder): CalculatedOrder {

@@ -67,6 +67,8 @@ export interface PipelineInput {
   order: CalculatedOrder
   /** Whether the request sent an order at all (gift cards and pay with points need one). */
   order_given: boolean
+  /** Decide on the customer's profile alone: cart rules and bundles are not evaluated (`AUDIENCE_ONLY`). */
+  audience_only?: boolean
   customer: EvalCustomer | null
   redemption_metadata: Metadata
   rules: StackingRules

@@ -20,7 +20,7 @@ type PlacementRules = Pick<StackingRules, 'redeemables_application_mode'>
  * each APPLICABLE result carries the order after it, so the running totals then read top-down
  * (under REQUESTED_ORDER this is request order). Every list keeps that order.
  *
- * - PARTIAL: `redeemables` holds only the APPLICABLE results (the spec's wording; its example contradicts it,
+ * - PARTIAL: `redeemables` holds only the APPLICABLE results (the service interface's wording; its example contradicts it,
  *   docs/concepts.md#results-and-their-keys); INAPPLICABLE and SKIPPED ones appear only in their side lists.
  * - ALL: `redeemables` holds every result; the side lists hold the INAPPLICABLE / SKIPPED ones too.
  * - `valid` is false exactly when at least one result is INAPPLICABLE, in either mode. A request

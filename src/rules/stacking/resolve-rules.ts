@@ -47,7 +47,7 @@ export function resolveStackingRules(projectRules?: Partial<StackingRules> | nul
     discount_calculation_mode: given.discount_calculation_mode ?? DEFAULT_STACKING_RULES.discount_calculation_mode,
     initial_amount_mode_categories: listOf(given, 'initial_amount_mode_categories'),
     discounted_amount_mode_categories: listOf(given, 'discounted_amount_mode_categories'),
-    // Always present, as the spec lists them: no per-category limits, no grouping rule.
+    // Always present, as the service interface lists them: no per-category limits, no grouping rule.
     applicable_redeemables_category_limits: {},
     grouped_redeemables_sorting_rule: given.grouped_redeemables_sorting_rule ?? null,
   }

@@ -17,6 +17,30 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   )
 }
 
+describe('auth.rotateSecret', () => {
+  it('gives an application a new secret: the old one stops working, an unknown app id is a 404', async () => {
+    const { engine, store, server, creds } = await setup()
+    const token = (headers: Record<string, string>) =>
+      engine.auth.authenticate({ family: 'token', headers, operation: 'auth.issueToken' })
+    const rotated = await engine.auth.rotateSecret(server.app_id)
+    expect(rotated.app_id).toBe(server.app_id)
+    expect(rotated.secret).not.toBe(server.secret)
+    await expect(token(creds)).rejects.toMatchObject({ code: 401 })
+    await expect(token({ ...creds, 'X-App-Token': rotated.secret })).resolves.toMatchObject({ app_id: server.app_id })
+    const chosen = 'c'.repeat(30)
+    await engine.auth.rotateSecret(server.app_id, { secret: chosen })
+    await expect(token({ ...creds, 'X-App-Token': chosen })).resolves.toMatchObject({ app_id: server.app_id })
+    expect(JSON.stringify(await snapshot(store))).not.toContain(chosen)
+    const before = await snapshot(store)
+    await expect(engine.auth.rotateSecret('app_nobody')).rejects.toMatchObject({ code: 404, key: 'not_found' })
+    await expect(engine.auth.rotateSecret(server.app_id, { secret: 'short' })).rejects.toMatchObject({
+      code: 400,
+      path: 'secret',
+    })
+    expect(await snapshot(store)).toEqual(before)
+  })
+})
+
 describe('auth.createApplication', () => {
   it('returns the secret once and stores only its hash', async () => {
     const { engine, store, server } = await setup()
@@ -46,7 +70,7 @@ describe('auth.createApplication', () => {
 })
 
 describe('auth.issueToken', () => {
-  it('issues a Bearer token with every field of the spec, storing only its hash', async () => {
+  it('issues a Bearer token with every field of the service interface, storing only its hash', async () => {
     const { engine, store, server, creds } = await setup()
     const token = await engine.auth.issueToken(creds, { grant_type: 'client_credentials', scope: 'vouchers customers' })
     expect(token).toEqual({

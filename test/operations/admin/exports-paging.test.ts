@@ -30,7 +30,13 @@ const minute = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOS
  */
 async function transactionsShop(store: Store): Promise<string[]> {
   const writes: Write[] = [
-    put('campaigns', { id: 'camp_t', name: 'Paged', object: 'campaign', created_at: minute(0) }),
+    put('campaigns', {
+      id: 'camp_t',
+      name: 'Paged',
+      campaign_type: 'GIFT_VOUCHERS',
+      object: 'campaign',
+      created_at: minute(0),
+    }),
     put('campaigns', { id: 'camp_o', name: 'Other', object: 'campaign', created_at: minute(0) }),
     put('vouchers', { id: 'v_o', code: 'O', campaign_id: 'camp_o', type: 'DISCOUNT_VOUCHER', created_at: minute(0) }),
   ]

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import {
   abandonFile,
   appendChunk,
@@ -13,17 +14,19 @@ describe('the files port', () => {
   it('writes a file chunk by chunk over several commits, serving it only once it is READY', async () => {
     const { engine, store } = testEngine({ filesBaseUrl: 'https://promo.example/v1/files/' })
     const pieces = Array.from({ length: 40 }, (_, i) => `row ${i},ż\r\n`)
-    let file: FileProgress = await mutate(engine.context, async (tx) =>
+    let file: FileProgress = await mutate(engineContext(engine), async (tx) =>
       appendChunk(tx, openFile(tx, { name: 'rows.csv', content_type: 'text/csv' }), ''),
     )
     expect(file.chunks).toBe(0)
     for (const piece of pieces.slice(0, 39)) {
-      file = await mutate(engine.context, async (tx) => appendChunk(tx, file, piece))
+      file = await mutate(engineContext(engine), async (tx) => appendChunk(tx, file, piece))
     }
     // Being written: not served, whole or streamed.
     await expect(engine.files.get(file.id)).rejects.toMatchObject({ code: 404, resource_type: 'file' })
     await expect(engine.files.download(file.id)).rejects.toMatchObject({ code: 404, path: 'fileId' })
-    const done = await mutate(engine.context, async (tx) => closeFile(tx, appendChunk(tx, file, pieces[39] ?? '')))
+    const done = await mutate(engineContext(engine), async (tx) =>
+      closeFile(tx, appendChunk(tx, file, pieces[39] ?? '')),
+    )
     expect(done).toMatchObject({
       status: 'READY',
       chunks: 40,
@@ -45,9 +48,11 @@ describe('the files port', () => {
 
   it('refuses a second write of the same chunk: two writers of one step cannot both land', async () => {
     const { engine } = testEngine()
-    const file = await mutate(engine.context, async (tx) => openFile(tx, { name: 'a.csv', content_type: 'text/csv' }))
-    await mutate(engine.context, async (tx) => appendChunk(tx, file, 'first\r\n'))
-    const again = await engine.context.store.commit({
+    const file = await mutate(engineContext(engine), async (tx) =>
+      openFile(tx, { name: 'a.csv', content_type: 'text/csv' }),
+    )
+    await mutate(engineContext(engine), async (tx) => appendChunk(tx, file, 'first\r\n'))
+    const again = await engineContext(engine).store.commit({
       writes: [
         {
           op: 'put',
@@ -62,14 +67,14 @@ describe('the files port', () => {
 
   it('keeps a finished file fileRetentionSeconds; an abandoned one is FAILED and expired at once', async () => {
     const { engine, store } = testEngine({ fileRetentionSeconds: 3600 })
-    const kept = await mutate(engine.context, async (tx) =>
+    const kept = await mutate(engineContext(engine), async (tx) =>
       closeFile(tx, appendChunk(tx, openFile(tx, { name: 'k.csv', content_type: 'text/csv' }), 'x\r\n')),
     )
     expect(kept.expires_at).toBe('2026-01-15T11:00:00.000Z')
-    const left = await mutate(engine.context, async (tx) =>
+    const left = await mutate(engineContext(engine), async (tx) =>
       appendChunk(tx, openFile(tx, { name: 'l.csv', content_type: 'text/csv' }), 'y\r\n'),
     )
-    await mutate(engine.context, async (tx) => abandonFile(tx, left.id))
+    await mutate(engineContext(engine), async (tx) => abandonFile(tx, left.id))
     expect((await store.files.get(left.id))?.value).toMatchObject({
       status: 'FAILED',
       expires_at: '2026-01-15T10:00:00.000Z',

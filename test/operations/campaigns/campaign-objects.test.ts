@@ -3,7 +3,7 @@ import { testEngine } from '../../support/engine'
 import { program } from '../loyalty/fixtures'
 
 describe('loyalty campaign voucher object', () => {
-  it('lists the spec fields: no discount or gift, validity fields null when unset', async () => {
+  it('lists the service interface fields: no discount or gift, validity fields null when unset', async () => {
     const { engine } = testEngine()
     const created = await engine.loyalties.create({
       name: 'Club',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { rejection, snapshot, testEngine } from '../../support/engine'
 
 const tenOff = { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' }
@@ -80,7 +81,7 @@ describe('promotions.create', () => {
       action: { discount: { type: 'PERCENT', percent_off: 15, amount_limit: 5000 } },
     })
     // The stored campaign keeps tier ids only.
-    const stored = await engine.context.store.campaigns.get(campaign.id)
+    const stored = await engineContext(engine).store.campaigns.get(campaign.id)
     expect(stored?.value.promotion).toEqual({ tiers: [first?.id, second?.id] })
     expect(await engine.promotions.tiers.get(second?.id ?? '')).toEqual(second)
   })

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import type { MemoryStore } from '../../../src/memory'
 import type { Redemption } from '../../../src/model/redemption'
 import { testEngine } from '../../support/engine'
@@ -41,7 +42,7 @@ async function couponsWithRule(engine: Engine, rule: string, limit: number, coun
     related_object_type: 'campaign',
     related_object_id: campaign.id,
   })
-  const codes = await engine.context.store.vouchers.list({ where: { campaign_id: campaign.id } })
+  const codes = await engineContext(engine).store.vouchers.list({ where: { campaign_id: campaign.id } })
   return { id: campaign.id, codes: codes.data.map((s) => s.value.code) }
 }
 

@@ -18,7 +18,7 @@ export async function qualificationShop(options: Parameters<typeof testEngine>[0
   await engine.customers.create({ source_id: 'ana', name: 'Ana' })
   await engine.customers.create({ source_id: 'bob', name: 'Bob' })
 
-  // One minute apart, so the default sorting (oldest first) is their order here.
+  // One minute apart, so the default sorting (newest first) is the reverse of their order here.
   const codes = [
     {
       code: 'WELCOME20',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../../src/model/redemption'
-import { upgradeRedemption } from '../../../src/rules/stored-shapes'
+import { upgradeRedemption } from '../../../src/shape-upgrades'
 import type { Write } from '../../../src/storage/ports'
 import { registerShapeUpgrades } from '../../../src/storage/shapes'
 import { amountOffVoucher, testEngine } from '../../support/engine'

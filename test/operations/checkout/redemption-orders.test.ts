@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { createMemoryStore } from '../../../src/memory'
 import type { Changeset, Store } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
@@ -63,7 +64,7 @@ describe('what a redemption stores', () => {
     expect(commits[0]).toBeLessThanOrEqual(2 * orderBytes)
     // No stored redemption holds a copy of the order.
     for (const r of [result.parent_redemption, ...result.redemptions]) {
-      const stored = (await engine.context.store.redemptions.get(r.id))?.value
+      const stored = (await engineContext(engine).store.redemptions.get(r.id))?.value
       expect(stored).not.toHaveProperty('order')
       expect(stored?.order_ref).toMatchObject({ id: result.order.id, version: 1 })
     }

@@ -33,12 +33,12 @@ describe('rollbackStackable', () => {
     const { engine, body, clock, store } = await setup()
     const a = await engine.raw.redemptions.redeemStackable(body)
     clock.set('2026-04-15T10:00:00.001Z')
-    const before = await snapshot(store, ['redemption_rollbacks', 'activities'])
+    const before = await snapshot(store, ['redemption_rollbacks', 'activities', 'counters'])
     await expect(engine.redemptions.rollbackStackable(a.parent_redemption.id)).rejects.toMatchObject({
       code: 400,
       key: 'rollback_period_expired',
     })
-    expect(await snapshot(store, ['redemption_rollbacks', 'activities'])).toBe(before)
+    expect(await snapshot(store, ['redemption_rollbacks', 'activities', 'counters'])).toBe(before)
     // The refusal is recorded in its own commit: a failed rollback of the parent and its activity.
     const [failed, ...others] = (await store.redemption_rollbacks.list()).data.map((s) => s.value)
     expect(others).toEqual([])

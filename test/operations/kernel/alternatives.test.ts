@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import type { Changeset, CommitResult, Store } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
 
@@ -29,9 +30,9 @@ function counting(store: Store, extra: Partial<Store> = {}) {
 
 function setup(extra: Partial<Store> = {}) {
   const base = testEngine()
-  const { store, counts } = counting(base.engine.context.store, extra)
+  const { store, counts } = counting(engineContext(base.engine).store, extra)
   // The memory store (one process, no I/O) schedules attempts the same way every run.
-  const memory = 'rowsExamined' in ((base.engine.context.store as { stats?: object }).stats ?? {})
+  const memory = 'rowsExamined' in ((engineContext(base.engine).store as { stats?: object }).stats ?? {})
   return { ...testEngine({ store }), counts, memory }
 }
 

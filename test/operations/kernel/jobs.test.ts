@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
 import { CLAIM_LEASE_MS, enqueue, registerAsyncHandler } from '../../../src/operations/kernel/jobs'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
@@ -7,7 +8,7 @@ import { testEngine } from '../../support/engine'
 /** An engine with a `test.echo` handler (returns its payload) and a `test.fail` one (throws). */
 function setup() {
   const t = testEngine()
-  const ctx = t.engine.context
+  const ctx = engineContext(t.engine)
   registerAsyncHandler(ctx, 'test.echo', async (tx, action) => {
     // A handler's writes commit with the action's DONE status.
     tx.emit('test.ran', 'cust_1', { payload: action.payload })
@@ -81,7 +82,7 @@ describe('async actions', () => {
   it('runs an action once when two workers run pending work concurrently: the loser never runs its handler', async () => {
     const { engine, store, schedule } = setup()
     let runs = 0
-    registerAsyncHandler(engine.context, 'test.costly', async (tx) => {
+    registerAsyncHandler(engineContext(engine), 'test.costly', async (tx) => {
       runs++
       tx.emit('test.ran', 'cust_1')
       return null
@@ -101,7 +102,9 @@ describe('async actions', () => {
       resource_type: 'async_action',
     })
     await expect(schedule('test.unknown', null)).rejects.toThrow('No async handler is registered for test.unknown')
-    expect(() => registerAsyncHandler(engine.context, 'test.echo', async () => null)).toThrow('already registered')
+    expect(() => registerAsyncHandler(engineContext(engine), 'test.echo', async () => null)).toThrow(
+      'already registered',
+    )
   })
 })
 
@@ -133,7 +136,7 @@ describe('claims', () => {
     const action = await schedule('test.echo', 'again')
     // What a runner that claimed the action and then died leaves behind.
     const until = new Date(Date.parse('2026-01-15T10:00:00.000Z') + CLAIM_LEASE_MS).toISOString()
-    await mutate(engine.context, async (tx) => {
+    await mutate(engineContext(engine), async (tx) => {
       const stored = await tx.store.async_actions.get(action.id)
       if (stored) tx.update('async_actions', stored, { ...stored.value, status: 'IN_PROGRESS', claimed_until: until })
     })
@@ -152,7 +155,7 @@ describe('claims', () => {
     const { engine, store, clock, schedule } = setup()
     let release: () => void = () => {}
     let runs = 0
-    registerAsyncHandler(engine.context, 'test.slow', async (tx) => {
+    registerAsyncHandler(engineContext(engine), 'test.slow', async (tx) => {
       runs++
       tx.emit('test.ran', 'cust_1')
       // The first runner stalls past its lease; the second runs while it waits.

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import type { Redemption } from '../../../src/model/redemption'
 import { testEngine } from '../../support/engine'
 import { member, program } from './fixtures'
@@ -38,7 +39,7 @@ async function club(engine: Engine, options: { autoRedeem: boolean; stock?: numb
 }
 
 async function autoRedemptions(engine: Engine): Promise<Redemption[]> {
-  const page = await engine.context.store.redemptions.list({ where: { 'channel.channel_type': 'AUTO_REDEEM' } })
+  const page = await engineContext(engine).store.redemptions.list({ where: { 'channel.channel_type': 'AUTO_REDEEM' } })
   return page.data.map((s) => s.value)
 }
 

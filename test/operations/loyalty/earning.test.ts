@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { snapshot, testEngine } from '../../support/engine'
 import { member, program } from './fixtures'
 
@@ -95,7 +96,9 @@ describe('earning rules', () => {
     ])
     await engine.raw.orders.create(PAID('o1', 1000, 'bob'))
     const bob = await engine.customers.get('bob')
-    const cards = await engine.context.store.vouchers.list({ where: { campaign_id: club.id, holder_id: bob.id } })
+    const cards = await engineContext(engine).store.vouchers.list({
+      where: { campaign_id: club.id, holder_id: bob.id },
+    })
     expect(cards.data.map((s) => s.value.loyalty_card?.points)).toEqual([7])
   })
 
@@ -135,7 +138,7 @@ describe('earning rules', () => {
     })
     expect(event.customer.source_id).toBe('alice')
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.points).toBe(62)
-    // The spec body as is: the name is its `event` field.
+    // The service interface body as is: the name is its `event` field.
     const spec = await engine.events.create({
       event: 'visited_store',
       customer: { source_id: 'alice' },

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { creditCard, expireCard, loadCard, spendCard } from '../../../src/operations/loyalty/points-ledger'
 import { testEngine } from '../../support/engine'
@@ -39,7 +40,7 @@ describe('persisted ledger', () => {
             await engine.asyncActions.runPending()
             continue
           }
-          await mutate(engine.context, async (tx) => {
+          await mutate(engineContext(engine), async (tx) => {
             const c = await loadCard(tx, await stored())
             if (s.kind === 'earn') {
               const expiresAt = s.days === null ? null : new Date(tx.now.getTime() + s.days * 86_400_000)

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { creditCard, loadCard } from '../../../src/operations/loyalty/points-ledger'
 import { testEngine } from '../../support/engine'
@@ -26,7 +27,7 @@ describe('reward redemption then rollback', () => {
         const { engine, store } = testEngine()
         const club = await program(engine)
         const card = await member(engine, club.id)
-        await mutate(engine.context, async (tx) => {
+        await mutate(engineContext(engine), async (tx) => {
           const stored = await tx.store.vouchers.get(card.id)
           if (!stored) throw new Error('card missing')
           const c = await loadCard(tx, stored)

@@ -3,7 +3,8 @@ import type { EngineOptions } from '../../../src/engine'
 import { rejection, snapshot, testEngine } from '../../support/engine'
 
 /** What a refused rollback writes: the failed rollback and its activity. */
-const REFUSAL_RECORDS = ['redemption_rollbacks', 'activities']
+// A refused rollback is recorded, and counted in its customer's summary (docs/behaviour.md#customer-summary).
+const REFUSAL_RECORDS = ['redemption_rollbacks', 'activities', 'counters']
 
 import { member, program } from './fixtures'
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { engineContext } from '../../../src/engine'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/conversions'
 import { isReferrer } from '../../../src/rules/referrals'
@@ -150,7 +151,7 @@ describe('referrals.publish', () => {
     })
     await expect(
       engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'bob' }, voucher: codes[0] }),
-    ).rejects.toMatchObject({ code: 409, key: 'voucher_already_published' })
+    ).rejects.toMatchObject({ code: 400, key: 'voucher_already_published' })
     expect(await snapshot(store)).toBe(before)
   })
 
@@ -223,7 +224,7 @@ describe('referrals.listHolders', () => {
     for (const name of ['r1', 'r2', 'r3']) {
       t.clock.advance(1000)
       const c = await t.engine.customers.create({ source_id: name })
-      await mutate(t.engine.context, (tx) => recordReferral(tx, { voucher, customerId: c.id }))
+      await mutate(engineContext(t.engine), (tx) => recordReferral(tx, { voucher, customerId: c.id }))
       referees.push(c.id)
     }
     return { ...t, code, voucher, referees }
@@ -294,7 +295,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
     expect(isReferrer(voucher, alice.id)).toBe(true)
     expect(isReferrer(voucher, bob.id)).toBe(false)
     expect(isReferrer(voucher, null)).toBe(false)
-    const outcome = await mutate(engine.context, (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
+    const outcome = await mutate(engineContext(engine), (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
     expect(outcome).toMatchObject({ referred: true, holder: { customer_id: bob.id, holder_role: 'OWNER' } })
     const referred = (await store.activities.list({ where: { customer_id: bob.id, type: 'customer.referred' } })).data
     expect(referred.map((s) => s.value.data)).toEqual([
@@ -307,7 +308,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
     ])
     expect(referred[0]?.value).toMatchObject({ campaign_type: 'REFERRAL_PROGRAM', campaign_id: voucher.campaign_id })
     // Again: no second holder, no second event.
-    const again = await mutate(engine.context, (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
+    const again = await mutate(engineContext(engine), (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
     expect(again).toMatchObject({ referred: false, reason: 'already_referred', holder: { id: outcome.holder?.id } })
     expect((await store.redeemable_holders.list()).total).toBe(2)
     expect(await activityTypes(store, bob.id)).toEqual(['customer.created', 'customer.referred'])
@@ -325,7 +326,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
     })
     const before = await snapshot(store)
     const run = (voucher: typeof plain, customerId: string) =>
-      mutate(engine.context, (tx) => recordReferral(tx, { voucher, customerId }))
+      mutate(engineContext(engine), (tx) => recordReferral(tx, { voucher, customerId }))
     expect(await run(published, alice.id)).toEqual({ holder: null, referred: false, reason: 'referrer' })
     expect(await run(unpublished, bob.id)).toEqual({ holder: null, referred: false, reason: 'not_published' })
     expect(await run(plain, bob.id)).toEqual({ holder: null, referred: false, reason: 'not_a_referral_code' })
@@ -338,7 +339,7 @@ describe('recordReferral and isReferrer (for the redemption pipeline)', () => {
     })
     await engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: codes[0] })
     const voucher = await engine.vouchers.get(codes[0] ?? '')
-    const outcome = await mutate(engine.context, (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
+    const outcome = await mutate(engineContext(engine), (tx) => recordReferral(tx, { voucher, customerId: bob.id }))
     expect(outcome).toMatchObject({
       referred: false,
       reason: 'converts_on_custom_event',
@@ -355,7 +356,7 @@ describe('convertReferralOnCustomEvent (for events.create)', () => {
     })
     await t.engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
     const convert = (eventName: string, customerId: string, referral: { code: string; referrer_id?: string }) =>
-      mutate(t.engine.context, (tx) => convertReferralOnCustomEvent(tx, { eventName, customerId, referral }))
+      mutate(engineContext(t.engine), (tx) => convertReferralOnCustomEvent(tx, { eventName, customerId, referral }))
     return { ...t, code: t.codes[0] ?? '', convert }
   }
 
@@ -378,7 +379,7 @@ describe('convertReferralOnCustomEvent (for events.create)', () => {
     expect(await snapshot(store)).toBe(before)
     const t = await setup()
     await t.engine.raw.referrals.publish('Refer a friend', { customer: { source_id: 'alice' }, voucher: t.codes[0] })
-    const outcome = await mutate(t.engine.context, (tx) =>
+    const outcome = await mutate(engineContext(t.engine), (tx) =>
       convertReferralOnCustomEvent(tx, {
         eventName: 'signed_up',
         customerId: t.bob.id,

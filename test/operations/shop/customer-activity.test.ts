@@ -3,7 +3,7 @@ import { testEngine } from '../../support/engine'
 import { member, program } from '../loyalty/fixtures'
 
 describe('customers.listActivity', () => {
-  it('filters by type, campaign, category and dates, pages with a cursor, and shapes items as the spec', async () => {
+  it('filters by type, campaign, category and dates, pages with a cursor, and shapes items as the service interface', async () => {
     const { engine, clock } = testEngine()
     const club = await program(engine)
     await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 5 } }])

@@ -13,8 +13,8 @@ describe('customers', () => {
       created_at: '2026-01-15T10:00:00.000Z',
     })
     expect(created.id).toMatch(/^cust_[0-9A-Za-z]{24}$/)
-    expect(await engine.customers.get(created.id)).toEqual(created)
-    expect(await engine.customers.get('alice')).toEqual(created)
+    expect(await engine.customers.get(created.id)).toEqual({ ...created, summary: expect.any(Object) })
+    expect(await engine.customers.get('alice')).toEqual({ ...created, summary: expect.any(Object) })
   })
 
   it('upserts by source_id', async () => {

@@ -123,7 +123,7 @@ describe('products.listSkus', () => {
   }
   const names = (list: { skus: { sku: string | null }[] }) => list.skus.map((s) => s.sku)
 
-  it('lists a product’s SKUs in the spec’s envelope, oldest first by default', async () => {
+  it('lists a product’s SKUs in the service interface’s envelope, oldest first by default', async () => {
     const { engine } = await withSkus()
     const list = await engine.products.listSkus('p')
     expect(list).toMatchObject({ object: 'list', data_ref: 'skus', total: 3 })

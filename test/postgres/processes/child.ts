@@ -1,5 +1,5 @@
 import pg from 'pg'
-import { createEngine } from '../../../src/engine'
+import { createEngine, engineContext } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
 import { registerAsyncHandler } from '../../../src/operations/kernel/jobs'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     by: {} as Record<string, number>,
   }
   // Every time this process starts an action's work, committed or not.
-  registerAsyncHandler(engine.context, COUNT_ACTION, (tx, action) => {
+  registerAsyncHandler(engineContext(engine), COUNT_ACTION, (tx, action) => {
     tally.by.handlerRuns = (tally.by.handlerRuns ?? 0) + 1
     return countHandler(tx, action)
   })
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
       case 'loyalty':
         await attempt(async () => {
           const points = 1 + ((i * 31 + Number(process.env.CHILD ?? 0) * 17) % 20)
-          return mutate(engine.context, async (tx) => {
+          return mutate(engineContext(engine), async (tx) => {
             const stored = await tx.store.vouchers.findBy('code', 'CARD')
             if (!stored) throw new Error('no card')
             const spent = spendCard(tx, await loadCard(tx, stored), points)

@@ -21,7 +21,7 @@ describe('resolveStackingRules', () => {
     })
   })
 
-  it('keeps the project settings, its id and timestamps, and the spec example project is accepted', () => {
+  it('keeps the project settings, its id and timestamps, and the service interface example project is accepted', () => {
     const rules = resolveStackingRules({
       id: 'str_1',
       created_at: '2024-01-01T00:00:00.000Z',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { csvField, toCsv } from '../../src/rules/csv'
+import { csvField, csvLines } from '../../src/formats/csv'
 
-describe('toCsv (RFC 4180)', () => {
+describe('csvLines (RFC 4180)', () => {
   it('quotes fields with a comma, a quote or a line break and doubles quotes', () => {
     expect(csvField('plain')).toBe('plain')
     expect(csvField('a,b')).toBe('"a,b"')
@@ -11,9 +11,12 @@ describe('toCsv (RFC 4180)', () => {
   })
 
   it('writes empty fields for null, JSON for objects, CRLF line ends', () => {
-    expect(toCsv(['id', 'n', 'x', 'd'], [['r_1', 5, null, { a: 1, b: 'c' }]])).toBe(
-      'id,n,x,d\r\nr_1,5,,"{""a"":1,""b"":""c""}"\r\n',
-    )
-    expect(toCsv(['id'], [])).toBe('id\r\n')
+    expect(
+      csvLines([
+        ['id', 'n', 'x', 'd'],
+        ['r_1', 5, null, { a: 1, b: 'c' }],
+      ]),
+    ).toBe('id,n,x,d\r\nr_1,5,,"{""a"":1,""b"":""c""}"\r\n')
+    expect(csvLines([['id']])).toBe('id\r\n')
   })
 })

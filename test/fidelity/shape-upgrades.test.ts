@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  dropNullOptionals,
-  upgradeAsyncAction,
-  upgradeMemberTier,
-  upgradeRedemption,
-} from '../../src/rules/stored-shapes'
+import { dropNullOptionals, upgradeAsyncAction, upgradeMemberTier, upgradeRedemption } from '../../src/shape-upgrades'
 
 describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   const v1 = {

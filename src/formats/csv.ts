@@ -1,13 +1,8 @@
 /**
- * CSV as RFC 4180 writes it: CRLF line breaks; a field holding a comma, a double quote, CR or LF is
- * enclosed in double quotes and its quotes doubled. `null`/`undefined` are empty fields; objects and
- * arrays are written as their JSON.
+ * Rows as CSV lines as RFC 4180 writes them, each ending in CRLF: pieces of one file concatenate into
+ * the whole. A field holding a comma, a double quote, CR or LF is enclosed in double quotes and its
+ * quotes doubled; `null`/`undefined` are empty fields; objects and arrays are written as their JSON.
  */
-export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  return csvLines([header, ...rows])
-}
-
-/** Rows as CSV lines, each ending in CRLF: pieces of one file concatenate into the whole. */
 export function csvLines(rows: readonly (readonly unknown[])[]): string {
   return rows.map((row) => `${row.map(csvField).join(',')}\r\n`).join('')
 }

@@ -1,8 +1,8 @@
-import type { MemberTierState } from '../model/loyalty'
-import type { AsyncAction } from '../model/misc'
-import type { Redemption } from '../model/redemption'
-import { lastHeldDay } from './tiers'
-import { formatLocalDate, localDate } from './zoned-calendar'
+import type { AsyncAction } from './model/async-action'
+import type { MemberTierState } from './model/loyalty'
+import type { Redemption } from './model/redemption'
+import { lastHeldDay } from './rules/tiers'
+import { formatLocalDate, localDate } from './rules/zoned-calendar'
 
 /**
  * Upgrades of stored values written by earlier versions of the engine, one function per collection
@@ -109,4 +109,21 @@ export function upgradeMemberTier(value: MemberTierState, timeZone: string): Mem
 
 function day(instant: string, timeZone: string): string {
   return formatLocalDate(localDate(new Date(instant), timeZone))
+}
+
+/**
+ * `vouchers`, shape 1 → 2 (docs/behaviour.md#gift-card-balance): a gift card's `subtracted_amount`
+ * counted its spent credits too, which are `redemption.redeemed_amount`. It is recomputed from the
+ * identity `balance = amount − subtracted_amount − redeemed_amount` rather than by taking the spent
+ * credits off, because a shape-1 row keeps its shape through later increments (a redemption moves
+ * `balance` and `redeemed_amount` together and leaves `subtracted_amount`), and the identity holds
+ * through those while the stored `subtracted_amount` does not.
+ */
+export function upgradeGiftVoucher<
+  T extends { gift?: { amount: number; balance: number; subtracted_amount?: number } | null; redemption?: object },
+>(value: T): T {
+  const gift = value.gift
+  if (!gift) return value
+  const redeemed = (value.redemption as { redeemed_amount?: number } | undefined)?.redeemed_amount ?? 0
+  return { ...value, gift: { ...gift, subtracted_amount: Math.max(0, gift.amount - gift.balance - redeemed) } }
 }

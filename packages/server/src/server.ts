@@ -1,0 +1,424 @@
+import type { IncomingMessage, Server } from 'node:http'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createAdaptorServer } from '@hono/node-server'
+import pg from 'pg'
+import type { Logger } from 'pino'
+import { createEngine, createMemoryStore, type Engine, type EngineOptions, type Store } from '../../../src'
+import { type Answered, createFetchHandler } from '../../../src/http'
+import { createPostgresStore, type PostgresStore } from '../../../src/postgres'
+import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
+import { createLogger, createMetrics, type Metrics } from './observe'
+import { readSettings, type Settings } from './settings'
+
+export interface ServeOptions {
+  /** Settings over the defaults (`promo-engine --help`); the CLI reads them from flags and the environment. */
+  settings?: Partial<Settings>
+  /** Read like the CLI's environment, under `settings`. */
+  env?: Record<string, string | undefined>
+  /** An engine of the caller's (tests); else one on `DATABASE_URL` or the memory store. */
+  engine?: Engine
+  engineOptions?: EngineOptions
+  logger?: Logger
+  /** Shorthands of `settings` kept for tests and benches. */
+  port?: number
+  hostname?: string
+  asyncIntervalMs?: number
+  purgeIntervalMs?: number
+}
+
+export interface RunningServer {
+  url: string
+  /** `http://host:port/metrics` when the metrics listener is on. */
+  metricsUrl: string | null
+  engine: Engine
+  keys: Keys
+  /** The graceful shutdown (docs/http.md#deploying); resolves once everything is closed. */
+  close(): Promise<void>
+}
+
+/** Ids the proxy may hand in (`X-Request-Id` with PROMO_TRUST_PROXY=on): short and printable only. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+
+/**
+ * Starts the server: the store (migrated), the keys, the HTTP listener, the metrics listener and the
+ * background work. Programmatic callers (tests, benches) get port 0, no keys file and no metrics
+ * listener unless they ask.
+ */
+export async function startServer(options: ServeOptions = {}): Promise<RunningServer> {
+  const settings: Settings = {
+    ...readSettings([], { PORT: '0', PROMO_METRICS_PORT: '0', LOG_LEVEL: 'silent', ...options.env }),
+    keysFile: null,
+    ...(options.port === undefined ? {} : { port: options.port }),
+    ...(options.hostname === undefined ? {} : { host: options.hostname }),
+    ...(options.asyncIntervalMs === undefined ? {} : { asyncIntervalMs: options.asyncIntervalMs }),
+    ...(options.purgeIntervalMs === undefined ? {} : { purgeIntervalMs: options.purgeIntervalMs }),
+    ...options.settings,
+  }
+  const logger = options.logger ?? createLogger(settings.logLevel)
+
+  let pool: pg.Pool | undefined
+  let store: PostgresStore | undefined
+  if (!options.engine && settings.databaseUrl !== undefined) {
+    pool = new pg.Pool({
+      connectionString: settings.databaseUrl,
+      max: settings.poolSize,
+      connectionTimeoutMillis: settings.connectTimeoutMs,
+      ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
+      application_name: 'promo-engine',
+    })
+    // A connection the database drops while idle (a restart, a failover) is reported here; the next
+    // query takes a new one, and a failed query becomes a 503 (docs/postgres.md#faults).
+    pool.on('error', () => {})
+    store = createPostgresStore({ pool: pool as never })
+    try {
+      await store.migrate()
+    } catch (error) {
+      await pool.end()
+      throw new StartError(`DATABASE_URL: the database cannot be migrated: ${describe(error)}`)
+    }
+  }
+
+  let pending: number | null = null
+  const metrics = createMetrics({ pool, pendingActions: () => pending })
+  const closing: (() => Promise<void>)[] = []
+  if (pool) {
+    const p = pool
+    closing.push(() => p.end())
+  }
+  const closeAll = async () => {
+    for (const close of closing.splice(0).reverse()) await close().catch(() => {})
+  }
+  try {
+    return await run(settings, options, logger, metrics, closing, closeAll, {
+      pool,
+      store,
+      setPending: (n) => {
+        pending = n
+      },
+    })
+  } catch (error) {
+    await closeAll()
+    throw error
+  }
+}
+
+async function run(
+  settings: Settings,
+  options: ServeOptions,
+  logger: Logger,
+  metrics: Metrics,
+  closing: (() => Promise<void>)[],
+  closeAll: () => Promise<void>,
+  extra: { pool: pg.Pool | undefined; store: PostgresStore | undefined; setPending: (n: number) => void },
+): Promise<RunningServer> {
+  let state: 'starting' | 'ready' | 'stopping' = 'starting'
+  // Closed in reverse order of registration: the listeners drain, then background work stops, then the pool.
+  let background: (() => Promise<void>)[] = []
+  closing.push(async () => {
+    await Promise.all(background.map((stop) => stop()))
+  })
+  const started = new WeakMap<Request, { at: number; ip: string | undefined }>()
+  let handler: (request: Request) => Promise<Response> = async () => json(503, { status: 'starting' })
+
+  const ready = async (): Promise<boolean> => {
+    if (state !== 'ready') return false
+    if (!extra.pool) return true
+    try {
+      await withTimeout(extra.pool.query('SELECT 1'), 1000)
+      return true
+    } catch {
+      return false
+    }
+  }
+  const metricsText = async () =>
+    new Response(await metrics.registry.metrics(), { headers: { 'Content-Type': metrics.registry.contentType } })
+  const fetch = async (request: Request, env: { incoming?: unknown }): Promise<Response> => {
+    const path = new URL(request.url).pathname
+    if (request.method === 'GET' && path === '/healthz') return json(200, { status: 'ok' })
+    if (request.method === 'GET' && path === '/readyz') {
+      if (await ready()) return json(200, { status: 'ready' })
+      return json(503, { status: state === 'ready' ? 'store_unavailable' : state })
+    }
+    if (request.method === 'GET' && path === '/metrics' && settings.metricsToken !== undefined) {
+      if (request.headers.get('Authorization') === `Bearer ${settings.metricsToken}`) return metricsText()
+      return json(401, {
+        code: 401,
+        key: 'unauthorized',
+        message: 'Unauthorized',
+        details: 'GET /metrics needs its token',
+      })
+    }
+    started.set(request, {
+      at: performance.now(),
+      ip: clientIp(request, env.incoming as IncomingMessage | undefined, settings.trustProxy),
+    })
+    const response = await handler(request)
+    // While draining, a kept-alive connection is closed after its answer, so clients go elsewhere.
+    if (state === 'stopping') response.headers.set('Connection', 'close')
+    return response
+  }
+
+  // Listen first: the engine's file links name the port the server got.
+  const server = createAdaptorServer({ fetch, overrideGlobalObjects: false }) as Server
+  server.keepAliveTimeout = settings.keepAliveTimeoutMs
+  // Node's advice: headers may take longer than keep-alive, or an idle socket races a new request.
+  server.headersTimeout = Math.min(settings.keepAliveTimeoutMs + 1000, settings.requestTimeoutMs)
+  server.requestTimeout = settings.requestTimeoutMs
+  await listenOn(server, settings.port, settings.host)
+  closing.push(() => closeServer(server, settings.shutdownTimeoutMs))
+  const url = `http://${hostForUrl(settings.host)}:${(server.address() as AddressInfo).port}`
+
+  const store = counted(extra.store ?? createMemoryStore(), metrics)
+  const engine =
+    options.engine ??
+    createEngine({
+      authentication: 'keys',
+      store,
+      filesBaseUrl: `${settings.publicUrl ?? url}/v1/files/`,
+      ...(settings.filesSecret === undefined ? {} : { filesSecret: settings.filesSecret }),
+      ...options.engineOptions,
+    })
+  const keys = await applications(engine, settings, logger)
+  handler = createFetchHandler(engine, {
+    maxBodyBytes: settings.bodyLimitBytes,
+    requestId: (request) => {
+      const given = settings.trustProxy ? request.headers.get('X-Request-Id') : null
+      return given !== null && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replaceAll('-', '')}`
+    },
+    onError: (error) => logger.error({ err: error }, 'unexpected error'),
+    onResponse: (answered: Answered) => {
+      const begun = started.get(answered.request)
+      const seconds = begun === undefined ? 0 : (performance.now() - begun.at) / 1000
+      metrics.request(answered.method, answered.route, answered.status, seconds, answered.errorKey)
+      logger.info(
+        {
+          req_id: answered.requestId,
+          method: answered.method,
+          route: answered.route,
+          status: answered.status,
+          duration_ms: Math.round(seconds * 10_000) / 10,
+          error_key: answered.errorKey,
+          ...(begun?.ip === undefined ? {} : { client_ip: begun.ip }),
+        },
+        'request',
+      )
+    },
+  })
+
+  let metricsUrl: string | null = null
+  if (settings.metricsPort !== 0) {
+    const metricsServer = createServer((req, res) => {
+      if (req.method === 'GET' && (req.url ?? '').split('?')[0] === '/metrics') {
+        metrics.registry.metrics().then(
+          (text) => res.writeHead(200, { 'Content-Type': metrics.registry.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        )
+      } else res.writeHead(404).end()
+    })
+    await listenOn(metricsServer, settings.metricsPort, settings.metricsHost)
+    closing.push(() => closeServer(metricsServer, 1000))
+    metricsUrl = `http://${hostForUrl(settings.metricsHost)}:${(metricsServer.address() as AddressInfo).port}/metrics`
+  }
+
+  background = [
+    every(settings.asyncIntervalMs, 'async_actions', logger, metrics, async () => {
+      await engine.asyncActions.runPending()
+      if (!options.engine) extra.setPending(await countPending(store))
+    }),
+    every(settings.purgeIntervalMs, 'purge', logger, metrics, () => purgeAll(engine)),
+  ]
+  state = 'ready'
+
+  let closed: Promise<void> | undefined
+  return {
+    url,
+    metricsUrl,
+    engine,
+    keys,
+    close: () => {
+      closed ??= (async () => {
+        state = 'stopping'
+        if (settings.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, settings.shutdownDelayMs))
+        await closeAll()
+      })()
+      return closed
+    },
+  }
+}
+
+async function applications(engine: Engine, settings: Settings, logger: Logger): Promise<Keys> {
+  const { keys, file } =
+    settings.keysFile === null
+      ? {
+          keys: Object.fromEntries(
+            (['server', 'client', 'management'] as const).map((f) => [f, settings.keys[f] ?? generated(f)]),
+          ) as Keys,
+          file: null,
+        }
+      : resolveKeys(settings.keys, settings.keysFile)
+  for (const family of ['server', 'client', 'management'] as const) {
+    const source =
+      settings.keys[family] !== undefined ? KEY_VARIABLES[family].secret : `the keys file ${file?.path ?? ''}`
+    try {
+      const outcome = await ensureApplication(engine, family, keys[family], settings.clientOrigins)
+      logger.info({ family, app_id: keys[family].app_id, outcome, source }, 'application keys')
+    } catch (error) {
+      if (error instanceof StartError) throw new StartError(error.message.replace(KEY_VARIABLES[family].secret, source))
+      throw new StartError(`the ${family} application cannot be registered: ${describe(error)}`)
+    }
+  }
+  if (file?.written)
+    logger.warn({ keys_file: file.path }, 'application keys created and written to the keys file (mode 0600)')
+  else if (file) logger.info({ keys_file: file.path }, 'application keys read from the keys file')
+  return keys
+}
+
+function generated(family: Family) {
+  const bytes = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n)))
+  const prefix = { server: 'app_', client: 'client_', management: 'mgmt_' }[family]
+  return { app_id: `${prefix}${bytes(12).toString('hex')}`, secret: bytes(32).toString('base64url') }
+}
+
+/** The store with its commits counted by outcome (metrics): everything else passes through. */
+function counted(store: Store, metrics: Metrics): Store {
+  return new Proxy(store, {
+    get(target, property) {
+      if (property !== 'commit') return Reflect.get(target, property, target)
+      return async (changeset: Parameters<Store['commit']>[0]) => {
+        const result = await target.commit(changeset)
+        if (result.ok) metrics.commit(result.alternative ? 'failed_guard' : 'committed')
+        else metrics.commit(result.conflict.reason === 'guard' ? 'failed_guard' : 'conflict')
+        return result
+      }
+    },
+  })
+}
+
+async function countPending(store: Store): Promise<number> {
+  const page = await store.async_actions.list({
+    where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] } },
+    limit: 1,
+  })
+  return page.total
+}
+
+/**
+ * Background work on a timer, one run at a time. A failure streak is logged once when it starts and
+ * once when it ends (never a stack trace per tick), and the timer backs off to a minute meanwhile.
+ * Returns the function that stops it, resolving once a run under way has finished.
+ */
+function every(
+  intervalMs: number,
+  task: string,
+  logger: Logger,
+  metrics: Metrics,
+  work: () => Promise<unknown>,
+): () => Promise<void> {
+  if (intervalMs <= 0) return async () => {}
+  let failures = 0
+  let stopped = false
+  let running: Promise<void> | undefined
+  let timer: NodeJS.Timeout | undefined
+  const schedule = () => {
+    if (stopped) return
+    const delay = failures === 0 ? intervalMs : Math.min(intervalMs * 2 ** failures, Math.max(intervalMs, 60_000))
+    timer = setTimeout(tick, delay)
+    timer.unref()
+  }
+  const tick = () => {
+    running = work().then(
+      () => {
+        if (failures > 0) logger.info({ task, failures }, 'background task recovered')
+        failures = 0
+      },
+      (error: unknown) => {
+        failures++
+        metrics.backgroundFailure(task, errorKey(error))
+        if (failures === 1) {
+          logger.warn({ task, error_key: errorKey(error), error: describe(error) }, 'background task failing')
+        }
+      },
+    )
+    running.finally(schedule)
+  }
+  schedule()
+  return async () => {
+    stopped = true
+    clearTimeout(timer)
+    await running
+  }
+}
+
+/** Purges expired records a batch (one commit) at a time until none is left. */
+export async function purgeAll(engine: Engine): Promise<void> {
+  let more = true
+  while (more) more = (await engine.maintenance.purgeExpired()).has_more
+}
+
+/** Stops accepting, lets in-flight requests finish for `timeoutMs`, then closes what is left. */
+function closeServer(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), timeoutMs)
+    server.close(() => {
+      clearTimeout(force)
+      resolve()
+    })
+    server.closeIdleConnections()
+  })
+}
+
+function listenOn(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new StartError(
+          error.code === 'EADDRINUSE'
+            ? `port ${port} on ${host} is in use (PORT / PROMO_METRICS_PORT)`
+            : `cannot listen on ${host}:${port}: ${error.message}`,
+        ),
+      ),
+    )
+    server.listen(port, host, () => resolve())
+  })
+}
+
+function clientIp(request: Request, incoming: IncomingMessage | undefined, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    // The proxy in front appends the address it saw last: earlier hops are the client's word only.
+    const hops = (request.headers.get('X-Forwarded-For') ?? '').split(',').map((h) => h.trim())
+    const last = hops[hops.length - 1]
+    if (last) return last
+  }
+  return incoming?.socket.remoteAddress
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' },
+  })
+}
+
+function hostForUrl(host: string): string {
+  if (host === '0.0.0.0' || host === '::') return '127.0.0.1'
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timed out')), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+function errorKey(error: unknown): string | null {
+  const key = (error as { key?: unknown } | null)?.key
+  return typeof key === 'string' ? key : null
+}
+
+export function describe(error: unknown): string {
+  if (error instanceof Error) return `${errorKey(error) ?? error.name}: ${error.message}`.slice(0, 300)
+  return String(error).slice(0, 300)
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig({
+  entry: { cli: 'src/cli.ts' },
+  format: ['esm'],
+  // The library is bundled from this repository's source, at the same commit: the server cannot run
+  // against another version of it, and the library gains none of the server's dependencies.
+  dts: false,
+  sourcemap: false,
+  clean: true,
+  target: 'node20',
+  platform: 'node',
+})

@@ -1,0 +1,75 @@
+import type { CustomerSummary } from '../../model/customer'
+import type { Order } from '../../model/order'
+import {
+  customerSummary,
+  orderSummaryWrites,
+  redemptionFigures,
+  rollbackFigures,
+  type SummaryFigures,
+  type SummaryRecord,
+  summaryRowId,
+} from '../../rules/customer-summary'
+import type { Store } from '../../storage/ports'
+import type { Tx } from '../kernel/unit-of-work'
+
+/*
+ * A customer's `summary` (docs/behaviour.md#customer-summary): increments of the customer's summary
+ * row in the commits that record what it counts. Plain increments (no guard, created on first use):
+ * concurrent requests of one customer add up and never conflict on the row.
+ */
+
+function add(tx: Tx, customerId: string, by: SummaryFigures, set?: Record<string, string | number>): void {
+  const nonZero = Object.fromEntries(Object.entries(by).filter(([, n]) => n !== 0)) as Record<string, number>
+  if (Object.keys(nonZero).length === 0 && !set) return
+  tx.increment('counters', summaryRowId(customerId), nonZero, { create: {}, ...(set ? { set } : {}) })
+}
+
+/** A stored redemption (a child, a single redemption, or a failed one) enters its customer's summary. */
+export function countRedemptionInSummary(tx: Tx, r: SummaryRecord & { customer_id: string | null }): void {
+  if (r.customer_id) add(tx, r.customer_id, redemptionFigures(r))
+}
+
+/** A rollback (succeeded or refused) enters its customer's summary. */
+export function countRollbackInSummary(tx: Tx, rb: SummaryRecord & { customer_id: string | null }): void {
+  if (rb.customer_id) add(tx, rb.customer_id, rollbackFigures(rb))
+}
+
+/** An order written over the version `prev` moves into or out of its customers' order figures. */
+export function countOrderInSummary(tx: Tx, prev: Order | undefined, next: Order): void {
+  for (const w of orderSummaryWrites(prev, next)) add(tx, w.customerId, w.by, w.set)
+}
+
+/** The customer's summary: its row, and the balances of the cards it holds (one read each, together). */
+export async function readCustomerSummary(store: Store, customerId: string): Promise<CustomerSummary> {
+  const [row, wallet] = await Promise.all([
+    store.counters.get(summaryRowId(customerId)),
+    holderBalances(store, customerId),
+  ])
+  return customerSummary(row?.value, wallet)
+}
+
+async function holderBalances(
+  store: Store,
+  holderId: string,
+): Promise<{ gift_balance: number; points_balance: number }> {
+  let gift = 0
+  let points = 0
+  let after: string | undefined
+  // A customer holds a few codes; paged by the holder index all the same.
+  for (;;) {
+    const page = await store.vouchers.list({
+      where: { holder_id: holderId },
+      order: { field: 'created_at', direction: 'asc' },
+      limit: 100,
+      count: false,
+      ...(after === undefined ? {} : { starting_after_id: after }),
+    })
+    for (const { value: v } of page.data) {
+      if (v.type === 'GIFT_VOUCHER') gift += v.gift?.balance ?? 0
+      if (v.type === 'LOYALTY_CARD') points += v.loyalty_card?.balance ?? 0
+    }
+    if (!page.has_more || page.data.length === 0) break
+    after = page.data[page.data.length - 1]?.value.id
+  }
+  return { gift_balance: gift, points_balance: points }
+}

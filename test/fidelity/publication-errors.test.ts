@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest'
+import { rejection, snapshot, testEngine } from '../support/engine'
+
+/*
+ * Source: the hosted service's OpenAPI document (repository voucherify-openapi,
+ * documentation/openapi/publications.json), the 400 examples of `POST /v1/publications`:
+ * `missing_vouchers` ("Either Campaign or Voucher is required"), `voucher_already_published`
+ * ("Voucher '…' has already been published") and `duplicate_source_id`; its error list
+ * (the errors page of its API documentation) names `no_voucher_suitable_for_publication` for the lack
+ * of vouchers suitable for publication. docs/behaviour.md#publication-errors.
+ */
+async function setup() {
+  const t = testEngine()
+  await t.engine.campaigns.create({
+    name: 'Coupons',
+    campaign_type: 'DISCOUNT_COUPONS',
+    type: 'STATIC',
+    vouchers_count: 1,
+    voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+  })
+  return t
+}
+
+describe('publication errors (OpenAPI POST /v1/publications)', () => {
+  it('a code published to someone else: 400 voucher_already_published', async () => {
+    const t = await setup()
+    const first = await t.engine.publications.create({ customer: { source_id: 'alice' }, campaign: 'Coupons' })
+    const code = first.voucher?.code ?? ''
+    const before = await snapshot(t.store)
+    const e = await rejection(t.engine.publications.create({ customer: { source_id: 'bob' }, voucher: code }))
+    expect(e).toMatchObject({ code: 400, key: 'voucher_already_published', message: 'Voucher already published' })
+    expect(e.details).toContain('has already been published')
+    expect(await snapshot(t.store)).toBe(before)
+  })
+
+  it('neither a campaign nor a voucher: 400 missing_vouchers', async () => {
+    const t = await setup()
+    const e = await rejection(t.engine.publications.create({ customer: { source_id: 'alice' } }))
+    expect(e).toMatchObject({ code: 400, key: 'missing_vouchers', message: 'Missing vouchers' })
+    expect(e.details).toContain('Either Campaign or Voucher is required')
+  })
+
+  it('a STATIC campaign without a free code: 400 no_voucher_suitable_for_publication', async () => {
+    const t = await setup()
+    await t.engine.publications.create({ customer: { source_id: 'alice' }, campaign: 'Coupons' })
+    const before = await snapshot(t.store)
+    const e = await rejection(t.engine.publications.create({ customer: { source_id: 'bob' }, campaign: 'Coupons' }))
+    expect(e).toMatchObject({ code: 400, key: 'no_voucher_suitable_for_publication' })
+    expect(await snapshot(t.store)).toBe(before)
+  })
+
+  it("a source_id of another customer's publication: 400 duplicate_source_id", async () => {
+    const t = await setup()
+    await t.engine.publications.create({ customer: { source_id: 'alice' }, campaign: 'Coupons', source_id: 'pub-1' })
+    const e = await rejection(
+      t.engine.publications.create({ customer: { source_id: 'bob' }, campaign: 'Coupons', source_id: 'pub-1' }),
+    )
+    expect(e).toMatchObject({ code: 400, key: 'duplicate_source_id', message: 'Duplicate source_id' })
+  })
+})
