@@ -22,7 +22,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/postgres/**/*.test.ts'],
-          exclude: ['test/postgres/processes.test.ts'],
+          exclude: ['test/postgres/processes.test.ts', 'test/postgres/hot-rows.test.ts'],
           globalSetup: ['test/postgres/global-setup.ts'],
           isolate: false,
         },
@@ -36,7 +36,11 @@ export default defineConfig({
           // Page-size bounds of every list endpoint (101 entities each): listing is proven by the contract suite.
           // 1,000-way races in one process take minutes on a database: the budget rules, quantity and
           // balances race across processes in test/postgres/processes.test.ts instead.
-          exclude: ['test/operations/limits.test.ts', 'test/operations/checkout/budgets-concurrency.prop.test.ts'],
+          exclude: [
+            'test/operations/limits.test.ts',
+            'test/operations/checkout/budgets-concurrency.prop.test.ts',
+            'test/operations/hot-rows.prop.test.ts',
+          ],
           globalSetup: ['test/postgres/global-setup.ts'],
           setupFiles: ['test/postgres/engine-setup.ts'],
           testTimeout: 60_000,
@@ -49,7 +53,7 @@ export default defineConfig({
         test: {
           // Child processes racing on one database: one file at a time, so they do not starve each other.
           name: 'postgres-processes',
-          include: ['test/postgres/processes.test.ts'],
+          include: ['test/postgres/processes.test.ts', 'test/postgres/hot-rows.test.ts'],
           globalSetup: ['test/postgres/global-setup.ts'],
           fileParallelism: false,
           testTimeout: 180_000,

@@ -1,5 +1,5 @@
 import type { CollectionName, Conflict, Write } from '../storage/ports'
-import { naturalKeysOf } from '../storage/ports'
+import { guardCheck, naturalKeysOf } from '../storage/ports'
 import { currentShape } from '../storage/shapes'
 import type { Row } from './pages'
 import { readPath, withIncrements } from './paths'
@@ -49,14 +49,14 @@ export function check(
       }
       const value = withIncrements(base.value, w.by, w.set)
       for (const [path, guard] of Object.entries(w.guard ?? {})) {
-        const after = readPath(value, path)
-        const n = typeof after === 'number' ? after : 0
-        if ((guard.min !== undefined && n < guard.min) || (guard.max !== undefined && n > guard.max)) {
+        // The bound stored at commit (`maxOf`) and the fields added to this one (`plus`): guardCheck.
+        const checked = guardCheck(value, path, guard, readPath)
+        if (!checked.ok) {
           const conflict: Conflict = {
             collection: w.collection,
             id,
             reason: 'guard',
-            guard: { path, value: n, ...guard },
+            guard: { path, value: checked.value, ...guard, ...(checked.max === undefined ? {} : { max: checked.max }) },
           }
           if (!collectGuards) return { conflict }
           failed.push(conflict)

@@ -87,7 +87,7 @@ CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS 
   SELECT ${s}.pe_num(v #> string_to_array(path, '.')) + coalesce((SELECT sum(${s}.pe_num(v #> string_to_array(p, '.')))
     FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(g -> 'plus') = 'array' THEN g -> 'plus' ELSE '[]'::jsonb END) p), 0) $$;
 
--- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as the memory store reads it.
+-- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as guardCheck in src/storage/ports.ts.
 CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE
     WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'

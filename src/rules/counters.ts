@@ -225,7 +225,9 @@ export function counterWrites(input: {
     const w = write(base + suffixes[target.period])
     if (w.by[target.field] === undefined) w.by[target.field] = 0
     w.guard = w.guard ?? {}
-    const shift = pendingOf(w.id, target.field)
+    // The decision counted the request's earlier redemptions (`withSiblings` in
+    // src/rules/redeemables/decide.ts); sums of amounts it did not, so those bounds move by them.
+    const shift = target.field === 'count' ? 0 : pendingOf(w.id, target.field)
     narrow(w.guard, target.field, bound.lo + shift, bound.hi + shift)
   }
   for (const w of writes.values()) {

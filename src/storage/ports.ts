@@ -74,14 +74,45 @@ export interface Repository<C extends CollectionName> {
 /**
  * A bound an incremented field must respect after the increment (`min`, `max`: inclusive). If it
  * would not, the commit writes nothing and reports a `guard` conflict with the values it found.
+ * Bounds stored in the entity itself are read at commit, never as the decision read them
+ * (docs/storage.md#counters): a quantity lowered meanwhile is never overrun.
  */
 export interface Guard {
   min?: number
   max?: number
-  /** An upper bound read from a dotted field of the same entity as stored at commit (missing/null: no bound). */
+  /**
+   * An upper bound read from a dotted field of the same entity as stored at commit (after the
+   * increment's own `set`): `redemption.quantity`. A missing or null field means no bound.
+   */
   maxOf?: string
-  /** Other dotted fields of the same entity (after the increment) added to the guarded field before comparing. */
+  /**
+   * Other dotted fields of the same entity (after the increment) added to the guarded field before
+   * it is compared with `min`, `max` and `maxOf`: uses plus live session locks within a quantity.
+   */
   plus?: readonly string[]
+}
+
+/**
+ * What a guard compares, on an entity's value after the increment: the guarded field plus its `plus`
+ * fields (absent ones count 0), and the upper bound (the lower of `max` and the stored `maxOf`). The
+ * rule every store applies; the memory store calls it, PostgreSQL's commit function does the same in SQL.
+ */
+export function guardCheck(
+  value: unknown,
+  path: string,
+  guard: Guard,
+  read: (value: unknown, path: string) => unknown,
+): { value: number; max: number | undefined; ok: boolean } {
+  const num = (x: unknown) => (typeof x === 'number' ? x : 0)
+  let n = num(read(value, path))
+  for (const p of guard.plus ?? []) n += num(read(value, p))
+  let max = guard.max
+  if (guard.maxOf !== undefined) {
+    const stored = read(value, guard.maxOf)
+    if (typeof stored === 'number') max = max === undefined ? stored : Math.min(max, stored)
+  }
+  const ok = !(guard.min !== undefined && n < guard.min) && !(max !== undefined && n > max)
+  return { value: n, max, ok }
 }
 
 /**
@@ -156,7 +187,10 @@ export interface Conflict {
   reason: ConflictReason
   /** The natural key, for `unique`. */
   key?: string
-  /** For `guard`: the field, the value the increment would have given, and the bound it broke. */
+  /**
+   * For `guard`: the field, the value the increment would have given (with its `plus` fields), and
+   * the guard it broke; `max` is the bound in force at commit (the lower of `max` and `maxOf`'s field).
+   */
   guard?: { path: string; value: number } & Guard
 }
 

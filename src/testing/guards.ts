@@ -105,3 +105,59 @@ export async function concurrentGuards(store: Store, n: number): Promise<void> {
   const after = (await mustGet(store, 'vouchers', 'v_cap')).value as { redemption: { redeemed_quantity: number } }
   assert.equal(after.redemption.redeemed_quantity, q)
 }
+
+/**
+ * A guard's upper bound read from the entity at commit (`maxOf`), and other fields added to the
+ * guarded one before comparing (`plus`): a quantity lowered after the decision read it is never
+ * overrun, and live session locks count within it.
+ */
+export async function storedBounds(store: Store): Promise<void> {
+  await insert(
+    store,
+    'vouchers',
+    voucher('v_of', 'OF', { redemption: { redeemed_quantity: 1, quantity: 3 }, locks: { live: 1 } }),
+  )
+  const redeem = (guard: Record<string, unknown>): Write => ({
+    op: 'increment',
+    collection: 'vouchers',
+    id: 'v_of',
+    by: { 'redemption.redeemed_quantity': 1 },
+    guard: { 'redemption.redeemed_quantity': guard },
+  })
+  // The quantity is lowered to 2 after a decision read 3.
+  await commitOk(store, [
+    { op: 'increment', collection: 'vouchers', id: 'v_of', by: {}, set: { 'redemption.quantity': 2 } },
+  ])
+  const lowered = await commitConflict(store, [redeem({ maxOf: 'redemption.quantity', plus: ['locks.live'] })])
+  assert.equal(lowered.reason, 'guard', 'the bound stored at commit holds, not the one the decision read')
+  assert.deepEqual(lowered.guard, {
+    path: 'redemption.redeemed_quantity',
+    value: 3,
+    maxOf: 'redemption.quantity',
+    plus: ['locks.live'],
+    max: 2,
+  })
+  // Without the lock the same redemption fits; a lower `max` beside `maxOf` still binds.
+  const fits = await store.commit({ writes: [redeem({ maxOf: 'redemption.quantity' })] })
+  assert.ok(fits.ok, 'within the stored bound')
+  assert.equal((await commitConflict(store, [redeem({ max: 5, maxOf: 'redemption.quantity' })])).guard?.max, 2)
+  assert.equal((await commitConflict(store, [redeem({ max: 1, maxOf: 'absent.field' })])).guard?.max, 1)
+  // A missing or null stored bound means none.
+  await commitOk(store, [
+    { op: 'increment', collection: 'vouchers', id: 'v_of', by: {}, set: { 'redemption.quantity': null } },
+  ])
+  await commitOk(store, [redeem({ maxOf: 'redemption.quantity', plus: ['locks.live', 'absent.count'] })])
+  // `plus` with a floor: a balance less what is reserved stays at or above zero.
+  await insert(store, 'vouchers', voucher('v_res', 'RES', { gift: { balance: 100 }, reserved: { neg: -60 } }))
+  const spend = (x: number): Write => ({
+    op: 'increment',
+    collection: 'vouchers',
+    id: 'v_res',
+    by: { 'gift.balance': -x },
+    guard: { 'gift.balance': { min: 0, plus: ['reserved.neg'] } },
+  })
+  assert.equal((await commitConflict(store, [spend(41)])).guard?.value, -1)
+  await commitOk(store, [spend(40)])
+  const after = (await mustGet(store, 'vouchers', 'v_res')).value as { gift: { balance: number } }
+  assert.equal(after.gift.balance, 60)
+}

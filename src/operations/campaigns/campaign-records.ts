@@ -11,6 +11,7 @@ import type { Store, Stored } from '../../storage/ports'
 import { duplicateFound } from '../kernel/duplicate-found'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
+import { withCodeCounts } from '../vouchers/code-counts'
 import { resolveCategoryRef } from './category-records'
 
 /** The voucher type a campaign type's codes have. */
@@ -76,11 +77,14 @@ export function normaliseVoucherTemplate(
  * it, read from the assignments collection (they change after the campaign is written, so they are
  * not stored on it).
  */
-export async function withRuleAssignments(store: Store, campaign: Campaign): Promise<Campaign> {
-  const assignments = await store.validation_rule_assignments.list({
-    where: { related_object_id: campaign.id },
-    order: { field: 'created_at', direction: 'asc' },
-  })
+export async function withRuleAssignments(store: Store, stored: Campaign): Promise<Campaign> {
+  const [assignments, [campaign = stored]] = await Promise.all([
+    store.validation_rule_assignments.list({
+      where: { related_object_id: stored.id },
+      order: { field: 'created_at', direction: 'asc' },
+    }),
+    withCodeCounts(store, [stored]),
+  ])
   return { ...campaign, validation_rules_assignments: assignmentList(assignments.data.map((a) => a.value)) }
 }
 

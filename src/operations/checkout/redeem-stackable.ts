@@ -283,7 +283,8 @@ export class RedemptionWriter {
     // of one code all land until the quantity or the balance runs out, and the one past it decides again.
     const by: Record<string, number> = { 'redemption.redeemed_quantity': 1 }
     const guard: Record<string, Guard> = {}
-    if (v0.redemption.quantity !== null) guard['redemption.redeemed_quantity'] = { max: v0.redemption.quantity }
+    // The quantity as stored at commit, not as read: a quantity lowered meanwhile is never overrun.
+    if (v0.redemption.quantity !== null) guard['redemption.redeemed_quantity'] = { maxOf: 'redemption.quantity' }
     if (v0.gift) {
       by['redemption.redeemed_amount'] = credits
       by['gift.balance'] = -credits

@@ -54,7 +54,10 @@ export function offerAlternatives<D, W>(tx: Tx, source: Redecision<D, W>): void 
 interface GuardedField extends GuardRef {
   /** What the changeset adds to the field, up to and including its guarded write. */
   by: number
+  /** The guard's bounds on the field alone, as the decision read them (`resolve`). */
   bound: Guard
+  /** What the guard adds to the field before comparing (its `plus` fields, as read). */
+  extra: number
   /** Stored values at which the guard fails: the first one past each of its bounds. */
   failing: number[]
   /**
@@ -66,8 +69,9 @@ interface GuardedField extends GuardRef {
 
 function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[]): PreparedAlternative[] {
   // Most attempts stop here: none of their guards can fail given what is in flight.
-  if (!tx.guards().some((g) => source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))) return []
-  const fields = guardedFields(tx.changeset())
+  const bounds = (g: GuardRef & { bound: Guard }) => resolve(source, g, g.bound).bound
+  if (!tx.guards().some((g) => source.reads(g) && tx.mayFail(g, bounds(g), source.read(g)))) return []
+  const fields = guardedFields(tx.changeset(), (at, bound) => resolve(source, at, bound))
   const candidates = fields.filter((g) => g.toward && source.reads(g) && tx.mayFail(g, g.bound, source.read(g)))
   if (candidates.length === 0) return []
   let decided: string | undefined
@@ -97,7 +101,7 @@ function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[
       (h) => h !== g && (!source.reads(h) || h.failing.every((v) => answer.same(source.decide([at, pin(h, v)])))),
     )
     out.push({
-      when: { ...ref(g), min: lo + g.by, max: hi + g.by },
+      when: { ...ref(g), min: lo + g.by + g.extra, max: hi + g.by + g.extra },
       tolerate: tolerate.map(ref),
       writes: answer.writes,
       result: (failed) => answer.resultAt(failed, fields, at),
@@ -126,7 +130,10 @@ function rewrite<D, W>(
   const writes = source.rewrite(pins)
   if (JSON.stringify(writes) === JSON.stringify(tx.changeset())) return undefined
   const [g, ...others] = recount as [GuardedField, ...GuardedField[]]
-  const side = g.bound.max !== undefined && g.by > 0 ? { min: g.bound.max + 1 } : { max: (g.bound.min ?? 0) - 1 }
+  const side =
+    g.bound.max !== undefined && g.by > 0
+      ? { min: g.bound.max + g.extra + 1 }
+      : { max: (g.bound.min ?? 0) + g.extra - 1 }
   return { when: { ...ref(g), ...side }, tolerate: others.map(ref), writes }
 }
 
@@ -177,7 +184,7 @@ class Answer<D, W> {
   resultAt(failed: readonly Conflict[], fields: readonly GuardedField[], at: Pin): unknown {
     const pins = failed.flatMap((c) => {
       const f = fields.find((x) => x.collection === c.collection && x.id === c.id && x.path === c.guard?.path)
-      return f && c.guard && this.source.reads(f) ? [pin(f, c.guard.value - f.by)] : []
+      return f && c.guard && this.source.reads(f) ? [pin(f, c.guard.value - f.by - f.extra)] : []
     })
     const only = pins[0]
     if (pins.length === 1 && only && only.value === at.value && sameRef(only, at)) {
@@ -230,7 +237,10 @@ class IdTape {
  * The guarded fields of a changeset. A field guarded by two writes, or of an entity also put or
  * deleted, is left out: pinning one stored value would not say what each of them finds.
  */
-function guardedFields(writes: readonly Write[]): GuardedField[] {
+function guardedFields(
+  writes: readonly Write[],
+  resolved: (at: GuardRef, bound: Guard) => { bound: Guard; extra: number },
+): GuardedField[] {
   const entityOf = (w: Write) => `${w.collection}/${w.op === 'put' ? (w.value as { id: string }).id : w.id}`
   const guarded = new Set<string>()
   for (const w of writes) if (w.op === 'increment' && w.guard) guarded.add(entityOf(w))
@@ -251,15 +261,42 @@ function guardedFields(writes: readonly Write[]): GuardedField[] {
       const key = `${entity}:${path}`
       fields.set(
         key,
-        fields.has(key) ? null : field({ collection: w.collection, id: w.id, path }, sums.get(key) ?? 0, bound),
+        fields.has(key)
+          ? null
+          : field({ collection: w.collection, id: w.id, path }, sums.get(key) ?? 0, resolved, bound),
       )
     }
   }
   return [...fields.values()].filter((f): f is GuardedField => f !== null && !rewritten.has(`${f.collection}/${f.id}`))
 }
 
-function field(at: GuardRef, by: number, bound: Guard): GuardedField {
-  const out: GuardedField = { ...at, by, bound, failing: [] }
+/**
+ * A guard as bounds on its field alone, at the values the decision read: `maxOf` the stored bound it
+ * read, `plus` fields taken off both bounds (`extra`). The store compares with what it finds at commit;
+ * the alternative's range is stated on the value it compares (the field plus `extra`).
+ */
+function resolve<D, W>(source: Redecision<D, W>, at: GuardRef, guard: Guard): { bound: Guard; extra: number } {
+  let extra = 0
+  for (const path of guard.plus ?? []) extra += source.read({ ...at, path }) ?? 0
+  let max = guard.max
+  if (guard.maxOf !== undefined) {
+    const stored = source.read({ ...at, path: guard.maxOf })
+    if (stored !== undefined) max = max === undefined ? stored : Math.min(max, stored)
+  }
+  const bound: Guard = {}
+  if (guard.min !== undefined) bound.min = guard.min - extra
+  if (max !== undefined) bound.max = max - extra
+  return { bound, extra }
+}
+
+function field(
+  at: GuardRef,
+  by: number,
+  resolved: (at: GuardRef, bound: Guard) => { bound: Guard; extra: number },
+  guard: Guard,
+): GuardedField {
+  const { bound, extra } = resolved(at, guard)
+  const out: GuardedField = { ...at, by, bound, extra, failing: [] }
   if (bound.max !== undefined) {
     const first = Math.floor(bound.max - by) + 1
     out.failing.push(first)

@@ -148,6 +148,12 @@ export class InFlight {
   }
 }
 
+/**
+ * How many engines' attempts in flight `Tx.mayFail` assumes beside this one's (this engine's count,
+ * times this): a field that many processes could push past its bound prepares its answers.
+ */
+const IN_FLIGHT_PEERS = 4
+
 /** How many guarded fields `InFlight` remembers the newest value of. */
 const SEEN_FIELDS = 10_000
 
@@ -310,14 +316,20 @@ export class Tx {
    * Whether a guard may fail, so that preparing its answer pays (docs/storage.md#contention): this
    * attempt decides again after a failed guard; the host's transaction leaves no second attempt; or
    * what this engine's attempts in flight add to the field, from the value read (or a later one a
-   * commit reported), could pass the bound. Other processes' attempts are not seen: a guard they make
-   * fail is answered by deciding again, which then prepares.
+   * commit reported), taken `IN_FLIGHT_PEERS` times for the processes it cannot see, could pass the
+   * bound. A guard other processes make fail beyond that is answered by deciding again, which then prepares.
    */
   mayFail(field: GuardRef, bound: Guard, read: number | undefined): boolean {
     if (this.redeciding || this.ctx.store.hostTransaction === true || read === undefined) return true
-    const { sum, seen = read } = this.ctx.inFlight.field(`${field.collection}/${field.id}:${field.path}`)
-    if (bound.max !== undefined && Math.max(read, seen) + sum > bound.max) return true
-    return bound.min !== undefined && Math.min(read, seen) + sum < bound.min
+    const key = `${field.collection}/${field.id}:${field.path}`
+    const { sum, seen = read } = this.ctx.inFlight.field(key)
+    // Other processes' attempts are not seen. Where this engine's own attempts contend on the field,
+    // count as many again from each of a few of them, so that where several processes share a field
+    // near its bound, their refusals are answered in one commit too; an attempt alone counts itself.
+    const own = this.pending.reduce((n, p) => (p.field === key ? n + p.by : n), 0)
+    const reach = sum === own ? sum : sum * IN_FLIGHT_PEERS
+    if (bound.max !== undefined && Math.max(read, seen) + reach > bound.max) return true
+    return bound.min !== undefined && Math.min(read, seen) + reach < bound.min
   }
 
   /**

@@ -11,8 +11,9 @@ import { parse } from '../../schema/parse'
 import type { Stored } from '../../storage/ports'
 import { findCampaign } from '../campaigns/campaign-records'
 import type { Context, Tx } from '../kernel/unit-of-work'
+import { checkCodeSpace, countGeneratedCodes } from '../vouchers/code-counts'
 import { pickFreeCodes, publicationId } from '../vouchers/free-codes'
-import { findMemberCard, readCustomerLock } from '../vouchers/held-codes'
+import { findMemberCard, joinOnce } from '../vouchers/held-codes'
 import { generateUnusedCodes } from '../vouchers/unused-codes'
 import { buildVoucher, specFromCampaign } from '../vouchers/voucher-records'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './points-ledger'
@@ -76,17 +77,6 @@ export async function issueCards(tx: Tx, campaign: Campaign, count: number): Pro
   })
 }
 
-/** The campaign as this transaction last wrote it, else as stored. */
-function currentCampaign(tx: Tx, stored: Stored<Campaign>): Campaign {
-  for (let i = tx.writes.length - 1; i >= 0; i--) {
-    const w = tx.writes[i]
-    if (w?.op === 'put' && w.collection === 'campaigns' && (w.value as Campaign).id === stored.value.id) {
-      return w.value as Campaign
-    }
-  }
-  return stored.value
-}
-
 export interface AssignOptions {
   /** A specific unassigned code. */
   code?: string | undefined
@@ -113,12 +103,10 @@ export async function enrolMember(
       if (stored) return { card: await loadCard(tx, stored), created: false }
     }
   }
-  // Join-once under concurrency (see `readCustomerLock`). (Keying membership on a derived id would
-  // need a new row per member; the customer row is the entity they share.)
-  const lock = await readCustomerLock(tx, customer.id)
   const held = await findMemberCard(tx, campaign.value.id, customer.id)
   if (held) return { card: await loadCard(tx, held), created: false }
-  if (lock) tx.update('customers', lock, lock.value)
+  // Join-once under concurrency: a membership row inserted under (program, customer).
+  await joinOnce(tx, campaign.value.id, customer.id)
   const card = await takeFreeCard(tx, campaign, options.code)
   publish(tx, campaign.value, card, customer, options)
   return { card, created: true }
@@ -160,10 +148,13 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
       path: 'voucher',
     })
   }
-  const current = currentCampaign(tx, campaign)
-  const [card] = await issueCards(tx, current, 1)
+  // A card made on demand is counted in the program's counter row, never by rewriting the program
+  // (docs/storage.md#shared-rows); its code is an insert under the unique `code`.
+  await checkCodeSpace(tx, c, 1, 'voucher.code_config')
+  const [card] = await issueCards(tx, c, 1)
   if (!card) throw new Error('card generation returned nothing')
-  tx.update('campaigns', campaign, { ...current, vouchers_count: current.vouchers_count + 1, updated_at: tx.nowIso })
+  tx.claim('vouchers', card.voucher.id)
+  countGeneratedCodes(tx, c, 1, 'voucher.code_config')
   return card
 }
 
@@ -216,14 +207,16 @@ export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: 
   let stored = (await pickFreeCodes(tx, campaign.value.id, 1))[0]
   if (stored) tx.claim('vouchers', stored.value.id)
   if (!stored) {
-    const current = currentCampaign(tx, campaign)
+    const current = campaign.value
+    await checkCodeSpace(tx, current, 1, 'reward.parameters.campaign')
     const [code] = await generateUnusedCodes(tx, current.voucher?.code_config ?? {}, 1, 'reward.parameters.campaign')
     if (code === undefined) throw new Error('code generation returned nothing')
     const voucher = tx.insert(
       'vouchers',
       buildVoucher(tx, specFromCampaign(current, current.categories[0] ?? null, code)),
     )
-    tx.update('campaigns', campaign, { ...current, vouchers_count: current.vouchers_count + 1, updated_at: tx.nowIso })
+    tx.claim('vouchers', voucher.id)
+    countGeneratedCodes(tx, current, 1, 'reward.parameters.campaign')
     stored = { value: voucher, version: 0 }
   }
   const next: Voucher = {

@@ -12,7 +12,7 @@ import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/customer-summary'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
-import { type CardState, spendCard, updateCardVoucher } from './points-ledger'
+import { type CardState, spendCardGuarded, updateCardVoucher } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
 
@@ -44,32 +44,33 @@ export async function recordRewardRedemption(
 ): Promise<{ redemption: Redemption; extras: RedemptionVoucherExtras }> {
   const { card, campaign, holder, points, order, metadata } = input
   const current = latestReward(tx, input.reward)
-  if (current.type === 'MATERIAL' && current.stock !== null && current.stock <= 0) {
-    throw new EngineError({
-      code: 400,
-      key: 'reward_out_of_stock',
-      message: 'Reward out of stock',
-      details: `Reward ${current.id} has no stock left`,
-      path: 'reward.id',
-    })
-  }
+  const stocked = current.type === 'MATERIAL' && current.stock !== null
+  if (stocked && (current.stock as number) <= 0) throw outOfStock(current.id)
   let taken: { bucketId: string; points: number }[] = []
   if (points > 0) {
-    const spent = spendCard(tx, card, points, 'redeemed')
+    // Guarded decrements of the card's buckets and balance (with its use): concurrent spends all land
+    // while the points last (docs/storage.md#counters).
+    const spent = spendCardGuarded(tx, card, points)
     if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
     taken = spent.taken
+  } else {
+    updateCardVoucher(tx, card, (v) => ({
+      ...v,
+      redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
+    }))
   }
-  updateCardVoucher(tx, card, (v) => ({
-    ...v,
-    redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
-  }))
   const next: Reward = {
     ...current,
-    stock: current.type === 'MATERIAL' && current.stock !== null ? current.stock - 1 : current.stock,
+    stock: stocked ? (current.stock as number) - 1 : current.stock,
     redeemed: (current.redeemed ?? 0) + 1,
     updated_at: tx.nowIso,
   }
-  tx.update('rewards', input.reward, next)
+  // The reward's stock and count are a guarded increment of its row, never a rewrite of what was read:
+  // concurrent members all land while the stock lasts (docs/storage.md#shared-rows).
+  tx.increment('rewards', current.id, stocked ? { stock: -1, redeemed: 1 } : { redeemed: 1 }, {
+    ...(stocked ? { guard: { stock: { min: 0 } } } : {}),
+    set: { updated_at: tx.nowIso },
+  })
   const issued = await input.give(current, campaign, holder)
   const customer = simpleCustomer(holder)
   const extras = input.extras ?? (await redemptionVoucherExtras(tx.store, card.voucher, holder))
@@ -121,15 +122,53 @@ export async function recordRewardRedemption(
   return { redemption, extras }
 }
 
-/** The reward as this transaction last wrote it, else as read. */
+/** The reward as read, with what this transaction's increments add to it (auto-redeem may redeem it twice). */
 export function latestReward(tx: Tx, stored: Stored<Reward>): Reward {
-  for (let i = tx.writes.length - 1; i >= 0; i--) {
-    const w = tx.writes[i]
-    if (w?.op === 'put' && w.collection === 'rewards' && (w.value as Reward).id === stored.value.id) {
-      return w.value as Reward
+  let reward = stored.value
+  for (const w of tx.writes) {
+    if (w.op !== 'increment' || w.collection !== 'rewards' || w.id !== reward.id) continue
+    reward = {
+      ...reward,
+      stock: reward.stock === null ? null : reward.stock + (w.by.stock ?? 0),
+      redeemed: (reward.redeemed ?? 0) + (w.by.redeemed ?? 0),
     }
   }
-  return stored.value
+  return reward
+}
+
+function outOfStock(rewardId: string): EngineError {
+  return new EngineError({
+    code: 400,
+    key: 'reward_out_of_stock',
+    message: 'Reward out of stock',
+    details: `Reward ${rewardId} has no stock left`,
+    path: 'reward.id',
+  })
+}
+
+/**
+ * The refusal of a reward whose stock ran out between the read and the commit, answered in the same
+ * commit (docs/storage.md#alternatives): when the stock guard fails, the store commits nothing of the
+ * request and the operation answers \`reward_out_of_stock\`, whatever else failed with it. Prepared
+ * only where the guard may fail (\`Tx.mayFail\`).
+ */
+export function refuseWhenOutOfStock(tx: Tx, reward: Reward): void {
+  if (tx.alternatives || reward.type !== 'MATERIAL' || reward.stock === null) return
+  const at = { collection: 'rewards' as const, id: reward.id, path: 'stock' }
+  tx.alternatives = () => {
+    if (!tx.mayFail(at, { min: 0 }, reward.stock ?? undefined)) return []
+    const others = tx.guards().filter((g) => !(g.collection === at.collection && g.id === at.id && g.path === at.path))
+    return [
+      {
+        when: { ...at, max: -1 },
+        tolerate: others.map(({ collection, id, path }) => ({ collection, id, path })),
+        writes: [],
+        result: () => {
+          throw outOfStock(reward.id)
+        },
+      },
+    ]
+  }
 }
 
 export function pointsExceeded(requested: number, balance: number): EngineError {

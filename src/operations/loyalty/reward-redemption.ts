@@ -24,7 +24,7 @@ import { afterPointsChanged, giveReward, takeBackCredit } from './earning'
 import { memberStanding, memberTier } from './member-tiers'
 import { memberCard } from './members'
 import { loadCard, spendablePoints } from './points-ledger'
-import { pointsExceeded, recordRewardRedemption } from './reward-records'
+import { pointsExceeded, recordRewardRedemption, refuseWhenOutOfStock } from './reward-records'
 
 /**
  * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
@@ -179,6 +179,9 @@ export async function redeemReward(
       extras: cardExtras,
       give: (given, own, customer) => giveReward(tx, given, own, customer),
     })
+    // A member refused for want of stock is answered in the same commit (an auto-redeemed reward,
+    // refused, just does not happen: the cascade decides again).
+    refuseWhenOutOfStock(tx, reward.value)
     await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
@@ -267,11 +270,10 @@ export async function undoReward(tx: Tx, redemption: Redemption): Promise<void> 
   const stored = await tx.store.rewards.get(given.id)
   if (stored) {
     const r = stored.value
-    tx.update('rewards', stored, {
-      ...r,
-      stock: r.type === 'MATERIAL' && r.stock !== null ? r.stock + 1 : r.stock,
-      redeemed: Math.max(0, (r.redeemed ?? 0) - 1),
-      updated_at: tx.nowIso,
+    // Increments, like the redemption's: a rollback never races a concurrent redemption of the reward.
+    const restock = r.type === 'MATERIAL' && r.stock !== null
+    tx.increment('rewards', r.id, restock ? { stock: 1, redeemed: -1 } : { redeemed: -1 }, {
+      set: { updated_at: tx.nowIso },
     })
   }
   const issued = given.voucher ? await tx.store.vouchers.get(given.voucher.id) : undefined

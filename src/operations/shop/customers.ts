@@ -33,7 +33,16 @@ export function customers(ctx: Context) {
           metadata,
           updated_at: tx.nowIso,
         }
-        tx.update('customers', existing, next)
+        // Fields set, not the row rewritten at the version read: concurrent upserts of one customer
+        // (two requests creating the same new customer) all land, the last one's fields winning
+        // (docs/storage.md#shared-rows). Metadata keys are set one by one where a key allows it.
+        const metadataKeys = Object.keys(input.metadata ?? {})
+        const byKey = metadataKeys.every((k) => !k.includes('.'))
+        const set: Record<string, unknown> = { updated_at: tx.nowIso }
+        for (const [k, v] of Object.entries(fields)) if (k !== 'metadata' && v !== undefined) set[k] = v
+        if (byKey) for (const k of metadataKeys) set[`metadata.${k}`] = metadata[k]
+        else set.metadata = metadata
+        tx.increment('customers', existing.value.id, {}, { set })
         tx.emit('customer.updated', next.id, { customer: { id: next.id, source_id: next.source_id } })
         return next
       })

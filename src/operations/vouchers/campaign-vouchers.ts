@@ -18,5 +18,10 @@ export async function generateCampaignVouchers(
   if (count === 0) return []
   const codes = await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
   const category = campaign.categories[0] ?? null
-  return codes.map((code) => tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code))))
+  return codes.map((code) => {
+    const voucher = tx.insert('vouchers', buildVoucher(tx, specFromCampaign(campaign, category, code)))
+    // A concurrent insert of the same code makes the operation pick others, not a 409.
+    tx.claim('vouchers', voucher.id)
+    return voucher
+  })
 }

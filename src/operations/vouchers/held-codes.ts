@@ -1,4 +1,3 @@
-import type { Customer } from '../../model/customer'
 import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
@@ -29,19 +28,21 @@ function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Vouc
 }
 
 /**
- * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns).
- * That answer is read from a list, and two concurrent requests would each write a different code, so
- * nothing they write overlaps. Read the customer with this before the check and, when a new code is
- * written, write the customer back at that version: of two concurrent requests only the first
- * commits, the other re-reads and finds the code. Undefined when this transaction already writes the
- * customer: a new customer's insert conflicts on its `source_id`, and an earlier update names a
- * version read before the check, so either already serialises the decision.
+ * Serialises "does this customer hold a code of X yet?" decisions (join-once programs and campaigns)
+ * without writing any row other requests share (docs/storage.md#shared-rows). That answer is read
+ * from a list, and two concurrent requests would each write a different code, so nothing else they
+ * write overlaps: call this when a new code is given, and the membership row it inserts, keyed by
+ * (campaign, customer), lets only the first commit. The other one's insert conflicts, and as a claim
+ * it decides again (`mutate`), finds the code and returns it. A membership row left by a code no
+ * longer held (deciding again finds none) is written again at its version.
  */
-export async function readCustomerLock(tx: Tx, customerId: string): Promise<Stored<Customer> | undefined> {
-  const pending = tx.writes.some(
-    (w) => w.op === 'put' && w.collection === 'customers' && (w.value as Customer).id === customerId,
-  )
-  return pending ? undefined : tx.store.customers.get(customerId)
+export async function joinOnce(tx: Tx, campaignId: string, customerId: string): Promise<void> {
+  const id = `join:${campaignId}:${customerId}`
+  if (tx.writes.some((w) => w.op === 'put' && w.collection === 'locks' && w.value.id === id)) return
+  tx.claim('locks', id)
+  const stored = tx.redeciding ? await tx.store.locks.get(id) : undefined
+  if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })
+  else tx.insert('locks', { id, updated_at: tx.nowIso })
 }
 
 /**

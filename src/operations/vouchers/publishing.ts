@@ -17,8 +17,9 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, type Tx } from '../kernel/unit-of-work'
 import { resolveCustomer, simpleCustomer } from '../shop/customer-records'
 import { generateCampaignVouchers } from './campaign-vouchers'
+import { checkCodeSpace, countGeneratedCodes } from './code-counts'
 import { pickFreeCodes, publicationId } from './free-codes'
-import { findMemberCard, readCustomerLock } from './held-codes'
+import { findMemberCard, joinOnce } from './held-codes'
 import { findVoucher } from './voucher-records'
 
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
@@ -197,13 +198,11 @@ async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promi
       path: 'campaign',
     })
   }
-  // A code made here is an insert; publishing it updates that same put (`Tx.update` merges them).
+  // A code made here is an insert; publishing it updates that same put (`Tx.update` merges them). The
+  // campaign's row is not written: the codes made are counted in its counter row (docs/storage.md#shared-rows).
+  await checkCodeSpace(tx, campaign, missing, 'campaign')
   const made = await generateCampaignVouchers(tx, campaign, missing, 'campaign')
-  tx.update('campaigns', stored, {
-    ...campaign,
-    vouchers_count: campaign.vouchers_count + missing,
-    updated_at: tx.nowIso,
-  })
+  countGeneratedCodes(tx, campaign, missing, 'campaign')
   return [...found, ...made.map((value) => ({ value, version: 0 }))]
 }
 
@@ -297,14 +296,13 @@ export async function publish(
     let held: Stored<Voucher> | undefined
     if (owning?.join_once) {
       // join_once: a customer holds one code of the campaign; every later request gets it back.
-      const lock = await readCustomerLock(tx, customer.value.id)
       held = await findMemberCard(tx, owning.id, customer.value.id)
       if (held) {
         const publication = await publicationOf(tx, held.value.id, customer.value.id)
         if (publication) return resultOf(publication, customer.value, [held.value])
       } else {
         if (count !== 1) throw EngineError.invalid('campaign.count', 'must be 1 in a join_once campaign')
-        if (lock) tx.update('customers', lock, lock.value)
+        await joinOnce(tx, owning.id, customer.value.id)
       }
     }
     const codes = held ? [held] : given ? [given] : await freeCodes(tx, campaign as Stored<Campaign>, count)

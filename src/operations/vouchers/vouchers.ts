@@ -16,6 +16,7 @@ import { duplicateFound } from '../kernel/duplicate-found'
 import { type AsyncHandler, enqueue } from '../kernel/jobs'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
+import { codesCounterId } from './code-counts'
 import { generateUnusedCodes } from './unused-codes'
 import { buildVoucher, findVoucher, specFromCampaign, type VoucherSpec } from './voucher-records'
 
@@ -150,13 +151,15 @@ export function vouchers(ctx: Context) {
           additional_info: input.additional_info ?? null,
         })
         tx.insert('vouchers', voucher)
-        if (stored) {
-          tx.update('campaigns', stored, {
-            ...stored.value,
-            vouchers_count: stored.value.vouchers_count + 1,
-            updated_at: tx.nowIso,
-          })
-        }
+        // Counted in the campaign's counter row: concurrent additions all land and the campaign's own
+        // row stays its settings' (docs/storage.md#shared-rows).
+        if (stored)
+          tx.increment(
+            'counters',
+            codesCounterId(stored.value.id),
+            { count: 1 },
+            { create: {}, set: { updated_at: tx.nowIso } },
+          )
         return voucher
       })
     },

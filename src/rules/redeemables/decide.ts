@@ -1,7 +1,7 @@
 import type { Discount } from '../../model/discount'
 import type { CalculatedOrder } from '../../model/order'
 import type { ApplicableTo } from '../../model/validation-rule'
-import { type Bundle, type CounterBound, evaluateBundle } from '../conditions'
+import { type Bundle, type CounterBound, type EvalCounters, evaluateBundle, type PeriodCounts } from '../conditions'
 import {
   applyStep,
   type CalculationOptions,
@@ -89,9 +89,13 @@ function runSequence(
     prices: input.prices,
   }
   let running = input.order
+  // Redeemables of one request count together against their campaign's limits: each is checked on
+  // the counters plus what the ones applied before it add (docs/storage.md#counters).
+  const siblings = new Map<string, number>()
   for (const decision of decisions) {
     if (decision.decision !== 'APPLY') continue
-    const subject = subjects.get(decision.index) as RedeemableSubject
+    const own = subjects.get(decision.index) as RedeemableSubject
+    const subject = withSiblings(own, siblings, input.customer !== null && input.customer !== undefined)
     const effect = effectOf(subject, running, input)
     if ('turndown' in effect)
       return { change: { kind: 'turned_down', index: subject.index, turndown: effect.turndown }, applied }
@@ -126,8 +130,48 @@ function runSequence(
     }
     applied.set(subject.index, entry)
     running = after
+    for (const key of siblingKeys(own)) siblings.set(key, (siblings.get(key) ?? 0) + 1)
   }
   return { change: null, applied }
+}
+
+/** The campaign and the redeemable a subject counts for, as keys of the siblings' tally. */
+function siblingKeys(subject: RedeemableSubject): string[] {
+  const campaignId = subject.campaign?.id ?? subject.voucher?.campaign_id ?? subject.tier?.campaign_id
+  const id = subject.voucher?.id ?? subject.tier?.id
+  return [...(campaignId ? [`c:${campaignId}`] : []), ...(id ? [`r:${id}`] : [])]
+}
+
+/**
+ * The subject with the redemptions of earlier redeemables of the same request added to its counters:
+ * its campaign's and the customer's count in it, a distinct customer once (when the first of them
+ * was the customer's first in the campaign), and its own code's counts for the same code twice.
+ */
+function withSiblings(subject: RedeemableSubject, siblings: ReadonlyMap<string, number>, known: boolean) {
+  const counters = subject.counters
+  if (!counters || siblings.size === 0) return subject
+  const tally = (prefix: string) =>
+    siblingKeys(subject).reduce((n, key) => (key.startsWith(prefix) ? n + (siblings.get(key) ?? 0) : n), 0)
+  const inCampaign = tally('c:')
+  const same = tally('r:')
+  if (inCampaign === 0 && same === 0) return subject
+  const periods = ['total', 'daily', 'weekly', 'monthly'] as const
+  const add = (p: PeriodCounts | undefined, by: (period: (typeof periods)[number]) => number): PeriodCounts =>
+    Object.fromEntries(periods.map((x) => [x, (p?.[x] ?? 0) + by(x)]))
+  const mine = counters.customer_campaign_redemptions
+  const next: EvalCounters = {
+    ...counters,
+    campaign_redemptions: add(counters.campaign_redemptions, () => inCampaign),
+    redemptions: add(counters.redemptions, () => same),
+  }
+  if (known) {
+    next.customer_campaign_redemptions = add(mine, () => inCampaign)
+    next.campaign_customers = add(counters.campaign_customers, (x) =>
+      inCampaign > 0 && (mine?.[x] ?? 0) === 0 ? 1 : 0,
+    )
+    next.customer_redemptions = add(counters.customer_redemptions, () => same)
+  }
+  return { ...subject, counters: next }
 }
 
 type Effect =

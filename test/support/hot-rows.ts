@@ -1,0 +1,274 @@
+import assert from 'node:assert/strict'
+import { type Engine, engineContext } from '../../src/engine'
+import { EngineError } from '../../src/errors'
+import type { Store } from '../../src/storage/ports'
+
+/*
+ * Rows that requests of different customers share (docs/storage.md#shared-rows), in a shop with an
+ * auto-join loyalty program: each family's requests come from distinct customers, and what fits is
+ * known, so a test asserts exact outcomes, no 409, at most 1.2 commits per request and a change feed
+ * that holds exactly what was committed. The memory suite runs them with interleaved promises, the
+ * PostgreSQL one from 4 processes (test/postgres/hot-rows.test.ts).
+ */
+
+/** What the shop's fixtures are called (plain data: the PostgreSQL children get it as JSON). */
+export interface HotShop {
+  club: string
+  mug: string
+  coupons: string
+  quantityCode: string
+  giftCode: string
+  budgetCode: string
+  tier: string
+  referralCode: string
+  lockCode: string
+}
+
+export const QUANTITY = 100
+export const STOCK = 100
+export const GIFT = 10_000
+export const CREDITS = 70
+export const BUDGET = 40
+export const LOCKS = 10
+
+/** The shop: products, an auto-join program earning on paid orders with a MATERIAL reward, and one redeemable per family. */
+export async function hotShop(engine: Engine): Promise<HotShop> {
+  await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
+  const club = await engine.loyalties.create({
+    name: 'Club',
+    type: 'AUTO_UPDATE',
+    auto_join: true,
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-######' } },
+  })
+  await engine.asyncActions.runPending()
+  await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
+  const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
+  const mug = await engine.rewards.create({
+    name: 'Mug',
+    type: 'MATERIAL',
+    parameters: { product: { id: product.id } },
+    stock: STOCK,
+  })
+  await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 10 } } })
+  const coupons = await engine.campaigns.create({
+    name: 'On demand',
+    campaign_type: 'DISCOUNT_COUPONS',
+    type: 'AUTO_UPDATE',
+    voucher: {
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100 },
+      code_config: { pattern: 'OD-#######' },
+    },
+  })
+  const amountOff = { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } } as const
+  await engine.vouchers.create({ code: 'Q100', ...amountOff, redemption: { quantity: QUANTITY } })
+  await engine.vouchers.create({ code: 'LOCKED', ...amountOff, redemption: { quantity: LOCKS } })
+  await engine.vouchers.create({ code: 'GIFT', type: 'GIFT_VOUCHER', gift: { amount: GIFT } })
+  const budget = await engine.campaigns.create({
+    name: 'Budget',
+    campaign_type: 'DISCOUNT_COUPONS',
+    type: 'STATIC',
+    voucher: { ...amountOff },
+    vouchers_count: 1,
+  })
+  const rule = await engine.validationRules.create({
+    name: `at most ${BUDGET}`,
+    rules: { '1': { name: 'campaign.redemptions.count', conditions: { $less_than_or_equal: [BUDGET] } } },
+  })
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'campaign',
+    related_object_id: budget.id,
+  })
+  const budgetCode = (await engineContext(engine).store.vouchers.list({ where: { campaign_id: budget.id } })).data[0]
+    ?.value.code as string
+  const promo = await engine.promotions.create({
+    name: 'Promo',
+    campaign_type: 'PROMOTION',
+    promotion: { tiers: [{ name: 'Off', action: { discount: { type: 'AMOUNT', amount_off: 50 } } }] },
+  })
+  const referral = await engine.campaigns.create({
+    name: 'Friends',
+    campaign_type: 'REFERRAL_PROGRAM',
+    type: 'STATIC',
+    voucher: { ...amountOff },
+    vouchers_count: 1,
+  })
+  const referralCode = (await engineContext(engine).store.vouchers.list({ where: { campaign_id: referral.id } }))
+    .data[0]?.value.code as string
+  await engine.publications.create({ campaign: referral.id, customer: { source_id: 'referrer' } })
+  return {
+    club: club.id,
+    mug: mug.id,
+    coupons: coupons.id,
+    quantityCode: 'Q100',
+    giftCode: 'GIFT',
+    budgetCode,
+    tier: promo.promotion?.tiers[0]?.id ?? '',
+    referralCode,
+    lockCode: 'LOCKED',
+  }
+}
+
+/** What one request gave: `ok`, or the key of its error or the failure code of its redemption. */
+export type Outcome = string
+
+/** Runs a request and names its outcome; anything but an EngineError is a bug and rethrown. */
+export async function outcomeOf(run: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    const r = (await run()) as { parent_redemption?: { result: string; failure_code?: string } } | undefined
+    const parent = r?.parent_redemption
+    if (parent && parent.result !== 'SUCCESS') return parent.failure_code ?? 'failure'
+    return 'ok'
+  } catch (error) {
+    if (error instanceof EngineError) return error.key
+    throw error
+  }
+}
+
+const redeem = (engine: Engine, customer: string, redeemable: Record<string, unknown>) =>
+  engine.redemptions.redeemStackable({
+    customer: { source_id: customer },
+    order: { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] },
+    redeemables: [redeemable as never],
+  })
+
+export interface Family {
+  name: string
+  /** Work done before the race (members with points, for the reward), per customer. */
+  before?(engine: Engine, shop: HotShop, customer: string): Promise<void>
+  /** One request by a new customer. */
+  request(engine: Engine, shop: HotShop, customer: string): Promise<unknown>
+  /** What `n` requests give: outcome → count. */
+  expected(n: number): Record<Outcome, number>
+  /** What the store must show after `n` requests. */
+  check?(engine: Engine, shop: HotShop, n: number): Promise<void>
+}
+
+const exactly = (n: number, fits: number, refusal: string) =>
+  n <= fits ? { ok: n } : { ok: fits, [refusal]: n - fits }
+
+export const FAMILIES: readonly Family[] = [
+  {
+    name: 'publications from an AUTO_UPDATE campaign',
+    request: (e, s, c) => e.publications.create({ campaign: s.coupons, customer: { source_id: c } }),
+    expected: (n) => ({ ok: n }),
+    async check(e, s, n) {
+      assert.equal((await e.campaigns.get(s.coupons)).vouchers_count, n)
+      const codes = await engineContext(e).store.vouchers.list({ where: { campaign_id: s.coupons }, count: true })
+      assert.equal(codes.total, n)
+    },
+  },
+  {
+    name: 'loyalties.createMember',
+    request: (e, s, c) => e.loyalties.createMember(s.club, { customer: { source_id: c } }),
+    expected: (n) => ({ ok: n }),
+    async check(e, s, n) {
+      assert.equal((await e.loyalties.get(s.club)).vouchers_count, n)
+    },
+  },
+  {
+    name: 'paid orders by new customers of an auto-join program',
+    request: (e, _s, c) => e.orders.create({ customer: { source_id: c }, status: 'PAID', amount: 10_000 }),
+    expected: (n) => ({ ok: n }),
+    async check(e, s, n) {
+      assert.equal((await e.loyalties.get(s.club)).vouchers_count, n)
+      const cards = await engineContext(e).store.vouchers.list({
+        where: { campaign_id: s.club },
+        limit: 100,
+        count: true,
+      })
+      assert.equal(cards.total, n)
+      for (const card of cards.data) assert.equal(card.value.loyalty_card?.balance, 10)
+    },
+  },
+  {
+    name: 'a MATERIAL reward with stock 100 redeemed by members holding the points',
+    // Each member earns 10 points with a paid order first, one at a time.
+    async before(e, _s, c) {
+      await e.orders.create({ customer: { source_id: c }, status: 'PAID', amount: 10_000 })
+    },
+    async request(e, s, c) {
+      const customer = await e.customers.get(c)
+      const card = await engineContext(e).store.vouchers.list({
+        where: { campaign_id: s.club, holder_id: customer.id },
+      })
+      return e.loyalties.redeemReward(s.club, card.data[0]?.value.id ?? '', { reward: { id: s.mug } })
+    },
+    expected: (n) => exactly(n, STOCK, 'reward_out_of_stock'),
+    async check(e, s, n) {
+      assert.equal((await e.rewards.get(s.mug)).stock, Math.max(0, STOCK - n))
+    },
+  },
+  {
+    name: 'a code with quantity 100',
+    request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.quantityCode }),
+    expected: (n) => exactly(n, QUANTITY, 'quantity_exceeded'),
+    async check(e, s, n) {
+      assert.equal((await e.vouchers.get(s.quantityCode)).redemption.redeemed_quantity, Math.min(n, QUANTITY))
+    },
+  },
+  {
+    name: 'a gift card',
+    request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.giftCode, gift: { credits: CREDITS } }),
+    expected: (n) => exactly(n, Math.floor(GIFT / CREDITS), 'gift_amount_exceeded'),
+    async check(e, s, n) {
+      const spent = Math.min(n, Math.floor(GIFT / CREDITS)) * CREDITS
+      assert.equal((await e.vouchers.get(s.giftCode)).gift?.balance, GIFT - spent)
+    },
+  },
+  {
+    name: 'a campaign budget rule',
+    request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.budgetCode }),
+    expected: (n) => exactly(n, BUDGET, 'redemption_rules_violated'),
+  },
+  {
+    name: 'a promotion tier',
+    request: (e, s, c) => redeem(e, c, { object: 'promotion_tier', id: s.tier }),
+    expected: (n) => ({ ok: n }),
+  },
+  {
+    name: 'a referral code',
+    request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.referralCode }),
+    expected: (n) => ({ ok: n }),
+  },
+]
+
+/** Every entity the change feed's last change names is stored as that change says, and nothing else changed. */
+export async function feedMatchesStore(store: Store): Promise<number> {
+  const last = new Map<string, { op: string; version: number; value: unknown }>()
+  let after = 0
+  for (;;) {
+    const page = await store.changes({ after, limit: 1000 })
+    for (const c of page.data) last.set(`${c.collection}/${c.id}`, c)
+    after = page.next_after
+    if (!page.has_more) break
+  }
+  const byCollection = new Map<string, string[]>()
+  for (const slot of last.keys()) {
+    const [collection = '', ...rest] = slot.split('/')
+    byCollection.set(collection, [...(byCollection.get(collection) ?? []), rest.join('/')])
+  }
+  for (const [collection, ids] of byCollection) {
+    const repo = store[collection as keyof Store] as unknown as {
+      getMany(ids: readonly string[]): Promise<{ value: { id: string }; version: number }[]>
+    }
+    const found = new Map((await repo.getMany(ids)).map((s) => [s.value.id, s]))
+    for (const id of ids) {
+      const change = last.get(`${collection}/${id}`) as { op: string; version: number; value: unknown }
+      const stored = found.get(id)
+      if (change.op === 'delete') assert.equal(stored, undefined, `${collection}/${id} deleted`)
+      else {
+        assert.equal(stored?.version, change.version, `${collection}/${id}: the feed's version is the stored one`)
+        assert.deepEqual(stored?.value, change.value, `${collection}/${id}: the feed's value is the stored one`)
+      }
+    }
+  }
+  return last.size
+}
+
+/** Tallies outcomes. */
+export function tally(outcomes: readonly Outcome[]): Record<Outcome, number> {
+  const out: Record<Outcome, number> = {}
+  for (const o of outcomes) out[o] = (out[o] ?? 0) + 1
+  return out
+}
