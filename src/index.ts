@@ -24,7 +24,12 @@ export {
 } from './money'
 export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/admin/auth'
 export type { FileLinkQuery } from './operations/admin/files'
-export type { MaintenancePurgeExpiredParams, PurgeSummary } from './operations/admin/maintenance'
+export type {
+  BackfillSummary,
+  MaintenanceBackfillParams,
+  MaintenancePurgeExpiredParams,
+  PurgeSummary,
+} from './operations/admin/maintenance'
 export type { StoredRules } from './operations/campaigns/effective-stacking-rules'
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'
 export type { RunSummary } from './operations/kernel/jobs'

@@ -194,10 +194,17 @@ export function counterWrites(input: {
     if (base === null) continue
     for (const p of PERIODS) write(base + suffixes[p]).by.count = sign
   }
-  {
-    const total = write(familyBase('c', scope) as string)
-    total.by.amount = sign * input.orderAmount
-    total.by.discount = sign * input.discount
+  const total = write(familyBase('c', scope) as string)
+  total.by.amount = sign * input.orderAmount
+  total.by.discount = sign * input.discount
+  // A code outside any campaign keeps its distinct customers only while a rule counts them (a guard
+  // on every first redemption would cost contended codes their alternatives), and takes back what it kept.
+  const distinct =
+    scope.campaignId !== null ||
+    (sign === 1
+      ? (input.bounds ?? []).some((b) => b.rule.startsWith('campaign.redemptions.customers_count'))
+      : countOf(before.get(familyBase('cu', scope) as string)) > 0)
+  if (distinct) {
     // A customer's first redemption in the campaign (per period) adds a distinct customer; the guard on
     // their own count keeps two concurrent "first" redemptions from both counting them.
     const cc = familyBase('cc', scope)

@@ -147,8 +147,20 @@ export function checkArguments(path: string, args: readonly unknown[]): void {
     })
   }
   expected.forEach((argument, i) => {
-    if (!argument.startsWith('id')) return
     const value = args[i]
+    // No schema reads these two: a link's absent fields would make the caller trusted, a list no headers.
+    if (argument === 'link' || argument === 'headers') {
+      const isObject = typeof value === 'object' && value !== null && !Array.isArray(value)
+      if (isObject || (value === undefined && argument === 'link')) return
+      throw new EngineError({
+        code: 400,
+        key: 'invalid_payload',
+        message: 'Invalid payload',
+        details: `Argument ${argument} of ${path} must be an object but received ${received(value)}`,
+        path: argument,
+      })
+    }
+    if (!argument.startsWith('id')) return
     if (typeof value === 'string' || (value === null && argument.startsWith('id?'))) return
     const name = nameOf(argument)
     throw new EngineError({

@@ -4,7 +4,7 @@ import { type RunningServer, startServer } from '../../packages/server/src/serve
 import { engineContext } from '../../src/engine'
 import { manualClock } from '../support/engine'
 
-/** The reference server's own jobs: keys from the environment, background async actions, downloads. */
+/** The server's own jobs: keys from the environment, background async actions, downloads. */
 let server: RunningServer
 const env = { PROMO_APP_ID: 'app_from_env', PROMO_APP_SECRET: 's'.repeat(32) }
 

@@ -135,6 +135,15 @@ describe('the arguments of every operation', () => {
     expect(file).toMatchObject({ key: 'invalid_payload', path: 'fileId' })
   })
 
+  it('refuses an array or a string for a file link or the credential headers', async () => {
+    for (const wrong of [[], 'expires=1&signature=x']) {
+      const link = await refusal(f, 'files.download', ['file_x', wrong])
+      expect(link).toMatchObject({ key: 'invalid_payload', path: 'link' })
+      const headers = await refusal(f, 'auth.issueToken', [wrong, { grant_type: 'client_credentials' }])
+      expect(headers).toMatchObject({ key: 'invalid_payload', path: 'headers' })
+    }
+  })
+
   it('takes null for the campaign where the member id alone finds the card', async () => {
     const member = await f.engine.loyalties.getMember(null, f.ids.card)
     expect(member.id).toBe(f.ids.card)
