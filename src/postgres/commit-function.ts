@@ -20,11 +20,12 @@ import { identifier, quote, type TableLayout } from './columns'
  * changeset carries alternatives and only guards failed, the block runs again with the alternative
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
- * The change feed takes no shared row: a commit's sequence number is its transaction id times 4096
- * plus the commits its transaction made before (docs/postgres.md#change-feed-and-late-commits).
+ * The change feed's sequence number comes from a one-row counter taken by the last statements
+ * (docs/postgres.md#change-feed-and-late-commits); the steps write the feed rows under a provisional
+ * negative number, unique to the commit, renumbered then.
  */
 
-/** Sequence numbers per transaction id: `seq = xid * FEED_SLOTS + n`. */
+/** Provisional feed numbers per transaction id: `-(xid * FEED_SLOTS + n)`. */
 export const FEED_SLOTS = 4096
 
 /** The function holding one collection's commit statements. */
@@ -102,6 +103,7 @@ DECLARE
   r jsonb;
   conflict jsonb;
   seqv bigint;
+  final_seq bigint;
   n integer;
   cname text;
   kc record;
@@ -130,7 +132,9 @@ BEGIN
   IF n >= ${FEED_SLOTS} THEN
     RAISE EXCEPTION 'promo-engine: more than ${FEED_SLOTS - 1} commits in one transaction';
   END IF;
-  seqv := pg_current_xact_id()::text::bigint * ${FEED_SLOTS} + n;
+  -- A provisional number, negative and unique to this commit, for the feed rows the steps write; the
+  -- real one is taken last (below), so the shared counter's row is locked only from then to COMMIT.
+  seqv := -(pg_current_xact_id()::text::bigint * ${FEED_SLOTS} + n);
   LOOP
   BEGIN
     k := 0;
@@ -182,6 +186,12 @@ BEGIN
         'values', coalesce(jsonb_object_agg(c.collection || '/' || c.id, c.value) FILTER (WHERE c.op = 'put' AND incs ? (c.collection || '/' || c.id)), '{}'::jsonb),
         'shapes', coalesce(jsonb_object_agg(c.collection || '/' || c.id, c.shape) FILTER (WHERE c.op = 'put' AND incs ? (c.collection || '/' || c.id)), '{}'::jsonb))
       INTO result FROM ${s}.pe_changes c WHERE c.seq = seqv;
+    -- Last: the sequence number from the one-row counter. Its row lock is held until the transaction
+    -- commits, so commits become visible in sequence order: a reader who has seen n has seen every
+    -- commit numbered below n, and the feed lists the writes of one row in the order they were made.
+    UPDATE ${s}.pe_feed SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO final_seq;
+    UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+    result := jsonb_set(result, '{seq}', to_jsonb(final_seq));
     EXIT;
   EXCEPTION
     WHEN SQLSTATE 'PE001' THEN

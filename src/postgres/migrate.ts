@@ -55,10 +55,6 @@ const STEPS: readonly ((s: string) => string)[] = [
   // 3: the shape each change's value was stored in, so the feed upgrades it like every read
   // (docs/postgres.md#change-feed-and-late-commits). Changes written before carry none.
   (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN shape integer;`,
-  // 4: the feed's sequence is the transaction id (docs/postgres.md#change-feed-and-late-commits), not a
-  // row every commit takes. Every new number is above every old one: an old number counts commits, each
-  // of which took a transaction id, and a new one is a later transaction id times 4096.
-  (s) => `DROP TABLE ${s}.pe_feed;`,
 ]
 
 export interface MigrateOptions {

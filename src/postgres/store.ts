@@ -19,7 +19,6 @@ import type {
 import { currentShape, upgradeShape } from '../storage/shapes'
 import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
-import { FEED_SLOTS } from './commit-function'
 import { condition } from './conditions'
 import {
   commitFault,
@@ -417,10 +416,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
 
   /**
-   * Reads stop below the oldest transaction still in progress (docs/postgres.md#change-feed-and-late-commits):
-   * every commit numbered below that horizon has ended, and no later one can be numbered below it.
+   * No horizon is needed (docs/postgres.md#change-feed-and-late-commits): commits become visible in
+   * sequence order, so every committed number is final; a provisional (negative) one is never read.
    */
-  const horizon = `(pg_snapshot_xmin(pg_current_snapshot())::text::bigint * ${FEED_SLOTS})`
+  const horizon = '9223372036854775807::bigint'
 
   async function changes(q: ChangesQuery = {}): Promise<ChangePage> {
     const after = q.after ?? 0
