@@ -13,7 +13,7 @@ import type { Queryable } from './connection'
  */
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 3
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
