@@ -48,44 +48,83 @@ export function insertedKeys(changeset: Changeset): string[] {
 }
 
 /**
- * The writes as the commit function applies them: by (collection, id), entities with a guarded
- * increment last; the writes of one entity keep their order. `pos` is the order in which the
- * changeset first touched each entity, which the change feed keeps.
+ * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
+ * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
+ * deleted come first, then those incremented, then those with a guarded increment: counter rows are
+ * what many requests share, so they are locked last and held shortest; then by round, the n-th write
+ * of each entity in round n (so several writes to one entity apply in the changeset's order, and a
+ * later round only touches rows an earlier one locked); then by collection; rows by id. Two commits
+ * therefore lock shared rows in the same order. `pos` is the order in which the changeset first
+ * touched each entity, which the change feed keeps; `inc` names the entities incremented, whose
+ * values the commit returns.
  */
-export function canonical(writes: readonly Write[]): unknown[] {
+export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: string[] } {
   const firstTouch = new Map<string, number>()
+  const rounds = new Map<string, number>()
   const guarded = new Set<string>()
-  const rows = writes.map((w, i) => {
+  const inc = new Set<string>()
+  const rows = writes.map((w) => {
     const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
     const slot = `${w.collection}/${id}`
     if (!firstTouch.has(slot)) firstTouch.set(slot, firstTouch.size)
-    if (w.op === 'increment' && w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
-    return { w, i, id, slot }
-  })
-  rows.sort((a, b) => {
-    const ga = guarded.has(a.slot) ? 1 : 0
-    const gb = guarded.has(b.slot) ? 1 : 0
-    if (ga !== gb) return ga - gb
-    if (a.w.collection !== b.w.collection) return a.w.collection < b.w.collection ? -1 : 1
-    if (a.id !== b.id) return a.id < b.id ? -1 : 1
-    return a.i - b.i
-  })
-  return rows.map(({ w, id, slot }) => {
-    const pos = firstTouch.get(slot)
-    if (w.op === 'put') {
-      return { op: 'put', c: w.collection, id, v: w.value, ev: w.expectedVersion, s: currentShape(w.collection), pos }
+    const round = (rounds.get(slot) ?? 0) + 1
+    rounds.set(slot, round)
+    if (w.op === 'increment') {
+      inc.add(slot)
+      if (w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
     }
-    if (w.op === 'delete') return { op: 'delete', c: w.collection, id, ev: w.expectedVersion, pos }
-    return {
-      op: 'increment',
-      c: w.collection,
-      id,
-      by: w.by,
-      ...(w.guard === undefined ? {} : { guard: w.guard }),
-      ...(w.create === undefined ? {} : { create: w.create }),
-      ...(w.set === undefined ? {} : { set: w.set }),
-      s: currentShape(w.collection),
-      pos,
-    }
+    return { w, id, slot, round }
   })
+  const byStep = new Map<string, { phase: number; round: number; c: CollectionName; rows: typeof rows }>()
+  for (const r of rows) {
+    const phase = guarded.has(r.slot) ? 2 : inc.has(r.slot) ? 1 : 0
+    const key = `${phase}\u0000${String(r.round).padStart(6, '0')}\u0000${r.w.collection}`
+    const step = byStep.get(key) ?? { phase, round: r.round, c: r.w.collection, rows: [] }
+    step.rows.push(r)
+    byStep.set(key, step)
+  }
+  const steps = [...byStep.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, step]) => {
+      step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const n = { ins: 0, upd: 0, del: 0, inc: 0, cr: 0 }
+      const out = step.rows.map(({ w, id, slot }) => {
+        const pos = firstTouch.get(slot) as number
+        if (w.op === 'put') {
+          const op = w.expectedVersion === null ? 'ins' : 'upd'
+          n[op]++
+          return { op, id, v: w.value, ev: w.expectedVersion, s: currentShape(w.collection), pos }
+        }
+        if (w.op === 'delete') {
+          n.del++
+          return { op: 'del', id, ev: w.expectedVersion, pos }
+        }
+        n.inc++
+        const create = w.create !== undefined && w.create !== null && typeof w.create === 'object'
+        if (create) n.cr++
+        return {
+          op: 'inc',
+          id,
+          by: w.by,
+          ...(w.guard === undefined || Object.keys(w.guard).length === 0 ? {} : { g: w.guard }),
+          ...(create ? { cr: w.create } : {}),
+          ...(w.set === undefined ? {} : { st: w.set }),
+          s: currentShape(w.collection),
+          pos,
+        }
+      })
+      return { c: step.c, rows: out, ...n }
+    })
+  return { steps, inc: [...inc] }
+}
+
+/** One step of a commit: the writes of one collection in one round, with how many of each kind. */
+export interface Step {
+  c: CollectionName
+  rows: unknown[]
+  ins: number
+  upd: number
+  del: number
+  inc: number
+  cr: number
 }

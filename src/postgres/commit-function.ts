@@ -1,14 +1,18 @@
-import { quote, type TableLayout } from './columns'
+import { identifier, quote, type TableLayout } from './columns'
 
 /*
- * The commit as one PL/pgSQL function, installed by `migrate()`: the adapter sends the changeset
- * once, as JSON, so a busy row's lock is held for the time the server takes to apply it, not for a
- * round trip per write (docs/postgres.md#commit).
+ * The commit as PL/pgSQL functions, installed by `migrate()` (docs/postgres.md#commit): the adapter
+ * sends the changeset once, as JSON, so a busy row's lock is held for the time the server takes to
+ * apply it, not for a round trip per write.
  *
- * The writes arrive sorted: by (collection, id), entities with a guarded increment last, several
- * writes to one entity in the order the changeset gave them. Two commits therefore lock shared rows
- * in the same order and cannot deadlock, and the hottest rows (counters, quantities, balances) are
- * locked last and held shortest.
+ * Every statement is static: one function per collection (`pe_w_<collection>`) holds that table's
+ * statements, planned once per connection and reused, and `pe_commit` calls them step by step. The
+ * adapter groups the writes into steps (src/postgres/changeset.ts: one collection, one round, rows by
+ * id, entities with a guarded increment last), and each step runs at most five statements whatever
+ * its size: lock the existing rows it writes, in id order; insert (new entities and counter rows
+ * made by `create`); update under a version check; delete under a version check; increment and check
+ * the guards. Each of the writing statements records its change feed rows in the same statement.
+ * Two commits therefore lock shared rows in the same order and cannot deadlock.
  *
  * Everything runs inside a block with an exception handler, which PostgreSQL runs as a
  * subtransaction: a conflict raises, the block's writes roll back, and the conflict is returned as
@@ -16,15 +20,27 @@ import { quote, type TableLayout } from './columns'
  * changeset carries alternatives and only guards failed, the block runs again with the alternative
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
- * The change feed's sequence number is taken from a one-row counter by the last statements: its row
- * lock is held until the transaction commits, so commits become visible in sequence order, and a
- * reader who has seen sequence n has seen every commit numbered below n (none can appear late).
+ * The change feed's sequence number comes from a one-row counter taken by the last statements
+ * (docs/postgres.md#change-feed-and-late-commits); the steps write the feed rows under a provisional
+ * negative number, unique to the commit, renumbered then.
  */
+
+/** Provisional feed numbers per transaction id: `-(xid * FEED_SLOTS + n)`. */
+export const FEED_SLOTS = 4096
+
+/** The function holding one collection's commit statements. */
+export function writerFunction(schema: string, collection: string): string {
+  return `${quote(schema)}.${quote(identifier(`pe_w_${collection}`))}`
+}
+
 export function commitFunction(schema: string, layouts: readonly TableLayout[]): string {
   const s = quote(schema)
   const constraints = layouts.flatMap((l) => l.keys.map((k) => `${s}.${quote(k.constraint)}`))
   const keyConstraints = constraints.length > 0 ? constraints.join(', ') : ''
   const setConstraints = (mode: string) => (keyConstraints === '' ? '' : `SET CONSTRAINTS ${keyConstraints} ${mode};`)
+  const dispatch = layouts
+    .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(seqv, step, collect)`)
+    .join('\n          ')
   return `
 CREATE OR REPLACE FUNCTION ${s}.pe_add(v jsonb, path text[], amount float8) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE AS $$
@@ -49,157 +65,93 @@ BEGIN
   RETURN jsonb_set(base, path[1:1], ${s}.pe_set(base -> path[1], path[2:], x), true);
 END $$;
 
+-- An increment's new value: its additions, then its assignments.
+CREATE OR REPLACE FUNCTION ${s}.pe_apply(v jsonb, adds jsonb, sets jsonb) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  e record;
+BEGIN
+  FOR e IN SELECT key, value FROM jsonb_each(coalesce(adds, '{}'::jsonb)) LOOP
+    v := ${s}.pe_add(v, string_to_array(e.key, '.'), (e.value #>> '{}')::float8);
+  END LOOP;
+  FOR e IN SELECT key, value FROM jsonb_each(coalesce(sets, '{}'::jsonb)) LOOP
+    v := ${s}.pe_set(v, string_to_array(e.key, '.'), e.value);
+  END LOOP;
+  RETURN v;
+END $$;
+
+CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
+
+-- A guarded field as the guard compares it: the field plus its \`plus\` fields (docs/storage.md#counters).
+CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT ${s}.pe_num(v #> string_to_array(path, '.')) + coalesce((SELECT sum(${s}.pe_num(v #> string_to_array(p, '.')))
+    FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(g -> 'plus') = 'array' THEN g -> 'plus' ELSE '[]'::jsonb END) p), 0) $$;
+
+-- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as guardCheck in src/storage/ports.ts.
+CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
+      THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
+    ELSE (g ->> 'max')::float8 END $$;
+
+${layouts.map((l) => writer(schema, l.collection)).join('\n')}
+
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
-  w jsonb;
-  t text;
-  wid text;
-  slot text;
-  ver integer;
-  found_version integer;
-  cur_value jsonb;
-  cur_version integer;
-  cur_shape integer;
-  next_value jsonb;
-  g record;
-  inc record;
-  n float8;
-  lim float8;
-  pl text;
-  attempt integer;
-  -- One entry per write, appended (O(1) each: a changeset of 5,000 writes must not cost 5,000²).
-  entries jsonb[] := '{}';
+  step jsonb;
+  r jsonb;
   conflict jsonb;
   seqv bigint;
+  final_seq bigint;
+  n integer;
   cname text;
   kc record;
   dup text;
   written text[];
   pause jsonb := p -> 'pause';
   k integer := 0;
-  versions jsonb := '{}'::jsonb;
-  vals jsonb := '{}'::jsonb;
-  shapes jsonb := '{}'::jsonb;
+  result jsonb;
   -- Alternatives (docs/storage.md#alternatives): with some, a failed guard does not stop the writes;
   -- every failed guard is collected, and the alternative chosen is applied in a second round.
-  todo jsonb := p -> 'writes';
+  todo jsonb := p -> 'steps';
+  incs jsonb := coalesce(p -> 'inc', '[]'::jsonb);
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
-  lk record;
 BEGIN
   -- Concurrent inserts of one natural key queue on a lock of that key, taken first and in one order,
   -- instead of each finding the other's row in the deferred unique check and deadlocking there.
-  FOR lk IN SELECT DISTINCT hashtextextended(x, 0) AS h
-    FROM jsonb_array_elements_text(coalesce(p -> 'keys', '[]'::jsonb)) AS x ORDER BY 1 LOOP
-    PERFORM pg_advisory_xact_lock(lk.h);
-  END LOOP;
+  IF p ? 'keys' THEN
+    PERFORM pg_advisory_xact_lock(q.h) FROM (SELECT DISTINCT hashtextextended(x, 0) AS h
+      FROM jsonb_array_elements_text(p -> 'keys') AS x ORDER BY 1) q;
+  END IF;
+  -- The feed position: this transaction's id, and how many commits it made before (a host's
+  -- transaction may make several). No row is shared by all commits.
+  n := coalesce(nullif(current_setting('promo_engine.commits', true), ''), '0')::integer;
+  IF n >= ${FEED_SLOTS} THEN
+    RAISE EXCEPTION 'promo-engine: more than ${FEED_SLOTS - 1} commits in one transaction';
+  END IF;
+  -- A provisional number, negative and unique to this commit, for the feed rows the steps write; the
+  -- real one is taken last (below), so the shared counter's row is locked only from then to COMMIT.
+  seqv := -(pg_current_xact_id()::text::bigint * ${FEED_SLOTS} + n);
   LOOP
   BEGIN
     k := 0;
-    entries := '{}';
-    FOR w IN SELECT value FROM jsonb_array_elements(todo) LOOP
+    FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
-      t := format('%I.%I', ${literal(schema)}, w ->> 'c');
-      wid := w ->> 'id';
-      slot := (w ->> 'c') || '/' || wid;
-      IF w ->> 'op' = 'put' THEN
-        IF jsonb_typeof(w -> 'ev') = 'null' THEN
-          EXECUTE format('INSERT INTO %s (id, value, version, shape) VALUES ($1, $2, 1, $3) ON CONFLICT (id) DO NOTHING RETURNING version', t)
-            INTO ver USING wid, w -> 'v', (w ->> 's')::integer;
-          IF ver IS NULL THEN
-            conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'exists');
-            RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-          END IF;
-        ELSE
-          EXECUTE format('UPDATE %s SET value = $2, version = version + 1, shape = $3 WHERE id = $1 AND version = $4 RETURNING version', t)
-            INTO ver USING wid, w -> 'v', (w ->> 's')::integer, (w ->> 'ev')::integer;
-          IF ver IS NULL THEN
-            EXECUTE format('SELECT version FROM %s WHERE id = $1', t) INTO found_version USING wid;
-            conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid,
-              'reason', CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END);
-            RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-          END IF;
-        END IF;
-        entries := array_append(entries, jsonb_build_object('slot', slot, 'c', w ->> 'c', 'id', wid, 'pos', w -> 'pos',
-          'op', 'put', 'version', ver, 'value', w -> 'v', 'shape', w -> 's', 'inc', false));
-      ELSIF w ->> 'op' = 'delete' THEN
-        EXECUTE format('DELETE FROM %s WHERE id = $1 AND version = $2 RETURNING version', t)
-          INTO ver USING wid, (w ->> 'ev')::integer;
-        IF ver IS NULL THEN
-          EXECUTE format('SELECT version FROM %s WHERE id = $1', t) INTO found_version USING wid;
-          conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid,
-            'reason', CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END);
+      r := CASE step ->> 'c'
+          ${dispatch}
+        END;
+      IF r IS NOT NULL THEN
+        IF r ? 'conflict' THEN
+          conflict := r -> 'conflict';
           RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
         END IF;
-        entries := array_append(entries, jsonb_build_object('slot', slot, 'c', w ->> 'c', 'id', wid, 'pos', w -> 'pos',
-          'op', 'delete', 'version', ver, 'value', NULL, 'inc', false));
-      ELSE
-        -- An increment: lock the newest row, add, check the guards on the result, write.
-        attempt := 0;
-        LOOP
-          attempt := attempt + 1;
-          EXECUTE format('SELECT value, version, shape FROM %s WHERE id = $1 FOR UPDATE', t)
-            INTO cur_value, cur_version, cur_shape USING wid;
-          IF cur_version IS NULL THEN
-            IF jsonb_typeof(w -> 'create') IS DISTINCT FROM 'object' THEN
-              conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'missing');
-              RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-            END IF;
-            cur_value := (w -> 'create') || jsonb_build_object('id', wid);
-            cur_version := 0;
-            cur_shape := (w ->> 's')::integer;
-          END IF;
-          next_value := cur_value;
-          FOR inc IN SELECT key, value FROM jsonb_each(w -> 'by') LOOP
-            next_value := ${s}.pe_add(next_value, string_to_array(inc.key, '.'), (inc.value #>> '{}')::float8);
-          END LOOP;
-          FOR inc IN SELECT key, value FROM jsonb_each(coalesce(w -> 'set', '{}'::jsonb)) LOOP
-            next_value := ${s}.pe_set(next_value, string_to_array(inc.key, '.'), inc.value);
-          END LOOP;
-          -- A guard compares the field plus its \`plus\` fields with min, max and the bound stored in
-          -- the row at commit (\`maxOf\`), as guardCheck in src/ports.ts does.
-          FOR g IN SELECT key, value FROM jsonb_each(coalesce(w -> 'guard', '{}'::jsonb)) LOOP
-            n := CASE WHEN jsonb_typeof(next_value #> string_to_array(g.key, '.')) = 'number'
-              THEN (next_value #> string_to_array(g.key, '.'))::float8 ELSE 0 END;
-            FOR pl IN SELECT jsonb_array_elements_text(coalesce(g.value -> 'plus', '[]'::jsonb)) LOOP
-              IF jsonb_typeof(next_value #> string_to_array(pl, '.')) = 'number' THEN
-                n := n + (next_value #> string_to_array(pl, '.'))::float8;
-              END IF;
-            END LOOP;
-            lim := CASE WHEN g.value ? 'max' THEN (g.value ->> 'max')::float8 END;
-            IF g.value ? 'maxOf' AND jsonb_typeof(next_value #> string_to_array(g.value ->> 'maxOf', '.')) = 'number' THEN
-              lim := least(lim, (next_value #> string_to_array(g.value ->> 'maxOf', '.'))::float8);
-            END IF;
-            IF (g.value ? 'min' AND n < (g.value ->> 'min')::float8) OR (lim IS NOT NULL AND n > lim) THEN
-              conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'guard',
-                'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(n)) || g.value
-                  || CASE WHEN lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(lim)) END);
-              IF NOT collect OR chosen IS NOT NULL THEN
-                RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-              END IF;
-              -- Written anyway, so later writes see it; the round rolls back below.
-              failed := failed || jsonb_build_array(conflict);
-            END IF;
-          END LOOP;
-          IF cur_version > 0 THEN
-            EXECUTE format('UPDATE %s SET value = $2, version = version + 1 WHERE id = $1 RETURNING version', t)
-              INTO ver USING wid, next_value;
-            EXIT;
-          END IF;
-          EXECUTE format('INSERT INTO %s (id, value, version, shape) VALUES ($1, $2, 1, $3) ON CONFLICT (id) DO NOTHING RETURNING version', t)
-            INTO ver USING wid, next_value, cur_shape;
-          -- Another commit created the row first: increment the row it created.
-          EXIT WHEN ver IS NOT NULL OR attempt >= 3;
-        END LOOP;
-        IF ver IS NULL THEN
-          conflict := jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'version');
-          RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-        END IF;
-        entries := array_append(entries, jsonb_build_object('slot', slot, 'c', w ->> 'c', 'id', wid, 'pos', w -> 'pos',
-          'op', 'put', 'version', ver, 'value', next_value, 'shape', cur_shape, 'inc', true));
+        -- Failed guards with alternatives: written anyway, so later writes see them; the round rolls back below.
+        failed := failed || (r -> 'failed');
       END IF;
-      -- A testing hook (the adapter's commit hook): sleep after write k so a test can kill the client there.
+      -- A testing hook (the adapter's commit hook): sleep after step k so a test can kill the client there.
       IF pause IS NOT NULL AND (pause ->> 'after')::integer = k THEN
         PERFORM pg_sleep((pause ->> 'seconds')::float8);
       END IF;
@@ -211,8 +163,8 @@ BEGIN
     EXCEPTION WHEN unique_violation THEN
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       SELECT * INTO kc FROM ${s}.pe_keys WHERE constraint_name = cname;
-      SELECT array_agg(DISTINCT e ->> 'id') INTO written FROM unnest(entries) e
-        WHERE e ->> 'c' = kc.collection AND e ->> 'op' = 'put';
+      SELECT array_agg(DISTINCT c.id) INTO written FROM ${s}.pe_changes c
+        WHERE c.seq = seqv AND c.collection = kc.collection AND c.op = 'put';
       EXECUTE format('SELECT id FROM %I.%I WHERE id = ANY($1) AND (%s) IN (SELECT %s FROM %I.%I GROUP BY %s HAVING count(*) > 1) ORDER BY id LIMIT 1',
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '), array_to_string(kc.columns, ', '),
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '))
@@ -227,22 +179,19 @@ BEGIN
       conflict := failed -> 0;
       RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
     END IF;
-
-    -- Last: the sequence number (see above), then the change feed rows: per entity its last write,
-    -- flagged when any of its writes was an increment.
-    UPDATE ${s}.pe_feed SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO seqv;
-    INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-      SELECT seqv, (x ->> 'pos')::integer, x ->> 'c', x ->> 'id', x ->> 'op', (x ->> 'version')::integer,
-        CASE WHEN x ->> 'op' = 'put' THEN x -> 'value' END, (x ->> 'shape')::integer
-      FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
-        bool_or((u.x ->> 'inc')::boolean) OVER (PARTITION BY u.x ->> 'slot') AS einc
-      FROM unnest(entries) WITH ORDINALITY AS u(x, n) ORDER BY u.x ->> 'slot', u.n DESC) f;
-    SELECT coalesce(jsonb_object_agg(eslot, x -> 'version') FILTER (WHERE x ->> 'op' = 'put'), '{}'::jsonb),
-           coalesce(jsonb_object_agg(eslot, x -> 'value') FILTER (WHERE einc AND x ->> 'op' = 'put'), '{}'::jsonb),
-           coalesce(jsonb_object_agg(eslot, x -> 'shape') FILTER (WHERE einc AND x ->> 'op' = 'put'), '{}'::jsonb)
-      INTO versions, vals, shapes FROM (SELECT DISTINCT ON (u.x ->> 'slot') u.x ->> 'slot' AS eslot, u.x AS x,
-        bool_or((u.x ->> 'inc')::boolean) OVER (PARTITION BY u.x ->> 'slot') AS einc
-      FROM unnest(entries) WITH ORDINALITY AS u(x, n) ORDER BY u.x ->> 'slot', u.n DESC) f;
+    PERFORM set_config('promo_engine.commits', (n + 1)::text, true);
+    -- The answer, from the feed rows the steps wrote: per entity its last write.
+    SELECT jsonb_build_object('ok', true, 'seq', seqv,
+        'versions', coalesce(jsonb_object_agg(c.collection || '/' || c.id, c.version) FILTER (WHERE c.op = 'put'), '{}'::jsonb),
+        'values', coalesce(jsonb_object_agg(c.collection || '/' || c.id, c.value) FILTER (WHERE c.op = 'put' AND incs ? (c.collection || '/' || c.id)), '{}'::jsonb),
+        'shapes', coalesce(jsonb_object_agg(c.collection || '/' || c.id, c.shape) FILTER (WHERE c.op = 'put' AND incs ? (c.collection || '/' || c.id)), '{}'::jsonb))
+      INTO result FROM ${s}.pe_changes c WHERE c.seq = seqv;
+    -- Last: the sequence number from the one-row counter. Its row lock is held until the transaction
+    -- commits, so commits become visible in sequence order: a reader who has seen n has seen every
+    -- commit numbered below n, and the feed lists the writes of one row in the order they were made.
+    UPDATE ${s}.pe_feed SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO final_seq;
+    UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+    result := jsonb_set(result, '{seq}', to_jsonb(final_seq));
     EXIT;
   EXCEPTION
     WHEN SQLSTATE 'PE001' THEN
@@ -266,22 +215,112 @@ BEGIN
                 WHERE tl ->> 'c' = fg ->> 'collection' AND tl ->> 'id' = fg ->> 'id' AND tl ->> 'path' = fg -> 'guard' ->> 'path'))
         ORDER BY al.ord LIMIT 1;
         IF chosen IS NOT NULL THEN
-          todo := p -> 'alternatives' -> chosen -> 'writes';
+          todo := p -> 'alternatives' -> chosen -> 'steps';
+          incs := coalesce(p -> 'alternatives' -> chosen -> 'inc', '[]'::jsonb);
           pause := NULL;
+          -- The alternative's own guards fail as in a changeset without alternatives.
+          collect := false;
           CONTINUE;
         END IF;
       END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
     WHEN deadlock_detected OR serialization_failure OR lock_not_available THEN
       RETURN jsonb_build_object('ok', false, 'conflict',
-        jsonb_build_object('collection', w ->> 'c', 'id', wid, 'reason', 'version'));
+        jsonb_build_object('collection', step ->> 'c', 'id', coalesce(step -> 'rows' -> 0 ->> 'id', ''), 'reason', 'version'));
   END;
   END LOOP;
   IF chosen IS NOT NULL THEN
-    RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals, 'shapes', shapes,
-      'alternative', jsonb_build_object('index', chosen, 'failed', failed));
+    RETURN result || jsonb_build_object('alternative', jsonb_build_object('index', chosen, 'failed', failed));
   END IF;
-  RETURN jsonb_build_object('ok', true, 'seq', seqv, 'versions', versions, 'values', vals, 'shapes', shapes);
+  RETURN result;
+END $fn$;`
+}
+
+/**
+ * One collection's step (docs/postgres.md#commit): returns NULL when every write applied, else
+ * `{conflict}` or, collecting for alternatives, `{failed}` (the guards that failed, written anyway).
+ */
+function writer(schema: string, collection: string): string {
+  const s = quote(schema)
+  const t = `${s}.${quote(collection)}`
+  const c = literal(collection)
+  const feed = `INSERT INTO ${s}.pe_changes AS f (seq, pos, collection, id, op, version, value, shape)`
+  // A later round's write of the same entity replaces its change: per entity, the last write.
+  const replace =
+    'ON CONFLICT (seq, pos) DO UPDATE SET op = excluded.op, version = excluded.version, value = excluded.value, shape = excluded.shape'
+  const conflictOf = (reason: string) =>
+    `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
+  return `
+CREATE OR REPLACE FUNCTION ${writerFunction(schema, collection)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
+  LANGUAGE plpgsql AS $fn$
+DECLARE
+  bad text;
+  found_version integer;
+  failed jsonb;
+BEGIN
+  -- The rows that exist, locked in id order before any is written.
+  IF (step ->> 'upd')::integer + (step ->> 'del')::integer + (step ->> 'inc')::integer > 0 THEN
+    PERFORM 1 FROM ${t} WHERE id IN (SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' <> 'ins')
+      ORDER BY id FOR UPDATE;
+  END IF;
+  -- New entities, and the counter rows an increment creates (version 0: the increment makes it 1).
+  IF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
+    WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, pos integer, cr jsonb)
+        WHERE x.op = 'ins' OR (x.op = 'inc' AND jsonb_typeof(x.cr) = 'object')),
+      i AS (INSERT INTO ${t} (id, value, version, shape)
+        SELECT x.id, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END,
+          CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s FROM x ORDER BY x.id
+        ON CONFLICT (id) DO NOTHING RETURNING id, version),
+      f AS (${feed} SELECT seqv, x.pos, ${c}, x.id, 'put', 1, x.v, x.s FROM x JOIN i ON i.id = x.id WHERE i.version = 1 ${replace})
+    SELECT min(x.id) INTO bad FROM x WHERE x.op = 'ins' AND NOT EXISTS (SELECT 1 FROM i WHERE i.id = x.id);
+    IF bad IS NOT NULL THEN RETURN ${conflictOf("'exists'")}; END IF;
+  END IF;
+  IF (step ->> 'upd')::integer > 0 THEN
+    WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer, pos integer)
+        WHERE x.op = 'upd'),
+      u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s FROM x
+        WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos, x.v, x.s),
+      f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.v, u.s FROM u ${replace})
+    SELECT min(x.id) INTO bad FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id);
+    IF bad IS NOT NULL THEN
+      SELECT version INTO found_version FROM ${t} WHERE id = bad;
+      RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
+    END IF;
+  END IF;
+  IF (step ->> 'del')::integer > 0 THEN
+    WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, ev integer, pos integer)
+        WHERE x.op = 'del'),
+      d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos),
+      f AS (${feed} SELECT seqv, d.pos, ${c}, d.id, 'delete', d.version, NULL, NULL FROM d ${replace})
+    SELECT min(x.id) INTO bad FROM x WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.id = x.id);
+    IF bad IS NOT NULL THEN
+      SELECT version INTO found_version FROM ${t} WHERE id = bad;
+      RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
+    END IF;
+  END IF;
+  -- Increments: add to the newest row, record the change, and check every guard on the result, in one statement.
+  IF (step ->> 'inc')::integer > 0 THEN
+    WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, pos integer, by jsonb, g jsonb, st jsonb)
+        WHERE x.op = 'inc'),
+      u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.by, x.st), version = t.version + 1 FROM x
+        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape, x.pos, x.g),
+      f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u ${replace})
+    SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
+      (SELECT jsonb_agg(jsonb_build_object('collection', ${c}, 'id', u.id, 'reason', 'guard',
+          'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(g.n)) || g.value
+            || CASE WHEN g.lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(g.lim)) END) ORDER BY u.id, g.key)
+        FROM u CROSS JOIN LATERAL (SELECT e.key, e.value, ${s}.pe_guarded(u.value, e.key, e.value) AS n,
+            ${s}.pe_bound(u.value, e.value) AS lim
+          FROM jsonb_each(coalesce(u.g, '{}'::jsonb)) e) g
+        WHERE (g.value ? 'min' AND g.n < (g.value ->> 'min')::float8) OR g.n > g.lim)
+      INTO bad, failed;
+    IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
+    IF failed IS NOT NULL THEN
+      IF NOT collect THEN RETURN jsonb_build_object('conflict', failed -> 0); END IF;
+      RETURN jsonb_build_object('failed', failed);
+    END IF;
+  END IF;
+  RETURN NULL;
 END $fn$;`
 }
 

@@ -9,8 +9,15 @@ export interface QueryResultLike<R> {
   rows: R[]
 }
 
+/** A named query (node-postgres prepares it once per connection and reuses it by name). */
+export interface QueryConfigLike {
+  name?: string
+  text: string
+  values?: unknown[]
+}
+
 export interface Queryable {
-  query<R = Record<string, unknown>>(text: string, values?: unknown[]): Promise<QueryResultLike<R>>
+  query<R = Record<string, unknown>>(text: string | QueryConfigLike, values?: unknown[]): Promise<QueryResultLike<R>>
 }
 
 /** A connection taken from a pool: the adapter commits on one and gives it back. */

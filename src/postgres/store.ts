@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import pg from 'pg'
 import type {
   Change,
@@ -16,7 +17,7 @@ import type {
 } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
 import { currentShape, upgradeShape } from '../storage/shapes'
-import { canonical, insertedKeys, outcome } from './changeset'
+import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 import {
@@ -49,13 +50,21 @@ export interface PostgresStoreOptions {
   /**
    * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
    * instead of one) and the hook is awaited after each, so a test can kill the process between them.
-   * `pauseAfterWrite` makes the function itself sleep after its k-th write (1-based).
+   * `pauseAfterWrite` makes the function itself sleep after its k-th step (1-based; a step is the
+   * writes of one collection, docs/postgres.md#commit).
    */
   commitHook?: {
     after?: (step: CommitStep) => void | Promise<void>
     pauseAfterWrite?: { after: number; seconds: number }
   }
 }
+
+/**
+ * Connections of the pool a store makes from a connection string (docs/postgres.md#tuning): each
+ * request holds one for one statement at a time (a level of reads, then the commit), so this many
+ * requests of one process are in the database at once; more would queue inside the server instead.
+ */
+export const POOL_SIZE = 10
 
 /** What the store counts, for tests and benchmarks that assert the cost of an operation without timing it. */
 export interface PostgresStoreStats {
@@ -80,7 +89,33 @@ interface Row {
   shape: number
 }
 
-const SELECT = 'SELECT id, value, version, shape'
+/** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
+type Packed = [string, unknown, number, number, ...unknown[]]
+const PACK = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape)), '[]'::jsonb)`
+const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shape: r[3] })
+
+/**
+ * A statement node-postgres prepares once per connection (a named query), named by a hash of its
+ * text. Levels of reads from concurrent requests can combine into texts never seen again, and a
+ * connection keeps what it prepared for ever: past `PREPARED` distinct texts a store sends the rest
+ * unnamed (parsed at each use, as before).
+ */
+const PREPARED = 256
+
+/** Reads sent in one statement at most (docs/postgres.md#loads). */
+const BATCH = 64
+
+function namer(): (text: string, values?: unknown[]) => { name?: string; text: string; values?: unknown[] } {
+  const names = new Map<string, string>()
+  return (text, values) => {
+    let name = names.get(text)
+    if (name === undefined && names.size < PREPARED) {
+      name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
+      names.set(text, name)
+    }
+    return { ...(name === undefined ? {} : { name }), text, ...(values === undefined ? {} : { values }) }
+  }
+}
 
 /**
  * The PostgreSQL store (docs/postgres.md): one table per collection, entities as JSONB with their
@@ -92,6 +127,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const s = quote(schema)
   const tables = layouts(schema, options.indexes)
   const stats: PostgresStoreStats = { queries: 0, commits: 0 }
+  const named = namer()
   const given = [options.pool, options.connectionString, options.client].filter((x) => x !== undefined)
   if (given.length !== 1) throw new Error('createPostgresStore needs exactly one of pool, connectionString or client')
   const ownPool =
@@ -100,16 +136,61 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       : // An idle connection the server drops (a restart, a failover) is reported on the pool; without a
         // listener node-postgres would crash the process. The next query gets a new connection, and a
         // query that fails becomes an EngineError (docs/postgres.md#faults).
-        (new pg.Pool({ connectionString: options.connectionString }).on('error', () => {}) as unknown as PoolLike)
+        // Sized for the work (docs/postgres.md#tuning): a request holds one connection per round trip.
+        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE }).on(
+          'error',
+          () => {},
+        ) as unknown as PoolLike)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
 
   async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
     stats.queries++
     try {
-      return await db.query<R>(text, values)
+      return await db.query<R>(named(text, values))
     } catch (error) {
       throw storeFault(error)
+    }
+  }
+
+  /*
+   * Reads issued together (one level of an operation's loads: docs/storage.md#load-decide-commit) are
+   * sent as one statement: each read is a scalar subquery yielding its rows as JSON, and the reads
+   * waiting when the event loop turns become the columns of one SELECT. Fragments are sorted by text,
+   * so a level of the same shape is the same statement, prepared once per connection.
+   */
+  let waiting: { text: string; values: unknown[]; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = []
+
+  function read<T>(text: string, values: unknown[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ text, values, resolve: resolve as (v: unknown) => void, reject })
+      if (waiting.length === 1) setImmediate(flush)
+    })
+  }
+
+  async function flush(): Promise<void> {
+    const all = waiting
+    waiting = []
+    all.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
+    // of at most BATCH reads, sent together.
+    const batches: (typeof all)[] = []
+    for (let i = 0; i < all.length; i += BATCH) batches.push(all.slice(i, i + BATCH))
+    await Promise.all(batches.map(send))
+  }
+
+  async function send(batch: typeof waiting): Promise<void> {
+    const params: unknown[] = []
+    const columns = batch.map((r, i) => {
+      const offset = params.length
+      params.push(...r.values)
+      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} AS r${i}`
+    })
+    try {
+      const { rows } = await query<Record<string, unknown>>(`SELECT ${columns.join(', ')}`, params)
+      for (const [i, r] of batch.entries()) r.resolve(rows[0]?.[`r${i}`])
+    } catch (error) {
+      for (const r of batch) r.reject(error)
     }
   }
 
@@ -132,24 +213,24 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       typeof value === 'string' ? [value] : value
     return {
       async get(id) {
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = $1`, [id])
-        return rows[0] ? asStored(rows[0]) : undefined
+        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = $1)`, [id])
+        return row ? asStored(unpack(row)) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE id = ANY($1::text[])`, [ids])
-        const byId = new Map(rows.map((r) => [r.id, r]))
+        const rows = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`, [ids])
+        const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
-          return row ? [asStored(row)] : []
+          return row ? [asStored(unpack(row))] : []
         })
       },
       async findBy(key, value) {
         const k = keyOf(key)
         const values = keyValues(value)
-        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}`).join(' AND ')
-        const { rows } = await query<Row>(`${SELECT} FROM ${t} WHERE ${where}`, [...values])
-        return rows[0] ? asStored(rows[0]) : undefined
+        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}::text`).join(' AND ')
+        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE ${where})`, [...values])
+        return row ? asStored(unpack(row)) : undefined
       },
       async findMany(key, values) {
         if (values.length === 0) return []
@@ -157,15 +238,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const tuples = values.map(keyValues)
         const params = k.columns.map((_, i) => tuples.map((t) => t[i] ?? null))
         const cols = k.columns.map(quote)
+        const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
         const sql =
           cols.length === 1
-            ? `${SELECT}, ${cols[0]} AS k0 FROM ${t} WHERE ${cols[0]} = ANY($1::text[])`
-            : `${SELECT}, ${cols.map((c, i) => `${c} AS k${i}`).join(', ')} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')}))`
-        const { rows } = await query<Row & Record<string, string>>(sql, params)
-        const byKey = new Map(rows.map((r) => [JSON.stringify(k.columns.map((_, i) => r[`k${i}`])), r]))
+            ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
+            : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+        const rows = await read<Packed[]>(sql, params)
+        const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
         return tuples.flatMap((tuple) => {
           const row = byKey.get(JSON.stringify(tuple))
-          return row ? [asStored(row)] : []
+          return row ? [asStored(unpack(row))] : []
         })
       },
       async list(q = {}) {
@@ -231,19 +313,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
         : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
     }
+    // A total only when the caller asks for one (`count` not false): internal reads skip the count(*).
     const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
     const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
       empty ? ' AND FALSE' : ''
-    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${limit + 1}`}${offset > 0 ? ` OFFSET ${offset}` : ''}`
-    const sql = `${anchor}SELECT ${total} AS total, p.id, p.value, p.version, p.shape FROM (SELECT 1) AS one LEFT JOIN LATERAL (${pageSql}) p ON TRUE ORDER BY p.k ${dir}, p.id ${idDir}`
-    const { rows } = await query<Omit<Row, 'id'> & { id: string | null; total: string }>(sql, params)
-    const found = rows.filter((r): r is Row & { total: string } => r.id !== null)
+    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}${offset > 0 ? ` OFFSET ${param(offset)}::bigint` : ''}`
+    const sql = `(${anchor}SELECT jsonb_build_object('total', ${total}, 'rows', coalesce(jsonb_agg(jsonb_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::jsonb)) FROM (${pageSql}) p)`
+    const result = await read<{ total: number; rows: Packed[] }>(sql, params)
+    const found = result.rows.map(unpack)
     const has_more = limit !== undefined && found.length > limit
     const data = (has_more ? found.slice(0, limit) : found).map(asStored)
     const last = data.at(-1)
     return {
       data,
-      total: Number(rows[0]?.total ?? 0),
+      total: result.total < 0 ? found.length : result.total,
       has_more,
       more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
     }
@@ -253,14 +336,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     stats.commits++
     const keys = insertedKeys(changeset)
     const payload = JSON.stringify({
-      writes: canonical(changeset.writes),
+      ...commitSteps(changeset.writes),
       ...(keys.length > 0 ? { keys } : {}),
       ...(changeset.alternatives?.length
         ? {
             alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
               when: { c: collection, ...when },
               tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
-              writes: canonical(writes),
+              ...commitSteps(writes),
             })),
           }
         : {}),
@@ -321,7 +404,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
     try {
-      const { rows } = await client.query<{ r: unknown }>(sql, [payload])
+      const { rows } = await client.query<{ r: unknown }>(named(sql, [payload]))
       return rows[0]?.r
     } catch (error) {
       const code = (error as { code?: unknown }).code
@@ -332,45 +415,52 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
+  /**
+   * No horizon is needed (docs/postgres.md#change-feed-and-late-commits): commits become visible in
+   * sequence order, so every committed number is final; a provisional (negative) one is never read.
+   */
+  const horizon = '9223372036854775807::bigint'
+
   async function changes(q: ChangesQuery = {}): Promise<ChangePage> {
     const after = q.after ?? 0
     const limit = q.limit ?? 100
     const only = q.collections && q.collections.length > 0 ? q.collections : undefined
     const filter = only ? ' AND collection = ANY($3::text[])' : ''
-    // The seq of the limit-th matching change: the page ends with that commit, whole.
-    const edge = await query<{ seq: string }>(
-      `SELECT seq FROM ${s}.pe_changes WHERE seq > $1${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1`,
-      only ? [after, limit - 1, only] : [after, limit - 1],
-    )
-    const upTo = edge.rows[0] ? Number(edge.rows[0].seq) : undefined
-    const params: unknown[] = [after, upTo ?? null]
-    if (only) params.push(only)
-    const { rows } = await query<Omit<Change, 'seq'> & { seq: string; shape: number | null }>(
-      `SELECT seq, collection, id, op, version, value, shape FROM ${s}.pe_changes WHERE seq > $1 AND ($2::bigint IS NULL OR seq <= $2)${filter} ORDER BY seq, pos`,
-      params,
-    )
-    const data: Change[] = rows.map((r) => ({
-      seq: Number(r.seq),
-      collection: r.collection,
-      id: r.id,
-      op: r.op,
-      version: r.version,
-      // Changes written before the feed recorded shapes (schema version 1) read as written.
-      value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
-    }))
-    if (upTo !== undefined) {
-      const more = await query<{ more: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes WHERE seq > $1) AS more`,
-        [upTo],
-      )
-      return { data, has_more: more.rows[0]?.more === true, next_after: upTo }
-    }
+    // One statement: the seq of the limit-th matching change below the horizon (the page ends with
+    // that commit, whole), the page, whether more follows, and the last commit below the horizon.
+    const sql = `WITH h AS (SELECT ${horizon} AS h),
+      edge AS (SELECT seq FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1),
+      page AS (SELECT c.seq, c.pos, c.collection, c.id, c.op, c.version, c.value, c.shape FROM ${s}.pe_changes c, h
+        WHERE c.seq > $1 AND c.seq < h.h AND c.seq <= coalesce((SELECT seq FROM edge), h.h)${filter.replace('collection', 'c.collection')})
+      SELECT (SELECT seq FROM edge) AS edge,
+        (SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes, h WHERE seq > (SELECT seq FROM edge) AND seq < h.h)) AS more,
+        (SELECT max(seq) FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h) AS last,
+        p.seq, p.collection, p.id, p.op, p.version, p.value, p.shape
+      FROM (SELECT 1) one LEFT JOIN page p ON TRUE ORDER BY p.seq, p.pos`
+    const { rows } = await query<
+      Omit<Change, 'seq'> & {
+        seq: string | null
+        shape: number | null
+        edge: string | null
+        more: boolean | null
+        last: string | null
+      }
+    >(sql, only ? [after, limit - 1, only] : [after, limit - 1])
+    const head = rows[0]
+    const data: Change[] = rows
+      .filter((r) => r.seq !== null)
+      .map((r) => ({
+        seq: Number(r.seq),
+        collection: r.collection,
+        id: r.id,
+        op: r.op,
+        version: r.version,
+        // Changes written before the feed recorded shapes (schema version 1) read as written.
+        value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
+      }))
+    if (head?.edge != null) return { data, has_more: head.more === true, next_after: Number(head.edge) }
     // Fewer than `limit` matched: the cursor moves past every commit read, matching or not.
-    const last = await query<{ seq: string | null }>(`SELECT max(seq) AS seq FROM ${s}.pe_changes WHERE seq > $1`, [
-      after,
-    ])
-    const lastSeq = last.rows[0]?.seq
-    return { data, has_more: false, next_after: lastSeq == null ? after : Number(lastSeq) }
+    return { data, has_more: false, next_after: head?.last == null ? after : Number(head.last) }
   }
 
   const repositories = Object.fromEntries(COLLECTIONS.map((c) => [c, repository(c)])) as {

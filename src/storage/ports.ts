@@ -197,7 +197,10 @@ export interface Conflict {
 export type CommitResult =
   | {
       ok: true
-      /** The commit's position in the change feed: strictly increasing, one per commit. */
+      /**
+       * The commit's position in the change feed, one per commit: a reader past a position never
+       * meets a commit below it later (docs/storage.md#change-feed).
+       */
       seq: number
       /** The new version of every entity written, keyed `collection/id`. */
       versions: Record<string, number>

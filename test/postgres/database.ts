@@ -45,7 +45,6 @@ BEGIN
     EXECUTE format('DELETE FROM %I.%I', '${schema}', c);
   END LOOP;
   DELETE FROM ${s}.pe_changes;
-  UPDATE ${s}.pe_feed SET seq = 0 WHERE seq <> 0;
 END $$`)
 }
 

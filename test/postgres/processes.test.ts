@@ -34,6 +34,15 @@ let drop: () => Promise<void>
 let pool: pg.Pool
 let store: PostgresStore
 let engine: Engine
+let deadlocksBefore: number
+
+/** The server's deadlock count for this database (the backends of exited children have flushed theirs). */
+async function deadlocks(): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(
+    'SELECT deadlocks AS n FROM pg_stat_database WHERE datname = current_database()',
+  )
+  return Number(rows[0]?.n ?? 0)
+}
 
 beforeAll(async () => {
   const db = await cloneDatabase()
@@ -43,6 +52,7 @@ beforeAll(async () => {
   store = createPostgresStore({ pool })
   engine = createEngine({ store })
   registerAsyncHandler(engineContext(engine), COUNT_ACTION, countHandler)
+  deadlocksBefore = await deadlocks()
 })
 
 afterAll(async () => {
@@ -275,4 +285,12 @@ describe.sequential('a process killed during its commit', () => {
   it('inside the commit function, after its second write: none of it', () => killedAt('in-function'))
   it('after the commit function, before COMMIT: none of it', () => killedAt('applied'))
   it('after COMMIT: all of it', () => killedAt('committed'))
+})
+
+describe.sequential('locks taken in one order', () => {
+  it('no deadlock on the server after every race above (pg_stat_database.deadlocks unchanged)', async () => {
+    // Statistics reach the shared view when a backend flushes them: the children's backends have exited.
+    await pool.query('SELECT pg_stat_force_next_flush()')
+    expect(await deadlocks()).toBe(deadlocksBefore)
+  })
 })

@@ -155,6 +155,7 @@ export async function assignedRules(
   const assignments = await store.validation_rule_assignments.list({
     where: { related_object_id: { in: ids } },
     order: { field: 'created_at', direction: 'asc' },
+    count: false,
   })
   const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
   const rules = ruleIds.length ? await store.validation_rules.getMany(ruleIds) : []

@@ -457,9 +457,12 @@ async function loadReward(
   const [reward, assignments, standings] = await Promise.all([
     store.rewards.get(rewardId),
     card.campaign_id
-      ? store.reward_assignments.list({ where: { reward_id: rewardId, related_object_id: card.campaign_id } })
+      ? store.reward_assignments.list({
+          where: { reward_id: rewardId, related_object_id: card.campaign_id },
+          count: false,
+        })
       : undefined,
-    store.member_tiers.list({ where: { voucher_id: card.id } }),
+    store.member_tiers.list({ where: { voucher_id: card.id }, count: false }),
   ])
   if (!reward || !card.campaign_id) return { reward: reward?.value ?? null, assignment: null, tier: null }
   const standing = standings.data[0]?.value
@@ -468,6 +471,6 @@ async function loadReward(
 }
 
 async function customerTiers(store: Store, customerId: string): Promise<string[]> {
-  const standings = await store.member_tiers.list({ where: { customer_id: customerId } })
+  const standings = await store.member_tiers.list({ where: { customer_id: customerId }, count: false })
   return standings.data.flatMap((s) => (s.value.tier_id ? [s.value.tier_id] : []))
 }

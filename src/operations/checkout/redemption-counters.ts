@@ -60,7 +60,7 @@ export async function unitBudgetsFor(
   const counted =
     where === undefined
       ? []
-      : (await store.redemptions.list({ where })).data
+      : (await store.redemptions.list({ where, count: false })).data
           .map((s) => s.value)
           .filter((r) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null)
   const past = (await withOrders(store, counted)).map((r) => ({

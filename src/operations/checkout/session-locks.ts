@@ -45,7 +45,7 @@ export async function lockSession(
   const ttl = request.ttl ?? 7
   const ttlUnit: TtlUnit = request.ttl_unit ?? 'DAYS'
   const expiresAt = new Date(tx.now.getTime() + Math.ceil(ttl * UNIT_MS[ttlUnit])).toISOString()
-  const existing = await tx.store.sessions.list({ where: { key } })
+  const existing = await tx.store.sessions.list({ where: { key }, count: false })
   const previous = new Map<string, Stored<ValidationSession>>()
   for (const s of existing.data) if (s.value.voucher_id) previous.set(s.value.voucher_id, s)
 
@@ -85,6 +85,7 @@ export async function lockSession(
 export async function releaseSession(tx: Tx, key: string, voucherId?: string): Promise<number> {
   const sessions = await tx.store.sessions.list({
     where: voucherId ? { key, voucher_id: voucherId, released_at: null } : { key, released_at: null },
+    count: false,
   })
   for (const s of sessions.data) tx.update('sessions', s, { ...s.value, released_at: tx.nowIso })
   return sessions.data.length

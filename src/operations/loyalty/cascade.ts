@@ -61,7 +61,9 @@ function cacheOf(tx: Tx): LoyaltyCache {
 /** Every loyalty program, read once per transaction. */
 export function loyaltyPrograms(tx: Tx): Promise<Stored<Campaign>[]> {
   const cache = cacheOf(tx)
-  cache.programs ??= tx.store.campaigns.list({ where: { campaign_type: 'LOYALTY_PROGRAM' } }).then((p) => p.data)
+  cache.programs ??= tx.store.campaigns
+    .list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false })
+    .then((p) => p.data)
   return cache.programs
 }
 
@@ -86,11 +88,13 @@ async function loadProgramBatch(tx: Tx, campaigns: readonly Campaign[]): Promise
     tx.store.earning_rules.list({
       where: { campaign_id: { in: ids } },
       order: { field: 'created_at', direction: 'asc' },
+      count: false,
     }),
-    tx.store.loyalty_tiers.list({ where: { campaign_id: { in: ids } } }),
+    tx.store.loyalty_tiers.list({ where: { campaign_id: { in: ids } }, count: false }),
     tx.store.reward_assignments.list({
       where: { related_object_id: { in: ids }, 'parameters.loyalty.auto_redeem': true },
       order: { field: 'created_at', direction: 'asc' },
+      count: false,
     }),
   ])
   // At most one auto-redeem reward per program: the oldest assignment.
@@ -108,6 +112,7 @@ async function loadProgramBatch(tx: Tx, campaigns: readonly Campaign[]): Promise
       : tx.store.validation_rule_assignments.list({
           where: { related_object_id: { in: autoIds } },
           order: { field: 'created_at', direction: 'asc' },
+          count: false,
         }),
   ])
   const autoRuleIds = [...new Set(autoAssignments.data.map((a) => a.value.rule_id))]
@@ -238,6 +243,7 @@ async function periodBuckets(tx: Tx, card: CardState, period: TierPeriod): Promi
   const { start } = periodBounds(tx.now, period, tx.ctx.config.timezone)
   const page = await tx.store.points_buckets.list({
     where: { voucher_id: card.voucher.id, created_at: { after: new Date(start.getTime() - 1).toISOString() } },
+    count: false,
   })
   return page.data.map((row) => row.value)
 }

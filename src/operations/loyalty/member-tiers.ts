@@ -24,7 +24,7 @@ export async function campaignTiers(tx: Tx, campaignId: string): Promise<Loyalty
   }
   const known = byCampaign.get(campaignId)
   if (known) return known
-  const page = await tx.store.loyalty_tiers.list({ where: { campaign_id: campaignId } })
+  const page = await tx.store.loyalty_tiers.list({ where: { campaign_id: campaignId }, count: false })
   const tiers = page.data.map((s) => s.value).sort((a, b) => a.points.from - b.points.from)
   byCampaign.set(campaignId, tiers)
   return tiers

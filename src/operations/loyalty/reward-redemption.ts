@@ -49,7 +49,10 @@ export async function redeemReward(
     assignments:
       campaignId === null
         ? null
-        : ctx.store.reward_assignments.list({ where: { related_object_id: campaignId, reward_id: input.reward.id } }),
+        : ctx.store.reward_assignments.list({
+            where: { related_object_id: campaignId, reward_id: input.reward.id },
+            count: false,
+          }),
   }
   for (const p of Object.values(early)) p?.catch(() => undefined)
   const card0 = await memberCard(ctx, campaignId, memberId)
@@ -75,7 +78,10 @@ export async function redeemReward(
       (reuse && campaignId === programId ? early.campaign : null) ?? tx.store.campaigns.get(programId),
       reuse ? early.reward : tx.store.rewards.get(input.reward.id),
       (reuse && campaignId === programId ? early.assignments : null) ??
-        tx.store.reward_assignments.list({ where: { related_object_id: programId, reward_id: input.reward.id } }),
+        tx.store.reward_assignments.list({
+          where: { related_object_id: programId, reward_id: input.reward.id },
+          count: false,
+        }),
       reuse ? early.schema : tx.store.metadata_schemas.findBy('related_object', 'redemption'),
     ])
     if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')

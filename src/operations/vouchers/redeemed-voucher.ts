@@ -39,6 +39,7 @@ export async function redemptionVoucherExtras(
     store.validation_rule_assignments.list({
       where: { related_object_id: { in: related } },
       order: { field: 'created_at', direction: 'asc' },
+      count: false,
     }),
     holder !== undefined || !voucher.holder_id ? holder : store.customers.get(voucher.holder_id).then((c) => c?.value),
   ])

@@ -1,0 +1,179 @@
+import { execSync, fork } from 'node:child_process'
+import { cpus, loadavg } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { startEmbedded } from '../../test/postgres/embedded'
+
+/*
+ * `npx tsx bench/postgres/near-floor.ts [baseDist]` (not a test; docs/postgres.md#commit): on one
+ * embedded PostgreSQL 17, with fsync off and then on (the same server, reloaded), the floor (what the
+ * database itself commits: a guarded single-row UPDATE; one function call applying 19 JSONB inserts
+ * and a guarded update) and the engine (a one-line validation and redemption from one client: p50;
+ * redemptions/s from 1, 2 and 4 processes on distinct codes and on one hot code; validations/s),
+ * this checkout's build (`dist/`, run `npm run build` first) and, given its `dist/` path, an earlier
+ * build beside it in its own schema. Each process makes one request at a time on its own connection
+ * pool. Ends with the server's statements by total time (pg_stat_statements, nested statements too)
+ * for this build's redemptions: where the time goes.
+ */
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const WORKER = fileURLToPath(new URL('./near-floor-worker.ts', import.meta.url))
+const HERE = fileURLToPath(new URL('../../dist', import.meta.url))
+const builds: { label: string; dist: string; schema: string }[] = [
+  { label: 'this build', dist: HERE, schema: 'promo_engine' },
+  ...(process.argv[2] ? [{ label: 'earlier build', dist: process.argv[2], schema: 'base' }] : []),
+]
+
+interface Tally {
+  ops: number
+  ok: number
+  failed: number
+  ms: number
+  p50: number
+  p99: number
+  queries: number
+  commits: number
+}
+
+function worker(url: string, env: Record<string, string>): Promise<Tally> {
+  return new Promise((resolve, reject) => {
+    const child = fork(WORKER, [], {
+      execArgv: ['--import', 'tsx'],
+      env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
+    })
+    child.once('message', (m) => resolve(m as Tally))
+    child.once('error', reject)
+    child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`worker exited ${code}`))))
+  })
+}
+
+async function race(url: string, n: number, env: (i: number) => Record<string, string>) {
+  const tallies = await Promise.all(Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) })))
+  const seconds = Math.max(...tallies.map((t) => t.ms)) / 1000
+  const sum = (k: keyof Tally) => tallies.reduce((s, t) => s + t[k], 0)
+  return {
+    perSecond: sum('ops') / seconds,
+    ok: sum('ok'),
+    failed: sum('failed'),
+    p50: tallies[0]?.p50 ?? 0,
+    queries: sum('queries') / Math.max(1, sum('ops')),
+  }
+}
+
+const voucher = (code: string) => ({
+  code,
+  type: 'DISCOUNT_VOUCHER',
+  discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+})
+
+const FLOOR_SQL = `
+CREATE SCHEMA IF NOT EXISTS floor;
+CREATE TABLE IF NOT EXISTS floor.counter (id integer PRIMARY KEY, n bigint NOT NULL, cap bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS floor.rows (id text PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL);
+INSERT INTO floor.counter SELECT g, 0, 1000000000000 FROM generate_series(0, 7) g ON CONFLICT DO NOTHING;
+CREATE OR REPLACE FUNCTION floor.apply(p jsonb, which integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO floor.rows (id, value, version) SELECT x ->> 'id', x -> 'value', 1 FROM jsonb_array_elements(p) x;
+  UPDATE floor.counter SET n = n + 1 WHERE id = which AND n + 1 <= cap;
+  RETURN FOUND;
+END $$;`
+
+async function main(): Promise<void> {
+  const server = await startEmbedded({
+    shared_preload_libraries: 'pg_stat_statements',
+    'pg_stat_statements.track': 'all',
+  })
+  const url = server.url
+  const admin = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+  try {
+    await admin.query(FLOOR_SQL)
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    for (const build of builds) {
+      const { createEngine } = (await import(`${build.dist}/index.js`)) as typeof import('../../src/index')
+      const { createPostgresStore } = (await import(
+        `${build.dist}/postgres.js`
+      )) as typeof import('../../src/postgres/index')
+      const store = createPostgresStore({ pool: admin, schema: build.schema })
+      await store.migrate()
+      const engine = createEngine({ store })
+      for (let i = 0; i < 4; i++) await engine.raw.vouchers.create(voucher(`D${i}`))
+      await engine.raw.vouchers.create(voucher('HOT'))
+    }
+    const uptime = () => execSync('uptime').toString().trim()
+    console.log(
+      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per row`,
+    )
+    console.log(`builds: ${builds.map((b) => `${b.label} = ${b.dist}`).join('; ')}\n`)
+    for (const fsync of ['off', 'on']) {
+      await admin.query(`ALTER SYSTEM SET fsync = ${fsync}`)
+      await admin.query('SELECT pg_reload_conf()')
+      await new Promise((r) => setTimeout(r, 300))
+      const shown = (await admin.query('SHOW fsync')).rows[0].fsync
+      console.log(`### fsync ${shown} (load before: ${uptime()})\n`)
+      console.log('| what | from | per second | p50 ms | queries/op | failed |')
+      console.log('| --- | --- | ---: | ---: | ---: | ---: |')
+      const line = (what: string, from: string, r: Awaited<ReturnType<typeof race>>) =>
+        console.log(
+          `| ${what} | ${from} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.queries ? r.queries.toFixed(1) : '—'} | ${r.failed} |`,
+        )
+      for (const kind of ['floor-update', 'floor-call']) {
+        for (const n of [1, 4]) {
+          line(
+            `floor: ${kind === 'floor-update' ? 'guarded single-row UPDATE' : 'function call: 19 JSONB inserts + guarded update'}`,
+            `${n} conn`,
+            await race(url, n, () => ({ KIND: kind })),
+          )
+        }
+      }
+      for (const build of builds) {
+        const env = { BUILD: build.dist, SCHEMA: build.schema }
+        if (build === builds[0] && fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
+        line(
+          `${build.label}: validate`,
+          '1 client',
+          await race(url, 1, () => ({ ...env, KIND: 'validate', CODE: 'D0' })),
+        )
+        line(`${build.label}: redeem`, '1 client', await race(url, 1, () => ({ ...env, KIND: 'redeem', CODE: 'D0' })))
+        for (const n of [2, 4]) {
+          line(
+            `${build.label}: redeem, distinct codes`,
+            `${n} procs`,
+            await race(url, n, (i) => ({ ...env, KIND: 'redeem', CODE: `D${i}` })),
+          )
+        }
+        for (const n of [1, 2, 4]) {
+          line(
+            `${build.label}: redeem, one hot code`,
+            `${n} procs`,
+            await race(url, n, () => ({ ...env, KIND: 'redeem', CODE: 'HOT' })),
+          )
+        }
+        line(
+          `${build.label}: validate`,
+          '4 procs',
+          await race(url, 4, (i) => ({ ...env, KIND: 'validate', CODE: `D${i}` })),
+        )
+        if (build === builds[0] && fsync === 'on') {
+          const top = await admin.query(
+            `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+             FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 14`,
+          )
+          console.log(
+            `\nWhere this build's time goes on the server (fsync on, its rows above; nested statements included):\n`,
+          )
+          console.log('| calls | total ms | mean ms | statement |')
+          console.log('| ---: | ---: | ---: | --- |')
+          for (const r of top.rows)
+            console.log(`| ${r.calls} | ${r.total_ms} | ${r.mean_ms} | \`${r.query.replace(/\|/g, '\\|')}\` |`)
+          console.log('')
+        }
+      }
+      console.log(`\n(load after: ${uptime()})\n`)
+    }
+  } finally {
+    await admin.end()
+    await server.stop()
+  }
+}
+
+await main()
