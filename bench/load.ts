@@ -179,6 +179,10 @@ async function main(): Promise<void> {
       HOST: '127.0.0.1',
       PROMO_APP_ID: APP['X-App-Id'],
       PROMO_APP_SECRET: APP['X-App-Token'],
+      // The server refuses to start on a database without a files secret (download links must
+      // survive restarts); the metrics listener takes a free port of its own.
+      PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
+      PROMO_METRICS_PORT: String(await freePort()),
     },
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
