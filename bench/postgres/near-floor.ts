@@ -1,5 +1,5 @@
 import { execSync, fork } from 'node:child_process'
-import { cpus, loadavg } from 'node:os'
+import { cpus } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
