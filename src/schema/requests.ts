@@ -96,44 +96,7 @@ export interface CampaignsCreateParams {
       | null
       | undefined
     type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
-    discount?:
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'AMOUNT'
-          amount_off: number
-          amount_off_formula?: string | undefined
-          effect?:
-            | 'APPLY_TO_ORDER'
-            | 'APPLY_TO_ITEMS'
-            | 'APPLY_TO_ITEMS_PROPORTIONALLY'
-            | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
-            | 'APPLY_TO_ITEMS_BY_QUANTITY'
-            | undefined
-        }
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'PERCENT'
-          percent_off: number
-          percent_off_formula?: string | undefined
-          amount_limit?: number | null | undefined
-          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-        }
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'FIXED'
-          fixed_amount: number
-          fixed_amount_formula?: string | undefined
-          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-        }
-      | {
-          [x: string]: unknown
-          type: 'UNIT'
-        }
-      | null
-      | undefined
+    discount?: RequestDiscount | null | undefined
     gift?:
       | {
           amount: number
@@ -141,29 +104,7 @@ export interface CampaignsCreateParams {
         }
       | null
       | undefined
-    loyalty_card?:
-      | {
-          points: number
-          expiration_rules?:
-            | {
-                period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
-                period_value?: number | undefined
-                rounding_type?:
-                  | 'END_OF_MONTH'
-                  | 'END_OF_QUARTER'
-                  | 'END_OF_HALF_YEAR'
-                  | 'END_OF_YEAR'
-                  | 'PARTICULAR_MONTH'
-                  | undefined
-                rounding_value?: number | undefined
-                fixed_month?: number | undefined
-                fixed_day?: number | undefined
-              }
-            | null
-            | undefined
-        }
-      | null
-      | undefined
+    loyalty_card?: RequestLoyaltyCard | null | undefined
     redemption?:
       | {
           quantity?: number | null | undefined
@@ -255,17 +196,7 @@ export interface CustomersCreateParams {
   email?: string | null | undefined
   phone?: string | null | undefined
   birthdate?: string | null | undefined
-  address?:
-    | {
-        city?: string | null | undefined
-        state?: string | null | undefined
-        line_1?: string | null | undefined
-        line_2?: string | null | undefined
-        country?: string | null | undefined
-        postal_code?: string | null | undefined
-      }
-    | null
-    | undefined
+  address?: RequestAddress | null | undefined
   description?: string | null | undefined
   metadata?:
     | {
@@ -317,93 +248,8 @@ export interface ValidationsValidateStackableParams {
         id: string
       }
   )[]
-  order?:
-    | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-        amount?: number | null | undefined
-        initial_amount?: number | null | undefined
-        discount_amount?: number | null | undefined
-        items?:
-          | {
-              sku_id?: string | null | undefined
-              product_id?: string | null | undefined
-              related_object?: 'product' | 'sku' | undefined
-              source_id?: string | null | undefined
-              quantity?: string | number | null | undefined
-              amount?: number | null | undefined
-              discount_amount?: number | null | undefined
-              price?: number | null | undefined
-              product?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    name?: string | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                    price?: number | null | undefined
-                  }
-                | undefined
-              sku?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    sku?: string | null | undefined
-                    price?: number | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                  }
-                | undefined
-              metadata?:
-                | {
-                    [x: string]: unknown
-                  }
-                | undefined
-            }[]
-          | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
-  customer?:
-    | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        name?: string | null | undefined
-        email?: string | null | undefined
-        phone?: string | null | undefined
-        birthdate?: string | null | undefined
-        address?:
-          | {
-              city?: string | null | undefined
-              state?: string | null | undefined
-              line_1?: string | null | undefined
-              line_2?: string | null | undefined
-              country?: string | null | undefined
-              postal_code?: string | null | undefined
-            }
-          | null
-          | undefined
-        description?: string | null | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
+  order?: RequestOrder | undefined
+  customer?: RequestCustomer | undefined
   session?:
     | {
         type: 'LOCK'
@@ -437,33 +283,7 @@ export type RedemptionsRedeemStackableParams = ValidationsValidateStackableParam
 export interface RedemptionsRollbackParams {
   reason?: string | undefined
   tracking_id?: string | undefined
-  customer?:
-    | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        name?: string | null | undefined
-        email?: string | null | undefined
-        phone?: string | null | undefined
-        birthdate?: string | null | undefined
-        address?:
-          | {
-              city?: string | null | undefined
-              state?: string | null | undefined
-              line_1?: string | null | undefined
-              line_2?: string | null | undefined
-              country?: string | null | undefined
-              postal_code?: string | null | undefined
-            }
-          | null
-          | undefined
-        description?: string | null | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
+  customer?: RequestCustomer | undefined
   order?:
     | {
         id?: string | undefined
@@ -508,42 +328,7 @@ export interface PromotionsCreateParams {
       name: string
       banner?: string | null | undefined
       action: {
-        discount:
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'AMOUNT'
-              amount_off: number
-              amount_off_formula?: string | undefined
-              effect?:
-                | 'APPLY_TO_ORDER'
-                | 'APPLY_TO_ITEMS'
-                | 'APPLY_TO_ITEMS_PROPORTIONALLY'
-                | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
-                | 'APPLY_TO_ITEMS_BY_QUANTITY'
-                | undefined
-            }
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'PERCENT'
-              percent_off: number
-              percent_off_formula?: string | undefined
-              amount_limit?: number | null | undefined
-              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-            }
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'FIXED'
-              fixed_amount: number
-              fixed_amount_formula?: string | undefined
-              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-            }
-          | {
-              [x: string]: unknown
-              type: 'UNIT'
-            }
+        discount: RequestDiscount
       }
       hierarchy?: number | undefined
       metadata?:
@@ -616,42 +401,7 @@ export interface PromotionsTiersCreateParams {
   name: string
   banner?: string | null | undefined
   action: {
-    discount:
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'AMOUNT'
-          amount_off: number
-          amount_off_formula?: string | undefined
-          effect?:
-            | 'APPLY_TO_ORDER'
-            | 'APPLY_TO_ITEMS'
-            | 'APPLY_TO_ITEMS_PROPORTIONALLY'
-            | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
-            | 'APPLY_TO_ITEMS_BY_QUANTITY'
-            | undefined
-        }
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'PERCENT'
-          percent_off: number
-          percent_off_formula?: string | undefined
-          amount_limit?: number | null | undefined
-          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-        }
-      | {
-          is_dynamic?: boolean | undefined
-          aggregated_amount_limit?: number | null | undefined
-          type: 'FIXED'
-          fixed_amount: number
-          fixed_amount_formula?: string | undefined
-          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-        }
-      | {
-          [x: string]: unknown
-          type: 'UNIT'
-        }
+    discount: RequestDiscount
   }
   hierarchy?: number | undefined
   metadata?:
@@ -707,82 +457,8 @@ export interface ValidationRulesCreateParams {
     | undefined
   applicable_to?:
     | {
-        included?:
-          | {
-              product_campaign_quantity_limit?: number | null | undefined
-              product_campaign_quantity_limit_formula?: string | null | undefined
-              product_customer_campaign_quantity_limit?: number | null | undefined
-              product_customer_campaign_quantity_limit_formula?: string | null | undefined
-              product_in_collection_campaign_quantity_limit?: number | null | undefined
-              product_in_collection_campaign_quantity_limit_formula?: string | null | undefined
-              product_in_collection_customer_campaign_quantity_limit?: number | null | undefined
-              product_in_collection_customer_campaign_quantity_limit_formula?: string | null | undefined
-              product_promotion_tier_quantity_limit?: number | null | undefined
-              product_promotion_tier_quantity_limit_formula?: string | null | undefined
-              product_customer_promotion_tier_quantity_limit?: number | null | undefined
-              product_customer_promotion_tier_quantity_limit_formula?: string | null | undefined
-              object: 'product' | 'sku' | 'products_collection'
-              id: string
-              source_id?: string | null | undefined
-              product_id?: string | null | undefined
-              product_source_id?: string | null | undefined
-              strict?: boolean | undefined
-              price?: number | null | undefined
-              price_formula?: string | null | undefined
-              effect?:
-                | 'APPLY_TO_EVERY'
-                | 'APPLY_TO_CHEAPEST'
-                | 'APPLY_FROM_CHEAPEST'
-                | 'APPLY_TO_MOST_EXPENSIVE'
-                | 'APPLY_FROM_MOST_EXPENSIVE'
-                | undefined
-              quantity_limit?: number | null | undefined
-              aggregated_quantity_limit?: number | null | undefined
-              amount_limit?: number | null | undefined
-              aggregated_amount_limit?: number | null | undefined
-              repeat?: number | null | undefined
-              skip_initially?: number | null | undefined
-              target?: 'UNIT' | 'ITEM' | undefined
-            }[]
-          | undefined
-        excluded?:
-          | {
-              product_campaign_quantity_limit?: number | null | undefined
-              product_campaign_quantity_limit_formula?: string | null | undefined
-              product_customer_campaign_quantity_limit?: number | null | undefined
-              product_customer_campaign_quantity_limit_formula?: string | null | undefined
-              product_in_collection_campaign_quantity_limit?: number | null | undefined
-              product_in_collection_campaign_quantity_limit_formula?: string | null | undefined
-              product_in_collection_customer_campaign_quantity_limit?: number | null | undefined
-              product_in_collection_customer_campaign_quantity_limit_formula?: string | null | undefined
-              product_promotion_tier_quantity_limit?: number | null | undefined
-              product_promotion_tier_quantity_limit_formula?: string | null | undefined
-              product_customer_promotion_tier_quantity_limit?: number | null | undefined
-              product_customer_promotion_tier_quantity_limit_formula?: string | null | undefined
-              object: 'product' | 'sku' | 'products_collection'
-              id: string
-              source_id?: string | null | undefined
-              product_id?: string | null | undefined
-              product_source_id?: string | null | undefined
-              strict?: boolean | undefined
-              price?: number | null | undefined
-              price_formula?: string | null | undefined
-              effect?:
-                | 'APPLY_TO_EVERY'
-                | 'APPLY_TO_CHEAPEST'
-                | 'APPLY_FROM_CHEAPEST'
-                | 'APPLY_TO_MOST_EXPENSIVE'
-                | 'APPLY_FROM_MOST_EXPENSIVE'
-                | undefined
-              quantity_limit?: number | null | undefined
-              aggregated_quantity_limit?: number | null | undefined
-              amount_limit?: number | null | undefined
-              aggregated_amount_limit?: number | null | undefined
-              repeat?: number | null | undefined
-              skip_initially?: number | null | undefined
-              target?: 'UNIT' | 'ITEM' | undefined
-            }[]
-          | undefined
+        included?: RequestApplicableTargets | undefined
+        excluded?: RequestApplicableTargets | undefined
         included_all?: boolean | undefined
       }
     | undefined
@@ -858,44 +534,7 @@ export interface VouchersCreateParams {
       }
     | undefined
   type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
-  discount?:
-    | {
-        is_dynamic?: boolean | undefined
-        aggregated_amount_limit?: number | null | undefined
-        type: 'AMOUNT'
-        amount_off: number
-        amount_off_formula?: string | undefined
-        effect?:
-          | 'APPLY_TO_ORDER'
-          | 'APPLY_TO_ITEMS'
-          | 'APPLY_TO_ITEMS_PROPORTIONALLY'
-          | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
-          | 'APPLY_TO_ITEMS_BY_QUANTITY'
-          | undefined
-      }
-    | {
-        is_dynamic?: boolean | undefined
-        aggregated_amount_limit?: number | null | undefined
-        type: 'PERCENT'
-        percent_off: number
-        percent_off_formula?: string | undefined
-        amount_limit?: number | null | undefined
-        effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-      }
-    | {
-        is_dynamic?: boolean | undefined
-        aggregated_amount_limit?: number | null | undefined
-        type: 'FIXED'
-        fixed_amount: number
-        fixed_amount_formula?: string | undefined
-        effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-      }
-    | {
-        [x: string]: unknown
-        type: 'UNIT'
-      }
-    | null
-    | undefined
+  discount?: RequestDiscount | null | undefined
   gift?:
     | {
         amount: number
@@ -903,29 +542,7 @@ export interface VouchersCreateParams {
       }
     | null
     | undefined
-  loyalty_card?:
-    | {
-        points: number
-        expiration_rules?:
-          | {
-              period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
-              period_value?: number | undefined
-              rounding_type?:
-                | 'END_OF_MONTH'
-                | 'END_OF_QUARTER'
-                | 'END_OF_HALF_YEAR'
-                | 'END_OF_YEAR'
-                | 'PARTICULAR_MONTH'
-                | undefined
-              rounding_value?: number | undefined
-              fixed_month?: number | undefined
-              fixed_day?: number | undefined
-            }
-          | null
-          | undefined
-      }
-    | null
-    | undefined
+  loyalty_card?: RequestLoyaltyCard | null | undefined
   redemption?:
     | {
         quantity?: number | null | undefined
@@ -1037,17 +654,7 @@ export interface PublicationsCreateParams {
     email?: string | null | undefined
     phone?: string | null | undefined
     birthdate?: string | null | undefined
-    address?:
-      | {
-          city?: string | null | undefined
-          state?: string | null | undefined
-          line_1?: string | null | undefined
-          line_2?: string | null | undefined
-          country?: string | null | undefined
-          postal_code?: string | null | undefined
-        }
-      | null
-      | undefined
+    address?: RequestAddress | null | undefined
     description?: string | null | undefined
     metadata?:
       | {
@@ -1087,17 +694,7 @@ export interface ReferralsPublishParams {
     email?: string | null | undefined
     phone?: string | null | undefined
     birthdate?: string | null | undefined
-    address?:
-      | {
-          city?: string | null | undefined
-          state?: string | null | undefined
-          line_1?: string | null | undefined
-          line_2?: string | null | undefined
-          country?: string | null | undefined
-          postal_code?: string | null | undefined
-        }
-      | null
-      | undefined
+    address?: RequestAddress | null | undefined
     description?: string | null | undefined
     metadata?:
       | {
@@ -1146,44 +743,7 @@ export interface LoyaltiesCreateParams {
           | null
           | undefined
         type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
-        discount?:
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'AMOUNT'
-              amount_off: number
-              amount_off_formula?: string | undefined
-              effect?:
-                | 'APPLY_TO_ORDER'
-                | 'APPLY_TO_ITEMS'
-                | 'APPLY_TO_ITEMS_PROPORTIONALLY'
-                | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
-                | 'APPLY_TO_ITEMS_BY_QUANTITY'
-                | undefined
-            }
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'PERCENT'
-              percent_off: number
-              percent_off_formula?: string | undefined
-              amount_limit?: number | null | undefined
-              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-            }
-          | {
-              is_dynamic?: boolean | undefined
-              aggregated_amount_limit?: number | null | undefined
-              type: 'FIXED'
-              fixed_amount: number
-              fixed_amount_formula?: string | undefined
-              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-            }
-          | {
-              [x: string]: unknown
-              type: 'UNIT'
-            }
-          | null
-          | undefined
+        discount?: RequestDiscount | null | undefined
         gift?:
           | {
               amount: number
@@ -1191,29 +751,7 @@ export interface LoyaltiesCreateParams {
             }
           | null
           | undefined
-        loyalty_card?:
-          | {
-              points: number
-              expiration_rules?:
-                | {
-                    period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
-                    period_value?: number | undefined
-                    rounding_type?:
-                      | 'END_OF_MONTH'
-                      | 'END_OF_QUARTER'
-                      | 'END_OF_HALF_YEAR'
-                      | 'END_OF_YEAR'
-                      | 'PARTICULAR_MONTH'
-                      | undefined
-                    rounding_value?: number | undefined
-                    fixed_month?: number | undefined
-                    fixed_day?: number | undefined
-                  }
-                | null
-                | undefined
-            }
-          | null
-          | undefined
+        loyalty_card?: RequestLoyaltyCard | null | undefined
         redemption?:
           | {
               quantity?: number | null | undefined
@@ -1311,17 +849,7 @@ export interface LoyaltiesCreateMemberParams {
     email?: string | null | undefined
     phone?: string | null | undefined
     birthdate?: string | null | undefined
-    address?:
-      | {
-          city?: string | null | undefined
-          state?: string | null | undefined
-          line_1?: string | null | undefined
-          line_2?: string | null | undefined
-          country?: string | null | undefined
-          postal_code?: string | null | undefined
-        }
-      | null
-      | undefined
+    address?: RequestAddress | null | undefined
     description?: string | null | undefined
     metadata?:
       | {
@@ -1340,16 +868,7 @@ export interface LoyaltiesCreateMemberParams {
 }
 export type LoyaltiesCreateRewardAssignmentsParams = {
   reward: string
-  parameters?:
-    | {
-        loyalty?:
-          | {
-              points?: number | undefined
-              auto_redeem?: boolean | undefined
-            }
-          | undefined
-      }
-    | undefined
+  parameters?: RequestRewardParameters | undefined
 }[]
 /** The earning rules to create, together. */
 export type LoyaltiesCreateEarningRuleParams = {
@@ -1400,148 +919,20 @@ export type LoyaltiesCreateEarningRuleParams = {
           | 'CUSTOM_EVENT_METADATA'
         order?:
           | {
-              amount?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-              total_amount?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-              metadata?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
+              amount?: RequestProportionalPoints | undefined
+              total_amount?: RequestProportionalPoints | undefined
+              metadata?: RequestProportionalPoints | undefined
             }
           | undefined
         order_items?:
           | {
-              amount?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-              subtotal_amount?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-              quantity?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
+              amount?: RequestProportionalPoints | undefined
+              subtotal_amount?: RequestProportionalPoints | undefined
+              quantity?: RequestProportionalPoints | undefined
             }
           | undefined
-        customer?:
-          | {
-              metadata?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-            }
-          | undefined
-        custom_event?:
-          | {
-              metadata?:
-                | {
-                    every: number
-                    points: string | number
-                    points_formula?: string | undefined
-                    property?: string | undefined
-                    object?: 'product' | 'sku' | 'products_collection' | undefined
-                    id?: string | undefined
-                    applicable_to?:
-                      | {
-                          object: 'product' | 'sku' | 'products_collection'
-                          id: string
-                        }[]
-                      | undefined
-                  }
-                | undefined
-            }
-          | undefined
+        customer?: RequestMetadataPoints | undefined
+        custom_event?: RequestMetadataPoints | undefined
       }
   source?:
     | {
@@ -1595,34 +986,8 @@ export type LoyaltiesCreateTiersParams = {
     from: number
     to?: number | null | undefined
   }
-  earning_rules?:
-    | {
-        [x: string]:
-          | {
-              type: 'MULTIPLY'
-              multiplier: number
-            }
-          | {
-              type: 'CUSTOM'
-              points: number
-            }
-          | undefined
-      }
-    | undefined
-  rewards?:
-    | {
-        [x: string]:
-          | {
-              type: 'MULTIPLY'
-              multiplier: number
-            }
-          | {
-              type: 'CUSTOM'
-              points: number
-            }
-          | undefined
-      }
-    | undefined
+  earning_rules?: RequestPointsMapping | undefined
+  rewards?: RequestPointsMapping | undefined
   metadata?:
     | {
         [x: string]: unknown
@@ -1635,66 +1000,7 @@ export interface LoyaltiesRedeemRewardParams {
     id: string
     points?: number | undefined
   }
-  order?:
-    | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-        amount?: number | null | undefined
-        initial_amount?: number | null | undefined
-        discount_amount?: number | null | undefined
-        items?:
-          | {
-              sku_id?: string | null | undefined
-              product_id?: string | null | undefined
-              related_object?: 'product' | 'sku' | undefined
-              source_id?: string | null | undefined
-              quantity?: string | number | null | undefined
-              amount?: number | null | undefined
-              discount_amount?: number | null | undefined
-              price?: number | null | undefined
-              product?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    name?: string | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                    price?: number | null | undefined
-                  }
-                | undefined
-              sku?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    sku?: string | null | undefined
-                    price?: number | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                  }
-                | undefined
-              metadata?:
-                | {
-                    [x: string]: unknown
-                  }
-                | undefined
-            }[]
-          | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
+  order?: RequestOrder | undefined
   metadata?:
     | {
         [x: string]: unknown
@@ -1741,16 +1047,7 @@ export interface RewardsCreateParams {
 }
 export interface RewardsCreateAssignmentParams {
   campaign: string
-  parameters?:
-    | {
-        loyalty?:
-          | {
-              points?: number | undefined
-              auto_redeem?: boolean | undefined
-            }
-          | undefined
-      }
-    | undefined
+  parameters?: RequestRewardParameters | undefined
 }
 
 /** A custom event's body; `event` names it unless the name is passed first (`create(name, body)`). */
@@ -1762,17 +1059,7 @@ export type EventsCreateParams = {
     email?: string | null | undefined
     phone?: string | null | undefined
     birthdate?: string | null | undefined
-    address?:
-      | {
-          city?: string | null | undefined
-          state?: string | null | undefined
-          line_1?: string | null | undefined
-          line_2?: string | null | undefined
-          country?: string | null | undefined
-          postal_code?: string | null | undefined
-        }
-      | null
-      | undefined
+    address?: RequestAddress | null | undefined
     description?: string | null | undefined
     metadata?:
       | {
@@ -1803,33 +1090,145 @@ export type EventsCreateParams = {
 }
 
 export interface OrdersCreateParams {
-  customer?:
+  customer?: RequestCustomer | undefined
+  id?: string | undefined
+  source_id?: string | null | undefined
+  status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
+  amount?: number | null | undefined
+  initial_amount?: number | null | undefined
+  discount_amount?: number | null | undefined
+  items?: RequestItems | undefined
+  metadata?:
     | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        name?: string | null | undefined
-        email?: string | null | undefined
-        phone?: string | null | undefined
-        birthdate?: string | null | undefined
-        address?:
-          | {
-              city?: string | null | undefined
-              state?: string | null | undefined
-              line_1?: string | null | undefined
-              line_2?: string | null | undefined
-              country?: string | null | undefined
-              postal_code?: string | null | undefined
-            }
-          | null
-          | undefined
-        description?: string | null | undefined
-        metadata?:
+        [x: string]: unknown
+      }
+    | undefined
+}
+export type OrdersUpdateParams = OrdersCreateParams
+
+export interface QualificationsCheckEligibilityParams {
+  customer?: RequestCustomer | undefined
+  order?: RequestOrder | undefined
+  scenario?: RequestQualificationScenario | undefined
+  options?:
+    | {
+        limit?: number | undefined
+        starting_after?: string | undefined
+        filters?: unknown
+        expand?: ('category' | 'redeemable' | 'validation_rules')[] | undefined
+        sorting_rule?: 'BEST_DEAL' | 'LEAST_DEAL' | 'DEFAULT' | undefined
+        check_limits?: boolean | undefined
+      }
+    | undefined
+  tracking_id?: string | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+export interface QualificationsBestStackParams {
+  customer?: RequestCustomer | undefined
+  order: {
+    id?: string | undefined
+    source_id?: string | null | undefined
+    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
+    amount?: number | null | undefined
+    initial_amount?: number | null | undefined
+    discount_amount?: number | null | undefined
+    items?: RequestItems | undefined
+    metadata?:
+      | {
+          [x: string]: unknown
+        }
+      | undefined
+  }
+  redeemables?:
+    | (
+        | {
+            object: 'voucher'
+            id: string
+          }
+        | {
+            object: 'promotion_tier'
+            id: string
+          }
+      )[]
+    | undefined
+  scenario?: RequestQualificationScenario | undefined
+  options?:
+    | {
+        check_limits?: boolean | undefined
+        filters?: unknown
+      }
+    | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+export interface LoyaltiesQualificationsParams {
+  customer: {
+    id?: string | undefined
+    source_id?: string | null | undefined
+    name?: string | null | undefined
+    email?: string | null | undefined
+    phone?: string | null | undefined
+    birthdate?: string | null | undefined
+    address?: RequestAddress | null | undefined
+    description?: string | null | undefined
+    metadata?:
+      | {
+          [x: string]: unknown
+        }
+      | undefined
+  }
+  order: {
+    id?: string | undefined
+    source_id?: string | null | undefined
+    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
+    amount?: number | null | undefined
+    initial_amount?: number | null | undefined
+    discount_amount?: number | null | undefined
+    items?: RequestItems | undefined
+    metadata?:
+      | {
+          [x: string]: unknown
+        }
+      | undefined
+  }
+}
+
+export interface ExportsCreateParams {
+  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
+  parameters?:
+    | {
+        order?: 'created_at' | 'id' | '-created_at' | '-id' | undefined
+        fields?: string[] | undefined
+        filters?:
           | {
               [x: string]: unknown
             }
           | undefined
       }
     | undefined
+}
+
+export interface MaintenancePurgeExpiredParams {
+  limit?: number | undefined
+}
+
+/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
+export interface MaintenanceBackfillParams {
+  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  limit?: number | undefined
+  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  starting_after?: string | undefined
+}
+
+/** An order as requests carry it (validations, redemptions, qualifications, orders). */
+export type RequestOrder = {
   id?: string | undefined
   source_id?: string | null | undefined
   status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
@@ -1887,29 +1286,38 @@ export interface OrdersCreateParams {
       }
     | undefined
 }
-export type OrdersUpdateParams = OrdersCreateParams
 
-export interface QualificationsCheckEligibilityParams {
-  customer?:
+/** The lines of an order as requests carry them. */
+export type RequestItems = {
+  sku_id?: string | null | undefined
+  product_id?: string | null | undefined
+  related_object?: 'product' | 'sku' | undefined
+  source_id?: string | null | undefined
+  quantity?: string | number | null | undefined
+  amount?: number | null | undefined
+  discount_amount?: number | null | undefined
+  price?: number | null | undefined
+  product?:
     | {
         id?: string | undefined
         source_id?: string | null | undefined
+        override?: boolean | undefined
         name?: string | null | undefined
-        email?: string | null | undefined
-        phone?: string | null | undefined
-        birthdate?: string | null | undefined
-        address?:
+        metadata?:
           | {
-              city?: string | null | undefined
-              state?: string | null | undefined
-              line_1?: string | null | undefined
-              line_2?: string | null | undefined
-              country?: string | null | undefined
-              postal_code?: string | null | undefined
+              [x: string]: unknown
             }
-          | null
           | undefined
-        description?: string | null | undefined
+        price?: number | null | undefined
+      }
+    | undefined
+  sku?:
+    | {
+        id?: string | undefined
+        source_id?: string | null | undefined
+        override?: boolean | undefined
+        sku?: string | null | undefined
+        price?: number | null | undefined
         metadata?:
           | {
               [x: string]: unknown
@@ -1917,322 +1325,215 @@ export interface QualificationsCheckEligibilityParams {
           | undefined
       }
     | undefined
-  order?:
+  metadata?:
     | {
+        [x: string]: unknown
+      }
+    | undefined
+}[]
+
+/** What a discount applies to (`applicable_to.included`, `.excluded`). */
+export type RequestApplicableTargets = {
+  product_campaign_quantity_limit?: number | null | undefined
+  product_campaign_quantity_limit_formula?: string | null | undefined
+  product_customer_campaign_quantity_limit?: number | null | undefined
+  product_customer_campaign_quantity_limit_formula?: string | null | undefined
+  product_in_collection_campaign_quantity_limit?: number | null | undefined
+  product_in_collection_campaign_quantity_limit_formula?: string | null | undefined
+  product_in_collection_customer_campaign_quantity_limit?: number | null | undefined
+  product_in_collection_customer_campaign_quantity_limit_formula?: string | null | undefined
+  product_promotion_tier_quantity_limit?: number | null | undefined
+  product_promotion_tier_quantity_limit_formula?: string | null | undefined
+  product_customer_promotion_tier_quantity_limit?: number | null | undefined
+  product_customer_promotion_tier_quantity_limit_formula?: string | null | undefined
+  object: 'product' | 'sku' | 'products_collection'
+  id: string
+  source_id?: string | null | undefined
+  product_id?: string | null | undefined
+  product_source_id?: string | null | undefined
+  strict?: boolean | undefined
+  price?: number | null | undefined
+  price_formula?: string | null | undefined
+  effect?:
+    | 'APPLY_TO_EVERY'
+    | 'APPLY_TO_CHEAPEST'
+    | 'APPLY_FROM_CHEAPEST'
+    | 'APPLY_TO_MOST_EXPENSIVE'
+    | 'APPLY_FROM_MOST_EXPENSIVE'
+    | undefined
+  quantity_limit?: number | null | undefined
+  aggregated_quantity_limit?: number | null | undefined
+  amount_limit?: number | null | undefined
+  aggregated_amount_limit?: number | null | undefined
+  repeat?: number | null | undefined
+  skip_initially?: number | null | undefined
+  target?: 'UNIT' | 'ITEM' | undefined
+}[]
+
+/** A discount as campaigns, vouchers, promotion tiers and rewards define it. */
+export type RequestDiscount =
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'AMOUNT'
+      amount_off: number
+      amount_off_formula?: string | undefined
+      effect?:
+        | 'APPLY_TO_ORDER'
+        | 'APPLY_TO_ITEMS'
+        | 'APPLY_TO_ITEMS_PROPORTIONALLY'
+        | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
+        | 'APPLY_TO_ITEMS_BY_QUANTITY'
+        | undefined
+    }
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'PERCENT'
+      percent_off: number
+      percent_off_formula?: string | undefined
+      amount_limit?: number | null | undefined
+      effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+    }
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'FIXED'
+      fixed_amount: number
+      fixed_amount_formula?: string | undefined
+      effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+    }
+  | {
+      [x: string]: unknown
+      type: 'UNIT'
+    }
+
+/** A customer as requests carry it (by id, source id or in full). */
+export type RequestCustomer = {
+  id?: string | undefined
+  source_id?: string | null | undefined
+  name?: string | null | undefined
+  email?: string | null | undefined
+  phone?: string | null | undefined
+  birthdate?: string | null | undefined
+  address?:
+    | {
+        city?: string | null | undefined
+        state?: string | null | undefined
+        line_1?: string | null | undefined
+        line_2?: string | null | undefined
+        country?: string | null | undefined
+        postal_code?: string | null | undefined
+      }
+    | null
+    | undefined
+  description?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+
+/** A loyalty card definition (points and their expiration rules). */
+export type RequestLoyaltyCard = {
+  points: number
+  expiration_rules?:
+    | {
+        period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
+        period_value?: number | undefined
+        rounding_type?:
+          | 'END_OF_MONTH'
+          | 'END_OF_QUARTER'
+          | 'END_OF_HALF_YEAR'
+          | 'END_OF_YEAR'
+          | 'PARTICULAR_MONTH'
+          | undefined
+        rounding_value?: number | undefined
+        fixed_month?: number | undefined
+        fixed_day?: number | undefined
+      }
+    | null
+    | undefined
+}
+
+/** Points given per amount of a metadata property (earning rules). */
+export type RequestMetadataPoints = {
+  metadata?:
+    | {
+        every: number
+        points: string | number
+        points_formula?: string | undefined
+        property?: string | undefined
+        object?: 'product' | 'sku' | 'products_collection' | undefined
         id?: string | undefined
-        source_id?: string | null | undefined
-        status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-        amount?: number | null | undefined
-        initial_amount?: number | null | undefined
-        discount_amount?: number | null | undefined
-        items?:
+        applicable_to?:
           | {
-              sku_id?: string | null | undefined
-              product_id?: string | null | undefined
-              related_object?: 'product' | 'sku' | undefined
-              source_id?: string | null | undefined
-              quantity?: string | number | null | undefined
-              amount?: number | null | undefined
-              discount_amount?: number | null | undefined
-              price?: number | null | undefined
-              product?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    name?: string | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                    price?: number | null | undefined
-                  }
-                | undefined
-              sku?:
-                | {
-                    id?: string | undefined
-                    source_id?: string | null | undefined
-                    override?: boolean | undefined
-                    sku?: string | null | undefined
-                    price?: number | null | undefined
-                    metadata?:
-                      | {
-                          [x: string]: unknown
-                        }
-                      | undefined
-                  }
-                | undefined
-              metadata?:
-                | {
-                    [x: string]: unknown
-                  }
-                | undefined
+              object: 'product' | 'sku' | 'products_collection'
+              id: string
             }[]
           | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
-  scenario?:
-    | 'ALL'
-    | 'CUSTOMER_WALLET'
-    | 'AUDIENCE_ONLY'
-    | 'PRODUCTS'
-    | 'PRODUCTS_DISCOUNT'
-    | 'PROMOTION_STACKS'
-    | 'PRODUCTS_BY_CUSTOMER'
-    | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
-    | undefined
-  options?:
-    | {
-        limit?: number | undefined
-        starting_after?: string | undefined
-        filters?: unknown
-        expand?: ('category' | 'redeemable' | 'validation_rules')[] | undefined
-        sorting_rule?: 'BEST_DEAL' | 'LEAST_DEAL' | 'DEFAULT' | undefined
-        check_limits?: boolean | undefined
-      }
-    | undefined
-  tracking_id?: string | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
-}
-export interface QualificationsBestStackParams {
-  customer?:
-    | {
-        id?: string | undefined
-        source_id?: string | null | undefined
-        name?: string | null | undefined
-        email?: string | null | undefined
-        phone?: string | null | undefined
-        birthdate?: string | null | undefined
-        address?:
-          | {
-              city?: string | null | undefined
-              state?: string | null | undefined
-              line_1?: string | null | undefined
-              line_2?: string | null | undefined
-              country?: string | null | undefined
-              postal_code?: string | null | undefined
-            }
-          | null
-          | undefined
-        description?: string | null | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }
-    | undefined
-  order: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-    amount?: number | null | undefined
-    initial_amount?: number | null | undefined
-    discount_amount?: number | null | undefined
-    items?:
-      | {
-          sku_id?: string | null | undefined
-          product_id?: string | null | undefined
-          related_object?: 'product' | 'sku' | undefined
-          source_id?: string | null | undefined
-          quantity?: string | number | null | undefined
-          amount?: number | null | undefined
-          discount_amount?: number | null | undefined
-          price?: number | null | undefined
-          product?:
-            | {
-                id?: string | undefined
-                source_id?: string | null | undefined
-                override?: boolean | undefined
-                name?: string | null | undefined
-                metadata?:
-                  | {
-                      [x: string]: unknown
-                    }
-                  | undefined
-                price?: number | null | undefined
-              }
-            | undefined
-          sku?:
-            | {
-                id?: string | undefined
-                source_id?: string | null | undefined
-                override?: boolean | undefined
-                sku?: string | null | undefined
-                price?: number | null | undefined
-                metadata?:
-                  | {
-                      [x: string]: unknown
-                    }
-                  | undefined
-              }
-            | undefined
-          metadata?:
-            | {
-                [x: string]: unknown
-              }
-            | undefined
-        }[]
-      | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
-  }
-  redeemables?:
-    | (
-        | {
-            object: 'voucher'
-            id: string
-          }
-        | {
-            object: 'promotion_tier'
-            id: string
-          }
-      )[]
-    | undefined
-  scenario?:
-    | 'ALL'
-    | 'CUSTOMER_WALLET'
-    | 'AUDIENCE_ONLY'
-    | 'PRODUCTS'
-    | 'PRODUCTS_DISCOUNT'
-    | 'PROMOTION_STACKS'
-    | 'PRODUCTS_BY_CUSTOMER'
-    | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
-    | undefined
-  options?:
-    | {
-        check_limits?: boolean | undefined
-        filters?: unknown
-      }
-    | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
-}
-export interface LoyaltiesQualificationsParams {
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?:
-      | {
-          city?: string | null | undefined
-          state?: string | null | undefined
-          line_1?: string | null | undefined
-          line_2?: string | null | undefined
-          country?: string | null | undefined
-          postal_code?: string | null | undefined
-        }
-      | null
-      | undefined
-    description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
-  }
-  order: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-    amount?: number | null | undefined
-    initial_amount?: number | null | undefined
-    discount_amount?: number | null | undefined
-    items?:
-      | {
-          sku_id?: string | null | undefined
-          product_id?: string | null | undefined
-          related_object?: 'product' | 'sku' | undefined
-          source_id?: string | null | undefined
-          quantity?: string | number | null | undefined
-          amount?: number | null | undefined
-          discount_amount?: number | null | undefined
-          price?: number | null | undefined
-          product?:
-            | {
-                id?: string | undefined
-                source_id?: string | null | undefined
-                override?: boolean | undefined
-                name?: string | null | undefined
-                metadata?:
-                  | {
-                      [x: string]: unknown
-                    }
-                  | undefined
-                price?: number | null | undefined
-              }
-            | undefined
-          sku?:
-            | {
-                id?: string | undefined
-                source_id?: string | null | undefined
-                override?: boolean | undefined
-                sku?: string | null | undefined
-                price?: number | null | undefined
-                metadata?:
-                  | {
-                      [x: string]: unknown
-                    }
-                  | undefined
-              }
-            | undefined
-          metadata?:
-            | {
-                [x: string]: unknown
-              }
-            | undefined
-        }[]
-      | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
-  }
-}
-
-export interface ExportsCreateParams {
-  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
-  parameters?:
-    | {
-        order?: 'created_at' | 'id' | '-created_at' | '-id' | undefined
-        fields?: string[] | undefined
-        filters?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
       }
     | undefined
 }
 
-export interface MaintenancePurgeExpiredParams {
-  limit?: number | undefined
+/** Points given per `every` units of an amount, quantity or property (earning rules). */
+export type RequestProportionalPoints = {
+  every: number
+  points: string | number
+  points_formula?: string | undefined
+  property?: string | undefined
+  object?: 'product' | 'sku' | 'products_collection' | undefined
+  id?: string | undefined
+  applicable_to?:
+    | {
+        object: 'product' | 'sku' | 'products_collection'
+        id: string
+      }[]
+    | undefined
 }
 
-/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
-export interface MaintenanceBackfillParams {
-  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
-  limit?: number | undefined
-  /** Resume after this customer id (the previous call's `next_starting_after`). */
-  starting_after?: string | undefined
+/** Points mapped per tier (multiply or custom), as tiers take them. */
+export type RequestPointsMapping = {
+  [x: string]:
+    | {
+        type: 'MULTIPLY'
+        multiplier: number
+      }
+    | {
+        type: 'CUSTOM'
+        points: number
+      }
+    | undefined
 }
+
+/** A postal address. */
+export type RequestAddress = {
+  city?: string | null | undefined
+  state?: string | null | undefined
+  line_1?: string | null | undefined
+  line_2?: string | null | undefined
+  country?: string | null | undefined
+  postal_code?: string | null | undefined
+}
+
+/** The parameters of a reward assignment (points cost, auto-redeem). */
+export type RequestRewardParameters = {
+  loyalty?:
+    | {
+        points?: number | undefined
+        auto_redeem?: boolean | undefined
+      }
+    | undefined
+}
+
+/** A qualification scenario. */
+export type RequestQualificationScenario =
+  | 'ALL'
+  | 'CUSTOMER_WALLET'
+  | 'AUDIENCE_ONLY'
+  | 'PRODUCTS'
+  | 'PRODUCTS_DISCOUNT'
+  | 'PROMOTION_STACKS'
+  | 'PRODUCTS_BY_CUSTOMER'
+  | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
