@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { createIdGenerator, systemRandom } from './ids'
-import { createMemoryStore } from './memory/store'
+import { createMemoryStore } from './memory/memory-store'
 import type { StackingRules } from './model/stacking'
 import type { RoundingMode } from './money'
 import { asyncActions } from './operations/admin/async-actions'
@@ -43,9 +43,9 @@ import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
 import type { RawOperations } from './raw'
 import { checkArguments } from './schema/arguments'
-import { checkBounds, type InputLimits, resolveLimits } from './schema/bounds'
 import { checkEngineOptions } from './schema/engine-options'
 import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
+import { checkBounds, type InputLimits, resolveLimits } from './schema/input-limits'
 import type { Clock, IdGenerator, RandomSource, Store } from './storage/ports'
 
 /** Every option is optional; one set to `undefined` is absent. Checked by `createEngine` at once. */

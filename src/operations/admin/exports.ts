@@ -6,7 +6,7 @@ import type { Campaign } from '../../model/campaign'
 import type { Export } from '../../model/export'
 import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import { type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import { type FilterConditions, type Filters, matchesFilters } from '../../rules/match-filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,

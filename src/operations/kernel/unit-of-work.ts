@@ -4,8 +4,8 @@ import type { AsyncAction } from '../../model/async-action'
 import type { ActivityEvent } from '../../model/customer'
 import type { StackingRules } from '../../model/stacking'
 import type { RoundingMode } from '../../money'
-import type { InputLimits } from '../../schema/bounds'
 import { takenId } from '../../schema/injected'
+import type { InputLimits } from '../../schema/input-limits'
 import type {
   Alternative,
   Clock,

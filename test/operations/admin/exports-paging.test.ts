@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { seededRandom } from '../../../src/ids'
-import { createMemoryStore, type MemoryStore } from '../../../src/memory/store'
+import { createMemoryStore, type MemoryStore } from '../../../src/memory/memory-store'
 import { EXPORT_CHUNK_ROWS } from '../../../src/operations/admin/exports'
 import { CLAIM_LEASE_MS } from '../../../src/operations/kernel/jobs'
 import type { Store, Write } from '../../../src/storage/ports'
