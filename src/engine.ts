@@ -10,12 +10,12 @@ import {
   OBJECTS_EXPORT_ACTION,
   objectsExportHandler,
   TRANSACTIONS_EXPORT_ACTION,
-  transactionsExportHandler,
 } from './operations/admin/exports'
 import { files } from './operations/admin/files'
 import { maintenance } from './operations/admin/maintenance'
 import { metadataSchemas } from './operations/admin/metadata-schemas'
 import { DEFAULT_FILES_BASE_URL } from './operations/admin/stored-files'
+import { transactionsExportHandler } from './operations/admin/transactions-export'
 import { campaigns } from './operations/campaigns/campaigns'
 import { categories } from './operations/campaigns/categories'
 import { promotions } from './operations/campaigns/promotions'
@@ -25,8 +25,10 @@ import { validationRules } from './operations/campaigns/validation-rules'
 import { qualifications } from './operations/checkout/qualifications'
 import { redemptions } from './operations/checkout/redemptions'
 import { validations } from './operations/checkout/validations'
+import type { AuthenticationMode } from './operations/kernel/engine-config'
+import { InFlight } from './operations/kernel/in-flight'
 import { createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
-import { type AuthenticationMode, type Context, InFlight } from './operations/kernel/unit-of-work'
+import type { Context } from './operations/kernel/unit-of-work'
 import { loyaltyEstimates } from './operations/loyalty/estimates'
 import { loyalties } from './operations/loyalty/loyalties'
 import { TIER_EXPIRY_ACTION } from './operations/loyalty/member-tiers'

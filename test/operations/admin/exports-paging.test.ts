@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { seededRandom } from '../../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../../src/memory/memory-store'
-import { EXPORT_CHUNK_ROWS } from '../../../src/operations/admin/exports'
+import { EXPORT_CHUNK_ROWS } from '../../../src/operations/admin/export-steps'
 import { CLAIM_LEASE_MS } from '../../../src/operations/kernel/jobs'
 import type { Store, Write } from '../../../src/storage/ports'
 import { manualClock, testEngine } from '../../support/engine'
