@@ -1,6 +1,6 @@
 import pg from 'pg'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { CollectionName, Write } from '../../src/storage/ports'
-import { currentShape } from '../../src/storage/shapes'
 
 /*
  * Bench filler for PostgreSQL: new rows loaded with one multi-row `INSERT … SELECT FROM

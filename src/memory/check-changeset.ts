@@ -1,6 +1,6 @@
+import { currentShape } from '../operations/kernel/shape-versions'
 import type { CollectionName, Conflict, Write } from '../storage/ports'
 import { guardCheck, naturalKeysOf } from '../storage/ports'
-import { currentShape } from '../storage/shapes'
 import type { Row } from './pages'
 import { readPath, withIncrements } from './paths'
 import { keyValue, type MemoryState, table } from './state'

@@ -1,6 +1,6 @@
+import { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 import type { Changeset, CollectionName, CommitResult, Conflict, Write } from '../storage/ports'
 import { naturalKeysOf } from '../storage/ports'
-import { currentShape, upgradeShape } from '../storage/shapes'
 
 /** A changeset as the commit function takes it, and its answer as the store returns it (docs/postgres.md#commit). */
 

@@ -13,8 +13,8 @@ import type {
   Store,
   Stored,
 } from 'promo-engine/storage'
+import { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 import { COLLECTIONS } from '../storage/collections'
-import { currentShape, upgradeShape } from '../storage/shapes'
 import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import {

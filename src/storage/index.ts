@@ -6,6 +6,7 @@
  * `promo-engine/testing` proves an adapter against it. `etc/promo-engine-storage.api.md` records it.
  */
 export type * from '../model'
+export { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 export type { JsonDiff } from '../rules/json-diff'
 export type {
   CollectionName,
@@ -45,4 +46,3 @@ export type {
   Write,
 } from './ports'
 export { chooseAlternative } from './ports'
-export { currentShape, upgradeShape } from './shapes'

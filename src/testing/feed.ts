@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
+import { registerShapeUpgrades } from '../operations/kernel/shape-versions'
 import type { Change, Store } from '../storage/ports'
-import { registerShapeUpgrades } from '../storage/shapes'
 import { commitConflict, commitOk, customer, del, insert, put, repo, voucher } from './fixtures'
 
 /*

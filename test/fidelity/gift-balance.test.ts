@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { registerShapeUpgrades } from '../../src/storage/shapes'
+import { registerShapeUpgrades } from '../../src/operations/kernel/shape-versions'
 import { testEngine } from '../support/engine'
 
 /*

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { dropNullOptionals, upgradeAsyncAction, upgradeMemberTier, upgradeRedemption } from '../../src/shape-upgrades'
+import {
+  dropNullOptionals,
+  upgradeAsyncAction,
+  upgradeMemberTier,
+  upgradeRedemption,
+} from '../../src/operations/kernel/shape-upgrades'
 
 describe('upgradeAsyncAction: actions stored before the hosted shape', () => {
   const v1 = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/memory'
-import { registerShapeUpgrades } from '../../src/storage/shapes'
+import { registerShapeUpgrades } from '../../src/operations/kernel/shape-versions'
 
 /*
  * Data written before a shape change keeps working (docs/storage.md#shape-versions): a row stored in

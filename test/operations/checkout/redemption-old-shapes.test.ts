@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../../src/model/redemption'
-import { upgradeRedemption } from '../../../src/shape-upgrades'
+import { upgradeRedemption } from '../../../src/operations/kernel/shape-upgrades'
+import { registerShapeUpgrades } from '../../../src/operations/kernel/shape-versions'
 import type { Write } from '../../../src/storage/ports'
-import { registerShapeUpgrades } from '../../../src/storage/shapes'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
 /*

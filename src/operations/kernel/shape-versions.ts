@@ -1,11 +1,11 @@
+import type { CollectionName } from '../../storage/ports'
 import {
   dropNullOptionals,
   keepOrderCopy,
   upgradeAsyncAction,
   upgradeGiftVoucher,
   upgradeRedemption,
-} from '../shape-upgrades'
-import type { CollectionName } from './ports'
+} from './shape-upgrades'
 
 /*
  * Stored shape versions (docs/storage.md#shape-versions). Every stored entity carries the shape

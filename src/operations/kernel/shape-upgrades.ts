@@ -1,8 +1,8 @@
-import type { AsyncAction } from './model/async-action'
-import type { MemberTierState } from './model/loyalty'
-import type { Redemption } from './model/redemption'
-import { lastHeldDay } from './rules/tiers'
-import { formatLocalDate, localDate } from './rules/zoned-calendar'
+import type { AsyncAction } from '../../model/async-action'
+import type { MemberTierState } from '../../model/loyalty'
+import type { Redemption } from '../../model/redemption'
+import { lastHeldDay } from '../../rules/tiers'
+import { formatLocalDate, localDate } from '../../rules/zoned-calendar'
 
 /**
  * Upgrades of stored values written by earlier versions of the engine, one function per collection
