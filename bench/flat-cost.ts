@@ -19,7 +19,8 @@ import { loadavg } from 'node:os'
 import { createEngine } from '../src/engine'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
-import type { Store, Write } from '../src/storage/ports'
+import { currentShape } from '../src/operations/kernel/shape-versions'
+import type { CollectionName, Store, Write } from '../src/storage/ports'
 
 const POSTGRES = process.argv.includes('--postgres')
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)
@@ -44,7 +45,7 @@ async function commitAll(store: Store, writes: Write[]): Promise<void> {
 }
 
 const put = (collection: string, value: Record<string, unknown>): Write =>
-  ({ op: 'put', collection, value, expectedVersion: null }) as Write
+  ({ op: 'put', collection, value, expectedVersion: null, shape: currentShape(collection as CollectionName) }) as Write
 
 /** The store under test: the memory store, or a fresh schema on PostgreSQL (`--postgres`). */
 let pgUrl: Promise<{ url: string; stop(): Promise<void> }> | undefined

@@ -28,6 +28,7 @@ import { validations } from './operations/checkout/validations'
 import type { AuthenticationMode } from './operations/kernel/engine-config'
 import { InFlight } from './operations/kernel/in-flight'
 import { createAsyncHandlers, registerAsyncHandler } from './operations/kernel/jobs'
+import { upgradedStore } from './operations/kernel/shape-versions'
 import type { Context } from './operations/kernel/unit-of-work'
 import { loyaltyEstimates } from './operations/loyalty/estimates'
 import { loyalties } from './operations/loyalty/loyalties'
@@ -114,7 +115,8 @@ function contextOf(options: EngineOptions): Context {
   // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
   const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
   return {
-    store: options.store ?? createMemoryStore(),
+    // Reads upgrade values stored in older shapes (docs/storage.md#shape-versions).
+    store: upgradedStore(options.store ?? createMemoryStore()),
     clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
     ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,

@@ -37,6 +37,7 @@ export type { BestStackResult, QualificationCallOptions } from './operations/che
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'
 export type { AuthenticationMode } from './operations/kernel/engine-config'
 export type { RunSummary } from './operations/kernel/jobs'
+export { readChangeFeed } from './operations/kernel/shape-versions'
 export type { ListHoldersArgs } from './operations/referrals/referrals'
 export type { ActivityItem } from './operations/shop/customers'
 export type { CreateEvent, CustomEvent } from './operations/shop/events'

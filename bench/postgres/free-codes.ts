@@ -6,6 +6,7 @@
 import pg from 'pg'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
 import type { Write } from '../../src/storage/ports'
 import { server } from './server'
@@ -43,6 +44,7 @@ async function main() {
       op: 'put',
       collection: 'vouchers',
       expectedVersion: null,
+      shape: currentShape('vouchers'),
       value: {
         id: `v_${Math.floor(random() * 1e12).toString(36)}${i}`,
         code: `F${i}`,

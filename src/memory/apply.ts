@@ -4,7 +4,7 @@ import { naturalKeysOf } from '../storage/ports'
 import type { Staged } from './check-changeset'
 import { type IndexBuckets, samePlacement } from './index-buckets'
 import { freezeNew } from './paths'
-import { current, keyValue, type MemoryState, table } from './state'
+import { keyValue, type MemoryState, table } from './state'
 
 /** Applying a checked changeset: freeze, write, reindex, log; undone in full if anything throws midway. */
 
@@ -41,11 +41,15 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
     })
     const versions: Record<string, number> = {}
     const values: Record<string, unknown> = {}
+    const shapes: Record<string, number> = {}
     for (const s of entries) {
       const slot = `${s.collection}/${s.id}`
       if (s.after) {
         versions[slot] = s.after.version
-        if (s.incremented) values[slot] = current(s.collection, s.after.value, s.after.shape)
+        if (s.incremented) {
+          values[slot] = s.after.value
+          shapes[slot] = s.after.shape
+        }
       }
       // Frozen like the values: the feed hands its records out as they are.
       log.push({
@@ -56,11 +60,11 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
           op: s.after ? 'put' : 'delete',
           version: s.after?.version ?? s.before?.version ?? 0,
           value: s.after?.value ?? null,
+          shape: s.after?.shape ?? null,
         }),
-        shape: s.after?.shape ?? 0,
       })
     }
-    return { ok: true, seq, versions, values }
+    return { ok: true, seq, versions, values, shapes }
   } catch (error) {
     for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)()
     throw new EngineError({

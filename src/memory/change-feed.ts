@@ -1,6 +1,6 @@
 import type { Change, ChangePage, ChangesQuery } from '../storage/ports'
 import { firstWhere } from './index-buckets'
-import { current, type Logged, type MemoryState } from './state'
+import type { Logged, MemoryState } from './state'
 
 /** The change feed: the commits after a cursor, a page ending on a commit boundary (docs/storage.md). */
 export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePage {
@@ -12,15 +12,12 @@ export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePag
   let i = firstWhere(log, (c) => c.change.seq > after)
   let next = after
   for (; i < log.length; i++) {
-    const { change, shape } = log[i] as Logged
+    const { change } = log[i] as Logged
     // A page ends on a commit boundary, so a cursor never splits a commit.
     if (data.length >= limit && change.seq !== next) break
     next = change.seq
-    if (!only || only.has(change.collection)) {
-      // An older shape is upgraded into a copy; a current one is handed out as it is.
-      const value = change.op === 'put' ? current(change.collection, change.value, shape) : change.value
-      data.push(value === change.value ? change : { ...change, value })
-    }
+    // Handed out as stored, with its shape: the engine upgrades an older one.
+    if (!only || only.has(change.collection)) data.push(change)
   }
   return { data, has_more: i < log.length, next_after: next }
 }

@@ -1,4 +1,3 @@
-import { currentShape } from '../operations/kernel/shape-versions'
 import type { CollectionName, Conflict, Write } from '../storage/ports'
 import { guardCheck, naturalKeysOf } from '../storage/ports'
 import type { Row } from './pages'
@@ -45,7 +44,7 @@ export function check(
       let base = current
       if (base === null) {
         if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
-        base = { value: { ...w.create, id }, version: 0, shape: currentShape(w.collection) }
+        base = { value: { ...w.create, id }, version: 0, shape: w.shape ?? 1 }
       }
       const value = withIncrements(base.value, w.by, w.set)
       for (const [path, guard] of Object.entries(w.guard ?? {})) {
@@ -74,8 +73,7 @@ export function check(
     } else if (version !== w.expectedVersion) {
       return { conflict: { collection: w.collection, id, reason: 'version' } }
     }
-    entry.after =
-      w.op === 'put' ? { value: w.value, version: (version ?? 0) + 1, shape: currentShape(w.collection) } : null
+    entry.after = w.op === 'put' ? { value: w.value, version: (version ?? 0) + 1, shape: w.shape } : null
   }
   // Natural keys are checked on the final state, so a key may move between entities in one changeset.
   const claimed = new Map<string, string>()

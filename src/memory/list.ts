@@ -1,4 +1,4 @@
-import type { FieldFilter, IndexType, ListQuery, Page, Stored } from '../storage/ports'
+import type { FieldFilter, IndexType, ListQuery, Page, StoredRow } from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
 import { readElements, readPath } from './paths'
 
@@ -8,7 +8,7 @@ import { readElements, readPath } from './paths'
  * compares by code point, on any other field as ISO dates.
  */
 export function listRows<T>(
-  rows: Stored<T>[],
+  rows: StoredRow<T>[],
   query: ListQuery,
   types: Readonly<Record<string, IndexType>> = {},
 ): Page<T> {

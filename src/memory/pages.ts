@@ -1,4 +1,4 @@
-import type { FieldFilter, IndexDeclaration, ListQuery, Page, Stored } from '../storage/ports'
+import type { FieldFilter, IndexDeclaration, ListQuery, Page, StoredRow } from '../storage/ports'
 import {
   compareEntries,
   compareKeys,
@@ -43,7 +43,7 @@ export function slice<T>(
   query: ListQuery,
   direction: 'asc' | 'desc',
   rows: Map<string, Row>,
-  asStored: (row: Row) => Stored<T>,
+  asStored: (row: Row) => StoredRow<T>,
 ): Page<T> {
   let lo = 0
   let hi = entries.length
@@ -88,7 +88,7 @@ export function slice<T>(
   }
   const limit = query.limit ?? total
   if (query.page !== undefined) start += (query.page - 1) * limit
-  const data: Stored<T>[] = []
+  const data: StoredRow<T>[] = []
   for (let i = start; i < Math.min(total, start + limit); i++) {
     const e = entries.at(desc ? hi - 1 - i : lo + i) as Entry
     data.push(asStored(rows.get(e.id) as Row))

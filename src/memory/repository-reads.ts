@@ -1,9 +1,9 @@
-import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, Stored } from '../storage/ports'
+import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, StoredRow } from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'
-import { current, keyString, type MemoryState, table } from './state'
+import { keyString, type MemoryState, table } from './state'
 
 /** The memory store's reads: by id, by natural key, and lists answered from a declared index's buckets. */
 
@@ -12,9 +12,11 @@ const EMPTY = new SortedEntries()
 export function repository<C extends CollectionName>(state: MemoryState, collection: C): Repository<C> {
   const { stats } = state
   const rows = table(state, collection)
-  const asStored = (row: Row): Stored<Entity<C>> => ({
-    value: current(collection, row.value, row.shape) as Entity<C>,
+  // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
+  const asStored = (row: Row): StoredRow<Entity<C>> => ({
+    value: row.value as Entity<C>,
     version: row.version,
+    shape: row.shape,
   })
   const byKey = (key: string, value: string | readonly string[]): Row | undefined => {
     const index = state.keys.get(`${collection}.${key}`)
@@ -30,7 +32,7 @@ export function repository<C extends CollectionName>(state: MemoryState, collect
     },
     async getMany(ids) {
       stats.calls++
-      const out: Stored<Entity<C>>[] = []
+      const out: StoredRow<Entity<C>>[] = []
       for (const id of ids) {
         const row = rows.get(id)
         if (row) out.push(asStored(row))
@@ -44,7 +46,7 @@ export function repository<C extends CollectionName>(state: MemoryState, collect
     },
     async findMany(key, values) {
       stats.calls++
-      const out: Stored<Entity<C>>[] = []
+      const out: StoredRow<Entity<C>>[] = []
       for (const value of values) {
         const row = byKey(key, value)
         if (row) out.push(asStored(row))
@@ -62,7 +64,7 @@ function list<C extends CollectionName>(
   state: MemoryState,
   collection: C,
   query: ListQuery,
-  asStored: (row: Row) => Stored<Entity<C>>,
+  asStored: (row: Row) => StoredRow<Entity<C>>,
 ): Page<Entity<C>> {
   const { stats } = state
   const where = query.where ?? {}
@@ -105,7 +107,7 @@ function list<C extends CollectionName>(
     stats.rowsExamined += page.data.length
     return page
   }
-  const candidates: Stored<Entity<C>>[] = []
+  const candidates: StoredRow<Entity<C>>[] = []
   // An entity with several matching elements of a multi-valued field sits in several buckets: listed once.
   const seen = index.multi && buckets.length > 1 ? new Set<string>() : undefined
   for (const entries of buckets) {

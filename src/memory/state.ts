@@ -1,4 +1,3 @@
-import { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 import type { Change, CollectionName, IndexDeclarations, IndexType } from '../storage/ports'
 import { COLLECTIONS, indexesOf, naturalKeysOf } from '../storage/ports'
 import { checkDeclaration, IndexBuckets } from './index-buckets'
@@ -33,10 +32,9 @@ export interface MemoryStoreStats {
   commits: number
 }
 
-/** A commit's change as the feed hands it out (frozen), and the shape its value was stored in. */
+/** A commit's change as the feed hands it out (frozen), with the shape its value was stored in. */
 export interface Logged {
   readonly change: Change
-  readonly shape: number
 }
 
 export interface MemoryState {
@@ -83,11 +81,6 @@ export function table(state: MemoryState, c: CollectionName): Map<string, Row> {
   const t = state.tables.get(c)
   if (!t) throw new Error(`unknown collection ${c}`)
   return t
-}
-
-/** A stored value in the current shape (docs/storage.md#shape-versions): itself when current. */
-export function current(collection: CollectionName, value: unknown, shape: number): unknown {
-  return shape < currentShape(collection) ? upgradeShape(collection, value, shape) : value
 }
 
 export function keyString(values: readonly unknown[]): string {

@@ -1,11 +1,10 @@
-import { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 import type { Changeset, CollectionName, CommitResult, Conflict, Write } from '../storage/ports'
 import { naturalKeysOf } from '../storage/ports'
 
 /** A changeset as the commit function takes it, and its answer as the store returns it (docs/postgres.md#commit). */
 
 export function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult & { shapes?: Record<string, number> }
+  const result = r as CommitResult
   // The function reports only what it knows; absent keys are left out, as the memory store does.
   const tidy = (c: Conflict) => {
     for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
@@ -15,13 +14,9 @@ export function outcome(r: unknown): CommitResult {
     return result
   }
   result.alternative?.failed.forEach(tidy)
-  // An increment keeps the row's shape: its value after the increment is upgraded like every read.
-  const { shapes = {}, ...ok } = result
-  for (const [slot, value] of Object.entries(ok.values)) {
-    const collection = slot.slice(0, slot.indexOf('/')) as CollectionName
-    ok.values[slot] = upgradeShape(collection, value, shapes[slot] ?? currentShape(collection))
-  }
-  return ok
+  // An increment keeps the row's shape: the commit returns it with the value, for the engine to upgrade.
+  result.shapes ??= {}
+  return result
 }
 
 /** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */
@@ -93,7 +88,7 @@ export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: str
         if (w.op === 'put') {
           const op = w.expectedVersion === null ? 'ins' : 'upd'
           n[op]++
-          return { op, id, v: w.value, ev: w.expectedVersion, s: currentShape(w.collection), pos }
+          return { op, id, v: w.value, ev: w.expectedVersion, s: w.shape, pos }
         }
         if (w.op === 'delete') {
           n.del++
@@ -109,7 +104,7 @@ export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: str
           ...(w.guard === undefined || Object.keys(w.guard).length === 0 ? {} : { g: w.guard }),
           ...(create ? { cr: w.create } : {}),
           ...(w.set === undefined ? {} : { st: w.set }),
-          s: currentShape(w.collection),
+          s: w.shape ?? 1,
           pos,
         }
       })

@@ -1,4 +1,4 @@
-import type { CollectionName, Entity, ListQuery, Page, Stored } from 'promo-engine/storage'
+import type { CollectionName, Entity, ListQuery, Page, StoredRow } from 'promo-engine/storage'
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 
@@ -33,7 +33,7 @@ export interface ListTarget<C extends CollectionName> {
 export async function listPage<C extends CollectionName>(
   target: ListTarget<C>,
   q: ListQuery,
-  asStored: (row: Row) => Stored<Entity<C>>,
+  asStored: (row: Row) => StoredRow<Entity<C>>,
 ): Promise<Page<Entity<C>>> {
   const { read, table: t, layout, schema: s, collection } = target
   const order = q.order ?? { field: 'created_at', direction: 'asc' as const }

@@ -11,9 +11,8 @@ import type {
   IndexDeclarations,
   Repository,
   Store,
-  Stored,
+  StoredRow,
 } from 'promo-engine/storage'
-import { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 import { COLLECTIONS } from '../storage/collections'
 import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
@@ -186,9 +185,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   function repository<C extends CollectionName>(collection: C): Repository<C> {
     const t = table(collection)
     const layout = layoutOf(collection)
-    const asStored = (row: Row): Stored<Entity<C>> => ({
-      value: upgradeShape(collection, row.value, row.shape) as Entity<C>,
+    // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
+    const asStored = (row: Row): StoredRow<Entity<C>> => ({
+      value: row.value as Entity<C>,
       version: row.version,
+      shape: row.shape,
     })
     const keyOf = (key: string) => {
       const k = layout.keys.find((x) => x.key === key)
@@ -365,8 +366,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         id: r.id,
         op: r.op,
         version: r.version,
-        // Changes written before the feed recorded shapes (schema version 1) read as written.
-        value: r.op === 'put' ? upgradeShape(r.collection, r.value, r.shape ?? currentShape(r.collection)) : null,
+        value: r.op === 'put' ? r.value : null,
+        // Changes written before the feed recorded shapes (schema version 3) carry none: read as written.
+        shape: r.op === 'put' ? r.shape : null,
       }))
     if (head?.edge != null) return { data, has_more: head.more === true, next_after: Number(head.edge) }
     // Fewer than `limit` matched: the cursor moves past every commit read, matching or not.

@@ -1,12 +1,11 @@
 /**
  * `promo-engine/storage`: the storage contract for adapter authors (docs/storage.md). What a store
  * implements (`Store`: one repository per collection, `commit`, `changes`), what it stores (the
- * collections, their entities, natural keys and declared indexes), the shape version each collection
- * is written in, and `chooseAlternative`, the rule every store applies to a changeset's alternatives.
+ * collections, their entities, natural keys and declared indexes, the shape version each value is
+ * stored and returned with), and `chooseAlternative`, the rule every store applies to a changeset's alternatives.
  * `promo-engine/testing` proves an adapter against it. `etc/promo-engine-storage.api.md` records it.
  */
 export type * from '../model'
-export { currentShape, upgradeShape } from '../operations/kernel/shape-versions'
 export type { JsonDiff } from '../rules/json-diff'
 export type {
   CollectionName,
@@ -43,6 +42,7 @@ export type {
   Repository,
   Store,
   Stored,
+  StoredRow,
   Write,
 } from './ports'
 export { chooseAlternative } from './ports'

@@ -11,10 +11,20 @@ export * from './indexes'
  * natural keys (`src/storage/collections.ts`).
  */
 
-/** What a repository returns: the entity as stored and the version the next write must name. */
+/** An entity as operations hold it: its value and the version the next write must name. */
 export interface Stored<T> {
   readonly value: T
   readonly version: number
+}
+
+/**
+ * What a repository returns: the value as it was stored, its version, and the shape version the
+ * write that stored it named (docs/storage.md#shape-versions). A store keeps the shape as it is given
+ * and hands it back; it never interprets it. The engine upgrades a value of an older shape when it
+ * reads it, so `value` is typed as the current shape the engine sees.
+ */
+export interface StoredRow<T> extends Stored<T> {
+  readonly shape: number
 }
 
 export type OrderDirection = 'asc' | 'desc'
@@ -52,7 +62,7 @@ export interface ListQuery {
 }
 
 export interface Page<T> {
-  data: Stored<T>[]
+  data: StoredRow<T>[]
   /** The number of matches (with `count: false`, a store may report a lower bound). */
   total: number
   has_more: boolean
@@ -61,13 +71,13 @@ export interface Page<T> {
 }
 
 export interface Repository<C extends CollectionName> {
-  get(id: string): Promise<Stored<Entity<C>> | undefined>
+  get(id: string): Promise<StoredRow<Entity<C>> | undefined>
   /** The entities found, in the order of `ids`; unknown ids are skipped. */
-  getMany(ids: readonly string[]): Promise<Stored<Entity<C>>[]>
+  getMany(ids: readonly string[]): Promise<StoredRow<Entity<C>>[]>
   /** By natural key: a single-field key takes a string, a composite key one string per field. */
-  findBy(key: NaturalKey<C>, value: string | readonly string[]): Promise<Stored<Entity<C>> | undefined>
+  findBy(key: NaturalKey<C>, value: string | readonly string[]): Promise<StoredRow<Entity<C>> | undefined>
   /** Several look-ups of one natural key at once: the entities found, in the order of `values`. */
-  findMany(key: NaturalKey<C>, values: readonly (string | readonly string[])[]): Promise<Stored<Entity<C>>[]>
+  findMany(key: NaturalKey<C>, values: readonly (string | readonly string[])[]): Promise<StoredRow<Entity<C>>[]>
   list(query?: ListQuery): Promise<Page<Entity<C>>>
 }
 
@@ -117,11 +127,19 @@ export function guardCheck(
 
 /**
  * One write. `expectedVersion` is the version that was read: the commit fails if the stored
- * version differs. `null` means "must not exist yet" (an insert).
+ * version differs. `null` means "must not exist yet" (an insert). `shape` is the shape version the
+ * value is written in: the store keeps it with the value and returns it with every read
+ * (docs/storage.md#shape-versions).
  */
 export type Write =
   | {
-      [C in CollectionName]: { op: 'put'; collection: C; value: Entity<C>; expectedVersion: number | null }
+      [C in CollectionName]: {
+        op: 'put'
+        collection: C
+        value: Entity<C>
+        expectedVersion: number | null
+        shape: number
+      }
     }[CollectionName]
   | { op: 'delete'; collection: CollectionName; id: string; expectedVersion: number }
   /**
@@ -143,6 +161,11 @@ export type Write =
       create?: Record<string, unknown>
       /** Fields set to these values (dotted paths) with the increment: `updated_at`, last commit wins. */
       set?: Record<string, unknown>
+      /**
+       * The shape version of the entity `create` makes (1 when absent; the engine always names it).
+       * An increment of an existing entity leaves its shape as it was: it changes numbers only.
+       */
+      shape?: number
     }
 
 /**
@@ -206,6 +229,8 @@ export type CommitResult =
       versions: Record<string, number>
       /** The value after the commit of every incremented entity, keyed `collection/id`. */
       values: Record<string, unknown>
+      /** The shape version of each value in `values` (an increment keeps the entity's shape), same keys. */
+      shapes: Record<string, number>
       /**
        * Set when an alternative was committed instead of the writes: its position in `alternatives`
        * and every guard of the writes that failed (each a `guard` conflict with the value it found).
@@ -245,6 +270,11 @@ export interface Change {
   version: number
   /** The value the commit wrote (null for a delete). */
   value: unknown
+  /**
+   * The shape version `value` was stored in; null for a delete, or when the store does not know it
+   * (the engine then takes the value as it is).
+   */
+  shape: number | null
 }
 
 export interface ChangesQuery {

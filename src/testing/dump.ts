@@ -4,7 +4,7 @@ const PAGE = 100
 
 /**
  * Every collection of a store as canonical JSON: collections and object keys sorted, each
- * collection's rows `{ value, version }` in id order, read through the public `list` in pages of
+ * collection's rows `{ value, version, shape }` in id order, read through the public `list` in pages of
  * 100 (ordered by id, continued with `starting_after_id`, no `where`), so it works on any adapter.
  * Two dumps are equal exactly when the stores hold the same entities at the same versions: compare
  * them around a refused call to prove it wrote nothing. A stored value JSON cannot carry faithfully
@@ -30,7 +30,7 @@ export async function dumpStore(store: Store): Promise<string> {
       })
       for (const row of page.data) {
         const id = (row.value as { id: string }).id
-        rows.push(canonicalJson({ value: row.value, version: row.version }, `${name}/${id}`))
+        rows.push(canonicalJson({ value: row.value, version: row.version, shape: row.shape }, `${name}/${id}`))
       }
       const last = page.data.at(-1)
       if (!page.has_more || last === undefined) break

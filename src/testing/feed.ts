@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { registerShapeUpgrades } from '../operations/kernel/shape-versions'
 import type { Change, Store } from '../storage/ports'
 import { commitConflict, commitOk, customer, del, insert, put, repo, voucher } from './fixtures'
 
@@ -47,44 +46,51 @@ export async function changeFeed(store: Store): Promise<void> {
   ])
 }
 
-export async function shapeUpgrades(store: Store): Promise<void> {
-  await insert(store, 'categories', {
-    id: 'cat_1',
-    name: 'Old',
-    object: 'category',
-    created_at: '2026-01-01T00:00:00.000Z',
+/**
+ * Shape versions (docs/storage.md#shape-versions): a store keeps the shape number each write names
+ * and returns it with the value, as stored, from every read; the engine does the upgrading.
+ */
+export async function shapeVersions(store: Store): Promise<void> {
+  const old = { id: 'cat_1', name: 'Old', object: 'category', created_at: '2026-01-01T00:00:00.000Z' }
+  await commitOk(store, [put('categories', old, null, 3)])
+  const row = (stored: { value: unknown; version: number; shape: number } | undefined) =>
+    stored && [stored.value, stored.version, stored.shape]
+  const categories = repo(store, 'categories')
+  assert.deepEqual(row(await categories.get('cat_1')), [old, 1, 3], 'get returns the value as stored with its shape')
+  assert.deepEqual(row(await categories.findBy('name', 'Old')), [old, 1, 3], 'findBy too')
+  assert.deepEqual((await categories.getMany(['cat_1'])).map(row), [[old, 1, 3]], 'getMany too')
+  assert.deepEqual((await categories.findMany('name', ['Old'])).map(row), [[old, 1, 3]], 'findMany too')
+  assert.deepEqual((await categories.list()).data.map(row), [[old, 1, 3]], 'list too')
+  const feed = async (id: string) =>
+    (await store.changes()).data.filter((c) => c.id === id).map((c) => [c.op, c.version, c.value, c.shape])
+  assert.deepEqual(await feed('cat_1'), [['put', 1, old, 3]], 'the change feed too')
+
+  // An increment changes numbers only: the row keeps its shape, and the commit says which it is.
+  const inc = await store.commit({
+    writes: [{ op: 'increment', collection: 'categories', id: 'cat_1', by: { n: 1 }, shape: 9 }],
   })
-  const undo = registerShapeUpgrades('categories', [(v) => ({ ...v, hierarchy: (v.hierarchy as number) ?? 1 })])
-  try {
-    const expected = {
-      id: 'cat_1',
-      name: 'Old',
-      object: 'category',
-      created_at: '2026-01-01T00:00:00.000Z',
-      hierarchy: 1,
-    }
-    assert.deepEqual((await repo(store, 'categories').get('cat_1'))?.value, expected, 'get upgrades an older shape')
-    assert.deepEqual((await repo(store, 'categories').findBy('name', 'Old'))?.value, expected, 'findBy too')
-    assert.deepEqual((await repo(store, 'categories').list()).data[0]?.value, expected, 'list too')
-    const feedValue = async () =>
-      (await store.changes()).data.filter((c) => c.id === 'cat_1').map((c) => [c.version, c.value])
-    assert.deepEqual(await feedValue(), [[1, expected]], 'the change feed too')
-    // Incremented, the row keeps its shape: the increment's result and its change come out upgraded.
-    const inc = await store.commit({
-      writes: [{ op: 'increment', collection: 'categories', id: 'cat_1', by: { n: 1 } }],
-    })
-    assert.ok(inc.ok)
-    assert.deepEqual(inc.values['categories/cat_1'], { ...expected, n: 1 }, 'the value after an increment too')
-    assert.deepEqual(await feedValue(), [
-      [1, expected],
-      [2, { ...expected, n: 1 }],
-    ])
-    // Written back, it is stored in the current shape and read as it is.
-    await commitOk(store, [put('categories', { ...expected, name: 'New' }, 2)])
-    assert.deepEqual((await repo(store, 'categories').get('cat_1'))?.value, { ...expected, name: 'New' })
-  } finally {
-    undo()
-  }
+  assert.ok(inc.ok)
+  assert.deepEqual(inc.values['categories/cat_1'], { ...old, n: 1 }, 'the value after the increment')
+  assert.deepEqual(inc.shapes['categories/cat_1'], 3, 'in the shape the row had')
+  assert.deepEqual(row(await categories.get('cat_1')), [{ ...old, n: 1 }, 2, 3])
+  assert.deepEqual((await feed('cat_1'))[1], ['put', 2, { ...old, n: 1 }, 3])
+
+  // A row an increment creates is stored in the shape the increment names.
+  const created = await store.commit({
+    writes: [{ op: 'increment', collection: 'counters', id: 'c_1', by: { n: 1 }, create: { n: 0 }, shape: 2 }],
+  })
+  assert.ok(created.ok)
+  assert.deepEqual(created.shapes['counters/c_1'], 2)
+  assert.equal((await repo(store, 'counters').get('c_1'))?.shape, 2)
+
+  // Written back, the row takes the shape the put names; a delete has none.
+  await commitOk(store, [put('categories', { ...old, name: 'New' }, 2, 4)])
+  assert.deepEqual(row(await categories.get('cat_1')), [{ ...old, name: 'New' }, 3, 4])
+  await commitOk(store, [del('categories', 'cat_1', 3)])
+  assert.deepEqual((await feed('cat_1')).slice(2), [
+    ['put', 3, { ...old, name: 'New' }, 4],
+    ['delete', 3, null, null],
+  ])
 }
 
 export async function undeclaredListsRefused(store: Store): Promise<void> {

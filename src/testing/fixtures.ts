@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict'
-import type { CollectionName, CommitResult, Entity, ListQuery, Page, Store, Stored, Write } from '../storage/ports'
+import type {
+  CollectionName,
+  CommitResult,
+  Entity,
+  ListQuery,
+  Page,
+  Store,
+  Stored,
+  StoredRow,
+  Write,
+} from '../storage/ports'
 
 /*
  * Fixtures of the storage contract: minimal entities. Stores treat values as opaque except `id`,
@@ -29,8 +39,9 @@ export const KEY_OF: Partial<Record<CollectionName, string>> = {
   campaigns: 'name',
 }
 
-export function put(collection: CollectionName, value: Plain, expectedVersion: number | null): Write {
-  return { op: 'put', collection, value: value as unknown as Entity<CollectionName>, expectedVersion } as Write
+/** A put in shape 1: a store keeps whatever shape a write names (`shapeVersions` checks other numbers). */
+export function put(collection: CollectionName, value: Plain, expectedVersion: number | null, shape = 1): Write {
+  return { op: 'put', collection, value: value as unknown as Entity<CollectionName>, expectedVersion, shape } as Write
 }
 export function del(collection: CollectionName, id: string, expectedVersion: number): Write {
   return { op: 'delete', collection, id, expectedVersion }
@@ -38,9 +49,10 @@ export function del(collection: CollectionName, id: string, expectedVersion: num
 
 /** The repository surface with the collection's entity type erased, for generic fixtures. */
 export interface AnyRepository {
-  get(id: string): Promise<Stored<unknown> | undefined>
-  getMany(ids: readonly string[]): Promise<Stored<unknown>[]>
-  findBy(key: string, value: string): Promise<Stored<unknown> | undefined>
+  get(id: string): Promise<StoredRow<unknown> | undefined>
+  getMany(ids: readonly string[]): Promise<StoredRow<unknown>[]>
+  findBy(key: string, value: string): Promise<StoredRow<unknown> | undefined>
+  findMany(key: string, values: readonly string[]): Promise<StoredRow<unknown>[]>
   list(query?: ListQuery): Promise<Page<unknown>>
 }
 export function repo(store: Store, collection: CollectionName): AnyRepository {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { CommitResult, Store, Write } from '../storage/ports'
-import { commitConflict, commitOk, insert, mustGet, repo, voucher } from './fixtures'
+import { commitConflict, commitOk, insert, mustGet, put, repo, voucher } from './fixtures'
 
 /*
  * Storage contract: guarded increments and counter rows (docs/storage.md#counters). A guard bounds a
@@ -26,10 +26,7 @@ export async function guardedIncrements(store: Store): Promise<void> {
     'a commit returns the value after its increments',
   )
   const before = await mustGet(store, 'vouchers', 'v_q')
-  const conflict = await commitConflict(store, [
-    { op: 'put', collection: 'vouchers', value: voucher('v_other', 'OTHER') as never, expectedVersion: null },
-    use('v_q', 2),
-  ])
+  const conflict = await commitConflict(store, [put('vouchers', voucher('v_other', 'OTHER'), null), use('v_q', 2)])
   assert.equal(conflict.reason, 'guard')
   assert.equal(conflict.id, 'v_q')
   assert.deepEqual(conflict.guard, { path: 'redemption.redeemed_quantity', value: 3, max: 2 })
@@ -77,6 +74,7 @@ export async function counterUpserts(store: Store): Promise<void> {
   assert.deepEqual(stored, {
     value: { id: 'redemptions:v_1:2026-01-01', kind: 'redemptions', count: 2, amount: 1000 },
     version: 2,
+    shape: 1,
   })
   // A guard on a counter that does not exist yet is checked against its first value.
   const fresh: Write = {

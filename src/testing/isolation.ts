@@ -67,7 +67,7 @@ export async function isolationOfReads(store: Store): Promise<void> {
       ;(read as { version: number }).version = 99
     })
   }
-  assert.deepEqual(await r.get('cust_1'), { value: expected, version })
+  assert.deepEqual(await r.get('cust_1'), { value: expected, version, shape: 1 })
   assert.equal(idOf(await mustFind(store, 'customers', 'alice')), 'cust_1')
   assert.equal(await r.findBy('source_id', 'mallory'), undefined)
 }

@@ -22,14 +22,14 @@ export async function roundTrip(store: Store, collection: CollectionName, value:
   const r = repo(store, collection)
 
   const got = await r.get(value.id)
-  assert.deepEqual(got, { value: expected, version })
+  assert.deepEqual(got, { value: expected, version, shape: 1 })
 
   const many = await r.getMany([value.id])
-  assert.deepEqual(many, [{ value: expected, version }])
+  assert.deepEqual(many, [{ value: expected, version, shape: 1 }])
 
   const key = KEY_OF[collection] as string
   const found = await r.findBy(key, value[key] as string)
-  assert.deepEqual(found, { value: expected, version })
+  assert.deepEqual(found, { value: expected, version, shape: 1 })
 }
 
 export async function unknownReads(store: Store): Promise<void> {

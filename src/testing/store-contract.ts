@@ -16,7 +16,7 @@ import {
   concurrentTwoEntities,
 } from './concurrency'
 import { elementsFollowWrites, listByElements } from './elements'
-import { changeFeed, findManyByKey, shapeUpgrades, undeclaredListsRefused } from './feed'
+import { changeFeed, findManyByKey, shapeVersions, undeclaredListsRefused } from './feed'
 import { campaign, customer, product, voucher } from './fixtures'
 import { concurrentGuards, counterUpserts, guardedIncrements, storedBounds } from './guards'
 import { isolationOfInput, isolationOfReads } from './isolation'
@@ -121,7 +121,7 @@ export function storeContract(
     ["an alternative's own conflict is reported and it writes nothing", alternativeConflicts],
     // Change feed and shapes
     ['every commit gets a sequence number; changes are read after a cursor in commit order', changeFeed],
-    ['an older stored shape is upgraded on every read', shapeUpgrades],
+    ['every read returns the shape version the write named', shapeVersions],
     // Listing
     ['a list by an undeclared field or order is refused', undeclaredListsRefused],
     ['list defaults to created_at ascending and reports total', listDefaultOrder],

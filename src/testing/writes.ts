@@ -29,7 +29,7 @@ export async function updateBumpsVersion(store: Store): Promise<void> {
   assert.equal(versions['vouchers/v_1'], v1 + 1)
 
   const got = await mustGet(store, 'vouchers', 'v_1')
-  assert.deepEqual(got, { value: voucher('v_1', 'NEW', { active: false }), version: v1 + 1 })
+  assert.deepEqual(got, { value: voucher('v_1', 'NEW', { active: false }), version: v1 + 1, shape: 1 })
   // The natural key index follows the update.
   assert.equal(await repo(store, 'vouchers').findBy('code', 'OLD'), undefined)
   assert.equal(idOf(await mustFind(store, 'vouchers', 'NEW')), 'v_1')
@@ -247,7 +247,7 @@ export async function sequentialWrites(store: Store): Promise<void> {
     put('vouchers', voucher('v_1', 'SECOND'), v0),
   ])
   assert.equal(versions['vouchers/v_1'], v0 + 1)
-  assert.deepEqual(await mustGet(store, 'vouchers', 'v_1'), { value: voucher('v_1', 'SECOND'), version: v0 + 1 })
+  assert.deepEqual(await mustGet(store, 'vouchers', 'v_1'), { value: voucher('v_1', 'SECOND'), version: v0 + 1, shape: 1 })
   assert.equal(await repo(store, 'vouchers').findBy('code', 'FIRST'), undefined)
   assert.equal(idOf(await mustFind(store, 'vouchers', 'SECOND')), 'v_1')
 

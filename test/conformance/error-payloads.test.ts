@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Customer } from '../../src/model/customer'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { testEngine } from '../support/engine'
 
 type T = ReturnType<typeof testEngine>
@@ -88,6 +89,7 @@ describe('G custom messages per rule (customer.segment and product.id)', () => {
           collection: 'customers',
           value: { ...stored.value, segments: ['seg_new'] },
           expectedVersion: stored.version,
+          shape: currentShape('customers'),
         },
       ],
     })

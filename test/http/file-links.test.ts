@@ -3,6 +3,7 @@ import { engineContext } from '../../src/engine'
 import { createFetchHandler } from '../../src/http'
 import { seededRandom } from '../../src/ids'
 import { signedFileUrl } from '../../src/operations/admin/stored-files'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { testEngine } from '../support/engine'
 
 /*
@@ -97,6 +98,7 @@ describe('signed file links', () => {
       collection: 'customers' as const,
       value: { id: `cust_${i}`, source_id: `s${i}`, created_at: '2026-01-01T00:00:00.000Z' } as never,
       expectedVersion: null,
+      shape: currentShape('customers'),
     }))
     expect((await store.commit({ writes })).ok).toBe(true)
     await engine.exports.create({ exported_object: 'customer' })

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { createMemoryStore } from '../../src/memory'
 import type { Order } from '../../src/model/order'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 
 /*
  * Stored values are frozen once, at commit, and reads hand them out as they are (docs/storage.md#commit):
@@ -31,7 +32,11 @@ describe('the memory store: frozen at commit, read without copies', () => {
     const store = createMemoryStore()
     const value = order(100)
     expect(
-      (await store.commit({ writes: [{ op: 'put', collection: 'orders', value, expectedVersion: null }] })).ok,
+      (
+        await store.commit({
+          writes: [{ op: 'put', collection: 'orders', value, expectedVersion: null, shape: currentShape('orders') }],
+        })
+      ).ok,
     ).toBe(true)
     expect(Object.isFrozen(value.items[99]?.product)).toBe(true)
     const clone = vi.spyOn(globalThis, 'structuredClone')
@@ -55,11 +60,17 @@ describe('the memory store: frozen at commit, read without copies', () => {
   it('a next version that shares its lines with the stored one freezes only its own new object', async () => {
     const store = createMemoryStore()
     const first = order(1000)
-    await store.commit({ writes: [{ op: 'put', collection: 'orders', value: first, expectedVersion: null }] })
+    await store.commit({
+      writes: [{ op: 'put', collection: 'orders', value: first, expectedVersion: null, shape: currentShape('orders') }],
+    })
     const freeze = vi.spyOn(Object, 'freeze')
     const next = { ...first, status: 'CANCELED' as const }
     expect(
-      (await store.commit({ writes: [{ op: 'put', collection: 'orders', value: next, expectedVersion: 1 }] })).ok,
+      (
+        await store.commit({
+          writes: [{ op: 'put', collection: 'orders', value: next, expectedVersion: 1, shape: currentShape('orders') }],
+        })
+      ).ok,
     ).toBe(true)
     expect(freeze.mock.calls.filter(([x]) => x === next)).toHaveLength(1)
     // The change feed's record of the commit is frozen with it; nothing of the shared lines is walked again.
@@ -70,11 +81,15 @@ describe('the memory store: frozen at commit, read without copies', () => {
   it('a next version with one line more freezes its new objects only, not the lines it shares', async () => {
     const store = createMemoryStore()
     const first = order(1000)
-    await store.commit({ writes: [{ op: 'put', collection: 'orders', value: first, expectedVersion: null }] })
+    await store.commit({
+      writes: [{ op: 'put', collection: 'orders', value: first, expectedVersion: null, shape: currentShape('orders') }],
+    })
     const freeze = vi.spyOn(Object, 'freeze')
     const line = { source_id: 'new', price: 1, product: { name: 'New' } } as unknown as (typeof first.items)[number]
     const next = { ...first, items: [...first.items, line] }
-    await store.commit({ writes: [{ op: 'put', collection: 'orders', value: next, expectedVersion: 1 }] })
+    await store.commit({
+      writes: [{ op: 'put', collection: 'orders', value: next, expectedVersion: 1, shape: currentShape('orders') }],
+    })
     // The order, its new list, the new line and its product, and the change feed's record.
     expect(freeze.mock.calls.length).toBe(5)
     expect(Object.isFrozen(line.product)).toBe(true)
@@ -84,7 +99,9 @@ describe('the memory store: frozen at commit, read without copies', () => {
     const store = createMemoryStore()
     const shallow = Object.freeze({ tags: ['a'], inner: { tier: 'gold' } })
     const value = { ...order(1), metadata: { shallow } }
-    await store.commit({ writes: [{ op: 'put', collection: 'orders', value, expectedVersion: null }] })
+    await store.commit({
+      writes: [{ op: 'put', collection: 'orders', value, expectedVersion: null, shape: currentShape('orders') }],
+    })
     expect(Object.isFrozen(shallow.tags)).toBe(true)
     expect(Object.isFrozen(shallow.inner)).toBe(true)
   })
@@ -103,6 +120,7 @@ describe('the memory store: frozen at commit, read without copies', () => {
         collection: 'orders' as const,
         value,
         expectedVersion: null,
+        shape: currentShape('orders'),
       })),
     })
     expect(result.ok).toBe(true)

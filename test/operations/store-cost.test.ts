@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../src/memory'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
 import { loyaltyChains, seedChainShop } from '../support/chain-shop'
@@ -72,6 +73,7 @@ describe('rows examined do not grow with what is stored', () => {
           object: 'customer_activity',
         },
         expectedVersion: null,
+        shape: currentShape('activities'),
       })) as Write[]
     await store.commit({ writes: filler(ana.id, 10_000) })
     await store.commit({ writes: filler(bob.id, 10_000) })

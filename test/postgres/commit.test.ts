@@ -2,6 +2,7 @@ import type pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore, type PoolLike, type QueryConfigLike, type QueryResultLike } from '../../src/postgres'
 import { manualClock } from '../support/engine'
 import { emptySchema, useClonedPool } from './database'
@@ -128,6 +129,7 @@ describe.sequential('the commit on PostgreSQL', () => {
           collection: 'counters',
           value: { id: 'c1', used: 0, held: 2, cap: { quantity: 5 } } as never,
           expectedVersion: null,
+          shape: currentShape('counters'),
         },
       ],
     })
@@ -179,6 +181,7 @@ describe.sequential('the commit on PostgreSQL', () => {
           collection: 'categories' as const,
           value: { id, name: id } as never,
           expectedVersion: null,
+          shape: currentShape('categories'),
         },
       ],
     })

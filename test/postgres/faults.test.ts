@@ -2,6 +2,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine, engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { must, mutate } from '../../src/operations/kernel/unit-of-work'
 import { createPostgresStore, type PoolLike, type PostgresStore } from '../../src/postgres'
 import { commitFault, storeFault } from '../../src/postgres/connection'
@@ -62,7 +63,17 @@ describe('faults', () => {
     const bad = { id: 'v_nul', code: 'NUL', text: 'a\u0000b' }
     expect(
       await keyOf(
-        store.commit({ writes: [{ op: 'put', collection: 'vouchers', value: bad as never, expectedVersion: null }] }),
+        store.commit({
+          writes: [
+            {
+              op: 'put',
+              collection: 'vouchers',
+              value: bad as never,
+              expectedVersion: null,
+              shape: currentShape('vouchers'),
+            },
+          ],
+        }),
       ),
     ).toBe('commit_failed')
     expect(await store.vouchers.get('v_nul')).toBeUndefined()
@@ -210,7 +221,8 @@ describe("the host's own transaction", () => {
       await a.query('BEGIN')
       await b.query('BEGIN')
       const inA = createEngine({ store: createPostgresStore({ client: a }) })
-      const inB = createEngine({ store: createPostgresStore({ client: b }) })
+      const storeB = createPostgresStore({ client: b })
+      const inB = createEngine({ store: storeB })
       // Both read version 1; A writes first and holds the row until its host commits.
       const readA = await must(engineContext(inA), 'vouchers', v.id, 'voucher')
       const readB = await must(engineContext(inB), 'vouchers', v.id, 'voucher')
@@ -235,7 +247,7 @@ describe("the host's own transaction", () => {
       await a.query('COMMIT')
       expect(await updateB).toBe('concurrent_modification')
       // One attempt only, whatever maxRetries is: inside the host's transaction the host retries.
-      expect((engineContext(inB).store as PostgresStore).stats.commits).toBe(1)
+      expect(storeB.stats.commits).toBe(1)
       // B's transaction is not aborted: the host rolls back (or retries its whole transaction).
       expect((await b.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
       await b.query('ROLLBACK')

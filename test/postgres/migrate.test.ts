@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
-import type { Write } from '../../src/storage/ports'
+import type { CollectionName, Write } from '../../src/storage/ports'
 import { useClonedPool } from './database'
 
 /*
@@ -13,7 +14,13 @@ import { useClonedPool } from './database'
 const db = useClonedPool(4)
 
 const put = (collection: string, value: Record<string, unknown>) =>
-  ({ op: 'put', collection, value, expectedVersion: null }) as unknown as Write
+  ({
+    op: 'put',
+    collection,
+    value,
+    expectedVersion: null,
+    shape: currentShape(collection as CollectionName),
+  }) as unknown as Write
 
 describe('PostgreSQL migrations', () => {
   it('a fresh schema gets every step; a second run applies none', async () => {

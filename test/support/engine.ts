@@ -1,7 +1,8 @@
 import { expect } from 'vitest'
-import { createEngine, type EngineOptions, engineContext } from '../../src/engine'
+import { createEngine, type EngineOptions } from '../../src/engine'
 import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
+import { createMemoryStore } from '../../src/memory'
 import type { Clock } from '../../src/storage/ports'
 import { defaultTestStore } from './store'
 
@@ -21,12 +22,16 @@ export function manualClock(
   }
 }
 
-/** An engine with a manual clock and seeded randomness: every run gives the same ids and codes. */
+/**
+ * An engine with a manual clock and seeded randomness: every run gives the same ids and codes. `store`
+ * is the store itself, as a host holds it: rows as stored, with their shapes (the engine reads them
+ * upgraded, docs/storage.md#shape-versions).
+ */
 export function testEngine(options: EngineOptions = {}) {
   const clock = manualClock()
-  const store = options.store ?? defaultTestStore()
-  const engine = createEngine({ clock, random: seededRandom(42), ...options, ...(store ? { store } : {}) })
-  return { engine, clock, store: engineContext(engine).store }
+  const store = options.store ?? defaultTestStore() ?? createMemoryStore()
+  const engine = createEngine({ clock, random: seededRandom(42), ...options, store })
+  return { engine, clock, store }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../src/memory/memory-store'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { canonicalJson, dumpStore } from '../../src/testing'
 
 const category = (id: string, extra: Record<string, unknown> = {}) =>
@@ -17,7 +18,13 @@ describe('dumpStore', () => {
     const store = createMemoryStore()
     const ids = Array.from({ length: 250 }, (_, i) => `cat_${String(i).padStart(3, '0')}`).reverse()
     await store.commit({
-      writes: ids.map((id) => ({ op: 'put', collection: 'categories', value: category(id), expectedVersion: null })),
+      writes: ids.map((id) => ({
+        op: 'put',
+        collection: 'categories',
+        value: category(id),
+        expectedVersion: null,
+        shape: currentShape('categories'),
+      })),
     })
     const dump = JSON.parse(await dumpStore(store)) as Record<string, { value: { id: string }; version: number }[]>
     expect(Object.keys(dump)).toEqual([...Object.keys(dump)].sort())
@@ -36,6 +43,7 @@ describe('dumpStore', () => {
         collection: 'categories',
         value,
         expectedVersion: null,
+        shape: currentShape('categories'),
       })),
     })
     await b.commit({
@@ -44,10 +52,21 @@ describe('dumpStore', () => {
         collection: 'categories',
         value,
         expectedVersion: null,
+        shape: currentShape('categories'),
       })),
     })
     expect(await dumpStore(a)).toBe(await dumpStore(b))
-    await b.commit({ writes: [{ op: 'put', collection: 'categories', value: category('cat_2'), expectedVersion: 1 }] })
+    await b.commit({
+      writes: [
+        {
+          op: 'put',
+          collection: 'categories',
+          value: category('cat_2'),
+          expectedVersion: 1,
+          shape: currentShape('categories'),
+        },
+      ],
+    })
     expect(await dumpStore(a)).not.toBe(await dumpStore(b))
   })
 
@@ -60,6 +79,7 @@ describe('dumpStore', () => {
           collection: 'categories',
           value: category('cat_1', { metadata: { x: Number.NaN } }),
           expectedVersion: null,
+          shape: currentShape('categories'),
         },
       ],
     })

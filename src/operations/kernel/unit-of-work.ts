@@ -16,10 +16,12 @@ import type {
   RandomSource,
   Store,
   Stored,
+  StoredRow,
   Write,
 } from '../../storage/ports'
 import type { EngineConfig } from './engine-config'
 import type { InFlight } from './in-flight'
+import { currentShape } from './shape-versions'
 
 /**
  * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
@@ -125,7 +127,7 @@ export class Tx {
 
   insert<C extends CollectionName>(collection: C, value: Entity<C>): Entity<C> {
     this.puts.set(`${collection}/${(value as { id: string }).id}`, this.writes.length)
-    this.writes.push({ op: 'put', collection, value, expectedVersion: null } as Write)
+    this.writes.push({ op: 'put', collection, value, expectedVersion: null, shape: currentShape(collection) } as Write)
     return value
   }
 
@@ -140,7 +142,13 @@ export class Tx {
       return next
     }
     this.puts.set(slot, this.writes.length)
-    this.writes.push({ op: 'put', collection, value: next, expectedVersion: stored.version } as Write)
+    this.writes.push({
+      op: 'put',
+      collection,
+      value: next,
+      expectedVersion: stored.version,
+      shape: currentShape(collection),
+    } as Write)
     return next
   }
 
@@ -164,7 +172,14 @@ export class Tx {
         this.pending.push({ field, collection, id, path, by: n, bound })
       }
     }
-    this.writes.push({ op: 'increment', collection, id, by, ...options })
+    this.writes.push({
+      op: 'increment',
+      collection,
+      id,
+      by,
+      ...options,
+      ...(options.create ? { shape: currentShape(collection) } : {}),
+    })
   }
 
   /** This attempt's guarded increments, by field (`collection/id:path`), as `InFlight` counts them. */
@@ -403,10 +418,10 @@ export async function must<C extends CollectionName>(
   id: string,
   resourceType: string,
   path?: string,
-): Promise<Stored<Entity<C>>> {
+): Promise<StoredRow<Entity<C>>> {
   const stored = await ctx.store[collection].get(id)
   if (!stored) throw EngineError.notFound(resourceType, id, path)
-  return stored as Stored<Entity<C>>
+  return stored as StoredRow<Entity<C>>
 }
 
 /** The number at a dotted path of a stored value, if there is one. */

@@ -3,7 +3,8 @@ import { seededRandom } from '../../../src/ids'
 import { createMemoryStore, type MemoryStore } from '../../../src/memory/memory-store'
 import { EXPORT_CHUNK_ROWS } from '../../../src/operations/admin/export-steps'
 import { CLAIM_LEASE_MS } from '../../../src/operations/kernel/jobs'
-import type { Store, Write } from '../../../src/storage/ports'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
+import type { CollectionName, Store, Write } from '../../../src/storage/ports'
 import { manualClock, testEngine } from '../../support/engine'
 
 /*
@@ -13,7 +14,13 @@ import { manualClock, testEngine } from '../../support/engine'
  */
 
 const put = (collection: string, value: Record<string, unknown>) =>
-  ({ op: 'put', collection, value, expectedVersion: null }) as unknown as Write
+  ({
+    op: 'put',
+    collection,
+    value,
+    expectedVersion: null,
+    shape: currentShape(collection as CollectionName),
+  }) as unknown as Write
 
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
   for (let i = 0; i < writes.length; i += 500) {

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest'
-import type { Write } from '../../../src/storage/ports'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
+import type { CollectionName, Write } from '../../../src/storage/ports'
 import { snapshot, testEngine } from '../../support/engine'
 
 const put = (collection: string, value: Record<string, unknown>) =>
-  ({ op: 'put', collection, value, expectedVersion: null }) as unknown as Write
+  ({
+    op: 'put',
+    collection,
+    value,
+    expectedVersion: null,
+    shape: currentShape(collection as CollectionName),
+  }) as unknown as Write
 
 /** A gift campaign with two cards, three redemptions (one failed) and a rollback; plus another campaign. */
 async function setup() {

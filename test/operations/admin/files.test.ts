@@ -7,6 +7,7 @@ import {
   type FileProgress,
   openFile,
 } from '../../../src/operations/admin/stored-files'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { testEngine } from '../../support/engine'
 
@@ -59,6 +60,7 @@ describe('the files port', () => {
           collection: 'file_chunks',
           value: { id: `${file.id}.000000`, file_id: file.id, index: 0, content: 'dup\r\n' },
           expectedVersion: null,
+          shape: currentShape('file_chunks'),
         },
       ],
     })

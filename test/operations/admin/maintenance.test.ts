@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { createMemoryStore } from '../../../src/memory/memory-store'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import type { Changeset, Store, Write } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
@@ -94,7 +95,13 @@ describe('maintenance.purgeExpired', () => {
         source_id: `s${i}`,
         created_at: '2026-01-01T00:00:00.000Z',
       }
-      writes.push({ op: 'put', collection: 'customers', value, expectedVersion: null } as unknown as Write)
+      writes.push({
+        op: 'put',
+        collection: 'customers',
+        value,
+        expectedVersion: null,
+        shape: currentShape('customers'),
+      } as unknown as Write)
     }
     expect((await store.commit({ writes })).ok).toBe(true)
     await engine.exports.create({ exported_object: 'customer', parameters: { fields: ['id'] } })
@@ -130,7 +137,13 @@ describe('maintenance.purgeExpired', () => {
         created_at: '2026-01-15T11:00:00.000Z',
         expires_at: '2026-01-16T11:00:00.000Z',
       }
-      live.push({ op: 'put', collection: 'idempotency_keys', value, expectedVersion: null } as unknown as Write)
+      live.push({
+        op: 'put',
+        collection: 'idempotency_keys',
+        value,
+        expectedVersion: null,
+        shape: currentShape('idempotency_keys'),
+      } as unknown as Write)
     }
     expect((await memory.commit({ writes: live })).ok).toBe(true)
     const before = memory.stats.rowsExamined

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { rejection, snapshot, testEngine } from '../../support/engine'
 
 const tenOff = { type: 'AMOUNT', amount_off: 1000, effect: 'APPLY_TO_ORDER' }
@@ -123,7 +124,17 @@ describe('promotions.create', () => {
       updated_at: null,
       object: 'category' as const,
     }
-    await store.commit({ writes: [{ op: 'put', collection: 'categories', value: category, expectedVersion: null }] })
+    await store.commit({
+      writes: [
+        {
+          op: 'put',
+          collection: 'categories',
+          value: category,
+          expectedVersion: null,
+          shape: currentShape('categories'),
+        },
+      ],
+    })
     const byId = await engine.raw.promotions.create({ ...promotionBody('A'), category_id: 'cat_flash' })
     expect(byId).toMatchObject({ category: 'Flash', category_id: 'cat_flash', categories: [category] })
     const byName = await engine.raw.promotions.create({ ...promotionBody('B'), category: 'Flash' })
@@ -428,6 +439,7 @@ describe('promotions.stacks', () => {
           collection: 'promotion_stacks',
           value: { ...stored.value, updated_at: '2026-01-15T11:00:00.000Z' },
           expectedVersion: stored.version,
+          shape: currentShape('promotion_stacks'),
         },
       ],
     })

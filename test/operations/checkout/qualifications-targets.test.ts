@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { PromotionTier } from '../../../src/model/promotion'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { testEngine } from '../../support/engine'
 
 /*
@@ -148,7 +149,15 @@ describe('promotion tier targets', () => {
     if (!stored) throw new Error('missing tier')
     const { targets: _targets, ...legacy } = stored.value
     const put = await s.store.commit({
-      writes: [{ op: 'put', collection: 'promotion_tiers', value: legacy, expectedVersion: stored.version }],
+      writes: [
+        {
+          op: 'put',
+          collection: 'promotion_tiers',
+          value: legacy,
+          expectedVersion: stored.version,
+          shape: currentShape('promotion_tiers'),
+        },
+      ],
     })
     expect(put.ok).toBe(true)
     expect(await listed(s, [{ source_id: 'socks', related_object: 'product', quantity: 1 }])).toContain('footwear')

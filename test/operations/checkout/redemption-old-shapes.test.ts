@@ -1,29 +1,25 @@
 import { describe, expect, it } from 'vitest'
 import type { Redemption, RedemptionRollback } from '../../../src/model/redemption'
-import { upgradeRedemption } from '../../../src/operations/kernel/shape-upgrades'
-import { registerShapeUpgrades } from '../../../src/operations/kernel/shape-versions'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import type { Write } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 
 /*
  * Redemptions written before they referred to their order (redemptions shape 2, rollbacks shape 1:
  * each with its own copy of the order) read and roll back exactly as before
- * (docs/storage.md#shape-versions). The rows are written straight to the store, in the shape of the
- * time: while they are written the later upgrade steps are not registered.
+ * (docs/storage.md#shape-versions). The rows are written straight to the store, with the shape
+ * numbers of the time.
  */
 
 type Store = ReturnType<typeof testEngine>['store']
 
 /** Commits `writes` as the engine of redemptions shape 2 and rollbacks shape 1 would store them. */
 async function commitInOldShapes(store: Store, writes: Write[]): Promise<void> {
-  const undoRedemptions = registerShapeUpgrades('redemptions', [upgradeRedemption as never])
-  const undoRollbacks = registerShapeUpgrades('redemption_rollbacks', [])
-  try {
-    expect((await store.commit({ writes })).ok).toBe(true)
-  } finally {
-    undoRedemptions()
-    undoRollbacks()
-  }
+  const OLD: Partial<Record<Write['collection'], number>> = { redemptions: 2, redemption_rollbacks: 1 }
+  const shaped = writes.map((w) =>
+    w.op === 'put' ? { ...w, shape: OLD[w.collection] ?? currentShape(w.collection) } : w,
+  )
+  expect((await store.commit({ writes: shaped })).ok).toBe(true)
 }
 
 const ORDER = {
@@ -132,7 +128,7 @@ const ROLLBACK = {
 } as const
 
 const put = (collection: Write['collection'], value: object): Write =>
-  ({ op: 'put', collection, value, expectedVersion: null }) as Write
+  ({ op: 'put', collection, value, expectedVersion: null, shape: currentShape(collection) }) as Write
 
 describe('redemptions stored with their own copy of the order', () => {
   it('literal rows of redemptions shape 2 and rollbacks shape 1 read exactly as they were written', async () => {
@@ -153,6 +149,7 @@ describe('redemptions stored with their own copy of the order', () => {
           collection: 'orders',
           value: { ...ORDER, status: 'CANCELED', updated_at: '2025-06-02T09:00:00.000Z' } as never,
           expectedVersion: order?.version ?? 0,
+          shape: currentShape('orders'),
         },
       ],
     })
@@ -189,7 +186,7 @@ describe('redemptions stored with their own copy of the order', () => {
           rows.map((row) => {
             const { order_ref: _ref, ...rest } = row.value
             const value = { ...rest, order: wire.get(row.value.id)?.order }
-            return { op: 'put', collection: 'redemptions', value, expectedVersion: row.version } as Write
+            return { op: 'put', collection: 'redemptions', value, expectedVersion: row.version, shape: 3 } as Write
           }),
         )
         expect((await store.redemptions.get(redeemed.parent_redemption.id))?.value).not.toHaveProperty('order_ref')

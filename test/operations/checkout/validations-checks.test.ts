@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { EngineOptions } from '../../../src/engine'
 import type { Reward, RewardAssignment } from '../../../src/model/loyalty'
 import type { Voucher } from '../../../src/model/voucher'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { testEngine } from '../../support/engine'
 
 type T = ReturnType<typeof testEngine>
@@ -111,6 +112,7 @@ describe('campaign and promotion tier checks', () => {
           collection: 'campaigns',
           value: { ...stored.value, expiration_date: '2026-01-10T00:00:00.000Z' },
           expectedVersion: stored.version,
+          shape: currentShape('campaigns'),
         },
       ],
     })
@@ -263,9 +265,16 @@ describe('loyalty card checks (pay with points)', () => {
           collection: 'vouchers',
           value: { ...stored.value, campaign_id: 'camp_loyalty' },
           expectedVersion: stored.version,
+          shape: currentShape('vouchers'),
         },
-        { op: 'put', collection: 'rewards', value: reward, expectedVersion: null },
-        { op: 'put', collection: 'reward_assignments', value: assignment, expectedVersion: null },
+        { op: 'put', collection: 'rewards', value: reward, expectedVersion: null, shape: currentShape('rewards') },
+        {
+          op: 'put',
+          collection: 'reward_assignments',
+          value: assignment,
+          expectedVersion: null,
+          shape: currentShape('reward_assignments'),
+        },
       ],
     })
   }

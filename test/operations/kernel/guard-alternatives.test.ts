@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest'
-import { engineContext } from '../../../src/engine'
 import type { Changeset, CommitResult, Store } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
 
@@ -30,9 +29,9 @@ function counting(store: Store, extra: Partial<Store> = {}) {
 
 function setup(extra: Partial<Store> = {}) {
   const base = testEngine()
-  const { store, counts } = counting(engineContext(base.engine).store, extra)
+  const { store, counts } = counting(base.store, extra)
   // The memory store (one process, no I/O) schedules attempts the same way every run.
-  const memory = 'rowsExamined' in ((engineContext(base.engine).store as { stats?: object }).stats ?? {})
+  const memory = 'rowsExamined' in ((base.store as { stats?: object }).stats ?? {})
   return { ...testEngine({ store }), counts, memory }
 }
 
