@@ -7,7 +7,7 @@ import { parse } from '../../schema/parse'
 import type { EventsCreateParams } from '../../schema/requests'
 import { withIdempotency } from '../kernel/idempotency-keys'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
-import { type Context, must } from '../kernel/unit-of-work'
+import { type Context, must, type Tx } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earn-points'
 import { convertReferralOnCustomEvent } from '../referrals/conversions'
 import { resolveCustomer, simpleCustomer } from './customer-records'
@@ -25,7 +25,8 @@ export interface CustomEvent {
  * Custom events (`POST /v1/events`). A custom event is defined by a metadata schema whose
  * `related_object` is the event's name (`metadataSchemas.create({related_object: 'visited_store',
  * properties: {...}})`): the event's metadata is checked against it, and earning rules on that event
- * name their schema by `custom_event.schema_id`.
+ * name their schema by `custom_event.schema_id`. The operation writes the event's activity, then runs
+ * its reactions in the same commit: the conversion of a referral code it names, then its earning rules.
  */
 /** `create(body)` with `body.event` (the `POST /v1/events` body as is), or the SDK's `create(name, body)`. */
 export interface CreateEvent {
@@ -89,20 +90,24 @@ async function createEvent(
       event: { type, metadata },
       customer: { id: c.id, source_id: c.source_id },
     })
-    if (input.referral?.code) {
-      await convertReferralOnCustomEvent(tx, {
-        eventName: type,
-        customerId: c.id,
-        referral: input.referral.referrer_id
-          ? { code: input.referral.code, referrer_id: input.referral.referrer_id }
-          : { code: input.referral.code },
-      })
-    }
-    await fireEarningRules(tx, {
-      event: type,
-      customer: c,
-      customEvent: { schemaId: schema.value.id, metadata },
-      cardCode: input.loyalty?.code,
+    await reactToEvent(tx, {
+      ...(input.referral?.code
+        ? {
+            referral: {
+              eventName: type,
+              customerId: c.id,
+              referral: input.referral.referrer_id
+                ? { code: input.referral.code, referrer_id: input.referral.referrer_id }
+                : { code: input.referral.code },
+            },
+          }
+        : {}),
+      earning: {
+        event: type,
+        customer: c,
+        customEvent: { schemaId: schema.value.id, metadata },
+        cardCode: input.loyalty?.code,
+      },
     })
     return {
       object: 'event',
@@ -113,4 +118,16 @@ async function createEvent(
       metadata,
     }
   })
+}
+
+/** What a custom event sets off in other domains: a referral's conversion, then its earning rules. */
+interface EventReactions {
+  referral?: Parameters<typeof convertReferralOnCustomEvent>[1]
+  earning: Parameters<typeof fireEarningRules>[1]
+}
+
+/** The event's reactions, after its own activity and in the same commit. */
+async function reactToEvent(tx: Tx, reactions: EventReactions): Promise<void> {
+  if (reactions.referral) await convertReferralOnCustomEvent(tx, reactions.referral)
+  await fireEarningRules(tx, reactions.earning)
 }

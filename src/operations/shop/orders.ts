@@ -18,14 +18,14 @@ import { withIdempotency } from '../kernel/idempotency-keys'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { loyaltyPrograms, prefetchMember } from '../loyalty/cascade'
-import { fireEarningRules } from '../loyalty/earn-points'
+import { earnOnOrderPaid } from '../loyalty/earn-points'
 import { resolveCustomer } from './customer-records'
 import { insertOrder, updateOrder } from './order-records'
 
 /**
  * Orders (`engine.orders`): stored with their calculated fields; an order becoming PAID (created
- * PAID, or updated to PAID) fires the `order.paid` earning rules of the customer's programs.
- *
+ * PAID, or updated to PAID) fires the `order.paid` earning rules of the customer's programs, a
+ * reaction the operation runs after writing the order (load → decide → write → react).
  */
 
 export function orders(ctx: Context) {
@@ -42,7 +42,9 @@ export function orders(ctx: Context) {
       }
       return withIdempotency(ctx, options, call, async (tx) => {
         const existing = input.source_id ? await tx.store.orders.findBy('source_id', input.source_id) : undefined
-        return save(tx, existing, input)
+        const saved = await save(tx, existing, input)
+        await reactToOrder(tx, saved.reactions)
+        return saved.order
       })
     },
 
@@ -53,7 +55,9 @@ export function orders(ctx: Context) {
       return mutate(ctx, async (tx) => {
         const existing = await findOrder(tx, id)
         if (!existing) throw EngineError.notFound('order', id, 'orderId')
-        return save(tx, existing, input)
+        const saved = await save(tx, existing, input)
+        await reactToOrder(tx, saved.reactions)
+        return saved.order
       })
     },
 
@@ -79,11 +83,22 @@ const STATUS_EVENTS: Record<Order['status'], string | null> = {
   CANCELED: 'customer.order.canceled',
 }
 
+/** What writing an order sets off in another domain: a payment earns points. */
+interface OrderReactions {
+  paid?: { order: Order; customer: Customer }
+}
+
+/** Earning on a paid order, after the order's own writes and in the same commit. */
+async function reactToOrder(tx: Tx, reactions: OrderReactions): Promise<void> {
+  if (reactions.paid) await earnOnOrderPaid(tx, reactions.paid)
+}
+
+/** Writes the order as created or updated, and returns what it sets off. */
 async function save(
   tx: Tx,
   existing: Stored<Order> | undefined,
   input: v.InferOutput<typeof orderBody>,
-): Promise<Order> {
+): Promise<{ order: Order; reactions: OrderReactions }> {
   const prev = existing?.value
   // A payment earns points: the loyalty reads start now, beside the customer's and the schema's.
   const earns = input.status === 'PAID' && prev?.status !== 'PAID'
@@ -146,8 +161,6 @@ async function save(
       })
     }
   }
-  if (order.status === 'PAID' && prev?.status !== 'PAID' && customer) {
-    await fireEarningRules(tx, { event: 'order.paid', customer: customer.value, order })
-  }
-  return order
+  const paid = order.status === 'PAID' && prev?.status !== 'PAID' && customer
+  return { order, reactions: paid ? { paid: { order, customer: customer.value } } : {} }
 }
