@@ -247,7 +247,11 @@ export async function sequentialWrites(store: Store): Promise<void> {
     put('vouchers', voucher('v_1', 'SECOND'), v0),
   ])
   assert.equal(versions['vouchers/v_1'], v0 + 1)
-  assert.deepEqual(await mustGet(store, 'vouchers', 'v_1'), { value: voucher('v_1', 'SECOND'), version: v0 + 1, shape: 1 })
+  assert.deepEqual(await mustGet(store, 'vouchers', 'v_1'), {
+    value: voucher('v_1', 'SECOND'),
+    version: v0 + 1,
+    shape: 1,
+  })
   assert.equal(await repo(store, 'vouchers').findBy('code', 'FIRST'), undefined)
   assert.equal(idOf(await mustFind(store, 'vouchers', 'SECOND')), 'v_1')
 
