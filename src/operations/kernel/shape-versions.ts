@@ -79,7 +79,7 @@ function upgradeRow<T>(collection: CollectionName, row: StoredRow<T>): StoredRow
 }
 
 /** A change of the feed, its value in the current shape: the change itself when it is current. */
-export function upgradeChange(change: Change): Change {
+function upgradeChange(change: Change): Change {
   const steps = UPGRADES[change.collection]
   if (!steps || change.op !== 'put' || change.shape === null || change.shape > steps.length) return change
   return { ...change, value: upgradeShape(change.collection, change.value, change.shape), shape: steps.length + 1 }
