@@ -48,4 +48,17 @@ export interface Voucher extends Validity {
   created_at: DateTime
   updated_at: DateTime | null
   object: 'voucher'
+  /**
+   * Stored by the engine, not part of the service interface (results leave it out): what the code's
+   * counted session locks hold, incremented when a lock is taken and decremented when it is released
+   * (docs/storage.md#session-locks). Absent: none.
+   */
+  session_locks?: SessionLockCounts
+}
+
+/** What a code's live session locks hold: uses, gift credits and loyalty points. */
+export interface SessionLockCounts {
+  count: number
+  credits: number
+  points: number
 }

@@ -1,11 +1,13 @@
 import type { CallOptions } from '../../call-options'
+import type { ValidationSession } from '../../model/redemption'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
-import { type Context, mutate } from '../kernel/unit-of-work'
+import { uncountLocks } from '../checkout/session-locks'
+import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 
 export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
@@ -154,6 +156,7 @@ export function maintenance(ctx: Context) {
           const page = pages[i] ?? { data: [], has_more: false }
           const taken = page.data.slice(0, room)
           for (const stored of taken) tx.delete(collection, stored)
+          if (collection === 'sessions') await uncountExpiredLocks(tx, taken as Stored<ValidationSession>[])
           summary[collection] = taken.length
           room -= taken.length
           if (page.has_more || taken.length < page.data.length) summary.has_more = true
@@ -187,4 +190,22 @@ export function maintenance(ctx: Context) {
       })
     },
   }
+}
+
+/**
+ * A lock purged before anything released it still counts in its code's `session_locks`
+ * (docs/storage.md#session-locks): the purge takes it out, for codes that still exist.
+ */
+async function uncountExpiredLocks(tx: Tx, rows: readonly Stored<ValidationSession>[]): Promise<void> {
+  const counted = rows.filter((r) => r.value.counted === true && r.value.released_at === null && r.value.voucher_id)
+  if (counted.length === 0) return
+  const codes = new Set(
+    (await tx.store.vouchers.getMany([...new Set(counted.map((r) => r.value.voucher_id as string))])).map(
+      (v) => v.value.id,
+    ),
+  )
+  uncountLocks(
+    tx,
+    counted.filter((r) => codes.has(r.value.voucher_id as string)).map((r) => r.value),
+  )
 }

@@ -43,6 +43,7 @@ import { enqueue } from '../kernel/jobs'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, Tx, takeLock } from '../kernel/unit-of-work'
 import { resolveCustomer } from '../shop/customer-records'
+import { publicVoucher } from '../vouchers/voucher-records'
 import { afterPointsChanged, joinProgram } from './earning'
 import { memberTier, primeCampaignTiers } from './member-tiers'
 import { LOYALTY_CODES_ACTION, loyaltyCampaign, memberCard } from './members'
@@ -163,7 +164,7 @@ export function loyalties(ctx: Context) {
 
     /** A member's card by code or id; with a campaign, it must belong to it. */
     async getMember(campaignId: string | null, memberId: string, _options?: CallOptions): Promise<Voucher> {
-      return (await memberCard(ctx, campaignId, memberId)).value
+      return publicVoucher((await memberCard(ctx, campaignId, memberId)).value)
     },
 
     /** The member's tier in force now, with its `expiration` object, or null. */
