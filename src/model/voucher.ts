@@ -56,9 +56,13 @@ export interface Voucher extends Validity {
   session_locks?: SessionLockCounts
 }
 
-/** What a code's live session locks hold: uses, gift credits and loyalty points. */
+/**
+ * What a code's counted session locks hold: uses, and the gift credits and loyalty points they
+ * reserve, negated, so that a balance guard adds them (`balance + minus_credits ≥ 0`). An increment
+ * writes only the fields it moves: an absent one is 0.
+ */
 export interface SessionLockCounts {
-  count: number
-  credits: number
-  points: number
+  count?: number
+  minus_credits?: number
+  minus_points?: number
 }

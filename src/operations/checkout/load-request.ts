@@ -21,7 +21,14 @@ import { findCustomer } from '../shop/customer-records'
 import { type RedemptionVoucherExtras, voucherExtras } from '../vouchers/redeemed-voucher'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
 import { loadCounters, unitBudgetsFor } from './redemption-counters'
-import { type LoadedLocks, mayBeRefusedByLocks, othersLocks, readExpiredLocks, readOwnLocks } from './session-locks'
+import {
+  type LoadedLocks,
+  mayBeRefusedByLocks,
+  othersLocks,
+  readExpiredLocks,
+  readOwnLocks,
+  storedLocks,
+} from './session-locks'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -82,7 +89,8 @@ export async function loadRequest(
     )
   const storedOrderP = findStoredOrder(store, request.order)
   // The session's own locks by key: never the live locks of a code (docs/storage.md#session-locks).
-  const ownLocksP = readOwnLocks(store, options.sessionKey)
+  // Only with a key: an await more would let other reads overtake this level (docs/storage.md#load-decide-commit).
+  const ownLocksP = options.sessionKey === undefined ? undefined : readOwnLocks(store, options.sessionKey)
   const itemsP = withCatalogIds(store, orderInput.items ?? [])
   // The schema a customer created by this request is checked against, read now rather than later.
   const schemaP =
@@ -97,6 +105,7 @@ export async function loadRequest(
   // A qualification loads every candidate at once and decides on each alone: no request limit.
   if (!options.candidates) checkRedeemablesCount(requests.length, rules)
   const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
+  const ownLocks = ownLocksP ? await ownLocksP : []
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
   // its counters, the catalogue and the customer's tiers.
@@ -104,7 +113,7 @@ export async function loadRequest(
   const tiers = new Map<string, Stored<PromotionTier>>()
   const extras = new Map<string, RedemptionVoucherExtras>()
   const locks: LoadedLocks = {
-    own: new Map((await ownLocksP).flatMap((s) => (s.value.voucher_id ? [[s.value.voucher_id, s] as const] : []))),
+    own: new Map(ownLocks.flatMap((s) => (s.value.voucher_id ? [[s.value.voucher_id, s] as const] : []))),
     expired: new Map(),
   }
   const scopes = found.map((f) => counterScopeOf(f, customer?.value))
@@ -410,7 +419,7 @@ async function loadSubjects(
       into.vouchers.set(voucher.value.id, voucher)
       const v = voucher.value
       // The decision sees what other sessions hold (docs/storage.md#session-locks).
-      subject.voucher = v.session_locks ? { ...v, session_locks: othersLocks(v, into.locks) } : v
+      subject.voucher = v.session_locks ? { ...v, session_locks: storedLocks(othersLocks(v, into.locks)) } : v
       subject.campaign = v.campaign_id ? (campaignById.get(v.campaign_id) ?? null) : null
       subject.categories = categoriesOf(v)
       const loyalty = loyalties[index]

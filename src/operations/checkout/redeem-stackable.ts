@@ -22,7 +22,7 @@ import { trackingId } from '../shop/tracking-id'
 import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
 import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
-import { lockGuards, releaseLocks, releaseLocksOf } from './session-locks'
+import { lockGuards, releasedBy, releaseLocks, releaseLocksOf } from './session-locks'
 
 /** What `redeemStackable` returns. */
 export interface StackedRedemption {
@@ -290,16 +290,13 @@ export class RedemptionWriter {
     // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
     // of one code all land until the quantity or the balance runs out, and the one past it decides again.
     const by: Record<string, number> = { 'redemption.redeemed_quantity': 1 }
-    if (released.count !== 0) by['session_locks.count'] = -released.count
-    if (released.credits !== 0) by['session_locks.credits'] = -released.credits
-    if (released.points !== 0) by['session_locks.points'] = -released.points
+    Object.assign(by, releasedBy(released))
     // The quantity and balance as stored at commit, not as read, with the live locks of other
     // sessions counted in: a quantity lowered meanwhile is never overrun, a lock never overtaken.
     const guard: Record<string, Guard> = lockGuards(v0, 'uses')
     if (v0.gift) {
       by['redemption.redeemed_amount'] = credits
       by['gift.balance'] = -credits
-      guard['gift.balance'] = { min: 0 }
     }
     this.tx.increment('vouchers', voucherId, by, {
       ...(Object.keys(guard).length > 0 ? { guard } : {}),

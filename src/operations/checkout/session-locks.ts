@@ -40,13 +40,25 @@ export interface SessionResult {
   ttl_unit: TtlUnit
 }
 
-const NONE: SessionLockCounts = { count: 0, credits: 0, points: 0 }
+/** What locks hold: uses, gift credits, points (stored on the code with the credits and points negated). */
+export interface Held {
+  count: number
+  credits: number
+  points: number
+}
 
-/** What a code's counted locks hold, as stored. */
-export function lockCounts(voucher: Voucher): SessionLockCounts {
+const NONE: Held = { count: 0, credits: 0, points: 0 }
+
+/** What a code's counted locks hold. */
+export function lockCounts(voucher: Voucher): Held {
   const stored = voucher.session_locks
-  // An increment writes only the fields it moves: an absent one counts 0.
-  return stored ? { count: stored.count ?? 0, credits: stored.credits ?? 0, points: stored.points ?? 0 } : NONE
+  if (!stored) return NONE
+  return { count: stored.count ?? 0, credits: -(stored.minus_credits ?? 0), points: -(stored.minus_points ?? 0) }
+}
+
+/** `held` as the code stores it. */
+export function storedLocks(held: Held): SessionLockCounts {
+  return { count: held.count, minus_credits: -held.credits, minus_points: -held.points }
 }
 
 /** The id of a session's lock on a code: one row per (code, key), so two concurrent inserts of it conflict. */
@@ -55,16 +67,16 @@ export function lockId(voucherId: string, key: string): string {
 }
 
 /** What a lock row holds in its code's counter: nothing once released, or when it was never counted. */
-function held(row: ValidationSession): SessionLockCounts {
+function held(row: ValidationSession): Held {
   if (row.released_at !== null || row.counted !== true) return NONE
   return { count: 1, credits: row.credits, points: row.points }
 }
 
-function minus(a: SessionLockCounts, b: SessionLockCounts): SessionLockCounts {
+function minus(a: Held, b: Held): Held {
   return { count: a.count - b.count, credits: a.credits - b.credits, points: a.points - b.points }
 }
 
-function sum(rows: readonly ValidationSession[]): SessionLockCounts {
+function sum(rows: readonly ValidationSession[]): Held {
   return rows.reduce((acc, r) => {
     const h = held(r)
     return { count: acc.count + h.count, credits: acc.credits + h.credits, points: acc.points + h.points }
@@ -80,8 +92,7 @@ export interface LoadedLocks {
 }
 
 /** The lock rows of a session key: one per code it ever locked (level 1 of the request's reads). */
-export async function readOwnLocks(store: Store, key: string | undefined): Promise<Stored<ValidationSession>[]> {
-  if (key === undefined) return []
+export async function readOwnLocks(store: Store, key: string): Promise<Stored<ValidationSession>[]> {
   return (await store.sessions.list({ where: { key }, count: false })).data
 }
 
@@ -89,7 +100,7 @@ export async function readOwnLocks(store: Store, key: string | undefined): Promi
  * Whether the counted locks of others could refuse this request: only then are the code's expired
  * locks read (and released by its commit), so a code whose locks leave room costs no read.
  */
-export function mayBeRefusedByLocks(voucher: Voucher, others: SessionLockCounts): boolean {
+export function mayBeRefusedByLocks(voucher: Voucher, others: Held): boolean {
   if (others.count <= 0) return false
   const quantity = voucher.redemption.quantity
   if (quantity !== null && voucher.redemption.redeemed_quantity + others.count + 1 > quantity) return true
@@ -123,7 +134,7 @@ export async function readExpiredLocks(
  * redemption's and the lock's guards add the stored counter after the same releases, so the decision
  * and the guard compare the same numbers.
  */
-export function othersLocks(voucher: Voucher, locks: LoadedLocks): SessionLockCounts {
+export function othersLocks(voucher: Voucher, locks: LoadedLocks): Held {
   const own = locks.own.get(voucher.id)
   const released = sum([...(own ? [own.value] : []), ...(locks.expired.get(voucher.id) ?? []).map((s) => s.value)])
   return minus(lockCounts(voucher), released)
@@ -133,7 +144,7 @@ export function othersLocks(voucher: Voucher, locks: LoadedLocks): SessionLockCo
  * Releases the locks of the code that this request's commit takes out of its counter: its own lock
  * and the expired ones it read. Returns what they held, for the caller's increment of the code.
  */
-export function releaseLocksOf(tx: Tx, voucherId: string, locks: LoadedLocks): SessionLockCounts {
+export function releaseLocksOf(tx: Tx, voucherId: string, locks: LoadedLocks): Held {
   const own = locks.own.get(voucherId)
   const rows = [...(own && own.value.released_at === null ? [own] : []), ...(locks.expired.get(voucherId) ?? [])]
   for (const row of rows) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
@@ -141,12 +152,17 @@ export function releaseLocksOf(tx: Tx, voucherId: string, locks: LoadedLocks): S
 }
 
 /** The increment of a code's counter by `by` (its fields that are not 0). */
-function counterBy(by: SessionLockCounts): Record<string, number> {
+function counterBy(by: Held): Record<string, number> {
   const out: Record<string, number> = {}
   if (by.count !== 0) out['session_locks.count'] = by.count
-  if (by.credits !== 0) out['session_locks.credits'] = by.credits
-  if (by.points !== 0) out['session_locks.points'] = by.points
+  if (by.credits !== 0) out['session_locks.minus_credits'] = -by.credits
+  if (by.points !== 0) out['session_locks.minus_points'] = -by.points
   return out
+}
+
+/** The increment that takes released locks out of a code's counter. */
+export function releasedBy(released: Held): Record<string, number> {
+  return counterBy(minus(NONE, released))
 }
 
 /**
@@ -161,7 +177,14 @@ export function lockGuards(voucher: Voucher, uses: 'uses' | 'locks'): Record<str
       plus: [uses === 'uses' ? 'session_locks.count' : 'redemption.redeemed_quantity'],
     }
   }
-  if (voucher.gift) guard['session_locks.credits'] = { maxOf: 'gift.balance' }
+  // Balances stay at or above what other sessions lock: the balance plus the negated locked credits.
+  if (voucher.gift) {
+    if (uses === 'uses') guard['gift.balance'] = { min: 0, plus: ['session_locks.minus_credits'] }
+    else guard['session_locks.minus_credits'] = { min: 0, plus: ['gift.balance'] }
+  }
+  if (voucher.loyalty_card && uses === 'locks') {
+    guard['session_locks.minus_points'] = { min: 0, plus: ['loyalty_card.balance'] }
+  }
   return guard
 }
 
@@ -224,7 +247,8 @@ export function lockSession(
     const by = counterBy(delta)
     if (Object.keys(by).length > 0) {
       // Only what grows is guarded: a lock rewritten with fewer credits never fails.
-      const guard = Object.fromEntries(Object.entries(lockGuards(v, 'locks')).filter(([path]) => (by[path] ?? 0) > 0))
+      const grows = (path: string) => (path === 'session_locks.count' ? (by[path] ?? 0) > 0 : (by[path] ?? 0) < 0)
+      const guard = Object.fromEntries(Object.entries(lockGuards(v, 'locks')).filter(([path]) => grows(path)))
       tx.increment('vouchers', v.id, by, Object.keys(guard).length > 0 ? { guard } : {})
     }
     locked++
@@ -258,7 +282,7 @@ export function uncountLocks(tx: Tx, rows: readonly ValidationSession[]): void {
     if (row.voucher_id) byCode.set(row.voucher_id, [...(byCode.get(row.voucher_id) ?? []), row])
   }
   for (const [code, held] of byCode) {
-    const by = counterBy(minus(NONE, sum(held)))
+    const by = releasedBy(sum(held))
     if (Object.keys(by).length > 0) tx.increment('vouchers', code, by)
   }
 }

@@ -176,7 +176,9 @@ function checkGift(subject: RedeemableSubject, code: string, input: PipelineInpu
 
 /** What other sessions' live locks hold on the code (its `session_locks` as loaded). */
 function locksOf(subject: RedeemableSubject): { count: number; credits: number; points: number } {
-  return subject.voucher?.session_locks ?? { count: 0, credits: 0, points: 0 }
+  const locks = subject.voucher?.session_locks
+  // Stored with the credits and points negated (docs/storage.md#session-locks); absent fields are 0.
+  return { count: locks?.count ?? 0, credits: -(locks?.minus_credits ?? 0), points: -(locks?.minus_points ?? 0) }
 }
 
 /** Gift credits the request may spend: the balance less what live sessions have locked. */
