@@ -277,12 +277,22 @@ export function releaseLocks(
 
 /** Takes locks out of their codes' counters (one increment per code): what counted ones held. */
 export function uncountLocks(tx: Tx, rows: readonly ValidationSession[]): void {
+  moveCounts(tx, rows, -1)
+}
+
+/** Adds counted locks to their codes' counters (one increment per code; the backfill of older locks). */
+export function countLocks(tx: Tx, rows: readonly ValidationSession[]): void {
+  moveCounts(tx, rows, 1)
+}
+
+function moveCounts(tx: Tx, rows: readonly ValidationSession[], sign: 1 | -1): void {
   const byCode = new Map<string, ValidationSession[]>()
   for (const row of rows) {
     if (row.voucher_id) byCode.set(row.voucher_id, [...(byCode.get(row.voucher_id) ?? []), row])
   }
   for (const [code, held] of byCode) {
-    const by = releasedBy(sum(held))
+    const total = sum(held)
+    const by = sign === 1 ? counterBy(total) : releasedBy(total)
     if (Object.keys(by).length > 0) tx.increment('vouchers', code, by)
   }
 }

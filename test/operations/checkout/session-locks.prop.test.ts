@@ -194,3 +194,48 @@ describe('expired locks', () => {
     expect(memory.stats.rowsExamined - later).toBeLessThanOrEqual(read + 1)
   })
 })
+
+describe('locks stored before codes counted them', () => {
+  it('the backfill counts the live ones, once, and a holder of one then gets what it reserved', async () => {
+    const { engine, store, clock } = testEngine()
+    await code(engine, 2)
+    const voucher = await store.vouchers.findBy('code', 'LOCKED')
+    const id = voucher?.value.id as string
+    const old = (key: string, expires: string) => ({
+      op: 'put' as const,
+      collection: 'sessions' as const,
+      expectedVersion: null,
+      // A lock row as stored before the counters: a random id, no `counted`.
+      value: {
+        id: `ssn_old_${key}`,
+        key,
+        voucher_id: id,
+        promotion_tier_id: null,
+        type: 'LOCK' as const,
+        ttl: 7,
+        ttl_unit: 'DAYS' as const,
+        credits: 0,
+        points: 0,
+        expires_at: expires,
+        created_at: clock.now().toISOString(),
+        released_at: null,
+      },
+    })
+    const written = await store.commit({
+      writes: [old('kept', '2026-01-20T00:00:00.000Z'), old('gone', '2026-01-01T00:00:00.000Z')],
+    })
+    expect(written.ok).toBe(true)
+    const first = await engine.maintenance.backfillSessionLocks({ limit: 1 })
+    const rest = await engine.maintenance.backfillSessionLocks({ starting_after: first.next_starting_after ?? '' })
+    expect(first.filled + rest.filled).toBe(1)
+    expect(rest.next_starting_after).toBeNull()
+    // Run again: nothing counted twice.
+    expect((await engine.maintenance.backfillSessionLocks()).filled).toBe(0)
+    expect((await store.vouchers.get(id))?.value.session_locks?.count).toBe(1)
+    // One use left besides the old lock: two others at once get one, the holder still redeems.
+    const others = await Promise.all([redeem(engine, 'ana'), redeem(engine, 'ben')])
+    expect(others.sort()).toEqual(['ok', 'quantity_exceeded'])
+    expect(await redeem(engine, 'kept', 'kept')).toBe('ok')
+    expect((await store.vouchers.get(id))?.value.session_locks?.count).toBe(0)
+  })
+})
