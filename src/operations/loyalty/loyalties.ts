@@ -145,7 +145,7 @@ export function loyalties(ctx: Context) {
         input: { campaignId: id, ...input },
         reference: (card: Voucher) => ({ ids: [card.id] }),
         replay: async (record: IdempotencyRecord) =>
-          (await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value,
+          publicVoucher((await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value),
       }
       return withIdempotency(ctx, options, call, async (tx) => {
         const campaign = await loyaltyCampaign(tx.ctx, id)
@@ -158,7 +158,7 @@ export function loyalties(ctx: Context) {
           metadata,
           channel: input.channel,
         })
-        return card.voucher
+        return publicVoucher(card.voucher)
       })
     },
 
