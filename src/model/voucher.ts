@@ -62,7 +62,10 @@ export interface Voucher extends Validity {
  * writes only the fields it moves: an absent one is 0.
  */
 export interface SessionLockCounts {
+  /** Uses the code's counted locks reserve. */
   count?: number
+  /** Gift credits they reserve, negated. */
   minus_credits?: number
+  /** Loyalty points they reserve, negated. */
   minus_points?: number
 }
