@@ -137,6 +137,9 @@ async function run(c: Case, db: pg.Client) {
   )
   const seconds = (performance.now() - started) / 1000
   const commits = (await commitCalls(db)) - before
+  // What a 5xx said (its key and details name the database's error), for the first few.
+  for (const a of answers.filter((x) => x.status >= 500).slice(0, 3))
+    console.error(c.name, a.status, JSON.stringify(a.body))
   const ms = answers.map((a) => a.ms).sort((a, b) => a - b)
   const pct = (p: number) => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] ?? 0
   const count = (f: (a: Answer) => string) => {
