@@ -9,7 +9,7 @@ import {
 } from '../../rules/redeemables'
 import type { ValidationsValidateStackableParams } from '../../schema/requests'
 import { parseStackableRequest } from '../../schema/stackable'
-import { offerAlternatives } from '../kernel/alternatives'
+import { offerAlternatives } from '../kernel/guard-alternatives'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 import { trackingId } from '../shop/tracking-id'
 import { loadRequest } from './load-request'
