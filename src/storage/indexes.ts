@@ -94,8 +94,12 @@ export const INDEXES: IndexDeclarations = {
     // A customer's rollbacks (the summary backfill, docs/behaviour.md#customer-summary).
     { on: [text('customer_id')], sort: time('date') },
   ],
-  // A customer's orders (the summary backfill, docs/behaviour.md#customer-summary).
-  orders: [{ on: [text('customer_id')], sort: CREATED }],
+  orders: [
+    // A customer's orders (the summary backfill, docs/behaviour.md#customer-summary).
+    { on: [text('customer_id')], sort: CREATED },
+    // A customer's newest PAID or FULFILLED order (its summary's last order).
+    { on: [text('customer_id'), text('status')], sort: CREATED },
+  ],
   sessions: [
     { on: [text('key'), text('released_at')], sort: CREATED },
     { on: [text('voucher_id'), text('released_at')], sort: CREATED },
