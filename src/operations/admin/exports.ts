@@ -25,6 +25,7 @@ import type { CollectionName, Store, Stored } from '../../storage/ports'
 import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
+import { COMPUTED_COLUMNS, computedColumn, type PageLookups, pageLookups } from './export-columns'
 import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './stored-files'
 
 /** The async action type that writes a campaign transactions CSV. */
@@ -46,14 +47,15 @@ function normaliseFilters(raw: unknown, campaignId: string): Filters {
 
 /**
  * The objects `POST /v1/exports` exports: the collection read, the columns given when none are asked
- * (the hosted defaults where the object has them as fields: an order's `id`, `source_id`, `status`, a
- * customer's `name`, `source_id`), and the fields a column may name (its first segment; a dotted path
- * reaches into it). Any other column is `invalid_export_fields` (docs/behaviour.md#exports).
+ * (the hosted "Defaults" table of `POST /v1/exports`), and the fields a column may name (its first
+ * segment; a dotted path reaches into it): the object's own, and the columns the hosted service
+ * computes from it (`export-columns.ts`). Any other column is `invalid_export_fields`
+ * (docs/behaviour.md#exports).
  */
 const EXPORTABLE = {
   voucher: {
     collection: 'vouchers',
-    fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+    fields: ['code', 'voucher_type', 'value', 'discount_type'],
     known: [
       'id',
       'code',
@@ -86,7 +88,7 @@ const EXPORTABLE = {
   },
   redemption: {
     collection: 'redemptions',
-    fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+    fields: ['id', 'object', 'voucher_code', 'customer_id', 'date', 'result'],
     known: [
       'id',
       'object',
@@ -164,10 +166,22 @@ const EXPORTABLE = {
   },
   publication: {
     collection: 'publications',
-    fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'],
+    fields: ['code', 'customer_id', 'date', 'channel'],
     known: ['id', 'voucher_id', 'campaign_id', 'customer_id', 'source_id', 'channel', 'metadata', 'created_at'],
   },
 } as const satisfies Record<string, { collection: CollectionName; fields: readonly string[]; known: readonly string[] }>
+
+/** The columns an exported object has: its fields and its computed columns. */
+const columnsOf = (object: ExportableObject): string[] => [
+  ...EXPORTABLE[object].known,
+  ...Object.keys(COMPUTED_COLUMNS[object] ?? {}).filter(
+    (c) => !(EXPORTABLE[object].known as readonly string[]).includes(c),
+  ),
+]
+
+/** A column's value: computed where the hosted service computes it, else the field (a dotted path reaches in). */
+const columnOf = (object: string, entity: unknown, field: string, lookups: PageLookups): unknown =>
+  computedColumn(object, field)?.value(entity, lookups) ?? fieldOf(entity, field)
 
 /** Columns an export does not have: the hosted `400 invalid_export_fields`, naming the allowed ones. */
 function checkExportFields(fields: readonly string[] | undefined, known: readonly string[], path: string): void {
@@ -292,8 +306,10 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
   const desc = order.startsWith('-')
   const filters = filtersOf(exp.parameters.filters)
   const fields = exp.parameters.fields
-  const matches = (e: unknown) =>
-    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters)
+  const object = exp.exported_object
+  const read = [...fields, ...Object.keys(filters.fields)]
+  const matches = (e: unknown, l: PageLookups) =>
+    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, columnOf(object, e, f, l)])), filters)
   return {
     header: fields,
     async next(cursor, limit) {
@@ -308,9 +324,10 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
         })
         // Redemptions as the interface shows them: their orders joined in (one batched read a page).
         const values = await joined(tx.store, collection, page.data)
+        const lookups = await pageLookups(tx.store, object, read, values)
         for (const value of values) {
           after = value.id
-          if (matches(value)) rows.push(fields.map((f) => fieldOf(value, f)))
+          if (matches(value, lookups)) rows.push(fields.map((f) => columnOf(object, value, f, lookups)))
           if (rows.length === limit) return { rows, cursor: after }
         }
         if (!page.has_more) return { rows, cursor: null }
@@ -498,7 +515,7 @@ export function exports(ctx: Context) {
      */
     async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
-      checkExportFields(input.parameters?.fields, EXPORTABLE[input.exported_object].known, 'parameters.fields')
+      checkExportFields(input.parameters?.fields, columnsOf(input.exported_object), 'parameters.fields')
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
         return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
