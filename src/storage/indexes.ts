@@ -89,6 +89,8 @@ export const INDEXES: IndexDeclarations = {
   ],
   redemption_rollbacks: [
     { on: [text('redemption')], sort: time('date') },
+    // A card's rollbacks by date (its balance history in a transactions export).
+    { on: [text('related_object_id')], sort: time('date') },
     // A campaign's rollbacks by date (the transactions export pages through them).
     { on: [text('related_object_parent_id')], sort: time('date') },
     // A customer's rollbacks (the summary backfill, docs/behaviour.md#customer-summary).
@@ -115,6 +117,11 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('voucher_id')], sort: CREATED },
     // A card's live buckets: what a spend, an expiry or an activation can move.
     { on: [text('voucher_id'), text('status')], sort: CREATED },
+  ],
+  // A campaign's card transactions by date (its transactions export), and a card's (its balance history).
+  card_transactions: [
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('voucher_id')], sort: CREATED },
   ],
   reward_assignments: [
     { on: [text('related_object_id')], sort: CREATED },

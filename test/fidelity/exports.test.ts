@@ -112,7 +112,7 @@ describe('exports (OpenAPI)', () => {
       customer: { source_id: 'ann', name: 'Ann' },
       campaign: { name: 'Coupons' },
     })
-    const coupon = published.voucher.code
+    const coupon = published.voucher?.code ?? ''
     t.clock.advance(1000)
     await t.engine.redemptions.redeemStackable({
       customer: { source_id: 'ann' },
