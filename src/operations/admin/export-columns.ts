@@ -4,7 +4,7 @@ import type { Publication } from '../../model/publication'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import type { Store } from '../../storage/ports'
-import { readCustomerSummary } from '../shop/customer-summary'
+import { readCustomerSummary } from '../shop/summary-counters'
 
 /*
  * The columns of `POST /v1/exports` that are not fields of the stored object but the hosted service

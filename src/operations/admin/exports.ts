@@ -1,25 +1,14 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
-import { csvLines } from '../../formats/csv'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
 import type { Export } from '../../model/export'
 import type { StoredRedemption } from '../../model/redemption'
-import type { Voucher } from '../../model/voucher'
-import { type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import { type Filters, matchesFilters } from '../../rules/match-filters'
 import {
-  balanceMove,
-  type CardMovement,
-  cardBalance,
-  cardTransactionRow,
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
-  earlier,
-  isTransactionField,
-  redemptionRow,
-  rollbackRow,
   TRANSACTION_FIELDS,
-  type TransactionRow,
 } from '../../rules/voucher-transactions'
 import { nonEmptyString, opt } from '../../schema/common'
 import { exportInput } from '../../schema/export'
@@ -28,11 +17,12 @@ import { parse } from '../../schema/parse'
 import type { ExportsCreateCampaignTransactionsExportParams, ExportsCreateParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Store, Stored } from '../../storage/ports'
-import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
+import { enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
 import { COMPUTED_COLUMNS, computedColumn, type PageLookups, pageLookups } from './export-columns'
-import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './stored-files'
+import { EXPORT_CHUNK_ROWS, exportHandler, filtersOf, storedFilters } from './export-steps'
+import { signedFileUrl } from './stored-files'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
@@ -243,68 +233,6 @@ const fieldOf = (entity: unknown, field: string): unknown =>
       entity,
     )
 
-/**
- * Rows per file chunk, and entities per store read: each step of an export's action reads pages of
- * its declared index from a cursor until it has a chunk's worth of rows, and commits that chunk with
- * the cursor (docs/http.md#asynchronous-actions-and-export-files). No step holds more than a chunk and
- * a page or two, whatever the size of the export.
- */
-export const EXPORT_CHUNK_ROWS = 500
-
-/** Where an export's writing stands between two steps: stored on its action (`state`). */
-interface ExportState {
-  file: FileProgress
-  rows: number
-  cursor: unknown
-}
-
-/** An export's rows, read from a declared index a page at a time, resumable from a cursor. */
-interface RowSource {
-  header: readonly string[]
-  /** Up to `limit` rows after `cursor` (undefined: from the start), and the cursor after the last one (null: no more). */
-  next(cursor: unknown, limit: number): Promise<{ rows: unknown[][]; cursor: unknown }>
-}
-
-/**
- * The async handler of an export kind: each run is one step, one chunk of the file in one commit with
- * the cursor it reached, so a large export spans several commits and a crash between two loses and
- * repeats nothing (the next run goes on from the committed cursor; chunks are inserted by index, so
- * two workers on one step conflict instead of writing it twice). The last step makes the file
- * `READY` and the export `DONE` with its url.
- */
-function exportHandler(source: (tx: Tx, exp: Export) => Promise<RowSource>): AsyncHandler {
-  return {
-    async run(tx, action) {
-      const { export_id } = action.payload as { export_id: string }
-      const stored = await must(tx.ctx, 'exports', export_id, 'export')
-      const exp = stored.value
-      const state = action.state as ExportState | undefined
-      const rows = await source(tx, exp)
-      const file =
-        state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
-      const page = await rows.next(state?.cursor, EXPORT_CHUNK_ROWS)
-      const written = appendChunk(tx, file, csvLines(state ? page.rows : [rows.header, ...page.rows]))
-      const count = (state?.rows ?? 0) + page.rows.length
-      if (page.cursor !== null) {
-        if (exp.status !== 'IN_PROGRESS') tx.update('exports', stored, { ...exp, status: 'IN_PROGRESS', result: null })
-        return continueLater({ file: written, rows: count, cursor: page.cursor } satisfies ExportState)
-      }
-      const done = await closeFile(tx, written)
-      tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: done.url } })
-      return { export_id: exp.id, file_id: done.id, rows: count }
-    },
-
-    /** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
-    async onFailure(tx, action) {
-      const { export_id } = action.payload as { export_id: string }
-      const stored = await tx.store.exports.get(export_id)
-      if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
-      const state = action.state as ExportState | undefined
-      if (state) await abandonFile(tx, state.file.id)
-    },
-  }
-}
-
 /** `POST /v1/exports`: the collection read in the asked order (one it is indexed in), filtered row by row. */
 export const objectsExportHandler = exportHandler(async (tx, exp) => {
   const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
@@ -350,199 +278,6 @@ async function joined(
 ): Promise<{ id: string }[]> {
   const values = page.map((s) => s.value)
   return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
-}
-
-/**
- * Where a transactions export stands: the last redemption, rollback and card transaction written, and
- * (when the `balance` column is asked) each card's balance as the rows written so far leave it: the
- * balance after the last row written (oldest first), or before it (newest first). Cursors stored
- * before card transactions or balances were exported lack those fields and start them empty.
- */
-interface TransactionsCursor {
-  redemptions: string | null
-  rollbacks: string | null
-  movements?: string | null
-  balances?: Record<string, number>
-}
-
-/** The three records a campaign's transactions are made of, each read from its declared index. */
-const TRANSACTION_SOURCES = {
-  redemptions: {
-    collection: 'redemptions',
-    campaign: 'related_object_parent_id',
-    card: 'related_object_id',
-    date: 'date',
-  },
-  rollbacks: {
-    collection: 'redemption_rollbacks',
-    campaign: 'related_object_parent_id',
-    card: 'related_object_id',
-    date: 'date',
-  },
-  movements: { collection: 'card_transactions', campaign: 'campaign_id', card: 'voucher_id', date: 'created_at' },
-} as const
-
-type TransactionSource = keyof typeof TRANSACTION_SOURCES
-
-/** A page of one source's records of a campaign or of a card, in the asked order; redemptions and rollbacks with their orders joined. */
-async function transactionPage(
-  store: Store,
-  source: TransactionSource,
-  by: 'campaign' | 'card',
-  id: string,
-  direction: 'asc' | 'desc',
-  after: string | null,
-): Promise<{ data: CardMovement[]; has_more: boolean }> {
-  const s = TRANSACTION_SOURCES[source]
-  const page = await store[s.collection].list({
-    where: { [s[by]]: id },
-    order: { field: s.date, direction },
-    limit: EXPORT_CHUNK_ROWS,
-    count: false,
-    ...(after === null ? {} : { starting_after_id: after }),
-  })
-  const values = page.data.map((r) => r.value)
-  // The implementation joins either kind; the overloads name one at a time.
-  const data = source === 'movements' ? values : await withOrders(store, values as StoredRedemption[])
-  return { data: data as CardMovement[], has_more: page.has_more }
-}
-
-/**
- * A card's balance right after `item`: its balance now less what every later movement of the card
- * moved (read newest first from the card's indexes, down to `item`). Exact whatever committed since
- * the export began, since it counts from the card as it is.
- */
-async function balanceAfter(store: Store, voucher: Voucher, item: CardMovement): Promise<number> {
-  let balance = cardBalance(voucher) ?? 0
-  for (const source of Object.keys(TRANSACTION_SOURCES) as TransactionSource[]) {
-    let after: string | null = null
-    for (;;) {
-      const page = await transactionPage(store, source, 'card', voucher.id, 'desc', after)
-      const later = page.data.filter((m) => earlier(item, m))
-      for (const m of later) balance -= balanceMove(m)
-      if (!page.has_more || later.length < page.data.length) break
-      after = page.data.at(-1)?.id ?? null
-    }
-  }
-  return balance
-}
-
-/**
- * The campaign's redemptions, rollbacks and card transactions, each read from its declared index by
- * campaign (sorted by date) and merged by date then id, the order the indexes keep; the vouchers the
- * rows name are read a page at a time alongside. A card's `balance` after each row runs from the first
- * row of the card the export meets (`balanceAfter`) along the card's later rows.
- */
-export const transactionsExportHandler = exportHandler(async (tx, exp) => {
-  const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
-  if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
-  const direction = exp.parameters.order === 'created_at' ? 'asc' : 'desc'
-  const filters = filtersOf(exp.parameters.filters)
-  const fields = exp.parameters.fields.filter(isTransactionField)
-  const withBalance = fields.includes('balance') || 'balance' in filters.fields
-  const vouchers = new Map<string, Voucher>()
-  const stream = (source: TransactionSource, after: string | null) => {
-    let buffer: CardMovement[] = []
-    let at = 0
-    let more = true
-    let readAfter = after
-    let taken = after
-    return {
-      async peek(): Promise<CardMovement | undefined> {
-        while (at === buffer.length && more) {
-          const page = await transactionPage(tx.store, source, 'campaign', campaignId, direction, readAfter)
-          buffer = page.data
-          at = 0
-          more = page.has_more
-          readAfter = buffer.at(-1)?.id ?? readAfter
-          const ids = buffer.map((t) => ('voucher_id' in t ? t.voucher_id : t.related_object_id))
-          const missing = [...new Set(ids)].filter((id) => !vouchers.has(id))
-          for (const { value } of await tx.store.vouchers.getMany(missing)) vouchers.set(value.id, value)
-        }
-        return buffer[at]
-      },
-      take(): void {
-        taken = buffer[at++]?.id ?? taken
-      },
-      get cursor() {
-        return taken
-      },
-    }
-  }
-  const before = (a: CardMovement, b: CardMovement) => (direction === 'asc' ? earlier(a, b) : earlier(b, a))
-  const rowOf = (item: CardMovement, voucher: Voucher): TransactionRow =>
-    !('object' in item)
-      ? cardTransactionRow(item, voucher)
-      : item.object === 'redemption'
-        ? redemptionRow(item, voucher)
-        : rollbackRow(item, voucher)
-  return {
-    header: fields,
-    async next(cursor, limit) {
-      const from = (cursor as TransactionsCursor | undefined) ?? { redemptions: null, rollbacks: null }
-      const balances = { ...(from.balances ?? {}) }
-      const streams = {
-        redemptions: stream('redemptions', from.redemptions),
-        rollbacks: stream('rollbacks', from.rollbacks),
-        movements: stream('movements', from.movements ?? null),
-      }
-      const rows: unknown[][] = []
-      for (;;) {
-        let next: (typeof streams)[TransactionSource] | undefined
-        let item: CardMovement | undefined
-        for (const s of Object.values(streams)) {
-          const candidate = await s.peek()
-          if (candidate && (!item || before(candidate, item))) {
-            next = s
-            item = candidate
-          }
-        }
-        if (!next || !item) return { rows, cursor: null }
-        next.take()
-        const voucherId = 'voucher_id' in item ? item.voucher_id : item.related_object_id
-        const voucher =
-          'voucher_id' in item || item.related_object_type === 'voucher' ? vouchers.get(voucherId) : undefined
-        if (voucher) {
-          const row = rowOf(item, voucher)
-          if (withBalance && cardBalance(voucher) !== null) {
-            const known = balances[voucher.id]
-            if (direction === 'desc') {
-              row.balance = known ?? (await balanceAfter(tx.store, voucher, item))
-              balances[voucher.id] = (row.balance as number) - balanceMove(item)
-            } else {
-              row.balance =
-                known === undefined ? await balanceAfter(tx.store, voucher, item) : known + balanceMove(item)
-              balances[voucher.id] = row.balance as number
-            }
-          }
-          if (matchesFilters(row, filters)) rows.push(fields.map((f) => row[f]))
-        }
-        if (rows.length === limit) {
-          const at: TransactionsCursor = {
-            redemptions: streams.redemptions.cursor,
-            rollbacks: streams.rollbacks.cursor,
-            movements: streams.movements.cursor,
-            ...(withBalance ? { balances } : {}),
-          }
-          return { rows, cursor: at }
-        }
-      }
-    },
-  }
-})
-
-function storedFilters(filters: Filters): Record<string, unknown> {
-  const out: Record<string, unknown> = { junction: filters.junction }
-  for (const [key, conditions] of Object.entries(filters.fields)) out[key] = { conditions }
-  return out
-}
-
-function filtersOf(stored: Record<string, unknown>): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  for (const [key, value] of Object.entries(stored)) {
-    if (key !== 'junction') fields[key] = (value as { conditions: FilterConditions }).conditions
-  }
-  return { junction: stored.junction === 'OR' ? 'OR' : 'AND', fields }
 }
 
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
