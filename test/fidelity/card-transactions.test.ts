@@ -72,6 +72,36 @@ describe('gift card transactions: signed amounts and the balance after each', ()
     ])
   })
 
+  it('concurrent redemptions of one card and of many cards: every balance is the one its row left', async () => {
+    const t = testEngine()
+    t.clock.set('2026-03-01T10:00:00.000Z')
+    await t.engine.campaigns.create({
+      name: 'Cards',
+      campaign_type: 'GIFT_VOUCHERS',
+      vouchers_count: 6,
+      voucher: { type: 'GIFT_VOUCHER', gift: { amount: 1000 }, code_config: { pattern: 'CARD-####' } },
+    })
+    const codes = (await t.store.vouchers.list()).data.map((s) => s.value.code)
+    const hot = codes[0] ?? ''
+    const redeem = (code: string, credits: number) =>
+      t.engine.redemptions
+        .redeemStackable({ redeemables: [{ object: 'voucher', id: code, gift: { credits } }], order: { amount: 5000 } })
+        .catch(() => undefined)
+    // Twenty checkouts on one card (ten fit), and one on each other card, all at once.
+    await Promise.all([
+      ...Array.from({ length: 20 }, () => redeem(hot, 100)),
+      ...codes.slice(1).map((code, i) => redeem(code, 100 * (i + 1))),
+    ])
+    const rows = (await exportRows(t, 'Cards', 'created_at', ['voucher_code', 'status', 'amount', 'balance'])).slice(1)
+    const hotRows = rows.filter((r) => r.startsWith(`${hot},SUCCEEDED`))
+    expect(hotRows).toHaveLength(10)
+    // Each successful redemption of the hot card left it 100 lower, down to 0, as the card is now.
+    expect(hotRows.map((r) => Number(r.split(',')[3]))).toEqual([900, 800, 700, 600, 500, 400, 300, 200, 100, 0])
+    for (const [i, code] of codes.slice(1).entries()) {
+      expect(rows).toContain(`${code},SUCCEEDED,${-100 * (i + 1)},${1000 - 100 * (i + 1)}`)
+    }
+  })
+
   it('cards of one campaign each keep their own balance, interleaved by date', async () => {
     const t = testEngine()
     t.clock.set('2026-03-01T10:00:00.000Z')
