@@ -102,6 +102,35 @@ describe('gift card transactions: signed amounts and the balance after each', ()
     }
   })
 
+  // OpenAPI `ExportsCreateRequestBody` includes `ExportVoucherTransactionsBase` (`exported_object`
+  // `voucher_transactions`, filters `campaign_id` `$in` with one id, `TransactionsExportFilterConditionsWithCampaign`).
+  it('POST /v1/exports of voucher_transactions is the transactions export of the campaign its filter names', async () => {
+    const t = testEngine()
+    t.clock.set('2026-03-01T10:00:00.000Z')
+    const campaign = await t.engine.campaigns.create({
+      name: 'Cards',
+      campaign_type: 'GIFT_VOUCHERS',
+      vouchers_count: 1,
+      voucher: { type: 'GIFT_VOUCHER', gift: { amount: 10000 }, code_config: { pattern: 'CARD-####' } },
+    })
+    const code = (await t.store.vouchers.list({ where: { campaign_id: campaign.id } })).data[0]?.value.code ?? ''
+    await t.engine.redemptions.redeemStackable({
+      redeemables: [{ object: 'voucher', id: code, gift: { credits: 2500 } }],
+      order: { amount: 9000 },
+    })
+    const exp = await t.engine.exports.create({
+      exported_object: 'voucher_transactions',
+      parameters: {
+        fields: ['type', 'amount', 'balance'],
+        filters: { campaign_id: { conditions: { $in: [campaign.id] } } },
+      },
+    })
+    expect(exp).toMatchObject({ exported_object: 'voucher_transactions', status: 'SCHEDULED' })
+    expect(await csv(t, exp.id)).toEqual(['type,amount,balance', 'CREDITS_REDEMPTION,-2500,7500'])
+    const missing = await t.engine.exports.create({ exported_object: 'voucher_transactions' }).catch((e: unknown) => e)
+    expect(missing).toMatchObject({ code: 400, path: 'parameters.filters.campaign_id' })
+  })
+
   it('cards of one campaign each keep their own balance, interleaved by date', async () => {
     const t = testEngine()
     t.clock.set('2026-03-01T10:00:00.000Z')

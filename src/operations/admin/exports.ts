@@ -194,6 +194,8 @@ function checkExportFields(fields: readonly string[] | undefined, known: readonl
 
 type ExportableObject = keyof typeof EXPORTABLE
 const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
+/** What `POST /v1/exports` takes: the objects above, and a campaign's card transactions. */
+const EXPORTED_OBJECTS = [...EXPORTABLE_OBJECTS, 'voucher_transactions'] as const
 
 /** The async action type that writes a `POST /v1/exports` CSV. */
 export const OBJECTS_EXPORT_ACTION = 'export.objects'
@@ -207,7 +209,7 @@ const columnName = v.pipe(
 )
 
 export const objectsExportInput = v.object({
-  exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
+  exported_object: v.picklist(EXPORTED_OBJECTS, `must be one of ${EXPORTED_OBJECTS.join(', ')}`),
   parameters: opt(
     v.object({
       // The orders every collection is kept in (declared indexes), so an export reads pages, never scans.
@@ -280,6 +282,23 @@ async function joined(
   return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
 }
 
+/**
+ * The campaign of a `voucher_transactions` export of `POST /v1/exports`: the hosted filter
+ * `campaign_id` `$in` with exactly one id (`TransactionsExportFilterConditionsWithCampaign`), and the
+ * other filters, which apply to the rows as in the campaign's own transactions export.
+ */
+function transactionsCampaign(filters: Record<string, unknown> | undefined): {
+  campaignId: string
+  rest: Record<string, unknown>
+} {
+  const { campaign_id: condition, ...rest } = filters ?? {}
+  const ids = (condition as { conditions?: { $in?: unknown } } | undefined)?.conditions?.$in
+  if (!Array.isArray(ids) || ids.length !== 1 || typeof ids[0] !== 'string' || ids[0] === '') {
+    throw EngineError.invalid('parameters.filters.campaign_id', 'must name one campaign: {conditions: {$in: [id]}}')
+  }
+  return { campaignId: ids[0], rest }
+}
+
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
   return (await tx.store.campaigns.get(idOrName)) ?? (await tx.store.campaigns.findBy('name', idOrName))
 }
@@ -307,6 +326,37 @@ function scheduleExport(
 }
 
 export function exports(ctx: Context) {
+  /** `POST /v1/campaigns/{campaignId}/transactions/export`, also what a `voucher_transactions` export of `POST /v1/exports` is. */
+  async function campaignTransactionsExport(
+    campaignIdOrName: string,
+    body: ExportsCreateCampaignTransactionsExportParams,
+  ): Promise<Export> {
+    const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
+    const input = parse(exportInput, body)
+    checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
+    return mutate(ctx, async (tx) => {
+      const campaign = await findCampaign(tx, key)
+      if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
+      const type = campaign.value.campaign_type
+      if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
+        // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
+        throw new EngineError({
+          code: 403,
+          key: 'forbidden',
+          message: 'Forbidden',
+          details: 'Transactions are allowed only for loyalty or gift campaigns',
+          path: 'campaignId',
+        })
+      }
+      const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
+      return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
+        order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+        fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+        filters: storedFilters(filters),
+      })
+    })
+  }
+
   return {
     /**
      * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
@@ -317,30 +367,7 @@ export function exports(ctx: Context) {
       body: ExportsCreateCampaignTransactionsExportParams = {},
       _options?: CallOptions,
     ): Promise<Export> {
-      const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
-      const input = parse(exportInput, body)
-      checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
-      return mutate(ctx, async (tx) => {
-        const campaign = await findCampaign(tx, key)
-        if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
-        const type = campaign.value.campaign_type
-        if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
-          // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
-          throw new EngineError({
-            code: 403,
-            key: 'forbidden',
-            message: 'Forbidden',
-            details: 'Transactions are allowed only for loyalty or gift campaigns',
-            path: 'campaignId',
-          })
-        }
-        const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
-        return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
-          order: input.order ?? DEFAULT_TRANSACTION_ORDER,
-          fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
-          filters: storedFilters(filters),
-        })
-      })
+      return campaignTransactionsExport(campaignIdOrName, body)
     },
 
     /**
@@ -350,12 +377,24 @@ export function exports(ctx: Context) {
      */
     async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
-      checkExportFields(input.parameters?.fields, columnsOf(input.exported_object), 'parameters.fields')
+      if (input.exported_object === 'voucher_transactions') {
+        const { campaignId, rest } = transactionsCampaign(input.parameters?.filters)
+        const order = input.parameters?.order
+        return campaignTransactionsExport(campaignId, {
+          ...(order === undefined ? {} : { order: order as 'created_at' }),
+          parameters: {
+            ...(input.parameters?.fields ? { fields: input.parameters.fields } : {}),
+            filters: rest,
+          },
+        })
+      }
+      const object = input.exported_object
+      checkExportFields(input.parameters?.fields, columnsOf(object), 'parameters.fields')
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
-        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
+        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, object, {
           order: input.parameters?.order ?? '-created_at',
-          fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
+          fields: [...(input.parameters?.fields ?? EXPORTABLE[object].fields)],
           filters: storedFilters(filters),
         })
       })
