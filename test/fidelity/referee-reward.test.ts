@@ -65,9 +65,11 @@ describe('double-sided referral programs reward the referee', () => {
     const added = await engine.customers.listActivity('bob', { type: 'customer.voucher.gift.balance_added' })
     expect(added.data[0]?.data).toMatchObject({ amount: 2500 })
     await engine.redemptions.rollbackStackable(redeemed.parent_redemption.id)
+    // OpenAPI `Gift`: `amount` is the "total gift card income over the lifetime of the card",
+    // `subtracted_amount` the "total amount of subtracted credits": the credit taken back is subtracted.
     expect((await store.vouchers.get(card?.id ?? ''))?.value.gift).toEqual({
-      amount: 0,
-      subtracted_amount: 0,
+      amount: 2500,
+      subtracted_amount: 2500,
       balance: 0,
     })
   })

@@ -284,9 +284,11 @@ export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: nu
     const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
     const back = Math.min(amount, gift.balance)
     if (back > 0) {
+      // `amount` is the card's lifetime income and `subtracted_amount` what was taken off it other than by
+      // redemptions (the hosted `Gift`, docs/behaviour.md#gift-card-balance): a credit taken back is subtracted.
       tx.update('vouchers', issued, {
         ...v,
-        gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
+        gift: { ...gift, subtracted_amount: (gift.subtracted_amount ?? 0) + back, balance: gift.balance - back },
         updated_at: tx.nowIso,
       })
       recordCardTransaction(tx, v, 'CREDITS_REMOVAL', -back)
