@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import type { Engine } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
 import type { MemoryStore } from '../../../src/memory'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { testEngine } from '../../support/engine'
 import { feedMatchesStore } from '../../support/hot-rows'
 import { propertyRuns } from '../../support/store'
@@ -206,6 +207,7 @@ describe('locks stored before codes counted them', () => {
       op: 'put' as const,
       collection: 'sessions' as const,
       expectedVersion: null,
+      shape: currentShape('sessions'),
       // A lock row as stored before the counters: a random id, no `counted`.
       value: {
         id: `ssn_old_${key}`,
