@@ -1,0 +1,331 @@
+import type { RequestApplicableTargets, RequestDiscount, RequestLoyaltyCard } from './request-shapes'
+
+export interface CampaignsCreateParams {
+  campaign_type: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'REFERRAL_PROGRAM' | 'LOYALTY_PROGRAM' | 'PROMOTION'
+  voucher: {
+    start_date?: string | null | undefined
+    expiration_date?: string | null | undefined
+    validity_timeframe?:
+      | {
+          duration: string
+          interval: string
+        }
+      | null
+      | undefined
+    type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
+    discount?: RequestDiscount | null | undefined
+    gift?:
+      | {
+          amount: number
+          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+        }
+      | null
+      | undefined
+    loyalty_card?: RequestLoyaltyCard | null | undefined
+    redemption?:
+      | {
+          quantity?: number | null | undefined
+        }
+      | undefined
+    code_config?:
+      | {
+          pattern?: string | undefined
+          length?: number | undefined
+          charset?: string | undefined
+          prefix?: string | undefined
+          postfix?: string | undefined
+        }
+      | undefined
+    is_referral_code?: boolean | undefined
+  }
+  vouchers_count?: number | undefined
+  referral_program?:
+    | {
+        [x: string]: unknown
+        conversion_event_type?: 'redemption' | 'custom_event' | undefined
+        custom_event?:
+          | {
+              [x: string]: unknown
+              id?: string | undefined
+              name: string
+            }
+          | undefined
+        referee_reward?:
+          | {
+              [x: string]: unknown
+              related_object_parent: {
+                [x: string]: unknown
+                id: string
+                name?: string | undefined
+                object?: 'CAMPAIGN' | undefined
+              }
+              type: 'GIFT_VOUCHER' | 'LOYALTY_CARD'
+              amount: string | number
+            }
+          | undefined
+      }
+    | null
+    | undefined
+  category?: string | null | undefined
+  category_id?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  activity_duration_after_publishing?: string | null | undefined
+  auto_join?: boolean | undefined
+  join_once?: boolean | undefined
+  use_voucher_metadata_schema?: boolean | undefined
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+  active?: boolean | null | undefined
+  name: string
+  description?: string | null | undefined
+  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
+}
+export interface CategoriesCreateParams {
+  name: string
+  hierarchy?: number | undefined
+}
+export interface PromotionsCreateParams {
+  campaign_type?: 'PROMOTION' | undefined
+  promotion: {
+    tiers: {
+      category_id?: string | null | undefined
+      validation_rules?: string[] | undefined
+      start_date?: string | null | undefined
+      expiration_date?: string | null | undefined
+      validity_timeframe?:
+        | {
+            duration: string
+            interval: string
+          }
+        | null
+        | undefined
+      validity_day_of_week?: number[] | null | undefined
+      validity_hours?:
+        | {
+            daily: {
+              start_time: string
+              expiration_time: string
+              days_of_week: number[]
+            }[]
+          }
+        | null
+        | undefined
+      active?: boolean | null | undefined
+      name: string
+      banner?: string | null | undefined
+      action: {
+        discount: RequestDiscount
+      }
+      hierarchy?: number | undefined
+      metadata?:
+        | {
+            [x: string]: unknown
+          }
+        | undefined
+    }[]
+  }
+  category?: string | null | undefined
+  category_id?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  activity_duration_after_publishing?: string | null | undefined
+  auto_join?: boolean | undefined
+  join_once?: boolean | undefined
+  use_voucher_metadata_schema?: boolean | undefined
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+  active?: boolean | null | undefined
+  name: string
+  description?: string | null | undefined
+  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
+}
+export interface PromotionsTiersCreateParams {
+  category_id?: string | null | undefined
+  validation_rules?: string[] | undefined
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+  active?: boolean | null | undefined
+  name: string
+  banner?: string | null | undefined
+  action: {
+    discount: RequestDiscount
+  }
+  hierarchy?: number | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+export interface PromotionsStacksCreateParams {
+  name: string
+  tiers: {
+    ids: string[]
+    hierarchy_mode?: 'MANUAL' | undefined
+  }
+  category_id?: string | null | undefined
+}
+export interface PromotionsStacksListParams {
+  limit?: string | number | undefined
+  page?: string | number | undefined
+  order?: string | undefined
+  created_at?:
+    | {
+        before?: string | undefined
+        after?: string | undefined
+      }
+    | undefined
+  updated_at?:
+    | {
+        before?: string | undefined
+        after?: string | undefined
+      }
+    | undefined
+}
+
+export interface ValidationRulesCreateParams {
+  name: string
+  type?: 'expression' | 'basic' | 'advanced' | 'complex' | undefined
+  context_type?: string | undefined
+  rules: {
+    [x: string]: unknown
+  }
+  error?:
+    | {
+        message: string
+      }
+    | null
+    | undefined
+  bundle_rules?:
+    | {
+        [x: string]: unknown
+      }
+    | null
+    | undefined
+  applicable_to?:
+    | {
+        included?: RequestApplicableTargets | undefined
+        excluded?: RequestApplicableTargets | undefined
+        included_all?: boolean | undefined
+      }
+    | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+/** Both body forms: `related_object_type` + `related_object_id`, or the SDK's `{voucher: id}`. */
+export type ValidationRulesCreateAssignmentParams =
+  | {
+      related_object_type: 'voucher' | 'promotion_tier' | 'campaign' | 'earning_rule' | 'reward_assignment'
+      related_object_id: string
+    }
+  | {
+      [x: string]: string | undefined
+      [x: number]: string | undefined
+    }
+export interface StackingRulesCreateParams {
+  redeemables_limit?: number | undefined
+  applicable_redeemables_limit?: number | undefined
+  applicable_redeemables_per_category_limit?: number | undefined
+  applicable_redeemables_category_limits?:
+    | {
+        [x: string]: number | undefined
+      }
+    | undefined
+  applicable_exclusive_redeemables_limit?: number | undefined
+  applicable_exclusive_redeemables_per_category_limit?: number | undefined
+  exclusive_categories?: string[] | undefined
+  joint_categories?: string[] | undefined
+  redeemables_application_mode?: 'ALL' | 'PARTIAL' | undefined
+  redeemables_sorting_rule?: 'REQUESTED_ORDER' | 'CATEGORY_HIERARCHY' | undefined
+  redeemables_products_application_mode?: 'STACK' | 'ONCE' | undefined
+  redeemables_no_effect_rule?: 'REDEEM_ANYWAY' | 'SKIP' | undefined
+  no_effect_skip_categories?: string[] | undefined
+  no_effect_redeem_anyway_categories?: string[] | undefined
+  redeemables_rollback_order_mode?: 'WITH_ORDER' | 'WITHOUT_ORDER' | undefined
+  discount_calculation_mode?: 'DISCOUNTED_AMOUNT' | 'INITIAL_AMOUNT' | undefined
+  initial_amount_mode_categories?: string[] | undefined
+  discounted_amount_mode_categories?: string[] | undefined
+  grouped_redeemables_sorting_rule?: 'JOINT_ALWAYS_LAST' | null | undefined
+}
+export type StackingRulesUpdateParams = StackingRulesCreateParams
+
+export interface TemplatesCreateCampaignTemplateParams {
+  campaign_id: string
+  name: string
+  description?: string | null | undefined
+}
+export interface TemplatesListCampaignTemplatesParams {
+  limit?: string | number | undefined
+  starting_after_id?: string | undefined
+  order?: string | undefined
+  include_total?: boolean | 'true' | 'false' | undefined
+  filters?: unknown
+}
+export interface TemplatesCreateCampaignFromTemplateParams {
+  [x: string]: unknown
+  name: string
+}

@@ -1,0 +1,332 @@
+import type {
+  RequestAddress,
+  RequestDiscount,
+  RequestLoyaltyCard,
+  RequestMetadataPoints,
+  RequestOrder,
+  RequestPointsMapping,
+  RequestProportionalPoints,
+  RequestRewardParameters,
+} from './request-shapes'
+
+export interface LoyaltiesCreateParams {
+  campaign_type?: 'LOYALTY_PROGRAM' | undefined
+  vouchers_count?: number | undefined
+  voucher?:
+    | {
+        start_date?: string | null | undefined
+        expiration_date?: string | null | undefined
+        validity_timeframe?:
+          | {
+              duration: string
+              interval: string
+            }
+          | null
+          | undefined
+        type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
+        discount?: RequestDiscount | null | undefined
+        gift?:
+          | {
+              amount: number
+              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+            }
+          | null
+          | undefined
+        loyalty_card?: RequestLoyaltyCard | null | undefined
+        redemption?:
+          | {
+              quantity?: number | null | undefined
+            }
+          | undefined
+        code_config?:
+          | {
+              pattern?: string | undefined
+              length?: number | undefined
+              charset?: string | undefined
+              prefix?: string | undefined
+              postfix?: string | undefined
+            }
+          | undefined
+        is_referral_code?: boolean | undefined
+      }
+    | undefined
+  loyalty_tiers_expiration?:
+    | {
+        qualification_type: 'BALANCE' | 'POINTS_IN_PERIOD'
+        qualification_period?: 'MONTH' | 'QUARTER' | 'HALF_YEAR' | 'YEAR' | undefined
+        start_date?:
+          | {
+              type: 'IMMEDIATE' | 'NEXT_PERIOD'
+            }
+          | undefined
+        expiration_date?:
+          | {
+              type: 'END_OF_PERIOD' | 'END_OF_NEXT_PERIOD' | 'BALANCE_DROP' | 'CUSTOM'
+              extend?: string | undefined
+              rounding?:
+                | {
+                    type: 'MONTH' | 'QUARTER' | 'HALF_YEAR' | 'YEAR' | 'CUSTOM'
+                    strategy: 'START' | 'END'
+                    unit?: 'MONTH' | undefined
+                    value?: number | undefined
+                  }
+                | undefined
+            }
+          | undefined
+      }
+    | null
+    | undefined
+  access_settings?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  category?: string | null | undefined
+  category_id?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  activity_duration_after_publishing?: string | null | undefined
+  auto_join?: boolean | undefined
+  join_once?: boolean | undefined
+  use_voucher_metadata_schema?: boolean | undefined
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+  active?: boolean | null | undefined
+  name: string
+  description?: string | null | undefined
+  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
+}
+export interface LoyaltiesListParams {
+  limit?: string | number | undefined
+  page?: string | number | undefined
+  order?: string | undefined
+}
+export interface LoyaltiesCreateMemberParams {
+  customer: {
+    id?: string | undefined
+    source_id?: string | null | undefined
+    name?: string | null | undefined
+    email?: string | null | undefined
+    phone?: string | null | undefined
+    birthdate?: string | null | undefined
+    address?: RequestAddress | null | undefined
+    description?: string | null | undefined
+    metadata?:
+      | {
+          [x: string]: unknown
+        }
+      | undefined
+  }
+  voucher?: string | undefined
+  source_id?: string | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  channel?: string | undefined
+}
+export type LoyaltiesCreateRewardAssignmentsParams = {
+  reward: string
+  parameters?: RequestRewardParameters | undefined
+}[]
+/** The earning rules to create, together. */
+export type LoyaltiesCreateEarningRuleParams = {
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+  active?: boolean | null | undefined
+  event: string
+  validation_rule_id?: string | null | undefined
+  loyalty:
+    | {
+        type: 'FIXED'
+        points: string | number
+        points_formula?: string | undefined
+      }
+    | {
+        type: 'PROPORTIONAL'
+        calculation_type:
+          | 'ORDER_AMOUNT'
+          | 'ORDER_TOTAL_AMOUNT'
+          | 'ORDER_METADATA'
+          | 'ORDER_ITEMS_AMOUNT'
+          | 'ORDER_ITEMS_SUBTOTAL_AMOUNT'
+          | 'ORDER_ITEMS_QUANTITY'
+          | 'CUSTOMER_METADATA'
+          | 'CUSTOM_EVENT_METADATA'
+        order?:
+          | {
+              amount?: RequestProportionalPoints | undefined
+              total_amount?: RequestProportionalPoints | undefined
+              metadata?: RequestProportionalPoints | undefined
+            }
+          | undefined
+        order_items?:
+          | {
+              amount?: RequestProportionalPoints | undefined
+              subtotal_amount?: RequestProportionalPoints | undefined
+              quantity?: RequestProportionalPoints | undefined
+            }
+          | undefined
+        customer?: RequestMetadataPoints | undefined
+        custom_event?: RequestMetadataPoints | undefined
+      }
+  source?:
+    | {
+        banner?: string | undefined
+      }
+    | undefined
+  segment?:
+    | {
+        id: string
+      }
+    | undefined
+  custom_event?:
+    | {
+        schema_id: string
+      }
+    | undefined
+  loyalty_tier?:
+    | {
+        id: string
+      }
+    | undefined
+  expiration_rules?:
+    | {
+        period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
+        period_value?: number | undefined
+        rounding_type?:
+          | 'END_OF_MONTH'
+          | 'END_OF_QUARTER'
+          | 'END_OF_HALF_YEAR'
+          | 'END_OF_YEAR'
+          | 'PARTICULAR_MONTH'
+          | undefined
+        rounding_value?: number | undefined
+        fixed_month?: number | undefined
+        fixed_day?: number | undefined
+      }
+    | null
+    | undefined
+  pending_points?:
+    | {
+        period_type: 'DAY'
+        period_value: number
+      }
+    | null
+    | undefined
+}[]
+export type LoyaltiesListEarningRulesParams = LoyaltiesListParams
+export type LoyaltiesCreateTiersParams = {
+  name: string
+  points: {
+    from: number
+    to?: number | null | undefined
+  }
+  earning_rules?: RequestPointsMapping | undefined
+  rewards?: RequestPointsMapping | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}[]
+export type LoyaltiesListTiersParams = LoyaltiesListParams
+export interface LoyaltiesRedeemRewardParams {
+  reward: {
+    id: string
+    points?: number | undefined
+  }
+  order?: RequestOrder | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+
+export interface RewardsCreateParams {
+  name: string
+  type: 'CAMPAIGN' | 'COIN' | 'MATERIAL'
+  parameters: {
+    campaign?:
+      | {
+          id: string
+          balance?: number | undefined
+          type?: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'LOYALTY_PROGRAM' | undefined
+        }
+      | undefined
+    coin?:
+      | {
+          exchange_ratio: number
+          points_ratio: number
+        }
+      | undefined
+    product?:
+      | {
+          id: string
+          sku_id?: string | null | undefined
+        }
+      | undefined
+  }
+  stock?: number | null | undefined
+  attributes?:
+    | {
+        image_url?: string | undefined
+        description?: string | undefined
+      }
+    | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+export interface RewardsCreateAssignmentParams {
+  campaign: string
+  parameters?: RequestRewardParameters | undefined
+}

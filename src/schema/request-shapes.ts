@@ -1,0 +1,310 @@
+/** An order as requests carry it (validations, redemptions, qualifications, orders). */
+export type RequestOrder = {
+  id?: string | undefined
+  source_id?: string | null | undefined
+  status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
+  amount?: number | null | undefined
+  initial_amount?: number | null | undefined
+  discount_amount?: number | null | undefined
+  items?:
+    | {
+        sku_id?: string | null | undefined
+        product_id?: string | null | undefined
+        related_object?: 'product' | 'sku' | undefined
+        source_id?: string | null | undefined
+        quantity?: string | number | null | undefined
+        amount?: number | null | undefined
+        discount_amount?: number | null | undefined
+        price?: number | null | undefined
+        product?:
+          | {
+              id?: string | undefined
+              source_id?: string | null | undefined
+              override?: boolean | undefined
+              name?: string | null | undefined
+              metadata?:
+                | {
+                    [x: string]: unknown
+                  }
+                | undefined
+              price?: number | null | undefined
+            }
+          | undefined
+        sku?:
+          | {
+              id?: string | undefined
+              source_id?: string | null | undefined
+              override?: boolean | undefined
+              sku?: string | null | undefined
+              price?: number | null | undefined
+              metadata?:
+                | {
+                    [x: string]: unknown
+                  }
+                | undefined
+            }
+          | undefined
+        metadata?:
+          | {
+              [x: string]: unknown
+            }
+          | undefined
+      }[]
+    | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+
+/** The lines of an order as requests carry them. */
+export type RequestItems = {
+  sku_id?: string | null | undefined
+  product_id?: string | null | undefined
+  related_object?: 'product' | 'sku' | undefined
+  source_id?: string | null | undefined
+  quantity?: string | number | null | undefined
+  amount?: number | null | undefined
+  discount_amount?: number | null | undefined
+  price?: number | null | undefined
+  product?:
+    | {
+        id?: string | undefined
+        source_id?: string | null | undefined
+        override?: boolean | undefined
+        name?: string | null | undefined
+        metadata?:
+          | {
+              [x: string]: unknown
+            }
+          | undefined
+        price?: number | null | undefined
+      }
+    | undefined
+  sku?:
+    | {
+        id?: string | undefined
+        source_id?: string | null | undefined
+        override?: boolean | undefined
+        sku?: string | null | undefined
+        price?: number | null | undefined
+        metadata?:
+          | {
+              [x: string]: unknown
+            }
+          | undefined
+      }
+    | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}[]
+
+/** What a discount applies to (`applicable_to.included`, `.excluded`). */
+export type RequestApplicableTargets = {
+  product_campaign_quantity_limit?: number | null | undefined
+  product_campaign_quantity_limit_formula?: string | null | undefined
+  product_customer_campaign_quantity_limit?: number | null | undefined
+  product_customer_campaign_quantity_limit_formula?: string | null | undefined
+  product_in_collection_campaign_quantity_limit?: number | null | undefined
+  product_in_collection_campaign_quantity_limit_formula?: string | null | undefined
+  product_in_collection_customer_campaign_quantity_limit?: number | null | undefined
+  product_in_collection_customer_campaign_quantity_limit_formula?: string | null | undefined
+  product_promotion_tier_quantity_limit?: number | null | undefined
+  product_promotion_tier_quantity_limit_formula?: string | null | undefined
+  product_customer_promotion_tier_quantity_limit?: number | null | undefined
+  product_customer_promotion_tier_quantity_limit_formula?: string | null | undefined
+  object: 'product' | 'sku' | 'products_collection'
+  id: string
+  source_id?: string | null | undefined
+  product_id?: string | null | undefined
+  product_source_id?: string | null | undefined
+  strict?: boolean | undefined
+  price?: number | null | undefined
+  price_formula?: string | null | undefined
+  effect?:
+    | 'APPLY_TO_EVERY'
+    | 'APPLY_TO_CHEAPEST'
+    | 'APPLY_FROM_CHEAPEST'
+    | 'APPLY_TO_MOST_EXPENSIVE'
+    | 'APPLY_FROM_MOST_EXPENSIVE'
+    | undefined
+  quantity_limit?: number | null | undefined
+  aggregated_quantity_limit?: number | null | undefined
+  amount_limit?: number | null | undefined
+  aggregated_amount_limit?: number | null | undefined
+  repeat?: number | null | undefined
+  skip_initially?: number | null | undefined
+  target?: 'UNIT' | 'ITEM' | undefined
+}[]
+
+/** A discount as campaigns, vouchers, promotion tiers and rewards define it. */
+export type RequestDiscount =
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'AMOUNT'
+      amount_off: number
+      amount_off_formula?: string | undefined
+      effect?:
+        | 'APPLY_TO_ORDER'
+        | 'APPLY_TO_ITEMS'
+        | 'APPLY_TO_ITEMS_PROPORTIONALLY'
+        | 'APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY'
+        | 'APPLY_TO_ITEMS_BY_QUANTITY'
+        | undefined
+    }
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'PERCENT'
+      percent_off: number
+      percent_off_formula?: string | undefined
+      amount_limit?: number | null | undefined
+      effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+    }
+  | {
+      is_dynamic?: boolean | undefined
+      aggregated_amount_limit?: number | null | undefined
+      type: 'FIXED'
+      fixed_amount: number
+      fixed_amount_formula?: string | undefined
+      effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+    }
+  | {
+      [x: string]: unknown
+      type: 'UNIT'
+    }
+
+/** A customer as requests carry it (by id, source id or in full). */
+export type RequestCustomer = {
+  id?: string | undefined
+  source_id?: string | null | undefined
+  name?: string | null | undefined
+  email?: string | null | undefined
+  phone?: string | null | undefined
+  birthdate?: string | null | undefined
+  address?:
+    | {
+        city?: string | null | undefined
+        state?: string | null | undefined
+        line_1?: string | null | undefined
+        line_2?: string | null | undefined
+        country?: string | null | undefined
+        postal_code?: string | null | undefined
+      }
+    | null
+    | undefined
+  description?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+}
+
+/** A loyalty card definition (points and their expiration rules). */
+export type RequestLoyaltyCard = {
+  points: number
+  expiration_rules?:
+    | {
+        period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
+        period_value?: number | undefined
+        rounding_type?:
+          | 'END_OF_MONTH'
+          | 'END_OF_QUARTER'
+          | 'END_OF_HALF_YEAR'
+          | 'END_OF_YEAR'
+          | 'PARTICULAR_MONTH'
+          | undefined
+        rounding_value?: number | undefined
+        fixed_month?: number | undefined
+        fixed_day?: number | undefined
+      }
+    | null
+    | undefined
+}
+
+/** Points given per amount of a metadata property (earning rules). */
+export type RequestMetadataPoints = {
+  metadata?:
+    | {
+        every: number
+        points: string | number
+        points_formula?: string | undefined
+        property?: string | undefined
+        object?: 'product' | 'sku' | 'products_collection' | undefined
+        id?: string | undefined
+        applicable_to?:
+          | {
+              object: 'product' | 'sku' | 'products_collection'
+              id: string
+            }[]
+          | undefined
+      }
+    | undefined
+}
+
+/** Points given per `every` units of an amount, quantity or property (earning rules). */
+export type RequestProportionalPoints = {
+  every: number
+  points: string | number
+  points_formula?: string | undefined
+  property?: string | undefined
+  object?: 'product' | 'sku' | 'products_collection' | undefined
+  id?: string | undefined
+  applicable_to?:
+    | {
+        object: 'product' | 'sku' | 'products_collection'
+        id: string
+      }[]
+    | undefined
+}
+
+/** Points mapped per tier (multiply or custom), as tiers take them. */
+export type RequestPointsMapping = {
+  [x: string]:
+    | {
+        type: 'MULTIPLY'
+        multiplier: number
+      }
+    | {
+        type: 'CUSTOM'
+        points: number
+      }
+    | undefined
+}
+
+/** A postal address. */
+export type RequestAddress = {
+  city?: string | null | undefined
+  state?: string | null | undefined
+  line_1?: string | null | undefined
+  line_2?: string | null | undefined
+  country?: string | null | undefined
+  postal_code?: string | null | undefined
+}
+
+/** The parameters of a reward assignment (points cost, auto-redeem). */
+export type RequestRewardParameters = {
+  loyalty?:
+    | {
+        points?: number | undefined
+        auto_redeem?: boolean | undefined
+      }
+    | undefined
+}
+
+/** A qualification scenario. */
+export type RequestQualificationScenario =
+  | 'ALL'
+  | 'CUSTOMER_WALLET'
+  | 'AUDIENCE_ONLY'
+  | 'PRODUCTS'
+  | 'PRODUCTS_DISCOUNT'
+  | 'PROMOTION_STACKS'
+  | 'PRODUCTS_BY_CUSTOMER'
+  | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
