@@ -40,8 +40,8 @@ const APP = {
 }
 
 // One process, keep-alive sockets reused: the generator's own cost stays small beside the server's.
-const agent = new Agent({ keepAlive: true, maxSockets: 512 })
-let host = '127.0.0.1'
+let agent = new Agent({ keepAlive: true, maxSockets: 512 })
+const host = '127.0.0.1'
 let port = 0
 
 interface Answer {
@@ -335,22 +335,35 @@ function summariseProfile(dir: string): void {
   }
 }
 
-async function main(): Promise<void> {
-  const memory = process.env.STORE === 'memory'
+/** `label=path/to/cli.js` pairs from BUILDS; this checkout's server (built first) by default. */
+function builds(): { label: string; cli: string }[] {
+  const given = process.env.BUILDS
+  if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js' }]
+  return given.split(',').map((pair) => {
+    const [label = '', cli = ''] = pair.split('=')
+    return { label, cli }
+  })
+}
+
+const uptime = () => execSync('uptime').toString().trim()
+
+/**
+ * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
+ * then the database's time by statement.
+ */
+async function session(fsync: string, build: { label: string; cli: string }, memory: boolean): Promise<void> {
   const pgServer = await startEmbedded({
-    fsync: FSYNC[0] ?? 'off',
+    fsync,
     track_functions: 'pl',
     shared_preload_libraries: 'pg_stat_statements',
     'pg_stat_statements.track': 'all',
   })
-  execSync('npm run --silent build:server', { stdio: 'inherit' })
   port = await freePort()
-  host = '127.0.0.1'
-  const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}`)
+  const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
   const server = spawn(
     process.execPath,
-    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), 'packages/server/dist/cli.js', 'serve'],
+    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'],
     {
       env: {
         ...process.env,
@@ -368,7 +381,6 @@ async function main(): Promise<void> {
     },
   )
   const admin = new pg.Client({ connectionString: pgServer.url })
-  const uptime = () => execSync('uptime').toString().trim()
   /** CPU of the database's processes (those pg_stat_activity lists), per pid. */
   const databaseCpu = async (): Promise<Map<number, number>> => {
     const rows = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows
@@ -380,56 +392,49 @@ async function main(): Promise<void> {
     await admin.query(FLOOR_SQL)
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
-    console.log(
-      `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
-    )
     // Warm-up (not counted): JIT, the pool's connections, prepared statements.
     await openLoop(50, 3, 'warm')
-    for (const fsync of memory ? ['(memory store)'] : FSYNC) {
-      if (!memory) {
-        await admin.query(`ALTER SYSTEM SET fsync = ${fsync}`)
-        await admin.query('SELECT pg_reload_conf()')
-        await new Promise((r) => setTimeout(r, 300))
-        const shown = (await admin.query('SHOW fsync')).rows[0].fsync
-        console.log(`\n### fsync ${shown} (load before: ${uptime()})\n`)
-        const update = await floor(pgServer.url, 'update', 3)
-        const call = await floor(pgServer.url, 'call', 3)
-        console.log(
-          `floor from 1 connection: guarded single-row UPDATE ${update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${call.toFixed(0)}/s\n`,
-        )
-        await admin.query('SELECT pg_stat_statements_reset()')
-      } else console.log(`\n### memory store (load before: ${uptime()})\n`)
+    const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
+    console.log(`\n### ${shown}, ${build.label} (${build.cli}) (load before: ${uptime()})\n`)
+    if (!memory) {
+      const update = await floor(pgServer.url, 'update', 3)
+      const call = await floor(pgServer.url, 'call', 3)
       console.log(
-        '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server / database / generator | generator lag p99 ms |',
+        `floor from 1 connection: guarded single-row UPDATE ${update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${call.toFixed(0)}/s\n`,
       )
-      console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
-      const started = performance.now()
-      for (const rate of RATES) {
-        const serverBefore = cpuMs(server.pid)
-        const dbBefore = await databaseCpu()
-        const ownBefore = process.cpuUsage()
-        const r = await openLoop(rate, SECONDS, `f${fsync}-r${rate}`)
-        const own = process.cpuUsage(ownBefore)
-        const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
-        let dbCpu = 0
-        for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
-        const all = summary(r.samples)
-        const of = (k: Kind) => summary(r.samples.filter((s) => s.kind === k))
-        const f = (x: number) => x.toFixed(1)
-        const per = (ms: number) => (ms / r.scheduled).toFixed(2)
-        console.log(
-          `| ${rate} | ${r.scheduled} | ${(r.scheduled / r.doneIn).toFixed(0)} | ${f(all.p50)} | ${f(all.p90)} | ${f(all.p99)} | ${f(all.max)} | ${Object.entries(
-            all.statuses,
-          )
-            .map(([k, v]) => `${k} × ${v}`)
-            .join(
-              ', ',
-            )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
+      await admin.query('SELECT pg_stat_statements_reset()')
+    }
+    console.log(
+      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server / database / generator | generator lag p99 ms |',
+    )
+    console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
+    const started = performance.now()
+    for (const rate of RATES) {
+      const serverBefore = cpuMs(server.pid)
+      const dbBefore = await databaseCpu()
+      const ownBefore = process.cpuUsage()
+      const r = await openLoop(rate, SECONDS, `r${rate}`)
+      const own = process.cpuUsage(ownBefore)
+      const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
+      let dbCpu = 0
+      for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
+      const all = summary(r.samples)
+      const of = (k: Kind) => summary(r.samples.filter((s) => s.kind === k))
+      const f = (x: number) => x.toFixed(1)
+      const per = (ms: number) => (ms / r.scheduled).toFixed(2)
+      console.log(
+        `| ${rate} | ${r.scheduled} | ${(r.scheduled / r.doneIn).toFixed(0)} | ${f(all.p50)} | ${f(all.p90)} | ${f(all.p99)} | ${f(all.max)} | ${Object.entries(
+          all.statuses,
         )
-        // Let the queue of a saturated rate drain before the next.
-        await new Promise((res) => setTimeout(res, 1000))
-      }
-      if (memory) continue
+          .map(([k, v]) => `${k} × ${v}`)
+          .join(
+            ', ',
+          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
+      )
+      // Let the queue of a saturated rate drain before the next.
+      await new Promise((res) => setTimeout(res, 1000))
+    }
+    if (!memory) {
       const wall = performance.now() - started
       const top = await admin.query(
         `SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, toplevel,
@@ -438,14 +443,11 @@ async function main(): Promise<void> {
          ORDER BY total_exec_time DESC LIMIT 12`,
       )
       const level = await admin.query(
-        `SELECT toplevel, sum(calls) AS calls, round(sum(total_exec_time)::numeric) AS total_ms
-         FROM pg_stat_statements WHERE query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%' GROUP BY toplevel`,
+        `SELECT sum(calls) AS calls, round(sum(total_exec_time)::numeric) AS total_ms
+         FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'`,
       )
       console.log(
-        `\nThe database's time during the sweep (${(wall / 1000).toFixed(0)} s of wall time; top-level statements: ${level.rows
-          .filter((r) => r.toplevel)
-          .map((r) => `${r.calls} calls, ${r.total_ms} ms`)
-          .join('')}):\n`,
+        `\nThe database's time during the sweep (${(wall / 1000).toFixed(0)} s of wall time; top-level statements: ${level.rows[0]?.calls} calls, ${level.rows[0]?.total_ms} ms):\n`,
       )
       console.log('| calls | total ms | mean ms | top level | statement |')
       console.log('| ---: | ---: | ---: | --- | --- |')
@@ -456,11 +458,12 @@ async function main(): Promise<void> {
       // The rows every request of the mix increments: their locks last until each commit ends.
       const hot = await admin.query(`SELECT id, version FROM "promo_engine".counters ORDER BY version DESC LIMIT 6`)
       console.log(`\nMost incremented counter rows: ${hot.rows.map((r) => `${r.id} (${r.version})`).join(', ')}`)
-      console.log(`\n(load after: ${uptime()})`)
     }
+    console.log(`\n(load after: ${uptime()})`)
   } finally {
     await admin.end().catch(() => {})
     agent.destroy()
+    agent = new Agent({ keepAlive: true, maxSockets: 512 })
     await new Promise<void>((resolve) => {
       if (server.exitCode !== null) return resolve()
       server.once('exit', () => resolve())
@@ -473,6 +476,16 @@ async function main(): Promise<void> {
     if (process.env.KEEP_PROFILE === '1') console.log(`\n(profile kept in ${profileDir})`)
     else rmSync(profileDir, { recursive: true, force: true })
   }
+}
+
+async function main(): Promise<void> {
+  const memory = process.env.STORE === 'memory'
+  if (!process.env.BUILDS) execSync('npm run --silent build:server', { stdio: 'inherit' })
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
+  )
+  // Each fsync setting with every build in turn, each on a fresh database: the builds see the same load.
+  for (const fsync of memory ? ['off'] : FSYNC) for (const build of builds()) await session(fsync, build, memory)
 }
 
 await main()
