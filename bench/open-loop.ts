@@ -22,10 +22,17 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * statement during the sweep (pg_stat_statements, nested statements included, `pe_commit` beside the
  * reads).
  *
+ * Each rate also shows the CPU time per request of the server, the database's processes and the
+ * generator (from /proc), which stays meaningful on a shared machine where latencies do not. The sweep
+ * stops at the first rate the server could not keep up with.
+ *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
- * its own), PROFILE=1 (the server runs with `--cpu-prof`; its profile is summarised by file and by
- * function at the end). Figures in bench/RESULTS.md.
+ * its own), BUILDS (`label=path/to/cli.js[@pool],…`: other server builds, each on a fresh database,
+ * in turn for each fsync setting; default this checkout's, built first), STORE=memory (the server on
+ * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
+ * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
+ * keeps the file). Figures in bench/RESULTS.md.
  */
 
 const RATES = (process.env.RATES ?? '100,200,300,400').split(',').map(Number)
@@ -168,6 +175,7 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
     schedule.push({ at: t, kind: pick() })
   }
   const samples: Sample[] = []
+  const failures = new Map<string, number>()
   const pending: Promise<void>[] = []
   const start = performance.now()
   let i = 0
@@ -182,8 +190,9 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
           (a) => {
             samples.push({ kind, status: a.status, ms: performance.now() - start - at, lag })
           },
-          () => {
+          (error: NodeJS.ErrnoException) => {
             samples.push({ kind, status: 0, ms: performance.now() - start - at, lag })
+            failures.set(error.code ?? error.message, (failures.get(error.code ?? error.message) ?? 0) + 1)
           },
         ),
       )
@@ -195,7 +204,7 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
   const sentIn = (performance.now() - start) / 1000
   await Promise.all(pending)
   const doneIn = (performance.now() - start) / 1000
-  return { rate, scheduled: schedule.length, sentIn, doneIn, samples }
+  return { rate, scheduled: schedule.length, sentIn, doneIn, samples, failures }
 }
 
 function summary(samples: Sample[]) {
@@ -335,13 +344,24 @@ function summariseProfile(dir: string): void {
   }
 }
 
-/** `label=path/to/cli.js` pairs from BUILDS; this checkout's server (built first) by default. */
-function builds(): { label: string; cli: string }[] {
+interface Build {
+  label: string
+  cli: string
+  /** The server's PROMO_DB_POOL_SIZE; its own default when absent. */
+  pool?: string | undefined
+}
+
+/**
+ * `label=path/to/cli.js[@pool]` from BUILDS (a pool size after `@`); this checkout's server (built
+ * first) with POOL, else its default, when BUILDS is not set.
+ */
+function builds(): Build[] {
   const given = process.env.BUILDS
-  if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js' }]
+  if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js', pool: process.env.POOL }]
   return given.split(',').map((pair) => {
-    const [label = '', cli = ''] = pair.split('=')
-    return { label, cli }
+    const [label = '', spec = ''] = pair.split('=')
+    const [cli = '', pool] = spec.split('@')
+    return { label, cli, pool }
   })
 }
 
@@ -351,7 +371,7 @@ const uptime = () => execSync('uptime').toString().trim()
  * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
  * then the database's time by statement.
  */
-async function session(fsync: string, build: { label: string; cli: string }, memory: boolean): Promise<void> {
+async function session(fsync: string, build: Build, memory: boolean): Promise<void> {
   const pgServer = await startEmbedded({
     fsync,
     track_functions: 'pl',
@@ -374,7 +394,7 @@ async function session(fsync: string, build: { label: string; cli: string }, mem
         PROMO_APP_SECRET: APP['X-App-Token'],
         PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
         PROMO_METRICS_PORT: String(await freePort()),
-        ...(process.env.POOL ? { PROMO_DB_POOL_SIZE: process.env.POOL } : {}),
+        ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -395,7 +415,9 @@ async function session(fsync: string, build: { label: string; cli: string }, mem
     // Warm-up (not counted): JIT, the pool's connections, prepared statements.
     await openLoop(50, 3, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
-    console.log(`\n### ${shown}, ${build.label} (${build.cli}) (load before: ${uptime()})\n`)
+    console.log(
+      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}) (load before: ${uptime()})\n`,
+    )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
       const call = await floor(pgServer.url, 'call', 3)
@@ -409,6 +431,7 @@ async function session(fsync: string, build: { label: string; cli: string }, mem
     )
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
     const started = performance.now()
+    const saturated: string[] = []
     for (const rate of RATES) {
       const serverBefore = cpuMs(server.pid)
       const dbBefore = await databaseCpu()
@@ -431,9 +454,16 @@ async function session(fsync: string, build: { label: string; cli: string }, mem
             ', ',
           )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
       )
-      // Let the queue of a saturated rate drain before the next.
+      if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
+      // Past saturation every higher rate only queues longer: the sweep stops at the first rate the
+      // server could not answer at (what it answered fell 10 % behind what was scheduled).
+      if (r.scheduled / r.doneIn < 0.9 * rate) {
+        saturated.push(`saturated at ${rate}/s: higher rates not run`)
+        break
+      }
       await new Promise((res) => setTimeout(res, 1000))
     }
+    if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
     if (!memory) {
       const wall = performance.now() - started
       const top = await admin.query(
@@ -455,6 +485,18 @@ async function session(fsync: string, build: { label: string; cli: string }, mem
         console.log(
           `| ${r.calls} | ${r.total_ms} | ${r.mean_ms} | ${r.toplevel ? 'yes' : 'nested'} | \`${String(r.query).replace(/\|/g, '\\|')}\` |`,
         )
+      // Round trips: the statements the server sent itself, by calls.
+      const trips = await admin.query(
+        `SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+         FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'
+           AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'SHOW%'
+         ORDER BY calls DESC LIMIT 10`,
+      )
+      console.log('\nThe statements the server sent, by calls:\n')
+      console.log('| calls | mean ms | statement |')
+      console.log('| ---: | ---: | --- |')
+      for (const r of trips.rows)
+        console.log(`| ${r.calls} | ${r.mean_ms} | \`${String(r.query).replace(/\|/g, '\\|')}\` |`)
       // The rows every request of the mix increments: their locks last until each commit ends.
       const hot = await admin.query(`SELECT id, version FROM "promo_engine".counters ORDER BY version DESC LIMIT 6`)
       console.log(`\nMost incremented counter rows: ${hot.rows.map((r) => `${r.id} (${r.version})`).join(', ')}`)
