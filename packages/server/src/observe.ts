@@ -16,11 +16,8 @@ export function createLogger(level: LogLevel, destination?: pino.DestinationStre
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    // Asynchronous, one write in flight: lines made meanwhile go out together in the next write, so a
-    // busy server makes a write per batch of requests instead of a blocking write per request, and a
-    // quiet one writes each line at once. Pino flushes what is left synchronously on exit, a crash
-    // (uncaught error) included; only a SIGKILL loses the lines of the write in flight.
-    destination ?? pino.destination({ dest: 1, sync: false }),
+    // Synchronous: a line written before an exit or a crash is a line kept.
+    destination ?? pino.destination({ dest: 1, sync: true }),
   )
 }
 
