@@ -32,7 +32,8 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * in turn for each fsync setting; default this checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
- * keeps the file). Figures in bench/RESULTS.md.
+ * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
+ * generated per new customer). Figures in bench/RESULTS.md.
  */
 
 const RATES = (process.env.RATES ?? '100,200,300,400').split(',').map(Number)
@@ -88,6 +89,12 @@ async function must(method: string, path: string, body?: unknown): Promise<Recor
 
 async function shop(): Promise<void> {
   await must('POST', '/v1/products', { name: 'Shoe', source_id: 'shoe', price: 5000 })
+  await must('POST', '/v1/vouchers', {
+    code: 'PUBLIC',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+  })
+  if (process.env.PROGRAM === 'none') return
   const club = await must('POST', '/v1/loyalties', {
     name: 'Club',
     type: 'AUTO_UPDATE',
@@ -98,11 +105,6 @@ async function shop(): Promise<void> {
   await must('POST', `/v1/loyalties/${club.id}/earning-rules`, [
     { event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } },
   ])
-  await must('POST', '/v1/vouchers', {
-    code: 'PUBLIC',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100 },
-  })
 }
 
 const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
@@ -524,7 +526,7 @@ async function main(): Promise<void> {
   const memory = process.env.STORE === 'memory'
   if (!process.env.BUILDS) execSync('npm run --silent build:server', { stdio: 'inherit' })
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.PROGRAM === 'none' ? '; no loyalty program' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
   )
   // Each fsync setting with every build in turn, each on a fresh database: the builds see the same load.
   for (const fsync of memory ? ['off'] : FSYNC) for (const build of builds()) await session(fsync, build, memory)
