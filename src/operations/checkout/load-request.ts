@@ -346,38 +346,44 @@ async function loadSubjects(
 ): Promise<RedeemableSubject[]> {
   const { store } = ctx
   const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
-  const voucherIds = new Set<string>()
-  const campaignIds = new Set<string>()
-  const categoryIds = new Set<string>()
-  const relatedIds = new Set<string>()
-  const holderIds = new Set<string>()
+  // Collected as lists, each made distinct once (most requests name one code: no set at all).
+  let voucherIds: string[] = []
+  let campaignIds: string[] = []
+  let categoryIds: string[] = []
+  let relatedIds: string[] = []
+  let holderIds: string[] = []
   for (let i = 0; i < found.length; i++) {
     const entity = entities[i]
     const f = found[i]
     if (entity === undefined || f === undefined) continue
-    if (entity.campaign_id) campaignIds.add(entity.campaign_id)
-    for (const id of categoryIdsOf(entity)) categoryIds.add(id)
-    relatedIds.add(entity.id)
+    if (entity.campaign_id) campaignIds.push(entity.campaign_id)
+    for (const id of categoryIdsOf(entity)) categoryIds.push(id)
+    relatedIds.push(entity.id)
     const v = f.voucher?.value
     if (v) {
-      voucherIds.add(v.id)
-      if (v.campaign_id) relatedIds.add(v.campaign_id)
-      if (v.holder_id) holderIds.add(v.holder_id)
+      voucherIds.push(v.id)
+      if (v.campaign_id) relatedIds.push(v.campaign_id)
+      if (v.holder_id) holderIds.push(v.holder_id)
     }
   }
+  voucherIds = distinct(voucherIds)
+  campaignIds = distinct(campaignIds)
+  categoryIds = distinct(categoryIds)
+  relatedIds = distinct(relatedIds)
+  holderIds = distinct(holderIds)
   const rewardOf = (i: number) => {
     const v = found[i]?.voucher?.value
     const request = requests[i]
     return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
   }
   const [campaigns, categories, assigned, sessions, holders, loyalties] = await Promise.all([
-    campaignIds.size > 0 ? store.campaigns.getMany([...campaignIds]) : [],
-    categoryIds.size > 0 ? store.categories.getMany([...categoryIds]) : [],
-    assignedRules(store, [...relatedIds]),
-    voucherIds.size > 0
-      ? store.sessions.list({ where: { voucher_id: { in: [...voucherIds] }, released_at: null }, count: false })
+    campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
+    categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
+    assignedRules(store, relatedIds),
+    voucherIds.length > 0
+      ? store.sessions.list({ where: { voucher_id: { in: voucherIds }, released_at: null }, count: false })
       : null,
-    holderIds.size > 0 ? store.customers.getMany([...holderIds]) : [],
+    holderIds.length > 0 ? store.customers.getMany(holderIds) : [],
     Promise.all(
       requests.map((_, i) => {
         const reward = rewardOf(i)
@@ -465,8 +471,14 @@ async function loadSubjects(
   })
 }
 
+/** The same ids in the same order, each once. */
+function distinct(ids: string[]): string[] {
+  return ids.length <= 1 ? ids : [...new Set(ids)]
+}
+
 /** The ids of a redeemable's categories: those it embeds, then `category_id` (read as stored now: their hierarchy may have changed). */
 function categoryIdsOf(entity: { categories: readonly Category[]; category_id: string | null }): string[] {
+  if (entity.categories.length === 0) return entity.category_id ? [entity.category_id] : []
   const ids = new Set(entity.categories.map((c) => c.id))
   if (entity.category_id) ids.add(entity.category_id)
   return [...ids]
