@@ -335,10 +335,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function commit(changeset: Changeset): Promise<CommitResult> {
     stats.commits++
     const keys = insertedKeys(changeset)
-    const keyed = keyedCollections([
-      ...changeset.writes,
-      ...(changeset.alternatives ?? []).flatMap((a) => a.writes),
-    ])
+    const keyed = keyedCollections([...changeset.writes, ...(changeset.alternatives ?? []).flatMap((a) => a.writes)])
     const payload = JSON.stringify({
       steps: commitSteps(changeset.writes),
       ...(keys.length > 0 ? { keys } : {}),
