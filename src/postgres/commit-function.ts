@@ -98,9 +98,19 @@ CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMU
   SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
 
 -- A guarded field as the guard compares it: the field plus its \`plus\` fields (docs/storage.md#counters).
-CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
-  SELECT ${s}.pe_num(v #> string_to_array(path, '.')) + coalesce((SELECT sum(${s}.pe_num(v #> string_to_array(p, '.')))
-    FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(g -> 'plus') = 'array' THEN g -> 'plus' ELSE '[]'::jsonb END) p), 0) $$;
+-- PL/pgSQL, whose plan is kept: an SQL function with a subquery is not inlined and was planned again
+-- at every statement that called it (about half of a guarded increment's time in the profile).
+CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  total float8 := ${s}.pe_num(v #> string_to_array(path, '.'));
+BEGIN
+  IF jsonb_typeof(g -> 'plus') = 'array' THEN
+    FOR i IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
+      total := total + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> i, '.'));
+    END LOOP;
+  END IF;
+  RETURN total;
+END $$;
 
 -- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as guardCheck in src/storage/ports.ts.
 CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$

@@ -80,6 +80,8 @@ describe.sequential('the commit on PostgreSQL', () => {
     // A validation without a session: one activity appended, no version check, no lock of another row.
     expect(writesOf(sent)).toEqual(['activities ins'])
     const validationQueries = sent.length
+    // Internal reads count nothing (docs/postgres.md#loads): no count(*) on the request's path.
+    expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
 
     sent.length = 0
     const feedBefore = await store.changes({ limit: 1_000_000 })
@@ -89,6 +91,7 @@ describe.sequential('the commit on PostgreSQL', () => {
     const writes = writesOf(sent)
     const steps = stepsOf(sent)
     const redemptionQueries = sent.length
+    expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
     // Three activities (redemption succeeded, voucher redeemed, order created), the order, the parent
     // and child redemptions; then the counter rows (docs/storage.md#counters): the code's redemptions
     // (r:) in total, per day, week and month, the customer's summary (cs:, twice: its redemption and
