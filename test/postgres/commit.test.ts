@@ -43,10 +43,15 @@ interface StepSent {
   rows: { op: string; id: string; n?: number }[]
 }
 
+/** The last commit sent, as the function takes it. */
+function payloadOf(sent: { text: string; values?: unknown[] }[]): { steps: StepSent[]; uk?: string[] } {
+  const commit = sent.filter((q) => q.text.includes('pe_commit(')).at(-1)
+  return JSON.parse(String(commit?.values?.[0])) as { steps: StepSent[]; uk?: string[] }
+}
+
 /** The last commit sent, as the function applies it: its steps. */
 function stepsOf(sent: { text: string; values?: unknown[] }[]): StepSent[] {
-  const commit = sent.filter((q) => q.text.includes('pe_commit(')).at(-1)
-  return (JSON.parse(String(commit?.values?.[0])) as { steps: StepSent[] }).steps
+  return payloadOf(sent).steps
 }
 
 /** The writes of the last commit sent, as `collection op` per write (an increment merged into another counts). */
@@ -82,6 +87,8 @@ describe.sequential('the commit on PostgreSQL', () => {
     const validationQueries = sent.length
     // Internal reads count nothing (docs/postgres.md#loads): no count(*) on the request's path.
     expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
+    // No natural key changed: no unique check runs (docs/postgres.md#commit).
+    expect(payloadOf(sent).uk).toBeUndefined()
 
     sent.length = 0
     const feedBefore = await store.changes({ limit: 1_000_000 })
@@ -92,6 +99,8 @@ describe.sequential('the commit on PostgreSQL', () => {
     const steps = stepsOf(sent)
     const redemptionQueries = sent.length
     expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
+    // Only the new order's natural key is checked at the end.
+    expect(payloadOf(sent).uk).toEqual(['orders'])
     // Three activities (redemption succeeded, voucher redeemed, order created), the order, the parent
     // and child redemptions; then the counter rows (docs/storage.md#counters): the code's redemptions
     // (r:) in total, per day, week and month, the customer's summary (cs:, twice: its redemption and
