@@ -298,8 +298,10 @@ function writer(schema: string, collection: string): string {
       (SELECT jsonb_object_agg(${slot('u.id')}, u.value) FROM ${rows} u), (SELECT jsonb_object_agg(${slot('u.id')}, u.shape) FROM ${rows} u)`
   const merge = `out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb),
       'x', coalesce(out -> 'x', '{}'::jsonb) || coalesce(xs, '{}'::jsonb), 's', coalesce(out -> 's', '{}'::jsonb) || coalesce(ss, '{}'::jsonb));
-    failed := CASE WHEN failed IS NULL THEN earlier WHEN earlier IS NULL THEN failed
-      ELSE (SELECT jsonb_agg(e ORDER BY e ->> 'id', e -> 'guard' ->> 'path') FROM jsonb_array_elements(earlier || failed) e) END;`
+    IF earlier IS NOT NULL THEN
+      failed := CASE WHEN failed IS NULL THEN earlier
+        ELSE (SELECT jsonb_agg(e ORDER BY e ->> 'id', e -> 'guard' ->> 'path') FROM jsonb_array_elements(earlier || failed) e) END;
+    END IF;`
   const outcome = `IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
     ${merge}
     IF failed IS NOT NULL THEN
