@@ -11,6 +11,7 @@ import { rejection, snapshot, testEngine } from '../support/engine'
  *   documentation/openapi/publications.json, `GET /v1/publications/create` 400: `invalid_query_params`,
  *   "Query should have required property 'customer'"; the error guide (api-reference errors.mdx):
  *   `invalid_query_params` "input request query parameters are invalid".
+ *   A query string the HTTP handler cannot read is a bad query parameter as well.
  * - documentation/openapi/oauth.json, `POST /v1/oauth/token` 400 "Invalid grant type":
  *   `invalid_grant_type`, "Invalid grant_type".
  * - the error guide (api-reference errors.mdx): `invalid_voucher` "voucher object was specified
@@ -144,6 +145,20 @@ describe('documented keys over HTTP', () => {
     const res = await call('GET', '/v1/templates/campaigns?limit=0')
     expect(res.status).toBe(400)
     expect(await res.json()).toMatchObject({ code: 400, key: 'invalid_query_params' })
+  })
+
+  it('a malformed query string, on a list or any other route: 400 invalid_query_params', async () => {
+    const { call, store } = await http()
+    const before = await snapshot(store)
+    for (const [method, path] of [
+      ['GET', '/v1/loyalties?a[__proto__][x]=1'],
+      ['POST', '/v1/vouchers?a[]b=1'],
+    ] as const) {
+      const res = await call(method, path, method === 'POST' ? { code: 'Q1', type: 'GIFT_VOUCHER' } : undefined)
+      expect(res.status, path).toBe(400)
+      expect(await res.json(), path).toMatchObject({ code: 400, key: 'invalid_query_params' })
+    }
+    expect(await snapshot(store)).toBe(before)
   })
 
   it('POST /v1/oauth/token with grant_type=password: 400 invalid_grant_type', async () => {
