@@ -74,6 +74,12 @@ describe('documented keys for bad queries, grants and vouchers', () => {
     expect(await snapshot(t.store)).toBe(before)
   })
 
+  it('engine.raw gives the same key: it is the same operations', async () => {
+    const t = await setup()
+    const e = await rejection(t.engine.raw.loyalties.list({ limit: 'many' }))
+    expect(e).toMatchObject({ code: 400, key: 'invalid_query_params', path: 'query.limit' })
+  })
+
   it('an id argument of a list operation stays invalid_payload: it is not a query parameter', async () => {
     const t = await setup()
     const e = await rejection(t.engine.customers.listActivity('', {}))
