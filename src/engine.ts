@@ -160,7 +160,7 @@ function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = '
         try {
           return await member(...args)
         } catch (error) {
-          // The guide's key for the object or query that was badly specified (docs/errors.md).
+          // A list's bad query gets the hosted service's key (docs/behaviour.md#documented-error-keys).
           throw documentedError(path, args, error)
         }
       }
