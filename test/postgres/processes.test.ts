@@ -247,19 +247,29 @@ describe.sequential('the change feed under 4 processes', () => {
     // A reader pages through the feed in small pages while the processes commit.
     const seen: Change[] = []
     let after = start
-    let racing = true
+    let until: number | undefined
     const reader = (async () => {
       for (;;) {
-        const stillRacing = racing
         const page = await store.changes({ after, limit: 7, collections: ['counters'] })
         seen.push(...page.data)
         after = page.next_after
-        if (!stillRacing && !page.has_more) return
+        if (until !== undefined && after >= until) return
       }
     })()
-    const t = await race('feed', 60).finally(() => {
-      racing = false
-    })
+    const t = await race('feed', 60)
+    // The reader stops once past the last change, which it can list once no transaction older than
+    // that change is in progress (another backend's may hold the feed back for a moment).
+    for (;;) {
+      const { rows } = await pool.query<{ last: string; final: boolean }>(
+        `SELECT max(seq) AS last, max(seq) < promo_engine.pe_feed_base() + pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS final
+         FROM promo_engine.pe_changes`,
+      )
+      if (rows[0]?.final) {
+        until = Number(rows[0].last)
+        break
+      }
+      await new Promise((r) => setTimeout(r, 20))
+    }
     await reader
     // Nothing missed, nothing twice: what the reader got while they committed is what the feed holds now.
     const all = (await store.changes({ after: start, limit: 1_000_000, collections: ['counters'] })).data
