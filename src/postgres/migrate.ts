@@ -3,7 +3,7 @@ import type { CollectionName, IndexDeclarations } from '../storage/ports'
 import { quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
-import { installFeedBase } from './feed'
+import { installFeedBase } from './feed-numbering'
 
 /*
  * The schema, created and upgraded by `migrate()` (docs/postgres.md#migrations). Numbered steps run
