@@ -9,7 +9,8 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * docs/postgres.md#change-feed-and-late-commits): redemptions per second from 1 and 4 processes, on
  * distinct codes and on one hot code, of this checkout's build (`dist/`, run `npm run build` first)
  * and an earlier one (its own schema), alternated row by row for `ROUNDS` rounds (the earlier build
- * first in odd rounds, second in even ones) so that a machine whose load drifts weighs on both alike;
+ * first in odd rounds, second in even ones) so that a machine whose load drifts weighs on both alike,
+ * and the same for commits alone, without the engine (bench/postgres/feed-commit-worker.ts);
  * the floor call (one function applying 19 JSONB inserts and a guarded update) in the same run; fsync
  * off, then on, on one embedded PostgreSQL. Uses bench/postgres/near-floor-worker.ts.
  */
@@ -17,6 +18,7 @@ import { startEmbedded } from '../../test/postgres/embedded'
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
 const ROUNDS = Number(process.env.ROUNDS ?? 2)
 const WORKER = fileURLToPath(new URL('./near-floor-worker.ts', import.meta.url))
+const COMMIT_WORKER = fileURLToPath(new URL('./feed-commit-worker.ts', import.meta.url))
 const HERE = fileURLToPath(new URL('../../dist', import.meta.url))
 const earlier = process.argv[2]
 if (!earlier) throw new Error('usage: feed-before-after.ts <earlier build dist>')
@@ -34,7 +36,7 @@ interface Tally {
 
 function worker(url: string, env: Record<string, string>): Promise<Tally> {
   return new Promise((resolve, reject) => {
-    const child = fork(WORKER, [], {
+    const child = fork(env.KIND === 'commit' ? COMMIT_WORKER : WORKER, [], {
       execArgv: ['--import', 'tsx'],
       env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
     })
@@ -113,9 +115,12 @@ async function main(): Promise<void> {
         )
       }
       const cases = [
-        { what: 'redeem', n: 1, code: () => 'D0' },
-        { what: 'redeem, distinct codes', n: 4, code: (i: number) => `D${i}` },
-        { what: 'redeem, one hot code', n: 4, code: () => 'HOT' },
+        { what: 'redeem', n: 1, env: () => ({ KIND: 'redeem', CODE: 'D0' }) },
+        { what: 'redeem, distinct codes', n: 4, env: (i: number) => ({ KIND: 'redeem', CODE: `D${i}` }) },
+        { what: 'redeem, one hot code', n: 4, env: () => ({ KIND: 'redeem', CODE: 'HOT' }) },
+        { what: 'commit alone (6 inserts, 9 increments)', n: 1, env: () => ({ KIND: 'commit', ROWS: 'own' }) },
+        { what: 'commit alone, distinct counter rows', n: 4, env: () => ({ KIND: 'commit', ROWS: 'own' }) },
+        { what: 'commit alone, shared counter rows', n: 4, env: () => ({ KIND: 'commit', ROWS: 'hot' }) },
       ]
       for (let round = 1; round <= ROUNDS; round++) {
         for (const c of cases) {
@@ -126,7 +131,7 @@ async function main(): Promise<void> {
               String(round),
               `${build.label}: ${c.what}`,
               `${c.n} ${c.n === 1 ? 'client' : 'procs'}`,
-              await race(url, c.n, (i) => ({ ...env, KIND: 'redeem', CODE: c.code(i) })),
+              await race(url, c.n, (i) => ({ ...env, ...c.env(i) })),
             )
           }
         }
