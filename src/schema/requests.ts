@@ -1201,7 +1201,7 @@ export interface LoyaltiesQualificationsParams {
 }
 
 export interface ExportsCreateParams {
-  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
+  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication' | 'voucher_transactions'
   parameters?:
     | {
         order?: 'created_at' | 'id' | '-created_at' | '-id' | undefined
