@@ -11,7 +11,8 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * and an earlier one (its own schema), alternated row by row for `ROUNDS` rounds (the earlier build
  * first in odd rounds, second in even ones) so that a machine whose load drifts weighs on both alike,
  * and the same for commits alone, without the engine (bench/postgres/feed-commit-worker.ts);
- * the floor call (one function applying 19 JSONB inserts and a guarded update) in the same run; fsync
+ * the floor call (one function applying 19 JSONB inserts and a guarded update) in the same run, and
+ * how many backends wait for a lock on average while each row runs; fsync
  * off, then on, on one embedded PostgreSQL. Uses bench/postgres/near-floor-worker.ts.
  */
 
@@ -46,10 +47,31 @@ function worker(url: string, env: Record<string, string>): Promise<Tally> {
   })
 }
 
+let admin: pg.Pool
+
 async function race(url: string, n: number, env: (i: number) => Record<string, string>) {
-  const tallies = await Promise.all(Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) })))
+  // Backends waiting for a lock, sampled while the workers run: commits queueing on a row every commit
+  // takes show here whatever the machine's load does to the rates.
+  const samples: number[] = []
+  let sampling = true
+  const sampler = (async () => {
+    while (sampling) {
+      const { rows } = await admin.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`,
+      )
+      samples.push(rows[0]?.n ?? 0)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  const tallies = await Promise.all(
+    Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) })),
+  ).finally(() => {
+    sampling = false
+  })
+  await sampler
   const seconds = Math.max(...tallies.map((t) => t.ms)) / 1000
   return {
+    waiting: samples.reduce((s, x) => s + x, 0) / Math.max(1, samples.length),
     perSecond: tallies.reduce((s, t) => s + t.ops, 0) / seconds,
     failed: tallies.reduce((s, t) => s + t.failed, 0),
     p50: tallies[0]?.p50 ?? 0,
@@ -77,7 +99,7 @@ const voucher = (code: string) => ({
 async function main(): Promise<void> {
   const server = await startEmbedded({})
   const url = server.url
-  const admin = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+  admin = new pg.Pool({ connectionString: url, max: 3 }).on('error', () => {})
   try {
     await admin.query(FLOOR_SQL)
     for (const build of builds) {
@@ -102,10 +124,12 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 300))
       const shown = (await admin.query('SHOW fsync')).rows[0].fsync
       console.log(`### fsync ${shown} (load before: ${uptime()})\n`)
-      console.log('| round | what | from | per second | p50 ms | failed |')
-      console.log('| ---: | --- | --- | ---: | ---: | ---: |')
+      console.log('| round | what | from | per second | p50 ms | waiting for a lock | failed |')
+      console.log('| ---: | --- | --- | ---: | ---: | ---: | ---: |')
       const line = (round: string, what: string, from: string, r: Awaited<ReturnType<typeof race>>) =>
-        console.log(`| ${round} | ${what} | ${from} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.failed} |`)
+        console.log(
+          `| ${round} | ${what} | ${from} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.waiting.toFixed(2)} | ${r.failed} |`,
+        )
       for (const n of [1, 4]) {
         line(
           '—',
