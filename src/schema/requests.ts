@@ -1219,11 +1219,14 @@ export interface MaintenancePurgeExpiredParams {
   limit?: number | undefined
 }
 
-/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
+/**
+ * `maintenance.backfillCustomerSummaries` and `maintenance.backfillSessionLocks`: a page of customers
+ * (or session locks), and where it starts.
+ */
 export interface MaintenanceBackfillParams {
-  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  /** Rows per call (one commit): 1 to 1,000, 100 by default. */
   limit?: number | undefined
-  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  /** Resume after this id (the previous call's `next_starting_after`). */
   starting_after?: string | undefined
 }
 

@@ -103,8 +103,10 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('customer_id'), text('status')], sort: CREATED },
   ],
   sessions: [
-    { on: [text('key'), text('released_at')], sort: CREATED },
-    { on: [text('voucher_id'), text('released_at')], sort: CREATED },
+    // A session's own locks, released or not: a few rows, whatever the code's live locks (docs/storage.md#session-locks).
+    { on: [text('key')], sort: CREATED },
+    // A code's unreleased locks by expiry: the expired ones a request releases first (docs/storage.md#session-locks).
+    { on: [text('voucher_id'), text('released_at')], sort: time('expires_at') },
     { on: [], sort: time('expires_at') },
   ],
   earning_rules: [{ on: [text('campaign_id')], sort: CREATED }],
