@@ -242,7 +242,7 @@ function argument(
   if (source.startsWith('path:')) return from.params[source.slice(5)]
   const value = from.query[source.slice(6)]
   if (value !== undefined && typeof value !== 'string') {
-    throw EngineError.invalid(`query.${source.slice(6)}`, 'must be a single value')
+    throw EngineError.invalid(`query.${source.slice(6)}`, 'must be a single value', 'invalid_query_params')
   }
   return value
 }

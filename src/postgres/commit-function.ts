@@ -20,13 +20,10 @@ import { identifier, quote, type TableLayout } from './columns'
  * changeset carries alternatives and only guards failed, the block runs again with the alternative
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
- * The change feed's sequence number comes from a one-row counter taken by the last statements
- * (docs/postgres.md#change-feed-and-late-commits); the steps write the feed rows under a provisional
- * negative number, unique to the commit, renumbered then.
+ * The change feed's position is the id of a subtransaction begun after the last write
+ * (docs/postgres.md#change-feed-and-late-commits): the steps write the feed rows under a provisional
+ * negative number (minus the transaction id), renumbered then. No row is taken by every commit.
  */
-
-/** Provisional feed numbers per transaction id: `-(xid * FEED_SLOTS + n)`. */
-export const FEED_SLOTS = 4096
 
 /** The function holding one collection's commit statements. */
 export function writerFunction(schema: string, collection: string): string {
@@ -128,7 +125,8 @@ DECLARE
   conflict jsonb;
   seqv bigint;
   final_seq bigint;
-  n integer;
+  top bigint;
+  sub bigint;
   cname text;
   kc record;
   dup text;
@@ -154,15 +152,9 @@ BEGIN
     PERFORM pg_advisory_xact_lock(q.h) FROM (SELECT DISTINCT hashtextextended(x, 0) AS h
       FROM jsonb_array_elements_text(p -> 'keys') AS x ORDER BY 1) q;
   END IF;
-  -- The feed position: this transaction's id, and how many commits it made before (a host's
-  -- transaction may make several). No row is shared by all commits.
-  n := coalesce(nullif(current_setting('promo_engine.commits', true), ''), '0')::integer;
-  IF n >= ${FEED_SLOTS} THEN
-    RAISE EXCEPTION 'promo-engine: more than ${FEED_SLOTS - 1} commits in one transaction';
-  END IF;
-  -- A provisional number, negative and unique to this commit, for the feed rows the steps write; the
-  -- real one is taken last (below), so the shared counter's row is locked only from then to COMMIT.
-  seqv := -(pg_current_xact_id()::text::bigint * ${FEED_SLOTS} + n);
+  -- A provisional feed number, unique to this commit: minus the transaction's id (a host's transaction
+  -- committing twice renumbered its first commit's rows before the second starts).
+  seqv := -(pg_current_xact_id()::text::bigint);
   LOOP
   BEGIN
     k := 0;
@@ -214,14 +206,30 @@ BEGIN
       conflict := failed -> 0;
       RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
     END IF;
-    PERFORM set_config('promo_engine.commits', (n + 1)::text, true);
     -- The answer, from what the steps reported (per entity its last write; no query of the feed).
     result := jsonb_build_object('ok', true, 'seq', seqv, 'versions', jsonb_strip_nulls(vers), 'values', vals, 'shapes', shps);
-    -- Last: the sequence number from the one-row counter. Its row lock is held until the transaction
-    -- commits, so commits become visible in sequence order: a reader who has seen n has seen every
-    -- commit numbered below n, and the feed lists the writes of one row in the order they were made.
-    UPDATE ${s}.pe_feed SET seq = seq + 1 WHERE id = 1 RETURNING seq INTO final_seq;
-    UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+    -- Last: the feed position, the id of a subtransaction begun now, after every row this commit writes
+    -- is locked (docs/postgres.md#change-feed-and-late-commits). A commit that writes a row after this
+    -- one waited for this transaction to end, so its id, taken later still, is larger: the feed lists
+    -- each row's writes in the order they were made. Readers stop below the oldest transaction in
+    -- progress, which is older than this id until this transaction ends: none appears late.
+    BEGIN
+      -- The subtransaction's first write gives it its id, which the row written reports as xmin.
+      UPDATE ${s}.pe_changes SET pos = pos WHERE seq = seqv
+        AND pos = (SELECT min(pos) FROM ${s}.pe_changes WHERE seq = seqv) RETURNING xmin::text::bigint INTO sub;
+      IF sub IS NOT NULL THEN
+        -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
+        top := pg_current_xact_id()::text::bigint;
+        final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
+        UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+      ELSE
+        -- Nothing written: the position below which the feed is final now.
+        final_seq := ${s}.pe_feed_base() + pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1;
+      END IF;
+    EXCEPTION WHEN SQLSTATE 'PE002' THEN
+      -- Never raised: a handler is what makes the block a subtransaction of its own.
+      RAISE;
+    END;
     result := jsonb_set(result, '{seq}', to_jsonb(final_seq));
     EXIT;
   EXCEPTION

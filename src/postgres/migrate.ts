@@ -3,6 +3,7 @@ import type { CollectionName, IndexDeclarations } from '../storage/ports'
 import { quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
+import { installFeedBase } from './feed-numbering'
 
 /*
  * The schema, created and upgraded by `migrate()` (docs/postgres.md#migrations). Numbered steps run
@@ -13,7 +14,7 @@ import type { Queryable } from './connection'
  */
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 3
+export const SCHEMA_VERSION = 4
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -55,6 +56,14 @@ const STEPS: readonly ((s: string) => string)[] = [
   // 3: the shape each change's value was stored in, so the feed upgrades it like every read
   // (docs/postgres.md#change-feed-and-late-commits). Changes written before carry none.
   (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN shape integer;`,
+  // 4: the feed is numbered by transaction ids, not by the one-row counter every commit took
+  // (docs/postgres.md#change-feed-and-late-commits). The row keeps the base added to them (set on
+  // every run, below). Renaming its column waits for commits that hold the counter, and makes one of
+  // an older release still running fail (commit_failed, nothing written) rather than number its
+  // rows below positions readers have passed.
+  (s) => `
+    ALTER TABLE ${s}.pe_feed RENAME COLUMN seq TO base;
+    UPDATE ${s}.pe_feed SET base = 0;`,
 ]
 
 export interface MigrateOptions {
@@ -101,6 +110,7 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
     const ddl: string[] = []
     for (const layout of tables.values()) ddl.push(...tableDdl(s, layout, constraints))
     await db.query(ddl.join(';\n'))
+    await installFeedBase(db, s)
     await db.query(commitFunction(options.schema, [...tables.values()]))
     await db.query('COMMIT')
   } catch (error) {

@@ -24,6 +24,7 @@ import {
   type QueryResultLike,
   storeFault,
 } from './connection'
+import { feedHorizon } from './feed-numbering'
 import { listPage, PACK, type Packed, type Row, unpack } from './list-query'
 import { layouts, runMigrations } from './migrate'
 
@@ -329,10 +330,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   }
 
   /**
-   * No horizon is needed (docs/postgres.md#change-feed-and-late-commits): commits become visible in
-   * sequence order, so every committed number is final; a provisional (negative) one is never read.
+   * Readers stop below the oldest transaction in progress (docs/postgres.md#change-feed-and-late-commits):
+   * every position below it is final, so a cursor never passes a commit that appears later.
    */
-  const horizon = '9223372036854775807::bigint'
+  const horizon = feedHorizon(s)
 
   async function changes(q: ChangesQuery = {}): Promise<ChangePage> {
     const after = q.after ?? 0

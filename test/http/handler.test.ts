@@ -127,7 +127,7 @@ describe('createFetchHandler', () => {
     const { call } = await setup()
     const bad = await call('GET', '/v1/loyalties?limit=500')
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ key: 'invalid_payload', details: expect.stringContaining('limit') })
+    expect(await bad.json()).toMatchObject({ key: 'invalid_query_params', details: expect.stringContaining('limit') })
     expect((await call('GET', '/v1/loyalties?a[__proto__][x]=1')).status).toBe(400)
   })
 

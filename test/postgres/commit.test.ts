@@ -196,44 +196,164 @@ describe.sequential('the commit on PostgreSQL', () => {
     expect((await take(100)).ok).toBe(true)
   })
 
-  it('the change feed: numbers in commit order; a commit after an open one waits for it, none appears late', async () => {
+  const put = (id: string) => ({
+    writes: [
+      {
+        op: 'put' as const,
+        collection: 'categories' as const,
+        value: { id, name: id } as never,
+        expectedVersion: null,
+        shape: currentShape('categories'),
+      },
+    ],
+  })
+  const bump = (id: string) => ({
+    writes: [{ op: 'increment' as const, collection: 'counters' as const, id, by: { n: 1 }, create: {} }],
+  })
+  /** A store whose commits stop at `at` until the returned release is called (docs/postgres.md#faults: the commit hook). */
+  function held(at: 'applied' | 'begin') {
+    let reached = () => {}
+    let release = () => {}
+    const reachedP = new Promise<void>((r) => {
+      reached = r
+    })
+    const releaseP = new Promise<void>((r) => {
+      release = r
+    })
+    const store = createPostgresStore({
+      pool: db.pool,
+      commitHook: {
+        after: async (step) => {
+          if (step !== at) return
+          reached()
+          await releaseP
+        },
+      },
+    })
+    return { store, reached: reachedP, release }
+  }
+
+  it('the change feed: a host transaction open across commits; a reader meanwhile sees none of them', async () => {
     await emptySchema(db.pool, 'promo_engine')
     const store = createPostgresStore({ pool: db.pool })
     const client = await db.pool.connect()
-    const put = (id: string) => ({
-      writes: [
-        {
-          op: 'put' as const,
-          collection: 'categories' as const,
-          value: { id, name: id } as never,
-          expectedVersion: null,
-          shape: currentShape('categories'),
-        },
-      ],
-    })
     try {
-      // A host's transaction commits twice and stays open: it holds the feed's counter.
+      // A host's transaction commits twice and stays open.
       await client.query('BEGIN')
       const host = createPostgresStore({ client })
       const late = await host.commit(put('late'))
       const second = await host.commit(put('late2'))
       expect(late.ok && second.ok && second.seq > late.seq).toBe(true)
-      // Another commit queues behind it; a reader meanwhile sees nothing, so its cursor skips nothing.
-      const early = store.commit(put('early'))
+      // Another commit does not wait for it (no row every commit takes), and lands after it in the feed;
+      // a reader meanwhile sees nothing, so its cursor skips nothing.
+      const early = await store.commit(put('early'))
+      expect(early.ok && second.ok && early.seq > second.seq).toBe(true)
       const before = await store.changes()
       expect(before).toEqual({ data: [], has_more: false, next_after: 0 })
       await client.query('COMMIT')
-      const queued = await early
-      expect(queued.ok).toBe(true)
       const after = await store.changes({ after: before.next_after })
       expect(after.data.map((c) => c.id)).toEqual(['late', 'late2', 'early'])
       expect(after.data.map((c) => c.seq)).toEqual([
         late.ok && late.seq,
         second.ok && second.seq,
-        queued.ok && queued.seq,
+        early.ok && early.seq,
       ])
     } finally {
+      await client.query('ROLLBACK').catch(() => {})
       client.release()
     }
+  })
+
+  it('the change feed: a commit numbered before another but committed after it is never passed by a reader', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    for (const pause of ['in the function', 'before COMMIT'] as const) {
+      const start = (await store.changes({ limit: 1_000_000 })).next_after
+      // A commit that holds its transaction open: paused inside the function after its first write (it
+      // has its transaction id, its rows are written), or after the function, before its COMMIT.
+      const slow =
+        pause === 'in the function'
+          ? createPostgresStore({ pool: db.pool, commitHook: { pauseAfterWrite: { after: 1, seconds: 1.5 } } })
+          : undefined
+      const gate = pause === 'before COMMIT' ? held('applied') : undefined
+      const a = (slow ?? (gate as ReturnType<typeof held>).store).commit(put(`a ${pause}`))
+      if (gate) await gate.reached
+      else await new Promise((r) => setTimeout(r, 300))
+      const b = await store.commit(put(`b ${pause}`))
+      expect(b.ok).toBe(true)
+      // B committed, A has not: a reader gets neither, and its cursor stays where it was.
+      const meanwhile = await store.changes({ after: start })
+      expect(meanwhile).toEqual({ data: [], has_more: false, next_after: start })
+      gate?.release()
+      const first = await a
+      expect(first.ok).toBe(true)
+      // Once A committed, the reader after its cursor gets both, each once, in number order.
+      const later = await store.changes({ after: meanwhile.next_after })
+      const order = [first, b].sort((x, y) => (x.ok && y.ok ? x.seq - y.seq : 0))
+      expect(later.data.map((c) => [c.id, c.seq])).toEqual(
+        order.map((r) => [r === first ? `a ${pause}` : `b ${pause}`, r.ok && r.seq]),
+      )
+    }
+  })
+
+  it("the change feed lists one row's writes in the order made, even when the later writer had the older transaction id", async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    expect((await store.commit(bump('hot'))).ok).toBe(true)
+    const start = (await store.changes({ limit: 1_000_000 })).next_after
+    const client = await db.pool.connect()
+    try {
+      // T_b: a host's transaction that has its id first: it wrote its own order row
+      // (docs/postgres.md#host-transaction).
+      await client.query('CREATE TABLE IF NOT EXISTS host_orders (id text PRIMARY KEY)')
+      await client.query('BEGIN')
+      await client.query(`INSERT INTO host_orders VALUES ('o1')`)
+      const tb = createPostgresStore({ client })
+      const xidB = Number((await client.query('SELECT pg_current_xact_id()::text AS x')).rows[0].x)
+      // T_a, a later transaction, writes the hot row and holds it until released.
+      const gate = held('applied')
+      const a = gate.store.commit(bump('hot'))
+      await gate.reached
+      const xids = await db.pool.query(
+        `SELECT backend_xid::text AS x FROM pg_stat_activity WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid()`,
+      )
+      const xidA = Math.max(...xids.rows.map((r: { x: string }) => Number(r.x)))
+      expect(xidB).toBeLessThan(xidA)
+      // T_b writes the hot row too: it waits for T_a's row lock.
+      const b = tb.commit(bump('hot'))
+      await new Promise((r) => setTimeout(r, 300))
+      gate.release()
+      const first = await a
+      const second = await b
+      expect(first.ok && second.ok).toBe(true)
+      if (!first.ok || !second.ok) return
+      expect(second.versions['counters/hot']).toBe((first.versions['counters/hot'] ?? 0) + 1)
+      // T_a committed, T_b is open: a reader gets nothing yet (T_b's id is the oldest in progress).
+      const meanwhile = await store.changes({ after: start })
+      expect(meanwhile.data).toEqual([])
+      await client.query('COMMIT')
+      const feed = await store.changes({ after: meanwhile.next_after })
+      // T_b's id is older than T_a's, yet its write of the hot row is listed after T_a's, as it was made.
+      expect(feed.data.map((c) => [c.id, c.version])).toEqual([
+        ['hot', 2],
+        ['hot', 3],
+      ])
+      expect(second.seq).toBeGreaterThan(first.seq)
+    } finally {
+      await client.query('ROLLBACK').catch(() => {})
+      client.release()
+    }
+  })
+
+  it('no row is taken by every commit: the commit function never writes pe_feed, whose row stays untouched', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    const source = (await db.pool.query(`SELECT prosrc FROM pg_proc WHERE proname = 'pe_commit'`)).rows[0].prosrc
+    expect(source).not.toMatch(/pe_feed\b(?!_base)/)
+    const row = async () =>
+      (await db.pool.query(`SELECT xmin::text, xmax::text, base FROM promo_engine.pe_feed`)).rows as unknown[]
+    const before = await row()
+    await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit(i % 2 ? bump('hot') : put(`c${i}`))))
+    expect(await row()).toEqual(before)
   })
 })

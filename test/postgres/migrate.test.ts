@@ -8,7 +8,8 @@ import { useClonedPool } from './database'
 /*
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
  * reward redemptions and rollbacks written before the engine did, so a campaign's transactions are
- * found by its declared index.
+ * found by its declared index; step 4 numbers the change feed by transaction ids, listing the changes
+ * numbered before it first.
  */
 
 const db = useClonedPool(4)
@@ -63,5 +64,44 @@ describe('PostgreSQL migrations', () => {
     // A voucher of no campaign names none.
     expect((await store.redemptions.get('r_loose'))?.value).not.toHaveProperty('related_object_parent_id')
     expect((await store.redemption_rollbacks.get('rr_loose'))?.value).not.toHaveProperty('related_object_parent_id')
+  })
+
+  it('step 4: changes the one-row counter numbered are listed once, before the new ones; an old cursor goes on', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'counted' })
+    await store.migrate()
+    // The schema as version 3 left it: the counter at 3, three changes numbered 1, 2, 3.
+    await db.pool.query(`ALTER TABLE counted.pe_feed RENAME COLUMN base TO seq;
+      UPDATE counted.pe_feed SET seq = 3;
+      DELETE FROM counted.pe_migrations WHERE version = 4;
+      INSERT INTO counted.pe_changes (seq, pos, collection, id, op, version, value, shape)
+        SELECT n, 0, 'categories', 'old' || n, 'put', 1, jsonb_build_object('id', 'old' || n, 'name', 'old'), 1
+        FROM generate_series(1, 3) n`)
+    expect(await store.migrate()).toEqual({ applied: [4] })
+    const made = await store.commit({ writes: [put('categories', { id: 'new', name: 'new' })] })
+    expect(made.ok && made.seq > 3).toBe(true)
+    const ids = async (after: number) => (await store.changes({ after })).data.map((c) => c.id)
+    expect(await ids(0)).toEqual(['old1', 'old2', 'old3', 'new'])
+    // A reader's cursor from before the upgrade reads the rest of the old changes, then the new.
+    expect(await ids(2)).toEqual(['old3', 'new'])
+  })
+
+  it('a database restored with transaction ids below its feed: migrate() raises the base, no change lands below', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'restored' })
+    await store.migrate()
+    const first = await store.commit({ writes: [put('categories', { id: 'first', name: 'first' })] })
+    expect(first.ok).toBe(true)
+    // As if restored from a cluster whose transaction ids ran far ahead of this one's.
+    const far = 1_000_000_000_000
+    await db.pool.query(`INSERT INTO restored.pe_changes (seq, pos, collection, id, op, version, value, shape)
+      VALUES (${far}, 0, 'categories', 'restored', 'put', 1, '{"id": "restored", "name": "r"}', 1)`)
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const next = await store.commit({ writes: [put('categories', { id: 'next', name: 'next' })] })
+    expect(next.ok && next.seq > far).toBe(true)
+    expect((await store.changes({ after: far })).data.map((c) => c.id)).toEqual(['next'])
+    // Once raised, the base stays: another run changes nothing.
+    const base = async () => (await db.pool.query('SELECT restored.pe_feed_base() AS b')).rows[0].b
+    const before = await base()
+    await store.migrate()
+    expect(await base()).toBe(before)
   })
 })

@@ -27,7 +27,6 @@ describe('stored shapes written by an earlier release', () => {
       `INSERT INTO promo_engine.async_actions (id, value, version, shape) VALUES ('aa_1', $1, 1, 1)`,
       [action],
     )
-    await db.pool.query(`UPDATE promo_engine.pe_feed SET seq = 1`)
     await db.pool.query(
       `INSERT INTO promo_engine.pe_changes (seq, pos, collection, id, op, version, value, shape)
        VALUES (1, 0, 'redemptions', 'r_parent', 'put', 1, $1, 1), (1, 1, 'async_actions', 'aa_1', 'put', 1, $2, 1)`,

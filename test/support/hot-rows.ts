@@ -285,7 +285,14 @@ export async function feedMatchesStore(store: Store): Promise<number> {
   let after = 0
   for (;;) {
     const page = await store.changes({ after, limit: 1000 })
-    for (const c of page.data) last.set(`${c.collection}/${c.id}`, c)
+    for (const c of page.data) {
+      const slot = `${c.collection}/${c.id}`
+      const before = last.get(slot)
+      // The feed lists one entity's writes in the order they were made (docs/storage.md#change-feed).
+      if (before?.op === 'put' && c.op === 'put')
+        assert.ok(c.version > before.version, `${slot}: version ${c.version} listed after ${before.version}`)
+      last.set(slot, c)
+    }
     after = page.next_after
     if (!page.has_more) break
   }

@@ -133,7 +133,8 @@ describe('budget rules under concurrency, default options', () => {
   })
 })
 
-describe('quantity and balances under heavy contention, default options', () => {
+// 1,000-way races in one process: a safety limit for a loaded machine, not a measured time.
+describe('quantity and balances under heavy contention, default options', { timeout: 30_000 }, () => {
   it('1,000 concurrent redemptions of a code with quantity 100: 100 succeed, 900 quantity_exceeded, 0 × 409', async () => {
     const { engine, store } = testEngine()
     await engine.vouchers.create({
@@ -211,7 +212,8 @@ describe('a loyalty card under contention, default options', () => {
   })
 })
 
-describe('claims of free codes under contention, default options', () => {
+// 1,000-way races in one process: a safety limit for a loaded machine, not a measured time.
+describe('claims of free codes under contention, default options', { timeout: 30_000 }, () => {
   it('1,000 concurrent publications from a campaign with 1,200 free codes give 1,000 distinct codes, 0 × 409', async () => {
     const { engine, store } = testEngine()
     const campaign = await engine.campaigns.create({

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { createEngine, engineContext } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
 import { registerAsyncHandler } from '../../../src/operations/kernel/jobs'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { loadCard, spendCard } from '../../../src/operations/loyalty/points-ledger'
 import { type CommitStep, createPostgresStore } from '../../../src/postgres'
@@ -138,6 +139,52 @@ async function main(): Promise<void> {
             session: { type: 'LOCK' },
           })
           return r.valid ? 'success' : 'refused'
+        })
+        break
+      case 'feed':
+        // Raw commits (docs/postgres.md#change-feed-and-late-commits): a fresh row, one hot row in every
+        // commit, two of twenty shared rows, created by their first increment; every third attempt a versioned write
+        // of one more shared row instead (a conflict when another process wrote it since the read).
+        await attempt(async () => {
+          const child = Number(process.env.CHILD ?? 0)
+          if (i % 3 === 2) {
+            const doc = await store.counters.get('feed_doc')
+            const next = { ...((doc?.value ?? { id: 'feed_doc' }) as object), by: child } as never
+            const r = await store.commit({
+              writes: [
+                {
+                  op: 'put',
+                  collection: 'counters',
+                  value: next,
+                  expectedVersion: doc?.version ?? null,
+                  shape: currentShape('counters'),
+                },
+              ],
+            })
+            return r.ok ? 'success' : 'refused'
+          }
+          const rows = ['feed_hot', `feed_r${(i * 7 + child * 13) % 20}`, `feed_r${(i * 11 + child * 3 + 1) % 20}`]
+          // A fresh row first, as a redemption inserts its records before its counters: the transaction
+          // has its id before it waits for the hot row.
+          const fresh = {
+            op: 'put' as const,
+            collection: 'counters' as const,
+            value: { id: `feed_${child}_${i}` } as never,
+          }
+          const r = await store.commit({
+            writes: [
+              { ...fresh, expectedVersion: null, shape: currentShape('counters') },
+              ...[...new Set(rows)].map((id) => ({
+                op: 'increment' as const,
+                collection: 'counters' as const,
+                id,
+                by: { n: 1 },
+                create: {},
+              })),
+            ],
+          })
+          if (!r.ok) throw new Error(`increments conflicted: ${JSON.stringify(r.conflict)}`)
+          return 'success'
         })
         break
       case 'async': {
