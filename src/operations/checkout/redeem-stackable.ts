@@ -14,7 +14,7 @@ import { referrerOf } from '../../rules/referrals'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Guard, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
+import { countCardUse, loadCard, spendCard } from '../loyalty/points-ledger'
 import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/customer-summary'
 import { insertOrder, updateOrder, versionAfterWrite } from '../shop/order-records'
@@ -258,10 +258,10 @@ export class RedemptionWriter {
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
-      if (points === 0) return { voucher: updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) })) }
+      if (points === 0) return { voucher: countCardUse(this.tx, card, 1) }
       // Guarded increments of the buckets and the balance (with the card's use): concurrent spends on one
       // card all land while the points last.
-      const spent = spendCardGuarded(this.tx, card, points)
+      const spent = await spendCard(this.tx, card, points, { use: true })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
         throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)

@@ -213,9 +213,9 @@ export function prefetchMember(tx: Tx, customerId: string | null | undefined): v
 }
 
 /**
- * The member as the cascade reads them. A program whose tiers count the points collected in a
- * period also reads the card's buckets created in it, spent or expired ones included (the ledger
- * holds only live ones).
+ * The member as the cascade reads them: the card's stored balance and what of it is spendable, no
+ * ledger (docs/storage.md#loyalty-cards-and-their-buckets). A program whose tiers count the points
+ * collected in a period also reads the card's buckets created in it, spent or expired ones included.
  */
 export async function cascadeCard(
   tx: Tx,
@@ -233,6 +233,7 @@ export async function cascadeCard(
   return {
     voucher_id: card.voucher.id,
     balance: card.voucher.loyalty_card?.balance ?? 0,
+    spendable: card.spendable,
     buckets: [...card.buckets, ...period.filter((b) => !live.has(b.id))],
     standing,
     customer: holder === null ? null : cascadeCustomer(holder),

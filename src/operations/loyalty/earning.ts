@@ -293,7 +293,7 @@ export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: nu
   if (v.type === 'LOYALTY_CARD') {
     const card = await loadCard(tx, issued)
     const back = Math.min(amount, spendablePoints(tx, card))
-    if (back > 0) spendCard(tx, card, back, 'subtracted')
+    if (back > 0) await spendCard(tx, card, back, { kind: 'subtracted' })
     const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
     if (campaign) await afterPointsChanged(tx, campaign.value, card)
   }
