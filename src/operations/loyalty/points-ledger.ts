@@ -72,6 +72,8 @@ interface Scan {
   /** The creation time (ms) of the last never-expiring bucket read. */
   lastCreated: number
   cursor: string | undefined
+  /** Times the reading started over after its cursor left the order. */
+  restarts: number
 }
 
 interface CardSlot extends CardState {
@@ -126,6 +128,7 @@ function emptySlot(stored: Stored<Voucher>, overdue: PointsBucket[], storedRows:
       neverDone: false,
       lastCreated: 0,
       cursor: undefined,
+      restarts: 0,
     },
     cardWrite: undefined,
     whole: false,
@@ -495,6 +498,19 @@ async function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
     ...(scan.cursor !== undefined ? { starting_after_id: scan.cursor } : {}),
     count: false,
   })
+  if (page.data.length === 0 && scan.cursor !== undefined && scan.restarts < 3) {
+    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read the
+    // order again from its start; buckets already read keep the state this transaction gave them.
+    scan.restarts++
+    slot.scan = {
+      ...scan,
+      expiringDone: false,
+      lastExpiry: Number.NEGATIVE_INFINITY,
+      neverDone: false,
+      cursor: undefined,
+    }
+    return true
+  }
   for (const row of page.data) remember(slot, row)
   const last = page.data.at(-1)?.value
   if (expiring) {
