@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { MemoryStore } from '../../src/memory'
 import { testEngine } from '../support/engine'
-import { FAMILIES, feedMatchesStore, hotShop, outcomeOf, tally } from '../support/hot-rows'
+import { ALL_FAMILIES, feedMatchesStore, hotShop, outcomeOf, tally } from '../support/hot-rows'
 
 /*
  * Shared rows under concurrent distinct customers, on the memory store (docs/storage.md#shared-rows):
@@ -13,7 +13,7 @@ import { FAMILIES, feedMatchesStore, hotShop, outcomeOf, tally } from '../suppor
  */
 
 describe('rows shared by distinct customers, default options', () => {
-  for (const family of FAMILIES) {
+  for (const family of ALL_FAMILIES) {
     it(`${family.name}: N concurrent customers get what fits, 0 × 409, ≤ 1.2 commits per request`, async () => {
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(1, 7, 60, 200), async (n) => {

@@ -4,7 +4,7 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { createPostgresStore } from '../../src/postgres'
-import { FAMILIES, feedMatchesStore, type HotShop, hotShop, type Outcome, tally } from '../support/hot-rows'
+import { ALL_FAMILIES, feedMatchesStore, type HotShop, hotShop, type Outcome, tally } from '../support/hot-rows'
 import { cloneDatabase } from './database'
 
 /*
@@ -49,7 +49,7 @@ function ask(child: ChildProcess, job: Record<string, unknown>): Promise<Answer>
 }
 
 describe.sequential(`rows shared by distinct customers: 4 processes × ${COUNT} requests on one PostgreSQL`, () => {
-  FAMILIES.forEach((family, index) => {
+  ALL_FAMILIES.forEach((family, index) => {
     it(`${family.name}: what fits, 0 × 409, ≤ 1.2 commits per request, the feed as committed`, async () => {
       const db = await cloneDatabase()
       const pool = new pg.Pool({ connectionString: db.url, max: 4 }).on('error', () => {})

@@ -403,9 +403,14 @@ export async function spendCard(
   }
   let result: SpendResult
   for (;;) {
-    result = spend(slot.buckets, points, { now: tx.now })
+    // What this engine's other attempts are taking from a bucket is left to them: concurrent spends
+    // of one card in one process take from different buckets instead of all failing on the first.
+    result = spend(unclaimed(tx, slot), points, { now: tx.now })
     if (result.ok && result.taken.every((t) => covered(slot, slot.byId.get(t.bucketId) as PointsBucket))) break
-    if (!(await readMore(tx, slot))) break
+    if (!(await readMore(tx, slot))) {
+      if (!result.ok) result = spend(slot.buckets, points, { now: tx.now })
+      break
+    }
   }
   if (!result.ok) return result
   for (const t of result.taken) {
@@ -472,6 +477,24 @@ export async function refundCard(
     if (b.status === 'ACTIVE') noteExpiring(tx, slot, b, part)
   }
   return { restored: result.restored, expired: result.expired }
+}
+
+/**
+ * The buckets as this transaction read them, less what this engine's other attempts in flight take
+ * from them (their guarded decrements, `InFlight`) and at most the newest value a commit reported.
+ * Only a choice: the guards decide, and a spend that finds too little here takes the buckets as read.
+ */
+function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
+  const own = new Map<string, number>()
+  for (const g of tx.guards()) if (g.collection === 'points_buckets') own.set(g.id, (own.get(g.id) ?? 0) + g.by)
+  return slot.buckets.map((b) => {
+    if (b.status !== 'ACTIVE' || slot.puts.has(b.id)) return b
+    const { sum, seen } = tx.ctx.inFlight.field(`points_buckets/${b.id}:remaining`)
+    const others = sum - (own.get(b.id) ?? 0)
+    const read = slot.bucketIncrements.has(b.id) ? b.remaining : Math.min(b.remaining, seen ?? b.remaining)
+    const left = Math.max(0, read + others)
+    return left === b.remaining ? b : { ...b, remaining: left }
+  })
 }
 
 /** Whether every bucket that comes before `b` in spending order has been read. */
