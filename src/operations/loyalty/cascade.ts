@@ -184,11 +184,16 @@ export function autoRedeemRun(tx: Tx, customerId: string): Promise<OpenRun> {
 export const AUTO_REDEEM_RUN_PREFIX = 'autor_'
 
 /**
- * Starts the reads an earning trigger for the customer will need (programs, cards, ledgers,
- * standings, the day's auto-redemptions), without waiting: the operation reads its own data
- * meanwhile, and the cascade later finds them loaded.
+ * Starts the reads an earning trigger for the customer will need (programs, cards, standings, the
+ * day's auto-redemptions), without waiting: the operation reads its own data meanwhile, and the
+ * cascade later finds them loaded. The cards named in `spendFrom` (codes the request pays with)
+ * also start reading their spending order.
  */
-export function prefetchMember(tx: Tx, customerId: string | null | undefined): void {
+export function prefetchMember(
+  tx: Tx,
+  customerId: string | null | undefined,
+  options: { spendFrom?: readonly string[] } = {},
+): void {
   const work = loyaltyPrograms(tx).then(async (programs) => {
     const campaigns = programs.map((p) => p.value)
     await Promise.all([
@@ -197,7 +202,8 @@ export function prefetchMember(tx: Tx, customerId: string | null | undefined): v
         ? Promise.all(
             campaigns.map(async (c) => {
               const held = await findMemberCard(tx, c.id, customerId)
-              if (held) await Promise.all([loadCard(tx, held), memberStanding(tx, held.value.id)])
+              const spending = options.spendFrom?.includes(held?.value.code ?? '') ?? false
+              if (held) await Promise.all([loadCard(tx, held, { spending }), memberStanding(tx, held.value.id)])
             }),
           )
         : undefined,

@@ -12,7 +12,7 @@ import {
   spend,
   type TakenPoints,
 } from '../../rules/ledger'
-import type { Guard, Stored, Write } from '../../storage/ports'
+import type { Guard, Page, Stored, Write } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
@@ -63,16 +63,19 @@ export interface CardState {
 
 /** Where a card's reading of its spending order stands. */
 interface Scan {
+  /** The first read (half a page of each order) has started. */
+  started: boolean
   /** Every spendable bucket expiring after now has been read. */
   expiringDone: boolean
   /** The expiry (ms) of the last expiring bucket read. */
   lastExpiry: number
+  expiringCursor: string | undefined
   /** Every never-expiring bucket has been read. */
   neverDone: boolean
   /** The creation time (ms) of the last never-expiring bucket read. */
   lastCreated: number
-  cursor: string | undefined
-  /** Times the reading started over after its cursor left the order. */
+  neverCursor: string | undefined
+  /** Times a reading started over after its cursor left the order. */
   restarts: number
 }
 
@@ -91,6 +94,8 @@ interface CardSlot extends CardState {
   /** Overdue ACTIVE buckets (expiry passed, not swept yet). */
   overdue: PointsBucket[]
   scan: Scan
+  /** The first read of the spending order, once started. */
+  first?: Promise<void>
   /** The card's one increment write in this transaction (changes merge into it). */
   cardWrite: Extract<Write, { op: 'increment' }> | undefined
   /** The card is written whole in this transaction (inserted, or its other fields changed). */
@@ -123,11 +128,13 @@ function emptySlot(stored: Stored<Voucher>, overdue: PointsBucket[], storedRows:
     bucketIncrements: new Map(),
     overdue,
     scan: {
+      started: false,
       expiringDone: false,
       lastExpiry: Number.NEGATIVE_INFINITY,
+      expiringCursor: undefined,
       neverDone: false,
       lastCreated: 0,
-      cursor: undefined,
+      neverCursor: undefined,
       restarts: 0,
     },
     cardWrite: undefined,
@@ -157,10 +164,17 @@ function refreshSpendable(slot: CardSlot): void {
  * The card as this transaction sees it (its own earlier changes included). Reads the card's ACTIVE
  * buckets already past their expiry (normally none), never its live ledger.
  */
-export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardState> {
+export async function loadCard(
+  tx: Tx,
+  stored: Stored<Voucher>,
+  options: { spending?: boolean } = {},
+): Promise<CardState> {
   const map = slotsOf(tx)
   const known = map.get(stored.value.id)
-  if (known) return known
+  if (known) {
+    if (options.spending) prefetchSpending(tx, known)
+    return known
+  }
   let reading = loading.get(tx)
   if (!reading) {
     reading = new Map()
@@ -168,23 +182,34 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
   }
   let pending = reading.get(stored.value.id)
   if (!pending) {
-    pending = tx.store.points_buckets
-      .list({
+    const id = stored.value.id
+    const half = SPEND_PAGE / 2
+    pending = Promise.all([
+      tx.store.points_buckets.list({
         where: {
-          voucher_id: stored.value.id,
+          voucher_id: id,
           status: 'ACTIVE',
           expires_at: { before: new Date(tx.now.getTime() + 1).toISOString() },
         },
         order: { field: 'expires_at', direction: 'asc' },
         count: false,
-      })
-      .then((page) =>
-        emptySlot(
-          stored,
-          page.data.map((r) => r.value),
-          page.data,
-        ),
+      }),
+      // A caller about to spend reads the first pages of the spending order in the same round trip.
+      options.spending ? listPhase(tx, id, 'expiring', half) : undefined,
+      options.spending ? listPhase(tx, id, 'never', half) : undefined,
+    ]).then(([overdue, expiring, never]) => {
+      const slot = emptySlot(
+        stored,
+        overdue.data.map((r) => r.value),
+        overdue.data,
       )
+      if (expiring && never) {
+        slot.scan.started = true
+        applyPhase(slot, 'expiring', expiring)
+        applyPhase(slot, 'never', never)
+      }
+      return slot
+    })
     reading.set(stored.value.id, pending)
   }
   const slot = await pending
@@ -193,6 +218,7 @@ export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardSta
   if (raced) return raced
   map.set(stored.value.id, slot)
   holdWorkingCopy(tx, stored.value.id, () => ({ value: slot.voucher, version: slot.stored.version }))
+  if (options.spending) prefetchSpending(tx, slot)
   return slot
 }
 
@@ -218,7 +244,7 @@ export function newCard(tx: Tx, voucher: Voucher): CardState {
   tx.insert('vouchers', empty)
   const slot = emptySlot({ value: empty, version: 0 }, [], [])
   slot.whole = true
-  slot.scan = { ...slot.scan, expiringDone: true, neverDone: true }
+  slot.scan = { ...slot.scan, started: true, expiringDone: true, neverDone: true }
   slotsOf(tx).set(voucher.id, slot)
   holdWorkingCopy(tx, voucher.id, () => ({ value: slot.voucher, version: slot.stored.version }))
   return slot
@@ -501,53 +527,85 @@ function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
 function covered(slot: CardSlot, b: PointsBucket): boolean {
   const { scan } = slot
   if (b.expires_at !== null) return scan.expiringDone || Date.parse(b.expires_at) <= scan.lastExpiry
-  return scan.neverDone || (scan.expiringDone && Date.parse(b.created_at) <= scan.lastCreated)
+  // Never-expiring buckets come after every expiring one.
+  return scan.expiringDone && (scan.neverDone || Date.parse(b.created_at) <= scan.lastCreated)
 }
 
 /**
  * Reads the next page of the card's spending order: ACTIVE buckets expiring after now by expiry,
- * then the never-expiring ones by age (docs/storage.md#loyalty-cards-and-their-buckets). False at the end.
+ * then the never-expiring ones by age (docs/storage.md#loyalty-cards-and-their-buckets). The first
+ * read takes half a page of each at once (one round trip); later ones a page of the expiring ones
+ * until they run out, then of the others. False at the end.
  */
-async function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
+function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
   const { scan } = slot
-  if (scan.expiringDone && scan.neverDone) return false
-  const expiring = !scan.expiringDone
-  const page = await tx.store.points_buckets.list({
+  if (scan.expiringDone && scan.neverDone) return Promise.resolve(false)
+  if (!scan.started) {
+    scan.started = true
+    slot.first ??= Promise.all([
+      readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
+      readPhase(tx, slot, 'never', SPEND_PAGE / 2),
+    ]).then(() => undefined)
+    return slot.first.then(() => true)
+  }
+  const first = slot.first ?? Promise.resolve()
+  return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
+}
+
+function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never', limit: number, cursor?: string) {
+  const expiring = phase === 'expiring'
+  return tx.store.points_buckets.list({
     where: expiring
-      ? { voucher_id: slot.voucher.id, status: 'ACTIVE', expires_at: { after: tx.nowIso } }
-      : { voucher_id: slot.voucher.id, status: 'ACTIVE', expires_at: null },
+      ? { voucher_id: voucherId, status: 'ACTIVE', expires_at: { after: tx.nowIso } }
+      : { voucher_id: voucherId, status: 'ACTIVE', expires_at: null },
     order: { field: expiring ? 'expires_at' : 'created_at', direction: 'asc' },
-    limit: SPEND_PAGE,
-    ...(scan.cursor !== undefined ? { starting_after_id: scan.cursor } : {}),
+    limit,
+    ...(cursor !== undefined ? { starting_after_id: cursor } : {}),
     count: false,
   })
-  if (page.data.length === 0 && scan.cursor !== undefined && scan.restarts < 3) {
-    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read the
+}
+
+async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
+  const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
+  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
+}
+
+function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Page<PointsBucket>, cursor?: string): void {
+  const scan = slot.scan
+  const expiring = phase === 'expiring'
+  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
+    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
     // order again from its start; buckets already read keep the state this transaction gave them.
     scan.restarts++
-    slot.scan = {
-      ...scan,
-      expiringDone: false,
-      lastExpiry: Number.NEGATIVE_INFINITY,
-      neverDone: false,
-      cursor: undefined,
+    if (expiring) {
+      scan.expiringCursor = undefined
+      scan.lastExpiry = Number.NEGATIVE_INFINITY
+    } else {
+      scan.neverCursor = undefined
+      scan.lastCreated = 0
     }
-    return true
+    return
   }
   for (const row of page.data) remember(slot, row)
   const last = page.data.at(-1)?.value
   if (expiring) {
     if (last?.expires_at) scan.lastExpiry = Date.parse(last.expires_at)
-    if (!page.has_more) {
-      scan.expiringDone = true
-      scan.cursor = undefined
-    } else scan.cursor = last?.id
+    scan.expiringDone = !page.has_more
+    scan.expiringCursor = last?.id ?? scan.expiringCursor
   } else {
     if (last) scan.lastCreated = Date.parse(last.created_at)
-    if (!page.has_more) scan.neverDone = true
-    else scan.cursor = last?.id
+    scan.neverDone = !page.has_more
+    scan.neverCursor = last?.id ?? scan.neverCursor
   }
-  return true
+}
+
+/**
+ * Starts reading the card's spending order, for a caller about to spend from it: the read overlaps
+ * the caller's own (a reward redemption, a redemption paying with points).
+ */
+export function prefetchSpending(tx: Tx, card: CardState): void {
+  const slot = slotOf(tx, card)
+  if (!slot.scan.started) readMore(tx, slot).catch(() => undefined)
 }
 
 /**

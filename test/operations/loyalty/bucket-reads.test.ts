@@ -120,7 +120,7 @@ describe('loyalty buckets: reads per operation', () => {
       }),
     )
     expect(result.redemptions[0]?.result).toBe('SUCCESS')
-    // 40 expiring buckets (two pages), then the never-expiring one (one page).
+    // 40 expiring buckets (half a page, then a page), and the never-expiring ones (half a page).
     expect(rows).toBeLessThanOrEqual(41 + SPEND_PAGE)
     const left = await buckets()
     expect(left.filter((b) => b.expires_at !== null && b.status === 'ACTIVE')).toEqual([])
@@ -128,7 +128,7 @@ describe('loyalty buckets: reads per operation', () => {
     expect(left.find((b) => b.expires_at === null && b.points === 500)?.remaining).toBe(500 - 50)
   })
 
-  it('a refused payment reads no bucket when the stored balance cannot pay', async () => {
+  it('a refused payment reads at most the first page it started early, when the stored balance cannot pay', async () => {
     const { engine, read, fx } = await member(1000)
     const { rows, result } = await counting(read, () =>
       engine.redemptions.redeemStackable({
@@ -138,6 +138,7 @@ describe('loyalty buckets: reads per operation', () => {
       }),
     )
     expect(result.parent_redemption.result).toBe('FAILURE')
-    expect(rows).toBe(0)
+    // The first half page of each order, read beside the request's own reads.
+    expect(rows).toBeLessThanOrEqual(SPEND_PAGE)
   })
 })
