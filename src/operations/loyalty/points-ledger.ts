@@ -102,6 +102,8 @@ interface CardSlot extends CardState {
   whole: boolean
   /** Expiry actions already queued in this transaction, by instant. */
   scheduled: Set<string>
+  /** This transaction spends from the card: its balance is guarded at zero. */
+  spent: boolean
 }
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
@@ -140,6 +142,7 @@ function emptySlot(stored: Stored<Voucher>, overdue: PointsBucket[], storedRows:
     cardWrite: undefined,
     whole: false,
     scheduled: new Set(),
+    spent: false,
   }
   for (const row of storedRows) remember(slot, row)
   refreshSpendable(slot)
@@ -285,6 +288,27 @@ export function countCardUse(tx: Tx, card: CardState, uses: number): Voucher {
   const slot = slotOf(tx, card)
   changeCard(tx, slot, { 'redemption.redeemed_quantity': uses })
   return slot.voucher
+}
+
+/**
+ * Guards the balance this transaction's card increment leaves within `bounds` (with the spend's own
+ * guard at zero): a decision on the balance, the member's BALANCE tier, then holds at commit, and a
+ * concurrent change of the card past the bounds makes this transaction decide again. A card written
+ * whole is checked by its version instead; a card this transaction does not change is not guarded.
+ */
+export function guardCardBalance(tx: Tx, card: CardState, bounds: { min?: number; max?: number }): void {
+  const slot = slotOf(tx, card)
+  const write = slot.cardWrite
+  if (!write) return
+  const path = 'loyalty_card.balance'
+  // A later decision's bounds replace an earlier one's; a spend's floor at zero stays.
+  const min = Math.max(slot.spent ? 0 : Number.NEGATIVE_INFINITY, bounds.min ?? Number.NEGATIVE_INFINITY)
+  const guard: Guard = {
+    ...(Number.isFinite(min) ? { min } : {}),
+    ...(bounds.max !== undefined ? { max: bounds.max } : {}),
+  }
+  if (guard.min === undefined && guard.max === undefined) return
+  write.guard = { ...(write.guard ?? {}), [path]: guard }
 }
 
 /** Spendable points at the transaction's now (buckets past expiry are not, even before the sweep). */
@@ -454,6 +478,7 @@ export async function spendCard(
   if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
   else by['redemption.redeemed_points'] = points
   if (options.use) by['redemption.redeemed_quantity'] = 1
+  slot.spent = true
   changeCard(tx, slot, by, { 'loyalty_card.balance': { min: 0 } })
   await afterTaking(tx, slot, result.taken)
   return result
