@@ -1,6 +1,6 @@
 import { bench, describe } from 'vitest'
 import type { EarningLoyalty, EarningRule, MappingPoints } from '../src/model/loyalty'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules } from '../src/rules/earning'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules } from '../src/rules/earned-points'
 import { qualifyTier, transitionTier } from '../src/rules/tiers'
 
 // Deterministic data: a small LCG instead of Math.random so every run measures the same work.

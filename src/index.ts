@@ -35,8 +35,8 @@ export type { BackfillSummary, PurgeSummary } from './operations/admin/maintenan
 export type { StoredRules } from './operations/campaigns/effective-stacking-rules'
 export type { BestStackResult, QualificationCallOptions } from './operations/checkout/qualifications'
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'
+export type { AuthenticationMode } from './operations/kernel/engine-config'
 export type { RunSummary } from './operations/kernel/jobs'
-export type { AuthenticationMode } from './operations/kernel/unit-of-work'
 export type { ListHoldersArgs } from './operations/referrals/referrals'
 export type { ActivityItem } from './operations/shop/customers'
 export type { CreateEvent, CustomEvent } from './operations/shop/events'
@@ -98,6 +98,17 @@ export {
 } from './rules/formulas'
 export type { JsonDiff } from './rules/json-diff'
 export {
+  type AutoRedeemRun,
+  type CascadeCard,
+  type CascadeCustomer,
+  type CascadeInput,
+  type CascadeProgram,
+  type CascadeResult,
+  type CascadeStep,
+  type CascadeTrigger,
+  runCascade,
+} from './rules/loyalty-cascade'
+export {
   type CoinParameters,
   calculateEarnedPoints,
   type EarningInput,
@@ -116,18 +127,7 @@ export {
   type TierTransition,
   type TierTransitionInput,
   transitionTier,
-} from './rules/loyalty'
-export {
-  type AutoRedeemRun,
-  type CascadeCard,
-  type CascadeCustomer,
-  type CascadeInput,
-  type CascadeProgram,
-  type CascadeResult,
-  type CascadeStep,
-  type CascadeTrigger,
-  runCascade,
-} from './rules/loyalty-cascade'
+} from './rules/loyalty-rules'
 export { estimatePoints, type PointsEstimateInput } from './rules/points-estimate'
 export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
 export {
@@ -170,8 +170,8 @@ export {
   type ValidityOptions,
   type ValidityReason,
   type ValidityVerdict,
-} from './rules/validity'
-export type { InputLimits } from './schema/bounds'
+} from './rules/time-validity'
+export type { InputLimits } from './schema/input-limits'
 export type * from './schema/requests'
 export type * from './storage/ports'
 export { COLLECTIONS, chooseAlternative, NATURAL_KEYS } from './storage/ports'

@@ -1,8 +1,8 @@
 import { EngineError } from '../errors'
 import type { CommitResult } from '../storage/ports'
 import { naturalKeysOf } from '../storage/ports'
-import type { Staged } from './check'
-import { type IndexBuckets, samePlacement } from './indexes'
+import type { Staged } from './check-changeset'
+import { type IndexBuckets, samePlacement } from './index-buckets'
 import { freezeNew } from './paths'
 import { current, keyValue, type MemoryState, table } from './state'
 

@@ -5,4 +5,4 @@ export {
   type MemoryStore,
   type MemoryStoreOptions,
   type MemoryStoreStats,
-} from './store'
+} from './memory-store'

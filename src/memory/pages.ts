@@ -7,7 +7,7 @@ import {
   type SortedEntries,
   type SortKey,
   sortKey,
-} from './indexes'
+} from './index-buckets'
 import { readPath } from './paths'
 
 /** Answering a list from the index buckets: which index, and a page read straight from one sorted bucket. */

@@ -1,7 +1,7 @@
 import type { Change, CollectionName, IndexDeclarations, IndexType } from '../storage/ports'
 import { COLLECTIONS, indexesOf, naturalKeysOf } from '../storage/ports'
 import { currentShape, upgradeShape } from '../storage/shapes'
-import { checkDeclaration, IndexBuckets } from './indexes'
+import { checkDeclaration, IndexBuckets } from './index-buckets'
 import type { Row } from './pages'
 import { readPath } from './paths'
 

@@ -10,4 +10,4 @@ export {
   type PostgresStore,
   type PostgresStoreOptions,
   type PostgresStoreStats,
-} from './store'
+} from './postgres-store'

@@ -9,12 +9,12 @@ import type {
 } from '../model/loyalty'
 import type { ValidationRule } from '../model/validation-rule'
 import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from './conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from './earning'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from './earned-points'
 import { availablePoints, credit } from './ledger'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from './points-expiry'
-import { autoRedemptions, rewardCost, tierRewardMapping } from './rewards'
+import { autoRedemptions, rewardCost, tierRewardMapping } from './reward-costs'
 import { effectiveTierId, type MemberTierStanding, qualifyingPoints, type TierEvent, transitionTier } from './tiers'
-import { checkValidity } from './validity'
+import { checkValidity } from './time-validity'
 
 /**
  * The loyalty cascade (docs/concepts.md#earning-rules, docs/concepts.md#tiers): what one trigger does to

@@ -1,7 +1,7 @@
 import type { EarningRule } from '../model/loyalty'
 import type { PointsEstimation } from '../model/qualification'
 import { type EvaluationContext, evaluateValidationRule } from './conditions'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules } from './earning'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules } from './earned-points'
 import {
   type AutoRedeemRun,
   type CascadeCard,

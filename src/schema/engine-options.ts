@@ -1,6 +1,6 @@
 import { EngineError } from '../errors'
 import { ROUNDING_MODES } from '../money'
-import { AUTHENTICATION_MODES } from '../operations/kernel/unit-of-work'
+import { AUTHENTICATION_MODES } from '../operations/kernel/engine-config'
 import { COLLECTIONS } from '../storage/collections'
 import type { Clock, IdGenerator, RandomSource, Store } from '../storage/ports'
 import { nonEmptyString, nonNegativeInt, positiveInt } from './common'

@@ -1,5 +1,5 @@
 import { EngineError } from '../errors'
-import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/filters'
+import { FILTER_OPERATORS, type FilterConditions, type Filters } from '../rules/match-filters'
 import { parse } from './parse'
 import * as v from './valibot'
 

@@ -1,4 +1,4 @@
-import { PROPORTIONAL_SPEC_AT } from '../rules/earning'
+import { PROPORTIONAL_SPEC_AT } from '../rules/earned-points'
 import { campaignBaseEntries, campaignVoucherInput, vouchersCount } from './campaign'
 import {
   dateTime,

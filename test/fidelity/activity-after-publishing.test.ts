@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../src/engine'
-import { expirationAfterPublishing } from '../../src/rules/validity'
+import { expirationAfterPublishing } from '../../src/rules/time-validity'
 import { testEngine } from '../support/engine'
 
 const T = '2026-01-15T10:00:00.000Z'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { freeUnits } from '../../src/rules/earning'
+import { freeUnits } from '../../src/rules/earned-points'
 import { member, programEarning } from '../operations/loyalty/fixtures'
 import { testEngine } from '../support/engine'
 

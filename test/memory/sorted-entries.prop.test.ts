@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { expect, it } from 'vitest'
-import { compareEntries, type Entry, SortedEntries } from '../../src/memory/indexes'
+import { compareEntries, type Entry, SortedEntries } from '../../src/memory/index-buckets'
 
 /* The chunked sorted list the memory store's indexes use behaves as one sorted array. */
 it('inserts and removals keep the entries in order, with positions as in a sorted array', () => {

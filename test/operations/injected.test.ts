@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createEngine, type EngineOptions } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
-import { createMemoryStore } from '../../src/memory/store'
+import { createMemoryStore } from '../../src/memory/memory-store'
 import type { Clock } from '../../src/storage/ports'
 import { dumpStore } from '../../src/testing'
 import { rejection, testEngine } from '../support/engine'

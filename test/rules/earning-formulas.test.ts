@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { EarningLoyalty } from '../../src/model/loyalty'
-import { calculateEarnedPoints, type EarningInput } from '../../src/rules/earning'
+import { calculateEarnedPoints, type EarningInput } from '../../src/rules/earned-points'
 
 const order = (amount: number, metadata: Record<string, unknown> = {}): EarningInput => ({
   order: {

@@ -37,7 +37,7 @@ import type { orderBody } from '../../src/schema/order'
 import type { listSkusQuery, productCollectionInput, productInput, skuInput } from '../../src/schema/product'
 import type { promotionCampaignInput, stackInput, stacksQuery, tierInput } from '../../src/schema/promotion'
 import type { publicationInput } from '../../src/schema/publication'
-import type { bestStackRequest, pointsEstimateRequest, qualificationRequest } from '../../src/schema/qualifications'
+import type { bestStackRequest, pointsEstimateRequest, qualificationRequest } from '../../src/schema/qualification'
 import type { holdersQuery, referralPublishInput } from '../../src/schema/referral'
 import type {
   AuthAuthenticateParams,
@@ -97,7 +97,7 @@ import type {
   VouchersCreateParams,
 } from '../../src/schema/requests'
 import type { rollbackRequest, stackableRequest } from '../../src/schema/stackable'
-import type { stackingRulesInput } from '../../src/schema/stacking-rules'
+import type { stackingRulesInput } from '../../src/schema/stacking'
 import type { fromTemplateInput, templateInput, templatesQuery } from '../../src/schema/template'
 import type { namedAssignment, relatedAssignment, validationRuleInput } from '../../src/schema/validation-rule'
 import type { bulkUpdateInput, voucherInput } from '../../src/schema/voucher'

@@ -1,4 +1,4 @@
-import { createMemoryStore } from '../../src/memory/store'
+import { createMemoryStore } from '../../src/memory/memory-store'
 import type { CollectionName, Store } from '../../src/storage/ports'
 
 export interface StoreCounts {

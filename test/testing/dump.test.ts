@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMemoryStore } from '../../src/memory/store'
+import { createMemoryStore } from '../../src/memory/memory-store'
 import { canonicalJson, dumpStore } from '../../src/testing'
 
 const category = (id: string, extra: Record<string, unknown> = {}) =>

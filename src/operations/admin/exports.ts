@@ -1,18 +1,13 @@
 import type { CallOptions } from '../../call-options'
 import { EngineError } from '../../errors'
-import { csvLines } from '../../formats/csv'
 import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
 import type { Export } from '../../model/export'
-import type { Redemption, RedemptionRollback, StoredRedemption } from '../../model/redemption'
-import type { Voucher } from '../../model/voucher'
-import { type FilterConditions, type Filters, matchesFilters } from '../../rules/filters'
+import type { StoredRedemption } from '../../model/redemption'
+import { type Filters, matchesFilters } from '../../rules/match-filters'
 import {
   DEFAULT_TRANSACTION_FIELDS,
   DEFAULT_TRANSACTION_ORDER,
-  isTransactionField,
-  redemptionRow,
-  rollbackRow,
   TRANSACTION_FIELDS,
 } from '../../rules/voucher-transactions'
 import { nonEmptyString, opt } from '../../schema/common'
@@ -22,10 +17,11 @@ import { parse } from '../../schema/parse'
 import type { ExportsCreateCampaignTransactionsExportParams, ExportsCreateParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Store, Stored } from '../../storage/ports'
-import { type AsyncHandler, continueLater, enqueue } from '../kernel/jobs'
+import { enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
-import { abandonFile, appendChunk, closeFile, type FileProgress, openFile, signedFileUrl } from './stored-files'
+import { EXPORT_CHUNK_ROWS, exportHandler, filtersOf, storedFilters } from './export-steps'
+import { signedFileUrl } from './stored-files'
 
 /** The async action type that writes a campaign transactions CSV. */
 export const TRANSACTIONS_EXPORT_ACTION = 'export.voucher_transactions'
@@ -223,68 +219,6 @@ const fieldOf = (entity: unknown, field: string): unknown =>
       entity,
     )
 
-/**
- * Rows per file chunk, and entities per store read: each step of an export's action reads pages of
- * its declared index from a cursor until it has a chunk's worth of rows, and commits that chunk with
- * the cursor (docs/http.md#asynchronous-actions-and-export-files). No step holds more than a chunk and
- * a page or two, whatever the size of the export.
- */
-export const EXPORT_CHUNK_ROWS = 500
-
-/** Where an export's writing stands between two steps: stored on its action (`state`). */
-interface ExportState {
-  file: FileProgress
-  rows: number
-  cursor: unknown
-}
-
-/** An export's rows, read from a declared index a page at a time, resumable from a cursor. */
-interface RowSource {
-  header: readonly string[]
-  /** Up to `limit` rows after `cursor` (undefined: from the start), and the cursor after the last one (null: no more). */
-  next(cursor: unknown, limit: number): Promise<{ rows: unknown[][]; cursor: unknown }>
-}
-
-/**
- * The async handler of an export kind: each run is one step, one chunk of the file in one commit with
- * the cursor it reached, so a large export spans several commits and a crash between two loses and
- * repeats nothing (the next run goes on from the committed cursor; chunks are inserted by index, so
- * two workers on one step conflict instead of writing it twice). The last step makes the file
- * `READY` and the export `DONE` with its url.
- */
-function exportHandler(source: (tx: Tx, exp: Export) => Promise<RowSource>): AsyncHandler {
-  return {
-    async run(tx, action) {
-      const { export_id } = action.payload as { export_id: string }
-      const stored = await must(tx.ctx, 'exports', export_id, 'export')
-      const exp = stored.value
-      const state = action.state as ExportState | undefined
-      const rows = await source(tx, exp)
-      const file =
-        state?.file ?? openFile(tx, { name: `${exp.exported_object}_${exp.id}.csv`, content_type: 'text/csv' })
-      const page = await rows.next(state?.cursor, EXPORT_CHUNK_ROWS)
-      const written = appendChunk(tx, file, csvLines(state ? page.rows : [rows.header, ...page.rows]))
-      const count = (state?.rows ?? 0) + page.rows.length
-      if (page.cursor !== null) {
-        if (exp.status !== 'IN_PROGRESS') tx.update('exports', stored, { ...exp, status: 'IN_PROGRESS', result: null })
-        return continueLater({ file: written, rows: count, cursor: page.cursor } satisfies ExportState)
-      }
-      const done = await closeFile(tx, written)
-      tx.update('exports', stored, { ...exp, status: 'DONE', result: { url: done.url } })
-      return { export_id: exp.id, file_id: done.id, rows: count }
-    },
-
-    /** A failed export is `ERROR` without a file, in the commit that marks its action `FAILED`. */
-    async onFailure(tx, action) {
-      const { export_id } = action.payload as { export_id: string }
-      const stored = await tx.store.exports.get(export_id)
-      if (stored) tx.update('exports', stored, { ...stored.value, status: 'ERROR', result: null })
-      const state = action.state as ExportState | undefined
-      if (state) await abandonFile(tx, state.file.id)
-    },
-  }
-}
-
 /** `POST /v1/exports`: the collection read in the asked order (one it is indexed in), filtered row by row. */
 export const objectsExportHandler = exportHandler(async (tx, exp) => {
   const { collection } = EXPORTABLE[exp.exported_object as ExportableObject]
@@ -327,105 +261,6 @@ async function joined(
 ): Promise<{ id: string }[]> {
   const values = page.map((s) => s.value)
   return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
-}
-
-/** Where a transactions export stands: the last redemption and the last rollback written. */
-interface TransactionsCursor {
-  redemptions: string | null
-  rollbacks: string | null
-}
-
-type Transaction = Redemption | RedemptionRollback
-
-/**
- * The campaign's redemptions and rollbacks, each read from its declared index by campaign
- * (`related_object_parent_id`, sorted by date) and merged by date then id, the order both indexes
- * keep; the vouchers the rows name are read a page at a time alongside.
- */
-export const transactionsExportHandler = exportHandler(async (tx, exp) => {
-  const campaignId = (exp.parameters.filters.campaign_id as { conditions: { $in: string[] } }).conditions.$in[0] ?? ''
-  if (!(await tx.store.campaigns.get(campaignId))) throw EngineError.notFound('campaign', campaignId)
-  const direction = exp.parameters.order === 'created_at' ? 'asc' : 'desc'
-  const filters = filtersOf(exp.parameters.filters)
-  const fields = exp.parameters.fields.filter(isTransactionField)
-  const vouchers = new Map<string, Voucher>()
-  const stream = (collection: 'redemptions' | 'redemption_rollbacks', after: string | null) => {
-    let buffer: Transaction[] = []
-    let at = 0
-    let more = true
-    let readAfter = after
-    let taken = after
-    return {
-      async peek(): Promise<Transaction | undefined> {
-        while (at === buffer.length && more) {
-          const page = await tx.store[collection].list({
-            where: { related_object_parent_id: campaignId },
-            order: { field: 'date', direction },
-            limit: EXPORT_CHUNK_ROWS,
-            count: false,
-            ...(readAfter === null ? {} : { starting_after_id: readAfter }),
-          })
-          // The implementation joins either kind; the overloads name one at a time.
-          buffer = (await withOrders(tx.store, page.data.map((s) => s.value) as StoredRedemption[])) as Transaction[]
-          at = 0
-          more = page.has_more
-          readAfter = buffer.at(-1)?.id ?? readAfter
-          const missing = [...new Set(buffer.map((t) => t.related_object_id))].filter((id) => !vouchers.has(id))
-          for (const { value } of await tx.store.vouchers.getMany(missing)) vouchers.set(value.id, value)
-        }
-        return buffer[at]
-      },
-      take(): void {
-        taken = buffer[at++]?.id ?? taken
-      },
-      get cursor() {
-        return taken
-      },
-    }
-  }
-  const before = (a: Transaction, b: Transaction) => {
-    const order = a.date === b.date ? (a.id < b.id ? -1 : 1) : a.date < b.date ? -1 : 1
-    return direction === 'asc' ? order < 0 : order > 0
-  }
-  return {
-    header: fields,
-    async next(cursor, limit) {
-      const from = (cursor as TransactionsCursor | undefined) ?? { redemptions: null, rollbacks: null }
-      const redemptions = stream('redemptions', from.redemptions)
-      const rollbacks = stream('redemption_rollbacks', from.rollbacks)
-      const rows: unknown[][] = []
-      for (;;) {
-        const r = await redemptions.peek()
-        const rb = await rollbacks.peek()
-        if (!r && !rb) return { rows, cursor: null }
-        const next = r && (!rb || before(r, rb)) ? redemptions : rollbacks
-        const item = (next === redemptions ? r : rb) as Transaction
-        next.take()
-        const voucher = item.related_object_type === 'voucher' ? vouchers.get(item.related_object_id) : undefined
-        if (voucher) {
-          const row = item.object === 'redemption' ? redemptionRow(item, voucher) : rollbackRow(item, voucher)
-          if (matchesFilters(row, filters)) rows.push(fields.map((f) => row[f]))
-        }
-        if (rows.length === limit) {
-          return { rows, cursor: { redemptions: redemptions.cursor, rollbacks: rollbacks.cursor } }
-        }
-      }
-    },
-  }
-})
-
-function storedFilters(filters: Filters): Record<string, unknown> {
-  const out: Record<string, unknown> = { junction: filters.junction }
-  for (const [key, conditions] of Object.entries(filters.fields)) out[key] = { conditions }
-  return out
-}
-
-function filtersOf(stored: Record<string, unknown>): Filters {
-  const fields: Record<string, FilterConditions> = {}
-  for (const [key, value] of Object.entries(stored)) {
-    if (key !== 'junction') fields[key] = (value as { conditions: FilterConditions }).conditions
-  }
-  return { junction: stored.junction === 'OR' ? 'OR' : 'AND', fields }
 }
 
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {

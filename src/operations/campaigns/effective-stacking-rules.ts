@@ -2,7 +2,7 @@ import { ID_PREFIX } from '../../ids'
 import { DEFAULT_STACKING_RULES, type StackingRules } from '../../model/stacking'
 import { resolveStackingRules } from '../../rules/stacking'
 import { parse } from '../../schema/parse'
-import { stackingRulesInput } from '../../schema/stacking-rules'
+import { stackingRulesInput } from '../../schema/stacking'
 import type { Context } from '../kernel/unit-of-work'
 
 /** Stacking rules once created: they carry their id. */

@@ -7,7 +7,7 @@ import type { PromotionStack, PromotionTier } from '../../model/promotion'
 import type { QualificationExpand, QualificationScenario, QualificationsResult } from '../../model/qualification'
 import { QUALIFICATION_FILTER_FIELDS } from '../../model/qualification'
 import type { Voucher } from '../../model/voucher'
-import type { Filters } from '../../rules/filters'
+import type { Filters } from '../../rules/match-filters'
 import {
   applies,
   type CandidateFacts,
@@ -40,7 +40,7 @@ import {
   parseBestStackRequest,
   parseQualificationRequest,
   type QualificationRequest,
-} from '../../schema/qualifications'
+} from '../../schema/qualification'
 import type {
   QualificationsBestStackParams,
   QualificationsCheckEligibilityParams,

@@ -7,7 +7,7 @@ import {
   type RedeemableSubject,
 } from '../../rules/redeemables'
 import type { Counter, GuardRef, Stored, Write } from '../../storage/ports'
-import { type Pin, withValueAt } from '../kernel/alternatives'
+import { type Pin, withValueAt } from '../kernel/guard-alternatives'
 import { type Tx, valueAt } from '../kernel/unit-of-work'
 import { counterScope, recountedWrites } from './redemption-counters'
 

@@ -13,8 +13,8 @@ import type { Tx } from '../kernel/unit-of-work'
 import { emitPointsExpired } from '../loyalty/points-events'
 import { type CardState, countCardUse, loadCard, refundCard } from '../loyalty/points-ledger'
 import { undoneReward } from '../loyalty/reward-records'
-import { countRollbackInSummary } from '../shop/customer-summary'
 import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../shop/order-records'
+import { countRollbackInSummary } from '../shop/summary-counters'
 import { tierShare, uncountRedemptions } from './redemption-counters'
 
 /** Rollbacks are accepted within three months of the redemption (docs/concepts.md#rollbacks). */

@@ -2,9 +2,6 @@ import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { AsyncAction } from '../../model/async-action'
 import type { ActivityEvent } from '../../model/customer'
-import type { StackingRules } from '../../model/stacking'
-import type { RoundingMode } from '../../money'
-import type { InputLimits } from '../../schema/bounds'
 import { takenId } from '../../schema/injected'
 import type {
   Alternative,
@@ -21,6 +18,8 @@ import type {
   Stored,
   Write,
 } from '../../storage/ports'
+import type { EngineConfig } from './engine-config'
+import type { InFlight } from './in-flight'
 
 /**
  * The work of one kind of async action. `run` gets the action's own transaction: its writes and the
@@ -45,36 +44,6 @@ export interface AsyncHandler {
 /** The handlers of one engine, by action type (per engine, so two engines never share work). */
 export type AsyncHandlers = Map<string, AsyncHandler>
 
-export interface EngineConfig {
-  /** IANA time zone for validity hours, days of week and calendar periods (docs/behaviour.md#time-zone). */
-  timezone: string
-  rounding: RoundingMode
-  /** Project stacking rules used until one is created through `stackingRules.create`. */
-  stackingRules: Partial<StackingRules> | undefined
-  /** How many times an operation re-reads and recomputes after a commit conflict. */
-  maxRetries: number
-  /** OAuth access token lifetime. */
-  tokenTtlSeconds: number
-  projectId: string
-  /** Bounds on every call's input, checked before the operation runs (docs/limits.md). */
-  limits: InputLimits
-  /** `keys-and-bearer`: the interface's rule; `keys`: application keys alone authenticate. */
-  authentication: AuthenticationMode
-  /** How long an idempotency key is remembered. */
-  idempotencyTtlSeconds: number
-  /** Prefix of the url of a stored file (an export's CSV): the file id follows it. */
-  filesBaseUrl: string
-  /** The HMAC key of signed file links. */
-  filesSecret: string
-  /** How long a signed file link works. */
-  fileLinkTtlSeconds: number
-  /** How long a finished file is kept before `maintenance.purgeExpired` may delete it; null: for ever. */
-  fileRetentionSeconds: number | null
-}
-
-export type AuthenticationMode = 'keys-and-bearer' | 'keys'
-export const AUTHENTICATION_MODES: readonly AuthenticationMode[] = ['keys-and-bearer', 'keys']
-
 /** What every operation gets: the ports and the configuration. */
 export interface Context {
   store: Store
@@ -91,71 +60,10 @@ export interface Context {
 }
 
 /**
- * What the attempts of one engine that have not finished yet hold (docs/storage.md#contention): the
- * entities they bump with a guard and the free codes they picked, each counted once per attempt; per
- * guarded field, what their increments add together; and the newest value of the field its commits
- * reported. Requests of one process see each other through it: a publication skips codes another
- * one picked, and a redemption prepares the answer to a failed guard only when what is in flight
- * could pass the bound.
- */
-export class InFlight {
-  private readonly holds = new Map<string, number>()
-  private readonly sums = new Map<string, { attempts: number; sum: number }>()
-  /** The newest stored value commits reported per guarded field: the most recent few thousand. */
-  private readonly seen = new Map<string, number>()
-
-  add(slot: string): void {
-    this.holds.set(slot, (this.holds.get(slot) ?? 0) + 1)
-  }
-
-  remove(slot: string): void {
-    const n = (this.holds.get(slot) ?? 0) - 1
-    if (n > 0) this.holds.set(slot, n)
-    else this.holds.delete(slot)
-  }
-
-  /** How many attempts in flight hold `collection/id`. */
-  count(slot: string): number {
-    return this.holds.get(slot) ?? 0
-  }
-
-  /** An attempt's guarded increment of a field (`collection/id:path`), until it ends. */
-  pend(field: string, by: number): void {
-    const f = this.sums.get(field) ?? { attempts: 0, sum: 0 }
-    f.attempts += 1
-    f.sum += by
-    this.sums.set(field, f)
-  }
-
-  unpend(field: string, by: number): void {
-    const f = this.sums.get(field)
-    if (!f) return
-    f.attempts -= 1
-    f.sum -= by
-    if (f.attempts <= 0) this.sums.delete(field)
-  }
-
-  /** A stored value of a guarded field, as a commit reported it. */
-  saw(field: string, value: number): void {
-    this.seen.delete(field)
-    this.seen.set(field, value)
-    if (this.seen.size > SEEN_FIELDS) this.seen.delete(this.seen.keys().next().value as string)
-  }
-
-  /** What the attempts in flight add to a field, and the newest stored value a commit reported. */
-  field(field: string): { sum: number; seen: number | undefined } {
-    return { sum: this.sums.get(field)?.sum ?? 0, seen: this.seen.get(field) }
-  }
-}
-
-/**
  * How many engines' attempts in flight `Tx.mayFail` assumes beside this one's (this engine's count,
  * times this): a field that many processes could push past its bound prepares its answers.
  */
 const IN_FLIGHT_PEERS = 4
-
-/** How many guarded fields `InFlight` remembers the newest value of. */
-const SEEN_FIELDS = 10_000
 
 /** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
 export interface PreparedAlternative extends Alternative {

@@ -8,7 +8,7 @@ import type { EarningLoyalty, EarningRule, LoyaltyTier, ProportionalSpec, Reward
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import { codeSpace } from '../../rules/codes'
-import { PROPORTIONAL_SPEC_AT, TIER_EVENTS } from '../../rules/earning'
+import { PROPORTIONAL_SPEC_AT, TIER_EVENTS } from '../../rules/earned-points'
 import { nonEmptyString } from '../../schema/common'
 import {
   type EarningRuleInput,
@@ -38,12 +38,12 @@ import {
   withNoRuleAssignments,
   withRuleAssignments,
 } from '../campaigns/campaign-records'
-import { withIdempotency } from '../kernel/idempotency'
+import { withIdempotency } from '../kernel/idempotency-keys'
 import { enqueue } from '../kernel/jobs'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, Tx, takeLock } from '../kernel/unit-of-work'
 import { resolveCustomer } from '../shop/customer-records'
-import { afterPointsChanged, joinProgram } from './earning'
+import { afterPointsChanged, joinProgram } from './earn-points'
 import { memberTier, primeCampaignTiers } from './member-tiers'
 import { LOYALTY_CODES_ACTION, loyaltyCampaign, memberCard } from './members'
 import { loadCard } from './points-ledger'

@@ -1,7 +1,7 @@
 import type { Campaign } from '../../model/campaign'
 import type { Customer } from '../../model/customer'
 import type { CalculatedOrder } from '../../model/order'
-import { type EarningInput, freeUnits } from '../../rules/earning'
+import { type EarningInput, freeUnits } from '../../rules/earned-points'
 import type { Tx } from '../kernel/unit-of-work'
 import type { CardState } from './points-ledger'
 

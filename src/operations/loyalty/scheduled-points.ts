@@ -1,7 +1,7 @@
 import type { AsyncAction } from '../../model/async-action'
 import { pointsExpiryDate } from '../../rules/points-expiry'
 import type { Tx } from '../kernel/unit-of-work'
-import { afterPointsAdded, afterPointsChanged } from './earning'
+import { afterPointsAdded, afterPointsChanged } from './earn-points'
 import { emitPointsAdded, emitPointsExpired } from './points-events'
 import { activateCardPoints, expireCard, loadCard, type PendingPointsPayload } from './points-ledger'
 

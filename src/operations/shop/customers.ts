@@ -10,9 +10,9 @@ import type { CustomersCreateParams, CustomersListActivityParams } from '../../s
 import type { FieldFilter } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
-import { fireEarningRules } from '../loyalty/earning'
+import { fireEarningRules } from '../loyalty/earn-points'
 import { findCustomer, newCustomer } from './customer-records'
-import { readCustomerSummary } from './customer-summary'
+import { readCustomerSummary } from './summary-counters'
 
 /** An activity item as the activity list returns it (spec: Customer activity item). */
 export type ActivityItem = Pick<ActivityEvent, 'id' | 'type' | 'data' | 'created_at' | 'group_id'>

@@ -3,7 +3,7 @@ import type { OrderRef, Redemption, RedemptionRollback, StoredRedemption, Stored
 import { mayBeReferred, snapshotId, withOrderJoined } from '../../rules/order-refs'
 import type { Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { countOrderInSummary } from './customer-summary'
+import { countOrderInSummary } from './summary-counters'
 
 /*
  * The orders of stored redemptions and rollbacks (docs/storage.md#what-a-redemption-stores): joined in

@@ -10,7 +10,7 @@
  * order, so the answer is deterministic.
  */
 import type { BundleRules, RuleDefinition } from '../../model/validation-rule'
-import type { EvalCollection, EvalOrderItem } from './context'
+import type { EvalCollection, EvalOrderItem } from './evaluation-context'
 import { bundleIdentity, type ItemRef, itemMatchesRef, quantityOf, toItemRef } from './items'
 import { canonicalOperator } from './operators'
 

@@ -1,4 +1,3 @@
-export { boundOf, type CounterBound, isCounterRule, readsCounters } from './bounds'
 export {
   type Bundle,
   type BundleIdentifiedItem,
@@ -6,6 +5,8 @@ export {
   DEFAULT_BUNDLE_LIMIT,
   evaluateBundle,
 } from './bundles'
+export { boundOf, type CounterBound, isCounterRule, readsCounters } from './counter-bounds'
+export { evaluateRules } from './evaluate-rules'
 export type {
   EvalCollection,
   EvalCounters,
@@ -15,8 +16,8 @@ export type {
   EvalRedemption,
   EvaluationContext,
   PeriodCounts,
-} from './context'
-export { evaluateRules } from './evaluate'
+} from './evaluation-context'
+export { type TargetingOptions, toDiscountTargeting } from './expand-collections'
 export type { FailureReason, RuleFailure, RuleSetOutcome } from './failures'
 export { type ItemRef, itemMatchesRef } from './items'
 export { defaultLogic, evaluateLogic, type LogicNode, LogicSyntaxError, logicKeys, parseLogic } from './logic'
@@ -31,7 +32,6 @@ export {
   valuesEqual,
 } from './operators'
 export { SUPPORTED_RULE_NAMES } from './rule-names'
-export { type TargetingOptions, toDiscountTargeting } from './targeting'
 export {
   evaluateValidationRule,
   type RuleCategory,

@@ -4,7 +4,7 @@
  * (or a bare id, which matches a product or a SKU).
  */
 import type { Metadata } from '../../model/common'
-import type { EvalCollection, EvalOrderItem } from './context'
+import type { EvalCollection, EvalOrderItem } from './evaluation-context'
 
 export interface ItemRef {
   id?: string | null

@@ -5,7 +5,7 @@
  * are decided by the evaluator over the lines.
  */
 import type { RuleDefinition } from '../../model/validation-rule'
-import type { EvalCounters, EvaluationContext, PeriodCounts } from './context'
+import type { EvalCounters, EvaluationContext, PeriodCounts } from './evaluation-context'
 import { amountOf, type IndexedItem, itemMetadata, quantityOf, readMetadata, unitPriceOf } from './items'
 
 /** The line a nested item rule is looking at, and the lines grouped with it for aggregates. */

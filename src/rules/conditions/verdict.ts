@@ -7,8 +7,8 @@
  * `error.message`, else none.
  */
 import type { ValidationRule } from '../../model/validation-rule'
-import type { EvaluationContext } from './context'
-import { evaluateRules } from './evaluate'
+import { evaluateRules } from './evaluate-rules'
+import type { EvaluationContext } from './evaluation-context'
 import type { RuleFailure } from './failures'
 
 export type RuleCategory = 'customer' | 'order' | 'redemption'

@@ -3,8 +3,8 @@ import type { CalculatedOrderItem } from '../../model/order'
 import { mulDivRound } from '../../money'
 import { allocateCapped, entryLineCap, lineRoom, minCap, orderRoom } from './caps'
 import { lineMoney, perLineFormula } from './line-formulas'
-import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
-import type { Pick } from './targeting'
+import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './step-plan'
+import type { Pick } from './target-lines'
 
 /**
  * AMOUNT: `amount_off` (× bundles, except per unit) off the order, each line, each unit, or split over

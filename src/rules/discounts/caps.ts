@@ -1,8 +1,8 @@
 import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 import type { ApplicableToEntry } from '../../model/validation-rule'
 import { allocate } from '../../money'
-import type { TargetGroup } from './targeting'
-import type { AppliedLine } from './types'
+import type { AppliedLine } from './discount-types'
+import type { TargetGroup } from './target-lines'
 
 /**
  * Caps: "the lowest possible discount" wins (docs/concepts.md#caps). Per-line caps are taken by the type

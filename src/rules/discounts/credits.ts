@@ -2,9 +2,9 @@ import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 import type { ApplicableTo } from '../../model/validation-rule'
 import { assertMoney, mulDivRound } from '../../money'
 import { allocateCapped, itemsRoom, lineRoom, orderRoom } from './caps'
-import { orderPlan, type StepPlan } from './plan'
-import { type Pick, selectTargets, type TargetSelection } from './targeting'
-import type { AppliedLine, Collections, CreditStep } from './types'
+import type { AppliedLine, Collections, CreditStep } from './discount-types'
+import { orderPlan, type StepPlan } from './step-plan'
+import { type Pick, selectTargets, type TargetSelection } from './target-lines'
 
 /**
  * Gift-card credits and pay-with-points value are order-level discounts (docs/concepts.md#gift-cards,

@@ -11,7 +11,7 @@ import type {
   UnitManyDiscount,
 } from '../../model/discount'
 import type { ApplicableTo } from '../../model/validation-rule'
-import { hasTargetEntries } from './targeting'
+import { hasTargetEntries } from './target-lines'
 
 /** A discount with its effect decided: the one it names, or the docs/concepts.md#types-and-effects default. */
 export type ResolvedEffect =

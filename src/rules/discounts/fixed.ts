@@ -2,7 +2,7 @@ import type { FixedDiscount, FixedEffect } from '../../model/discount'
 import { divRound, divRoundBig } from '../../money'
 import { lineRoom, minCap, orderRoom } from './caps'
 import { lineMoney, perLineFormula } from './line-formulas'
-import { orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
+import { orderPlan, perLinePlan, type StepContext, type StepPlan } from './step-plan'
 
 /**
  * FIXED ("new price"): the order, or each chosen unit, ends up costing `fixed_amount` (a targeting

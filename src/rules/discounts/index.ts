@@ -2,20 +2,6 @@
 export { allocateCapped } from './caps'
 export { creditTargets, matchedItemsAmount } from './credits'
 export { isItemEffect, type ResolvedEffect, resolveEffect } from './default-effect'
-export { MAX_ORDER_ITEMS, normalizeOrder } from './normalize-order'
-export { calculateSequence } from './sequence'
-export { applyStep } from './step'
-export {
-  collectionMemberKey,
-  MAX_LISTED_UNITS,
-  matches as targetMatches,
-  type Pick as TargetPick,
-  selectTargets,
-  type TargetGroup,
-  type TargetingContext,
-  type TargetSelection,
-} from './targeting'
-export { finalizeOrder } from './totals'
 export type {
   AppliedAmounts,
   AppliedLine,
@@ -32,4 +18,18 @@ export type {
   Step,
   StepResult,
   UnitRoom,
-} from './types'
+} from './discount-types'
+export { MAX_ORDER_ITEMS, normalizeOrder } from './normalize-order'
+export { calculateSequence } from './sequence'
+export { applyStep } from './step'
+export {
+  collectionMemberKey,
+  MAX_LISTED_UNITS,
+  matches as targetMatches,
+  type Pick as TargetPick,
+  selectTargets,
+  type TargetGroup,
+  type TargetingContext,
+  type TargetSelection,
+} from './target-lines'
+export { finalizeOrder } from './totals'

@@ -1,6 +1,6 @@
 import type { CalculatedOrderItem } from '../../model/order'
 import { evaluateField, type FormulaUse, readsOrderItem, toMinorUnits } from '../formulas'
-import type { StepContext } from './plan'
+import type { StepContext } from './step-plan'
 
 /**
  * A money value evaluated for one order line (`ORDER_ITEM_*` operands read `item`): an applicable_to

@@ -1,7 +1,7 @@
 import { EngineError } from '../../errors'
 import type { CalculatedOrder, CalculatedOrderItem, OrderInput, OrderItemInput } from '../../model/order'
 import { assertMoney, divRound } from '../../money'
-import type { CatalogPrices, NormalizeOptions } from './types'
+import type { CatalogPrices, NormalizeOptions } from './discount-types'
 
 /** The hosted service refuses larger orders; so do we, before any work is done on them. */
 export const MAX_ORDER_ITEMS = 500

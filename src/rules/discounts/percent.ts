@@ -1,7 +1,7 @@
 import type { PercentDiscount, PercentEffect } from '../../model/discount'
 import { mulDivRound, mulMulDivRound, toFraction } from '../../money'
 import { minCap, orderRoom } from './caps'
-import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './plan'
+import { lineBase, orderPlan, perLinePlan, type StepContext, type StepPlan } from './step-plan'
 
 /**
  * PERCENT: `percent_off` (× bundles: 5% × 5 bundles = 25%) of the order or of each chosen line, on

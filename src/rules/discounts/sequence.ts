@@ -1,7 +1,7 @@
 import type { CalculatedOrder } from '../../model/order'
+import type { CalculationOptions, SequenceResult, Step, StepResult } from './discount-types'
 import { applyStep } from './step'
 import { finalizeOrder } from './totals'
-import type { CalculationOptions, SequenceResult, Step, StepResult } from './types'
 
 /**
  * Several steps in order, each on the running order left by the one before (step 3 of

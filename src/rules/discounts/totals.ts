@@ -1,7 +1,7 @@
 import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
+import type { AppliedLine } from './discount-types'
 import { withApplied, withNumbers } from './item'
-import type { StepPlan } from './plan'
-import type { AppliedLine } from './types'
+import type { StepPlan } from './step-plan'
 
 /**
  * Writes a step's plan onto the order: the cumulative fields grow, the `applied_*` fields become this

@@ -2,8 +2,8 @@ import { EngineError } from '../../errors'
 import type { UnitDiscount, UnitEffect, UnitManyDiscount, UnitSpec } from '../../model/discount'
 import type { CalculatedOrderItem } from '../../model/order'
 import { capLines, itemsRoom } from './caps'
-import type { StepContext, StepPlan } from './plan'
-import type { AppliedLine, CatalogPrices } from './types'
+import type { AppliedLine, CatalogPrices } from './discount-types'
+import type { StepContext, StepPlan } from './step-plan'
 
 /**
  * UNIT: free units of one product or SKU (`unit_type`; free shipping is `prod_5h1pp1ng`).

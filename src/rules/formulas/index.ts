@@ -2,6 +2,15 @@
  * Dynamic formulas (docs/behaviour.md#formulas): parse, evaluate over a plain context, resolve discount
  * fields. Pure.
  */
+
+export type { FormulaDate, FormulaValue } from './dates'
+export {
+  checkFormulaSyntax,
+  evaluateFormula,
+  type FormulaOutcome,
+  readsOrderItem,
+} from './evaluate-formula'
+export type { FormulaFailureCode, FormulaFailureReason } from './failure'
 export {
   type FormulaContext,
   type FormulaItem,
@@ -9,15 +18,7 @@ export {
   MINOR_UNITS_PER_MAJOR,
   toMajorUnits,
   toMinorUnits,
-} from './context'
-export type { FormulaDate, FormulaValue } from './dates'
-export {
-  checkFormulaSyntax,
-  evaluateFormula,
-  type FormulaOutcome,
-  readsOrderItem,
-} from './evaluate'
-export type { FormulaFailureCode, FormulaFailureReason } from './failure'
+} from './formula-context'
 export {
   evaluateField,
   type FormulaUse,

@@ -1,6 +1,5 @@
 import type { Decimal } from 'decimal.js'
 import { decimal } from '../../money'
-import { type FormulaContext, type FormulaItem, toMajorUnits } from './context'
 import {
   calendarDate,
   datePart,
@@ -11,6 +10,7 @@ import {
   toLocalDate,
 } from './dates'
 import { FormulaFailure } from './failure'
+import { type FormulaContext, type FormulaItem, toMajorUnits } from './formula-context'
 
 /**
  * The operands a formula names (docs/behaviour.md#formulas): the order and its lines, counters, metadata-free

@@ -1,9 +1,9 @@
 import type { Decimal } from 'decimal.js'
 import type { Discount, UnitSpec } from '../../model/discount'
 import type { RoundingMode } from '../../money'
-import { type FormulaContext, toMinorUnits } from './context'
-import { evaluateFormula, readsOrderItem } from './evaluate'
+import { evaluateFormula, readsOrderItem } from './evaluate-formula'
 import type { FormulaFailureReason } from './failure'
+import { type FormulaContext, toMinorUnits } from './formula-context'
 
 /**
  * How a formula-backed field came out: the value used and, when the formula could not be evaluated,

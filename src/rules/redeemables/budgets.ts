@@ -2,7 +2,7 @@ import type { CalculatedOrderItem } from '../../model/order'
 import { type ApplicableToEntry, UNIT_BUDGET_FIELDS, type UnitBudgetField } from '../../model/validation-rule'
 import { type Collections, collectionMemberKey, targetMatches, type UnitRoom } from '../discounts'
 import { evaluateField, type FormulaContext, type FormulaUse } from '../formulas'
-import type { UnitBudgetUse } from './types'
+import type { UnitBudgetUse } from './pipeline-types'
 
 /*
  * Unit budgets on targeting entries (docs/concepts.md#targeting: `product_*_quantity_limit`): how many units of a

@@ -12,11 +12,18 @@ import {
   type StepResult,
 } from '../discounts'
 import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
-import { payWithPoints } from '../rewards'
+import { payWithPoints } from '../reward-costs'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
 import { hasBudgetFormula, unitRoomOf } from './budgets'
-import { availableCredits, availablePoints, type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
-import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './types'
+import {
+  availableCredits,
+  availablePoints,
+  type CheckFailure,
+  checkRules,
+  checkSubject,
+  rewardPoints,
+} from './check-subject'
+import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './pipeline-types'
 
 /**
  * The validation of a stackable request, as one pure decision (docs/concepts.md#validation-and-redemption):

@@ -1,7 +1,16 @@
 /** The validation of a stackable request as one pure decision, and its wire result. */
 export { type BudgetScope, countUnitsUsed, hasUnitBudget, type PastRedemption, unitRoomOf } from './budgets'
-export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check'
+export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check-subject'
 export { decideRedeemables, targetingOf } from './decide'
+export type {
+  Explanation,
+  PipelineInput,
+  PipelineResult,
+  RedeemableError,
+  RedeemableSubject,
+  SubjectOutcome,
+  UnitBudgetUse,
+} from './pipeline-types'
 export {
   type ApplicableResult,
   type ExpandOption,
@@ -15,12 +24,3 @@ export {
   validationResult,
 } from './result'
 export { revertOrder } from './rollback'
-export type {
-  Explanation,
-  PipelineInput,
-  PipelineResult,
-  RedeemableError,
-  RedeemableSubject,
-  SubjectOutcome,
-  UnitBudgetUse,
-} from './types'

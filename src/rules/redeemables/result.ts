@@ -9,7 +9,7 @@ import { resolveEffect } from '../discounts/default-effect'
 import type { FormulaUse } from '../formulas'
 import { placeResults, withStackingRulesType } from '../stacking'
 import { targetingOf } from './decide'
-import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, SubjectOutcome } from './types'
+import type { Explanation, PipelineResult, RedeemableError, RedeemableSubject, SubjectOutcome } from './pipeline-types'
 
 export type ExpandOption = 'order' | 'redeemable' | 'category' | 'redemption'
 

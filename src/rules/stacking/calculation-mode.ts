@@ -1,6 +1,6 @@
 import type { StackingRules } from '../../model/stacking'
-import { byPrecedence } from './categories'
-import type { CategoryRef } from './types'
+import { byPrecedence } from './category-kinds'
+import type { CategoryRef } from './stacking-types'
 
 export type CalculationMode = StackingRules['discount_calculation_mode']
 

@@ -1,8 +1,8 @@
 import type { StackingRules } from '../../model/stacking'
-import { kindOf } from './categories'
+import { kindOf } from './category-kinds'
 import { SKIP_MESSAGES, type SkipKey } from './messages'
 import { explainNoEffect } from './no-effect'
-import type { SkipExplanation, StackCandidate, StackingKind } from './types'
+import type { SkipExplanation, StackCandidate, StackingKind } from './stacking-types'
 
 /** The project's stacking settings `selectStack` applies. */
 export type SelectRules = Pick<

@@ -1,6 +1,6 @@
 import type { StackingRules } from '../../model/stacking'
-import { bestHierarchy, kindOf } from './categories'
-import type { SortCandidate, StackingKind } from './types'
+import { bestHierarchy, kindOf } from './category-kinds'
+import type { SortCandidate, StackingKind } from './stacking-types'
 
 /** The project's stacking settings `sortRedeemables` orders by. */
 export type SortRules = Pick<

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { createMemoryStore } from '../../../src/memory/store'
+import { createMemoryStore } from '../../../src/memory/memory-store'
 import type { Changeset, Store, Write } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 

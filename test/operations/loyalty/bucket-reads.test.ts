@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
-import { createMemoryStore } from '../../../src/memory/store'
+import { createMemoryStore } from '../../../src/memory/memory-store'
 import type { PointsBucket } from '../../../src/model/loyalty'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { creditCard, loadCard, SPEND_PAGE } from '../../../src/operations/loyalty/points-ledger'

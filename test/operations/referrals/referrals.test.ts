@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { convertReferralOnCustomEvent, recordReferral } from '../../../src/operations/referrals/conversions'
-import { isReferrer } from '../../../src/rules/referrals'
+import { isReferrer } from '../../../src/rules/referral-codes'
 import { snapshot, testEngine } from '../../support/engine'
 
 const T0 = '2026-01-15T10:00:00.000Z'

@@ -1,4 +1,4 @@
-import type { EvaluationContext } from '../../../src/rules/conditions/context'
+import type { EvaluationContext } from '../../../src/rules/conditions/evaluation-context'
 
 /** A cart: 2 phones at 50000, 3 cases at 2000, 1 cable (SKU) at 1500. */
 export function baseContext(overrides: Partial<EvaluationContext> = {}): EvaluationContext {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RuleDefinition } from '../../../src/model/validation-rule'
-import { evaluateRules } from '../../../src/rules/conditions/evaluate'
+import { evaluateRules } from '../../../src/rules/conditions/evaluate-rules'
 import { SUPPORTED_RULE_NAMES } from '../../../src/rules/conditions/rule-names'
 import { baseContext } from './fixtures'
 

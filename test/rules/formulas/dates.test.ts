@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { calculateEarnedPoints } from '../../../src/rules/earning'
+import { calculateEarnedPoints } from '../../../src/rules/earned-points'
 import { evaluateFormula, type FormulaContext } from '../../../src/rules/formulas'
 
 function value(source: string, context: FormulaContext): string {

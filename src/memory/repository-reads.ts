@@ -1,6 +1,6 @@
 import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, Stored } from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
-import { bucketsFor, type IndexBuckets, SortedEntries } from './indexes'
+import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'
 import { current, keyString, type MemoryState, table } from './state'

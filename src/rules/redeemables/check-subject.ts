@@ -1,17 +1,17 @@
 import type { Validity } from '../../model/common'
 import type { CalculatedOrder } from '../../model/order'
 import { type CounterBound, type EvaluationContext, evaluateValidationRule, redeemableLabel } from '../conditions'
-import { isReferrer } from '../referrals'
-import { rewardCost, tierRewardMapping } from '../rewards'
+import { isReferrer } from '../referral-codes'
+import { rewardCost, tierRewardMapping } from '../reward-costs'
 import {
   campaignValidityError,
   checkValidity,
   promotionTierValidityError,
   type ValidityReason,
   voucherValidityError,
-} from '../validity'
+} from '../time-validity'
 import { localParts } from '../zoned-time'
-import type { Explanation, PipelineInput, RedeemableError, RedeemableSubject } from './types'
+import type { Explanation, PipelineInput, RedeemableError, RedeemableSubject } from './pipeline-types'
 
 /** A "no" found by a redeemable's own checks: the hosted error, and which check decided it. */
 export interface CheckFailure {

@@ -1,6 +1,6 @@
 import { type StackDecision, selectStack } from './select'
 import { sortRedeemables } from './sort'
-import type { StackCandidate } from './types'
+import type { StackCandidate } from './stacking-types'
 
 /**
  * Sorting then selection in one call: `candidates` in any order (each names its request `index`),

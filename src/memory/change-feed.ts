@@ -1,5 +1,5 @@
 import type { Change, ChangePage, ChangesQuery } from '../storage/ports'
-import { firstWhere } from './indexes'
+import { firstWhere } from './index-buckets'
 import { current, type Logged, type MemoryState } from './state'
 
 /** The change feed: the commits after a cursor, a page ending on a commit boundary (docs/storage.md). */

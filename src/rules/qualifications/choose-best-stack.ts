@@ -1,5 +1,5 @@
 import type { CheckFailure, Explanation, PipelineInput, PipelineResult, RedeemableSubject } from '../redeemables'
-import { searchBestStack } from '../stacking/best'
+import { searchBestStack } from '../stacking/search-best-stack'
 import { applies, decideAlone, discountValue } from './qualify'
 
 /** Why a candidate is not in the best stack: a key, a message, and the check that decided it. */

@@ -4,7 +4,7 @@
  * that a `CalculatedOrder` / `CalculatedOrderItem` fits as is.
  */
 import type { Metadata } from '../../model/common'
-import type { CounterBound } from './bounds'
+import type { CounterBound } from './counter-bounds'
 
 export interface EvalOrderItem {
   product_id?: string | null

@@ -3,8 +3,8 @@ import type { ApplicableToEntry } from '../../model/validation-rule'
 import type { RoundingMode } from '../../money'
 import type { FormulaContext, FormulaUse } from '../formulas'
 import { capLines, entryLineCap, itemsRoom, lineRoom, minCap } from './caps'
-import type { Pick, TargetSelection } from './targeting'
-import type { AppliedLine, CalculationMode, CatalogPrices } from './types'
+import type { AppliedLine, CalculationMode, CatalogPrices } from './discount-types'
+import type { Pick, TargetSelection } from './target-lines'
 
 /** Everything a discount type needs to decide one step, resolved once by the step. */
 export interface StepContext {

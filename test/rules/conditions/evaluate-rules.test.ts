@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { RuleDefinition, RuleSet } from '../../../src/model/validation-rule'
-import { evaluateRules } from '../../../src/rules/conditions/evaluate'
+import { evaluateRules } from '../../../src/rules/conditions/evaluate-rules'
 import { baseContext } from './fixtures'
 
 const one = (def: RuleDefinition): RuleSet => ({ '1': def })

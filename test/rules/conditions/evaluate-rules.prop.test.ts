@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { RuleSet } from '../../../src/model/validation-rule'
-import type { EvaluationContext } from '../../../src/rules/conditions/context'
+import type { EvaluationContext } from '../../../src/rules/conditions/evaluation-context'
 import { evaluateValidationRule } from '../../../src/rules/conditions/verdict'
 
 const item = fc.record({

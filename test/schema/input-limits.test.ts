@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { EngineError } from '../../src/errors'
-import { checkBounds, DEFAULT_LIMITS, type InputLimits, resolveLimits } from '../../src/schema/bounds'
+import { checkBounds, DEFAULT_LIMITS, type InputLimits, resolveLimits } from '../../src/schema/input-limits'
 
 function refusal(args: unknown[], limits: InputLimits = DEFAULT_LIMITS): EngineError {
   try {

@@ -7,8 +7,8 @@
  * are reported (a failed alternative of a passing `or` is not a reason).
  */
 import type { RuleDefinition, RuleSet } from '../../model/validation-rule'
-import { boundOf, isCounterRule } from './bounds'
-import type { EvaluationContext } from './context'
+import { boundOf, isCounterRule } from './counter-bounds'
+import type { EvaluationContext } from './evaluation-context'
 import {
   baseFailure,
   type FailureBase,

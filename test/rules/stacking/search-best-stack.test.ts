@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { BEST_STACK_EXACT_CANDIDATES, searchBestStack } from '../../../src/rules/stacking/best'
+import { BEST_STACK_EXACT_CANDIDATES, searchBestStack } from '../../../src/rules/stacking/search-best-stack'
 
 const candidates = (solos: readonly number[]) =>
   solos.map((solo, i) => ({ key: `K${String(i).padStart(2, '0')}`, solo }))

@@ -6,7 +6,7 @@ import {
   QUALIFICATION_SORTING_RULES,
   type QualificationScenario,
 } from '../model/qualification'
-import type { Filters } from '../rules/filters'
+import type { Filters } from '../rules/match-filters'
 import { metadata, opt, positiveInt } from './common'
 import { customerInput } from './customer'
 import { parseListFilters } from './list-filters'

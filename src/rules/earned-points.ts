@@ -8,7 +8,7 @@ import type {
 } from '../model/loyalty'
 import { decimal } from '../money'
 import { evaluateFormula, type FormulaContext, type FormulaItem } from './formulas'
-import { checkValidity } from './validity'
+import { checkValidity } from './time-validity'
 
 /**
  * How many points an earning rule gives (docs/concepts.md#earning-rules, docs/behaviour.md#earning-points).

@@ -1,7 +1,6 @@
 import { Decimal } from 'decimal.js'
 import type { Metadata } from '../../model/common'
 import { decimal } from '../../money'
-import type { FormulaContext } from './context'
 import {
   calendarDate,
   compareFormulaDates,
@@ -17,8 +16,9 @@ import {
   toLocalDate,
 } from './dates'
 import { FormulaFailure, type FormulaFailureReason } from './failure'
+import type { FormulaContext } from './formula-context'
 import { needItem, operand, today, zoneOf } from './operands'
-import { type Node, parse } from './parse'
+import { type Node, parse } from './parse-formula'
 
 export type FormulaOutcome = { ok: true; value: Decimal } | { ok: false; reason: FormulaFailureReason }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { toDiscountTargeting } from '../../../src/rules/conditions/targeting'
+import { toDiscountTargeting } from '../../../src/rules/conditions/expand-collections'
 
 describe('toDiscountTargeting', () => {
   const collections = { pcol_1: { products: ['prod_a'], skus: ['sku_b'] } }

@@ -9,8 +9,6 @@ import type {
   CommitResult,
   Entity,
   IndexDeclarations,
-  ListQuery,
-  Page,
   Repository,
   Store,
   Stored,
@@ -19,7 +17,6 @@ import { COLLECTIONS } from '../storage/collections'
 import { currentShape, upgradeShape } from '../storage/shapes'
 import { commitSteps, insertedKeys, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
-import { condition } from './conditions'
 import {
   commitFault,
   type PoolClientLike,
@@ -28,6 +25,7 @@ import {
   type QueryResultLike,
   storeFault,
 } from './connection'
+import { listPage, PACK, type Packed, type Row, unpack } from './list-query'
 import { layouts, runMigrations } from './migrate'
 
 /** Where a commit is when the test hook is called (`PostgresStoreOptions.commitHook`). */
@@ -81,18 +79,6 @@ export interface PostgresStore extends Store {
   /** Closes the pool the store made from a connection string (a pool or client passed in stays open). */
   close(): Promise<void>
 }
-
-interface Row {
-  id: string
-  value: unknown
-  version: number
-  shape: number
-}
-
-/** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
-type Packed = [string, unknown, number, number, ...unknown[]]
-const PACK = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape)), '[]'::jsonb)`
-const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shape: r[3] })
 
 /**
  * A statement node-postgres prepares once per connection (a named query), named by a hash of its
@@ -251,84 +237,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         })
       },
       async list(q = {}) {
-        return list(collection, q, asStored)
+        return listPage({ read, table: t, layout, schema: s, collection }, q, asStored)
       },
-    }
-  }
-
-  /**
-   * One query per page, whatever it asks: the filters, the cursor (its anchor read in the same
-   * statement: an anchor outside the filtered set gives an empty page), the page, and the total.
-   */
-  async function list<C extends CollectionName>(
-    collection: C,
-    q: ListQuery,
-    asStored: (row: Row) => Stored<Entity<C>>,
-  ): Promise<Page<Entity<C>>> {
-    const layout = layoutOf(collection)
-    const t = table(collection)
-    const order = q.order ?? { field: 'created_at', direction: 'asc' as const }
-    const fieldOf = (name: string) => {
-      const f = layout.fields.get(name)
-      if (!f) {
-        throw new Error(
-          `${collection} is listed by ${name}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
-        )
-      }
-      return f
-    }
-    const params: unknown[] = []
-    const param = (v: unknown) => {
-      params.push(v)
-      return `$${params.length}`
-    }
-    const conditions: string[] = []
-    // A field filtered by null is constant in the result, but PostgreSQL does not know it as it knows
-    // `= $1`: ordering by it first lets an index on (…, that field, sort field) give the order, so a
-    // page is an index range read (a campaign's free codes, `holder_id: null`), not a sort of them all.
-    const constant: string[] = []
-    for (const [name, cond] of Object.entries(q.where ?? {})) {
-      conditions.push(condition(fieldOf(name), cond, param, s))
-      if (cond === null) constant.push(quote(fieldOf(name).column))
-    }
-    const sort = fieldOf(order.field)
-    if (sort.multi) throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
-    const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
-    const desc = order.direction === 'desc'
-    const col = quote(sort.column)
-    const dir = desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'
-    const idDir = desc ? 'DESC' : 'ASC'
-    const limit = q.limit
-    const page = q.page ?? 1
-    // Without a limit every row is on page 1.
-    const empty = limit === undefined && page > 1
-    const offset = limit === undefined ? 0 : (page - 1) * limit
-    let anchor = ''
-    let from = t
-    let keyset = 'TRUE'
-    if (q.starting_after_id !== undefined) {
-      anchor = `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${param(q.starting_after_id)} AND ${where}) `
-      from = `${t} CROSS JOIN a`
-      keyset = desc
-        ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
-        : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
-    }
-    // A total only when the caller asks for one (`count` not false): internal reads skip the count(*).
-    const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
-    const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
-      empty ? ' AND FALSE' : ''
-    } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}${offset > 0 ? ` OFFSET ${param(offset)}::bigint` : ''}`
-    const sql = `(${anchor}SELECT jsonb_build_object('total', ${total}, 'rows', coalesce(jsonb_agg(jsonb_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::jsonb)) FROM (${pageSql}) p)`
-    const result = await read<{ total: number; rows: Packed[] }>(sql, params)
-    const found = result.rows.map(unpack)
-    const has_more = limit !== undefined && found.length > limit
-    const data = (has_more ? found.slice(0, limit) : found).map(asStored)
-    const last = data.at(-1)
-    return {
-      data,
-      total: result.total < 0 ? found.length : result.total,
-      has_more,
-      more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
     }
   }
 

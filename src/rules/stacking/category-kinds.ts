@@ -1,6 +1,6 @@
 import type { Category } from '../../model/common'
 import type { StackingRules } from '../../model/stacking'
-import type { CategoryRef, StackingKind } from './types'
+import type { CategoryRef, StackingKind } from './stacking-types'
 
 /**
  * The hierarchy of a category created without one, and of a redeemable with no category at all

@@ -1,7 +1,7 @@
 import type { CampaignType, VoucherType } from '../../model/campaign'
 import type { PromotionStack, PromotionTier } from '../../model/promotion'
 import type { Voucher } from '../../model/voucher'
-import { type FilterConditions, type FilterOperator, type Filters, matchesConditions } from '../filters'
+import { type FilterConditions, type FilterOperator, type Filters, matchesConditions } from '../match-filters'
 
 /** What `options.filters` of a qualification compares, per candidate; several categories per candidate. */
 export interface CandidateFacts {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { matchesConditions, matchesFilters } from '../../src/rules/filters'
+import { matchesConditions, matchesFilters } from '../../src/rules/match-filters'
 
 describe('filter conditions', () => {
   it('$in, $not_in, $is, $is_not compare scalars by their text', () => {

@@ -9,7 +9,7 @@ import type {
   UnitBudgetReport,
 } from '../../model/validation-rule'
 import { UNIT_BUDGET_FIELDS } from '../../model/validation-rule'
-import type { CollectionMembers, Collections, UnitRoom } from './types'
+import type { CollectionMembers, Collections, UnitRoom } from './discount-types'
 
 /**
  * Which order lines, and how many units of each, a discount may touch (docs/concepts.md#targeting). Lines go to

@@ -6,7 +6,7 @@ import {
   pointValue,
   rewardCost,
   tierRewardMapping,
-} from '../../src/rules/rewards'
+} from '../../src/rules/reward-costs'
 
 describe('pay with points (docs/concepts.md#pay-with-points, docs/behaviour.md#pay-with-points)', () => {
   it('45000 at 100 pts = $20 without points: 2300 points, discount 45000, balance 6874 → 4574', () => {

@@ -5,7 +5,7 @@ import {
   currentTimeframeWindow,
   promotionTierValidityError,
   voucherValidityError,
-} from '../../src/rules/validity'
+} from '../../src/rules/time-validity'
 
 const at = (s: string): Date => new Date(s)
 

@@ -11,7 +11,7 @@
  */
 import type { DiscountTargeting } from '../../model/discount'
 import type { ApplicableTo, ApplicableToEntry } from '../../model/validation-rule'
-import type { EvalCollection } from './context'
+import type { EvalCollection } from './evaluation-context'
 
 export interface TargetingOptions {
   expandCollections?: boolean

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { EarningLoyalty, EarningRule } from '../../src/model/loyalty'
-import { calculateEarnedPoints, type EarningInput, selectEarningRules } from '../../src/rules/earning'
+import { calculateEarnedPoints, type EarningInput, selectEarningRules } from '../../src/rules/earned-points'
 
 const order = (over: Partial<NonNullable<EarningInput['order']>> = {}): EarningInput => ({
   order: { amount: 45000, total_amount: 40000, metadata: {}, items: [], ...over },

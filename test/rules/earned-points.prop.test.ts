@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { EarningLoyalty } from '../../src/model/loyalty'
-import { calculateEarnedPoints } from '../../src/rules/earning'
+import { calculateEarnedPoints } from '../../src/rules/earned-points'
 
 const order = (amount: number) => ({ order: { amount, items: [] } })
 
