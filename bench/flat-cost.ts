@@ -26,6 +26,8 @@ const POSTGRES = process.argv.includes('--postgres')
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
+/** Points per live bucket of the member: enough that the runs never empty the 50 of the smallest store. */
+const BUCKET_POINTS = 100
 
 /** Writes the filler: by store commits, or on PostgreSQL by a bulk load into the same tables (bench/postgres/fill.ts). */
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
@@ -260,8 +262,8 @@ async function scenario(n: number) {
         voucher_id: card.id,
         campaign_id: club.id,
         customer_id: member,
-        points: 1,
-        remaining: 1,
+        points: BUCKET_POINTS,
+        remaining: BUCKET_POINTS,
         expired: 0,
         status: 'ACTIVE',
         source: { type: 'manual' },
@@ -279,7 +281,7 @@ async function scenario(n: number) {
         op: 'increment',
         collection: 'vouchers',
         id: card.id,
-        by: { 'loyalty_card.points': liveBuckets, 'loyalty_card.balance': liveBuckets },
+        by: { 'loyalty_card.points': liveBuckets * BUCKET_POINTS, 'loyalty_card.balance': liveBuckets * BUCKET_POINTS },
       },
     ],
   })
