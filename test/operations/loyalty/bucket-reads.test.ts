@@ -76,7 +76,8 @@ async function counting<T>(read: { rows: number }, run: () => Promise<T>): Promi
   return { rows: read.rows - before, result }
 }
 
-describe('loyalty buckets: reads per operation', () => {
+// A thousand buckets credited in one transaction first: seconds on a loaded machine.
+describe('loyalty buckets: reads per operation', { timeout: 60_000 }, () => {
   for (const count of [10, 1000]) {
     it(`with ${count} live buckets, a paid order earning points reads no bucket`, async () => {
       const { engine, read, fx } = await member(count)
