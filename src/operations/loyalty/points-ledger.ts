@@ -260,7 +260,7 @@ function slotOf(tx: Tx, card: CardState): CardSlot {
 }
 
 /** Reads buckets of the card by id (a rollback gives points back to the buckets they came from). */
-export async function loadBuckets(tx: Tx, card: CardState, ids: readonly string[]): Promise<void> {
+async function loadBuckets(tx: Tx, card: CardState, ids: readonly string[]): Promise<void> {
   const slot = slotOf(tx, card)
   const missing = [...new Set(ids)].filter((id) => !slot.byId.has(id))
   if (missing.length === 0) return
