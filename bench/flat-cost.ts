@@ -251,6 +251,7 @@ async function scenario(n: number) {
         expires_at: later(i),
         created_at: t(i),
         released_at: null,
+        counted: true,
       }),
     )
   }
@@ -286,6 +287,20 @@ async function scenario(n: number) {
     ],
   })
   if (!summed.ok) throw new Error(`card summary: ${JSON.stringify(summed.conflict)}`)
+  // The locked code has a quantity, and its counter counts the locks written beside it
+  // (docs/storage.md#session-locks): a lock of it is a guarded increment, its own lock a read by key.
+  const counted = await store.commit({
+    writes: [
+      {
+        op: 'increment',
+        collection: 'vouchers',
+        id: code,
+        by: { 'session_locks.count': n / 2 },
+        set: { 'redemption.quantity': 10_000_000 },
+      },
+    ],
+  })
+  if (!counted.ok) throw new Error(`lock counter: ${JSON.stringify(counted.conflict)}`)
 
   const order = { items: [{ source_id: 'shoe', quantity: 2 }] }
   const redeemables = [

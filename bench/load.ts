@@ -63,6 +63,8 @@ interface Case {
   expect?: Record<string, number>
   /** Work before the clock starts. */
   prepare?: () => Promise<void>
+  /** Operations one request makes (a checkout validates, then redeems): the commit bound is per operation. */
+  operations?: number
 }
 
 async function shop() {
@@ -135,6 +137,9 @@ async function run(c: Case, db: pg.Client) {
   )
   const seconds = (performance.now() - started) / 1000
   const commits = (await commitCalls(db)) - before
+  // What a 5xx said (its key and details name the database's error), for the first few.
+  for (const a of answers.filter((x) => x.status >= 500).slice(0, 3))
+    console.error(c.name, a.status, JSON.stringify(a.body))
   const ms = answers.map((a) => a.ms).sort((a, b) => a - b)
   const pct = (p: number) => ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] ?? 0
   const count = (f: (a: Answer) => string) => {
@@ -264,6 +269,7 @@ async function main(): Promise<void> {
       {
         name: 'validate then redeem (session lock, gift card)',
         n: n(400),
+        operations: 2,
         request: async (i) => {
           const body = {
             customer: { source_id: `co-${i}` },
@@ -303,7 +309,8 @@ async function main(): Promise<void> {
       if (fives.length > 0) out.push(`${r.case}: 5xx ${JSON.stringify(fives)}`)
       if (c.expect && JSON.stringify(sorted(r.outcomes)) !== JSON.stringify(sorted(c.expect)))
         out.push(`${r.case}: outcomes ${JSON.stringify(r.outcomes)}, expected ${JSON.stringify(c.expect)}`)
-      if (r.commitsPerRequest > 1.2) out.push(`${r.case}: ${r.commitsPerRequest} commits per request`)
+      if (r.commitsPerRequest > 1.2 * (c.operations ?? 1))
+        out.push(`${r.case}: ${r.commitsPerRequest} commits per request of ${c.operations ?? 1} operations`)
       return out
     })
     if (failures.length > 0) {

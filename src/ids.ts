@@ -38,6 +38,7 @@ export const ID_PREFIX = {
   redeemable_holder: 'rh_',
   file: 'file_',
   points_bucket: 'lpb_',
+  card_transaction: 'vtx_',
   member_tier: 'mtr_',
   credential: 'app_',
   token: 'tok_',

@@ -1,6 +1,7 @@
 export type * from './async-action'
 export type * from './auth'
 export type * from './campaign'
+export type * from './card-transaction'
 export type * from './common'
 export type * from './customer'
 export type * from './discount'

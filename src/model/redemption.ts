@@ -105,4 +105,10 @@ export interface ValidationSession {
   expires_at: DateTime
   created_at: DateTime
   released_at: DateTime | null
+  /**
+   * Whether the lock is counted in its code's `session_locks` (docs/storage.md#session-locks), so its
+   * release takes it back out. Locks stored before the counters were kept are not, until
+   * `maintenance.backfillSessionLocks` counts them.
+   */
+  counted?: boolean
 }

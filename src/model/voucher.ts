@@ -48,4 +48,24 @@ export interface Voucher extends Validity {
   created_at: DateTime
   updated_at: DateTime | null
   object: 'voucher'
+  /**
+   * Stored by the engine, not part of the service interface (results leave it out): what the code's
+   * counted session locks hold, incremented when a lock is taken and decremented when it is released
+   * (docs/storage.md#session-locks). Absent: none.
+   */
+  session_locks?: SessionLockCounts
+}
+
+/**
+ * What a code's counted session locks hold: uses, and the gift credits and loyalty points they
+ * reserve, negated, so that a balance guard adds them (`balance + minus_credits ≥ 0`). An increment
+ * writes only the fields it moves: an absent one is 0.
+ */
+export interface SessionLockCounts {
+  /** Uses the code's counted locks reserve. */
+  count?: number
+  /** Gift credits they reserve, negated. */
+  minus_credits?: number
+  /** Loyalty points they reserve, negated. */
+  minus_points?: number
 }

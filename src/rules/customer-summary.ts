@@ -84,7 +84,6 @@ function orderFigures(o: Order): SummaryFigures {
 export interface SummaryWrite {
   customerId: string
   by: SummaryFigures
-  set?: Record<string, string | number>
 }
 
 function minus(f: SummaryFigures): SummaryFigures {
@@ -97,8 +96,9 @@ function minus(f: SummaryFigures): SummaryFigures {
  * The summary increments of writing an order whose stored version was `prev` (none for a new order):
  * it leaves the figures of its former customer when it stops counting (or changes customer or
  * amounts), and enters its customer's when it starts. Run in the commit that writes the order at the
- * version it read, so a status change moves it exactly once. An order entering the figures becomes the
- * customer's last order.
+ * version it read, so a status change moves it exactly once. The last order is not kept here: it is
+ * read from the customer's orders (`latestCountedOrder`), so an order leaving the figures brings back
+ * the one before it.
  */
 export function orderSummaryWrites(prev: Order | undefined, next: Order): SummaryWrite[] {
   const before = prev && countsInSummary(prev) ? prev : undefined
@@ -114,13 +114,7 @@ export function orderSummaryWrites(prev: Order | undefined, next: Order): Summar
   }
   const writes: SummaryWrite[] = []
   if (before) writes.push({ customerId: before.customer_id as string, by: minus(orderFigures(before)) })
-  if (after) {
-    writes.push({
-      customerId: after.customer_id as string,
-      by: orderFigures(after),
-      set: { last_order_amount: after.total_amount ?? 0, last_order_date: after.created_at },
-    })
-  }
+  if (after) writes.push({ customerId: after.customer_id as string, by: orderFigures(after) })
   return writes
 }
 
@@ -136,27 +130,24 @@ export function historyRow(
   }
   for (const r of redemptions) add(redemptionFigures(r))
   for (const rb of rollbacks) add(rollbackFigures(rb))
-  let last: Order | undefined
-  for (const o of orders) {
-    if (!countsInSummary(o)) continue
-    add(orderFigures(o))
-    if (!last || o.created_at > last.created_at) last = o
-  }
-  if (last) {
-    row.last_order_amount = last.total_amount ?? 0
-    row.last_order_date = last.created_at
-  }
+  for (const o of orders) if (countsInSummary(o)) add(orderFigures(o))
   row[BACKFILLED] = 1
   return row
 }
 
+/** The statuses whose orders count in a summary, as the orders index is queried for the last one. */
+export const COUNTED_ORDER_STATUSES = ['PAID', 'FULFILLED'] as const
+
 /**
- * The summary from its row (absent: all zero) and what the customer's cards hold now: the balances
- * "to go" are read from the cards, not counted.
+ * The summary from its row (absent: all zero), what the customer's cards hold now (the balances "to
+ * go" are read from the cards, not counted) and the customer's newest counted order (`last_order_*`:
+ * read, not kept, so it is the newest one still PAID or FULFILLED whatever left the figures since).
+ * Rows written before kept `last_order_*` fields themselves; they are not read.
  */
 export function customerSummary(
   row: Counter | undefined,
   wallet: { gift_balance: number; points_balance: number },
+  last: Pick<Order, 'total_amount' | 'created_at'> | undefined,
 ): CustomerSummary {
   const n = (f: SummaryField) => (typeof row?.[f] === 'number' ? (row[f] as number) : 0)
   const count = n('orders')
@@ -178,8 +169,8 @@ export function customerSummary(
       total_count: count,
       // Integer minor units: the average rounds once, half-up.
       average_amount: count > 0 ? divRound(amount, count, 'half-up') : 0,
-      last_order_amount: typeof row?.last_order_amount === 'number' ? row.last_order_amount : null,
-      last_order_date: typeof row?.last_order_date === 'string' ? row.last_order_date : null,
+      last_order_amount: last ? (last.total_amount ?? 0) : null,
+      last_order_date: last ? last.created_at : null,
     },
   }
 }

@@ -1,10 +1,13 @@
+import type { CardTransaction, CardTransactionType } from '../model/card-transaction'
 import type { Redemption, RedemptionRollback } from '../model/redemption'
 import type { Voucher } from '../model/voucher'
 
 /**
- * The rows of a campaign transactions export: one per redemption of one of the campaign's vouchers
- * and one per rollback of such a redemption (successful or failed alike; filter on `result` or
- * `status` to narrow), newest first or oldest first (`created_at`, the order the store keeps them in).
+ * The rows of a campaign transactions export: one per redemption of one of the campaign's vouchers,
+ * one per rollback of such a redemption (successful or failed alike; filter on `result` or `status` to
+ * narrow) and one per other movement of a card's credits or points (its card transactions:
+ * accruals, expiries, additions, removals), newest first or oldest first (`created_at`, the order the
+ * store keeps them in), each with the card's `balance` after it (docs/behaviour.md#exports).
  */
 export const TRANSACTION_FIELDS = [
   'id',
@@ -19,6 +22,7 @@ export const TRANSACTION_FIELDS = [
   'campaign_id',
   'customer_id',
   'amount',
+  'balance',
   'created_at',
   'related_transaction_id',
   'details',
@@ -26,20 +30,17 @@ export const TRANSACTION_FIELDS = [
 
 export type TransactionField = (typeof TRANSACTION_FIELDS)[number]
 
-/** The columns when the request names none. */
+/** The columns when the request names none: the hosted `voucher_transactions` defaults (`POST /v1/exports`). */
 export const DEFAULT_TRANSACTION_FIELDS: readonly TransactionField[] = [
   'id',
   'type',
   'source_id',
   'status',
   'reason',
-  'result',
-  'voucher_id',
-  'campaign_id',
+  'source',
+  'balance',
   'amount',
   'created_at',
-  'related_transaction_id',
-  'details',
 ]
 
 /** Newest first, as the hosted service's export examples order them. */
@@ -58,6 +59,7 @@ export type TransactionType =
   | 'CREDITS_REFUND'
   | 'POINTS_REDEMPTION'
   | 'POINTS_REFUND'
+  | CardTransactionType
 
 export type TransactionRow = { [F in TransactionField]: unknown } & {
   id: string
@@ -93,6 +95,7 @@ export function redemptionRow(r: Redemption, voucher: Voucher): TransactionRow {
   return {
     id: r.id,
     type: movement(voucher, 'REDEMPTION', 'CREDITS_REDEMPTION', 'POINTS_REDEMPTION'),
+    balance: null,
     source_id: null,
     source: r.channel.channel_type,
     status: r.status,
@@ -118,6 +121,7 @@ export function rollbackRow(rb: RedemptionRollback, voucher: Voucher): Transacti
   return {
     id: rb.id,
     type: movement(voucher, 'REDEMPTION_ROLLBACK', 'CREDITS_REFUND', 'POINTS_REFUND'),
+    balance: null,
     source_id: null,
     source: rb.channel.channel_type,
     status: rb.status,
@@ -140,3 +144,53 @@ export function rollbackRow(rb: RedemptionRollback, voucher: Voucher): Transacti
     },
   }
 }
+
+/** The row of one card transaction of the voucher (a movement other than a redemption or rollback). */
+export function cardTransactionRow(ct: CardTransaction, voucher: Voucher): TransactionRow {
+  return {
+    id: ct.id,
+    type: ct.type,
+    source_id: null,
+    source: ct.source,
+    status: null,
+    result: null,
+    reason: ct.reason,
+    voucher_id: voucher.id,
+    voucher_code: voucher.code,
+    campaign_id: voucher.campaign_id,
+    customer_id: voucher.holder_id ?? null,
+    amount: ct.amount,
+    balance: null,
+    created_at: ct.created_at,
+    related_transaction_id: null,
+    details: ct.details,
+  }
+}
+
+/** Anything a campaign's transactions export lists. */
+export type CardMovement = Redemption | RedemptionRollback | CardTransaction
+
+/** When a movement happened: redemptions and rollbacks are dated `date`, card transactions `created_at`. */
+export const movementDate = (m: CardMovement): string => ('date' in m ? m.date : m.created_at)
+
+/** Whether `a` comes before `b` in time (then by id): the order every transactions index keeps. */
+export function earlier(a: CardMovement, b: CardMovement): boolean {
+  const da = movementDate(a)
+  const db = movementDate(b)
+  return da === db ? a.id < b.id : da < db
+}
+
+/**
+ * What a movement did to its card's balance (credits or points): a successful redemption took them,
+ * a successful rollback gave them back, a card transaction is signed already; failures moved nothing.
+ */
+export function balanceMove(m: CardMovement): number {
+  if (!('object' in m)) return m.amount
+  if (m.result !== 'SUCCESS') return 0
+  const moved = Math.abs(m.gift?.amount ?? m.loyalty_card?.points ?? 0)
+  return m.object === 'redemption' ? -moved : moved
+}
+
+/** A card's balance now: a gift card's credits, a loyalty card's spendable points. */
+export const cardBalance = (v: Voucher): number | null =>
+  v.type === 'GIFT_VOUCHER' ? (v.gift?.balance ?? 0) : v.type === 'LOYALTY_CARD' ? (v.loyalty_card?.balance ?? 0) : null

@@ -109,6 +109,7 @@ export const SIGNATURES = {
   'orders.get': ['id:orderId'],
   'maintenance.purgeExpired': ['body'],
   'maintenance.backfillCustomerSummaries': ['body'],
+  'maintenance.backfillSessionLocks': ['body'],
 } as const satisfies Readonly<Record<string, Signature>>
 
 const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES

@@ -1201,7 +1201,7 @@ export interface LoyaltiesQualificationsParams {
 }
 
 export interface ExportsCreateParams {
-  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication'
+  exported_object: 'voucher' | 'redemption' | 'customer' | 'order' | 'publication' | 'voucher_transactions'
   parameters?:
     | {
         order?: 'created_at' | 'id' | '-created_at' | '-id' | undefined
@@ -1219,11 +1219,14 @@ export interface MaintenancePurgeExpiredParams {
   limit?: number | undefined
 }
 
-/** `maintenance.backfillCustomerSummaries`: a page of customers, and where it starts. */
+/**
+ * `maintenance.backfillCustomerSummaries` and `maintenance.backfillSessionLocks`: a page of customers
+ * (or session locks), and where it starts.
+ */
 export interface MaintenanceBackfillParams {
-  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  /** Rows per call (one commit): 1 to 1,000, 100 by default. */
   limit?: number | undefined
-  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  /** Resume after this id (the previous call's `next_starting_after`). */
   starting_after?: string | undefined
 }
 

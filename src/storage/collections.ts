@@ -1,6 +1,7 @@
 import type { AsyncAction } from '../model/async-action'
 import type { AccessToken, Credential } from '../model/auth'
 import type { Campaign } from '../model/campaign'
+import type { CardTransaction } from '../model/card-transaction'
 import type { Category } from '../model/common'
 import type { ActivityEvent, Customer } from '../model/customer'
 import type { Export } from '../model/export'
@@ -49,6 +50,7 @@ export interface Collections {
   loyalty_tiers: LoyaltyTier
   member_tiers: MemberTierState
   points_buckets: PointsBucket
+  card_transactions: CardTransaction
   rewards: Reward
   reward_assignments: RewardAssignment
   publications: Publication
@@ -112,6 +114,7 @@ export const COLLECTIONS: readonly CollectionName[] = [
   'loyalty_tiers',
   'member_tiers',
   'points_buckets',
+  'card_transactions',
   'rewards',
   'reward_assignments',
   'publications',

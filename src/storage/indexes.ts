@@ -89,16 +89,24 @@ export const INDEXES: IndexDeclarations = {
   ],
   redemption_rollbacks: [
     { on: [text('redemption')], sort: time('date') },
+    // A card's rollbacks by date (its balance history in a transactions export).
+    { on: [text('related_object_id')], sort: time('date') },
     // A campaign's rollbacks by date (the transactions export pages through them).
     { on: [text('related_object_parent_id')], sort: time('date') },
     // A customer's rollbacks (the summary backfill, docs/behaviour.md#customer-summary).
     { on: [text('customer_id')], sort: time('date') },
   ],
-  // A customer's orders (the summary backfill, docs/behaviour.md#customer-summary).
-  orders: [{ on: [text('customer_id')], sort: CREATED }],
+  orders: [
+    // A customer's orders (the summary backfill, docs/behaviour.md#customer-summary).
+    { on: [text('customer_id')], sort: CREATED },
+    // A customer's newest PAID or FULFILLED order (its summary's last order).
+    { on: [text('customer_id'), text('status')], sort: CREATED },
+  ],
   sessions: [
-    { on: [text('key'), text('released_at')], sort: CREATED },
-    { on: [text('voucher_id'), text('released_at')], sort: CREATED },
+    // A session's own locks, released or not: a few rows, whatever the code's live locks (docs/storage.md#session-locks).
+    { on: [text('key')], sort: CREATED },
+    // A code's unreleased locks by expiry: the expired ones a request releases first (docs/storage.md#session-locks).
+    { on: [text('voucher_id'), text('released_at')], sort: time('expires_at') },
     { on: [], sort: time('expires_at') },
   ],
   earning_rules: [{ on: [text('campaign_id')], sort: CREATED }],
@@ -117,6 +125,11 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('voucher_id'), text('status')], sort: time('expires_at') },
     // Then the never-expiring ones, oldest first.
     { on: [text('voucher_id'), text('status'), time('expires_at')], sort: CREATED },
+  ],
+  // A campaign's card transactions by date (its transactions export), and a card's (its balance history).
+  card_transactions: [
+    { on: [text('campaign_id')], sort: CREATED },
+    { on: [text('voucher_id')], sort: CREATED },
   ],
   reward_assignments: [
     { on: [text('related_object_id')], sort: CREATED },

@@ -111,6 +111,82 @@ describe('a customer carries its summary (OpenAPI CustomerSummary)', () => {
     expect(await orders()).toMatchObject({ total_count: 2, total_amount: 5001, average_amount: 2501 })
   })
 
+  // OpenAPI `CustomerSummaryOrders`: `last_order_amount` / `last_order_date` describe the customer's
+  // last order among those the summary lists (PAID or FULFILLED only): when the last one leaves, the
+  // one before it is the last order again.
+  it('the last order is the newest still PAID or FULFILLED, after the last one is cancelled', async () => {
+    const t = testEngine()
+    const orders = () => t.engine.customers.get('fay').then((c) => c.summary.orders)
+    const first = await t.engine.orders.create({
+      source_id: 'f-1',
+      customer: { source_id: 'fay' },
+      amount: 1000,
+      status: 'PAID',
+    })
+    t.clock.advance(60_000)
+    const second = await t.engine.orders.create({
+      source_id: 'f-2',
+      customer: { source_id: 'fay' },
+      amount: 2500,
+      status: 'PAID',
+    })
+    t.clock.advance(60_000)
+    await t.engine.orders.create({ source_id: 'f-3', customer: { source_id: 'fay' }, amount: 9000 })
+    expect(await orders()).toMatchObject({ last_order_amount: 2500, last_order_date: second.created_at })
+    await t.engine.orders.update('f-2', { status: 'CANCELED' })
+    expect(await orders()).toMatchObject({ total_count: 1, last_order_amount: 1000, last_order_date: first.created_at })
+    // An older order paid again is the last order once more only if it is the newest counted one.
+    await t.engine.orders.update('f-2', { status: 'FULFILLED' })
+    expect(await orders()).toMatchObject({
+      total_count: 2,
+      last_order_amount: 2500,
+      last_order_date: second.created_at,
+    })
+    await t.engine.orders.update('f-1', { status: 'CANCELED' })
+    await t.engine.orders.update('f-2', { status: 'CANCELED' })
+    expect(await orders()).toMatchObject({ total_count: 0, last_order_amount: null, last_order_date: null })
+  })
+
+  it('concurrent cancellations and payments of one customer’s orders leave the newest counted order last', async () => {
+    const t = testEngine()
+    const made = []
+    for (let i = 0; i < 8; i++) {
+      made.push(
+        await t.engine.orders.create({
+          source_id: `g-${i}`,
+          customer: { source_id: 'gus' },
+          amount: 100 * (i + 1),
+          status: 'PAID',
+        }),
+      )
+      t.clock.advance(1000)
+    }
+    // The newest four are cancelled while the oldest is paid again, all at once.
+    await Promise.all([
+      ...[4, 5, 6, 7].map((i) => t.engine.orders.update(`g-${i}`, { status: 'CANCELED' })),
+      t.engine.orders.update('g-0', { status: 'FULFILLED' }),
+    ])
+    expect((await t.engine.customers.get('gus')).summary.orders).toMatchObject({
+      total_count: 4,
+      total_amount: 100 + 200 + 300 + 400,
+      last_order_amount: 400,
+      last_order_date: made[3]?.created_at,
+    })
+  })
+
+  // OpenAPI `CustomersCreateResponseBody` is the customer object with its `summary`, as a read gives it.
+  it('customers.create answers with the summary, for a new customer and for an upsert', async () => {
+    const t = testEngine()
+    const created = await t.engine.customers.create({ source_id: 'hal', name: 'Hal' })
+    expect(created.summary).toEqual((await t.engine.customers.get('hal')).summary)
+    expect(created.summary.orders).toMatchObject({ total_count: 0, last_order_amount: null })
+    await t.engine.orders.create({ customer: { source_id: 'hal' }, amount: 700, status: 'PAID' })
+    const upserted = await t.engine.customers.create({ source_id: 'hal', name: 'Hal B' })
+    expect(upserted.name).toBe('Hal B')
+    expect(upserted.summary).toEqual((await t.engine.customers.get('hal')).summary)
+    expect(upserted.summary.orders).toMatchObject({ total_count: 1, total_amount: 700, last_order_amount: 700 })
+  })
+
   it('concurrent orders of one customer and of many customers all count', async () => {
     const t = testEngine()
     await Promise.all(

@@ -65,11 +65,23 @@ describe('double-sided referral programs reward the referee', () => {
     const added = await engine.customers.listActivity('bob', { type: 'customer.voucher.gift.balance_added' })
     expect(added.data[0]?.data).toMatchObject({ amount: 2500 })
     await engine.redemptions.rollbackStackable(redeemed.parent_redemption.id)
+    // OpenAPI `Gift`: `amount` is the "total gift card income over the lifetime of the card",
+    // `subtracted_amount` the "total amount of subtracted credits": the credit taken back is subtracted.
     expect((await store.vouchers.get(card?.id ?? ''))?.value.gift).toEqual({
-      amount: 0,
-      subtracted_amount: 0,
+      amount: 2500,
+      subtracted_amount: 2500,
       balance: 0,
     })
+    // The credit and its removal are the card's transactions (docs/behaviour.md#card-transactions).
+    const exp = await engine.exports.createCampaignTransactionsExport(gifts.id, {
+      order: 'created_at',
+      parameters: { fields: ['voucher_id', 'type', 'amount', 'balance'] },
+    })
+    await engine.asyncActions.runPending()
+    const file = await engine.files.get((await engine.exports.get(exp.id)).result?.url ?? '')
+    expect(file.content).toBe(
+      `voucher_id,type,amount,balance\r\n${card?.id},CREDITS_ADDITION,2500,2500\r\n${card?.id},CREDITS_REMOVAL,-2500,0\r\n`,
+    )
   })
 
   it('the referrer is not credited, and a second redemption by the same referee credits nothing more', async () => {

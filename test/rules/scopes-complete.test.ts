@@ -28,6 +28,7 @@ describe('the operation table (auth scopes)', () => {
       'files.get',
       'maintenance.purgeExpired',
       'maintenance.backfillCustomerSummaries',
+      'maintenance.backfillSessionLocks',
     ])
     const missing = operationsOf(createEngine() as unknown as Record<string, unknown>).filter(
       (op) => !hostOnly.has(op) && operationAccess(op) === undefined,

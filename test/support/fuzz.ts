@@ -228,6 +228,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
   'maintenance.purgeExpired': () => [{ limit: 10 }],
   'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
+  'maintenance.backfillSessionLocks': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],

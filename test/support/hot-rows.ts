@@ -153,6 +153,16 @@ export interface Family {
   commitsPerRequest?: number
   /** What the store must show after `n` requests. */
   check?(engine: Engine, shop: HotShop, n: number): Promise<void>
+  /** How many operations one customer's request makes (1 unless said): the commit bound counts them. */
+  operations?(customer: string): number
+}
+
+/** A customer's number, the last part of its id (`cust-3`, `cust-1-3`). */
+const numberOf = (customer: string) => Number(customer.split('-').at(-1))
+
+/** How many operations the customers' requests of a family make: the bound on commits is 1.2 per operation. */
+export function operationsOf(family: Family, customers: readonly string[]): number {
+  return customers.reduce((sum, c) => sum + (family.operations?.(c) ?? 1), 0)
 }
 
 const exactly = (n: number, fits: number, refusal: string) =>
@@ -231,6 +241,42 @@ export const FAMILIES: readonly Family[] = [
     name: 'a campaign budget rule',
     request: (e, s, c) => redeem(e, c, { object: 'voucher', id: s.budgetCode }),
     expected: (n) => exactly(n, BUDGET, 'redemption_rules_violated'),
+  },
+  {
+    // docs/storage.md#session-locks: every other customer validates with a LOCK session, then
+    // redeems with its key; the others redeem at once without one. A holder is never refused.
+    name: 'a checkout validating with a session lock, then redeeming, beside shoppers without one',
+    operations: (c) => (numberOf(c) % 2 === 0 ? 2 : 1),
+    async request(e, s, c) {
+      const code = { object: 'voucher', id: s.lockCode }
+      if (numberOf(c) % 2 === 1) return redeem(e, c, code)
+      const session = { type: 'LOCK', key: `ssn-${c}` } as const
+      const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
+      const validation = await e.validations.validateStackable({
+        customer: { source_id: c },
+        order,
+        redeemables: [code as never],
+        session,
+      })
+      const redemption = await e.redemptions.redeemStackable({
+        customer: { source_id: c },
+        order,
+        redeemables: [code as never],
+        session,
+      })
+      if (validation.session && redemption.parent_redemption.result !== 'SUCCESS') {
+        throw new Error(`${c} held a lock and was refused: ${redemption.parent_redemption.failure_code}`)
+      }
+      return redemption
+    },
+    expected: (n) => exactly(n, LOCKS, 'quantity_exceeded'),
+    async check(e, s, n) {
+      const voucher = await e.vouchers.get(s.lockCode)
+      assert.equal(voucher.redemption.redeemed_quantity, Math.min(n, LOCKS))
+      // Every lock was consumed by its holder's redemption.
+      const stored = await engineContext(e).store.vouchers.get(voucher.id)
+      assert.equal(stored?.value.session_locks?.count ?? 0, 0)
+    },
   },
   {
     name: 'a promotion tier',

@@ -20,6 +20,7 @@ import type { CollectionName, Store, Stored } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
+import { COMPUTED_COLUMNS, computedColumn, type PageLookups, pageLookups } from './export-columns'
 import { EXPORT_CHUNK_ROWS, exportHandler, filtersOf, storedFilters } from './export-steps'
 import { signedFileUrl } from './stored-files'
 
@@ -42,14 +43,15 @@ function normaliseFilters(raw: unknown, campaignId: string): Filters {
 
 /**
  * The objects `POST /v1/exports` exports: the collection read, the columns given when none are asked
- * (the hosted defaults where the object has them as fields: an order's `id`, `source_id`, `status`, a
- * customer's `name`, `source_id`), and the fields a column may name (its first segment; a dotted path
- * reaches into it). Any other column is `invalid_export_fields` (docs/behaviour.md#exports).
+ * (the hosted "Defaults" table of `POST /v1/exports`), and the fields a column may name (its first
+ * segment; a dotted path reaches into it): the object's own, and the columns the hosted service
+ * computes from it (`export-columns.ts`). Any other column is `invalid_export_fields`
+ * (docs/behaviour.md#exports).
  */
 const EXPORTABLE = {
   voucher: {
     collection: 'vouchers',
-    fields: ['code', 'type', 'campaign', 'active', 'start_date', 'expiration_date', 'created_at'],
+    fields: ['code', 'voucher_type', 'value', 'discount_type'],
     known: [
       'id',
       'code',
@@ -82,7 +84,7 @@ const EXPORTABLE = {
   },
   redemption: {
     collection: 'redemptions',
-    fields: ['id', 'date', 'result', 'status', 'related_object_type', 'related_object_id', 'customer_id'],
+    fields: ['id', 'object', 'voucher_code', 'customer_id', 'date', 'result'],
     known: [
       'id',
       'object',
@@ -160,10 +162,22 @@ const EXPORTABLE = {
   },
   publication: {
     collection: 'publications',
-    fields: ['id', 'voucher_id', 'customer_id', 'source_id', 'created_at'],
+    fields: ['code', 'customer_id', 'date', 'channel'],
     known: ['id', 'voucher_id', 'campaign_id', 'customer_id', 'source_id', 'channel', 'metadata', 'created_at'],
   },
 } as const satisfies Record<string, { collection: CollectionName; fields: readonly string[]; known: readonly string[] }>
+
+/** The columns an exported object has: its fields and its computed columns. */
+const columnsOf = (object: ExportableObject): string[] => [
+  ...EXPORTABLE[object].known,
+  ...Object.keys(COMPUTED_COLUMNS[object] ?? {}).filter(
+    (c) => !(EXPORTABLE[object].known as readonly string[]).includes(c),
+  ),
+]
+
+/** A column's value: computed where the hosted service computes it, else the field (a dotted path reaches in). */
+const columnOf = (object: string, entity: unknown, field: string, lookups: PageLookups): unknown =>
+  computedColumn(object, field)?.value(entity, lookups) ?? fieldOf(entity, field)
 
 /** Columns an export does not have: the hosted `400 invalid_export_fields`, naming the allowed ones. */
 function checkExportFields(fields: readonly string[] | undefined, known: readonly string[], path: string): void {
@@ -180,6 +194,8 @@ function checkExportFields(fields: readonly string[] | undefined, known: readonl
 
 type ExportableObject = keyof typeof EXPORTABLE
 const EXPORTABLE_OBJECTS = Object.keys(EXPORTABLE) as ExportableObject[]
+/** What `POST /v1/exports` takes: the objects above, and a campaign's card transactions. */
+const EXPORTED_OBJECTS = [...EXPORTABLE_OBJECTS, 'voucher_transactions'] as const
 
 /** The async action type that writes a `POST /v1/exports` CSV. */
 export const OBJECTS_EXPORT_ACTION = 'export.objects'
@@ -193,7 +209,7 @@ const columnName = v.pipe(
 )
 
 export const objectsExportInput = v.object({
-  exported_object: v.picklist(EXPORTABLE_OBJECTS, `must be one of ${EXPORTABLE_OBJECTS.join(', ')}`),
+  exported_object: v.picklist(EXPORTED_OBJECTS, `must be one of ${EXPORTED_OBJECTS.join(', ')}`),
   parameters: opt(
     v.object({
       // The orders every collection is kept in (declared indexes), so an export reads pages, never scans.
@@ -226,8 +242,10 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
   const desc = order.startsWith('-')
   const filters = filtersOf(exp.parameters.filters)
   const fields = exp.parameters.fields
-  const matches = (e: unknown) =>
-    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, fieldOf(e, f)])), filters)
+  const object = exp.exported_object
+  const read = [...fields, ...Object.keys(filters.fields)]
+  const matches = (e: unknown, l: PageLookups) =>
+    matchesFilters(Object.fromEntries(Object.keys(filters.fields).map((f) => [f, columnOf(object, e, f, l)])), filters)
   return {
     header: fields,
     async next(cursor, limit) {
@@ -242,9 +260,10 @@ export const objectsExportHandler = exportHandler(async (tx, exp) => {
         })
         // Redemptions as the interface shows them: their orders joined in (one batched read a page).
         const values = await joined(tx.store, collection, page.data)
+        const lookups = await pageLookups(tx.store, object, read, values)
         for (const value of values) {
           after = value.id
-          if (matches(value)) rows.push(fields.map((f) => fieldOf(value, f)))
+          if (matches(value, lookups)) rows.push(fields.map((f) => columnOf(object, value, f, lookups)))
           if (rows.length === limit) return { rows, cursor: after }
         }
         if (!page.has_more) return { rows, cursor: null }
@@ -261,6 +280,23 @@ async function joined(
 ): Promise<{ id: string }[]> {
   const values = page.map((s) => s.value)
   return collection === 'redemptions' ? withOrders(store, values as StoredRedemption[]) : values
+}
+
+/**
+ * The campaign of a `voucher_transactions` export of `POST /v1/exports`: the hosted filter
+ * `campaign_id` `$in` with exactly one id (`TransactionsExportFilterConditionsWithCampaign`), and the
+ * other filters, which apply to the rows as in the campaign's own transactions export.
+ */
+function transactionsCampaign(filters: Record<string, unknown> | undefined): {
+  campaignId: string
+  rest: Record<string, unknown>
+} {
+  const { campaign_id: condition, ...rest } = filters ?? {}
+  const ids = (condition as { conditions?: { $in?: unknown } } | undefined)?.conditions?.$in
+  if (!Array.isArray(ids) || ids.length !== 1 || typeof ids[0] !== 'string' || ids[0] === '') {
+    throw EngineError.invalid('parameters.filters.campaign_id', 'must name one campaign: {conditions: {$in: [id]}}')
+  }
+  return { campaignId: ids[0], rest }
 }
 
 async function findCampaign(tx: Tx | Context, idOrName: string): Promise<Stored<Campaign> | undefined> {
@@ -290,6 +326,37 @@ function scheduleExport(
 }
 
 export function exports(ctx: Context) {
+  /** `POST /v1/campaigns/{campaignId}/transactions/export`, also what a `voucher_transactions` export of `POST /v1/exports` is. */
+  async function campaignTransactionsExport(
+    campaignIdOrName: string,
+    body: ExportsCreateCampaignTransactionsExportParams,
+  ): Promise<Export> {
+    const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
+    const input = parse(exportInput, body)
+    checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
+    return mutate(ctx, async (tx) => {
+      const campaign = await findCampaign(tx, key)
+      if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
+      const type = campaign.value.campaign_type
+      if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
+        // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
+        throw new EngineError({
+          code: 403,
+          key: 'forbidden',
+          message: 'Forbidden',
+          details: 'Transactions are allowed only for loyalty or gift campaigns',
+          path: 'campaignId',
+        })
+      }
+      const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
+      return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
+        order: input.order ?? DEFAULT_TRANSACTION_ORDER,
+        fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
+        filters: storedFilters(filters),
+      })
+    })
+  }
+
   return {
     /**
      * `POST /v1/campaigns/{campaignId}/transactions/export` (campaign by id or name): records the
@@ -300,30 +367,7 @@ export function exports(ctx: Context) {
       body: ExportsCreateCampaignTransactionsExportParams = {},
       _options?: CallOptions,
     ): Promise<Export> {
-      const key = parse(nonEmptyString, campaignIdOrName, 'campaignId')
-      const input = parse(exportInput, body)
-      checkExportFields(input.parameters?.fields, TRANSACTION_FIELDS, 'parameters.fields')
-      return mutate(ctx, async (tx) => {
-        const campaign = await findCampaign(tx, key)
-        if (!campaign) throw EngineError.notFound('campaign', key, 'campaignId')
-        const type = campaign.value.campaign_type
-        if (type !== 'GIFT_VOUCHERS' && type !== 'LOYALTY_PROGRAM') {
-          // The hosted 403 (docs/behaviour.md#exports): credits and points move only on gift and loyalty cards.
-          throw new EngineError({
-            code: 403,
-            key: 'forbidden',
-            message: 'Forbidden',
-            details: 'Transactions are allowed only for loyalty or gift campaigns',
-            path: 'campaignId',
-          })
-        }
-        const filters = normaliseFilters(input.parameters?.filters ?? {}, campaign.value.id)
-        return scheduleExport(tx, TRANSACTIONS_EXPORT_ACTION, 'voucher_transactions', {
-          order: input.order ?? DEFAULT_TRANSACTION_ORDER,
-          fields: [...(input.parameters?.fields ?? DEFAULT_TRANSACTION_FIELDS)],
-          filters: storedFilters(filters),
-        })
-      })
+      return campaignTransactionsExport(campaignIdOrName, body)
     },
 
     /**
@@ -333,12 +377,24 @@ export function exports(ctx: Context) {
      */
     async create(body: ExportsCreateParams, _options?: CallOptions): Promise<Export> {
       const input = parse(objectsExportInput, body)
-      checkExportFields(input.parameters?.fields, EXPORTABLE[input.exported_object].known, 'parameters.fields')
+      if (input.exported_object === 'voucher_transactions') {
+        const { campaignId, rest } = transactionsCampaign(input.parameters?.filters)
+        const order = input.parameters?.order
+        return campaignTransactionsExport(campaignId, {
+          ...(order === undefined ? {} : { order: order as 'created_at' }),
+          parameters: {
+            ...(input.parameters?.fields ? { fields: input.parameters.fields } : {}),
+            filters: rest,
+          },
+        })
+      }
+      const object = input.exported_object
+      checkExportFields(input.parameters?.fields, columnsOf(object), 'parameters.fields')
       const filters = normaliseObjectFilters(input.parameters?.filters ?? {})
       return mutate(ctx, async (tx) => {
-        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, input.exported_object, {
+        return scheduleExport(tx, OBJECTS_EXPORT_ACTION, object, {
           order: input.parameters?.order ?? '-created_at',
-          fields: [...(input.parameters?.fields ?? EXPORTABLE[input.exported_object].fields)],
+          fields: [...(input.parameters?.fields ?? EXPORTABLE[object].fields)],
           filters: storedFilters(filters),
         })
       })

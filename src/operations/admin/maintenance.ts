@@ -1,11 +1,14 @@
 import type { CallOptions } from '../../call-options'
+import type { ValidationSession } from '../../model/redemption'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
-import { type Context, mutate } from '../kernel/unit-of-work'
+import { isUnlimitedCoupon } from '../checkout/redemption-counters'
+import { countLocks, uncountLocks } from '../checkout/session-locks'
+import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 
 export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
@@ -13,19 +16,19 @@ export const purgeInput = v.object({
 })
 
 export const backfillInput = v.object({
-  /** Customers per call (one commit): 1 to 1,000, 100 by default. */
+  /** Rows per call (one commit): 1 to 1,000, 100 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
-  /** Resume after this customer id (the previous call's `next_starting_after`). */
+  /** Resume after this id (the previous call's `next_starting_after`). */
   starting_after: opt(nonEmptyString),
 })
 
-/** What one call of `maintenance.backfillCustomerSummaries` did, and where the next starts. */
+/** What one call of `maintenance.backfillCustomerSummaries` (or `backfillSessionLocks`) did, and where the next starts. */
 export interface BackfillSummary {
-  /** Customers whose summary row this call computed from their stored history. */
+  /** Customers whose summary row this call computed from their stored history (or locks it counted). */
   filled: number
-  /** Customers of the page already filled (left as they are). */
+  /** Rows of the page already filled, or with nothing to count (left as they are). */
   skipped: number
-  /** Pass as `starting_after` to continue; null once every customer was seen. */
+  /** Pass as `starting_after` to continue; null once every row was seen. */
   next_starting_after: string | null
 }
 
@@ -123,6 +126,57 @@ export function maintenance(ctx: Context) {
     },
 
     /**
+     * Counts the live session locks stored before codes counted them (docs/storage.md#session-locks):
+     * a page of lock rows by id per call, one commit. A live lock not yet counted is marked counted at
+     * the version read and its code's `session_locks` incremented in the same commit, so a lock
+     * released or rewritten meanwhile conflicts and the page is read again, never counted twice.
+     * Released, expired and already counted locks, and locks of unlimited coupons, are skipped.
+     * Resumable: call again with `next_starting_after` (a lock id).
+     */
+    async backfillSessionLocks(
+      input: MaintenanceBackfillParams = {},
+      _options?: CallOptions,
+    ): Promise<BackfillSummary> {
+      const q = parse(backfillInput, input)
+      return mutate(ctx, async (tx) => {
+        const page = await tx.store.sessions.list({
+          order: { field: 'id', direction: 'asc' },
+          limit: q.limit ?? 100,
+          count: false,
+          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
+        })
+        const ids = page.data.map((s) => s.value.id)
+        const live = page.data.filter(
+          (s) =>
+            s.value.counted !== true &&
+            s.value.released_at === null &&
+            s.value.voucher_id !== null &&
+            Date.parse(s.value.expires_at) > tx.now.getTime(),
+        )
+        const codes = new Map(
+          (await tx.store.vouchers.getMany([...new Set(live.map((s) => s.value.voucher_id as string))])).map((v) => [
+            v.value.id,
+            v.value,
+          ]),
+        )
+        const todo = live.filter((s) => {
+          const code = codes.get(s.value.voucher_id as string)
+          return code !== undefined && !isUnlimitedCoupon(code)
+        })
+        for (const s of todo) tx.update('sessions', s, { ...s.value, counted: true })
+        countLocks(
+          tx,
+          todo.map((s) => ({ ...s.value, counted: true })),
+        )
+        return {
+          filled: todo.length,
+          skipped: ids.length - todo.length,
+          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
+        }
+      })
+    },
+
+    /**
      * Deletes what has expired, a bounded batch per call (`limit` records, one commit): idempotency
      * records past `idempotencyTtlSeconds`, access tokens past their expiry, validation session locks
      * past theirs, and export files past `fileRetentionSeconds` (or abandoned part-way), their chunks
@@ -154,6 +208,7 @@ export function maintenance(ctx: Context) {
           const page = pages[i] ?? { data: [], has_more: false }
           const taken = page.data.slice(0, room)
           for (const stored of taken) tx.delete(collection, stored)
+          if (collection === 'sessions') await uncountExpiredLocks(tx, taken as Stored<ValidationSession>[])
           summary[collection] = taken.length
           room -= taken.length
           if (page.has_more || taken.length < page.data.length) summary.has_more = true
@@ -187,4 +242,22 @@ export function maintenance(ctx: Context) {
       })
     },
   }
+}
+
+/**
+ * A lock purged before anything released it still counts in its code's `session_locks`
+ * (docs/storage.md#session-locks): the purge takes it out, for codes that still exist.
+ */
+async function uncountExpiredLocks(tx: Tx, rows: readonly Stored<ValidationSession>[]): Promise<void> {
+  const counted = rows.filter((r) => r.value.counted === true && r.value.released_at === null && r.value.voucher_id)
+  if (counted.length === 0) return
+  const codes = new Set(
+    (await tx.store.vouchers.getMany([...new Set(counted.map((r) => r.value.voucher_id as string))])).map(
+      (v) => v.value.id,
+    ),
+  )
+  uncountLocks(
+    tx,
+    counted.filter((r) => codes.has(r.value.voucher_id as string)).map((r) => r.value),
+  )
 }

@@ -4,7 +4,6 @@ import type { Customer } from '../../model/customer'
 import type { MetadataSchema } from '../../model/metadata-schema'
 import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
-import type { ValidationSession } from '../../model/redemption'
 import type { StackingRules } from '../../model/stacking'
 import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
@@ -22,6 +21,14 @@ import { findCustomer } from '../shop/customer-records'
 import { type RedemptionVoucherExtras, voucherExtras } from '../vouchers/redeemed-voucher'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
 import { loadCounters, unitBudgetsFor } from './redemption-counters'
+import {
+  type LoadedLocks,
+  mayBeRefusedByLocks,
+  othersLocks,
+  readExpiredLocks,
+  readOwnLocks,
+  storedLocks,
+} from './session-locks'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -41,12 +48,14 @@ export interface LoadedRequest {
   extras: Map<string, RedemptionVoucherExtras>
   /** The customers' metadata schema, read when the request may create its customer. */
   customerSchema: Stored<MetadataSchema> | undefined
+  /** The session key's own locks, and expired locks the commit releases (docs/storage.md#session-locks). */
+  locks: LoadedLocks
 }
 
 /**
  * Reads everything a validation or redemption decides on, through the store: the stacking rules, the
- * customer, the stored order, each redeemable with its campaign, categories, validation rules, live
- * session locks, reward and counters, catalogue prices and product collections.
+ * customer, the stored order, each redeemable with its campaign, categories, validation rules, the
+ * request's own session locks, reward and counters, catalogue prices and product collections.
  */
 export async function loadRequest(
   ctx: Context,
@@ -79,6 +88,9 @@ export async function loadRequest(
       () => undefined,
     )
   const storedOrderP = findStoredOrder(store, request.order)
+  // The session's own locks by key: never the live locks of a code (docs/storage.md#session-locks).
+  // Only with a key: an await more would let other reads overtake this level (docs/storage.md#load-decide-commit).
+  const ownLocksP = options.sessionKey === undefined ? undefined : readOwnLocks(store, options.sessionKey)
   const itemsP = withCatalogIds(store, orderInput.items ?? [])
   // The schema a customer created by this request is checked against, read now rather than later.
   const schemaP =
@@ -87,18 +99,23 @@ export async function loadRequest(
       : Promise.resolve(undefined)
   // Settled first, then awaited in the order the checks were made one by one, so a request with
   // several faults always reports the same one.
-  await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP])
+  await Promise.allSettled([rulesP, stackP, foundP, customerP, storedOrderP, itemsP, schemaP, ownLocksP])
   const rules = await rulesP
   const { requests, stackId } = await stackP
   // A qualification loads every candidate at once and decides on each alone: no request limit.
   if (!options.candidates) checkRedeemablesCount(requests.length, rules)
   const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
+  const ownLocks = ownLocksP ? await ownLocksP : []
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
   // its counters, the catalogue and the customer's tiers.
   const vouchers = new Map<string, Stored<Voucher>>()
   const tiers = new Map<string, Stored<PromotionTier>>()
   const extras = new Map<string, RedemptionVoucherExtras>()
+  const locks: LoadedLocks = {
+    own: new Map(ownLocks.flatMap((s) => (s.value.voucher_id ? [[s.value.voucher_id, s] as const] : []))),
+    expired: new Map(),
+  }
   const scopes = found.map((f) => counterScopeOf(f, customer?.value))
   const countersOf = (of: readonly (CounterScope | null)[]) =>
     loadCounters(
@@ -108,7 +125,7 @@ export async function loadRequest(
       ctx.config.timezone,
     )
   const [subjects, early, catalogue, loyaltyTiers] = await Promise.all([
-    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras }),
+    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras, locks }),
     // A redemption increments every redeemable's counters: they are read with the rest. A
     // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
     options.candidates ? undefined : countersOf(scopes),
@@ -173,6 +190,7 @@ export async function loadRequest(
     counters,
     extras,
     customerSchema: await schemaP,
+    locks,
   }
 }
 
@@ -291,12 +309,14 @@ interface Collected {
   vouchers: Map<string, Stored<Voucher>>
   tiers: Map<string, Stored<PromotionTier>>
   extras: Map<string, RedemptionVoucherExtras>
+  /** The own locks (read in level 1), and the expired locks read here for codes the locks could refuse. */
+  locks: LoadedLocks
 }
 
 /**
  * Every redeemable's details with one read per collection, however many the request names
  * (docs/storage.md#load-decide-commit): their campaigns, categories, rule assignments (then the rules
- * behind them), live session locks and holders, and for a loyalty card paying with a reward, the
+ * behind them) and holders, the expired session locks of codes that locks could refuse, and for a loyalty card paying with a reward, the
  * reward, its assignment and the card's tier.
  */
 async function loadSubjects(
@@ -309,7 +329,6 @@ async function loadSubjects(
 ): Promise<RedeemableSubject[]> {
   const { store } = ctx
   const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
-  const voucherIds = new Set<string>()
   const campaignIds = new Set<string>()
   const categoryIds = new Set<string>()
   const relatedIds = new Set<string>()
@@ -322,7 +341,6 @@ async function loadSubjects(
     relatedIds.add(entity.id)
     const v = f.voucher?.value
     if (v) {
-      voucherIds.add(v.id)
       if (v.campaign_id) relatedIds.add(v.campaign_id)
       if (v.holder_id) holderIds.add(v.holder_id)
     }
@@ -332,13 +350,20 @@ async function loadSubjects(
     const request = requests[i]
     return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
   }
-  const [campaigns, categories, assigned, sessions, holders, loyalties] = await Promise.all([
+  // A code whose counted locks could refuse this request: its expired locks are released first.
+  const tight = [
+    ...new Map(
+      found.flatMap((f) => {
+        const v = f.voucher?.value
+        return v && mayBeRefusedByLocks(v, othersLocks(v, into.locks)) ? [[v.id, v] as const] : []
+      }),
+    ).keys(),
+  ]
+  const [campaigns, categories, assigned, expired, holders, loyalties] = await Promise.all([
     campaignIds.size > 0 ? store.campaigns.getMany([...campaignIds]) : [],
     categoryIds.size > 0 ? store.categories.getMany([...categoryIds]) : [],
     assignedRules(store, [...relatedIds]),
-    voucherIds.size > 0
-      ? store.sessions.list({ where: { voucher_id: { in: [...voucherIds] }, released_at: null }, count: false })
-      : null,
+    Promise.all(tight.map((id) => readExpiredLocks(store, id, now, sessionKey))),
     holderIds.size > 0 ? store.customers.getMany([...holderIds]) : [],
     Promise.all(
       requests.map((_, i) => {
@@ -350,6 +375,7 @@ async function loadSubjects(
   ])
   // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
   // they hold for this redeemable like the card's and its campaign's.
+  for (const [i, id] of tight.entries()) into.locks.expired.set(id, expired[i] ?? [])
   const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
   const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
 
@@ -378,7 +404,6 @@ async function loadSubjects(
       requested_id: request.id,
       categories: [],
       validation_rules: [],
-      locks: { count: 0, credits: 0, points: 0 },
     }
     const f = found[index] ?? {}
     if (request.object === 'voucher') {
@@ -393,7 +418,8 @@ async function loadSubjects(
       if (!voucher) return subject
       into.vouchers.set(voucher.value.id, voucher)
       const v = voucher.value
-      subject.voucher = v
+      // The decision sees what other sessions hold (docs/storage.md#session-locks).
+      subject.voucher = v.session_locks ? { ...v, session_locks: storedLocks(othersLocks(v, into.locks)) } : v
       subject.campaign = v.campaign_id ? (campaignById.get(v.campaign_id) ?? null) : null
       subject.categories = categoriesOf(v)
       const loyalty = loyalties[index]
@@ -404,11 +430,6 @@ async function loadSubjects(
         assignmentId && rewardRules
           ? [...own.rules, ...rulesOf(new Set([assignmentId]), rewardRules, rewardRuleById).rules]
           : own.rules
-      subject.locks = liveLocks(
-        (sessions?.data ?? []).filter((x) => x.value.voucher_id === v.id),
-        now,
-        sessionKey,
-      )
       const holder = v.holder_id ? holderById.get(v.holder_id) : undefined
       if (v.holder_id) subject.holder_source_id = holder?.source_id ?? null
       into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
@@ -430,22 +451,6 @@ function categoryIdsOf(entity: { categories: readonly Category[]; category_id: s
   const ids = new Set(entity.categories.map((c) => c.id))
   if (entity.category_id) ids.add(entity.category_id)
   return [...ids]
-}
-
-/** What live session locks of other sessions hold on a voucher (docs/concepts.md#sessions). */
-function liveLocks(
-  sessions: readonly Stored<ValidationSession>[],
-  now: Date,
-  ownKey: string | undefined,
-): RedeemableSubject['locks'] {
-  const locks = { count: 0, credits: 0, points: 0 }
-  for (const { value } of sessions) {
-    if (value.key === ownKey || Date.parse(value.expires_at) <= now.getTime()) continue
-    locks.count += 1
-    locks.credits += value.credits
-    locks.points += value.points
-  }
-  return locks
 }
 
 async function loadReward(

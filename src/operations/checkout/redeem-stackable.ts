@@ -22,7 +22,7 @@ import { trackingId } from '../shop/tracking-id'
 import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
 import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
-import { releaseSession } from './session-locks'
+import { lockGuards, releasedBy, releaseLocks, releaseLocksOf } from './session-locks'
 
 /** What `redeemStackable` returns. */
 export interface StackedRedemption {
@@ -240,9 +240,13 @@ export class RedemptionWriter {
       countRedemptionInSummary(tx, child)
     }
     tx.insert('redemptions', withOrderRef(result.parent_redemption, result.order, version))
-    if (this.request.session?.key) await releaseSession(tx, this.request.session.key)
+    // The session's other locks are released too; a redeemed code's own lock its increment consumed.
+    if (this.request.session?.key) releaseLocks(tx, [...loaded.locks.own.values()], this.consumed)
     return result
   }
+
+  /** The codes whose own session lock this redemption's increment took out of their counter. */
+  private readonly consumed = new Set<string>()
 
   /** One more use of the code; its gift credits spent, or its points taken from the ledger, soonest-expiring first. */
   private async countVoucher(
@@ -269,6 +273,10 @@ export class RedemptionWriter {
       return { voucher: card.voucher, taken: spent.taken }
     }
     const credits = outcome.gift?.credits ?? 0
+    // The request's own lock (it gets what was reserved for it) and the expired locks read for this
+    // code leave its counter in this same increment (docs/storage.md#session-locks).
+    const released = releaseLocksOf(this.tx, voucherId, this.loaded.locks)
+    this.consumed.add(voucherId)
     const next: Voucher = {
       ...v0,
       redemption: {
@@ -282,13 +290,13 @@ export class RedemptionWriter {
     // Uses and balances are guarded increments, not rewrites of what was read: concurrent redemptions
     // of one code all land until the quantity or the balance runs out, and the one past it decides again.
     const by: Record<string, number> = { 'redemption.redeemed_quantity': 1 }
-    const guard: Record<string, Guard> = {}
-    // The quantity as stored at commit, not as read: a quantity lowered meanwhile is never overrun.
-    if (v0.redemption.quantity !== null) guard['redemption.redeemed_quantity'] = { maxOf: 'redemption.quantity' }
+    Object.assign(by, releasedBy(released))
+    // The quantity and balance as stored at commit, not as read, with the live locks of other
+    // sessions counted in: a quantity lowered meanwhile is never overrun, a lock never overtaken.
+    const guard: Record<string, Guard> = lockGuards(v0, 'uses')
     if (v0.gift) {
       by['redemption.redeemed_amount'] = credits
       by['gift.balance'] = -credits
-      guard['gift.balance'] = { min: 0 }
     }
     this.tx.increment('vouchers', voucherId, by, {
       ...(Object.keys(guard).length > 0 ? { guard } : {}),

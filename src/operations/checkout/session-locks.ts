@@ -1,11 +1,22 @@
 import { ID_PREFIX } from '../../ids'
 import type { ValidationSession } from '../../model/redemption'
+import type { SessionLockCounts, Voucher } from '../../model/voucher'
 import type { PipelineResult, RedeemableSubject } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
-import type { Stored } from '../../storage/ports'
+import type { Guard, Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import type { LoadedRequest } from './load-request'
 import { isUnlimitedCoupon } from './redemption-counters'
+
+/*
+ * Session locks as a guarded counter (docs/storage.md#session-locks). A code's counted locks live in
+ * its own row (`session_locks`: uses, gift credits, points), so the guard of every redemption and of
+ * every new lock compares `redeemed + locks` with the quantity stored at commit: a lock holder always
+ * gets what was reserved for them, however many shoppers redeem at once. The lock rows themselves are
+ * inserted under a derived id (code + session key) and read by key; no request reads the live locks
+ * of a code. An expired lock stays counted until released: a request that the count would refuse
+ * first releases that code's expired locks (a bounded batch read from the expiry index), and
+ * `maintenance.purgeExpired` releases the rest.
+ */
 
 type TtlUnit = ValidationSession['ttl_unit']
 
@@ -19,6 +30,9 @@ const UNIT_MS: Record<TtlUnit, number> = {
   NANOSECONDS: 0.000001,
 }
 
+/** How many expired locks of one code a request releases at most before it decides. */
+export const EXPIRED_BATCH = 100
+
 export interface SessionResult {
   key: string
   type: 'LOCK'
@@ -26,29 +40,178 @@ export interface SessionResult {
   ttl_unit: TtlUnit
 }
 
+/** What locks hold: uses, gift credits, points (stored on the code with the credits and points negated). */
+export interface Held {
+  count: number
+  credits: number
+  points: number
+}
+
+const NONE: Held = { count: 0, credits: 0, points: 0 }
+
+/** What a code's counted locks hold. */
+export function lockCounts(voucher: Voucher): Held {
+  const stored = voucher.session_locks
+  if (!stored) return NONE
+  return { count: stored.count ?? 0, credits: -(stored.minus_credits ?? 0), points: -(stored.minus_points ?? 0) }
+}
+
+/** `held` as the code stores it. */
+export function storedLocks(held: Held): SessionLockCounts {
+  return { count: held.count, minus_credits: -held.credits, minus_points: -held.points }
+}
+
+/** The id of a session's lock on a code: one row per (code, key), so two concurrent inserts of it conflict. */
+export function lockId(voucherId: string, key: string): string {
+  return `${ID_PREFIX.session}${voucherId}:${key}`
+}
+
+/** What a lock row holds in its code's counter: nothing once released, or when it was never counted. */
+function held(row: ValidationSession): Held {
+  if (row.released_at !== null || row.counted !== true) return NONE
+  return { count: 1, credits: row.credits, points: row.points }
+}
+
+function minus(a: Held, b: Held): Held {
+  return { count: a.count - b.count, credits: a.credits - b.credits, points: a.points - b.points }
+}
+
+function sum(rows: readonly ValidationSession[]): Held {
+  return rows.reduce((acc, r) => {
+    const h = held(r)
+    return { count: acc.count + h.count, credits: acc.credits + h.credits, points: acc.points + h.points }
+  }, NONE)
+}
+
+/** The request's locks as loaded (docs/storage.md#session-locks). */
+export interface LoadedLocks {
+  /** Every lock row of the request's session key, live or released, by code id. */
+  own: Map<string, Stored<ValidationSession>>
+  /** Expired locks of other sessions still counted on a code the count would otherwise refuse, by code id. */
+  expired: Map<string, Stored<ValidationSession>[]>
+}
+
+/** The lock rows of a session key: one per code it ever locked (level 1 of the request's reads). */
+export async function readOwnLocks(store: Store, key: string): Promise<Stored<ValidationSession>[]> {
+  return (await store.sessions.list({ where: { key }, count: false })).data
+}
+
+/**
+ * Whether the counted locks of others could refuse this request: only then are the code's expired
+ * locks read (and released by its commit), so a code whose locks leave room costs no read.
+ */
+export function mayBeRefusedByLocks(voucher: Voucher, others: Held): boolean {
+  if (others.count <= 0) return false
+  const quantity = voucher.redemption.quantity
+  if (quantity !== null && voucher.redemption.redeemed_quantity + others.count + 1 > quantity) return true
+  return others.credits > 0 || others.points > 0
+}
+
+/** A code's expired, unreleased locks, oldest first, a bounded batch through the expiry index. */
+export async function readExpiredLocks(
+  store: Store,
+  voucherId: string,
+  now: Date,
+  ownKey: string | undefined,
+): Promise<Stored<ValidationSession>[]> {
+  const page = await store.sessions.list({
+    // A lock has expired at its `expires_at` itself (before is strict: one millisecond on).
+    where: {
+      voucher_id: voucherId,
+      released_at: null,
+      expires_at: { before: new Date(now.getTime() + 1).toISOString() },
+    },
+    order: { field: 'expires_at', direction: 'asc' },
+    limit: EXPIRED_BATCH,
+    count: false,
+  })
+  return page.data.filter((s) => s.value.key !== ownKey && s.value.counted === true)
+}
+
+/**
+ * The code as the decision sees it: its counted locks less the request's own lock and the expired
+ * locks its commit releases, so `session_locks` holds what other live sessions reserve. The
+ * redemption's and the lock's guards add the stored counter after the same releases, so the decision
+ * and the guard compare the same numbers.
+ */
+export function othersLocks(voucher: Voucher, locks: LoadedLocks): Held {
+  const own = locks.own.get(voucher.id)
+  const released = sum([...(own ? [own.value] : []), ...(locks.expired.get(voucher.id) ?? []).map((s) => s.value)])
+  return minus(lockCounts(voucher), released)
+}
+
+/**
+ * Releases the locks of the code that this request's commit takes out of its counter: its own lock
+ * and the expired ones it read. Returns what they held, for the caller's increment of the code.
+ */
+export function releaseLocksOf(tx: Tx, voucherId: string, locks: LoadedLocks): Held {
+  const own = locks.own.get(voucherId)
+  const rows = [...(own && own.value.released_at === null ? [own] : []), ...(locks.expired.get(voucherId) ?? [])]
+  for (const row of rows) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
+  return sum(rows.map((r) => r.value))
+}
+
+/** The increment of a code's counter by `by` (its fields that are not 0). */
+function counterBy(by: Held): Record<string, number> {
+  const out: Record<string, number> = {}
+  if (by.count !== 0) out['session_locks.count'] = by.count
+  if (by.credits !== 0) out['session_locks.minus_credits'] = -by.credits
+  if (by.points !== 0) out['session_locks.minus_points'] = -by.points
+  return out
+}
+
+/** The increment that takes released locks out of a code's counter. */
+export function releasedBy(released: Held): Record<string, number> {
+  return counterBy(minus(NONE, released))
+}
+
+/**
+ * The guards a change of a code's counter or uses holds: live locks plus uses within the quantity
+ * stored at commit, locked credits and points within the balance stored at commit.
+ */
+export function lockGuards(voucher: Voucher, uses: 'uses' | 'locks'): Record<string, Guard> {
+  const guard: Record<string, Guard> = {}
+  if (voucher.redemption.quantity !== null) {
+    guard[uses === 'uses' ? 'redemption.redeemed_quantity' : 'session_locks.count'] = {
+      maxOf: 'redemption.quantity',
+      plus: [uses === 'uses' ? 'session_locks.count' : 'redemption.redeemed_quantity'],
+    }
+  }
+  // Balances stay at or above what other sessions lock: the balance plus the negated locked credits.
+  if (voucher.gift) {
+    if (uses === 'uses') guard['gift.balance'] = { min: 0, plus: ['session_locks.minus_credits'] }
+    else guard['session_locks.minus_credits'] = { min: 0, plus: ['gift.balance'] }
+  }
+  if (voucher.loyalty_card && uses === 'locks') {
+    guard['session_locks.minus_points'] = { min: 0, plus: ['loyalty_card.balance'] }
+  }
+  return guard
+}
+
 /**
  * Locks what a validation would redeem (docs/concepts.md#sessions, docs/behaviour.md#sessions): one use of
  * each voucher, its gift credits and its points, until the TTL passes (7 days by default), a redemption with
  * the key releases it, or `vouchers.releaseValidationSession` does. Reusing a key overwrites that session's
- * locks. Each lock also rewrites its voucher, so two concurrent locks of one code cannot both pass the
- * quantity check: one commit conflicts and re-validates. Returns the session only when at least one lock was
- * written: a validation that would redeem no code (invalid in ALL mode, nothing applicable, promotion tiers
- * only) locks nothing, and telling the client a session exists would be a lie.
+ * locks. Each lock is a row under (code, key) and a guarded increment of the code's counter
+ * (docs/storage.md#session-locks): concurrent locks of one code never pass its quantity or balance,
+ * and none rewrites the code. Returns the session only when at least one lock was written: a validation
+ * that would redeem no code (invalid in ALL mode, nothing applicable, promotion tiers only) locks nothing,
+ * and telling the client a session exists would be a lie.
  */
-export async function lockSession(
+export function lockSession(
   tx: Tx,
   request: NonNullable<StackableRequest['session']>,
-  loaded: LoadedRequest,
+  loaded: {
+    input: { subjects: readonly RedeemableSubject[] }
+    vouchers: Map<string, Stored<Voucher>>
+    locks: LoadedLocks
+  },
   decision: PipelineResult,
-): Promise<SessionResult | undefined> {
+): SessionResult | undefined {
   const key = request.key ?? tx.id(ID_PREFIX.session)
   const ttl = request.ttl ?? 7
   const ttlUnit: TtlUnit = request.ttl_unit ?? 'DAYS'
   const expiresAt = new Date(tx.now.getTime() + Math.ceil(ttl * UNIT_MS[ttlUnit])).toISOString()
-  const existing = await tx.store.sessions.list({ where: { key }, count: false })
-  const previous = new Map<string, Stored<ValidationSession>>()
-  for (const s of existing.data) if (s.value.voucher_id) previous.set(s.value.voucher_id, s)
-
   const bySubject = new Map(loaded.input.subjects.map((s) => [s.index, s]))
   let locked = 0
   for (const outcome of decision.outcomes) {
@@ -56,10 +219,14 @@ export async function lockSession(
     const subject = bySubject.get(outcome.index) as RedeemableSubject
     const voucher = subject.voucher && loaded.vouchers.get(subject.voucher.id)
     if (!voucher) continue
+    const v = voucher.value
+    // An unlimited coupon has nothing to protect: its lock is a row, not counted.
+    const counted = !isUnlimitedCoupon(v)
+    const previous = request.key === undefined ? undefined : loaded.locks.own.get(v.id)
     const lock: ValidationSession = {
-      id: previous.get(voucher.value.id)?.value.id ?? tx.id(ID_PREFIX.session),
+      id: previous?.value.id ?? lockId(v.id, key),
       key,
-      voucher_id: voucher.value.id,
+      voucher_id: v.id,
       promotion_tier_id: null,
       type: 'LOCK',
       ttl,
@@ -67,26 +234,74 @@ export async function lockSession(
       credits: outcome.gift?.credits ?? 0,
       points: outcome.loyalty_card?.points ?? 0,
       expires_at: expiresAt,
-      created_at: previous.get(voucher.value.id)?.value.created_at ?? tx.nowIso,
+      created_at: previous?.value.created_at ?? tx.nowIso,
       released_at: null,
+      counted,
     }
-    const old = previous.get(voucher.value.id)
-    if (old) tx.update('sessions', old, lock)
+    if (previous) tx.update('sessions', previous, lock)
     else tx.insert('sessions', lock)
-    // Rewriting a capped code (or a card with a balance) makes concurrent locks of it conflict, so the
-    // quantity and balance checks hold; an unlimited coupon has nothing to protect.
-    if (!isUnlimitedCoupon(voucher.value)) tx.update('vouchers', voucher, voucher.value)
+    // The expired locks of others that the decision left out are released in the same commit.
+    const expired = loaded.locks.expired.get(v.id) ?? []
+    for (const row of expired) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
+    const delta = minus(minus(held(lock), previous ? held(previous.value) : NONE), sum(expired.map((r) => r.value)))
+    const by = counterBy(delta)
+    if (Object.keys(by).length > 0) {
+      // Only what grows is guarded: a lock rewritten with fewer credits never fails.
+      const grows = (path: string) => (path === 'session_locks.count' ? (by[path] ?? 0) > 0 : (by[path] ?? 0) < 0)
+      const guard = Object.fromEntries(Object.entries(lockGuards(v, 'locks')).filter(([path]) => grows(path)))
+      tx.increment('vouchers', v.id, by, Object.keys(guard).length > 0 ? { guard } : {})
+    }
     locked++
   }
   return locked > 0 ? { key, type: 'LOCK', ttl, ttl_unit: ttlUnit } : undefined
 }
 
-/** Releases every live lock of a session key (a redemption with the key, or an explicit release). */
+/**
+ * Releases live lock rows (a redemption with the key, an explicit release) and takes the counted ones
+ * out of their codes' counters. Codes in `consumed` had their lock taken out by the redemption's own
+ * increment of the code.
+ */
+export function releaseLocks(
+  tx: Tx,
+  rows: readonly Stored<ValidationSession>[],
+  consumed: ReadonlySet<string> = new Set(),
+): number {
+  const live = rows.filter((row) => row.value.released_at === null)
+  for (const row of live) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
+  uncountLocks(
+    tx,
+    live.flatMap((row) => (row.value.voucher_id && !consumed.has(row.value.voucher_id) ? [row.value] : [])),
+  )
+  return live.length
+}
+
+/** Takes locks out of their codes' counters (one increment per code): what counted ones held. */
+export function uncountLocks(tx: Tx, rows: readonly ValidationSession[]): void {
+  moveCounts(tx, rows, -1)
+}
+
+/** Adds counted locks to their codes' counters (one increment per code; the backfill of older locks). */
+export function countLocks(tx: Tx, rows: readonly ValidationSession[]): void {
+  moveCounts(tx, rows, 1)
+}
+
+function moveCounts(tx: Tx, rows: readonly ValidationSession[], sign: 1 | -1): void {
+  const byCode = new Map<string, ValidationSession[]>()
+  for (const row of rows) {
+    if (row.voucher_id) byCode.set(row.voucher_id, [...(byCode.get(row.voucher_id) ?? []), row])
+  }
+  for (const [code, held] of byCode) {
+    const total = sum(held)
+    const by = sign === 1 ? counterBy(total) : releasedBy(total)
+    if (Object.keys(by).length > 0) tx.increment('vouchers', code, by)
+  }
+}
+
+/** Releases every live lock of a session key (or its lock on one code), reading them by key. */
 export async function releaseSession(tx: Tx, key: string, voucherId?: string): Promise<number> {
-  const sessions = await tx.store.sessions.list({
-    where: voucherId ? { key, voucher_id: voucherId, released_at: null } : { key, released_at: null },
-    count: false,
-  })
-  for (const s of sessions.data) tx.update('sessions', s, { ...s.value, released_at: tx.nowIso })
-  return sessions.data.length
+  const rows = await readOwnLocks(tx.store, key)
+  return releaseLocks(
+    tx,
+    rows.filter((s) => voucherId === undefined || s.value.voucher_id === voucherId),
+  )
 }

@@ -10,6 +10,7 @@ import { sameTierBounds } from '../../rules/tiers'
 import { checkValidity } from '../../rules/time-validity'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
+import { recordCardTransaction } from '../vouchers/card-transactions'
 import { findMemberCard } from '../vouchers/held-codes'
 import { autoRedeemRun, decideCascade, type LoadedProgram, loadPrograms, loyaltyPrograms } from './cascade'
 import { writeStanding } from './member-tiers'
@@ -249,6 +250,7 @@ export async function creditCampaignCard(
         updated_at: tx.nowIso,
       }
       tx.update('vouchers', held, next)
+      recordCardTransaction(tx, next, 'CREDITS_ADDITION', amount, origin.data)
       tx.emit(
         'customer.voucher.gift.balance_added',
         customer.id,
@@ -295,18 +297,24 @@ export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: nu
     const gift = v.gift ?? { amount: 0, subtracted_amount: 0, balance: 0 }
     const back = Math.min(amount, gift.balance)
     if (back > 0) {
+      // `amount` is the card's lifetime income and `subtracted_amount` what was taken off it other than by
+      // redemptions (the hosted `Gift`, docs/behaviour.md#gift-card-balance): a credit taken back is subtracted.
       tx.update('vouchers', issued, {
         ...v,
-        gift: { ...gift, amount: gift.amount - back, balance: gift.balance - back },
+        gift: { ...gift, subtracted_amount: (gift.subtracted_amount ?? 0) + back, balance: gift.balance - back },
         updated_at: tx.nowIso,
       })
+      recordCardTransaction(tx, v, 'CREDITS_REMOVAL', -back)
     }
     return
   }
   if (v.type === 'LOYALTY_CARD') {
     const card = await loadCard(tx, issued)
     const back = Math.min(amount, spendablePoints(tx, card))
-    if (back > 0) await spendCard(tx, card, back, { kind: 'subtracted' })
+    if (back > 0) {
+      await spendCard(tx, card, back, { kind: 'subtracted' })
+      recordCardTransaction(tx, v, 'POINTS_REMOVAL', -back)
+    }
     const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined
     if (campaign) await afterPointsChanged(tx, campaign.value, card)
   }

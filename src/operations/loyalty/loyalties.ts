@@ -43,6 +43,7 @@ import { enqueue } from '../kernel/jobs'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, Tx, takeLock } from '../kernel/unit-of-work'
 import { resolveCustomer } from '../shop/customer-records'
+import { publicVoucher } from '../vouchers/voucher-records'
 import { afterPointsChanged, joinProgram } from './earn-points'
 import { memberTier, primeCampaignTiers } from './member-tiers'
 import { LOYALTY_CODES_ACTION, loyaltyCampaign, memberCard } from './members'
@@ -144,7 +145,7 @@ export function loyalties(ctx: Context) {
         input: { campaignId: id, ...input },
         reference: (card: Voucher) => ({ ids: [card.id] }),
         replay: async (record: IdempotencyRecord) =>
-          (await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value,
+          publicVoucher((await must(ctx, 'vouchers', record.result_ids[0] ?? '', 'voucher')).value),
       }
       return withIdempotency(ctx, options, call, async (tx) => {
         const campaign = await loyaltyCampaign(tx.ctx, id)
@@ -157,13 +158,13 @@ export function loyalties(ctx: Context) {
           metadata,
           channel: input.channel,
         })
-        return card.voucher
+        return publicVoucher(card.voucher)
       })
     },
 
     /** A member's card by code or id; with a campaign, it must belong to it. */
     async getMember(campaignId: string | null, memberId: string, _options?: CallOptions): Promise<Voucher> {
-      return (await memberCard(ctx, campaignId, memberId)).value
+      return publicVoucher((await memberCard(ctx, campaignId, memberId)).value)
     },
 
     /** The member's tier in force now, with its `expiration` object, or null. */

@@ -1,8 +1,10 @@
 import type { Campaign } from '../../model/campaign'
+import type { CardTransaction } from '../../model/card-transaction'
 import type { Customer } from '../../model/customer'
 import type { CalculatedOrder } from '../../model/order'
 import { type EarningInput, freeUnits } from '../../rules/earned-points'
 import type { Tx } from '../kernel/unit-of-work'
+import { recordCardTransaction } from '../vouchers/card-transactions'
 import type { CardState } from './points-ledger'
 
 /** What the loyalty cascade's writers share: its triggers, what earning reads, and the points events. */
@@ -76,14 +78,20 @@ export function orderRef(trigger: EarningTrigger): { id?: string; source_id?: st
   return { ...(o.id === undefined ? {} : { id: o.id }), source_id: o.source_id ?? null }
 }
 
-/** `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card. */
+/**
+ * `points_added` and `rewarded.loyalty_points` (docs/behaviour.md#events) for a credit on a card, and
+ * its `POINTS_ACCRUAL` card transaction (docs/behaviour.md#card-transactions): every credit of
+ * spendable points is announced here.
+ */
 export function emitPointsAdded(
   tx: Tx,
   campaign: Campaign,
   card: CardState,
   points: number,
   data: Record<string, unknown>,
+  source: CardTransaction['source'] = 'API',
 ): void {
+  recordCardTransaction(tx, card.voucher, 'POINTS_ACCRUAL', points, data, source)
   const customerId = card.voucher.holder_id
   const payload = {
     ...data,
@@ -97,8 +105,18 @@ export function emitPointsAdded(
   tx.emit('customer.rewarded.loyalty_points', customerId, payload, { ...filters, group_id })
 }
 
-/** `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded past their expiry). */
-export function emitPointsExpired(tx: Tx, card: CardState, points: number, campaign: Campaign | undefined): void {
+/**
+ * `customer.voucher.loyalty_card.points_expired` for points that lapsed now (by the sweep, or refunded
+ * past their expiry), and their `POINTS_EXPIRATION` card transaction.
+ */
+export function emitPointsExpired(
+  tx: Tx,
+  card: CardState,
+  points: number,
+  campaign: Campaign | undefined,
+  source: CardTransaction['source'] = 'API',
+): void {
+  recordCardTransaction(tx, card.voucher, 'POINTS_EXPIRATION', -points, {}, source)
   tx.emit(
     'customer.voucher.loyalty_card.points_expired',
     card.voucher.holder_id,

@@ -19,7 +19,7 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   const expired = await expireCard(tx, card)
   if (expired === 0) return { expired: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
-  emitPointsExpired(tx, card, expired, campaign?.value)
+  emitPointsExpired(tx, card, expired, campaign?.value, 'AUTOMATION')
   if (campaign) await afterPointsChanged(tx, campaign.value, card)
   return { voucher_id: voucherId, expired }
 }
@@ -52,7 +52,7 @@ export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise
   if (activated === 0) return { activated: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   if (campaign) {
-    emitPointsAdded(tx, campaign.value, card, activated, payload.origin)
+    emitPointsAdded(tx, campaign.value, card, activated, payload.origin, 'AUTOMATION')
     await afterPointsAdded(tx, campaign.value, card)
   }
   return { voucher_id: payload.voucher_id, bucket_id: payload.bucket_id, activated }

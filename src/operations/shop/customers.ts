@@ -12,20 +12,24 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earn-points'
 import { findCustomer, newCustomer } from './customer-records'
-import { readCustomerSummary } from './summary-counters'
+import { emptyCustomerSummary, readCustomerSummary } from './summary-counters'
 
 /** An activity item as the activity list returns it (spec: Customer activity item). */
 export type ActivityItem = Pick<ActivityEvent, 'id' | 'type' | 'data' | 'created_at' | 'group_id'>
 
 export function customers(ctx: Context) {
   return {
-    /** Creates a customer; a known `source_id` updates that customer instead (upsert, as the hosted API does). */
-    async create(body: CustomersCreateParams, _options?: CallOptions): Promise<Customer> {
+    /**
+     * Creates a customer; a known `source_id` updates that customer instead (upsert, as the hosted API
+     * does). The answer carries the customer's `summary` as `get` does (docs/behaviour.md#customer-summary):
+     * all zero for a new customer, read after the commit for an updated one.
+     */
+    async create(body: CustomersCreateParams, _options?: CallOptions): Promise<CustomerWithSummary> {
       const input = parse(customerInput, body)
-      return mutate(ctx, async (tx) => {
+      const { customer, created } = await mutate(ctx, async (tx) => {
         const existing = input.source_id ? await tx.store.customers.findBy('source_id', input.source_id) : undefined
         const metadata = await enforceMetadata(tx, 'customer', { ...existing?.value.metadata, ...input.metadata })
-        if (!existing) return newCustomer(tx, { ...input, metadata })
+        if (!existing) return { customer: newCustomer(tx, { ...input, metadata }), created: true }
         const { id: _ignored, ...fields } = input
         const next: Customer = {
           ...existing.value,
@@ -44,8 +48,10 @@ export function customers(ctx: Context) {
         else set.metadata = metadata
         tx.increment('customers', existing.value.id, {}, { set })
         tx.emit('customer.updated', next.id, { customer: { id: next.id, source_id: next.source_id } })
-        return next
+        return { customer: next, created: false }
       })
+      const summary = created ? emptyCustomerSummary() : await readCustomerSummary(ctx.store, customer.id)
+      return { ...customer, summary }
     },
 
     /** The customer with its `summary` (docs/behaviour.md#customer-summary). */

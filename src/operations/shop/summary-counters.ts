@@ -1,6 +1,7 @@
 import type { CustomerSummary } from '../../model/customer'
 import type { Order } from '../../model/order'
 import {
+  COUNTED_ORDER_STATUSES,
   customerSummary,
   orderSummaryWrites,
   redemptionFigures,
@@ -18,10 +19,10 @@ import type { Tx } from '../kernel/unit-of-work'
  * concurrent requests of one customer add up and never conflict on the row.
  */
 
-function add(tx: Tx, customerId: string, by: SummaryFigures, set?: Record<string, string | number>): void {
+function add(tx: Tx, customerId: string, by: SummaryFigures): void {
   const nonZero = Object.fromEntries(Object.entries(by).filter(([, n]) => n !== 0)) as Record<string, number>
-  if (Object.keys(nonZero).length === 0 && !set) return
-  tx.increment('counters', summaryRowId(customerId), nonZero, { create: {}, ...(set ? { set } : {}) })
+  if (Object.keys(nonZero).length === 0) return
+  tx.increment('counters', summaryRowId(customerId), nonZero, { create: {} })
 }
 
 /** A stored redemption (a child, a single redemption, or a failed one) enters its customer's summary. */
@@ -36,16 +37,39 @@ export function countRollbackInSummary(tx: Tx, rb: SummaryRecord & { customer_id
 
 /** An order written over the version `prev` moves into or out of its customers' order figures. */
 export function countOrderInSummary(tx: Tx, prev: Order | undefined, next: Order): void {
-  for (const w of orderSummaryWrites(prev, next)) add(tx, w.customerId, w.by, w.set)
+  for (const w of orderSummaryWrites(prev, next)) add(tx, w.customerId, w.by)
 }
 
-/** The customer's summary: its row, and the balances of the cards it holds (one read each, together). */
+/**
+ * The customer's summary: its row, the balances of the cards it holds and its newest counted order
+ * (reads of declared indexes, together).
+ */
 export async function readCustomerSummary(store: Store, customerId: string): Promise<CustomerSummary> {
-  const [row, wallet] = await Promise.all([
+  const [row, wallet, last] = await Promise.all([
     store.counters.get(summaryRowId(customerId)),
     holderBalances(store, customerId),
+    latestCountedOrder(store, customerId),
   ])
-  return customerSummary(row?.value, wallet)
+  return customerSummary(row?.value, wallet, last)
+}
+
+/** A customer created just now has no history: its summary is all zero without a read. */
+export const emptyCustomerSummary = (): CustomerSummary =>
+  customerSummary(undefined, { gift_balance: 0, points_balance: 0 }, undefined)
+
+/**
+ * The customer's newest PAID or FULFILLED order, from the orders index by customer and status: read
+ * at every summary rather than kept on the summary row, so it is right whatever order left the
+ * figures, and concurrent orders of one customer write nothing for it (docs/behaviour.md#customer-summary).
+ */
+async function latestCountedOrder(store: Store, customerId: string): Promise<Order | undefined> {
+  const page = await store.orders.list({
+    where: { customer_id: customerId, status: { in: [...COUNTED_ORDER_STATUSES] } },
+    order: { field: 'created_at', direction: 'desc' },
+    limit: 1,
+    count: false,
+  })
+  return page.data[0]?.value
 }
 
 async function holderBalances(

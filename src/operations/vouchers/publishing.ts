@@ -20,7 +20,7 @@ import { generateCampaignVouchers } from './campaign-vouchers'
 import { checkCodeSpace, countGeneratedCodes } from './code-counts'
 import { pickFreeCodes, publicationId } from './free-codes'
 import { findMemberCard, joinOnce } from './held-codes'
-import { findVoucher } from './voucher-records'
+import { findVoucher, publicVoucher } from './voucher-records'
 
 /** What a publication request returns: the (first) publication, its customer and the codes published. */
 export interface PublicationResult extends Publication {
@@ -178,7 +178,7 @@ function resultOf(first: Publication, customer: Customer, published: Voucher[]):
     customer: simpleCustomer(customer),
     vouchers_id: published.map((p) => p.id),
   }
-  if (published.length === 1 && published[0]) result.voucher = published[0]
+  if (published.length === 1 && published[0]) result.voucher = publicVoucher(published[0])
   else result.vouchers = published.map((p) => p.code)
   return result
 }

@@ -2,6 +2,7 @@ import type { Customer } from '../../model/customer'
 import type { ApplicableToEntry, ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { Store } from '../../storage/ports'
+import { publicVoucher } from './voucher-records'
 
 interface WireList<T> {
   object: 'list'
@@ -75,5 +76,5 @@ export function voucherExtras(
 
 /** The voucher as a redemption result embeds it: the stored voucher with its extras. */
 export function withExtras(voucher: Voucher, extras: RedemptionVoucherExtras): RedemptionVoucher {
-  return { ...voucher, ...extras }
+  return { ...publicVoucher(voucher), ...extras }
 }

@@ -124,3 +124,13 @@ export function specFromCampaign(campaign: Campaign, category: Category | null, 
 export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
   return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
 }
+
+/**
+ * A code as results show it: the stored one without the engine's count of its session locks
+ * (docs/storage.md#session-locks), which the service interface does not show.
+ */
+export function publicVoucher<V extends Voucher>(voucher: V): V {
+  if (voucher.session_locks === undefined) return voucher
+  const { session_locks: _locks, ...rest } = voucher
+  return rest as V
+}

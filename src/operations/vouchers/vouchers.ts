@@ -18,7 +18,7 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { codesCounterId } from './code-counts'
 import { generateUnusedCodes } from './unused-codes'
-import { buildVoucher, findVoucher, specFromCampaign, type VoucherSpec } from './voucher-records'
+import { buildVoucher, findVoucher, publicVoucher, specFromCampaign, type VoucherSpec } from './voucher-records'
 
 /** The async action type of `vouchers.bulkUpdate`. */
 export const VOUCHERS_BULK_UPDATE_ACTION = 'VOUCHERS.BULK_UPDATE'
@@ -187,11 +187,13 @@ export function vouchers(ctx: Context) {
       await mutate(ctx, async (tx) => {
         const voucher = await findVoucher(tx.store, key)
         if (!voucher) throw EngineError.notFound('voucher', key, 'code')
-        const held = await tx.store.sessions.list({
-          where: { key: session, voucher_id: voucher.value.id, released_at: null },
-        })
+        const held = await tx.store.sessions.list({ where: { key: session }, count: false })
         // An expired lock holds nothing any more: it is not there to release.
-        if (!held.data.some((s) => Date.parse(s.value.expires_at) > tx.now.getTime())) {
+        const live = (s: (typeof held.data)[number]) =>
+          s.value.voucher_id === voucher.value.id &&
+          s.value.released_at === null &&
+          Date.parse(s.value.expires_at) > tx.now.getTime()
+        if (!held.data.some(live)) {
           throw EngineError.notFound('session', session, 'sessionKey')
         }
         await releaseSession(tx, session, voucher.value.id)
@@ -203,7 +205,7 @@ export function vouchers(ctx: Context) {
       const key = parse(nonEmptyString, code, 'code')
       const found = await findVoucher(ctx.store, key)
       if (!found) throw EngineError.notFound('voucher', key, 'code')
-      return found.value
+      return publicVoucher(found.value)
     },
   }
 }

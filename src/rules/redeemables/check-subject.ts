@@ -93,12 +93,13 @@ export function checkSubject(subject: RedeemableSubject, input: PipelineInput): 
     )
 
   const quantity = voucher.redemption.quantity
-  const used = voucher.redemption.redeemed_quantity + subject.locks.count
+  const locks = locksOf(subject)
+  const used = voucher.redemption.redeemed_quantity + locks.count
   if (quantity !== null && used >= quantity) {
     return failure(
       { code: 400, key: 'quantity_exceeded', message: 'quantity exceeded', details: voucher.code },
       'redemption.quantity',
-      `${voucher.redemption.redeemed_quantity} redeemed and ${subject.locks.count} locked by sessions of ${quantity} allowed`,
+      `${voucher.redemption.redeemed_quantity} redeemed and ${locks.count} locked by sessions of ${quantity} allowed`,
       { expected: quantity, actual: used },
     )
   }
@@ -158,7 +159,7 @@ function checkGift(subject: RedeemableSubject, code: string, input: PipelineInpu
     return failure(
       { code: 400, key: 'gift_amount_exceeded', message: 'gift amount exceeded', details: code },
       'gift.balance',
-      `${requested} credits requested, ${available} available${subject.locks.credits > 0 ? ` (${subject.locks.credits} locked by sessions)` : ''}`,
+      `${requested} credits requested, ${available} available${locksOf(subject).credits > 0 ? ` (${locksOf(subject).credits} locked by sessions)` : ''}`,
       { expected: available, actual: requested },
     )
   }
@@ -173,14 +174,21 @@ function checkGift(subject: RedeemableSubject, code: string, input: PipelineInpu
   return null
 }
 
+/** What other sessions' live locks hold on the code (its `session_locks` as loaded). */
+function locksOf(subject: RedeemableSubject): { count: number; credits: number; points: number } {
+  const locks = subject.voucher?.session_locks
+  // Stored with the credits and points negated (docs/storage.md#session-locks); absent fields are 0.
+  return { count: locks?.count ?? 0, credits: -(locks?.minus_credits ?? 0), points: -(locks?.minus_points ?? 0) }
+}
+
 /** Gift credits the request may spend: the balance less what live sessions have locked. */
 export function availableCredits(subject: RedeemableSubject): number {
-  return Math.max(0, (subject.voucher?.gift?.balance ?? 0) - subject.locks.credits)
+  return Math.max(0, (subject.voucher?.gift?.balance ?? 0) - locksOf(subject).credits)
 }
 
 /** Points the request may spend: the card balance less what live sessions have locked. */
 export function availablePoints(subject: RedeemableSubject): number {
-  return Math.max(0, (subject.voucher?.loyalty_card?.balance ?? 0) - subject.locks.points)
+  return Math.max(0, (subject.voucher?.loyalty_card?.balance ?? 0) - locksOf(subject).points)
 }
 
 function checkLoyalty(subject: RedeemableSubject, code: string): CheckFailure | null {
@@ -229,7 +237,7 @@ function checkLoyalty(subject: RedeemableSubject, code: string): CheckFailure | 
     return failure(
       { code: 400, key: 'loyalty_card_points_exceeded', message: 'loyalty card points exceeded', details: code },
       'loyalty_card.balance',
-      `${requested} points needed, ${available} available${subject.locks.points > 0 ? ` (${subject.locks.points} locked by sessions)` : ''}`,
+      `${requested} points needed, ${available} available${locksOf(subject).points > 0 ? ` (${locksOf(subject).points} locked by sessions)` : ''}`,
       { expected: available, actual: requested },
     )
   }

@@ -25,7 +25,10 @@ export interface RedeemableSubject {
   requested_id: string
   gift?: { credits?: number }
   reward?: { id: string; points?: number }
-  /** Absent when the id names nothing: the redeemable is `not_found`. */
+  /**
+   * Absent when the id names nothing: the redeemable is `not_found`. Its `session_locks` are what
+   * other sessions' live locks hold on it (the request's own session excluded).
+   */
   voucher?: Voucher
   tier?: PromotionTier
   campaign?: Campaign | null
@@ -33,8 +36,6 @@ export interface RedeemableSubject {
   /** The validation rules assigned to the voucher, its campaign, or the tier. */
   validation_rules: ValidationRule[]
   counters?: EvalCounters
-  /** What other live session locks hold on this voucher (the request's own session excluded). */
-  locks: { count: number; credits: number; points: number }
   /** Loyalty card: the reward named by the request, its assignment to the card's campaign, the member's tier. */
   loyalty?: { reward: Reward | null; assignment: RewardAssignment | null; tier: LoyaltyTier | null }
   /** The customer ids of the code's referrer and holder, for the referral and linked-holder checks. */

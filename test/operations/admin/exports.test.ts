@@ -127,25 +127,28 @@ describe('exports.createCampaignTransactionsExport', () => {
     expect(await engine.exports.get(created.id)).toEqual(created)
   })
 
-  it('writes the CSV at runPending: every default field, quoted per RFC 4180, newest first', async () => {
+  it('writes the CSV at runPending: the fields asked, quoted per RFC 4180, newest first', async () => {
     const { engine } = await setup()
-    const created = await engine.exports.createCampaignTransactionsExport('camp_gift')
+    const fields = [
+      'id',
+      'type',
+      'source_id',
+      'status',
+      'reason',
+      'result',
+      'voucher_id',
+      'campaign_id',
+      'amount',
+      'created_at',
+      'related_transaction_id',
+      'details',
+    ] as const
+    const created = await engine.exports.createCampaignTransactionsExport('camp_gift', {
+      parameters: { fields: [...fields] },
+    })
     expect(created.parameters).toEqual({
       order: '-created_at',
-      fields: [
-        'id',
-        'type',
-        'source_id',
-        'status',
-        'reason',
-        'result',
-        'voucher_id',
-        'campaign_id',
-        'amount',
-        'created_at',
-        'related_transaction_id',
-        'details',
-      ],
+      fields,
       filters: { junction: 'AND', campaign_id: { conditions: { $in: ['camp_gift'] } } },
     })
     expect(await engine.asyncActions.runPending()).toEqual({ ran: 1, succeeded: 1, failed: 0 })

@@ -13,7 +13,10 @@ async function valuesExceptWrites(store: T['store']): Promise<string> {
     if (name === 'activities' || name === 'sessions') continue
     if (typeof repo === 'object' && repo !== null && 'list' in repo) {
       const page = await (repo as { list(): Promise<{ data: { value: unknown }[] }> }).list()
-      out[name] = page.data.map((s) => s.value)
+      // A lock counts itself in its code's `session_locks` (docs/storage.md#session-locks): nothing else of the code changes.
+      out[name] = page.data.map((s) =>
+        name === 'vouchers' ? { ...(s.value as object), session_locks: undefined } : s.value,
+      )
     }
   }
   return JSON.stringify(out)
@@ -136,7 +139,7 @@ describe('validateStackable properties', () => {
     )
   })
 
-  it('is deterministic and writes nothing but a requested lock and activity items', async () => {
+  it('is deterministic and writes nothing but a requested lock (and its count on the code) and activity items', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {
         const { engine, body, store } = await build(s)

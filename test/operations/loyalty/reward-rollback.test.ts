@@ -190,7 +190,7 @@ describe('redemptions.rollback (single, docs/concepts.md#rollbacks)', () => {
     }
     const [coupon, gift, partner] = await Promise.all(issued.map((id) => engine.vouchers.get(id)))
     expect(coupon).toMatchObject({ active: false, holder_id: card.holder_id })
-    expect(gift?.gift).toMatchObject({ amount: 0, balance: 0 })
+    expect(gift?.gift).toMatchObject({ amount: 2500, subtracted_amount: 2500, balance: 0 })
     expect(partner?.loyalty_card).toMatchObject({ points: 30, balance: 0, subtracted_points: 30 })
     expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(1000)
     for (const reward of rewards) expect((await engine.rewards.get(reward.id)).redeemed).toBe(0)
