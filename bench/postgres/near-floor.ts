@@ -13,7 +13,7 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * this checkout's build (`dist/`, run `npm run build` first) and, given its `dist/` path, an earlier
  * build beside it in its own schema. Each process makes one request at a time on its own connection
  * pool. Ends with the server's statements by total time (pg_stat_statements, nested statements too)
- * for this build's redemptions: where the time goes.
+ * for every row: where the time goes. The builds alternate row by row.
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -125,48 +125,41 @@ async function main(): Promise<void> {
           )
         }
       }
-      for (const build of builds) {
-        const env = { BUILD: build.dist, SCHEMA: build.schema }
-        if (build === builds[0] && fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
-        line(
-          `${build.label}: validate`,
-          '1 client',
-          await race(url, 1, () => ({ ...env, KIND: 'validate', CODE: 'D0' })),
-        )
-        line(`${build.label}: redeem`, '1 client', await race(url, 1, () => ({ ...env, KIND: 'redeem', CODE: 'D0' })))
-        for (const n of [2, 4]) {
+      // The builds alternate row by row, so a change of the machine's load falls on both alike.
+      type Row = [string, string, number, (i: number) => Record<string, string>]
+      const rows: Row[] = [
+        ['validate', '1 client', 1, () => ({ KIND: 'validate', CODE: 'D0' })],
+        ['redeem', '1 client', 1, () => ({ KIND: 'redeem', CODE: 'D0' })],
+        ['redeem, distinct codes', '2 procs', 2, (i) => ({ KIND: 'redeem', CODE: `D${i}` })],
+        ['redeem, distinct codes', '4 procs', 4, (i) => ({ KIND: 'redeem', CODE: `D${i}` })],
+        ['redeem, one hot code', '1 procs', 1, () => ({ KIND: 'redeem', CODE: 'HOT' })],
+        ['redeem, one hot code', '2 procs', 2, () => ({ KIND: 'redeem', CODE: 'HOT' })],
+        ['redeem, one hot code', '4 procs', 4, () => ({ KIND: 'redeem', CODE: 'HOT' })],
+        ['validate', '4 procs', 4, (i) => ({ KIND: 'validate', CODE: `D${i}` })],
+      ]
+      if (fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
+      for (const [what, from, n, env] of rows) {
+        for (const build of builds) {
           line(
-            `${build.label}: redeem, distinct codes`,
-            `${n} procs`,
-            await race(url, n, (i) => ({ ...env, KIND: 'redeem', CODE: `D${i}` })),
+            `${build.label}: ${what}`,
+            from,
+            await race(url, n, (i) => ({ BUILD: build.dist, SCHEMA: build.schema, ...env(i) })),
           )
         }
-        for (const n of [1, 2, 4]) {
-          line(
-            `${build.label}: redeem, one hot code`,
-            `${n} procs`,
-            await race(url, n, () => ({ ...env, KIND: 'redeem', CODE: 'HOT' })),
-          )
-        }
-        line(
-          `${build.label}: validate`,
-          '4 procs',
-          await race(url, 4, (i) => ({ ...env, KIND: 'validate', CODE: `D${i}` })),
+      }
+      if (fsync === 'on') {
+        const top = await admin.query(
+          `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+           FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 20`,
         )
-        if (build === builds[0] && fsync === 'on') {
-          const top = await admin.query(
-            `SELECT calls, round(total_exec_time::numeric, 1) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
-             FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 14`,
-          )
-          console.log(
-            `\nWhere this build's time goes on the server (fsync on, its rows above; nested statements included):\n`,
-          )
-          console.log('| calls | total ms | mean ms | statement |')
-          console.log('| ---: | ---: | ---: | --- |')
-          for (const r of top.rows)
-            console.log(`| ${r.calls} | ${r.total_ms} | ${r.mean_ms} | \`${r.query.replace(/\|/g, '\\|')}\` |`)
-          console.log('')
-        }
+        console.log(
+          `\nWhere the time goes on the server (fsync on, every row above, both builds: the schema names the build; nested statements included):\n`,
+        )
+        console.log('| calls | total ms | mean ms | statement |')
+        console.log('| ---: | ---: | ---: | --- |')
+        for (const r of top.rows)
+          console.log(`| ${r.calls} | ${r.total_ms} | ${r.mean_ms} | \`${r.query.replace(/\|/g, '\\|')}\` |`)
+        console.log('')
       }
       console.log(`\n(load after: ${uptime()})\n`)
     }

@@ -12,7 +12,8 @@ import { server } from './server'
  * with 1, 2 and 4 processes, on distinct codes (one per process) and on one hot code, beside the
  * memory store in one process; then the queries one validation and one redemption cost as the data
  * grows (flat cost). Uses PROMO_PG_URL when set, else starts an embedded PostgreSQL (default settings
- * but fsync off: the figures measure the engine and the round trips, not the disk).
+ * but fsync off: the figures measure the engine and the round trips, not the disk; `BENCH_FSYNC=on`
+ * for the disk too).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4)
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   await engine.raw.vouchers.create(voucher('HOT'))
 
   console.log(
-    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadavg()[0]?.toFixed(1)}; ${new Date().toISOString().slice(0, 10)}; Node ${process.version}`,
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; load average ${loadavg()[0]?.toFixed(1)}; ${new Date().toISOString().slice(0, 10)}; Node ${process.version}; fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`,
   )
   console.log(`${SECONDS} s per row\n`)
   console.log('| store, op, processes, codes | ops/s | successes | refusals | 409s | commits/success | queries/op |')

@@ -47,6 +47,42 @@ export function insertedKeys(changeset: Changeset): string[] {
   return keys.size > KEY_LOCKS ? [] : [...keys]
 }
 
+type Increment = Extract<Write, { op: 'increment' }>
+
+/** Whether one dotted path is the other or inside it. */
+const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`)
+
+/**
+ * Whether `second`, applied right after `first` to the same entity, can be applied with it as one
+ * row write: additions then assignments of both give what the two in turn give when the second adds
+ * nothing where the first assigns, and the first has no guard (a guard checks the state it leaves).
+ */
+function mergeable(first: Increment, second: Increment): boolean {
+  if (first.guard && Object.keys(first.guard).length > 0) return false
+  const sets = Object.keys(first.set ?? {})
+  return !Object.keys(second.by).some((path) => sets.some((set) => related(path, set)))
+}
+
+/**
+ * The collections whose natural keys the writes may change (docs/postgres.md#commit): puts, and
+ * increments that add to, assign or create a key field. Only their unique checks run at the end.
+ */
+export function keyedCollections(writes: readonly Write[]): CollectionName[] {
+  const out = new Set<CollectionName>()
+  for (const w of writes) {
+    if (w.op === 'delete') continue
+    const fields = naturalKeysOf(w.collection).flat()
+    if (fields.length === 0) continue
+    const touches =
+      w.op === 'put' ||
+      [...Object.keys(w.by), ...Object.keys(w.set ?? {}), ...Object.keys(w.create ?? {})].some((path) =>
+        fields.includes(path.split('.')[0] as string),
+      )
+    if (touches) out.add(w.collection)
+  }
+  return [...out]
+}
+
 /**
  * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
  * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
@@ -54,41 +90,52 @@ export function insertedKeys(changeset: Changeset): string[] {
  * what many requests share, so they are locked last and held shortest; then by round, the n-th write
  * of each entity in round n (so several writes to one entity apply in the changeset's order, and a
  * later round only touches rows an earlier one locked); then by collection; rows by id. Two commits
- * therefore lock shared rows in the same order. `pos` is the order in which the changeset first
- * touched each entity, which the change feed keeps; `inc` names the entities incremented, whose
- * values the commit returns.
+ * therefore lock shared rows in the same order. An increment that follows another of the same entity
+ * joins it when that gives the same result (`mergeable`): one row write that adds `n` to the version,
+ * not a second round. `pos` is the order in which the changeset first touched each entity, which the
+ * change feed keeps.
  */
-export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: string[] } {
+export function commitSteps(writes: readonly Write[]): Step[] {
   const firstTouch = new Map<string, number>()
   const rounds = new Map<string, number>()
   const guarded = new Set<string>()
-  const inc = new Set<string>()
-  const rows = writes.map((w) => {
+  const incremented = new Set<string>()
+  const rows: { w: Write; id: string; slot: string; round: number; merged: Increment[] }[] = []
+  const last = new Map<string, (typeof rows)[number]>()
+  for (const w of writes) {
     const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
     const slot = `${w.collection}/${id}`
     if (!firstTouch.has(slot)) firstTouch.set(slot, firstTouch.size)
+    if (w.op === 'increment') {
+      incremented.add(slot)
+      if (w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
+      const before = last.get(slot)
+      const tail = before?.merged.at(-1)
+      if (before && tail && mergeable(tail, w)) {
+        before.merged.push(w)
+        continue
+      }
+    }
     const round = (rounds.get(slot) ?? 0) + 1
     rounds.set(slot, round)
-    if (w.op === 'increment') {
-      inc.add(slot)
-      if (w.guard && Object.keys(w.guard).length > 0) guarded.add(slot)
-    }
-    return { w, id, slot, round }
-  })
-  const byStep = new Map<string, { phase: number; round: number; c: CollectionName; rows: typeof rows }>()
+    const row = { w, id, slot, round, merged: w.op === 'increment' ? [w] : [] }
+    rows.push(row)
+    last.set(slot, row)
+  }
+  const byStep = new Map<string, { c: CollectionName; rows: typeof rows }>()
   for (const r of rows) {
-    const phase = guarded.has(r.slot) ? 2 : inc.has(r.slot) ? 1 : 0
+    const phase = guarded.has(r.slot) ? 2 : incremented.has(r.slot) ? 1 : 0
     const key = `${phase}\u0000${String(r.round).padStart(6, '0')}\u0000${r.w.collection}`
-    const step = byStep.get(key) ?? { phase, round: r.round, c: r.w.collection, rows: [] }
+    const step = byStep.get(key) ?? { c: r.w.collection, rows: [] }
     step.rows.push(r)
     byStep.set(key, step)
   }
-  const steps = [...byStep.entries()]
+  return [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, step]) => {
       step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       const n = { ins: 0, upd: 0, del: 0, inc: 0, cr: 0 }
-      const out = step.rows.map(({ w, id, slot }) => {
+      const out = step.rows.map(({ w, id, slot, merged }) => {
         const pos = firstTouch.get(slot) as number
         if (w.op === 'put') {
           const op = w.expectedVersion === null ? 'ins' : 'upd'
@@ -102,20 +149,25 @@ export function commitSteps(writes: readonly Write[]): { steps: Step[]; inc: str
         n.inc++
         const create = w.create !== undefined && w.create !== null && typeof w.create === 'object'
         if (create) n.cr++
+        // Additions and assignments as parallel arrays, applied in order (pe_apply: no query per field).
+        const adds = merged.flatMap((m) => Object.entries(m.by))
+        const sets = merged.flatMap((m) => Object.entries(m.set ?? {}).filter(([, x]) => x !== undefined))
+        const guard = merged.at(-1)?.guard
         return {
           op: 'inc',
           id,
-          by: w.by,
-          ...(w.guard === undefined || Object.keys(w.guard).length === 0 ? {} : { g: w.guard }),
+          n: merged.length,
+          ap: adds.map(([path]) => path),
+          av: adds.map(([, x]) => x),
+          ...(sets.length > 0 ? { sp: sets.map(([path]) => path), sv: sets.map(([, x]) => x) } : {}),
+          ...(guard === undefined || Object.keys(guard).length === 0 ? {} : { g: guard }),
           ...(create ? { cr: w.create } : {}),
-          ...(w.set === undefined ? {} : { st: w.set }),
           s: currentShape(w.collection),
           pos,
         }
       })
       return { c: step.c, rows: out, ...n }
     })
-  return { steps, inc: [...inc] }
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */

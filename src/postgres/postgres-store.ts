@@ -15,7 +15,7 @@ import type {
 } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
 import { currentShape, upgradeShape } from '../storage/shapes'
-import { commitSteps, insertedKeys, outcome } from './changeset'
+import { commitSteps, insertedKeys, keyedCollections, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
@@ -245,15 +245,17 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function commit(changeset: Changeset): Promise<CommitResult> {
     stats.commits++
     const keys = insertedKeys(changeset)
+    const keyed = keyedCollections([...changeset.writes, ...(changeset.alternatives ?? []).flatMap((a) => a.writes)])
     const payload = JSON.stringify({
-      ...commitSteps(changeset.writes),
+      steps: commitSteps(changeset.writes),
       ...(keys.length > 0 ? { keys } : {}),
+      ...(keyed.length > 0 ? { uk: keyed } : {}),
       ...(changeset.alternatives?.length
         ? {
             alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
               when: { c: collection, ...when },
               tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
-              ...commitSteps(writes),
+              steps: commitSteps(writes),
             })),
           }
         : {}),

@@ -40,14 +40,23 @@ function recordingPool(inner: pg.Pool) {
 
 interface StepSent {
   c: string
-  rows: { op: string; id: string }[]
+  rows: { op: string; id: string; n?: number }[]
 }
 
-/** The writes of the last commit sent, as `collection op` per entity, and the feed position it got. */
-function writesOf(sent: { text: string; values?: unknown[] }[]): string[] {
+/** The last commit sent, as the function takes it. */
+function payloadOf(sent: { text: string; values?: unknown[] }[]): { steps: StepSent[]; uk?: string[] } {
   const commit = sent.filter((q) => q.text.includes('pe_commit(')).at(-1)
-  const payload = JSON.parse(String(commit?.values?.[0])) as { steps: StepSent[] }
-  return payload.steps.flatMap((s) => s.rows.map((r) => `${s.c} ${r.op}`))
+  return JSON.parse(String(commit?.values?.[0])) as { steps: StepSent[]; uk?: string[] }
+}
+
+/** The last commit sent, as the function applies it: its steps. */
+function stepsOf(sent: { text: string; values?: unknown[] }[]): StepSent[] {
+  return payloadOf(sent).steps
+}
+
+/** The writes of the last commit sent, as `collection op` per write (an increment merged into another counts). */
+function writesOf(sent: { text: string; values?: unknown[] }[]): string[] {
+  return stepsOf(sent).flatMap((s) => s.rows.flatMap((r) => Array(r.n ?? 1).fill(`${s.c} ${r.op}`)))
 }
 
 describe.sequential('the commit on PostgreSQL', () => {
@@ -76,6 +85,10 @@ describe.sequential('the commit on PostgreSQL', () => {
     // A validation without a session: one activity appended, no version check, no lock of another row.
     expect(writesOf(sent)).toEqual(['activities ins'])
     const validationQueries = sent.length
+    // Internal reads count nothing (docs/postgres.md#loads): no count(*) on the request's path.
+    expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
+    // No natural key changed: no unique check runs (docs/postgres.md#commit).
+    expect(payloadOf(sent).uk).toBeUndefined()
 
     sent.length = 0
     const feedBefore = await store.changes({ limit: 1_000_000 })
@@ -83,7 +96,11 @@ describe.sequential('the commit on PostgreSQL', () => {
     const result = await engine.raw.redemptions.redeemStackable(body)
     expect(result.parent_redemption.result).toBe('SUCCESS')
     const writes = writesOf(sent)
+    const steps = stepsOf(sent)
     const redemptionQueries = sent.length
+    expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
+    // Only the new order's natural key is checked at the end.
+    expect(payloadOf(sent).uk).toEqual(['orders'])
     // Three activities (redemption succeeded, voucher redeemed, order created), the order, the parent
     // and child redemptions; then the counter rows (docs/storage.md#counters): the code's redemptions
     // (r:) in total, per day, week and month, the customer's summary (cs:, twice: its redemption and
@@ -96,6 +113,15 @@ describe.sequential('the commit on PostgreSQL', () => {
       'redemptions ins',
       ...Array(10).fill('counters inc'),
       'vouchers inc',
+    ])
+    // As applied: the summary's two increments as one row write (docs/postgres.md#commit), 16 rows in
+    // 5 steps (activities, orders, redemptions inserted; counters, then the code, by guarded upserts).
+    expect(steps.map((s) => `${s.c} ${s.rows.length}`)).toEqual([
+      'activities 3',
+      'orders 1',
+      'redemptions 2',
+      'counters 9',
+      'vouchers 1',
     ])
     const feed = await store.changes({ after: feedBefore.next_after, limit: 1_000_000 })
     // One change per entity written (the summary counter once, at its last write), all of one commit.

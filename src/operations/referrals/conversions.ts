@@ -53,7 +53,10 @@ async function recordReferee(
   // Rewriting the holder makes concurrent conversions of one referee conflict: one commit converts.
   if (stored) tx.update('redeemable_holders', stored, stored.value)
   // A customer is referred by a handful of codes at most: their referral events are read whole.
-  const earlier = await tx.store.activities.list({ where: { customer_id: customerId, type: 'customer.referred' } })
+  const earlier = await tx.store.activities.list({
+    where: { customer_id: customerId, type: 'customer.referred' },
+    count: false,
+  })
   const referral = (a: { data?: unknown }) => (a.data as { referral?: { voucher_id?: string } }).referral
   if (earlier.data.some((s) => referral(s.value)?.voucher_id === voucher.id)) {
     return { holder, referred: false, reason: 'already_referred' }

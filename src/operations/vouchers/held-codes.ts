@@ -75,6 +75,7 @@ export async function findMemberCard(
         where: { campaign_id: campaignId, holder_id: customerId },
         order: { field: 'created_at', direction: 'asc' },
         limit: 1,
+        count: false,
       })
       .then((page) => page.data[0])
     byHolder.set(key, found)

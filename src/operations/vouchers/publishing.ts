@@ -334,13 +334,14 @@ async function publicationOf(tx: Tx, voucherId: string, customerId: string): Pro
   const page = await tx.store.publications.list({
     where: { customer_id: customerId },
     order: { field: 'created_at', direction: 'asc' },
+    count: false,
   })
   return page.data.find((s) => s.value.voucher_id === voucherId)?.value
 }
 
 /** A request repeated with its `source_id` gets the first result back, and writes nothing. */
 async function previousPublication(tx: Tx, sourceId: string): Promise<PublicationResult | undefined> {
-  const page = await tx.store.publications.list({ where: { source_id: sourceId } })
+  const page = await tx.store.publications.list({ where: { source_id: sourceId }, count: false })
   const first = page.data[0]?.value
   if (!first) return undefined
   const [voucher, customer] = await Promise.all([
