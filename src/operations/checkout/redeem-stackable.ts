@@ -1,4 +1,3 @@
-import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer } from '../../model/customer'
@@ -13,7 +12,7 @@ import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../
 import { referrerOf } from '../../rules/referral-codes'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Guard, Stored } from '../../storage/ports'
-import type { Tx } from '../kernel/unit-of-work'
+import { StaleRead, type Tx } from '../kernel/unit-of-work'
 import { countCardUse, loadCard, spendCard } from '../loyalty/points-ledger'
 import { simpleCustomer } from '../shop/customer-records'
 import { insertOrder, updateOrder, versionAfterWrite } from '../shop/order-records'
@@ -268,7 +267,7 @@ export class RedemptionWriter {
       const spent = await spendCard(this.tx, card, points, { use: true })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
-        throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
+        throw new StaleRead(`vouchers/${v0.id} (points spent during the redemption)`)
       }
       return { voucher: card.voucher, taken: spent.taken }
     }
