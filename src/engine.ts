@@ -44,7 +44,7 @@ import { products } from './operations/shop/products'
 import { publications } from './operations/vouchers/publications'
 import { VOUCHERS_BULK_UPDATE_ACTION, vouchers, vouchersBulkUpdateHandler } from './operations/vouchers/vouchers'
 import type { RawOperations } from './raw'
-import { checkArguments } from './schema/arguments'
+import { checkArguments, documentedError } from './schema/arguments'
 import { checkEngineOptions } from './schema/engine-options'
 import { checkedClock, checkedIds, checkedRandom } from './schema/injected'
 import { checkBounds, type InputLimits, resolveLimits } from './schema/input-limits'
@@ -157,7 +157,12 @@ function bounded<T extends object>(namespace: T, limits: InputLimits, prefix = '
       out[name] = async (...args: unknown[]) => {
         checkBounds(args, limits)
         checkArguments(path, args)
-        return member(...args)
+        try {
+          return await member(...args)
+        } catch (error) {
+          // A list's bad query gets the hosted service's key (docs/behaviour.md#documented-error-keys).
+          throw documentedError(path, args, error)
+        }
       }
     } else {
       out[name] = member !== null && typeof member === 'object' ? bounded(member, limits, `${path}.`) : member

@@ -242,7 +242,7 @@ function argument(
   if (source.startsWith('path:')) return from.params[source.slice(5)]
   const value = from.query[source.slice(6)]
   if (value !== undefined && typeof value !== 'string') {
-    throw EngineError.invalid(`query.${source.slice(6)}`, 'must be a single value')
+    throw EngineError.invalid(`query.${source.slice(6)}`, 'must be a single value', 'invalid_query_params')
   }
   return value
 }
@@ -333,6 +333,14 @@ async function readBody(request: Request, maxBytes: number, formAllowed: boolean
 }
 
 async function readText(request: Request, maxBytes: number): Promise<string> {
+  // A declared length bounds the body (the HTTP parser reads no more): read it whole, which on Node
+  // adapters reads the socket's buffers directly instead of through a web stream. Without one, the
+  // chunks are counted as they come so an endless body is cut at the limit.
+  if (request.headers.has('Content-Length')) {
+    const bytes = new Uint8Array(await request.arrayBuffer())
+    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
+    return decodeUtf8(bytes)
+  }
   if (!request.body) return ''
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -347,9 +355,12 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
     }
     chunks.push(value)
   }
-  const decoder = new TextDecoder('utf-8', { fatal: true })
+  return decodeUtf8(Buffer.concat(chunks))
+}
+
+function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return decoder.decode(Buffer.concat(chunks))
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
   } catch {
     throw httpError({ code: 400, key: 'invalid_json' }, 'The body is not valid UTF-8', 'body')
   }

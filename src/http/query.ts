@@ -15,24 +15,24 @@ export function parseQuery(params: URLSearchParams): Record<string, unknown> {
   const root: Tree = {}
   let count = 0
   for (const [raw, value] of params) {
-    if (++count > MAX_PARAMS) throw EngineError.invalid('query', `must have at most ${MAX_PARAMS} parameters`)
+    if (++count > MAX_PARAMS) throw badQuery('query', `must have at most ${MAX_PARAMS} parameters`)
     const path = keyPath(raw)
     let node = root
     for (let i = 0; i < path.length; i++) {
       const key = path[i] as string
       const child = node[key]
       const push = path[i + 1] === '' && i + 2 === path.length
-      if (key === '') throw EngineError.invalid(`query.${raw}`, 'may use [] only at the end')
+      if (key === '') throw badQuery(`query.${raw}`, 'may use [] only at the end')
       if (push || i === path.length - 1) {
         // `a[]=x` and a repeated `a=x&a=y` collect in an array; a first `a=x` is a string.
         if (child !== undefined && typeof child !== 'string' && !Array.isArray(child))
-          throw EngineError.invalid(`query.${raw}`, 'mixes a value with an object')
+          throw badQuery(`query.${raw}`, 'mixes a value with an object')
         node[key] = child === undefined ? (push ? [value] : value) : ([] as string[]).concat(child, value)
         break
       }
       if (child === undefined) node[key] = {}
       else if (typeof child === 'string' || Array.isArray(child))
-        throw EngineError.invalid(`query.${raw}`, 'mixes a value with an object')
+        throw badQuery(`query.${raw}`, 'mixes a value with an object')
       node = node[key] as Tree
     }
   }
@@ -41,13 +41,12 @@ export function parseQuery(params: URLSearchParams): Record<string, unknown> {
 
 function keyPath(raw: string): string[] {
   const match = /^([^[\]]*)((?:\[[^[\]]*\])*)$/.exec(raw)
-  if (!match || match[1] === '')
-    throw EngineError.invalid('query', `has a malformed parameter name ${JSON.stringify(raw)}`)
+  if (!match || match[1] === '') throw badQuery('query', `has a malformed parameter name ${JSON.stringify(raw)}`)
   const rest = [...(match[2] ?? '').matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1] ?? '')
   const path = [match[1] as string, ...rest]
-  if (path.length > MAX_DEPTH + 1) throw EngineError.invalid(`query.${raw}`, `must nest at most ${MAX_DEPTH} levels`)
+  if (path.length > MAX_DEPTH + 1) throw badQuery(`query.${raw}`, `must nest at most ${MAX_DEPTH} levels`)
   const bad = path.find((k) => FORBIDDEN_KEYS.has(k))
-  if (bad !== undefined) throw EngineError.invalid(`query.${raw}`, `must not use the name ${bad}`)
+  if (bad !== undefined) throw badQuery(`query.${raw}`, `must not use the name ${bad}`)
   return path
 }
 
@@ -57,4 +56,9 @@ function arrays(node: Tree | string | string[]): unknown {
   const values = keys.map((k) => arrays(node[k] as Tree))
   const indexed = keys.length > 0 && keys.every((k, i) => k === String(i))
   return indexed ? values : Object.fromEntries(keys.map((k, i) => [k, values[i]]))
+}
+
+/** A malformed query string: the hosted service's key for bad query parameters (docs/errors.md#bad-input-400). */
+function badQuery(path: string, problem: string): EngineError {
+  return EngineError.invalid(path, problem, 'invalid_query_params')
 }

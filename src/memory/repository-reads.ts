@@ -1,4 +1,13 @@
-import type { CollectionName, Entity, IndexType, ListQuery, Page, Repository, Stored } from '../storage/ports'
+import type {
+  CollectionName,
+  Entity,
+  FieldFilter,
+  IndexType,
+  ListQuery,
+  Page,
+  Repository,
+  Stored,
+} from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
@@ -68,23 +77,26 @@ function list<C extends CollectionName>(
   const where = query.where ?? {}
   const order = query.order ?? { field: 'created_at', direction: 'asc' }
   const declared = state.declaredFields.get(collection) as Map<string, IndexType>
-  for (const field of [...Object.keys(where), order.field]) {
-    if (!declared.has(field)) {
-      throw new Error(
-        `${collection} is listed by ${field}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
-      )
-    }
-  }
+  // Every read of the checkout lists: checked and planned without intermediate arrays.
+  const undeclared = (field: string) =>
+    new Error(
+      `${collection} is listed by ${field}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
+    )
+  for (const field in where) if (!declared.has(field)) throw undeclared(field)
+  if (!declared.has(order.field)) throw undeclared(order.field)
   if (isMultiValued(order.field)) throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
-  for (const [field, cond] of Object.entries(where)) {
-    if (isMultiValued(field) && isRange(cond)) {
+  for (const field in where) {
+    if (isMultiValued(field) && isRange(where[field] as FieldFilter)) {
       throw new Error(`${collection}: the multi-valued ${field} is filtered by equality or in, not by a range`)
     }
   }
   const index = chooseIndex(state.indexes.get(collection) as IndexBuckets[], where, order.field)
   const rows = table(state, collection)
-  const onFields = new Set(index.declaration.on.map(([p]) => p))
-  const rest = Object.entries(where).filter(([f]) => !onFields.has(f))
+  const { on } = index.declaration
+  const rest: [string, FieldFilter][] = []
+  for (const field in where) {
+    if (!on.some(([p]) => p === field)) rest.push([field, where[field] as FieldFilter])
+  }
   const buckets = bucketsFor(index.declaration, where).flatMap((b) => {
     const entries = index.buckets.get(b)
     return entries ? [entries] : []

@@ -82,12 +82,16 @@ const FAMILIES: readonly Family[] = ['r', 'rc', 'c', 'cc', 'cu']
 /** The ids of every counter row of a scope at an instant: what a validation reads, in one batch. */
 export function counterIds(scope: CounterScope, at: Date, timeZone: string): string[] {
   const suffixes = periodSuffixes(at, timeZone)
-  const ids = FAMILIES.flatMap((f) => {
-    const base = familyBase(f, scope)
-    return base === null ? [] : PERIODS.map((p) => base + suffixes[p])
-  })
-  // A standalone code's campaign rows are its own: each row once.
-  return scope.campaignId ? ids : [...new Set(ids)]
+  const ids: string[] = []
+  // Every request reads these: plain loops, no intermediate arrays.
+  for (const family of FAMILIES) {
+    // A standalone code's campaign rows are its own (`familyBase`): each row once.
+    if (!scope.campaignId && (family === 'c' || family === 'cc')) continue
+    const base = familyBase(family, scope)
+    if (base === null) continue
+    for (const p of PERIODS) ids.push(base + suffixes[p])
+  }
+  return ids
 }
 
 const countOf = (row: Counter | undefined): number => (typeof row?.count === 'number' ? row.count : 0)
@@ -102,8 +106,13 @@ export function evalCounters(
   const suffixes = periodSuffixes(at, timeZone)
   const periods = (family: Family): PeriodCounts => {
     const base = familyBase(family, scope)
-    const read = (p: Period) => (base === null ? 0 : countOf(rows.get(base + suffixes[p])))
-    return { total: read('total'), daily: read('daily'), weekly: read('weekly'), monthly: read('monthly') }
+    if (base === null) return { total: 0, daily: 0, weekly: 0, monthly: 0 }
+    return {
+      total: countOf(rows.get(base + suffixes.total)),
+      daily: countOf(rows.get(base + suffixes.daily)),
+      weekly: countOf(rows.get(base + suffixes.weekly)),
+      monthly: countOf(rows.get(base + suffixes.monthly)),
+    }
   }
   const campaign = rows.get(familyBase('c', scope) as string)
   const sum = (field: string) => (typeof campaign?.[field] === 'number' ? (campaign[field] as number) : 0)

@@ -1,4 +1,4 @@
-import { EngineError, quote } from '../errors'
+import { EngineError, isEngineError, quote } from '../errors'
 import { withoutUndefined } from './parse'
 import * as v from './valibot'
 
@@ -113,6 +113,31 @@ export const SIGNATURES = {
 } as const satisfies Readonly<Record<string, Signature>>
 
 const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES
+
+/**
+ * The documented key for an `invalid_payload` error of the operation at `path`: a list operation's
+ * bad query is `invalid_query_params` (docs/errors.md#bad-input-400); any other error as it is. Only
+ * the key changes: code, field path, message and details stay, so the caller still learns which field
+ * to fix. Bodies keep `invalid_payload`: the hosted service answers so for a body that breaks its
+ * schema, even where its error guide has a key for the object (docs/behaviour.md#documented-error-keys).
+ */
+export function documentedError(path: string, args: readonly unknown[], error: unknown): unknown {
+  if (!isEngineError(error) || error.key !== 'invalid_payload' || isArgumentPath(error.path)) return error
+  if (!argumentsOf(path, args)?.includes('query')) return error
+  // A copy with every own field (message, details, path, stack) as it was and the key replaced.
+  const fields = Object.getOwnPropertyDescriptors(error)
+  const key = { ...fields.key, value: 'invalid_query_params' }
+  return Object.create(Object.getPrototypeOf(error), { ...fields, key }) as EngineError
+}
+
+/**
+ * An id argument (`campaignId`, `parentRedemptionId`) or a per-call option (`idempotencyKey`): the
+ * operations name them in camelCase, the interface's body and query fields are snake_case, so a path
+ * in camelCase is never a field of the object the documented key speaks of.
+ */
+function isArgumentPath(path: string | undefined): boolean {
+  return path !== undefined && /^[a-z]+(?:[A-Z][a-z]*)+$/.test(path)
+}
 
 // Its form (printable, at most 255 characters) is checked where it is used (src/operations/idempotency.ts).
 const idempotencyKey = v.optional(v.string('must be a string'))

@@ -44,12 +44,22 @@ export function resolveLimits(given: unknown): InputLimits {
   return out
 }
 
-/** A node still to visit: its parent chain names the path and finds cycles without a visited set. */
+/** A node of the input: its parent chain names the path and finds cycles without a visited set. */
 interface Node {
   value: unknown
   parent: Node | undefined
   key: string | number
   depth: number
+}
+
+/** An object or array being walked: its keys (none for an array, walked by index) and the next to visit. */
+interface Frame extends Node {
+  parent: Frame | undefined
+  keys: readonly string[] | undefined
+  /** URLSearchParams' fields, as entries (a key may repeat). */
+  entries: readonly [string, unknown][] | undefined
+  length: number
+  next: number
 }
 
 /**
@@ -59,93 +69,155 @@ interface Node {
  * overflow; and bounded, since every node visited adds to `requestBytes`. `args` are the arguments
  * of one call; paths are relative to each argument, like the schemas' (an argument itself is
  * `arguments[i]`). `URLSearchParams` (the form bodies of the token endpoints) count as their fields.
+ *
+ * Every call of the engine runs it on its whole input, so it allocates only per object or array
+ * (a frame), never per key or scalar: a node for a path is made only to report a fault. Nodes are
+ * visited depth first in key order, and an object's keys are counted when it is reached, so the
+ * first fault reported is the same whatever the walk keeps in memory.
  */
 export function checkBounds(args: readonly unknown[], limits: InputLimits): void {
-  let bytes = 0
-  const stack: Node[] = []
-  for (let i = args.length - 1; i >= 0; i--) {
-    if (args[i] !== undefined) stack.push({ value: args[i], parent: undefined, key: i, depth: 0 })
-  }
-  const add = (node: Node, n: number) => {
-    bytes += n
-    if (bytes > limits.requestBytes) {
-      tooLarge(node, `makes the request larger than ${limits.requestBytes} bytes of JSON (limit requestBytes)`)
-    }
-  }
-  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
-    const value = node.value
-    switch (typeof value) {
-      case 'string':
-        if (value.length > limits.stringLength) {
-          tooLarge(node, `is longer than ${limits.stringLength} characters (limit stringLength): ${quote(value)}`)
-        }
-        add(node, Buffer.byteLength(value, 'utf8') + 2)
+  const walk: Walk = { limits, bytes: 0, stack: [] }
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === undefined) continue
+    visit(walk, args[i], undefined, i, 0)
+    const { stack } = walk
+    while (stack.length > 0) {
+      const frame = stack[stack.length - 1] as Frame
+      if (frame.next >= frame.length) {
+        stack.pop()
         continue
-      case 'number':
-        if (!Number.isFinite(value)) fail(node, `must be a finite number, not ${value}`)
-        add(node, String(value).length)
-        continue
-      case 'boolean':
-        add(node, 5)
-        continue
-      case 'undefined':
-        fail(node, 'is undefined, which JSON cannot carry: leave the key out')
-        break
-      case 'bigint':
-        fail(node, 'is a bigint, which JSON cannot carry: pass a number')
-        break
-      case 'symbol':
-      case 'function':
-        fail(node, `is a ${typeof value}, not a JSON value`)
-        break
-      case 'object': {
-        if (value === null) {
-          add(node, 4)
-          continue
-        }
-        const depth = node.depth + 1
-        if (depth > limits.depth) tooLarge(node, `nests deeper than ${limits.depth} levels (limit depth)`)
-        for (let up = node.parent; up !== undefined; up = up.parent) {
-          if (up.value === value) fail(node, 'refers back to an object that contains it (a cycle)')
-        }
-        const entries = entriesOf(node, value)
-        const isArray = Array.isArray(value)
-        if (isArray && entries.length > limits.arrayLength) {
-          tooLarge(node, `has more than ${limits.arrayLength} entries (limit arrayLength)`)
-        }
-        if (!isArray && entries.length > limits.objectKeys) {
-          tooLarge(node, `has more than ${limits.objectKeys} keys (limit objectKeys)`)
-        }
-        add(node, 2 + Math.max(0, entries.length - 1))
-        for (let i = entries.length - 1; i >= 0; i--) {
-          const [key, child] = entries[i] as [string | number, unknown]
-          // A key set to `undefined` is absent (the parse boundary drops it, as JSON would); an array
-          // entry has no such reading and is refused below.
-          if (child === undefined && !isArray) continue
-          const childNode = { value: child, parent: node, key, depth }
-          if (typeof key === 'string') {
-            if (key.length > limits.stringLength) {
-              tooLarge(
-                node,
-                `has a key longer than ${limits.stringLength} characters (limit stringLength): ${quote(key)}`,
-              )
-            }
-            add(childNode, Buffer.byteLength(key, 'utf8') + 3)
-          }
-          stack.push(childNode)
-        }
-        continue
+      }
+      const at = frame.next++
+      if (frame.keys !== undefined) {
+        const key = frame.keys[at] as string
+        const child = (frame.value as Record<string, unknown>)[key]
+        if (child !== undefined) visit(walk, child, frame, key, frame.depth + 1)
+      } else if (frame.entries !== undefined) {
+        const [key, child] = frame.entries[at] as [string, string]
+        visit(walk, child, frame, key, frame.depth + 1)
+      } else {
+        visit(walk, (frame.value as unknown[])[at], frame, at, frame.depth + 1)
       }
     }
   }
 }
 
-function entriesOf(node: Node, value: object): [string | number, unknown][] {
-  if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) fail(node, 'must be a plain array')
-    return Array.from(value, (item, i) => [i, item])
+/** One call's walk: the bytes counted so far and the objects being walked, innermost last. */
+interface Walk {
+  limits: InputLimits
+  bytes: number
+  stack: Frame[]
+}
+
+function visit(walk: Walk, value: unknown, parent: Frame | undefined, key: string | number, depth: number): void {
+  const { limits } = walk
+  switch (typeof value) {
+    case 'string':
+      if (value.length > limits.stringLength) {
+        tooLarge(
+          nodeOf(value, parent, key, depth),
+          `is longer than ${limits.stringLength} characters (limit stringLength): ${quote(value)}`,
+        )
+      }
+      add(walk, Buffer.byteLength(value, 'utf8') + 2, value, parent, key, depth)
+      return
+    case 'number':
+      if (!Number.isFinite(value)) fail(nodeOf(value, parent, key, depth), `must be a finite number, not ${value}`)
+      add(walk, numberLength(value), value, parent, key, depth)
+      return
+    case 'boolean':
+      add(walk, 5, value, parent, key, depth)
+      return
+    case 'undefined':
+      fail(nodeOf(value, parent, key, depth), 'is undefined, which JSON cannot carry: leave the key out')
+      break
+    case 'bigint':
+      fail(nodeOf(value, parent, key, depth), 'is a bigint, which JSON cannot carry: pass a number')
+      break
+    case 'symbol':
+    case 'function':
+      fail(nodeOf(value, parent, key, depth), `is a ${typeof value}, not a JSON value`)
+      break
+    case 'object':
+      if (value === null) add(walk, 4, value, parent, key, depth)
+      else walk.stack.push(open(walk, value, parent, key, depth))
+      return
   }
-  if (value instanceof URLSearchParams) return Array.from(value)
+}
+
+function add(walk: Walk, n: number, value: unknown, parent: Frame | undefined, key: string | number, depth: number) {
+  walk.bytes += n
+  if (walk.bytes > walk.limits.requestBytes) {
+    tooLarge(
+      nodeOf(value, parent, key, depth),
+      `makes the request larger than ${walk.limits.requestBytes} bytes of JSON (limit requestBytes)`,
+    )
+  }
+}
+
+/** Checks an object or array as it is reached, counts it and its keys, and returns its frame. */
+function open(walk: Walk, value: object, parent: Frame | undefined, key: string | number, depth: number): Frame {
+  const { limits } = walk
+  const frame: Frame = { value, parent, key, depth, keys: undefined, entries: undefined, length: 0, next: 0 }
+  if (depth + 1 > limits.depth) tooLarge(frame, `nests deeper than ${limits.depth} levels (limit depth)`)
+  for (let up = parent; up !== undefined; up = up.parent) {
+    if (up.value === value) fail(frame, 'refers back to an object that contains it (a cycle)')
+  }
+  const isArray = Array.isArray(value)
+  if (isArray) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) fail(frame, 'must be a plain array')
+    frame.length = value.length
+  } else if (value instanceof URLSearchParams) {
+    frame.entries = Array.from(value)
+    frame.length = frame.entries.length
+  } else {
+    checkPlainObject(frame, value)
+    frame.keys = Object.keys(value)
+    frame.length = frame.keys.length
+  }
+  if (isArray && frame.length > limits.arrayLength) {
+    tooLarge(frame, `has more than ${limits.arrayLength} entries (limit arrayLength)`)
+  }
+  if (!isArray && frame.length > limits.objectKeys) {
+    tooLarge(frame, `has more than ${limits.objectKeys} keys (limit objectKeys)`)
+  }
+  add(walk, 2 + Math.max(0, frame.length - 1), value, parent, key, depth)
+  if (isArray) return frame
+  // Keys count when their object is reached, last to first, each with the child it names.
+  for (let i = frame.length - 1; i >= 0; i--) {
+    let k: string
+    let child: unknown
+    if (frame.keys !== undefined) {
+      k = frame.keys[i] as string
+      child = (value as Record<string, unknown>)[k]
+    } else {
+      ;[k, child] = (frame.entries as [string, string][])[i] as [string, string]
+    }
+    // A key set to `undefined` is absent (the parse boundary drops it, as JSON would); an array
+    // entry has no such reading and is refused when visited.
+    if (child === undefined) continue
+    if (k.length > limits.stringLength) {
+      tooLarge(frame, `has a key longer than ${limits.stringLength} characters (limit stringLength): ${quote(k)}`)
+    }
+    add(walk, Buffer.byteLength(k, 'utf8') + 3, child, frame, k, depth + 1)
+  }
+  return frame
+}
+
+/** The node of a value met while walking, made only when a fault names its path. */
+function nodeOf(value: unknown, parent: Node | undefined, key: string | number, depth: number): Node {
+  return { value, parent, key, depth }
+}
+
+/** The length of a finite number's JSON text (`String(n).length`), without making the string for integers. */
+function numberLength(n: number): number {
+  if (!Number.isSafeInteger(n)) return String(n).length
+  let digits = n < 0 ? 2 : 1
+  for (let x = Math.abs(n); x >= 10; x = Math.floor(x / 10)) digits++
+  return digits
+}
+
+function checkPlainObject(node: Node, value: object): void {
   const proto = Object.getPrototypeOf(value)
   if (proto !== Object.prototype && proto !== null) {
     const name = typeof proto?.constructor?.name === 'string' ? proto.constructor.name : 'object'
@@ -153,7 +225,6 @@ function entriesOf(node: Node, value: object): [string | number, unknown][] {
     fail(node, `is a ${quote(name, 40)} instance, not a plain JSON object`)
   }
   if (Object.getOwnPropertySymbols(value).length > 0) fail(node, 'has symbol keys, which JSON cannot carry')
-  return Object.entries(value)
 }
 
 function pathOf(node: Node): string {

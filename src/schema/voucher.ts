@@ -49,18 +49,20 @@ const VALUE_FIELD = { DISCOUNT_VOUCHER: 'discount', GIFT_VOUCHER: 'gift', LOYALT
 
 /**
  * A voucher carries exactly the value object of its type: `discount` for DISCOUNT_VOUCHER, `gift` for
- * GIFT_VOUCHER, `loyalty_card` for LOYALTY_CARD. The one it needs is required; the others are refused
- * rather than silently dropped, because sending them means the caller meant another type.
+ * GIFT_VOUCHER, `loyalty_card` for LOYALTY_CARD. The one it needs is required (its absence is
+ * `missingKey`); the others are refused rather than silently dropped, because sending them means the
+ * caller meant another type.
  */
 export function checkVoucherValue(
   type: VoucherType,
   input: { discount?: unknown; gift?: unknown; loyalty_card?: unknown },
   prefix = '',
+  missingKey = 'invalid_payload',
 ): void {
   const at = (f: string) => (prefix ? `${prefix}.${f}` : f)
   const needed = VALUE_FIELD[type]
   if (input[needed] === undefined || input[needed] === null) {
-    throw EngineError.invalid(at(needed), `is required for a ${type}`)
+    throw EngineError.invalid(at(needed), `is required for a ${type}`, missingKey)
   }
   for (const field of Object.values(VALUE_FIELD)) {
     if (field !== needed && input[field] !== undefined && input[field] !== null) {

@@ -74,6 +74,44 @@ describe('createFetchHandler', () => {
     expect(await snapshot(store)).toBe(before)
   })
 
+  it('caps a body read whole (declared length) and one read as a stream (no length) alike', async () => {
+    const { handler, keys, store } = await setup()
+    const before = await snapshot(store)
+    const post = (body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string>) =>
+      handler(
+        new Request('http://engine.test/v1/orders', {
+          method: 'POST',
+          headers: { ...keys.server, 'Content-Type': 'application/json', ...headers },
+          body,
+          duplex: 'half',
+        } as RequestInit),
+      )
+    const big = JSON.stringify({ amount: 1, metadata: { pad: 'x'.repeat(1_100_000) } })
+    // A length that understates the body (only an in-process caller can send one) is no way around the cap.
+    const understated = await post(big, { 'Content-Length': '20' })
+    expect([understated.status, ((await understated.json()) as { key: string }).key]).toEqual([
+      413,
+      'payload_too_large',
+    ])
+    const chunk = new TextEncoder().encode('x'.repeat(64 * 1024))
+    let sent = 0
+    const endless = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        sent++
+        controller.enqueue(chunk)
+      },
+    })
+    const streamed = await post(endless, {})
+    expect([streamed.status, ((await streamed.json()) as { key: string }).key]).toEqual([413, 'payload_too_large'])
+    // Cut at the limit: no more than the cap (plus the chunks in flight) was read.
+    expect(sent).toBeLessThan(24)
+    const latin1 = await post(new Uint8Array([0x7b, 0x22, 0xe9, 0x22, 0x7d]), { 'Content-Length': '5' })
+    expect([latin1.status, ((await latin1.json()) as { key: string }).key]).toEqual([400, 'invalid_json'])
+    const ok = await post(JSON.stringify({ amount: 1 }), { 'Content-Length': '13' })
+    expect(ok.status).toBe(200)
+    expect(await snapshot(store)).not.toBe(before)
+  })
+
   it('parses the query in the SDK bracket notation and validates it like a body', async () => {
     expect(
       parseQuery(
@@ -89,7 +127,7 @@ describe('createFetchHandler', () => {
     const { call } = await setup()
     const bad = await call('GET', '/v1/loyalties?limit=500')
     expect(bad.status).toBe(400)
-    expect(await bad.json()).toMatchObject({ key: 'invalid_payload', details: expect.stringContaining('limit') })
+    expect(await bad.json()).toMatchObject({ key: 'invalid_query_params', details: expect.stringContaining('limit') })
     expect((await call('GET', '/v1/loyalties?a[__proto__][x]=1')).status).toBe(400)
   })
 

@@ -69,7 +69,7 @@ describe('limits of every list operation', () => {
     async (_name, run, limit) => {
       const s = await setup()
       const before = await snapshot(s.store)
-      await expect(run(s, { limit })).rejects.toMatchObject({ code: 400, key: 'invalid_payload', path: 'limit' })
+      await expect(run(s, { limit })).rejects.toMatchObject({ code: 400, key: 'invalid_query_params', path: 'limit' })
       if (typeof limit === 'number' && Number.isInteger(limit)) {
         await expect(run(s, { limit })).rejects.toMatchObject({ details: expect.stringContaining('between 1 and 100') })
       }

@@ -51,6 +51,41 @@ describe('faults', () => {
     await store.close()
   })
 
+  it('a database that times out fails each request with store_unavailable and leaves no rejection unhandled', async () => {
+    // A pool whose every query times out, as a saturated pool does: reads an operation starts early and
+    // awaits later must not outlive its failure as unhandled rejections (they end a Node process).
+    const unhandled: unknown[] = []
+    const onUnhandled = (reason: unknown) => unhandled.push(reason)
+    process.on('unhandledRejection', onUnhandled)
+    try {
+      const timedOut = {
+        query: async () => {
+          throw new Error('timeout exceeded when trying to connect')
+        },
+      } as unknown as PoolLike
+      const engine = createEngine({ store: createPostgresStore({ pool: timedOut }), authentication: 'keys' })
+      const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
+      const body = { customer: { source_id: 'c' }, order, redeemables: [{ object: 'voucher' as const, id: 'CODE' }] }
+      const keys = await Promise.all([
+        keyOf(
+          engine.auth.authenticate({
+            family: 'server',
+            headers: { 'x-app-id': 'a', 'x-app-token': 'b' },
+            operation: 'redemptions.redeemStackable',
+          }),
+        ),
+        keyOf(engine.validations.validateStackable(body)),
+        keyOf(engine.redemptions.redeemStackable(body)),
+        keyOf(engine.orders.create({ customer: { source_id: 'c' }, status: 'PAID', ...order })),
+      ])
+      expect(keys).toEqual(Array(4).fill('store_unavailable'))
+      await new Promise((r) => setTimeout(r, 50))
+      expect(unhandled).toEqual([])
+    } finally {
+      process.off('unhandledRejection', onUnhandled)
+    }
+  })
+
   it('a query the database refuses is store_error; a commit it refuses is commit_failed, nothing written', async () => {
     const unmigrated = createPostgresStore({ pool, schema: 'not_migrated' })
     expect(await keyOf(unmigrated.vouchers.get('v_1'))).toBe('store_error')

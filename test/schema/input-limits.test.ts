@@ -116,6 +116,17 @@ describe('checkBounds', () => {
     expect(refusal(['a'.repeat(60), 'b'.repeat(60)], limits).path).toBe('arguments[1]')
   })
 
+  it('reports the first fault depth first, in key order, and counts numbers as their JSON text', () => {
+    const body = { a: [1, { b: Number.NaN }], c: () => 0, d: { e: 10n } }
+    expect(refusal([body]).path).toBe('a[1].b')
+    expect(refusal([{ a: [1, 2, undefined], c: Number.POSITIVE_INFINITY }]).path).toBe('a[2]')
+    // An array of numbers counts exactly its JSON text: the last digit over the limit is refused.
+    const numbers = [-12345678901, 0.5, 1e21, -0, 9007199254740991]
+    const bytes = JSON.stringify(numbers).length
+    expect(() => checkBounds([numbers], { ...DEFAULT_LIMITS, requestBytes: bytes })).not.toThrow()
+    expect(refusal([numbers], { ...DEFAULT_LIMITS, requestBytes: bytes - 1 }).path).toBe('[4]')
+  })
+
   it('stops early on shared references that would multiply the work', () => {
     let value: unknown = 'leaf'
     for (let i = 0; i < 30; i++) value = [value, value]

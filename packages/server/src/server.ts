@@ -160,7 +160,11 @@ async function run(
   }
 
   // Listen first: the engine's file links name the port the server got.
-  const server = createAdaptorServer({ fetch, overrideGlobalObjects: false }) as Server
+  // The adapter's own Request and Response in place of the global ones (its default): a JSON answer
+  // is written straight to the socket, and a body with a declared length is read from the socket's
+  // buffers, instead of each going through a web stream (docs/http.md#deploying). They are subclasses
+  // or stand-ins of the globals, created lazily when code asks for more than status, headers and body.
+  const server = createAdaptorServer({ fetch }) as Server
   server.keepAliveTimeout = settings.keepAliveTimeoutMs
   // Node's advice: headers may take longer than keep-alive, or an idle socket races a new request.
   server.headersTimeout = Math.min(settings.keepAliveTimeoutMs + 1000, settings.requestTimeoutMs)

@@ -234,7 +234,8 @@ export function auth(ctx: Context) {
       const credential = await credentialOf(credentials, family)
       const input = parse(tokenRequest, formFields(body))
       if (input.grant_type !== 'client_credentials') {
-        throw EngineError.invalid('grant_type', 'must be client_credentials', 'unsupported_grant_type')
+        // The hosted service's key for this (docs/errors.md#bad-input-400), not OAuth's `unsupported_grant_type`.
+        throw EngineError.invalid('grant_type', 'must be client_credentials', 'invalid_grant_type')
       }
       const parsed = parseScope(input.scope)
       if (!parsed.ok) throw EngineError.invalid('scope', parsed.problem, 'invalid_scope')

@@ -4,7 +4,7 @@ import type { Product, Sku } from '../../model/product'
 import type { EvalCollection } from '../../rules/conditions'
 import type { CatalogPrices } from '../../rules/discounts'
 import type { RedeemableSubject } from '../../rules/redeemables'
-import type { Store } from '../../storage/ports'
+import type { Store, Stored } from '../../storage/ports'
 
 /*
  * What the catalogue adds to a request's order: product and SKU ids for lines named by `source_id`,
@@ -51,14 +51,20 @@ export async function loadCatalogue(
 ): Promise<Catalogue> {
   const productIds = new Set<string>()
   const skuIds = new Set<string>()
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as OrderItemInput
     if (item.product_id) productIds.add(item.product_id)
     if (item.sku_id) skuIds.add(item.sku_id)
   }
-  const lineProducts = new Set(productIds)
-  const lineSkus = new Set(skuIds)
+  // Ids UNIT discounts add are priced only; the lines' own are copied aside first, when there are any.
+  let lineProducts: ReadonlySet<string> = productIds
+  let lineSkus: ReadonlySet<string> = skuIds
   for (const discount of discounts) {
     if (discount?.type !== 'UNIT') continue
+    if (lineProducts === productIds) {
+      lineProducts = new Set(productIds)
+      lineSkus = new Set(skuIds)
+    }
     const units = 'units' in discount ? discount.units : [discount]
     for (const u of units) {
       productIds.add(u.unit_type)
@@ -69,15 +75,16 @@ export async function loadCatalogue(
   const sku: Record<string, number> = {}
   const products = new Map<string, Product>()
   const skus = new Map<string, Sku>()
-  const [foundProducts, foundSkus] = await Promise.all([
-    productIds.size ? store.products.getMany([...productIds]) : [],
-    skuIds.size ? store.skus.getMany([...skuIds]) : [],
+  const none: Stored<never>[] = []
+  const found = await Promise.all([
+    productIds.size ? store.products.getMany([...productIds]) : none,
+    skuIds.size ? store.skus.getMany([...skuIds]) : none,
   ])
-  for (const { value } of foundProducts) {
+  for (const { value } of found[0]) {
     if (value.price !== null) product[value.id] = value.price
     if (lineProducts.has(value.id)) products.set(value.id, value)
   }
-  for (const { value } of foundSkus) {
+  for (const { value } of found[1]) {
     if (value.price !== null) sku[value.id] = value.price
     if (lineSkus.has(value.id)) skus.set(value.id, value)
   }

@@ -64,6 +64,11 @@ export async function loadRequest(
   options: {
     sessionKey?: string | undefined
     candidates?: boolean
+    /**
+     * A redemption: the metadata schema of a customer it creates is read with the rest, and each code's
+     * extras are shaped for its result. A validation or qualification needs neither.
+     */
+    redeems?: boolean
     /** Called with the customer's id as soon as it is known, to start reads that depend on it. */
     onCustomer?: ((customerId: string) => void) | undefined
   },
@@ -94,7 +99,7 @@ export async function loadRequest(
   const itemsP = withCatalogIds(store, orderInput.items ?? [])
   // The schema a customer created by this request is checked against, read now rather than later.
   const schemaP =
-    request.customer?.source_id && !request.customer.id
+    options.redeems && request.customer?.source_id && !request.customer.id
       ? store.metadata_schemas.findBy('related_object', 'customer')
       : Promise.resolve(undefined)
   // Settled first, then awaited in the order the checks were made one by one, so a request with
@@ -104,7 +109,11 @@ export async function loadRequest(
   const { requests, stackId } = await stackP
   // A qualification loads every candidate at once and decides on each alone: no request limit.
   if (!options.candidates) checkRedeemablesCount(requests.length, rules)
-  const [customer, storedOrder, items, found] = [await customerP, await storedOrderP, await itemsP, await foundP]
+  // Awaited one by one, not destructured: every request runs this, much of it before the JIT warms up.
+  const customer = await customerP
+  const storedOrder = await storedOrderP
+  const items = await itemsP
+  const found = await foundP
   const ownLocks = ownLocksP ? await ownLocksP : []
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
@@ -124,8 +133,13 @@ export async function loadRequest(
       now,
       ctx.config.timezone,
     )
-  const [subjects, early, catalogue, loyaltyTiers] = await Promise.all([
-    loadSubjects(ctx, requests, found, now, options.sessionKey, { vouchers, tiers, extras, locks }),
+  const level2 = await Promise.all([
+    loadSubjects(ctx, requests, found, now, options.sessionKey, {
+      vouchers,
+      tiers,
+      extras: options.redeems ? extras : undefined,
+      locks,
+    }),
     // A redemption increments every redeemable's counters: they are read with the rest. A
     // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
     options.candidates ? undefined : countersOf(scopes),
@@ -136,13 +150,22 @@ export async function loadRequest(
     ),
     customer ? customerTiers(store, customer.value.id) : Promise.resolve([]),
   ])
+  const subjects = level2[0]
+  const early = level2[1]
+  const catalogue = level2[2]
+  const loyaltyTiers = level2[3]
   const counted = options.candidates
     ? scopes.map((scope, i) => (subjects[i]?.validation_rules.some(readsCounters) ? scope : null))
     : scopes
-  const [counters, collections] = await Promise.all([early ?? countersOf(counted), loadCollections(store, subjects)])
+  const level3 = await Promise.all([early ?? countersOf(counted), loadCollections(store, subjects)])
+  const counters = level3[0]
+  const collections = level3[1]
   subjects.forEach((subject, i) => {
     const scope = counted[i]
-    if (scope) subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
+    // Only budget rules read what the counters say (a redemption's writes start from `counters`).
+    if (scope && (options.candidates || subject.validation_rules.some(readsCounters))) {
+      subject.counters = evalCounters(scope, counters, now, ctx.config.timezone)
+    }
   })
   const { prices } = catalogue
   // Unit budgets count past redemptions by what their lines are, so they need the collections first.
@@ -218,17 +241,21 @@ interface Found {
 
 /** Every requested code (by code or id) and tier, in one level of reads. */
 async function findRedeemables(store: Store, requests: readonly ExpandedRequest[]): Promise<Found[]> {
-  const codes = requests.filter((r) => r.object === 'voucher').map((r) => r.id)
-  const tierIds = requests.filter((r) => r.object === 'promotion_tier').map((r) => r.id)
+  const codes: string[] = []
+  const tierIds: string[] = []
+  for (const r of requests) (r.object === 'voucher' ? codes : tierIds).push(r.id)
   const none: Stored<never>[] = []
-  const [byCode, byId, tiers] = await Promise.all([
+  const read = await Promise.all([
     codes.length ? store.vouchers.findMany('code', codes) : none,
     codes.length ? store.vouchers.getMany(codes) : none,
     tierIds.length ? store.promotion_tiers.getMany(tierIds) : none,
   ])
-  const vouchersByCode = new Map(byCode.map((v) => [v.value.code, v]))
-  const vouchersById = new Map(byId.map((v) => [v.value.id, v]))
-  const tiersById = new Map(tiers.map((t) => [t.value.id, t]))
+  // Keyed once, and only what was found (most codes are found by code, none by id).
+  const keyed = <T>(rows: readonly Stored<T>[], key: (value: T) => string) =>
+    rows.length === 0 ? NONE : new Map(rows.map((row) => [key(row.value), row]))
+  const vouchersByCode = keyed(read[0], (v) => v.code)
+  const vouchersById = keyed(read[1], (v) => v.id)
+  const tiersById = keyed(read[2], (t) => t.id)
   return requests.map((r): Found => {
     if (r.object === 'promotion_tier') {
       const tier = tiersById.get(r.id)
@@ -308,9 +335,20 @@ function startFromStored(order: Order): CalculatedOrder {
 interface Collected {
   vouchers: Map<string, Stored<Voucher>>
   tiers: Map<string, Stored<PromotionTier>>
-  extras: Map<string, RedemptionVoucherExtras>
+  /** Only a redemption shows them. */
+  extras: Map<string, RedemptionVoucherExtras> | undefined
   /** The own locks (read in level 1), and the expired locks read here for codes the locks could refuse. */
   locks: LoadedLocks
+}
+
+const NONE: ReadonlyMap<string, never> = new Map<string, never>()
+
+/** Stored values by id; most requests find none of a kind, and share one empty map. */
+function byId<T extends { id: string }>(found: readonly { value: T }[]): ReadonlyMap<string, T> {
+  if (found.length === 0) return NONE
+  const out = new Map<string, T>()
+  for (const { value } of found) out.set(value.id, value)
+  return out
 }
 
 /**
@@ -329,22 +367,28 @@ async function loadSubjects(
 ): Promise<RedeemableSubject[]> {
   const { store } = ctx
   const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
-  const campaignIds = new Set<string>()
-  const categoryIds = new Set<string>()
-  const relatedIds = new Set<string>()
-  const holderIds = new Set<string>()
-  for (const [i, f] of found.entries()) {
+  // Collected as lists, each made distinct once (most requests name one code: no set at all).
+  let campaignIds: string[] = []
+  let categoryIds: string[] = []
+  let relatedIds: string[] = []
+  let holderIds: string[] = []
+  for (let i = 0; i < found.length; i++) {
     const entity = entities[i]
-    if (entity === undefined) continue
-    if (entity.campaign_id) campaignIds.add(entity.campaign_id)
-    for (const id of categoryIdsOf(entity)) categoryIds.add(id)
-    relatedIds.add(entity.id)
+    const f = found[i]
+    if (entity === undefined || f === undefined) continue
+    if (entity.campaign_id) campaignIds.push(entity.campaign_id)
+    for (const id of categoryIdsOf(entity)) categoryIds.push(id)
+    relatedIds.push(entity.id)
     const v = f.voucher?.value
     if (v) {
-      if (v.campaign_id) relatedIds.add(v.campaign_id)
-      if (v.holder_id) holderIds.add(v.holder_id)
+      if (v.campaign_id) relatedIds.push(v.campaign_id)
+      if (v.holder_id) holderIds.push(v.holder_id)
     }
   }
+  campaignIds = distinct(campaignIds)
+  categoryIds = distinct(categoryIds)
+  relatedIds = distinct(relatedIds)
+  holderIds = distinct(holderIds)
   const rewardOf = (i: number) => {
     const v = found[i]?.voucher?.value
     const request = requests[i]
@@ -360,11 +404,11 @@ async function loadSubjects(
     ).keys(),
   ]
   const [campaigns, categories, assigned, expired, holders, loyalties] = await Promise.all([
-    campaignIds.size > 0 ? store.campaigns.getMany([...campaignIds]) : [],
-    categoryIds.size > 0 ? store.categories.getMany([...categoryIds]) : [],
-    assignedRules(store, [...relatedIds]),
+    campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
+    categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
+    assignedRules(store, relatedIds),
     Promise.all(tight.map((id) => readExpiredLocks(store, id, now, sessionKey))),
-    holderIds.size > 0 ? store.customers.getMany([...holderIds]) : [],
+    holderIds.length > 0 ? store.customers.getMany(holderIds) : [],
     Promise.all(
       requests.map((_, i) => {
         const reward = rewardOf(i)
@@ -379,18 +423,20 @@ async function loadSubjects(
   const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
   const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
 
-  const campaignById = new Map(campaigns.map((c) => [c.value.id, c.value]))
-  const categoryById = new Map(categories.map((c) => [c.value.id, c.value]))
-  const holderById = new Map(holders.map((c) => [c.value.id, c.value]))
+  const campaignById = byId(campaigns)
+  const categoryById = byId(categories)
+  const holderById = byId(holders)
   const ruleById = new Map(assigned.rules.map((r) => [r.id, r]))
   const rewardRuleById = new Map(rewardRules?.rules.map((r) => [r.id, r]))
   /** The assignments to these objects, oldest first, and their rules, each once in that order. */
   const rulesOf = (
-    relatedTo: ReadonlySet<string>,
+    relatedTo: readonly string[],
     from: { assignments: readonly ValidationRuleAssignment[] } = assigned,
     rules: ReadonlyMap<string, ValidationRule> = ruleById,
   ) => {
-    const assignments = from.assignments.filter((a) => relatedTo.has(a.related_object_id))
+    // Most codes have no rules: nothing to pick from.
+    if (from.assignments.length === 0) return { assignments: [], rules: [] }
+    const assignments = from.assignments.filter((a) => relatedTo.includes(a.related_object_id))
     const ids = [...new Set(assignments.map((a) => a.rule_id))]
     return { assignments, rules: ids.flatMap((id) => rules.get(id) ?? []) }
   }
@@ -424,15 +470,15 @@ async function loadSubjects(
       subject.categories = categoriesOf(v)
       const loyalty = loyalties[index]
       if (loyalty) subject.loyalty = loyalty
-      const own = rulesOf(new Set(v.campaign_id ? [v.id, v.campaign_id] : [v.id]))
+      const own = rulesOf(v.campaign_id ? [v.id, v.campaign_id] : [v.id])
       const assignmentId = loyalty?.assignment?.id
       subject.validation_rules =
         assignmentId && rewardRules
-          ? [...own.rules, ...rulesOf(new Set([assignmentId]), rewardRules, rewardRuleById).rules]
+          ? [...own.rules, ...rulesOf([assignmentId], rewardRules, rewardRuleById).rules]
           : own.rules
       const holder = v.holder_id ? holderById.get(v.holder_id) : undefined
       if (v.holder_id) subject.holder_source_id = holder?.source_id ?? null
-      into.extras.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
+      into.extras?.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
       return subject
     }
     const tier = f.tier
@@ -441,13 +487,19 @@ async function loadSubjects(
     subject.tier = tier.value
     subject.campaign = campaignById.get(tier.value.campaign_id) ?? null
     subject.categories = categoriesOf(tier.value)
-    subject.validation_rules = rulesOf(new Set([tier.value.id])).rules
+    subject.validation_rules = rulesOf([tier.value.id]).rules
     return subject
   })
 }
 
+/** The same ids in the same order, each once. */
+function distinct(ids: string[]): string[] {
+  return ids.length <= 1 ? ids : [...new Set(ids)]
+}
+
 /** The ids of a redeemable's categories: those it embeds, then `category_id` (read as stored now: their hierarchy may have changed). */
 function categoryIdsOf(entity: { categories: readonly Category[]; category_id: string | null }): string[] {
+  if (entity.categories.length === 0) return entity.category_id ? [entity.category_id] : []
   const ids = new Set(entity.categories.map((c) => c.id))
   if (entity.category_id) ids.add(entity.category_id)
   return [...ids]

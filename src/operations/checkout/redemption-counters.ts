@@ -22,9 +22,15 @@ export async function loadCounters(
   now: Date,
   timeZone: string,
 ): Promise<Map<string, Counter>> {
-  const ids = new Set(scopes.flatMap((scope) => counterIds(scope, now, timeZone)))
-  const rows = ids.size === 0 ? [] : await store.counters.getMany([...ids])
-  return new Map(rows.map((r) => [r.value.id, r.value]))
+  // One scope's ids are distinct already; redeemables of one campaign share its rows.
+  const ids =
+    scopes.length === 1
+      ? counterIds(scopes[0] as CounterScope, now, timeZone)
+      : [...new Set(scopes.flatMap((scope) => counterIds(scope, now, timeZone)))]
+  const rows = ids.length === 0 ? [] : await store.counters.getMany(ids)
+  const out = new Map<string, Counter>()
+  for (const r of rows) out.set(r.value.id, r.value)
+  return out
 }
 
 /** What a subject's redemption counts for, or null when the request names nothing stored. */

@@ -94,6 +94,7 @@ export function redemptions(ctx: Context) {
       return withIdempotency(ctx, options, call, async (tx) => {
         const loaded = await loadRequest(ctx, request, tx.now, {
           sessionKey: request.session?.key,
+          redeems: true,
           // A payment earns points: the member's loyalty reads overlap the redemption's own.
           onCustomer:
             (request.order?.status ?? 'PAID') === 'PAID'

@@ -101,7 +101,7 @@ export class Tx {
   fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
     const tx = new Tx(ctx, { now: this.now })
     for (const w of writes) {
-      if (w.op === 'put') tx.puts.set(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
+      if (w.op === 'put') tx.placed(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
       tx.writes.push(w)
     }
     return tx
@@ -120,11 +120,19 @@ export class Tx {
   /** The ids this attempt drew: an insert of one that the store finds taken is the generator's fault. */
   readonly made = new Set<string>()
 
-  /** Where each entity put so far sits in `writes`, so a second update finds it without a scan. */
-  private readonly puts = new Map<string, number>()
+  /**
+   * Where each entity put so far sits in `writes`, so a second update finds it without a scan. Made
+   * on first use, like the other sets below: most attempts write little or nothing.
+   */
+  private puts: Map<string, number> | undefined
+
+  private placed(slot: string, at: number): void {
+    this.puts ??= new Map()
+    this.puts.set(slot, at)
+  }
 
   insert<C extends CollectionName>(collection: C, value: Entity<C>): Entity<C> {
-    this.puts.set(`${collection}/${(value as { id: string }).id}`, this.writes.length)
+    this.placed(`${collection}/${(value as { id: string }).id}`, this.writes.length)
     this.writes.push({ op: 'put', collection, value, expectedVersion: null } as Write)
     return value
   }
@@ -132,14 +140,14 @@ export class Tx {
   /** Writes the next version of an entity read as `stored`; the commit fails if it moved meanwhile. */
   update<C extends CollectionName>(collection: C, stored: Stored<Entity<C>>, next: Entity<C>): Entity<C> {
     const slot = `${collection}/${(next as { id: string }).id}`
-    const existing = this.puts.get(slot)
+    const existing = this.puts?.get(slot)
     if (existing !== undefined) {
       // A second update of the same entity in one operation replaces the first, keeping the version read.
       const first = this.writes[existing] as Extract<Write, { op: 'put' }>
       this.writes[existing] = { ...first, value: next } as Write
       return next
     }
-    this.puts.set(slot, this.writes.length)
+    this.placed(slot, this.writes.length)
     this.writes.push({ op: 'put', collection, value: next, expectedVersion: stored.version } as Write)
     return next
   }
@@ -175,11 +183,12 @@ export class Tx {
     return this.pending
   }
 
-  private readonly held = new Set<string>()
+  private held: Set<string> | undefined
 
   /** Holds an entity until this attempt ends: the engine's other attempts see it (`heldByOthers`). */
   hold(collection: CollectionName, id: string): void {
     const slot = `${collection}/${id}`
+    this.held ??= new Set()
     if (this.held.has(slot)) return
     this.held.add(slot)
     this.ctx.inFlight.add(slot)
@@ -188,13 +197,16 @@ export class Tx {
   /** Whether another attempt of this engine in flight holds the entity. */
   heldByOthers(collection: CollectionName, id: string): boolean {
     const slot = `${collection}/${id}`
-    return this.ctx.inFlight.count(slot) > (this.held.has(slot) ? 1 : 0)
+    return this.ctx.inFlight.count(slot) > (this.held?.has(slot) ? 1 : 0)
   }
 
   /** Ends this attempt's holds (`mutate`, once its commit is answered). */
   release(): void {
-    for (const slot of this.held) this.ctx.inFlight.remove(slot)
-    this.held.clear()
+    if (this.held) {
+      for (const slot of this.held) this.ctx.inFlight.remove(slot)
+      this.held.clear()
+    }
+    if (this.pending.length === 0) return
     for (const { field, by } of this.pending) this.ctx.inFlight.unpend(field, by)
     this.pending.length = 0
   }
@@ -252,16 +264,18 @@ export class Tx {
    */
   readonly finishers: ((tx: Tx, result: unknown) => void)[] = []
 
-  private readonly withdrawn = new Set<Write>()
+  private withdrawn: Set<Write> | undefined
 
   /** Takes back a write of this attempt (a later write of the same entity supersedes it). */
   withdraw(write: Write): void {
+    this.withdrawn ??= new Set()
     this.withdrawn.add(write)
   }
 
   /** The writes to commit. */
   changeset(): Write[] {
-    return this.withdrawn.size === 0 ? this.writes : this.writes.filter((w) => !this.withdrawn.has(w))
+    const withdrawn = this.withdrawn
+    return withdrawn === undefined || withdrawn.size === 0 ? this.writes : this.writes.filter((w) => !withdrawn.has(w))
   }
 
   /** Runs after a successful commit with what it returned: results take post-increment values from it. */

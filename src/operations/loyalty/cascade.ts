@@ -61,9 +61,14 @@ function cacheOf(tx: Tx): LoyaltyCache {
 /** Every loyalty program, read once per transaction. */
 export function loyaltyPrograms(tx: Tx): Promise<Stored<Campaign>[]> {
   const cache = cacheOf(tx)
-  cache.programs ??= tx.store.campaigns
-    .list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false })
-    .then((p) => p.data)
+  if (!cache.programs) {
+    cache.programs = tx.store.campaigns
+      .list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false })
+      .then((p) => p.data)
+    // Started early, awaited later or never (an operation that fails first): whoever awaits it still
+    // gets the rejection, and an unawaited one does not end the process.
+    cache.programs.catch(() => {})
+  }
   return cache.programs
 }
 

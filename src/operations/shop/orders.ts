@@ -89,6 +89,9 @@ async function save(
   const earns = input.status === 'PAID' && prev?.status !== 'PAID'
   if (earns) loyaltyPrograms(tx)
   const schema = tx.store.metadata_schemas.findBy('related_object', 'order')
+  // Awaited below, after the customer's read: when the database fails, that read throws first and
+  // this one's rejection (the same fault) must not go unhandled, which ends a Node process.
+  schema.catch(() => {})
   const customer: Stored<Customer> | undefined =
     (await resolveCustomer(tx, input.customer, { create: true })) ??
     (existing?.value.customer_id ? await tx.store.customers.get(existing.value.customer_id) : undefined)

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Customer } from '../../model/customer'
 import type { StackableRequest } from '../../schema/stackable'
 
@@ -14,5 +14,6 @@ export function trackingId(customer: Customer | undefined, request: StackableReq
 
 /** The `tracking_id` of a customer source id (also used by reward redemptions). */
 export function hashTrackingId(sourceId: string): string {
-  return `track_${createHash('sha256').update(sourceId).digest('base64url').slice(0, 24)}`
+  // One-shot `hash` (no Hash object): every validation and redemption with a customer computes it.
+  return `track_${hash('sha256', sourceId, 'base64url').slice(0, 24)}`
 }

@@ -118,7 +118,8 @@ export function vouchers(ctx: Context) {
           gift: given(input.gift, inherited.gift ?? null),
           loyalty_card: given(input.loyalty_card, inherited.loyalty_card ?? null),
         }
-        checkVoucherValue(type, value)
+        // A voucher without the gift or discount its type needs: the error guide's `invalid_voucher`.
+        checkVoucherValue(type, value, '', 'invalid_voucher')
         const validity = {
           start_date: given(input.start_date, inherited.start_date ?? null),
           expiration_date: given(input.expiration_date, inherited.expiration_date ?? null),

@@ -1,6 +1,6 @@
 import { EngineError } from '../../errors'
 import type { CalculatedOrder, CalculatedOrderItem, OrderInput, OrderItemInput } from '../../model/order'
-import { assertMoney, divRound } from '../../money'
+import { assertMoney, divRound, isMoney } from '../../money'
 import type { CatalogPrices, NormalizeOptions } from './discount-types'
 
 /** The hosted service refuses larger orders; so do we, before any work is done on them. */
@@ -19,8 +19,11 @@ export function normalizeOrder(input: OrderInput, options: NormalizeOptions = {}
   }
   const items: CalculatedOrderItem[] = new Array(inputs.length)
   let itemsAmount = 0
+  // A line's path is spelled only for an error: every request's every line passes here.
+  const line: Line = { items: `${path}.items`, index: 0 }
   for (let i = 0; i < inputs.length; i++) {
-    const item = normalizeItem(inputs[i] as OrderItemInput, `${path}.items[${i}]`, options.prices)
+    line.index = i
+    const item = normalizeItem(inputs[i] as OrderItemInput, line, options.prices)
     items[i] = item
     itemsAmount += item.amount
   }
@@ -51,18 +54,31 @@ export function normalizeOrder(input: OrderInput, options: NormalizeOptions = {}
   return order
 }
 
-function normalizeItem(input: OrderItemInput, path: string, prices: CatalogPrices | undefined): CalculatedOrderItem {
-  const quantity = parseQuantity(input.quantity, `${path}.quantity`)
+/** Where a line sits, for the path of an error in it (`order.items[3].price`). */
+interface Line {
+  items: string
+  index: number
+}
+
+const pathOf = (line: Line, field: string) => `${line.items}[${line.index}].${field}`
+
+/** `assertMoney`, with the path spelled only when the value is refused. */
+function lineMoney(value: unknown, line: Line, field: string): number {
+  return isMoney(value) ? value : assertMoney(value, pathOf(line, field))
+}
+
+function normalizeItem(input: OrderItemInput, line: Line, prices: CatalogPrices | undefined): CalculatedOrderItem {
+  const quantity = parseQuantity(input.quantity, line)
   let price: number | undefined
-  if (input.price != null) price = assertMoney(input.price, `${path}.price`)
-  else price = embeddedOrCataloguePrice(input, path, prices)
+  if (input.price != null) price = lineMoney(input.price, line, 'price')
+  else price = embeddedOrCataloguePrice(input, line, prices)
 
   let amount: number
-  if (input.amount != null) amount = assertMoney(input.amount, `${path}.amount`)
+  if (input.amount != null) amount = lineMoney(input.amount, line, 'amount')
   else if (price !== undefined) {
     amount = price * quantity
     if (!Number.isSafeInteger(amount))
-      throw EngineError.invalid(`${path}.amount`, 'price × quantity is beyond a safe integer')
+      throw EngineError.invalid(pathOf(line, 'amount'), 'price × quantity is beyond a safe integer')
   } else amount = 0 // neither price nor amount: the line is listed and adds nothing
 
   // Targeting sorts by unit price; a line sent with an amount only gets its mean unit price.
@@ -98,26 +114,26 @@ function normalizeItem(input: OrderItemInput, path: string, prices: CatalogPrice
 
 function embeddedOrCataloguePrice(
   input: OrderItemInput,
-  path: string,
+  line: Line,
   prices: CatalogPrices | undefined,
 ): number | undefined {
-  if (input.sku?.price != null) return assertMoney(input.sku.price, `${path}.sku.price`)
-  if (input.product?.price != null) return assertMoney(input.product.price, `${path}.product.price`)
+  if (input.sku?.price != null) return lineMoney(input.sku.price, line, 'sku.price')
+  if (input.product?.price != null) return lineMoney(input.product.price, line, 'product.price')
   const skuId = input.sku_id ?? input.sku?.id
   const productId = input.product_id ?? input.product?.id
   const skuPrice = skuId == null ? undefined : prices?.sku?.[skuId]
-  if (skuPrice != null) return assertMoney(skuPrice, `${path}.sku.price`)
+  if (skuPrice != null) return lineMoney(skuPrice, line, 'sku.price')
   const productPrice = productId == null ? undefined : prices?.product?.[productId]
-  if (productPrice != null) return assertMoney(productPrice, `${path}.product.price`)
+  if (productPrice != null) return lineMoney(productPrice, line, 'product.price')
   return undefined
 }
 
 /** Quantities arrive as numbers or numeric strings ("3"); absent means one unit. */
-function parseQuantity(value: number | string | null | undefined, path: string): number {
+function parseQuantity(value: number | string | null | undefined, line: Line): number {
   if (value == null) return 1
   const n = typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : value
   if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < 0) {
-    throw EngineError.invalid(path, `must be a non-negative integer, got ${JSON.stringify(value)}`)
+    throw EngineError.invalid(pathOf(line, 'quantity'), `must be a non-negative integer, got ${JSON.stringify(value)}`)
   }
   return n
 }

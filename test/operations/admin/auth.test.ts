@@ -121,7 +121,7 @@ describe('auth.issueToken', () => {
     })
     await expect(engine.auth.issueToken(creds, { grant_type: 'password', scope: 'api' })).rejects.toMatchObject({
       code: 400,
-      key: 'unsupported_grant_type',
+      key: 'invalid_grant_type',
       path: 'grant_type',
     })
     await expect(

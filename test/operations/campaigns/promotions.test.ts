@@ -479,7 +479,7 @@ describe('promotions.stacks', () => {
     ]
     for (const [query, path] of cases) {
       const error = await rejection(engine.raw.promotions.stacks.list(query))
-      expect(error, JSON.stringify(query)).toMatchObject({ code: 400, key: 'invalid_payload', path })
+      expect(error, JSON.stringify(query)).toMatchObject({ code: 400, key: 'invalid_query_params', path })
     }
     await expect(engine.promotions.stacks.listInCampaign('camp_none')).rejects.toMatchObject({ code: 404 })
   })

@@ -1,0 +1,535 @@
+import { type ChildProcess, execSync, spawn } from 'node:child_process'
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { Agent, request as httpRequest } from 'node:http'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { freePort, startEmbedded } from '../test/postgres/embedded'
+
+/*
+ * `npm run bench:open-loop`: the reference server (its built CLI, as `npm run serve` runs it) on an
+ * embedded PostgreSQL, a shop set up over HTTP, then OPEN-LOOP runs: requests are scheduled at a fixed
+ * rate (Poisson arrivals, seeded) whatever the server answers, and each latency is measured from the
+ * request's scheduled start, so a slow answer delays nothing it should not and no waiting is hidden
+ * (no coordinated omission). The mix: validations and redemptions of a public code by distinct
+ * customers, and paid orders (auto-join program with an earning rule) by distinct customers.
+ *
+ * For fsync off, then on (the same database, reloaded): the floor (what the database itself commits
+ * from one connection: a guarded single-row UPDATE, and one function call applying 19 JSONB inserts
+ * and a guarded update, as bench/postgres/near-floor.ts), then a rate sweep. Per rate: requests
+ * scheduled and answered per second, p50/p90/p99/max from the scheduled start, status counts, and the
+ * load generator's own lag (how late it sent). After each fsync setting: the database's time by
+ * statement during the sweep (pg_stat_statements, nested statements included, `pe_commit` beside the
+ * reads).
+ *
+ * Each rate also shows the CPU time per request of the server, the database's processes and the
+ * generator (from /proc), which stays meaningful on a shared machine where latencies do not. The sweep
+ * stops at the first rate the server could not keep up with.
+ *
+ * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
+ * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
+ * its own), BUILDS (`label=path/to/cli.js[@pool],…`: other server builds, each on a fresh database,
+ * in turn for each fsync setting; default this checkout's, built first), STORE=memory (the server on
+ * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
+ * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
+ * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
+ * generated per new customer). Figures in bench/RESULTS.md.
+ */
+
+const RATES = (process.env.RATES ?? '100,200,300,400').split(',').map(Number)
+const SECONDS = Number(process.env.SECONDS ?? 20)
+const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
+const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
+const PROFILE = process.env.PROFILE === '1'
+const APP = {
+  'X-App-Id': 'load-app',
+  'X-App-Token': 'load-secret-of-the-bench-24chars',
+  'Content-Type': 'application/json',
+}
+
+// One process, keep-alive sockets reused: the generator's own cost stays small beside the server's.
+let agent = new Agent({ keepAlive: true, maxSockets: 512 })
+const host = '127.0.0.1'
+let port = 0
+
+interface Answer {
+  status: number
+  body: string
+}
+
+function send(method: string, path: string, body?: unknown): Promise<Answer> {
+  const payload = body === undefined ? undefined : JSON.stringify(body)
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        host,
+        port,
+        method,
+        path,
+        agent,
+        headers: { ...APP, ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      },
+    )
+    req.on('error', reject)
+    req.end(payload)
+  })
+}
+
+async function must(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const a = await send(method, path, body)
+  if (a.status >= 300) throw new Error(`${method} ${path}: ${a.status} ${a.body.slice(0, 300)}`)
+  return a.body ? (JSON.parse(a.body) as Record<string, unknown>) : {}
+}
+
+async function shop(): Promise<void> {
+  await must('POST', '/v1/products', { name: 'Shoe', source_id: 'shoe', price: 5000 })
+  await must('POST', '/v1/vouchers', {
+    code: 'PUBLIC',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+  })
+  if (process.env.PROGRAM === 'none') return
+  const club = await must('POST', '/v1/loyalties', {
+    name: 'Club',
+    type: 'AUTO_UPDATE',
+    auto_join: true,
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
+  })
+  await must('POST', '/v1/async-actions/run-pending', {})
+  await must('POST', `/v1/loyalties/${club.id}/earning-rules`, [
+    { event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } },
+  ])
+}
+
+const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
+
+type Kind = 'validation' | 'redemption' | 'order'
+
+/** Every request of the run from a customer never seen before (a run's prefix plus its number). */
+function requestOf(kind: Kind, customer: string): [string, unknown] {
+  if (kind === 'validation')
+    return [
+      '/v1/validations',
+      { customer: { source_id: customer }, order, redeemables: [{ object: 'voucher', id: 'PUBLIC' }] },
+    ]
+  if (kind === 'redemption')
+    return [
+      '/v1/redemptions',
+      { customer: { source_id: customer }, order, redeemables: [{ object: 'voucher', id: 'PUBLIC' }] },
+    ]
+  return ['/v1/orders', { customer: { source_id: customer }, status: 'PAID', ...order }]
+}
+
+/** Seeded so runs compare: mulberry32. */
+function random(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
+  }
+}
+
+interface Sample {
+  kind: Kind
+  status: number
+  /** From the scheduled start to the last byte of the answer. */
+  ms: number
+  /** How late the generator sent it. */
+  lag: number
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (Linux); null elsewhere. */
+function cpuMs(pid: number | undefined): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+  } catch {
+    return null
+  }
+}
+
+async function openLoop(rate: number, seconds: number, prefix: string) {
+  const next = random(rate * 7919 + seconds)
+  const kinds: Kind[] = ['validation', 'redemption', 'order']
+  const total = MIX.reduce((s, w) => s + w, 0)
+  const pick = (): Kind => {
+    let r = next() * total
+    for (let k = 0; k < kinds.length; k++) {
+      r -= MIX[k] ?? 0
+      if (r < 0) return kinds[k] as Kind
+    }
+    return 'validation'
+  }
+  // Poisson arrivals: exponential gaps of mean 1/rate.
+  const schedule: { at: number; kind: Kind }[] = []
+  for (let t = 0; ; ) {
+    t += (-Math.log(1 - next()) / rate) * 1000
+    if (t >= seconds * 1000) break
+    schedule.push({ at: t, kind: pick() })
+  }
+  const samples: Sample[] = []
+  const failures = new Map<string, number>()
+  const pending: Promise<void>[] = []
+  const start = performance.now()
+  let i = 0
+  while (i < schedule.length) {
+    const now = performance.now() - start
+    while (i < schedule.length && (schedule[i] as { at: number }).at <= now) {
+      const { at, kind } = schedule[i] as { at: number; kind: Kind }
+      const [path, body] = requestOf(kind, `${prefix}-${i}`)
+      const lag = performance.now() - start - at
+      pending.push(
+        send('POST', path, body).then(
+          (a) => {
+            samples.push({ kind, status: a.status, ms: performance.now() - start - at, lag })
+          },
+          (error: NodeJS.ErrnoException) => {
+            samples.push({ kind, status: 0, ms: performance.now() - start - at, lag })
+            failures.set(error.code ?? error.message, (failures.get(error.code ?? error.message) ?? 0) + 1)
+          },
+        ),
+      )
+      i++
+    }
+    const wait = i < schedule.length ? (schedule[i] as { at: number }).at - (performance.now() - start) : 0
+    await new Promise((r) => (wait >= 1 ? setTimeout(r, Math.floor(wait)) : setImmediate(r)))
+  }
+  const sentIn = (performance.now() - start) / 1000
+  await Promise.all(pending)
+  const doneIn = (performance.now() - start) / 1000
+  return { rate, scheduled: schedule.length, sentIn, doneIn, samples, failures }
+}
+
+function summary(samples: Sample[]) {
+  const ms = samples.map((s) => s.ms).sort((a, b) => a - b)
+  const pct = (p: number) => ms[Math.min(ms.length - 1, Math.ceil((p / 100) * ms.length) - 1)] ?? 0
+  const statuses: Record<string, number> = {}
+  for (const s of samples) statuses[s.status] = (statuses[s.status] ?? 0) + 1
+  const lags = samples.map((s) => s.lag).sort((a, b) => a - b)
+  return {
+    n: samples.length,
+    p50: pct(50),
+    p90: pct(90),
+    p99: pct(99),
+    max: ms[ms.length - 1] ?? 0,
+    statuses,
+    lagP99: lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)] ?? 0,
+  }
+}
+
+const FLOOR_SQL = `
+CREATE SCHEMA IF NOT EXISTS floor;
+CREATE TABLE IF NOT EXISTS floor.counter (id integer PRIMARY KEY, n bigint NOT NULL, cap bigint NOT NULL);
+CREATE TABLE IF NOT EXISTS floor.rows (id text PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL);
+INSERT INTO floor.counter SELECT g, 0, 1000000000000 FROM generate_series(0, 7) g ON CONFLICT DO NOTHING;
+CREATE OR REPLACE FUNCTION floor.apply(p jsonb, which integer) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO floor.rows (id, value, version) SELECT x ->> 'id', x -> 'value', 1 FROM jsonb_array_elements(p) x;
+  UPDATE floor.counter SET n = n + 1 WHERE id = which AND n + 1 <= cap;
+  RETURN FOUND;
+END $$;`
+
+/** The database's own rate from one connection for `seconds`: the same statements as near-floor.ts. */
+async function floor(url: string, kind: 'update' | 'call', seconds: number): Promise<number> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  let n = 0
+  const end = performance.now() + seconds * 1000
+  try {
+    while (performance.now() < end) {
+      if (kind === 'update') {
+        await client.query({
+          name: 'fu',
+          text: 'UPDATE floor.counter SET n = n + 1 WHERE id = $1 AND n + 1 <= cap',
+          values: [0],
+        })
+      } else {
+        const rows = Array.from({ length: 19 }, (_, i) => ({
+          id: `${process.pid}-${Date.now()}-${n}-${i}`,
+          value: {
+            id: `x${i}`,
+            type: 'customer.redemption.succeeded',
+            customer_id: 'cust_1',
+            amount: 100 * i,
+            data: { code: 'PUBLIC', order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1 }] } },
+          },
+        }))
+        await client.query({ name: 'fc', text: 'SELECT floor.apply($1::jsonb, 0)', values: [JSON.stringify(rows)] })
+      }
+      n++
+    }
+  } finally {
+    await client.end()
+  }
+  return n / seconds
+}
+
+async function waitForServer(child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (child.exitCode !== null) throw new Error('the server exited')
+    try {
+      await send('GET', '/v1/campaigns')
+      return
+    } catch {
+      await new Promise((r) => setTimeout(r, 200))
+    }
+  }
+  throw new Error('the server did not start')
+}
+
+/** Self time of a V8 CPU profile by file (node_modules package or our source) and by function. */
+function summariseProfile(dir: string): void {
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'))
+  if (!file) {
+    console.log('(no CPU profile written)')
+    return
+  }
+  const profile = JSON.parse(readFileSync(join(dir, file), 'utf8')) as {
+    nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[]
+    samples: number[]
+    timeDeltas: number[]
+  }
+  const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]))
+  const self = new Map<number, number>()
+  profile.samples.forEach((id, k) => {
+    self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[k] ?? 0))
+  })
+  const byFile = new Map<string, number>()
+  const byFunction = new Map<string, number>()
+  let all = 0
+  for (const [id, us] of self) {
+    const frame = byId.get(id)
+    if (!frame) continue
+    all += us
+    const url = frame.url
+    const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1]
+    const where =
+      frame.functionName === '(idle)' ||
+      frame.functionName === '(program)' ||
+      frame.functionName === '(garbage collector)'
+        ? frame.functionName
+        : pkg
+          ? `node_modules/${pkg}`
+          : url.startsWith('node:')
+            ? `node:${url.slice(5).split('/')[0]}`
+            : url === ''
+              ? '(native)'
+              : url.replace(/^.*\/packages\/server\/dist\//, 'server bundle: ')
+    byFile.set(where, (byFile.get(where) ?? 0) + us)
+    const fn = `${frame.functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${frame.lineNumber + 1}`
+    byFunction.set(fn, (byFunction.get(fn) ?? 0) + us)
+  }
+  const busy = all - (byFile.get('(idle)') ?? 0)
+  console.log(
+    `\nServer CPU profile (${file}): ${(all / 1e6).toFixed(1)} s sampled, ${(busy / 1e6).toFixed(1)} s busy\n`,
+  )
+  console.log('| where (self time) | s | % of busy |')
+  console.log('| --- | ---: | ---: |')
+  for (const [k, us] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 16)) {
+    if (k === '(idle)') continue
+    console.log(`| ${k} | ${(us / 1e6).toFixed(2)} | ${((100 * us) / busy).toFixed(1)} |`)
+  }
+  console.log('\n| function (self time) | s | % of busy |')
+  console.log('| --- | ---: | ---: |')
+  for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
+    if (k.startsWith('(idle)')) continue
+    console.log(`| \`${k}\` | ${(us / 1e6).toFixed(2)} | ${((100 * us) / busy).toFixed(1)} |`)
+  }
+}
+
+interface Build {
+  label: string
+  cli: string
+  /** The server's PROMO_DB_POOL_SIZE; its own default when absent. */
+  pool?: string | undefined
+}
+
+/**
+ * `label=path/to/cli.js[@pool]` from BUILDS (a pool size after `@`); this checkout's server (built
+ * first) with POOL, else its default, when BUILDS is not set.
+ */
+function builds(): Build[] {
+  const given = process.env.BUILDS
+  if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js', pool: process.env.POOL }]
+  return given.split(',').map((pair) => {
+    const [label = '', spec = ''] = pair.split('=')
+    const [cli = '', pool] = spec.split('@')
+    return { label, cli, pool }
+  })
+}
+
+const uptime = () => execSync('uptime').toString().trim()
+
+/**
+ * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
+ * then the database's time by statement.
+ */
+async function session(fsync: string, build: Build, memory: boolean): Promise<void> {
+  const pgServer = await startEmbedded({
+    fsync,
+    track_functions: 'pl',
+    shared_preload_libraries: 'pg_stat_statements',
+    'pg_stat_statements.track': 'all',
+  })
+  port = await freePort()
+  const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
+  if (PROFILE) mkdirSync(profileDir, { recursive: true })
+  const server = spawn(
+    process.execPath,
+    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'],
+    {
+      env: {
+        ...process.env,
+        ...(memory ? {} : { DATABASE_URL: pgServer.url }),
+        PORT: String(port),
+        HOST: host,
+        PROMO_APP_ID: APP['X-App-Id'],
+        PROMO_APP_SECRET: APP['X-App-Token'],
+        PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
+        PROMO_METRICS_PORT: String(await freePort()),
+        ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
+      },
+      // The server logs a line per request as in production; what it writes is thrown away here.
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  )
+  const admin = new pg.Client({ connectionString: pgServer.url })
+  /** CPU of the database's processes (those pg_stat_activity lists), per pid. */
+  const databaseCpu = async (): Promise<Map<number, number>> => {
+    const rows = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows
+    return new Map(rows.map((r) => [r.pid, cpuMs(r.pid) ?? 0]))
+  }
+  try {
+    await waitForServer(server)
+    await admin.connect()
+    await admin.query(FLOOR_SQL)
+    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    await shop()
+    // Warm-up (not counted): JIT, the pool's connections, prepared statements.
+    await openLoop(50, 3, 'warm')
+    const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
+    console.log(
+      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}) (load before: ${uptime()})\n`,
+    )
+    if (!memory) {
+      const update = await floor(pgServer.url, 'update', 3)
+      const call = await floor(pgServer.url, 'call', 3)
+      console.log(
+        `floor from 1 connection: guarded single-row UPDATE ${update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${call.toFixed(0)}/s\n`,
+      )
+      await admin.query('SELECT pg_stat_statements_reset()')
+    }
+    console.log(
+      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server / database / generator | generator lag p99 ms |',
+    )
+    console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
+    const started = performance.now()
+    const saturated: string[] = []
+    for (const rate of RATES) {
+      const serverBefore = cpuMs(server.pid)
+      const dbBefore = await databaseCpu()
+      const ownBefore = process.cpuUsage()
+      const r = await openLoop(rate, SECONDS, `r${rate}`)
+      const own = process.cpuUsage(ownBefore)
+      const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
+      let dbCpu = 0
+      for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
+      const all = summary(r.samples)
+      const of = (k: Kind) => summary(r.samples.filter((s) => s.kind === k))
+      const f = (x: number) => x.toFixed(1)
+      const per = (ms: number) => (ms / r.scheduled).toFixed(2)
+      console.log(
+        `| ${rate} | ${r.scheduled} | ${(r.scheduled / r.doneIn).toFixed(0)} | ${f(all.p50)} | ${f(all.p90)} | ${f(all.p99)} | ${f(all.max)} | ${Object.entries(
+          all.statuses,
+        )
+          .map(([k, v]) => `${k} × ${v}`)
+          .join(
+            ', ',
+          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
+      )
+      if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
+      // Past saturation every higher rate only queues longer: the sweep stops at the first rate the
+      // server could not answer at (what it answered fell 10 % behind what was scheduled).
+      if (r.scheduled / r.doneIn < 0.9 * rate) {
+        saturated.push(`saturated at ${rate}/s: higher rates not run`)
+        break
+      }
+      await new Promise((res) => setTimeout(res, 1000))
+    }
+    if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
+    if (!memory) {
+      const wall = performance.now() - started
+      const top = await admin.query(
+        `SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, toplevel,
+                left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+         FROM pg_stat_statements WHERE query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'
+         ORDER BY total_exec_time DESC LIMIT 12`,
+      )
+      const level = await admin.query(
+        `SELECT sum(calls) AS calls, round(sum(total_exec_time)::numeric) AS total_ms
+         FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'`,
+      )
+      console.log(
+        `\nThe database's time during the sweep (${(wall / 1000).toFixed(0)} s of wall time; top-level statements: ${level.rows[0]?.calls} calls, ${level.rows[0]?.total_ms} ms):\n`,
+      )
+      console.log('| calls | total ms | mean ms | top level | statement |')
+      console.log('| ---: | ---: | ---: | --- | --- |')
+      for (const r of top.rows)
+        console.log(
+          `| ${r.calls} | ${r.total_ms} | ${r.mean_ms} | ${r.toplevel ? 'yes' : 'nested'} | \`${String(r.query).replace(/\|/g, '\\|')}\` |`,
+        )
+      // Round trips: the statements the server sent itself, by calls.
+      const trips = await admin.query(
+        `SELECT calls, round(mean_exec_time::numeric, 3) AS mean_ms, left(regexp_replace(query, '\\s+', ' ', 'g'), 100) AS query
+         FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'
+           AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'SHOW%'
+         ORDER BY calls DESC LIMIT 10`,
+      )
+      console.log('\nThe statements the server sent, by calls:\n')
+      console.log('| calls | mean ms | statement |')
+      console.log('| ---: | ---: | --- |')
+      for (const r of trips.rows)
+        console.log(`| ${r.calls} | ${r.mean_ms} | \`${String(r.query).replace(/\|/g, '\\|')}\` |`)
+      // The rows every request of the mix increments: their locks last until each commit ends.
+      const hot = await admin.query(`SELECT id, version FROM "promo_engine".counters ORDER BY version DESC LIMIT 6`)
+      console.log(`\nMost incremented counter rows: ${hot.rows.map((r) => `${r.id} (${r.version})`).join(', ')}`)
+    }
+    console.log(`\n(load after: ${uptime()})`)
+  } finally {
+    await admin.end().catch(() => {})
+    agent.destroy()
+    agent = new Agent({ keepAlive: true, maxSockets: 512 })
+    await new Promise<void>((resolve) => {
+      if (server.exitCode !== null) return resolve()
+      server.once('exit', () => resolve())
+      server.kill('SIGTERM')
+    })
+    await pgServer.stop()
+  }
+  if (PROFILE) {
+    summariseProfile(profileDir)
+    if (process.env.KEEP_PROFILE === '1') console.log(`\n(profile kept in ${profileDir})`)
+    else rmSync(profileDir, { recursive: true, force: true })
+  }
+}
+
+async function main(): Promise<void> {
+  const memory = process.env.STORE === 'memory'
+  if (!process.env.BUILDS) execSync('npm run --silent build:server', { stdio: 'inherit' })
+  console.log(
+    `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.PROGRAM === 'none' ? '; no loyalty program' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
+  )
+  // Each fsync setting with every build in turn, each on a fresh database: the builds see the same load.
+  for (const fsync of memory ? ['off'] : FSYNC) for (const build of builds()) await session(fsync, build, memory)
+}
+
+await main()
