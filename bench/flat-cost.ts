@@ -4,7 +4,8 @@
  * and the tier under test, one member with 5,000 spent points buckets and 10,000 activities, budget
  * rules assigned so that counters are read), and live rows that grow with the store: n/2 live session
  * locks on the code under test and n/20 live points buckets of the member (50,000 and 5,000 at
- * 100,000 rows). Rows are written by direct store commits (on PostgreSQL by a
+ * 100,000 rows): a member's paid order earns without reading them, a reward redemption and a
+ * redemption paying with points read only the buckets they spend. Rows are written by direct store commits (on PostgreSQL by a
  * bulk load into the same tables, bench/postgres/fill.ts: 615,000 rows through the commit function
  * take too long to wait for).
  *
@@ -26,6 +27,8 @@ const POSTGRES = process.argv.includes('--postgres')
 const sizes = process.argv.slice(2).map(Number).filter(Boolean)
 const SIZES = sizes.length > 0 ? sizes : [1_000, 10_000, 100_000]
 const RUNS = 30
+/** Points per live bucket of the member: enough that the runs never empty the 50 of the smallest store. */
+const BUCKET_POINTS = 100
 
 /** Writes the filler: by store commits, or on PostgreSQL by a bulk load into the same tables (bench/postgres/fill.ts). */
 async function commitAll(store: Store, writes: Write[]): Promise<void> {
@@ -261,8 +264,8 @@ async function scenario(n: number) {
         voucher_id: card.id,
         campaign_id: club.id,
         customer_id: member,
-        points: 1,
-        remaining: 1,
+        points: BUCKET_POINTS,
+        remaining: BUCKET_POINTS,
         expired: 0,
         status: 'ACTIVE',
         source: { type: 'manual' },
@@ -280,7 +283,7 @@ async function scenario(n: number) {
         op: 'increment',
         collection: 'vouchers',
         id: card.id,
-        by: { 'loyalty_card.points': liveBuckets, 'loyalty_card.balance': liveBuckets },
+        by: { 'loyalty_card.points': liveBuckets * BUCKET_POINTS, 'loyalty_card.balance': liveBuckets * BUCKET_POINTS },
       },
     ],
   })
@@ -323,6 +326,12 @@ async function scenario(n: number) {
       engine.raw.redemptions.redeemStackable({ customer: { source_id: 'member' }, order, redeemables }),
     "member's paid order": () =>
       engine.orders.create({ customer: { source_id: 'member' }, status: 'PAID', amount: 10_000 }),
+    "member's redemption paying 50 points (with earning)": () =>
+      engine.raw.redemptions.redeemStackable({
+        customer: { source_id: 'member' },
+        order: { amount: 10_000 },
+        redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 50 } }],
+      }),
     'reward redemption': () =>
       engine.loyalties.redeemReward(club.id, card.id, { reward: { id: coin.id, points: 1 }, order: { amount: 1000 } }),
     publication: () =>

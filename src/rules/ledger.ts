@@ -91,6 +91,14 @@ export type SpendResult =
   | { ok: true; buckets: PointsBucket[]; taken: TakenPoints[] }
   | { ok: false; reason: 'insufficient_points'; requested: number; available: number; shortfall: number }
 
+/**
+ * The last day (`YYYY-MM-DD` in the time zone) on which points expiring at the instant `expiresAt` are
+ * usable: a card's `next_expiration_date` for them. The expiry instant is the start of the next day.
+ */
+export function expiryDay(expiresAt: string, timeZone: string): string {
+  return formatLocalDate(localDate(new Date(Date.parse(expiresAt) - 1), timeZone))
+}
+
 function expiresAtMs(bucket: PointsBucket): number {
   return bucket.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(bucket.expires_at)
 }

@@ -10,7 +10,7 @@ import type {
 import type { ValidationRule } from '../model/validation-rule'
 import { type EvaluationContext, evaluateValidationRule, redeemableLabel } from './conditions'
 import { calculateEarnedPoints, type EarningInput, selectEarningRules, tierEarningMapping } from './earned-points'
-import { availablePoints, credit, spend } from './ledger'
+import { availablePoints, credit } from './ledger'
 import { effectiveExpirationRules, pendingActivationDate, pointsExpiryDate } from './points-expiry'
 import { autoRedemptions, rewardCost, tierRewardMapping } from './reward-costs'
 import { effectiveTierId, type MemberTierStanding, qualifyingPoints, type TierEvent, transitionTier } from './tiers'
@@ -63,6 +63,12 @@ export interface CascadeCard {
   voucher_id: string
   /** `loyalty_card.balance`: what a BALANCE tier compares. */
   balance: number
+  /**
+   * The points spendable now, what auto-redeem pays with: the balance less points past their expiry
+   * not swept yet. Without it, the spendable points of `buckets` (which must then be the whole ledger).
+   */
+  spendable?: number
+  /** The ledger the cascade reads: buckets credited in the tier period, for POINTS_IN_PERIOD tiers. */
   buckets: readonly PointsBucket[]
   standing: MemberTierStanding | null
   /** The card's holder; without one nothing is auto-redeemed and no tier is held. */
@@ -191,6 +197,8 @@ function ruleApplies(
 /** The state of one cascade over one card: a copy of the ledger that the steps change as they go. */
 class Member {
   balance: number
+  /** What auto-redeem can still pay with. */
+  spendable: number
   buckets: PointsBucket[]
   standing: MemberTierStanding | null
   readonly customer: CascadeCustomer | null
@@ -202,6 +210,7 @@ class Member {
     private readonly steps: CascadeStep[],
   ) {
     this.balance = card.balance
+    this.spendable = card.spendable ?? availablePoints(card.buckets, input.now)
     this.buckets = [...card.buckets]
     this.standing = card.standing
     this.customer = card.customer
@@ -243,6 +252,7 @@ class Member {
     const expires_at = pointsExpiryDate(now, rules, timeZone)
     this.steps.push({ type: 'credit', rule, event, points, pending: null, expires_at })
     this.balance += points
+    this.spendable += points
     this.buckets = credit(this.buckets, {
       id: `~${this.steps.length}`,
       points,
@@ -274,7 +284,7 @@ class Member {
     const cost = rewardCost(offer.reward, offer.assignment, tierRewardMapping(tier, offer.reward.id))
     if (!cost.ok) return
     const times = autoRedemptions({
-      balance: availablePoints(this.buckets, now),
+      balance: this.spendable,
       cost: cost.points,
       redeemedInTransaction: run.redeemed,
       runOpen: run.redeemed > 0,
@@ -297,12 +307,9 @@ class Member {
     }
     const subject = { subject: redeemableLabel('LOYALTY_CARD') }
     if (offer.rules.some((rule) => !evaluateValidationRule(rule, context, subject).passed)) return
-    for (let i = 0; i < times; i++) {
-      const spent = spend(this.buckets, cost.points, { now })
-      if (!spent.ok) break
-      this.buckets = spent.buckets
-      this.balance -= cost.points
-    }
+    // Spending does not change what was credited in the period (the buckets), only the balance.
+    this.balance -= cost.points * times
+    this.spendable -= cost.points * times
     if (this.stock !== null) this.stock -= times
     run.redeemed += times
     this.steps.push({ type: 'auto_redeem', times, points: cost.points, tier_id: tier?.id ?? null })

@@ -46,6 +46,25 @@ export function qualifyTier<T extends TierRange>(tiers: readonly T[], points: nu
   return best
 }
 
+/**
+ * The points around `points` over which `qualifyTier` gives the same tier: from the nearest range
+ * edge at or below them to just before the nearest one above (`max` undefined: no edge above). A
+ * commit that guards the points it leaves within them keeps a tier decided on them right.
+ */
+export function sameTierBounds(tiers: readonly TierRange[], points: number): { min?: number; max?: number } {
+  let min: number | undefined
+  let max: number | undefined
+  for (const tier of tiers) {
+    const to = tier.points.to
+    for (const edge of [tier.points.from, to === null || to === undefined ? undefined : to + 1]) {
+      if (edge === undefined) continue
+      if (edge <= points) min = min === undefined ? edge : Math.max(min, edge)
+      else max = max === undefined ? edge - 1 : Math.min(max, edge - 1)
+    }
+  }
+  return { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) }
+}
+
 /** What tier qualification reads of a ledger bucket. */
 export type QualifyingBucket = Pick<PointsBucket, 'points' | 'created_at' | 'source'> & {
   status?: PointsBucket['status']

@@ -119,6 +119,12 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('voucher_id')], sort: CREATED },
     // A card's live buckets: what a spend, an expiry or an activation can move.
     { on: [text('voucher_id'), text('status')], sort: CREATED },
+    // A card's spending order (docs/storage.md#loyalty-cards-and-their-buckets): the spendable buckets
+    // soonest-expiring first, read a page at a time until a spend is covered; also those already past
+    // their expiry and not swept yet.
+    { on: [text('voucher_id'), text('status')], sort: time('expires_at') },
+    // Then the never-expiring ones, oldest first.
+    { on: [text('voucher_id'), text('status'), time('expires_at')], sort: CREATED },
   ],
   // A campaign's card transactions by date (its transactions export), and a card's (its balance history).
   card_transactions: [

@@ -15,6 +15,8 @@ import type { Store } from '../../src/storage/ports'
 export interface HotShop {
   club: string
   mug: string
+  /** A reward of 10 points without stock: what a member's own spends race for. */
+  sticker: string
   coupons: string
   quantityCode: string
   giftCode: string
@@ -50,6 +52,12 @@ export async function hotShop(engine: Engine): Promise<HotShop> {
     stock: STOCK,
   })
   await engine.rewards.createAssignment(mug.id, { campaign: club.id, parameters: { loyalty: { points: 10 } } })
+  const sticker = await engine.rewards.create({
+    name: 'Sticker',
+    type: 'MATERIAL',
+    parameters: { product: { id: product.id } },
+  })
+  await engine.rewards.createAssignment(sticker.id, { campaign: club.id, parameters: { loyalty: { points: 10 } } })
   const coupons = await engine.campaigns.create({
     name: 'On demand',
     campaign_type: 'DISCOUNT_COUPONS',
@@ -99,6 +107,7 @@ export async function hotShop(engine: Engine): Promise<HotShop> {
   return {
     club: club.id,
     mug: mug.id,
+    sticker: sticker.id,
     coupons: coupons.id,
     quantityCode: 'Q100',
     giftCode: 'GIFT',
@@ -140,6 +149,8 @@ export interface Family {
   request(engine: Engine, shop: HotShop, customer: string): Promise<unknown>
   /** What `n` requests give: outcome → count. */
   expected(n: number): Record<Outcome, number>
+  /** Commits per request allowed (default 1.2). */
+  commitsPerRequest?: number
   /** What the store must show after `n` requests. */
   check?(engine: Engine, shop: HotShop, n: number): Promise<void>
   /** How many operations one customer's request makes (1 unless said): the commit bound counts them. */
@@ -279,6 +290,72 @@ export const FAMILIES: readonly Family[] = [
   },
 ]
 
+/** The one member whose own card the last two families hammer. */
+export const MEMBER = 'member'
+
+/** How many times `before` ran for a shop: the member families prepare on some calls only. */
+const calls = new WeakMap<HotShop, number>()
+function call(shop: HotShop): number {
+  const n = calls.get(shop) ?? 0
+  calls.set(shop, n + 1)
+  return n
+}
+
+async function memberCard(e: Engine, s: HotShop) {
+  const customer = await e.customers.get(MEMBER)
+  const cards = await engineContext(e).store.vouchers.list({ where: { campaign_id: s.club, holder_id: customer.id } })
+  assert.equal(cards.data.length, 1, 'one card')
+  return cards.data[0]?.value as NonNullable<(typeof cards.data)[number]>['value']
+}
+
+/** The member's card holds what its buckets hold, and never less than nothing. */
+async function cardMatchesBuckets(e: Engine, s: HotShop, balance: number, points: number) {
+  const card = await memberCard(e, s)
+  const buckets = await engineContext(e).store.points_buckets.list({ where: { voucher_id: card.id } })
+  assert.equal(card.loyalty_card?.balance, balance)
+  assert.equal(card.loyalty_card?.points, points)
+  assert.equal(
+    buckets.data.reduce((n, b) => n + b.value.remaining, 0),
+    balance,
+  )
+  assert.equal(
+    buckets.data.reduce((n, b) => n + b.value.points, 0),
+    points,
+  )
+}
+
+/**
+ * One customer's own loyalty card (docs/storage.md#loyalty-cards-and-their-buckets): the card's
+ * summary moves by increments, so a member's concurrent paid orders all earn, and concurrent spends
+ * all land while the points last. Every request is the same member's.
+ */
+export const MEMBER_FAMILIES: readonly Family[] = [
+  {
+    name: "one member's paid orders earning on their own card",
+    async before(e, s) {
+      if (call(s) === 0) await e.loyalties.createMember(s.club, { customer: { source_id: MEMBER } })
+    },
+    request: (e) => e.orders.create({ customer: { source_id: MEMBER }, status: 'PAID', amount: 10_000 }),
+    expected: (n) => ({ ok: n }),
+    check: (e, s, n) => cardMatchesBuckets(e, s, 10 * n, 10 * n),
+  },
+  {
+    name: "one member's reward redemptions spending their own card's points, enough for half of them",
+    // Every other call earns 10 points (a paid order, one at a time): points for ⌈n/2⌉ rewards, in as many buckets.
+    async before(e, s) {
+      if (call(s) % 2 === 0) await e.orders.create({ customer: { source_id: MEMBER }, status: 'PAID', amount: 10_000 })
+    },
+    async request(e, s) {
+      return e.loyalties.redeemReward(s.club, (await memberCard(e, s)).id, { reward: { id: s.sticker } })
+    },
+    expected: (n) => exactly(n, Math.ceil(n / 2), 'loyalty_card_points_exceeded'),
+    // Spends of one process take from different buckets (`InFlight`); spends of several processes
+    // pick the same soonest bucket, one commits and the others decide again on what is left.
+    commitsPerRequest: 2,
+    check: (e, s, n) => cardMatchesBuckets(e, s, 0, 10 * Math.ceil(n / 2)),
+  },
+]
+
 /** Every entity the change feed's last change names is stored as that change says, and nothing else changed. */
 export async function feedMatchesStore(store: Store): Promise<number> {
   const last = new Map<string, { op: string; version: number; value: unknown }>()
@@ -325,3 +402,6 @@ export function tally(outcomes: readonly Outcome[]): Record<Outcome, number> {
   for (const o of outcomes) out[o] = (out[o] ?? 0) + 1
   return out
 }
+
+/** Every family the hot-rows suites race: distinct customers on shared rows, then one member's own card. */
+export const ALL_FAMILIES: readonly Family[] = [...FAMILIES, ...MEMBER_FAMILIES]

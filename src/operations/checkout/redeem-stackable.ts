@@ -1,4 +1,3 @@
-import { EngineError } from '../../errors'
 import { ID_PREFIX } from '../../ids'
 import type { SimpleCustomer } from '../../model/common'
 import type { Customer } from '../../model/customer'
@@ -13,8 +12,8 @@ import type { RedeemableResult, RedeemableSubject, SubjectOutcome } from '../../
 import { referrerOf } from '../../rules/referral-codes'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Guard, Stored } from '../../storage/ports'
-import type { Tx } from '../kernel/unit-of-work'
-import { loadCard, spendCardGuarded, updateCardVoucher } from '../loyalty/points-ledger'
+import { StaleRead, type Tx } from '../kernel/unit-of-work'
+import { countCardUse, loadCard, spendCard } from '../loyalty/points-ledger'
 import { simpleCustomer } from '../shop/customer-records'
 import { insertOrder, updateOrder, versionAfterWrite } from '../shop/order-records'
 import { countRedemptionInSummary } from '../shop/summary-counters'
@@ -262,13 +261,13 @@ export class RedemptionWriter {
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
-      if (points === 0) return { voucher: updateCardVoucher(this.tx, card, (v) => ({ ...v, redemption: uses(v) })) }
+      if (points === 0) return { voucher: countCardUse(this.tx, card, 1) }
       // Guarded increments of the buckets and the balance (with the card's use): concurrent spends on one
       // card all land while the points last.
-      const spent = spendCardGuarded(this.tx, card, points)
+      const spent = await spendCard(this.tx, card, points, { use: true })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
-        throw EngineError.conflict('concurrent_modification', `Loyalty card ${v0.code} changed during the redemption`)
+        throw new StaleRead(`vouchers/${v0.id} (points spent during the redemption)`)
       }
       return { voucher: card.voucher, taken: spent.taken }
     }

@@ -96,7 +96,10 @@ export function redemptions(ctx: Context) {
           sessionKey: request.session?.key,
           redeems: true,
           // A payment earns points: the member's loyalty reads overlap the redemption's own.
-          onCustomer: (request.order?.status ?? 'PAID') === 'PAID' ? (id) => prefetchMember(tx, id) : undefined,
+          onCustomer:
+            (request.order?.status ?? 'PAID') === 'PAID'
+              ? (id) => prefetchMember(tx, id, { spendFrom: pointsFrom(request) })
+              : undefined,
         })
         const decision = decideRedeemables(loaded.input)
         const customer =
@@ -264,4 +267,9 @@ async function recordingRefusals<T>(
     }
     throw error
   }
+}
+
+/** The codes a request pays points from (a card with a reward): their spending order is read early. */
+function pointsFrom(request: { redeemables: readonly { object: string; id?: string; reward?: unknown }[] }): string[] {
+  return request.redeemables.flatMap((r) => (r.object === 'voucher' && r.reward && r.id ? [r.id] : []))
 }

@@ -11,7 +11,7 @@ import type { RollbackRequest } from '../../schema/stackable'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { emitPointsExpired } from '../loyalty/points-events'
-import { type CardState, loadBuckets, loadCard, refundCard, updateCardVoucher } from '../loyalty/points-ledger'
+import { type CardState, countCardUse, loadCard, refundCard } from '../loyalty/points-ledger'
 import { undoneReward } from '../loyalty/reward-records'
 import { ordersByVersion, updateOrder, versionAfterWrite, withOrder, withOrders } from '../shop/order-records'
 import { countRollbackInSummary } from '../shop/summary-counters'
@@ -371,20 +371,10 @@ export async function giveBack(
     const stored = await tx.store.vouchers.get(child.related_object_id)
     if (!stored) return
     const v0 = stored.value
-    const oneUseBack = (v: Voucher): Voucher['redemption'] => ({
-      ...v.redemption,
-      redeemed_quantity: Math.max(0, v.redemption.redeemed_quantity - 1),
-    })
     if (v0.type === 'LOYALTY_CARD') {
       const card = await loadCard(tx, stored)
-      if (child.points_taken?.length)
-        await loadBuckets(
-          tx,
-          card,
-          child.points_taken.map((t) => t.bucketId),
-        )
-      const refunded = child.points_taken?.length ? refundCard(tx, card, child.points_taken) : null
-      updateCardVoucher(tx, card, (v) => ({ ...v, redemption: oneUseBack(v) }))
+      const refunded = child.points_taken?.length ? await refundCard(tx, card, child.points_taken) : null
+      countCardUse(tx, card, -1)
       const campaign = v0.campaign_id ? await tx.store.campaigns.get(v0.campaign_id) : undefined
       // Points returned to buckets whose time has passed lapse at once, and say so.
       if (refunded && refunded.expired > 0) emitPointsExpired(tx, card, refunded.expired, campaign?.value)

@@ -349,6 +349,12 @@ export class Tx {
   }
 }
 
+/**
+ * Thrown by an attempt whose reads disagree because a concurrent commit landed between them: `mutate`
+ * decides again on fresh reads (counted with failed guards), or answers 409 past their limit.
+ */
+export class StaleRead extends Error {}
+
 /** How many times an operation decides again after failed guards before it gives up (docs/storage.md#counters). */
 const MAX_REDECISIONS = 25
 
@@ -369,7 +375,17 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
     let result: T
     let alternatives: PreparedAlternative[] = []
     try {
-      result = await attempt(tx)
+      try {
+        result = await attempt(tx)
+      } catch (error) {
+        // What the attempt read moved under it (a card's buckets spent by a concurrent request after
+        // its balance was read): decide again on fresh reads, like after a failed guard.
+        if (error instanceof StaleRead && !ctx.store.hostTransaction && ++guards <= MAX_REDECISIONS) {
+          lastConflict = error.message
+          continue
+        }
+        throw error
+      }
       const writes = tx.changeset()
       if (writes.length === 0) return result
       alternatives = tx.alternatives?.() ?? []

@@ -189,11 +189,16 @@ export function autoRedeemRun(tx: Tx, customerId: string): Promise<OpenRun> {
 export const AUTO_REDEEM_RUN_PREFIX = 'autor_'
 
 /**
- * Starts the reads an earning trigger for the customer will need (programs, cards, ledgers,
- * standings, the day's auto-redemptions), without waiting: the operation reads its own data
- * meanwhile, and the cascade later finds them loaded.
+ * Starts the reads an earning trigger for the customer will need (programs, cards, standings, the
+ * day's auto-redemptions), without waiting: the operation reads its own data meanwhile, and the
+ * cascade later finds them loaded. The cards named in `spendFrom` (codes the request pays with)
+ * also start reading their spending order.
  */
-export function prefetchMember(tx: Tx, customerId: string | null | undefined): void {
+export function prefetchMember(
+  tx: Tx,
+  customerId: string | null | undefined,
+  options: { spendFrom?: readonly string[] } = {},
+): void {
   const work = loyaltyPrograms(tx).then(async (programs) => {
     const campaigns = programs.map((p) => p.value)
     await Promise.all([
@@ -202,7 +207,8 @@ export function prefetchMember(tx: Tx, customerId: string | null | undefined): v
         ? Promise.all(
             campaigns.map(async (c) => {
               const held = await findMemberCard(tx, c.id, customerId)
-              if (held) await Promise.all([loadCard(tx, held), memberStanding(tx, held.value.id)])
+              const spending = options.spendFrom?.includes(held?.value.code ?? '') ?? false
+              if (held) await Promise.all([loadCard(tx, held, { spending }), memberStanding(tx, held.value.id)])
             }),
           )
         : undefined,
@@ -218,9 +224,9 @@ export function prefetchMember(tx: Tx, customerId: string | null | undefined): v
 }
 
 /**
- * The member as the cascade reads them. A program whose tiers count the points collected in a
- * period also reads the card's buckets created in it, spent or expired ones included (the ledger
- * holds only live ones).
+ * The member as the cascade reads them: the card's stored balance and what of it is spendable, no
+ * ledger (docs/storage.md#loyalty-cards-and-their-buckets). A program whose tiers count the points
+ * collected in a period also reads the card's buckets created in it, spent or expired ones included.
  */
 export async function cascadeCard(
   tx: Tx,
@@ -238,6 +244,7 @@ export async function cascadeCard(
   return {
     voucher_id: card.voucher.id,
     balance: card.voucher.loyalty_card?.balance ?? 0,
+    spendable: card.spendable,
     buckets: [...card.buckets, ...period.filter((b) => !live.has(b.id))],
     standing,
     customer: holder === null ? null : cascadeCustomer(holder),

@@ -6,6 +6,7 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Voucher } from '../../model/voucher'
 import type { CascadeResult, CascadeTrigger } from '../../rules/loyalty-cascade'
 import { pointsExpiryDate } from '../../rules/points-expiry'
+import { sameTierBounds } from '../../rules/tiers'
 import { checkValidity } from '../../rules/time-validity'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
@@ -22,7 +23,15 @@ import {
   emitPointsAdded,
   orderRef,
 } from './points-events'
-import { type CardState, creditCard, creditPendingCard, loadCard, spendablePoints, spendCard } from './points-ledger'
+import {
+  type CardState,
+  creditCard,
+  creditPendingCard,
+  guardCardBalance,
+  loadCard,
+  spendablePoints,
+  spendCard,
+} from './points-ledger'
 import { recordRewardRedemption } from './reward-records'
 
 /**
@@ -211,6 +220,10 @@ async function applyCascade(
       }
     }
   }
+  // A BALANCE tier decided on the balance as read holds only while the balance stays in its range:
+  // a member's concurrent requests moving it past an edge make this one decide again.
+  if (program.tiers.length > 0 && (campaign.loyalty_tiers_expiration?.qualification_type ?? 'BALANCE') === 'BALANCE')
+    guardCardBalance(tx, card, sameTierBounds(program.tiers, result.balance))
 }
 
 /**
@@ -299,7 +312,7 @@ export async function takeBackCredit(tx: Tx, issued: Stored<Voucher>, amount: nu
     const card = await loadCard(tx, issued)
     const back = Math.min(amount, spendablePoints(tx, card))
     if (back > 0) {
-      spendCard(tx, card, back, 'subtracted')
+      await spendCard(tx, card, back, { kind: 'subtracted' })
       recordCardTransaction(tx, v, 'POINTS_REMOVAL', -back)
     }
     const campaign = v.campaign_id ? await tx.store.campaigns.get(v.campaign_id) : undefined

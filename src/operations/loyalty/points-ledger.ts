@@ -3,38 +3,44 @@ import type { PointsBucket, PointsExpirationRules } from '../../model/loyalty'
 import type { Voucher } from '../../model/voucher'
 import {
   activate,
-  availablePoints,
-  type CardBalance,
-  cardBalance,
   credit,
   creditPending,
   expire,
+  expiryDay,
   refund,
   type SpendResult,
   spend,
   type TakenPoints,
 } from '../../rules/ledger'
-import type { Page, Stored, Write } from '../../storage/ports'
+import type { Guard, Page, Stored, Write } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
 
 /**
- * The one place that moves points on a loyalty card. It persists the pure ledger (`src/rules/ledger`)
- * as `points_buckets` and keeps the card's summary consistent with it in the same commit:
- * `voucher.loyalty_card` {points, balance, expired_points, subtracted_points, next_expiration_date,
- * next_expiration_points} and `voucher.redemption.redeemed_points`, so
- * `balance = points − expired − subtracted − redeemed` always holds.
+ * The one place that moves points on a loyalty card (docs/storage.md#loyalty-cards-and-their-buckets).
+ * It persists the pure ledger (`src/rules/ledger`) as `points_buckets` and keeps the card's summary
+ * stored on the card: `voucher.loyalty_card` {points, balance, expired_points, subtracted_points,
+ * pending_points, next_expiration_date, next_expiration_points} and `voucher.redemption.redeemed_points`.
  *
- * A card is loaded once per transaction (`loadCard`): every later credit, spend or expiry in that
- * transaction works on the same in-memory state, and each change rewrites the card and the buckets
- * it touched (a second write of an entity in one transaction replaces the first). Every change writes
- * the card's voucher, so two concurrent spends on one card conflict and one of them recomputes: the
- * balance never goes below zero.
+ * What a change reads and writes is flat in the card's live buckets:
+ * - earning appends its bucket and reads none; the summary moves by increments of the card;
+ * - a spend reads the card's spendable buckets in spending order (soonest-expiring first, then the
+ *   never-expiring ones by age), through two declared indexes, a page at a time until the points are
+ *   covered, and takes them with guarded decrements (`remaining ≥ 0`, the card's `balance ≥ 0`);
+ * - loading a card reads only its ACTIVE buckets already past their expiry (the expiry job has not run
+ *   yet: normally none), whose points are in the stored balance but no longer spendable.
+ *
+ * The card itself is written by increments with `set` (no version), so concurrent earnings and spends
+ * of one member all land. Only operations that change the card's other fields (assigning it, a card
+ * made in this transaction) write it whole, with the summary this transaction computed.
  */
 
 export const POINTS_EXPIRY_ACTION = 'loyalty.points_expiry'
 export const PENDING_POINTS_ACTION = 'loyalty.pending_points_activation'
+
+/** How many buckets a spend reads per page of the spending order. */
+export const SPEND_PAGE = 32
 
 /** What the activation of a pending bucket needs (the action's payload). */
 export interface PendingPointsPayload {
@@ -47,34 +53,61 @@ export interface PendingPointsPayload {
 }
 
 export interface CardState {
+  /** The card as this transaction sees it: as read, with this transaction's changes. */
   readonly voucher: Voucher
+  /** The buckets this transaction read or made (never all of the card's: see above). */
   readonly buckets: readonly PointsBucket[]
+  /** Spendable points: the stored balance less what has expired but is not swept yet. */
+  readonly spendable: number
 }
 
-interface CardSlot {
+/** Where a card's reading of its spending order stands. */
+interface Scan {
+  /** The first read (half a page of each order) has started. */
+  started: boolean
+  /** Every spendable bucket expiring after now has been read. */
+  expiringDone: boolean
+  /** The expiry (ms) of the last expiring bucket read. */
+  lastExpiry: number
+  expiringCursor: string | undefined
+  /** Every never-expiring bucket has been read. */
+  neverDone: boolean
+  /** The creation time (ms) of the last never-expiring bucket read. */
+  lastCreated: number
+  neverCursor: string | undefined
+  /** Times a reading started over after its cursor left the order. */
+  restarts: number
+}
+
+interface CardSlot extends CardState {
   stored: Stored<Voucher>
   voucher: Voucher
+  spendable: number
   buckets: PointsBucket[]
+  /** Buckets by id (current state in this transaction) and the stored rows they were read as. */
+  byId: Map<string, PointsBucket>
   storedBuckets: Map<string, Stored<PointsBucket>>
-  /** Each bucket as read, to count what this transaction changed against the card's stored summary. */
-  loaded: Map<string, PointsBucket>
-  /** Every bucket this transaction changed or created. */
-  changed: Set<string>
-  dirty: Set<string>
+  /** Buckets this transaction inserted or writes whole: later changes replace that write. */
+  puts: Set<string>
+  /** The increment write of each bucket this transaction decrements. */
+  bucketIncrements: Map<string, Extract<Write, { op: 'increment' }>>
+  /** Overdue ACTIVE buckets (expiry passed, not swept yet). */
+  overdue: PointsBucket[]
+  scan: Scan
+  /** The first read of the spending order, once started. */
+  first?: Promise<void>
+  /** The card's one increment write in this transaction (changes merge into it). */
+  cardWrite: Extract<Write, { op: 'increment' }> | undefined
+  /** The card is written whole in this transaction (inserted, or its other fields changed). */
+  whole: boolean
   /** Expiry actions already queued in this transaction, by instant. */
   scheduled: Set<string>
-  /**
-   * Guarded increments this transaction wrote for the card (a spend): if the card changes again in
-   * the same transaction, `persist` drops them and writes the card and its buckets whole instead.
-   */
-  increments: Write[]
+  /** This transaction spends from the card: its balance is guarded at zero. */
+  spent: boolean
 }
 
-/** The statuses of buckets whose points can still be spent, expire or activate. */
-const LIVE = ['ACTIVE', 'PENDING']
-
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
-const loading = new WeakMap<Tx, Map<string, Promise<Page<PointsBucket>>>>()
+const loading = new WeakMap<Tx, Map<string, Promise<CardSlot>>>()
 
 function slotsOf(tx: Tx): Map<string, CardSlot> {
   let map = slots.get(tx)
@@ -85,62 +118,138 @@ function slotsOf(tx: Tx): Map<string, CardSlot> {
   return map
 }
 
-/** The card as this transaction sees it (its own earlier changes included). */
-export async function loadCard(tx: Tx, stored: Stored<Voucher>): Promise<CardState> {
+function emptySlot(stored: Stored<Voucher>, overdue: PointsBucket[], storedRows: Stored<PointsBucket>[]): CardSlot {
+  const slot: CardSlot = {
+    stored,
+    voucher: stored.value,
+    spendable: 0,
+    buckets: [],
+    byId: new Map(),
+    storedBuckets: new Map(),
+    puts: new Set(),
+    bucketIncrements: new Map(),
+    overdue,
+    scan: {
+      started: false,
+      expiringDone: false,
+      lastExpiry: Number.NEGATIVE_INFINITY,
+      expiringCursor: undefined,
+      neverDone: false,
+      lastCreated: 0,
+      neverCursor: undefined,
+      restarts: 0,
+    },
+    cardWrite: undefined,
+    whole: false,
+    scheduled: new Set(),
+    spent: false,
+  }
+  for (const row of storedRows) remember(slot, row)
+  refreshSpendable(slot)
+  return slot
+}
+
+function remember(slot: CardSlot, row: Stored<PointsBucket>): boolean {
+  if (slot.byId.has(row.value.id)) return false
+  slot.storedBuckets.set(row.value.id, row)
+  slot.byId.set(row.value.id, row.value)
+  slot.buckets.push(row.value)
+  return true
+}
+
+function refreshSpendable(slot: CardSlot): void {
+  let overdue = 0
+  for (const b of slot.overdue) overdue += slot.byId.get(b.id)?.status === 'ACTIVE' ? b.remaining : 0
+  slot.spendable = Math.max(0, (slot.voucher.loyalty_card?.balance ?? 0) - overdue)
+}
+
+/**
+ * The card as this transaction sees it (its own earlier changes included). Reads the card's ACTIVE
+ * buckets already past their expiry (normally none), never its live ledger.
+ */
+export async function loadCard(
+  tx: Tx,
+  stored: Stored<Voucher>,
+  options: { spending?: boolean } = {},
+): Promise<CardState> {
   const map = slotsOf(tx)
   const known = map.get(stored.value.id)
-  if (known) return known
+  if (known) {
+    if (options.spending) prefetchSpending(tx, known)
+    return known
+  }
   let reading = loading.get(tx)
   if (!reading) {
     reading = new Map()
     loading.set(tx, reading)
   }
-  let page = reading.get(stored.value.id)
-  if (!page) {
-    // Only the buckets that can still move: spent and expired ones are history, counted in the card's summary.
-    page = tx.store.points_buckets.list({ where: { voucher_id: stored.value.id, status: { in: LIVE } } })
-    reading.set(stored.value.id, page)
+  let pending = reading.get(stored.value.id)
+  if (!pending) {
+    const id = stored.value.id
+    const half = SPEND_PAGE / 2
+    pending = Promise.all([
+      tx.store.points_buckets.list({
+        where: {
+          voucher_id: id,
+          status: 'ACTIVE',
+          expires_at: { before: new Date(tx.now.getTime() + 1).toISOString() },
+        },
+        order: { field: 'expires_at', direction: 'asc' },
+        count: false,
+      }),
+      // A caller about to spend reads the first pages of the spending order in the same round trip.
+      options.spending ? listPhase(tx, id, 'expiring', half) : undefined,
+      options.spending ? listPhase(tx, id, 'never', half) : undefined,
+    ]).then(([overdue, expiring, never]) => {
+      const slot = emptySlot(
+        stored,
+        overdue.data.map((r) => r.value),
+        overdue.data,
+      )
+      if (expiring && never) {
+        slot.scan.started = true
+        applyPhase(slot, 'expiring', expiring)
+        applyPhase(slot, 'never', never)
+      }
+      return slot
+    })
+    reading.set(stored.value.id, pending)
   }
-  const rows = await page
+  const slot = await pending
   // Another caller may have finished the same read first.
   const raced = map.get(stored.value.id)
   if (raced) return raced
-  const slot: CardSlot = {
-    stored,
-    voucher: stored.value,
-    buckets: rows.data.map((s) => s.value),
-    storedBuckets: new Map(rows.data.map((s) => [s.value.id, s])),
-    loaded: new Map(rows.data.map((s) => [s.value.id, s.value])),
-    changed: new Set(),
-    dirty: new Set(),
-    scheduled: new Set(),
-    increments: [],
-  }
   map.set(stored.value.id, slot)
   holdWorkingCopy(tx, stored.value.id, () => ({ value: slot.voucher, version: slot.stored.version }))
+  if (options.spending) prefetchSpending(tx, slot)
   return slot
 }
 
 /**
- * Inserts a new card: later changes in this transaction replace the insert. Its `loyalty_card` is
- * recomputed from the (empty) ledger, so the caller credits any initial points.
+ * Inserts a new card: later changes in this transaction replace the insert. Its summary starts from
+ * nothing, so the caller credits any initial points.
  */
 export function newCard(tx: Tx, voucher: Voucher): CardState {
-  tx.insert('vouchers', voucher)
-  const slot: CardSlot = {
-    stored: { value: voucher, version: 0 },
-    voucher,
-    buckets: [],
-    storedBuckets: new Map(),
-    loaded: new Map(),
-    changed: new Set(),
-    dirty: new Set(),
-    scheduled: new Set(),
-    increments: [],
+  const empty: Voucher = {
+    ...voucher,
+    loyalty_card: {
+      ...(voucher.loyalty_card ?? {}),
+      points: 0,
+      balance: 0,
+      expired_points: 0,
+      subtracted_points: 0,
+      pending_points: 0,
+      next_expiration_date: null,
+      next_expiration_points: null,
+    },
+    redemption: { ...voucher.redemption, redeemed_points: 0 },
   }
+  tx.insert('vouchers', empty)
+  const slot = emptySlot({ value: empty, version: 0 }, [], [])
+  slot.whole = true
+  slot.scan = { ...slot.scan, started: true, expiringDone: true, neverDone: true }
   slotsOf(tx).set(voucher.id, slot)
   holdWorkingCopy(tx, voucher.id, () => ({ value: slot.voucher, version: slot.stored.version }))
-  persist(tx, slot)
   return slot
 }
 
@@ -150,30 +259,61 @@ function slotOf(tx: Tx, card: CardState): CardSlot {
   return slot
 }
 
-/** Reads buckets of the card that are not live (a rollback gives points back to spent or expired ones). */
-export async function loadBuckets(tx: Tx, card: CardState, ids: readonly string[]): Promise<void> {
+/** Reads buckets of the card by id (a rollback gives points back to the buckets they came from). */
+async function loadBuckets(tx: Tx, card: CardState, ids: readonly string[]): Promise<void> {
   const slot = slotOf(tx, card)
-  const missing = [...new Set(ids)].filter((id) => !slot.storedBuckets.has(id))
+  const missing = [...new Set(ids)].filter((id) => !slot.byId.has(id))
   if (missing.length === 0) return
   for (const row of await tx.store.points_buckets.getMany(missing)) {
-    if (row.value.voucher_id !== slot.voucher.id || slot.storedBuckets.has(row.value.id)) continue
-    slot.buckets.push(row.value)
-    slot.storedBuckets.set(row.value.id, row)
-    slot.loaded.set(row.value.id, row.value)
+    if (row.value.voucher_id === slot.voucher.id) remember(slot, row)
   }
 }
 
-/** Replaces the card's voucher fields other than the ledger's (holder, publish count…). */
+/** Replaces the card's voucher fields other than the ledger's (holder, publish count…): a whole write. */
 export function updateCardVoucher(tx: Tx, card: CardState, change: (v: Voucher) => Voucher): Voucher {
   const slot = slotOf(tx, card)
   slot.voucher = change(slot.voucher)
-  persist(tx, slot)
+  if (!slot.whole) {
+    slot.whole = true
+    // The card's increments so far are in `slot.voucher`: its whole next version replaces them.
+    if (slot.cardWrite) tx.withdraw(slot.cardWrite)
+    slot.cardWrite = undefined
+  }
+  writeWhole(tx, slot)
   return slot.voucher
+}
+
+/** One more (or fewer) use of the card, as an increment (docs/storage.md#shared-rows). */
+export function countCardUse(tx: Tx, card: CardState, uses: number): Voucher {
+  const slot = slotOf(tx, card)
+  changeCard(tx, slot, { 'redemption.redeemed_quantity': uses })
+  return slot.voucher
+}
+
+/**
+ * Guards the balance this transaction's card increment leaves within `bounds` (with the spend's own
+ * guard at zero): a decision on the balance, the member's BALANCE tier, then holds at commit, and a
+ * concurrent change of the card past the bounds makes this transaction decide again. A card written
+ * whole is checked by its version instead; a card this transaction does not change is not guarded.
+ */
+export function guardCardBalance(tx: Tx, card: CardState, bounds: { min?: number; max?: number }): void {
+  const slot = slotOf(tx, card)
+  const write = slot.cardWrite
+  if (!write) return
+  const path = 'loyalty_card.balance'
+  // A later decision's bounds replace an earlier one's; a spend's floor at zero stays.
+  const min = Math.max(slot.spent ? 0 : Number.NEGATIVE_INFINITY, bounds.min ?? Number.NEGATIVE_INFINITY)
+  const guard: Guard = {
+    ...(Number.isFinite(min) ? { min } : {}),
+    ...(bounds.max !== undefined ? { max: bounds.max } : {}),
+  }
+  if (guard.min === undefined && guard.max === undefined) return
+  write.guard = { ...(write.guard ?? {}), [path]: guard }
 }
 
 /** Spendable points at the transaction's now (buckets past expiry are not, even before the sweep). */
 export function spendablePoints(tx: Tx, card: CardState): number {
-  return availablePoints(slotOf(tx, card).buckets, tx.now)
+  return slotOf(tx, card).spendable
 }
 
 export interface CreditOptions {
@@ -182,34 +322,42 @@ export interface CreditOptions {
   source: PointsBucket['source']
 }
 
-/** Credits a bucket; an expiring one queues its expiry at its instant (`asyncActions.runPending`). */
-export function creditCard(tx: Tx, card: CardState, options: CreditOptions): PointsBucket {
-  const slot = slotOf(tx, card)
-  const id = tx.id(ID_PREFIX.points_bucket)
-  slot.buckets = credit(slot.buckets, {
-    id,
-    points: options.points,
-    expiresAt: options.expiresAt,
+function creditInput(tx: Tx, slot: CardSlot, points: number, source: PointsBucket['source']) {
+  return {
+    id: tx.id(ID_PREFIX.points_bucket),
+    points,
     createdAt: tx.now,
     voucherId: slot.voucher.id,
     campaignId: slot.voucher.campaign_id ?? '',
     customerId: slot.voucher.holder_id ?? null,
-    source: options.source,
-  })
-  slot.dirty.add(id)
-  scheduleExpiry(tx, slot, options.expiresAt)
-  persist(tx, slot)
-  const bucket = slot.buckets.find((b) => b.id === id)
-  if (!bucket) throw new Error('credited bucket missing')
+    source,
+  }
+}
+
+/** Appends a bucket this transaction made: an insert, nothing read. */
+function append(tx: Tx, slot: CardSlot, bucket: PointsBucket): PointsBucket {
+  tx.insert('points_buckets', bucket)
+  slot.puts.add(bucket.id)
+  slot.byId.set(bucket.id, bucket)
+  slot.buckets.push(bucket)
   return bucket
 }
 
-function scheduleExpiry(tx: Tx, slot: CardSlot, expiresAt: Date | null): void {
-  if (expiresAt === null) return
-  const at = expiresAt.toISOString()
-  if (slot.scheduled.has(at)) return
-  slot.scheduled.add(at)
-  enqueue(tx, POINTS_EXPIRY_ACTION, { voucher_id: slot.voucher.id }, expiresAt)
+/**
+ * Credits a bucket; an expiring one queues its expiry at its instant (`asyncActions.runPending`).
+ * The card's summary moves by increments: concurrent credits of one card all land.
+ */
+export function creditCard(tx: Tx, card: CardState, options: CreditOptions): PointsBucket {
+  const slot = slotOf(tx, card)
+  const [bucket] = credit([], {
+    ...creditInput(tx, slot, options.points, options.source),
+    expiresAt: options.expiresAt,
+  })
+  append(tx, slot, bucket as PointsBucket)
+  scheduleExpiry(tx, slot, options.expiresAt)
+  changeCard(tx, slot, { 'loyalty_card.points': options.points, 'loyalty_card.balance': options.points })
+  noteExpiring(tx, slot, bucket as PointsBucket, options.points)
+  return bucket as PointsBucket
 }
 
 /**
@@ -228,212 +376,459 @@ export function creditPendingCard(
   },
 ): PointsBucket {
   const slot = slotOf(tx, card)
-  const id = tx.id(ID_PREFIX.points_bucket)
-  slot.buckets = creditPending(slot.buckets, {
-    id,
-    points: options.points,
+  const [bucket] = creditPending([], {
+    ...creditInput(tx, slot, options.points, options.source),
     activatesAt: options.activatesAt,
-    createdAt: tx.now,
-    voucherId: slot.voucher.id,
-    campaignId: slot.voucher.campaign_id ?? '',
-    customerId: slot.voucher.holder_id ?? null,
-    source: options.source,
   })
-  slot.dirty.add(id)
+  append(tx, slot, bucket as PointsBucket)
   const payload: PendingPointsPayload = {
     voucher_id: slot.voucher.id,
-    bucket_id: id,
+    bucket_id: (bucket as PointsBucket).id,
     expiration_rules: options.expirationRules,
     origin: options.origin,
   }
   enqueue(tx, PENDING_POINTS_ACTION, payload, options.activatesAt)
-  persist(tx, slot)
-  const bucket = slot.buckets.find((b) => b.id === id)
-  if (!bucket) throw new Error('credited bucket missing')
-  return bucket
+  changeCard(tx, slot, { 'loyalty_card.pending_points': options.points })
+  return bucket as PointsBucket
+}
+
+function scheduleExpiry(tx: Tx, slot: CardSlot, expiresAt: Date | null): void {
+  if (expiresAt === null) return
+  const at = expiresAt.toISOString()
+  if (slot.scheduled.has(at)) return
+  slot.scheduled.add(at)
+  enqueue(tx, POINTS_EXPIRY_ACTION, { voucher_id: slot.voucher.id }, expiresAt)
 }
 
 /** Activates a pending bucket at the transaction's now; returns the points that became spendable. */
-export function activateCardPoints(tx: Tx, card: CardState, bucketId: string, expiresAt: Date | null): number {
+export async function activateCardPoints(
+  tx: Tx,
+  card: CardState,
+  bucketId: string,
+  expiresAt: Date | null,
+): Promise<number> {
   const slot = slotOf(tx, card)
-  const result = activate(slot.buckets, bucketId, { now: tx.now, expiresAt })
+  await loadBuckets(tx, card, [bucketId])
+  const bucket = slot.byId.get(bucketId)
+  if (!bucket) return 0
+  const result = activate([bucket], bucketId, { now: tx.now, expiresAt })
   if (result.activated === 0) return 0
-  slot.buckets = result.buckets
-  slot.dirty.add(bucketId)
+  putBucket(tx, slot, result.buckets[0] as PointsBucket)
   scheduleExpiry(tx, slot, expiresAt)
-  persist(tx, slot)
-  return result.activated
+  const p = result.activated
+  changeCard(tx, slot, { 'loyalty_card.pending_points': -p, 'loyalty_card.points': p, 'loyalty_card.balance': p })
+  noteExpiring(tx, slot, result.buckets[0] as PointsBucket, p)
+  return p
+}
+
+export interface SpendOptions {
+  /** `redeemed` (rewards, pay with points) or `subtracted` (manual): the card counter that records them. */
+  kind?: 'redeemed' | 'subtracted'
+  /** Counts one use of the card (`redemption.redeemed_quantity`) with the spend. */
+  use?: boolean
 }
 
 /**
- * Spends points, soonest-expiring first. `redeemed` (rewards, pay with points) and `subtracted`
- * (manual) differ only in which counter of the card records them. All or nothing.
+ * Spends points, soonest-expiring first, as guarded decrements: each bucket's `remaining` (never
+ * below zero; to exactly zero when it is emptied, so a refund landing meanwhile is not hidden under
+ * SPENT) and the card's balance (never below zero). Concurrent spends on one card all land while the
+ * points last; one that finds them gone fails its guard and decides again (docs/storage.md#counters).
+ * Reads only the buckets it takes from, a page at a time. All or nothing.
  */
-export function spendCard(
+export async function spendCard(
   tx: Tx,
   card: CardState,
   points: number,
-  kind: 'redeemed' | 'subtracted' = 'redeemed',
-): SpendResult {
+  options: SpendOptions = {},
+): Promise<SpendResult> {
   const slot = slotOf(tx, card)
-  const result = spend(slot.buckets, points, { now: tx.now })
-  if (!result.ok) return result
-  slot.buckets = result.buckets
-  for (const t of result.taken) slot.dirty.add(t.bucketId)
-  if (kind === 'subtracted') {
-    const lc = slot.voucher.loyalty_card
-    slot.voucher = {
-      ...slot.voucher,
-      loyalty_card: lc ? { ...lc, subtracted_points: (lc.subtracted_points ?? 0) + points } : lc,
+  if (points > slot.spendable) {
+    return {
+      ok: false,
+      reason: 'insufficient_points',
+      requested: points,
+      available: slot.spendable,
+      shortfall: points - slot.spendable,
     }
   }
-  persist(tx, slot)
+  let result: SpendResult
+  for (;;) {
+    // What this engine's other attempts are taking from a bucket is left to them: concurrent spends
+    // of one card in one process take from different buckets instead of all failing on the first.
+    result = spend(unclaimed(tx, slot), points, { now: tx.now })
+    if (result.ok && result.taken.every((t) => covered(slot, slot.byId.get(t.bucketId) as PointsBucket))) break
+    if (!(await readMore(tx, slot))) {
+      if (!result.ok) result = spend(slot.buckets, points, { now: tx.now })
+      break
+    }
+  }
+  if (!result.ok) return result
+  for (const t of result.taken) {
+    const before = slot.byId.get(t.bucketId) as PointsBucket
+    decrementBucket(tx, slot, before, t.points)
+  }
+  // Buckets emptied by concurrent partial spends (each guarded at zero, none saw the last one) are
+  // closed as they are met, so they do not stay in the spending order.
+  for (const b of slot.buckets) {
+    if (b.status === 'ACTIVE' && b.remaining === 0 && slot.storedBuckets.has(b.id) && covered(slot, b)) {
+      decrementBucket(tx, slot, b, 0)
+    }
+  }
+  const by: Record<string, number> = { 'loyalty_card.balance': -points }
+  if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
+  else by['redemption.redeemed_points'] = points
+  if (options.use) by['redemption.redeemed_quantity'] = 1
+  slot.spent = true
+  changeCard(tx, slot, by, { 'loyalty_card.balance': { min: 0 } })
+  await afterTaking(tx, slot, result.taken)
   return result
 }
 
 /** Expires every bucket due at the transaction's now; returns the points that lapsed. */
-export function expireCard(tx: Tx, card: CardState): number {
+export async function expireCard(tx: Tx, card: CardState): Promise<number> {
   const slot = slotOf(tx, card)
-  const result = expire(slot.buckets, tx.now)
+  const due = slot.overdue.map((b) => slot.byId.get(b.id) as PointsBucket)
+  const result = expire(due, tx.now)
   if (result.expired === 0) return 0
-  slot.buckets = result.buckets
-  for (const t of result.expiredBuckets) slot.dirty.add(t.bucketId)
-  persist(tx, slot)
+  for (const t of result.expiredBuckets) {
+    putBucket(tx, slot, result.buckets.find((b) => b.id === t.bucketId) as PointsBucket)
+  }
+  changeCard(tx, slot, { 'loyalty_card.balance': -result.expired, 'loyalty_card.expired_points': result.expired })
+  await refreshNextExpiration(tx, slot)
   return result.expired
 }
 
 /** Gives spent points back to the buckets they came from (a rollback); see `refund`. */
-export function refundCard(
+export async function refundCard(
   tx: Tx,
   card: CardState,
   taken: readonly TakenPoints[],
-): { restored: number; expired: number } {
+): Promise<{ restored: number; expired: number }> {
   const slot = slotOf(tx, card)
-  const result = refund(slot.buckets, taken, tx.now)
-  slot.buckets = result.buckets
-  for (const t of taken) slot.dirty.add(t.bucketId)
-  persist(tx, slot)
+  await loadBuckets(
+    tx,
+    card,
+    taken.map((t) => t.bucketId),
+  )
+  const ids = new Set(taken.map((t) => t.bucketId))
+  const result = refund(
+    slot.buckets.filter((b) => ids.has(b.id)),
+    taken,
+    tx.now,
+  )
+  for (const b of result.buckets) putBucket(tx, slot, b)
+  const back = result.restored + result.expired
+  changeCard(tx, slot, {
+    'loyalty_card.balance': result.restored,
+    'loyalty_card.expired_points': result.expired,
+    'redemption.redeemed_points': -back,
+  })
+  for (const b of result.buckets) {
+    const part = taken.filter((t) => t.bucketId === b.id).reduce((n, t) => n + t.points, 0)
+    if (b.status === 'ACTIVE') noteExpiring(tx, slot, b, part)
+  }
   return { restored: result.restored, expired: result.expired }
 }
 
 /**
- * Spends points like `spendCard`, as guarded increments instead of rewrites: each bucket's `remaining`
- * (never below zero) and the card's balance (never below zero) and counters, plus one use of the
- * card. Concurrent spends on one card then all land while the points last; one that finds them gone
- * fails its guard and decides again (docs/storage.md#counters). The card's other summary fields
- * (next expiration) catch up at its next full write.
+ * The buckets as this transaction read them, less what this engine's other attempts in flight take
+ * from them (their guarded decrements, `InFlight`) and at most the newest value a commit reported.
+ * Only a choice: the guards decide, and a spend that finds too little here takes the buckets as read.
  */
-export function spendCardGuarded(tx: Tx, card: CardState, points: number): SpendResult {
-  const slot = slotOf(tx, card)
-  const result = spend(slot.buckets, points, { now: tx.now })
-  if (!result.ok) return result
-  slot.buckets = result.buckets
-  const write = (
-    collection: 'vouchers' | 'points_buckets',
-    id: string,
-    by: Record<string, number>,
-    options: object,
-  ) => {
-    tx.increment(collection, id, by, options)
-    slot.increments.push(tx.writes[tx.writes.length - 1] as Write)
-  }
-  for (const t of result.taken) {
-    slot.changed.add(t.bucketId)
-    const after = slot.buckets.find((b) => b.id === t.bucketId)
-    write(
-      'points_buckets',
-      t.bucketId,
-      { remaining: -t.points },
-      { guard: { remaining: { min: 0 } }, ...(after?.remaining === 0 ? { set: { status: 'SPENT' } } : {}) },
-    )
-  }
-  write(
-    'vouchers',
-    slot.voucher.id,
-    { 'loyalty_card.balance': -points, 'redemption.redeemed_points': points, 'redemption.redeemed_quantity': 1 },
-    { guard: { 'loyalty_card.balance': { min: 0 } }, set: { updated_at: tx.nowIso } },
-  )
-  const lc = slot.voucher.loyalty_card
-  slot.voucher = {
-    ...slot.voucher,
-    loyalty_card: lc ? { ...lc, balance: lc.balance - points } : lc,
-    redemption: {
-      ...slot.voucher.redemption,
-      redeemed_points: (slot.voucher.redemption.redeemed_points ?? 0) + points,
-      redeemed_quantity: slot.voucher.redemption.redeemed_quantity + 1,
-    },
-    updated_at: tx.nowIso,
-  }
-  return result
+function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
+  const own = new Map<string, number>()
+  for (const g of tx.guards()) if (g.collection === 'points_buckets') own.set(g.id, (own.get(g.id) ?? 0) + g.by)
+  return slot.buckets.map((b) => {
+    if (b.status !== 'ACTIVE' || slot.puts.has(b.id)) return b
+    const { sum, seen } = tx.ctx.inFlight.field(`points_buckets/${b.id}:remaining`)
+    const others = sum - (own.get(b.id) ?? 0)
+    const read = slot.bucketIncrements.has(b.id) ? b.remaining : Math.min(b.remaining, seen ?? b.remaining)
+    const left = Math.max(0, read + others)
+    return left === b.remaining ? b : { ...b, remaining: left }
+  })
 }
 
-function persist(tx: Tx, slot: CardSlot): void {
-  if (slot.increments.length > 0) {
-    // The card changes again: its whole next version (spend included) replaces the increments.
-    for (const w of slot.increments) {
-      tx.withdraw(w)
-      if (w.op === 'increment' && w.collection === 'points_buckets') slot.dirty.add(w.id)
-    }
-    slot.increments = []
-  }
-  for (const id of slot.dirty) {
-    const bucket = slot.buckets.find((b) => b.id === id)
-    if (!bucket) continue
-    const stored = slot.storedBuckets.get(id)
-    if (stored) tx.update('points_buckets', stored, bucket)
-    else {
-      tx.insert('points_buckets', bucket)
-      // Later writes in this transaction replace the insert.
-      slot.storedBuckets.set(id, { value: bucket, version: 0 })
-    }
-  }
-  for (const id of slot.dirty) slot.changed.add(id)
-  slot.dirty.clear()
-  const lc = slot.voucher.loyalty_card
-  const summary = ledgerSummary(slot, tx)
-  slot.voucher = {
-    ...slot.voucher,
-    loyalty_card: {
-      ...(lc ?? {}),
-      points: summary.points,
-      balance: summary.balance,
-      expired_points: summary.expired_points,
-      subtracted_points: summary.subtracted_points,
-      pending_points: summary.pending_points,
-      next_expiration_date: summary.next_expiration_date,
-      next_expiration_points: summary.next_expiration_points,
-    },
-    redemption: { ...slot.voucher.redemption, redeemed_points: summary.redeemed_points },
-    // A card inserted in this transaction keeps `updated_at` null.
-    updated_at: slot.stored.version === 0 ? slot.voucher.updated_at : tx.nowIso,
-  }
-  // For a card inserted in this transaction, `update` finds the insert and replaces it.
-  tx.update('vouchers', slot.stored, slot.voucher)
+/** Whether every bucket that comes before `b` in spending order has been read. */
+function covered(slot: CardSlot, b: PointsBucket): boolean {
+  const { scan } = slot
+  if (b.expires_at !== null) return scan.expiringDone || Date.parse(b.expires_at) <= scan.lastExpiry
+  // Never-expiring buckets come after every expiring one.
+  return scan.expiringDone && (scan.neverDone || Date.parse(b.created_at) <= scan.lastCreated)
 }
 
 /**
- * The card's summary: the stored one (what the buckets not read add up to) plus what this
- * transaction changed in the buckets it read or made; the next expiration from the live buckets,
- * which are all read. A card made in this transaction starts from nothing.
+ * Reads the next page of the card's spending order: ACTIVE buckets expiring after now by expiry,
+ * then the never-expiring ones by age (docs/storage.md#loyalty-cards-and-their-buckets). The first
+ * read takes half a page of each at once (one round trip); later ones a page of the expiring ones
+ * until they run out, then of the others. False at the end.
  */
-function ledgerSummary(slot: CardSlot, tx: Tx): CardBalance {
-  const base = slot.stored.version === 0 ? undefined : slot.stored.value.loyalty_card
-  const changed = slot.buckets.filter((b) => slot.changed.has(b.id))
-  const before = cardBalance([...slot.changed].flatMap((id) => slot.loaded.get(id) ?? []))
-  const after = cardBalance(changed)
-  const live = cardBalance(slot.buckets, { now: tx.now, timeZone: tx.ctx.config.timezone })
-  const points = (base?.points ?? 0) + after.points - before.points
-  const balance = (base?.balance ?? 0) + after.balance - before.balance
-  const expired = (base?.expired_points ?? 0) + after.expired_points - before.expired_points
-  const subtracted = slot.voucher.loyalty_card?.subtracted_points ?? 0
-  return {
-    points,
-    pending_points: (base?.pending_points ?? 0) + after.pending_points - before.pending_points,
-    balance,
-    expired_points: expired,
-    subtracted_points: subtracted,
-    redeemed_points: points - balance - expired - subtracted,
-    next_expiration_date: live.next_expiration_date,
-    next_expiration_points: live.next_expiration_points,
+function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
+  const { scan } = slot
+  if (scan.expiringDone && scan.neverDone) return Promise.resolve(false)
+  if (!scan.started) {
+    scan.started = true
+    slot.first ??= Promise.all([
+      readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
+      readPhase(tx, slot, 'never', SPEND_PAGE / 2),
+    ]).then(() => undefined)
+    return slot.first.then(() => true)
   }
+  const first = slot.first ?? Promise.resolve()
+  return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
+}
+
+function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never', limit: number, cursor?: string) {
+  const expiring = phase === 'expiring'
+  return tx.store.points_buckets.list({
+    where: expiring
+      ? { voucher_id: voucherId, status: 'ACTIVE', expires_at: { after: tx.nowIso } }
+      : { voucher_id: voucherId, status: 'ACTIVE', expires_at: null },
+    order: { field: expiring ? 'expires_at' : 'created_at', direction: 'asc' },
+    limit,
+    ...(cursor !== undefined ? { starting_after_id: cursor } : {}),
+    count: false,
+  })
+}
+
+async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
+  const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
+  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
+}
+
+function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Page<PointsBucket>, cursor?: string): void {
+  const scan = slot.scan
+  const expiring = phase === 'expiring'
+  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
+    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
+    // order again from its start; buckets already read keep the state this transaction gave them.
+    scan.restarts++
+    if (expiring) {
+      scan.expiringCursor = undefined
+      scan.lastExpiry = Number.NEGATIVE_INFINITY
+    } else {
+      scan.neverCursor = undefined
+      scan.lastCreated = 0
+    }
+    return
+  }
+  for (const row of page.data) remember(slot, row)
+  const last = page.data.at(-1)?.value
+  if (expiring) {
+    if (last?.expires_at) scan.lastExpiry = Date.parse(last.expires_at)
+    scan.expiringDone = !page.has_more
+    scan.expiringCursor = last?.id ?? scan.expiringCursor
+  } else {
+    if (last) scan.lastCreated = Date.parse(last.created_at)
+    scan.neverDone = !page.has_more
+    scan.neverCursor = last?.id ?? scan.neverCursor
+  }
+}
+
+/**
+ * Starts reading the card's spending order, for a caller about to spend from it: the read overlaps
+ * the caller's own (a reward redemption, a redemption paying with points).
+ */
+export function prefetchSpending(tx: Tx, card: CardState): void {
+  const slot = slotOf(tx, card)
+  if (!slot.scan.started) readMore(tx, slot).catch(() => undefined)
+}
+
+/**
+ * After a spend: the card's next expiration. Points taken from the day it names come off its
+ * points; when that day is emptied (or the stored day is not the soonest any more), the next day
+ * is read from the spending order (`refreshNextExpiration`).
+ */
+async function afterTaking(tx: Tx, slot: CardSlot, taken: readonly TakenPoints[]): Promise<void> {
+  const tz = tx.ctx.config.timezone
+  const lc = slot.voucher.loyalty_card
+  const day = lc?.next_expiration_date ?? null
+  let atDay = 0
+  let elsewhere = false
+  for (const t of taken) {
+    const b = slot.byId.get(t.bucketId) as PointsBucket
+    if (b.expires_at === null) continue
+    const d = expiryDay(b.expires_at, tz)
+    if (d === day) atDay += t.points
+    else if (day === null || d < day) elsewhere = true
+  }
+  if (!elsewhere && (day === null || (lc?.next_expiration_points ?? 0) - atDay > 0)) {
+    if (atDay > 0) changeCard(tx, slot, { 'loyalty_card.next_expiration_points': -atDay })
+    return
+  }
+  await refreshNextExpiration(tx, slot)
+}
+
+/**
+ * Sets the card's next expiration from the spending order: the soonest day on which spendable
+ * points expire and how many, reading on until that day's buckets are all read.
+ */
+async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<void> {
+  const tz = tx.ctx.config.timezone
+  const now = tx.now.getTime()
+  for (;;) {
+    let day: string | null = null
+    for (const b of slot.buckets) {
+      if (b.status !== 'ACTIVE' || b.remaining <= 0 || b.expires_at === null || Date.parse(b.expires_at) <= now)
+        continue
+      const d = expiryDay(b.expires_at, tz)
+      if (day === null || d < day) day = d
+    }
+    // The day is complete once a stored bucket of a later day has been read, or the expiring ones ran out.
+    const complete =
+      slot.scan.expiringDone ||
+      (day !== null &&
+        slot.buckets.some(
+          (b) =>
+            slot.storedBuckets.has(b.id) &&
+            b.expires_at !== null &&
+            Date.parse(b.expires_at) > now &&
+            expiryDay(b.expires_at, tz) > (day as string),
+        ))
+    if (complete || !(await readMoreExpiring(tx, slot))) {
+      let points = 0
+      for (const b of slot.buckets) {
+        if (b.status === 'ACTIVE' && b.expires_at !== null && Date.parse(b.expires_at) > now) {
+          if (expiryDay(b.expires_at, tz) === day) points += b.remaining
+        }
+      }
+      changeCard(tx, slot, {}, undefined, {
+        'loyalty_card.next_expiration_date': day,
+        'loyalty_card.next_expiration_points': day === null ? null : points,
+      })
+      return
+    }
+  }
+}
+
+async function readMoreExpiring(tx: Tx, slot: CardSlot): Promise<boolean> {
+  return slot.scan.expiringDone ? false : readMore(tx, slot)
+}
+
+/**
+ * A bucket that became spendable (credited, activated, refunded) moves the next expiration when it
+ * expires on the day the card names (its points add up) or sooner (it becomes the day). Decided on
+ * the card as this transaction sees it; the day is a `set`, its points an increment.
+ */
+function noteExpiring(tx: Tx, slot: CardSlot, bucket: PointsBucket, points: number): void {
+  if (bucket.expires_at === null || points <= 0 || Date.parse(bucket.expires_at) <= tx.now.getTime()) return
+  const d = expiryDay(bucket.expires_at, tx.ctx.config.timezone)
+  const day = slot.voucher.loyalty_card?.next_expiration_date ?? null
+  if (day === d) changeCard(tx, slot, { 'loyalty_card.next_expiration_points': points })
+  else if (day === null || d < day)
+    changeCard(tx, slot, {}, undefined, {
+      'loyalty_card.next_expiration_date': d,
+      'loyalty_card.next_expiration_points': points,
+    })
+}
+
+/** A bucket this transaction writes whole (its state changes other than by a spend). */
+function putBucket(tx: Tx, slot: CardSlot, next: PointsBucket): void {
+  slot.byId.set(next.id, next)
+  slot.buckets = slot.buckets.map((b) => (b.id === next.id ? next : b))
+  const increment = slot.bucketIncrements.get(next.id)
+  if (increment) {
+    tx.withdraw(increment)
+    slot.bucketIncrements.delete(next.id)
+  }
+  const stored = slot.storedBuckets.get(next.id)
+  if (slot.puts.has(next.id) || !stored) {
+    // An insert of this transaction: `update` finds it and replaces it.
+    tx.update('points_buckets', stored ?? { value: next, version: 0 }, next)
+  } else tx.update('points_buckets', stored, next)
+  slot.puts.add(next.id)
+}
+
+/** Takes `points` from a bucket: a guarded decrement of a stored one, or a rewrite of one written here. */
+function decrementBucket(tx: Tx, slot: CardSlot, before: PointsBucket, points: number): void {
+  const remaining = before.remaining - points
+  const next: PointsBucket = { ...before, remaining, status: remaining === 0 ? 'SPENT' : before.status }
+  if (slot.puts.has(before.id)) {
+    putBucket(tx, slot, next)
+    return
+  }
+  slot.byId.set(next.id, next)
+  slot.buckets = slot.buckets.map((b) => (b.id === next.id ? next : b))
+  const guard: Guard = remaining === 0 ? { min: 0, max: 0 } : { min: 0 }
+  const set = remaining === 0 ? { status: 'SPENT' } : undefined
+  const known = slot.bucketIncrements.get(next.id)
+  if (known) {
+    known.by.remaining = (known.by.remaining ?? 0) - points
+    known.guard = { remaining: guard }
+    if (set) known.set = set
+    else delete known.set
+    return
+  }
+  tx.increment(
+    'points_buckets',
+    next.id,
+    { remaining: -points },
+    { guard: { remaining: guard }, ...(set ? { set } : {}) },
+  )
+  slot.bucketIncrements.set(next.id, tx.writes[tx.writes.length - 1] as Extract<Write, { op: 'increment' }>)
+}
+
+/**
+ * Changes the card: the numbers in `by` added, the fields in `set` assigned (dotted paths). The card
+ * this transaction sees moves at once; the store gets one increment of the card per transaction
+ * (changes merge into it), or the card's whole next version when it is written whole.
+ */
+function changeCard(
+  tx: Tx,
+  slot: CardSlot,
+  by: Record<string, number>,
+  guard?: Record<string, Guard>,
+  set: Record<string, unknown> = {},
+): void {
+  let v = slot.voucher
+  for (const [path, n] of Object.entries(by)) v = withPath(v, path, (x) => (typeof x === 'number' ? x : 0) + n)
+  for (const [path, x] of Object.entries(set)) v = withPath(v, path, () => x)
+  slot.voucher = slot.whole || slot.stored.version === 0 ? v : { ...v, updated_at: tx.nowIso }
+  refreshSpendable(slot)
+  if (slot.whole) {
+    writeWhole(tx, slot)
+    return
+  }
+  const write = slot.cardWrite
+  if (!write) {
+    tx.increment(
+      'vouchers',
+      slot.voucher.id,
+      { ...by },
+      {
+        ...(guard ? { guard: { ...guard } } : {}),
+        set: { ...set, updated_at: tx.nowIso },
+      },
+    )
+    slot.cardWrite = tx.writes[tx.writes.length - 1] as Extract<Write, { op: 'increment' }>
+    return
+  }
+  const sets = write.set ?? {}
+  for (const [path, n] of Object.entries(by)) {
+    // A field this transaction already assigns takes the sum in its assignment.
+    if (path in sets) sets[path] = (typeof sets[path] === 'number' ? (sets[path] as number) : 0) + n
+    else write.by[path] = (write.by[path] ?? 0) + n
+  }
+  for (const [path, x] of Object.entries(set)) {
+    delete write.by[path]
+    sets[path] = x
+  }
+  write.set = sets
+  if (guard) write.guard = { ...(write.guard ?? {}), ...guard }
+}
+
+function writeWhole(tx: Tx, slot: CardSlot): void {
+  // A card inserted in this transaction keeps `updated_at` null; for it `update` replaces the insert.
+  const next = slot.stored.version === 0 ? slot.voucher : { ...slot.voucher, updated_at: tx.nowIso }
+  slot.voucher = next
+  tx.update('vouchers', slot.stored, next)
+}
+
+/** A copy of `value` with the dotted `path` replaced by `change` of what it held. */
+function withPath<T>(value: T, path: string, change: (x: unknown) => unknown): T {
+  const [head, ...rest] = path.split('.') as [string, ...string[]]
+  const obj = (value ?? {}) as Record<string, unknown>
+  return {
+    ...obj,
+    [head]: rest.length === 0 ? change(obj[head]) : withPath(obj[head], rest.join('.'), change),
+  } as T
 }

@@ -12,7 +12,7 @@ import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/summary-counters'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
-import { type CardState, spendCardGuarded, updateCardVoucher } from './points-ledger'
+import { type CardState, countCardUse, spendCard } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
 
@@ -50,15 +50,10 @@ export async function recordRewardRedemption(
   if (points > 0) {
     // Guarded decrements of the card's buckets and balance (with its use): concurrent spends all land
     // while the points last (docs/storage.md#counters).
-    const spent = spendCardGuarded(tx, card, points)
+    const spent = await spendCard(tx, card, points, { use: true })
     if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
     taken = spent.taken
-  } else {
-    updateCardVoucher(tx, card, (v) => ({
-      ...v,
-      redemption: { ...v.redemption, redeemed_quantity: v.redemption.redeemed_quantity + 1 },
-    }))
-  }
+  } else countCardUse(tx, card, 1)
   const next: Reward = {
     ...current,
     stock: stocked ? (current.stock as number) - 1 : current.stock,

@@ -102,7 +102,7 @@ export async function redeemReward(
     const holderId = stored.value.holder_id
     const [holder, card, , assigned] = await Promise.all([
       holderId ? tx.store.customers.get(holderId) : undefined,
-      loadCard(tx, stored),
+      loadCard(tx, stored, { spending: true }),
       memberStanding(tx, stored.value.id),
       assignedRules(tx.store, [assignment.value.id, stored.value.id, programId]),
     ])

@@ -16,7 +16,7 @@ export async function pointsExpiryHandler(tx: Tx, action: AsyncAction): Promise<
   const stored = await tx.store.vouchers.get(voucherId)
   if (!stored) return { expired: 0 }
   const card = await loadCard(tx, stored)
-  const expired = expireCard(tx, card)
+  const expired = await expireCard(tx, card)
   if (expired === 0) return { expired: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   emitPointsExpired(tx, card, expired, campaign?.value, 'AUTOMATION')
@@ -48,7 +48,7 @@ export async function pendingPointsHandler(tx: Tx, action: AsyncAction): Promise
   if (!stored) return { activated: 0 }
   const card = await loadCard(tx, stored)
   const expiresAt = pointsExpiryDate(tx.now, payload.expiration_rules, tx.ctx.config.timezone)
-  const activated = activateCardPoints(tx, card, payload.bucket_id, expiresAt)
+  const activated = await activateCardPoints(tx, card, payload.bucket_id, expiresAt)
   if (activated === 0) return { activated: 0 }
   const campaign = stored.value.campaign_id ? await tx.store.campaigns.get(stored.value.campaign_id) : undefined
   if (campaign) {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { creditCard, expireCard, loadCard, spendCard } from '../../../src/operations/loyalty/points-ledger'
+import { expiryDay } from '../../../src/rules/ledger'
 import { testEngine } from '../../support/engine'
 import { propertyRuns } from '../../support/store'
 import { member, program } from './fixtures'
@@ -46,9 +47,9 @@ describe('persisted ledger', () => {
               const expiresAt = s.days === null ? null : new Date(tx.now.getTime() + s.days * 86_400_000)
               creditCard(tx, c, { points: s.points, expiresAt, source: { type: 'manual' } })
             } else {
-              spendCard(tx, c, s.points)
+              await spendCard(tx, c, s.points)
             }
-            expireCard(tx, c)
+            await expireCard(tx, c)
           })
           const v = (await stored()).value
           const buckets = (await store.points_buckets.list({ where: { voucher_id: card.id } })).data.map((b) => b.value)
@@ -63,6 +64,21 @@ describe('persisted ledger', () => {
               (lc?.subtracted_points ?? 0) -
               (v.redemption.redeemed_points ?? 0),
           ).toBe(lc?.balance)
+          // The next expiration, kept by increments and sets, is what the buckets say (by day).
+          const now = clock.now().getTime()
+          const due = buckets.filter(
+            (b) => b.status === 'ACTIVE' && b.remaining > 0 && b.expires_at !== null && Date.parse(b.expires_at) > now,
+          )
+          const days = due.map((b) => expiryDay(b.expires_at as string, 'UTC')).sort()
+          const first = days[0] ?? null
+          expect(lc?.next_expiration_date ?? null).toBe(first)
+          expect(lc?.next_expiration_points ?? null).toBe(
+            first === null
+              ? null
+              : due
+                  .filter((b) => expiryDay(b.expires_at as string, 'UTC') === first)
+                  .reduce((n, b) => n + b.remaining, 0),
+          )
         }
       }),
       { numRuns: propertyRuns(60) },

@@ -99,5 +99,6 @@ describe('reward redemption then rollback', () => {
       }),
       { numRuns: propertyRuns(100) },
     )
-  })
+    // A hundred engines set up one after another: seconds on a shared, loaded machine.
+  }, 60_000)
 })

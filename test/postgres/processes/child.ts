@@ -99,7 +99,7 @@ async function main(): Promise<void> {
           return mutate(engineContext(engine), async (tx) => {
             const stored = await tx.store.vouchers.findBy('code', 'CARD')
             if (!stored) throw new Error('no card')
-            const spent = spendCard(tx, await loadCard(tx, stored), points)
+            const spent = await spendCard(tx, await loadCard(tx, stored), points)
             return spent.ok ? points : ('refused' as const)
           })
         })

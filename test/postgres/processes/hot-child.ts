@@ -1,7 +1,7 @@
 import pg from 'pg'
 import { createEngine } from '../../../src/engine'
 import { createPostgresStore } from '../../../src/postgres'
-import { FAMILIES, type HotShop, outcomeOf } from '../../support/hot-rows'
+import { ALL_FAMILIES, type HotShop, outcomeOf } from '../../support/hot-rows'
 
 /*
  * One process of test/postgres/hot-rows.test.ts, run with `node --import tsx`. For each job the parent
@@ -19,7 +19,7 @@ interface Job {
 }
 
 async function run(job: Job): Promise<{ outcomes: string[]; commits: number }> {
-  const family = FAMILIES[job.family]
+  const family = ALL_FAMILIES[job.family]
   if (!family) throw new Error(`no family ${job.family}`)
   const pool = new pg.Pool({ connectionString: job.url, max: 4 }).on('error', () => {})
   try {

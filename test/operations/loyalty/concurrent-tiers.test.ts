@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest'
+import { sameTierBounds } from '../../../src/rules/tiers'
+import { testEngine } from '../../support/engine'
+import { outcomeOf, tally } from '../../support/hot-rows'
+import { member, program } from './fixtures'
+
+/*
+ * A member's BALANCE tier under their own concurrent paid orders
+ * (docs/storage.md#loyalty-cards-and-their-buckets): each order decides the tier on the balance it
+ * read, and guards the balance it leaves within that tier's range, so the member ends in the tier
+ * their final balance qualifies for, however the orders interleave.
+ */
+
+describe('sameTierBounds', () => {
+  const tiers = [
+    { id: 'bronze', points: { from: 1, to: 99 } },
+    { id: 'silver', points: { from: 100, to: 199 } },
+    { id: 'gold', points: { from: 200 } },
+  ]
+  it('gives the range over which the same tier qualifies', () => {
+    expect(sameTierBounds(tiers, 0)).toEqual({ max: 0 })
+    expect(sameTierBounds(tiers, 95)).toEqual({ min: 1, max: 99 })
+    expect(sameTierBounds(tiers, 100)).toEqual({ min: 100, max: 199 })
+    expect(sameTierBounds(tiers, 5000)).toEqual({ min: 200 })
+    // A gap between ranges is a range of its own (no tier).
+    expect(
+      sameTierBounds(
+        [
+          { id: 'a', points: { from: 10, to: 19 } },
+          { id: 'b', points: { from: 30 } },
+        ],
+        25,
+      ),
+    ).toEqual({
+      min: 20,
+      max: 29,
+    })
+  })
+})
+
+describe("a member's tier under their concurrent paid orders", () => {
+  for (const n of [2, 5, 12]) {
+    it(`${n} concurrent orders of 10 points each from 80 points: all earn, the tier is the final balance's`, async () => {
+      const { engine } = testEngine()
+      const club = await program(engine)
+      await engine.loyalties.createEarningRule(club.id, [
+        { event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } },
+      ])
+      await engine.loyalties.createTiers(club.id, [
+        { name: 'Bronze', points: { from: 1, to: 99 } },
+        { name: 'Silver', points: { from: 100, to: 199 } },
+        { name: 'Gold', points: { from: 200 } },
+      ])
+      const card = await member(engine, club.id)
+      for (let i = 0; i < 8; i++)
+        await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 1000 })
+      await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
+      expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(80)
+      const outcomes = await Promise.all(
+        Array.from({ length: n }, () =>
+          outcomeOf(() => engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 1000 })),
+        ),
+      )
+      expect(tally(outcomes)).toEqual({ ok: n })
+      const balance = 80 + 10 * n
+      expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(balance)
+      const expected = balance >= 200 ? 'Gold' : balance >= 100 ? 'Silver' : 'Bronze'
+      expect((await engine.loyalties.getMemberTier(null, card.id))?.name).toBe(expected)
+    })
+  }
+})
