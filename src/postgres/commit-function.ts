@@ -1,4 +1,5 @@
-import { identifier, quote, type TableLayout } from './columns'
+import { collectionWriter, literal, writerFunction } from './collection-writers'
+import { quote, type TableLayout } from './columns'
 
 /*
  * The commit as PL/pgSQL functions, installed by `migrate()` (docs/postgres.md#commit): the adapter
@@ -24,11 +25,6 @@ import { identifier, quote, type TableLayout } from './columns'
  * (docs/postgres.md#change-feed-and-late-commits): the steps write the feed rows under a provisional
  * negative number (minus the transaction id), renumbered then. No row is taken by every commit.
  */
-
-/** The function holding one collection's commit statements. */
-export function writerFunction(schema: string, collection: string): string {
-  return `${quote(schema)}.${quote(identifier(`pe_w_${collection}`))}`
-}
 
 export function commitFunction(schema: string, layouts: readonly TableLayout[]): string {
   const s = quote(schema)
@@ -116,7 +112,7 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
       THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
     ELSE (g ->> 'max')::float8 END $$;
 
-${layouts.map((l) => writer(schema, l.collection)).join('\n')}
+${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
 
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -272,156 +268,4 @@ BEGIN
   END IF;
   RETURN result;
 END $fn$;`
-}
-
-/**
- * One collection's step (docs/postgres.md#commit). Returns what it wrote, `{v, x, s}` (per entity
- * `collection/id`: its version, null when deleted; for increments its value after and its shape), or
- * `{conflict}`, or, collecting for alternatives, also `{failed}` (the guards that failed, written anyway).
- */
-function writer(schema: string, collection: string): string {
-  const s = quote(schema)
-  const t = `${s}.${quote(collection)}`
-  const c = literal(collection)
-  const feed = `INSERT INTO ${s}.pe_changes AS f (seq, pos, collection, id, op, version, value, shape)`
-  // A later round's write of the same entity replaces its change: per entity, the last write.
-  const replace =
-    'ON CONFLICT (seq, pos) DO UPDATE SET op = excluded.op, version = excluded.version, value = excluded.value, shape = excluded.shape'
-  const conflictOf = (reason: string) =>
-    `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
-  const slot = (id: string) => `${c} || '/' || ${id}`
-  const incRows =
-    "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, pos integer, n integer, ap text[], av float8[], sp text[], sv jsonb, g jsonb, cr jsonb, s integer)"
-  // The guards of the incremented rows `u` (joined to their writes `x`), checked on the result.
-  const guards = (
-    rows: string,
-  ) => `(SELECT jsonb_agg(jsonb_build_object('collection', ${c}, 'id', u.id, 'reason', 'guard',
-          'guard', jsonb_build_object('path', g.key, 'value', to_jsonb(g.n)) || g.value
-            || CASE WHEN g.lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(g.lim)) END) ORDER BY u.id, g.key)
-        FROM ${rows} u JOIN x ON x.id = u.id CROSS JOIN LATERAL (SELECT e.key, e.value, ${s}.pe_guarded(u.value, e.key, e.value) AS n,
-            ${s}.pe_bound(u.value, e.value) AS lim
-          FROM jsonb_each(coalesce(x.g, '{}'::jsonb)) e) g
-        WHERE (g.value ? 'min' AND g.n < (g.value ->> 'min')::float8) OR g.n > g.lim)`
-  const written = (rows: string) => `(SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM ${rows} u),
-      (SELECT jsonb_object_agg(${slot('u.id')}, u.value) FROM ${rows} u), (SELECT jsonb_object_agg(${slot('u.id')}, u.shape) FROM ${rows} u)`
-  const merge = `out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb),
-      'x', coalesce(out -> 'x', '{}'::jsonb) || coalesce(xs, '{}'::jsonb), 's', coalesce(out -> 's', '{}'::jsonb) || coalesce(ss, '{}'::jsonb));
-    IF earlier IS NOT NULL THEN
-      failed := CASE WHEN failed IS NULL THEN earlier
-        ELSE (SELECT jsonb_agg(e ORDER BY e ->> 'id', e -> 'guard' ->> 'path') FROM jsonb_array_elements(earlier || failed) e) END;
-    END IF;`
-  const outcome = `IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
-    ${merge}
-    IF failed IS NOT NULL THEN
-      IF NOT collect THEN RETURN jsonb_build_object('conflict', failed -> 0); END IF;
-      RETURN out || jsonb_build_object('failed', failed);
-    END IF;
-    RETURN out;`
-  return `
-CREATE OR REPLACE FUNCTION ${writerFunction(schema, collection)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
-  LANGUAGE plpgsql AS $fn$
-DECLARE
-  bad text;
-  found_version integer;
-  failed jsonb;
-  earlier jsonb;
-  vs jsonb;
-  xs jsonb;
-  ss jsonb;
-  fresh text[];
-  out jsonb := '{}'::jsonb;
-  existing integer := (step ->> 'upd')::integer + (step ->> 'del')::integer + (step ->> 'inc')::integer;
-BEGIN
-  -- Increments only, some creating their row (the counter rows of a redemption): one statement adds
-  -- to the rows that exist and inserts those that do not (as \`create\` gives them, version 0), in id
-  -- order, records the changes and checks the guards of the rows it added to. The rows it inserted
-  -- (a new day's counter, a new customer's) get their increment from the statement below. A row
-  -- without \`create\` that did not exist is reported missing, and rolled back with the commit.
-  IF existing = (step ->> 'inc')::integer AND (step ->> 'ins')::integer = 0 AND (step ->> 'cr')::integer > 0 THEN
-    WITH x AS (SELECT * FROM ${incRows}),
-      u AS (INSERT INTO ${t} AS t (id, value, version, shape)
-          SELECT x.id, coalesce(x.cr, '{}'::jsonb) || jsonb_build_object('id', x.id), 0, x.s FROM x ORDER BY x.id
-        ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
-          value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) FROM x WHERE x.id = excluded.id)
-        RETURNING t.id, t.version, t.value, t.shape),
-      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id
-        WHERE u.version > 0 ${replace}),
-      added AS (SELECT * FROM u WHERE u.version > 0)
-    SELECT (SELECT min(x.id) FROM x JOIN u ON u.id = x.id WHERE x.cr IS NULL AND u.version = 0),
-        (SELECT array_agg(u.id) FROM u WHERE u.version = 0), ${guards('added')}, ${written('added')}
-      INTO bad, fresh, failed, vs, xs, ss;
-    IF fresh IS NULL THEN
-      ${outcome}
-    END IF;
-    IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
-    ${merge}
-    earlier := failed;
-  ELSE
-    -- The rows that exist, locked in id order before any is written (one row alone needs no statement of its own).
-    IF existing > 1 OR (existing = 1 AND (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0) THEN
-      PERFORM 1 FROM ${t} WHERE id IN (SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' <> 'ins')
-        ORDER BY id FOR UPDATE;
-    END IF;
-    -- New entities, and the counter rows an increment creates (version 0: the increment makes it n).
-    IF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, pos integer, cr jsonb)
-          WHERE x.op = 'ins' OR (x.op = 'inc' AND jsonb_typeof(x.cr) = 'object')),
-        i AS (INSERT INTO ${t} (id, value, version, shape)
-          SELECT x.id, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END,
-            CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s FROM x ORDER BY x.id
-          ON CONFLICT (id) DO NOTHING RETURNING id, version),
-        f AS (${feed} SELECT seqv, x.pos, ${c}, x.id, 'put', 1, x.v, x.s FROM x JOIN i ON i.id = x.id WHERE i.version = 1 ${replace})
-      SELECT min(x.id) FILTER (WHERE x.op = 'ins' AND i.id IS NULL),
-          jsonb_object_agg(${slot('i.id')}, 1) FILTER (WHERE x.op = 'ins' AND i.id IS NOT NULL)
-        INTO bad, vs FROM x LEFT JOIN i ON i.id = x.id;
-      IF bad IS NOT NULL THEN RETURN ${conflictOf("'exists'")}; END IF;
-      out := jsonb_build_object('v', coalesce(vs, '{}'::jsonb));
-    END IF;
-    IF (step ->> 'upd')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer, pos integer)
-          WHERE x.op = 'upd'),
-        u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s FROM x
-          WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos, x.v, x.s),
-        f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.v, u.s FROM u ${replace})
-      SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
-          (SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM u)
-        INTO bad, vs;
-      IF bad IS NOT NULL THEN
-        SELECT version INTO found_version FROM ${t} WHERE id = bad;
-        RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
-      END IF;
-      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb));
-    END IF;
-    IF (step ->> 'del')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, ev integer, pos integer)
-          WHERE x.op = 'del'),
-        d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos),
-        f AS (${feed} SELECT seqv, d.pos, ${c}, d.id, 'delete', d.version, NULL, NULL FROM d ${replace})
-      SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.id = x.id)),
-          (SELECT jsonb_object_agg(${slot('d.id')}, NULL::integer) FROM d)
-        INTO bad, vs;
-      IF bad IS NOT NULL THEN
-        SELECT version INTO found_version FROM ${t} WHERE id = bad;
-        RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
-      END IF;
-      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb));
-    END IF;
-  END IF;
-  -- Increments beside other writes, and those of rows just created: add to the newest row, record the
-  -- change, and check every guard on the result, in one statement.
-  IF (step ->> 'inc')::integer > 0 THEN
-    WITH x AS (SELECT * FROM ${incRows} WHERE x.op = 'inc' AND (fresh IS NULL OR x.id = ANY(fresh))),
-      u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv), version = t.version + x.n FROM x
-        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape),
-      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id ${replace})
-    SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)), ${guards('u')}, ${written('u')}
-      INTO bad, failed, vs, xs, ss;
-    ${outcome}
-  END IF;
-  RETURN out;
-END $fn$;`
-}
-
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`
 }

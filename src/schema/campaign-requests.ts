@@ -1,6 +1,12 @@
-import type { RequestApplicableTargets, RequestDiscount, RequestLoyaltyCard } from './request-shapes'
+import type {
+  RequestApplicableTargets,
+  RequestCampaignSettings,
+  RequestDiscount,
+  RequestLoyaltyCard,
+  RequestValidity,
+} from './request-shapes'
 
-export interface CampaignsCreateParams {
+export interface CampaignsCreateParams extends RequestCampaignSettings {
   campaign_type: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'REFERRAL_PROGRAM' | 'LOYALTY_PROGRAM' | 'PROMOTION'
   voucher: {
     start_date?: string | null | undefined
@@ -66,47 +72,12 @@ export interface CampaignsCreateParams {
       }
     | null
     | undefined
-  category?: string | null | undefined
-  category_id?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
-  activity_duration_after_publishing?: string | null | undefined
-  auto_join?: boolean | undefined
-  join_once?: boolean | undefined
-  use_voucher_metadata_schema?: boolean | undefined
-  start_date?: string | null | undefined
-  expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
-  validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
-  active?: boolean | null | undefined
-  name: string
-  description?: string | null | undefined
-  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
 }
 export interface CategoriesCreateParams {
   name: string
   hierarchy?: number | undefined
 }
-export interface PromotionsCreateParams {
+export interface PromotionsCreateParams extends RequestCampaignSettings {
   campaign_type?: 'PROMOTION' | undefined
   promotion: {
     tiers: {
@@ -146,65 +117,10 @@ export interface PromotionsCreateParams {
         | undefined
     }[]
   }
-  category?: string | null | undefined
-  category_id?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
-  activity_duration_after_publishing?: string | null | undefined
-  auto_join?: boolean | undefined
-  join_once?: boolean | undefined
-  use_voucher_metadata_schema?: boolean | undefined
-  start_date?: string | null | undefined
-  expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
-  validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
-  active?: boolean | null | undefined
-  name: string
-  description?: string | null | undefined
-  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
 }
-export interface PromotionsTiersCreateParams {
+export interface PromotionsTiersCreateParams extends RequestValidity {
   category_id?: string | null | undefined
   validation_rules?: string[] | undefined
-  start_date?: string | null | undefined
-  expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
-  validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
   active?: boolean | null | undefined
   name: string
   banner?: string | null | undefined

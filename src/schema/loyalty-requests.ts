@@ -1,5 +1,6 @@
 import type {
   RequestAddress,
+  RequestCampaignSettings,
   RequestDiscount,
   RequestLoyaltyCard,
   RequestMetadataPoints,
@@ -9,7 +10,7 @@ import type {
   RequestRewardParameters,
 } from './request-shapes'
 
-export interface LoyaltiesCreateParams {
+export interface LoyaltiesCreateParams extends RequestCampaignSettings {
   campaign_type?: 'LOYALTY_PROGRAM' | undefined
   vouchers_count?: number | undefined
   voucher?:
@@ -81,41 +82,6 @@ export interface LoyaltiesCreateParams {
         [x: string]: unknown
       }
     | undefined
-  category?: string | null | undefined
-  category_id?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
-  activity_duration_after_publishing?: string | null | undefined
-  auto_join?: boolean | undefined
-  join_once?: boolean | undefined
-  use_voucher_metadata_schema?: boolean | undefined
-  start_date?: string | null | undefined
-  expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
-  validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
-  active?: boolean | null | undefined
-  name: string
-  description?: string | null | undefined
-  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
 }
 export interface LoyaltiesListParams {
   limit?: string | number | undefined

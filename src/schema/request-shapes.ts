@@ -308,3 +308,44 @@ export type RequestQualificationScenario =
   | 'PROMOTION_STACKS'
   | 'PRODUCTS_BY_CUSTOMER'
   | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
+/** When a campaign, tier or code is valid, as requests that create one carry it. */
+export interface RequestValidity {
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  validity_day_of_week?: number[] | null | undefined
+  validity_hours?:
+    | {
+        daily: {
+          start_time: string
+          expiration_time: string
+          days_of_week: number[]
+        }[]
+      }
+    | null
+    | undefined
+}
+/** The settings every kind of campaign takes at creation (discount, promotion, loyalty). */
+export interface RequestCampaignSettings extends RequestValidity {
+  category?: string | null | undefined
+  category_id?: string | null | undefined
+  metadata?:
+    | {
+        [x: string]: unknown
+      }
+    | undefined
+  activity_duration_after_publishing?: string | null | undefined
+  auto_join?: boolean | undefined
+  join_once?: boolean | undefined
+  use_voucher_metadata_schema?: boolean | undefined
+  active?: boolean | null | undefined
+  name: string
+  description?: string | null | undefined
+  type?: 'AUTO_UPDATE' | 'STATIC' | undefined
+}

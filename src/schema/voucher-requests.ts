@@ -1,26 +1,6 @@
-import type { RequestAddress, RequestDiscount, RequestLoyaltyCard } from './request-shapes'
+import type { RequestAddress, RequestDiscount, RequestLoyaltyCard, RequestValidity } from './request-shapes'
 
-export interface VouchersCreateParams {
-  start_date?: string | null | undefined
-  expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
-  validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
+export interface VouchersCreateParams extends RequestValidity {
   active?: boolean | null | undefined
   additional_info?: string | null | undefined
   metadata?:

@@ -1,34 +1,25 @@
 import { EngineError } from '../../errors'
-import type { Category } from '../../model/common'
 import type { Customer } from '../../model/customer'
 import type { MetadataSchema } from '../../model/metadata-schema'
 import type { CalculatedOrder, Order, OrderInput } from '../../model/order'
 import type { PromotionTier } from '../../model/promotion'
 import type { StackingRules } from '../../model/stacking'
-import type { ValidationRule, ValidationRuleAssignment } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import { type EvalCustomer, readsCounters } from '../../rules/conditions'
 import { type CounterScope, evalCounters } from '../../rules/counters'
 import { normalizeOrder } from '../../rules/discounts'
-import type { PipelineInput, RedeemableSubject } from '../../rules/redeemables'
+import type { PipelineInput } from '../../rules/redeemables'
 import { checkRedeemablesCount } from '../../rules/stacking'
 import type { RedeemableRequest, StackableRequest } from '../../schema/stackable'
 import type { Counter, Store, Stored } from '../../storage/ports'
 import { effectiveStackingRules } from '../campaigns/effective-stacking-rules'
-import { assignedRules } from '../campaigns/rule-assignments'
 import type { Context } from '../kernel/unit-of-work'
 import { findCustomer } from '../shop/customer-records'
-import { type RedemptionVoucherExtras, voucherExtras } from '../vouchers/redeemed-voucher'
+import type { RedemptionVoucherExtras } from '../vouchers/redeemed-voucher'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
+import { type ExpandedRequest, type Found, loadSubjects, NONE } from './load-subjects'
 import { loadCounters, unitBudgetsFor } from './redemption-counters'
-import {
-  type LoadedLocks,
-  mayBeRefusedByLocks,
-  othersLocks,
-  readExpiredLocks,
-  readOwnLocks,
-  storedLocks,
-} from './session-locks'
+import { type LoadedLocks, readOwnLocks } from './session-locks'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
 export interface LoadedRequest {
@@ -217,8 +208,6 @@ export async function loadRequest(
   }
 }
 
-type ExpandedRequest = Exclude<RedeemableRequest, { object: 'promotion_stack' }>
-
 async function expandStack(
   store: Store,
   redeemables: readonly RedeemableRequest[],
@@ -231,12 +220,6 @@ async function expandStack(
     requests: stack.value.tiers.ids.map((id) => ({ object: 'promotion_tier', id })),
     stackId: stack.value.id,
   }
-}
-
-/** A requested code or tier as found in the store (nothing when it is not there). */
-interface Found {
-  voucher?: Stored<Voucher>
-  tier?: Stored<PromotionTier>
 }
 
 /** Every requested code (by code or id) and tier, in one level of reads. */
@@ -329,202 +312,6 @@ function startFromStored(order: Order): CalculatedOrder {
       applied_quantity_amount: 0,
     })),
   }
-}
-
-/** What loading the subjects collects for the commit and the result, by id. */
-interface Collected {
-  vouchers: Map<string, Stored<Voucher>>
-  tiers: Map<string, Stored<PromotionTier>>
-  /** Only a redemption shows them. */
-  extras: Map<string, RedemptionVoucherExtras> | undefined
-  /** The own locks (read in level 1), and the expired locks read here for codes the locks could refuse. */
-  locks: LoadedLocks
-}
-
-const NONE: ReadonlyMap<string, never> = new Map<string, never>()
-
-/** Stored values by id; most requests find none of a kind, and share one empty map. */
-function byId<T extends { id: string }>(found: readonly { value: T }[]): ReadonlyMap<string, T> {
-  if (found.length === 0) return NONE
-  const out = new Map<string, T>()
-  for (const { value } of found) out.set(value.id, value)
-  return out
-}
-
-/**
- * Every redeemable's details with one read per collection, however many the request names
- * (docs/storage.md#load-decide-commit): their campaigns, categories, rule assignments (then the rules
- * behind them) and holders, the expired session locks of codes that locks could refuse, and for a loyalty card paying with a reward, the
- * reward, its assignment and the card's tier.
- */
-async function loadSubjects(
-  ctx: Context,
-  requests: readonly ExpandedRequest[],
-  found: readonly Found[],
-  now: Date,
-  sessionKey: string | undefined,
-  into: Collected,
-): Promise<RedeemableSubject[]> {
-  const { store } = ctx
-  const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
-  // Collected as lists, each made distinct once (most requests name one code: no set at all).
-  let campaignIds: string[] = []
-  let categoryIds: string[] = []
-  let relatedIds: string[] = []
-  let holderIds: string[] = []
-  for (let i = 0; i < found.length; i++) {
-    const entity = entities[i]
-    const f = found[i]
-    if (entity === undefined || f === undefined) continue
-    if (entity.campaign_id) campaignIds.push(entity.campaign_id)
-    for (const id of categoryIdsOf(entity)) categoryIds.push(id)
-    relatedIds.push(entity.id)
-    const v = f.voucher?.value
-    if (v) {
-      if (v.campaign_id) relatedIds.push(v.campaign_id)
-      if (v.holder_id) holderIds.push(v.holder_id)
-    }
-  }
-  campaignIds = distinct(campaignIds)
-  categoryIds = distinct(categoryIds)
-  relatedIds = distinct(relatedIds)
-  holderIds = distinct(holderIds)
-  const rewardOf = (i: number) => {
-    const v = found[i]?.voucher?.value
-    const request = requests[i]
-    return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
-  }
-  // A code whose counted locks could refuse this request: its expired locks are released first.
-  const tight = [
-    ...new Map(
-      found.flatMap((f) => {
-        const v = f.voucher?.value
-        return v && mayBeRefusedByLocks(v, othersLocks(v, into.locks)) ? [[v.id, v] as const] : []
-      }),
-    ).keys(),
-  ]
-  const [campaigns, categories, assigned, expired, holders, loyalties] = await Promise.all([
-    campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
-    categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
-    assignedRules(store, relatedIds),
-    Promise.all(tight.map((id) => readExpiredLocks(store, id, now, sessionKey))),
-    holderIds.length > 0 ? store.customers.getMany(holderIds) : [],
-    Promise.all(
-      requests.map((_, i) => {
-        const reward = rewardOf(i)
-        const v = found[i]?.voucher?.value
-        return reward && v ? loadReward(store, reward.id, v) : undefined
-      }),
-    ),
-  ])
-  // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
-  // they hold for this redeemable like the card's and its campaign's.
-  for (const [i, id] of tight.entries()) into.locks.expired.set(id, expired[i] ?? [])
-  const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
-  const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
-
-  const campaignById = byId(campaigns)
-  const categoryById = byId(categories)
-  const holderById = byId(holders)
-  const ruleById = new Map(assigned.rules.map((r) => [r.id, r]))
-  const rewardRuleById = new Map(rewardRules?.rules.map((r) => [r.id, r]))
-  /** The assignments to these objects, oldest first, and their rules, each once in that order. */
-  const rulesOf = (
-    relatedTo: readonly string[],
-    from: { assignments: readonly ValidationRuleAssignment[] } = assigned,
-    rules: ReadonlyMap<string, ValidationRule> = ruleById,
-  ) => {
-    // Most codes have no rules: nothing to pick from.
-    if (from.assignments.length === 0) return { assignments: [], rules: [] }
-    const assignments = from.assignments.filter((a) => relatedTo.includes(a.related_object_id))
-    const ids = [...new Set(assignments.map((a) => a.rule_id))]
-    return { assignments, rules: ids.flatMap((id) => rules.get(id) ?? []) }
-  }
-  const categoriesOf = (entity: Voucher | PromotionTier) =>
-    categoryIdsOf(entity).flatMap((id) => categoryById.get(id) ?? [])
-
-  return requests.map((request, index): RedeemableSubject => {
-    const subject: RedeemableSubject = {
-      index,
-      object: request.object,
-      requested_id: request.id,
-      categories: [],
-      validation_rules: [],
-    }
-    const f = found[index] ?? {}
-    if (request.object === 'voucher') {
-      if (request.gift) subject.gift = request.gift.credits === undefined ? {} : { credits: request.gift.credits }
-      if (request.reward) {
-        subject.reward =
-          request.reward.points === undefined
-            ? { id: request.reward.id }
-            : { id: request.reward.id, points: request.reward.points }
-      }
-      const voucher = f.voucher
-      if (!voucher) return subject
-      into.vouchers.set(voucher.value.id, voucher)
-      const v = voucher.value
-      // The decision sees what other sessions hold (docs/storage.md#session-locks).
-      subject.voucher = v.session_locks ? { ...v, session_locks: storedLocks(othersLocks(v, into.locks)) } : v
-      subject.campaign = v.campaign_id ? (campaignById.get(v.campaign_id) ?? null) : null
-      subject.categories = categoriesOf(v)
-      const loyalty = loyalties[index]
-      if (loyalty) subject.loyalty = loyalty
-      const own = rulesOf(v.campaign_id ? [v.id, v.campaign_id] : [v.id])
-      const assignmentId = loyalty?.assignment?.id
-      subject.validation_rules =
-        assignmentId && rewardRules
-          ? [...own.rules, ...rulesOf([assignmentId], rewardRules, rewardRuleById).rules]
-          : own.rules
-      const holder = v.holder_id ? holderById.get(v.holder_id) : undefined
-      if (v.holder_id) subject.holder_source_id = holder?.source_id ?? null
-      into.extras?.set(v.id, voucherExtras(own.assignments, own.rules, holder ?? null))
-      return subject
-    }
-    const tier = f.tier
-    if (!tier) return subject
-    into.tiers.set(tier.value.id, tier)
-    subject.tier = tier.value
-    subject.campaign = campaignById.get(tier.value.campaign_id) ?? null
-    subject.categories = categoriesOf(tier.value)
-    subject.validation_rules = rulesOf([tier.value.id]).rules
-    return subject
-  })
-}
-
-/** The same ids in the same order, each once. */
-function distinct(ids: string[]): string[] {
-  return ids.length <= 1 ? ids : [...new Set(ids)]
-}
-
-/** The ids of a redeemable's categories: those it embeds, then `category_id` (read as stored now: their hierarchy may have changed). */
-function categoryIdsOf(entity: { categories: readonly Category[]; category_id: string | null }): string[] {
-  if (entity.categories.length === 0) return entity.category_id ? [entity.category_id] : []
-  const ids = new Set(entity.categories.map((c) => c.id))
-  if (entity.category_id) ids.add(entity.category_id)
-  return [...ids]
-}
-
-async function loadReward(
-  store: Store,
-  rewardId: string,
-  card: Voucher,
-): Promise<NonNullable<RedeemableSubject['loyalty']>> {
-  // The reward, its assignment to the card's program and the card's tier standing are read together.
-  const [reward, assignments, standings] = await Promise.all([
-    store.rewards.get(rewardId),
-    card.campaign_id
-      ? store.reward_assignments.list({
-          where: { reward_id: rewardId, related_object_id: card.campaign_id },
-          count: false,
-        })
-      : undefined,
-    store.member_tiers.list({ where: { voucher_id: card.id }, count: false }),
-  ])
-  if (!reward || !card.campaign_id) return { reward: reward?.value ?? null, assignment: null, tier: null }
-  const standing = standings.data[0]?.value
-  const tier = standing?.tier_id ? ((await store.loyalty_tiers.get(standing.tier_id))?.value ?? null) : null
-  return { reward: reward.value, assignment: assignments?.data[0]?.value ?? null, tier }
 }
 
 async function customerTiers(store: Store, customerId: string): Promise<string[]> {

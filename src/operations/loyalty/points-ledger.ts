@@ -12,10 +12,15 @@ import {
   spend,
   type TakenPoints,
 } from '../../rules/ledger'
-import type { Guard, Page, Stored, Write } from '../../storage/ports'
+import type { Guard, Stored, Write } from '../../storage/ports'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
+import { type CardSlot, type CardState, emptySlot, loading, refreshSpendable, remember, slotsOf } from './card-slots'
+import { applyPhase, covered, listPhase, readMore, readMoreExpiring, SPEND_PAGE, unclaimed } from './spending-order'
+
+export type { CardState } from './card-slots'
+export { SPEND_PAGE } from './spending-order'
 
 /**
  * The one place that moves points on a loyalty card (docs/storage.md#loyalty-cards-and-their-buckets).
@@ -39,9 +44,6 @@ import { holdWorkingCopy } from '../vouchers/held-codes'
 export const POINTS_EXPIRY_ACTION = 'loyalty.points_expiry'
 export const PENDING_POINTS_ACTION = 'loyalty.pending_points_activation'
 
-/** How many buckets a spend reads per page of the spending order. */
-export const SPEND_PAGE = 32
-
 /** What the activation of a pending bucket needs (the action's payload). */
 export interface PendingPointsPayload {
   voucher_id: string
@@ -50,117 +52,6 @@ export interface PendingPointsPayload {
   expiration_rules: PointsExpirationRules | null
   /** What the `points_added` events say the points came from (`earning_rule`, `order`). */
   origin: Record<string, unknown>
-}
-
-export interface CardState {
-  /** The card as this transaction sees it: as read, with this transaction's changes. */
-  readonly voucher: Voucher
-  /** The buckets this transaction read or made (never all of the card's: see above). */
-  readonly buckets: readonly PointsBucket[]
-  /** Spendable points: the stored balance less what has expired but is not swept yet. */
-  readonly spendable: number
-}
-
-/** Where a card's reading of its spending order stands. */
-interface Scan {
-  /** The first read (half a page of each order) has started. */
-  started: boolean
-  /** Every spendable bucket expiring after now has been read. */
-  expiringDone: boolean
-  /** The expiry (ms) of the last expiring bucket read. */
-  lastExpiry: number
-  expiringCursor: string | undefined
-  /** Every never-expiring bucket has been read. */
-  neverDone: boolean
-  /** The creation time (ms) of the last never-expiring bucket read. */
-  lastCreated: number
-  neverCursor: string | undefined
-  /** Times a reading started over after its cursor left the order. */
-  restarts: number
-}
-
-interface CardSlot extends CardState {
-  stored: Stored<Voucher>
-  voucher: Voucher
-  spendable: number
-  buckets: PointsBucket[]
-  /** Buckets by id (current state in this transaction) and the stored rows they were read as. */
-  byId: Map<string, PointsBucket>
-  storedBuckets: Map<string, Stored<PointsBucket>>
-  /** Buckets this transaction inserted or writes whole: later changes replace that write. */
-  puts: Set<string>
-  /** The increment write of each bucket this transaction decrements. */
-  bucketIncrements: Map<string, Extract<Write, { op: 'increment' }>>
-  /** Overdue ACTIVE buckets (expiry passed, not swept yet). */
-  overdue: PointsBucket[]
-  scan: Scan
-  /** The first read of the spending order, once started. */
-  first?: Promise<void>
-  /** The card's one increment write in this transaction (changes merge into it). */
-  cardWrite: Extract<Write, { op: 'increment' }> | undefined
-  /** The card is written whole in this transaction (inserted, or its other fields changed). */
-  whole: boolean
-  /** Expiry actions already queued in this transaction, by instant. */
-  scheduled: Set<string>
-  /** This transaction spends from the card: its balance is guarded at zero. */
-  spent: boolean
-}
-
-const slots = new WeakMap<Tx, Map<string, CardSlot>>()
-const loading = new WeakMap<Tx, Map<string, Promise<CardSlot>>>()
-
-function slotsOf(tx: Tx): Map<string, CardSlot> {
-  let map = slots.get(tx)
-  if (!map) {
-    map = new Map()
-    slots.set(tx, map)
-  }
-  return map
-}
-
-function emptySlot(stored: Stored<Voucher>, overdue: PointsBucket[], storedRows: Stored<PointsBucket>[]): CardSlot {
-  const slot: CardSlot = {
-    stored,
-    voucher: stored.value,
-    spendable: 0,
-    buckets: [],
-    byId: new Map(),
-    storedBuckets: new Map(),
-    puts: new Set(),
-    bucketIncrements: new Map(),
-    overdue,
-    scan: {
-      started: false,
-      expiringDone: false,
-      lastExpiry: Number.NEGATIVE_INFINITY,
-      expiringCursor: undefined,
-      neverDone: false,
-      lastCreated: 0,
-      neverCursor: undefined,
-      restarts: 0,
-    },
-    cardWrite: undefined,
-    whole: false,
-    scheduled: new Set(),
-    spent: false,
-  }
-  for (const row of storedRows) remember(slot, row)
-  refreshSpendable(slot)
-  return slot
-}
-
-function remember(slot: CardSlot, row: Stored<PointsBucket>): boolean {
-  if (slot.byId.has(row.value.id)) return false
-  slot.storedBuckets.set(row.value.id, row)
-  slot.byId.set(row.value.id, row.value)
-  slot.buckets.push(row.value)
-  return true
-}
-
-function refreshSpendable(slot: CardSlot): void {
-  let overdue = 0
-  for (const b of slot.overdue) overdue += slot.byId.get(b.id)?.status === 'ACTIVE' ? b.remaining : 0
-  slot.spendable = Math.max(0, (slot.voucher.loyalty_card?.balance ?? 0) - overdue)
 }
 
 /**
@@ -531,100 +422,6 @@ export async function refundCard(
 }
 
 /**
- * The buckets as this transaction read them, less what this engine's other attempts in flight take
- * from them (their guarded decrements, `InFlight`) and at most the newest value a commit reported.
- * Only a choice: the guards decide, and a spend that finds too little here takes the buckets as read.
- */
-function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
-  const own = new Map<string, number>()
-  for (const g of tx.guards()) if (g.collection === 'points_buckets') own.set(g.id, (own.get(g.id) ?? 0) + g.by)
-  return slot.buckets.map((b) => {
-    if (b.status !== 'ACTIVE' || slot.puts.has(b.id)) return b
-    const { sum, seen } = tx.ctx.inFlight.field(`points_buckets/${b.id}:remaining`)
-    const others = sum - (own.get(b.id) ?? 0)
-    const read = slot.bucketIncrements.has(b.id) ? b.remaining : Math.min(b.remaining, seen ?? b.remaining)
-    const left = Math.max(0, read + others)
-    return left === b.remaining ? b : { ...b, remaining: left }
-  })
-}
-
-/** Whether every bucket that comes before `b` in spending order has been read. */
-function covered(slot: CardSlot, b: PointsBucket): boolean {
-  const { scan } = slot
-  if (b.expires_at !== null) return scan.expiringDone || Date.parse(b.expires_at) <= scan.lastExpiry
-  // Never-expiring buckets come after every expiring one.
-  return scan.expiringDone && (scan.neverDone || Date.parse(b.created_at) <= scan.lastCreated)
-}
-
-/**
- * Reads the next page of the card's spending order: ACTIVE buckets expiring after now by expiry,
- * then the never-expiring ones by age (docs/storage.md#loyalty-cards-and-their-buckets). The first
- * read takes half a page of each at once (one round trip); later ones a page of the expiring ones
- * until they run out, then of the others. False at the end.
- */
-function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
-  const { scan } = slot
-  if (scan.expiringDone && scan.neverDone) return Promise.resolve(false)
-  if (!scan.started) {
-    scan.started = true
-    slot.first ??= Promise.all([
-      readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
-      readPhase(tx, slot, 'never', SPEND_PAGE / 2),
-    ]).then(() => undefined)
-    return slot.first.then(() => true)
-  }
-  const first = slot.first ?? Promise.resolve()
-  return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
-}
-
-function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never', limit: number, cursor?: string) {
-  const expiring = phase === 'expiring'
-  return tx.store.points_buckets.list({
-    where: expiring
-      ? { voucher_id: voucherId, status: 'ACTIVE', expires_at: { after: tx.nowIso } }
-      : { voucher_id: voucherId, status: 'ACTIVE', expires_at: null },
-    order: { field: expiring ? 'expires_at' : 'created_at', direction: 'asc' },
-    limit,
-    ...(cursor !== undefined ? { starting_after_id: cursor } : {}),
-    count: false,
-  })
-}
-
-async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
-  const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
-  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
-}
-
-function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Page<PointsBucket>, cursor?: string): void {
-  const scan = slot.scan
-  const expiring = phase === 'expiring'
-  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
-    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
-    // order again from its start; buckets already read keep the state this transaction gave them.
-    scan.restarts++
-    if (expiring) {
-      scan.expiringCursor = undefined
-      scan.lastExpiry = Number.NEGATIVE_INFINITY
-    } else {
-      scan.neverCursor = undefined
-      scan.lastCreated = 0
-    }
-    return
-  }
-  for (const row of page.data) remember(slot, row)
-  const last = page.data.at(-1)?.value
-  if (expiring) {
-    if (last?.expires_at) scan.lastExpiry = Date.parse(last.expires_at)
-    scan.expiringDone = !page.has_more
-    scan.expiringCursor = last?.id ?? scan.expiringCursor
-  } else {
-    if (last) scan.lastCreated = Date.parse(last.created_at)
-    scan.neverDone = !page.has_more
-    scan.neverCursor = last?.id ?? scan.neverCursor
-  }
-}
-
-/**
  * Starts reading the card's spending order, for a caller about to spend from it: the read overlaps
  * the caller's own (a reward redemption, a redemption paying with points).
  */
@@ -698,10 +495,6 @@ async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<void> {
       return
     }
   }
-}
-
-async function readMoreExpiring(tx: Tx, slot: CardSlot): Promise<boolean> {
-  return slot.scan.expiringDone ? false : readMore(tx, slot)
 }
 
 /**

@@ -1,0 +1,116 @@
+import type { PointsBucket } from '../../model/loyalty'
+import type { Page } from '../../storage/ports'
+import type { Tx } from '../kernel/unit-of-work'
+import { type CardSlot, remember } from './card-slots'
+
+/*
+ * The card's spending order (docs/storage.md#loyalty-cards-and-their-buckets): its spendable buckets,
+ * soonest-expiring first, then the never-expiring ones by age, read a page at a time through two
+ * declared indexes, and what a spend may choose from them.
+ */
+
+/** How many buckets a spend reads per page of the spending order. */
+export const SPEND_PAGE = 32
+
+/**
+ * The buckets as this transaction read them, less what this engine's other attempts in flight take
+ * from them (their guarded decrements, `InFlight`) and at most the newest value a commit reported.
+ * Only a choice: the guards decide, and a spend that finds too little here takes the buckets as read.
+ */
+export function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
+  const own = new Map<string, number>()
+  for (const g of tx.guards()) if (g.collection === 'points_buckets') own.set(g.id, (own.get(g.id) ?? 0) + g.by)
+  return slot.buckets.map((b) => {
+    if (b.status !== 'ACTIVE' || slot.puts.has(b.id)) return b
+    const { sum, seen } = tx.ctx.inFlight.field(`points_buckets/${b.id}:remaining`)
+    const others = sum - (own.get(b.id) ?? 0)
+    const read = slot.bucketIncrements.has(b.id) ? b.remaining : Math.min(b.remaining, seen ?? b.remaining)
+    const left = Math.max(0, read + others)
+    return left === b.remaining ? b : { ...b, remaining: left }
+  })
+}
+
+/** Whether every bucket that comes before `b` in spending order has been read. */
+export function covered(slot: CardSlot, b: PointsBucket): boolean {
+  const { scan } = slot
+  if (b.expires_at !== null) return scan.expiringDone || Date.parse(b.expires_at) <= scan.lastExpiry
+  // Never-expiring buckets come after every expiring one.
+  return scan.expiringDone && (scan.neverDone || Date.parse(b.created_at) <= scan.lastCreated)
+}
+
+/**
+ * Reads the next page of the card's spending order: ACTIVE buckets expiring after now by expiry,
+ * then the never-expiring ones by age (docs/storage.md#loyalty-cards-and-their-buckets). The first
+ * read takes half a page of each at once (one round trip); later ones a page of the expiring ones
+ * until they run out, then of the others. False at the end.
+ */
+export function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
+  const { scan } = slot
+  if (scan.expiringDone && scan.neverDone) return Promise.resolve(false)
+  if (!scan.started) {
+    scan.started = true
+    slot.first ??= Promise.all([
+      readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
+      readPhase(tx, slot, 'never', SPEND_PAGE / 2),
+    ]).then(() => undefined)
+    return slot.first.then(() => true)
+  }
+  const first = slot.first ?? Promise.resolve()
+  return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
+}
+
+export function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never', limit: number, cursor?: string) {
+  const expiring = phase === 'expiring'
+  return tx.store.points_buckets.list({
+    where: expiring
+      ? { voucher_id: voucherId, status: 'ACTIVE', expires_at: { after: tx.nowIso } }
+      : { voucher_id: voucherId, status: 'ACTIVE', expires_at: null },
+    order: { field: expiring ? 'expires_at' : 'created_at', direction: 'asc' },
+    limit,
+    ...(cursor !== undefined ? { starting_after_id: cursor } : {}),
+    count: false,
+  })
+}
+
+async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
+  const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
+  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
+}
+
+export function applyPhase(
+  slot: CardSlot,
+  phase: 'expiring' | 'never',
+  page: Page<PointsBucket>,
+  cursor?: string,
+): void {
+  const scan = slot.scan
+  const expiring = phase === 'expiring'
+  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
+    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
+    // order again from its start; buckets already read keep the state this transaction gave them.
+    scan.restarts++
+    if (expiring) {
+      scan.expiringCursor = undefined
+      scan.lastExpiry = Number.NEGATIVE_INFINITY
+    } else {
+      scan.neverCursor = undefined
+      scan.lastCreated = 0
+    }
+    return
+  }
+  for (const row of page.data) remember(slot, row)
+  const last = page.data.at(-1)?.value
+  if (expiring) {
+    if (last?.expires_at) scan.lastExpiry = Date.parse(last.expires_at)
+    scan.expiringDone = !page.has_more
+    scan.expiringCursor = last?.id ?? scan.expiringCursor
+  } else {
+    if (last) scan.lastCreated = Date.parse(last.created_at)
+    scan.neverDone = !page.has_more
+    scan.neverCursor = last?.id ?? scan.neverCursor
+  }
+}
+
+export async function readMoreExpiring(tx: Tx, slot: CardSlot): Promise<boolean> {
+  return slot.scan.expiringDone ? false : readMore(tx, slot)
+}
