@@ -14,14 +14,15 @@
  *   never lands in another's window, nor one workload's in the next;
  * - within a round the builds of one workload run back to back, first one build then the other, the
  *   order rotating between rounds, so a ratio compares two runs a few seconds apart;
- * - a child warms up (WARMUP calls on an engine of its own), then a fresh engine takes 20 calls, a
- *   full collection (`--expose-gc`) empties the heap, and OPS calls are measured: each build pays for
- *   the garbage of its own window, not for what warm-up left;
+ * - a child measures two windows, each on a fresh engine after 20 calls and a full collection
+ *   (`--expose-gc`), so each build pays for the garbage of its window, not for what came before: one
+ *   after WARMUP calls of a warm-up engine of its own (the process still compiling its hot paths, as
+ *   in a host's first seconds) and one after STEADY calls (the compiler done: a host's steady state);
  * - the tables give each build's median with its spread (lowest–highest of the rounds) and, per other
  *   build, the median of the per-round ratios with their interquartile range and how many rounds
  *   came out at least 1.
  *
- * A child (`--child <dist> <workload>`) prints one JSON line: calls per second of wall time and of CPU
+ * A child (`--child <dist> <workload>`) prints one JSON line: per window, calls per second of wall time and of CPU
  * time (`process.cpuUsage`, every thread of the process: what a loaded machine distorts least, since
  * waiting for a core does not count). `PROFILE=<dir>` writes a CPU profile of each measured window.
  */
@@ -34,6 +35,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const OPS = Number(process.env.OPS ?? 400)
 const WARMUP = Number(process.env.WARMUP ?? 300)
+const STEADY = Number(process.env.STEADY ?? 3000)
 const ROUNDS = Number(process.env.ROUNDS ?? 15)
 
 type Engine = {
@@ -137,33 +139,40 @@ async function child(dist: string, name: string): Promise<void> {
   const make = WORKLOADS[name]
   if (!make) throw new Error(`unknown workload ${name}`)
   const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
-  // Warm-up compiles the hot paths on an engine of its own; the measured calls run on a fresh one.
+  const out: Record<string, { wall: number; cpu: number }> = {}
+  // Warm-up compiles the hot paths on an engine of its own; the measured calls run on fresh ones.
   const warm = await make(createEngine)
-  for (let i = 0; i < WARMUP; i++) await warm()
-  const op = await make(createEngine)
-  for (let i = 0; i < 20; i++) await op()
-  collect()
-  const session = process.env.PROFILE ? new Session() : undefined
-  if (session) {
-    session.connect()
-    await session.post('Profiler.enable')
-    await session.post('Profiler.start')
+  let warmed = 0
+  for (const calls of [WARMUP, STEADY]) {
+    for (; warmed < calls; warmed++) await warm()
+    const op = await make(createEngine)
+    for (let i = 0; i < 20; i++) await op()
+    collect()
+    const session = process.env.PROFILE ? new Session() : undefined
+    if (session) {
+      session.connect()
+      await session.post('Profiler.enable')
+      await session.post('Profiler.start')
+    }
+    const start = performance.now()
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < OPS; i++) await op()
+    const used = process.cpuUsage(cpu)
+    const wall = (performance.now() - start) / 1000
+    if (session) {
+      const { profile } = await session.post('Profiler.stop')
+      const dir = process.env.PROFILE as string
+      mkdirSync(dir, { recursive: true })
+      const file = `${name.replace(/\W+/g, '-')}-after-${calls}-${process.pid}.cpuprofile`
+      writeFileSync(resolve(dir, file), JSON.stringify(profile))
+      session.disconnect()
+    }
+    out[`after ${calls} calls`] = { wall: OPS / wall, cpu: OPS / ((used.user + used.system) / 1e6) }
   }
-  const start = performance.now()
-  const cpu = process.cpuUsage()
-  for (let i = 0; i < OPS; i++) await op()
-  const used = process.cpuUsage(cpu)
-  const wall = (performance.now() - start) / 1000
-  if (session) {
-    const { profile } = await session.post('Profiler.stop')
-    const dir = process.env.PROFILE as string
-    mkdirSync(dir, { recursive: true })
-    writeFileSync(resolve(dir, `${name.replace(/\W+/g, '-')}-${process.pid}.cpuprofile`), JSON.stringify(profile))
-  }
-  process.stdout.write(`${JSON.stringify({ wall: OPS / wall, cpu: OPS / ((used.user + used.system) / 1e6) })}\n`)
+  process.stdout.write(`${JSON.stringify(out)}\n`)
 }
 
-function run(dist: string, name: string): Promise<{ wall: number; cpu: number }> {
+function run(dist: string, name: string): Promise<Record<string, { wall: number; cpu: number }>> {
   return new Promise((done, fail) => {
     const p = fork(fileURLToPath(import.meta.url), ['--child', dist, name], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
@@ -192,12 +201,13 @@ async function main(): Promise<void> {
   const names = Object.keys(WORKLOADS).filter((n) => process.env.ONLY === undefined || n.startsWith(process.env.ONLY))
   const loads: number[] = [loadavg()[0] as number]
   console.log(
-    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; ${WARMUP} warm-up calls, ${OPS} measured calls per run, ${ROUNDS} rounds, a process per run`,
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; windows after ${WARMUP} and ${STEADY} warm-up calls, ${OPS} measured calls each, ${ROUNDS} rounds, a process per run`,
   )
-  // results[workload][build][round]
-  const results: Record<string, Record<string, { wall: number; cpu: number }[]>> = Object.fromEntries(
+  // results[workload][build][round][window]
+  const results: Record<string, Record<string, Record<string, { wall: number; cpu: number }>[]>> = Object.fromEntries(
     names.map((n) => [n, Object.fromEntries(builds.map((b) => [b, []]))]),
   )
+  const windows = [`after ${WARMUP} calls`, `after ${STEADY} calls`]
   for (let r = 0; r < ROUNDS; r++) {
     // Rotate which build goes first, so none always runs on the warmer or quieter side of a pair.
     const order = builds.map((_, i) => builds[(i + r) % builds.length] as string)
@@ -223,8 +233,9 @@ async function main(): Promise<void> {
       `\n| workload (${unit}; median, lowest–highest of ${ROUNDS}) | ${builds.join(' | ')} | ${ratios.map((r) => `${r} (median, IQR, rounds ≥ 1)`).join(' | ')} |`,
     )
     console.log(`| --- | ${[...builds, ...ratios].map(() => '---:').join(' | ')} |`)
-    for (const name of names) {
-      const runs = builds.map((b) => (results[name]?.[b] ?? []).map((x) => x[field]))
+    for (const row of names.flatMap((name) => windows.map((w) => [name, w] as const))) {
+      const [name, window] = row
+      const runs = builds.map((b) => (results[name]?.[b] ?? []).map((x) => x[window]?.[field] ?? Number.NaN))
       const cells = runs.map(
         (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`,
       )
@@ -235,7 +246,7 @@ async function main(): Promise<void> {
         const wins = paired.filter((p) => p >= 1).length
         return `${median(paired).toFixed(2)}× (${quantile(paired, 0.25).toFixed(2)}–${quantile(paired, 0.75).toFixed(2)}, ${wins}/${paired.length})`
       })
-      console.log(`| ${name} | ${[...cells, ...vs].join(' | ')} |`)
+      console.log(`| ${name}, ${window} | ${[...cells, ...vs].join(' | ')} |`)
     }
   }
 }

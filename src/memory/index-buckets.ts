@@ -16,13 +16,19 @@ export interface Entry {
   id: string
 }
 
+const lastParsed: { text: string | undefined; time: number | null } = { text: undefined, time: null }
+
 /** How an entity's field reads as a sort key of the given type (`null` when absent or of another type). */
 export function sortKey(value: unknown, type: IndexType): SortKey {
   switch (type) {
     case 'timestamp': {
       if (typeof value !== 'string') return null
+      // An entity's indexes mostly sort on the same date (`created_at`): parsed once, not per index.
+      if (value === lastParsed.text) return lastParsed.time
       const t = Date.parse(value)
-      return Number.isNaN(t) ? null : t
+      lastParsed.text = value
+      lastParsed.time = Number.isNaN(t) ? null : t
+      return lastParsed.time
     }
     case 'number':
       return typeof value === 'number' ? value : null
