@@ -16,11 +16,13 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
   try {
     // Everything that can fail on the values themselves (freezing) happens before the store changes.
     const walked = new Set<object>()
-    entries.forEach((s, position) => {
+    for (let position = 0; position < entries.length; position++) {
+      const s = entries[position] as Staged
       options.faults?.({ stage: 'freeze', position })
       if (s.after) freezeNew(s.after.value, s.before?.value, walked)
-    })
-    entries.forEach((s, position) => {
+    }
+    for (let position = 0; position < entries.length; position++) {
+      const s = entries[position] as Staged
       const rows = table(state, s.collection)
       options.faults?.({ stage: 'write', position })
       if (s.after) rows.set(s.id, s.after)
@@ -31,7 +33,7 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
       })
       options.faults?.({ stage: 'index', position })
       reindex(state, s, undo)
-    })
+    }
     state.seq += 1
     const seq = state.seq
     undo.push(() => {

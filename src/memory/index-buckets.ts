@@ -151,14 +151,24 @@ export class SortedEntries implements Iterable<Entry> {
   /** The chunk an entry belongs in: the first whose last entry is not before it, else the last. */
   private chunkFor(entry: Entry): Entry[] | undefined {
     const last = this.chunks.length - 1
+    if (last < 0) return undefined
+    const tail = this.chunks[last] as Entry[]
     // Most entries arrive in order (a creation date, an id): the last chunk is tried first.
-    if (last < 0 || compareEntries(this.chunks[last]?.at(-1) as Entry, entry) < 0) return this.chunks[last]
+    if (compareEntries(tail[tail.length - 1] as Entry, entry) < 0) return tail
     return this.chunks[firstWhere(this.chunks, (chunk) => compareEntries(chunk[chunk.length - 1] as Entry, entry) >= 0)]
   }
 
   insert(entry: Entry): void {
-    const chunk = this.chunkFor(entry)
     this.length++
+    const chunks = this.chunks
+    const tail = chunks[chunks.length - 1]
+    // An entry after every other (the usual case) is appended without a search.
+    if (tail !== undefined && compareEntries(tail[tail.length - 1] as Entry, entry) < 0) {
+      tail.push(entry)
+      if (tail.length > 2 * SortedEntries.MAX) chunks.push(tail.splice(SortedEntries.MAX))
+      return
+    }
+    const chunk = this.chunkFor(entry)
     if (!chunk) {
       this.chunks.push([entry])
       return
@@ -252,7 +262,8 @@ export class IndexBuckets {
   }
 
   add({ buckets, entry }: Placement): void {
-    for (const bucket of buckets) {
+    for (let i = 0; i < buckets.length; i++) {
+      const bucket = buckets[i] as string
       let entries = this.buckets.get(bucket)
       if (!entries) {
         entries = new SortedEntries()
