@@ -6,6 +6,7 @@
  *
  *   npx tsx bench/memory-path.ts dist ../base-4e5e495/dist        # ROUNDS=15 by default
  *   ROUNDS=21 OPS=600 RAW=runs.json npx tsx bench/memory-path.ts dist ../base/dist
+ *   npx tsx bench/memory-path.ts --report runs.json    # the tables of a run, stopped early or not
  *
  * The first build is the one measured: the ratios are its figures over each other build's.
  *
@@ -27,7 +28,7 @@
  * waiting for a core does not count). `PROFILE=<dir>` writes a CPU profile of each measured window.
  */
 import { fork } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
@@ -195,6 +196,8 @@ const quantile = (xs: number[], q: number) => {
 }
 const median = (xs: number[]) => quantile(xs, 0.5)
 
+type Results = Record<string, Record<string, Record<string, { wall: number; cpu: number }>[]>>
+
 async function main(): Promise<void> {
   const builds = process.argv.slice(2)
   if (builds.length === 0) throw new Error('usage: bench/memory-path.ts <dist> [<dist> …]')
@@ -204,10 +207,7 @@ async function main(): Promise<void> {
     `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; windows after ${WARMUP} and ${STEADY} warm-up calls, ${OPS} measured calls each, ${ROUNDS} rounds, a process per run`,
   )
   // results[workload][build][round][window]
-  const results: Record<string, Record<string, Record<string, { wall: number; cpu: number }>[]>> = Object.fromEntries(
-    names.map((n) => [n, Object.fromEntries(builds.map((b) => [b, []]))]),
-  )
-  const windows = [`after ${WARMUP} calls`, `after ${STEADY} calls`]
+  const results: Results = Object.fromEntries(names.map((n) => [n, Object.fromEntries(builds.map((b) => [b, []]))]))
   for (let r = 0; r < ROUNDS; r++) {
     // Rotate which build goes first, so none always runs on the warmer or quieter side of a pair.
     const order = builds.map((_, i) => builds[(i + r) % builds.length] as string)
@@ -218,24 +218,34 @@ async function main(): Promise<void> {
     }
     loads.push(loadavg()[0] as number)
     process.stderr.write(`round ${r + 1}/${ROUNDS}, load ${loads.at(-1)?.toFixed(2)}\n`)
+    // Every run's figures so far: a run stopped early still has its tables (`--report <file>`).
+    if (process.env.RAW) writeFileSync(process.env.RAW, JSON.stringify({ builds, results, loads }))
   }
+  report(builds, results, loads)
+}
+
+function report(builds: string[], results: Results, loads: number[]): void {
   console.log(
     `load average (1 min) during the run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`,
   )
-  // Every run's figures, for a table of another statistic later.
-  if (process.env.RAW) writeFileSync(process.env.RAW, JSON.stringify(results))
+  const rounds = Math.min(...Object.values(results).flatMap((byBuild) => Object.values(byBuild).map((r) => r.length)))
+  const windows = [
+    ...new Set(Object.values(results).flatMap((byBuild) => Object.values(byBuild).flat().flatMap(Object.keys))),
+  ]
   for (const [unit, field] of [
     ['calls per second of CPU time', 'cpu'],
     ['calls per second of wall time', 'wall'],
   ] as const) {
     const ratios = builds.slice(1).map((b) => `${builds[0]} ÷ ${b}`)
     console.log(
-      `\n| workload (${unit}; median, lowest–highest of ${ROUNDS}) | ${builds.join(' | ')} | ${ratios.map((r) => `${r} (median, IQR, rounds ≥ 1)`).join(' | ')} |`,
+      `\n| workload (${unit}; median, lowest–highest of ${rounds}) | ${builds.join(' | ')} | ${ratios.map((r) => `${r} (median, IQR, rounds ≥ 1)`).join(' | ')} |`,
     )
     console.log(`| --- | ${[...builds, ...ratios].map(() => '---:').join(' | ')} |`)
-    for (const row of names.flatMap((name) => windows.map((w) => [name, w] as const))) {
+    for (const row of Object.keys(results).flatMap((name) => windows.map((w) => [name, w] as const))) {
       const [name, window] = row
-      const runs = builds.map((b) => (results[name]?.[b] ?? []).map((x) => x[window]?.[field] ?? Number.NaN))
+      const runs = builds.map((b) =>
+        (results[name]?.[b] ?? []).slice(0, rounds).map((x) => x[window]?.[field] ?? Number.NaN),
+      )
       const cells = runs.map(
         (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`,
       )
@@ -252,4 +262,11 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--child') await child(process.argv[3] as string, process.argv[4] as string)
-else await main()
+else if (process.argv[2] === '--report') {
+  const saved = JSON.parse(readFileSync(process.argv[3] as string, 'utf8')) as {
+    builds: string[]
+    results: Results
+    loads: number[]
+  }
+  report(saved.builds, saved.results, saved.loads)
+} else await main()
