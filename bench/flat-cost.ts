@@ -97,7 +97,7 @@ async function main() {
   const times = new Map<string, number[]>()
   const examined = new Map<string, number>()
   const key = (name: string, n: number) => `${name}@${n}`
-  for (const { n, ops } of scenarios) for (const name of names) for (let i = 0; i < 5; i++) await ops[name]?.()
+  for (const { ops } of scenarios) for (const name of names) for (let i = 0; i < 5; i++) await ops[name]?.()
   console.log(`warmed up; load average ${load()}`)
   for (let round = 0; round < ROUNDS; round++) {
     // Alternate the order of the sizes from one round to the next.
