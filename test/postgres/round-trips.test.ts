@@ -116,4 +116,25 @@ describe.sequential('round trips on PostgreSQL', () => {
       rewardRedemption: chains.rewardRedemption,
     })
   })
+
+  it("a publication from a campaign's free codes: at most 4 levels (the request's reads, the pick, the code's holder, the commit), each one statement, none counting", async () => {
+    const { counter, engine } = await emptyEngine()
+    await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 5,
+    })
+    await engine.asyncActions.runPending()
+    await engine.customers.create({ source_id: 'known' })
+    for (const source_id of ['new', 'known']) {
+      counter.reset()
+      const result = await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })
+      expect(result.vouchers_id, source_id).toHaveLength(1)
+      expect(counter.depth, source_id).toBeLessThanOrEqual(4)
+      expect(counter.queries, source_id).toBe(counter.depth)
+      expect(counter.counting, source_id).toEqual([])
+    }
+  })
 })

@@ -269,12 +269,20 @@ export async function publish(
         })
       }
     }
-    const campaign = campaignRef === undefined ? undefined : await findCampaign(tx.store, campaignRef)
+    // Reads that do not depend on each other are issued together (one round trip on a database:
+    // docs/storage.md#load-decide-commit), then awaited in the order the checks were made one by one,
+    // so a request with several faults always reports the same one.
+    const campaignP = campaignRef === undefined ? undefined : findCampaign(tx.store, campaignRef)
+    const givenP = input.voucher === undefined ? undefined : findVoucher(tx.store, input.voucher)
+    const metaP = enforceMetadata(tx, 'publication', input.metadata)
+    const customerP = publicationCustomer(tx, input.customer)
+    await Promise.allSettled([campaignP, givenP, metaP, customerP])
+    const campaign = await campaignP
     if (campaignRef !== undefined && !campaign) throw EngineError.notFound('campaign', campaignRef)
     if (campaign && !campaign.value.voucher) {
       throw EngineError.invalid('campaign', `${campaign.value.campaign_type} campaigns have no codes to publish`)
     }
-    const given = input.voucher === undefined ? undefined : await findVoucher(tx.store, input.voucher)
+    const given = await givenP
     if (input.voucher !== undefined) {
       if (!given) throw EngineError.notFound('voucher', input.voucher)
       if (campaign && given.value.campaign_id !== campaign.value.id) {
@@ -290,8 +298,8 @@ export async function publish(
         `must be a ${requireCampaignType} code`,
       )
     }
-    const meta = await enforceMetadata(tx, 'publication', input.metadata)
-    const customer = await resolveCustomer(tx, input.customer, { create: true })
+    const meta = await metaP
+    const customer = await customerP
     if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
     let held: Stored<Voucher> | undefined
     if (owning?.join_once) {
@@ -324,6 +332,19 @@ export async function publish(
     if (!first) throw new Error('a publication publishes at least one code')
     return resultOf(first, customer.value, published)
   })
+}
+
+/**
+ * The request's customer, found or made in one level of reads: by `source_id`, read with the
+ * customers' metadata schema that a new one is checked against.
+ */
+async function publicationCustomer(tx: Tx, input: PublicationInput['customer']): Promise<Stored<Customer> | undefined> {
+  if (input.id || !input.source_id) return resolveCustomer(tx, input, { create: true })
+  const [found, schema] = await Promise.all([
+    tx.store.customers.findBy('source_id', input.source_id),
+    tx.store.metadata_schemas.findBy('related_object', 'customer'),
+  ])
+  return found ?? resolveCustomer(tx, input, { create: true, known: { schema } })
 }
 
 /**
