@@ -50,6 +50,24 @@ describe('the longest chain of sequential store calls', () => {
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
     expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
   })
+  it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
+    const counter = chainCounter(createMemoryStore())
+    const engine = engineOn(counter.store)
+    await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 5,
+    })
+    await engine.asyncActions.runPending()
+    await engine.customers.create({ source_id: 'known' })
+    for (const source_id of ['new', 'known']) {
+      counter.reset()
+      await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })
+      expect(counter.depth, source_id).toBeLessThanOrEqual(4)
+    }
+  })
 })
 
 describe('rows examined do not grow with what is stored', () => {
