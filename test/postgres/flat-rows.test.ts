@@ -147,21 +147,52 @@ describe.sequential('rows read on PostgreSQL do not grow with the rows stored', 
     }
   })
 
-  // Fails today, and is kept as the proof of what remains: the commit function locks the rows a step
-  // updates with `WHERE id IN (SELECT … FROM jsonb_array_elements(…))`, which the planner estimates at
-  // 100 rows and answers, on a table under about 15,000 rows, with a hash join over a sequential scan
-  // of the whole table (2,000 vouchers read to lock 4 at the small size; indexes at the large one).
-  // `WHERE id = ANY(ARRAY(SELECT …))` locks through the primary key at every size (this test then
-  // passes: turn `it.fails` into `it`). The statement is in src/postgres/collection-writers.ts.
-  it.fails("every operation's commit reads the grown tables by their indexes, as many rows at both sizes", () => {
+  /** Reads of the grown tables by one operation's commits. */
+  const grown = (part: Part | undefined) =>
+    Object.fromEntries(Object.entries(part?.rows ?? {}).filter(([t]) => GROWN.includes(t)))
+  const SPENDS = ["member's redemption paying 50 points (with earning)", 'reward redemption']
+  /** What the two known defects below read, left out here so that anything else that grows fails. */
+  const known = (name: string, table: string) =>
+    (table === 'vouchers' && name === 'redeem (5 redeemables)') || (table === 'points_buckets' && SPENDS.includes(name))
+
+  it("every operation's commit reads the grown tables by their indexes, as many rows at both sizes (but for the two defects below)", () => {
     const [small, large] = sizes as [Measured, Measured]
-    // The feed's and the counters' tables do not grow here: their plans may change with what earlier commits left.
-    const grown = (part: Part | undefined) =>
-      Object.fromEntries(Object.entries(part?.rows ?? {}).filter(([t]) => GROWN.includes(t)))
+    const others = (name: string, part: Part | undefined) =>
+      Object.fromEntries(Object.entries(grown(part)).filter(([t]) => !known(name, t)))
     for (const name of names) {
-      expect(small[name]?.commits.scanned, name).toEqual([])
-      expect(large[name]?.commits.scanned, name).toEqual([])
-      expect(grown(large[name]?.commits), name).toEqual(grown(small[name]?.commits))
+      for (const size of [small, large]) {
+        expect(
+          size[name]?.commits.scanned.filter((t) => !known(name, t)),
+          name,
+        ).toEqual([])
+      }
+      expect(others(name, large[name]?.commits), name).toEqual(others(name, small[name]?.commits))
+    }
+  })
+
+  // A defect, kept as an expected failure until it is fixed (then this test fails: make it `it`). The
+  // commit function locks the rows a step updates with `WHERE id IN (SELECT … FROM
+  // jsonb_array_elements(…))`, which the planner estimates at 100 rows and answers, on a table under
+  // about 15,000 rows, with a hash join over a sequential scan of the whole table (a redemption's
+  // commit reads 4,015 vouchers at the small size, 10 at the large one). `WHERE id = ANY(ARRAY(SELECT
+  // …))` locks through the primary key at every size. The statement is in src/postgres/collection-writers.ts.
+  it.fails("a redemption's commit locks its codes through the primary key at every size", () => {
+    const [small, large] = sizes as [Measured, Measured]
+    expect(small['redeem (5 redeemables)']?.commits.scanned).not.toContain('vouchers')
+    expect(grown(large['redeem (5 redeemables)']?.commits).vouchers).toBe(
+      grown(small['redeem (5 redeemables)']?.commits).vouchers,
+    )
+  })
+
+  // A defect, kept as an expected failure until it is fixed (then this test fails: make it `it`). A
+  // spend's `take` (pe_take) orders the card's ACTIVE buckets `expires_at ASC NULLS LAST`, which no
+  // index gives (they hold `NULLS FIRST`), so it reads and sorts every live bucket of the card: 104
+  // rows at the small size, 2,004 (a sequential scan) at the large one, for a spend of 1 or 50 points.
+  it.fails("a spend's take reads the buckets it takes, whatever the card holds", () => {
+    const [small, large] = sizes as [Measured, Measured]
+    for (const name of SPENDS) {
+      expect(large[name]?.commits.scanned, name).not.toContain('points_buckets')
+      expect(grown(large[name]?.commits).points_buckets, name).toBe(grown(small[name]?.commits).points_buckets)
     }
   })
 })
