@@ -165,15 +165,35 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     await Promise.all(batches.map(send))
   }
 
-  async function send(batch: typeof waiting): Promise<void> {
+  /*
+   * A read sent alone (most levels, unless requests arrive together) is the same statement each time:
+   * its text is kept, so it is neither rebuilt nor hashed again to find its prepared name.
+   */
+  const alone = new Map<string, string>()
+
+  function statement(batch: typeof waiting): { text: string; params: unknown[] } {
+    const [only] = batch
+    if (batch.length === 1 && only) {
+      let text = alone.get(only.text)
+      if (text === undefined) {
+        text = `SELECT ${only.text} AS r0`
+        if (alone.size < PREPARED) alone.set(only.text, text)
+      }
+      return { text, params: only.values }
+    }
     const params: unknown[] = []
     const columns = batch.map((r, i) => {
       const offset = params.length
       params.push(...r.values)
       return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} AS r${i}`
     })
+    return { text: `SELECT ${columns.join(', ')}`, params }
+  }
+
+  async function send(batch: typeof waiting): Promise<void> {
+    const { text, params } = statement(batch)
     try {
-      const { rows } = await query<Record<string, unknown>>(`SELECT ${columns.join(', ')}`, params)
+      const { rows } = await query<Record<string, unknown>>(text, params)
       for (const [i, r] of batch.entries()) r.resolve(rows[0]?.[`r${i}`])
     } catch (error) {
       for (const r of batch) r.reject(error)
@@ -199,14 +219,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
     const keyValues = (value: string | readonly string[]): readonly string[] =>
       typeof value === 'string' ? [value] : value
+    // The reads' texts, made once: a read of the same shape is the same string (see `statement`).
+    const getSql = `(SELECT ${PACK} FROM ${t} WHERE id = $1)`
+    const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
+    const findBySql = new Map<string, string>()
+    const findManySql = new Map<string, string>()
     return {
       async get(id) {
-        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = $1)`, [id])
+        const [row] = await read<Packed[]>(getSql, [id])
         return row ? asStored(unpack(row)) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
-        const rows = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`, [ids])
+        const rows = await read<Packed[]>(getManySql, [ids])
         const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
@@ -214,10 +239,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         })
       },
       async findBy(key, value) {
-        const k = keyOf(key)
-        const values = keyValues(value)
-        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}::text`).join(' AND ')
-        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE ${where})`, [...values])
+        let sql = findBySql.get(key)
+        if (sql === undefined) {
+          const where = keyOf(key)
+            .columns.map((c, i) => `${quote(c)} = $${i + 1}::text`)
+            .join(' AND ')
+          sql = `(SELECT ${PACK} FROM ${t} WHERE ${where})`
+          findBySql.set(key, sql)
+        }
+        const [row] = await read<Packed[]>(sql, [...keyValues(value)])
         return row ? asStored(unpack(row)) : undefined
       },
       async findMany(key, values) {
@@ -225,12 +255,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const k = keyOf(key)
         const tuples = values.map(keyValues)
         const params = k.columns.map((_, i) => tuples.map((t) => t[i] ?? null))
-        const cols = k.columns.map(quote)
-        const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
-        const sql =
-          cols.length === 1
-            ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
-            : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+        let sql = findManySql.get(key)
+        if (sql === undefined) {
+          const cols = k.columns.map(quote)
+          const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
+          sql =
+            cols.length === 1
+              ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
+              : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+          findManySql.set(key, sql)
+        }
         const rows = await read<Packed[]>(sql, params)
         const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
         return tuples.flatMap((tuple) => {
