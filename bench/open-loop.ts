@@ -283,8 +283,9 @@ async function waitForServer(child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('the server exited')
     try {
-      await send('GET', '/v1/campaigns')
-      return
+      // The listener opens before the engine is ready (it answers 503 `starting` until then).
+      if ((await send('GET', '/readyz')).status === 200) return
+      await new Promise((r) => setTimeout(r, 200))
     } catch {
       await new Promise((r) => setTimeout(r, 200))
     }

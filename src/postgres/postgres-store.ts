@@ -145,7 +145,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * waiting when the event loop turns become the columns of one SELECT. Fragments are sorted by text,
    * so a level of the same shape is the same statement, prepared once per connection.
    */
-  let waiting: { text: string; values: unknown[]; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = []
+  interface Waiting {
+    text: string
+    values: unknown[]
+    resolve: (v: unknown) => void
+    reject: (e: unknown) => void
+  }
+  let waiting: Waiting[] = []
 
   function read<T>(text: string, values: unknown[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -157,40 +163,56 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function flush(): Promise<void> {
     const all = waiting
     waiting = []
-    all.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    // The reads grouped by text, the groups in text order (within one, as issued): only the few
+    // distinct texts are compared, however many requests read at once.
+    const groups = new Map<string, Waiting[]>()
+    for (const r of all) {
+      const group = groups.get(r.text)
+      if (group) group.push(r)
+      else groups.set(r.text, [r])
+    }
+    const ordered = groups.size === 1 ? all : [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
     // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
     // of at most BATCH reads, sent together.
-    const batches: (typeof all)[] = []
-    for (let i = 0; i < all.length; i += BATCH) batches.push(all.slice(i, i + BATCH))
+    const batches: Waiting[][] = []
+    for (let i = 0; i < ordered.length; i += BATCH) batches.push(ordered.slice(i, i + BATCH))
     await Promise.all(batches.map(send))
   }
 
   /*
-   * A read sent alone (most levels, unless requests arrive together) is the same statement each time:
-   * its text is kept, so it is neither rebuilt nor hashed again to find its prepared name.
+   * A level's statement is made once per shape: each distinct read text gets a number, and the
+   * statement is kept under its reads' numbers, so a level seen before is neither rebuilt (its
+   * parameters renumbered) nor hashed again to find its prepared name. Bounded like `PREPARED`.
    */
-  const alone = new Map<string, string>()
+  const textNumbers = new Map<string, number>()
+  const statements = new Map<string, string>()
 
-  function statement(batch: typeof waiting): { text: string; params: unknown[] } {
-    const [only] = batch
-    if (batch.length === 1 && only) {
-      let text = alone.get(only.text)
-      if (text === undefined) {
-        text = `SELECT ${only.text} AS r0`
-        if (alone.size < PREPARED) alone.set(only.text, text)
-      }
-      return { text, params: only.values }
-    }
+  function statement(batch: readonly Waiting[]): { text: string; params: unknown[] } {
     const params: unknown[] = []
+    let key: string | undefined = ''
+    for (const r of batch) {
+      for (const v of r.values) params.push(v)
+      let n = textNumbers.get(r.text)
+      if (n === undefined && textNumbers.size < PREPARED * 4) {
+        n = textNumbers.size
+        textNumbers.set(r.text, n)
+      }
+      key = n === undefined || key === undefined ? undefined : `${key}${n},`
+    }
+    const known = key === undefined ? undefined : statements.get(key)
+    if (known !== undefined) return { text: known, params }
+    let offset = 0
     const columns = batch.map((r, i) => {
-      const offset = params.length
-      params.push(...r.values)
-      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} AS r${i}`
+      const at = offset
+      offset += r.values.length
+      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)} AS r${i}`
     })
-    return { text: `SELECT ${columns.join(', ')}`, params }
+    const text = `SELECT ${columns.join(', ')}`
+    if (key !== undefined && statements.size < PREPARED) statements.set(key, text)
+    return { text, params }
   }
 
-  async function send(batch: typeof waiting): Promise<void> {
+  async function send(batch: Waiting[]): Promise<void> {
     const { text, params } = statement(batch)
     try {
       const { rows } = await query<Record<string, unknown>>(text, params)
