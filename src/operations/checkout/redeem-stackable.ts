@@ -20,7 +20,7 @@ import { countRedemptionInSummary } from '../shop/summary-counters'
 import { trackingId } from '../shop/tracking-id'
 import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
-import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
+import { counterScope, countRedemption, countUnits, isUnlimitedCoupon, tierShare } from './redemption-counters'
 import { lockGuards, releasedBy, releaseLocks, releaseLocksOf } from './session-locks'
 
 /** What `redeemStackable` returns. */
@@ -194,6 +194,10 @@ export class RedemptionWriter {
           ...(o.budget_bounds ? { bounds: o.budget_bounds } : {}),
         }
         countRedemption(tx, count, loaded.counters, pending)
+      }
+      if (o.unit_limits) {
+        const units = countUnits(tx, subject, this.customer, o.order.items, loaded.input.collections, o.unit_limits)
+        if (units && Object.keys(units).length > 0) child.unit_counts = units
       }
       if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)
       if (subject.voucher?.is_referral_code && this.customer) {

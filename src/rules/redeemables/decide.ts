@@ -14,7 +14,7 @@ import {
 import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
 import { payWithPoints } from '../reward-costs'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
-import { hasBudgetFormula, unitRoomOf } from './budgets'
+import { hasBudgetFormula, unitLimitsOf, unitRoomOf, unitScopeOf, unitsTaken, unitUseFromRows } from './budgets'
 import {
   availableCredits,
   availablePoints,
@@ -23,7 +23,7 @@ import {
   checkSubject,
   rewardPoints,
 } from './check-subject'
-import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './pipeline-types'
+import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome, UnitLimits } from './pipeline-types'
 
 /**
  * The validation of a stackable request, as one pure decision (docs/concepts.md#validation-and-redemption):
@@ -77,6 +77,7 @@ interface Applied {
   discount?: Discount
   formulas?: FormulaUse[]
   budget_bounds?: CounterBound[]
+  unit_limits?: (UnitLimits | undefined)[]
 }
 
 type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
@@ -99,11 +100,13 @@ function runSequence(
   // Redeemables of one request count together against their campaign's limits: each is checked on
   // the counters plus what the ones applied before it add (docs/storage.md#counters).
   const siblings = new Map<string, number>()
+  // The same for unit budgets: the units the ones before took, by counter row (`unitsTaken`).
+  const units = new Map<string, number>()
   for (const decision of decisions) {
     if (decision.decision !== 'APPLY') continue
     const own = subjects.get(decision.index) as RedeemableSubject
     const subject = withSiblings(own, siblings, input.customer !== null && input.customer !== undefined)
-    const effect = effectOf(subject, running, input)
+    const effect = effectOf(subject, running, input, units)
     if ('turndown' in effect)
       return { change: { kind: 'turned_down', index: subject.index, turndown: effect.turndown }, applied }
     const result = effect.step ? applyStep(running, effect.step, options) : null
@@ -123,6 +126,15 @@ function runSequence(
     }
     const entry: Applied = { step: result, order: after }
     if (bounds.length > 0) entry.budget_bounds = bounds
+    if (effect.unit_limits && result) {
+      entry.unit_limits = effect.unit_limits
+      const scope = unitScopeOf(subject, input.customer?.id ?? null)
+      const included = targetingOf(subject)?.included ?? []
+      if (scope) {
+        for (const [id, n] of unitsTaken(included, scope, after.items, input.collections))
+          units.set(id, (units.get(id) ?? 0) + n)
+      }
+    }
     if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.credited_amount ?? 0 }
     if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
     if (effect.bundle) entry.bundle = effect.bundle
@@ -189,11 +201,17 @@ type Effect =
       bundle?: Bundle
       discount?: Discount
       formulas?: FormulaUse[]
+      unit_limits?: (UnitLimits | undefined)[]
     }
   | { turndown: Turndown }
 
 /** What a redeemable does to the order as it stands: a discount, a credit, or (a reward) nothing but points. */
-function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Effect {
+function effectOf(
+  subject: RedeemableSubject,
+  running: CalculatedOrder,
+  input: PipelineInput,
+  units: ReadonlyMap<string, number>,
+): Effect {
   const voucher = subject.voucher
   if (voucher?.type === 'GIFT_VOUCHER') {
     // Without `gift.credits` the card pays what it can of what is left (docs/behaviour.md#credits).
@@ -252,14 +270,18 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
     out.formulas = resolved.uses
   }
   const included = applicableTo?.included ?? []
-  if (subject.unit_budgets_used !== undefined && included.length > 0) {
+  const scope = subject.unit_counters !== undefined ? unitScopeOf(subject, input.customer?.id ?? null) : null
+  if (subject.unit_counters !== undefined && scope !== null && included.length > 0) {
     const budgetFormulas = hasBudgetFormula(included)
       ? (formulas ?? formulaContext(subject, running, input))
       : undefined
     const uses: FormulaUse[] = []
-    const room = unitRoomOf(included, subject.unit_budgets_used, subject.tier !== undefined, budgetFormulas, uses)
+    const limits = unitLimitsOf(included, subject.tier !== undefined, budgetFormulas, uses)
+    const used = unitUseFromRows(included, scope, subject.unit_counters, running.items, input.collections, units)
+    const room = unitRoomOf(used, limits)
     if (room.some((r) => r !== undefined)) step.unitRoom = room
     if (uses.length > 0) out.formulas = [...(out.formulas ?? []), ...uses]
+    if (limits.some((l) => l !== undefined)) out.unit_limits = limits
   }
   return out
 }

@@ -1,5 +1,15 @@
 /** The validation of a stackable request as one pure decision, and its wire result. */
-export { type BudgetScope, countUnitsUsed, hasUnitBudget, type PastRedemption, unitRoomOf } from './budgets'
+export {
+  hasUnitBudget,
+  type UnitScope,
+  unitCounterIds,
+  unitCounterWrites,
+  unitLimitsOf,
+  unitRoomOf,
+  unitScopeOf,
+  unitsTaken,
+  unitUseFromRows,
+} from './budgets'
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check-subject'
 export { decideRedeemables, targetingOf } from './decide'
 export type {
@@ -10,6 +20,7 @@ export type {
   RedeemableSubject,
   SubjectOutcome,
   UnitBudgetUse,
+  UnitLimits,
 } from './pipeline-types'
 export {
   type ApplicableResult,

@@ -9,6 +9,7 @@ import type { ApplicableToResultList, ValidationRule } from '../../model/validat
 import type { Voucher } from '../../model/voucher'
 import type { RoundingMode } from '../../money'
 import type { Bundle, CounterBound, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
+import type { Counter } from '../../storage/ports'
 import type { CatalogPrices, StepResult } from '../discounts'
 import type { FormulaUse } from '../formulas'
 import type { SkipExplanation, SkipKey } from '../stacking'
@@ -41,16 +42,16 @@ export interface RedeemableSubject {
   /** The customer ids of the code's referrer and holder, for the referral and linked-holder checks. */
   holder_source_id?: string | null
   /**
-   * Units already discounted under each included targeting entry's unit budgets, by position in the
-   * redeemable's merged `applicable_to.included` (`targetingOf`). Read only when an entry has a budget.
+   * The counter rows of its unit budgets (docs/concepts.md#targeting), by id (`unitCounterIds`): read only
+   * when an entry of its merged `applicable_to.included` (`targetingOf`) has a budget.
    */
-  unit_budgets_used?: (UnitBudgetUse | undefined)[]
+  unit_counters?: ReadonlyMap<string, Counter>
 }
 
 /**
- * What past successful, not rolled back redemptions discounted of one targeting entry (their order
- * lines' `applied_discount_quantity`): in the campaign (a standalone code: the code), of this
- * customer in it, of the promotion tier, of this customer in the tier; per collection member too.
+ * What successful, not rolled back redemptions discounted of one targeting entry (their order lines'
+ * `applied_discount_quantity`, kept in counter rows): in the campaign (a standalone code: the code),
+ * of this customer in it, of the promotion tier, of this customer in the tier; per collection member too.
  */
 export interface UnitBudgetUse {
   campaign: number
@@ -60,6 +61,17 @@ export interface UnitBudgetUse {
   /** Collection entries: by product id (SKU id for a SKU member). */
   members_campaign: Record<string, number>
   members_customer_campaign: Record<string, number>
+}
+
+/** The limits of one entry's budgets, as evaluated for a decision (a formula on the order as it stands). */
+export interface UnitLimits {
+  campaign?: number
+  customer_campaign?: number
+  promotion_tier?: number
+  customer_promotion_tier?: number
+  /** Each member of a collection entry. */
+  member?: number
+  customer_member?: number
 }
 
 export interface PipelineInput {
@@ -125,6 +137,8 @@ export type SubjectOutcome =
       formulas?: FormulaUse[]
       /** What the budget rules it passed allow its counters to reach: the commit guards them. */
       budget_bounds?: CounterBound[]
+      /** The limits its unit budgets decided on, per included entry: the commit guards their rows with them. */
+      unit_limits?: (UnitLimits | undefined)[]
     }
   | {
       index: number
