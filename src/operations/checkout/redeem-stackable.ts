@@ -195,8 +195,8 @@ export class RedemptionWriter {
         }
         countRedemption(tx, count, loaded.counters, pending)
       }
-      if (o.unit_limits) {
-        const units = countUnits(tx, subject, this.customer, o.order.items, loaded.input.collections, o.unit_limits)
+      if (o.unit_budgets) {
+        const units = countUnits(tx, subject, this.customer, o.order.items, loaded.input.collections, o.unit_budgets)
         if (units && Object.keys(units).length > 0) child.unit_counts = units
       }
       if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)

@@ -7,11 +7,12 @@ import type { Collections } from '../../rules/discounts'
 import {
   hasUnitBudget,
   type RedeemableSubject,
-  type SubjectOutcome,
   targetingOf,
+  type UnitBudgetsUsed,
   unitCounterIds,
   unitCounterWrites,
   unitScopeOf,
+  withUnits,
 } from '../../rules/redeemables'
 import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
@@ -80,12 +81,12 @@ export function countUnits(
   customer: Customer | undefined,
   items: readonly CalculatedOrderItem[],
   collections: Collections,
-  limits: NonNullable<Extract<SubjectOutcome, { status: 'APPLICABLE' }>['unit_limits']>,
+  used: UnitBudgetsUsed,
 ): Record<string, number> | undefined {
   const scope = unitScopeOf(subject, customer?.id ?? null)
   if (scope === null) return undefined
   const included = targetingOf(subject)?.included ?? []
-  const writes = unitCounterWrites(included, scope, items, collections, limits)
+  const writes = unitCounterWrites(included, scope, withUnits(items, used.units), collections, used.limits)
   applyCounterWrites(tx, writes)
   return Object.fromEntries(writes.map((w) => [w.id, w.by.count as number]))
 }

@@ -1,9 +1,9 @@
 import type { CalculatedOrderItem } from '../../model/order'
 import { type ApplicableToEntry, UNIT_BUDGET_FIELDS, type UnitBudgetField } from '../../model/validation-rule'
-import { type Collections, collectionMemberKey, targetMatches, type UnitRoom } from '../discounts'
-import { evaluateField, type FormulaContext, type FormulaUse } from '../formulas'
 import type { Counter } from '../../storage/ports'
 import type { CounterWrite } from '../counters'
+import { type Collections, collectionMemberKey, targetMatches, type UnitRoom } from '../discounts'
+import { evaluateField, type FormulaContext, type FormulaUse } from '../formulas'
 import type { RedeemableSubject, UnitBudgetUse, UnitLimits } from './pipeline-types'
 
 /*
@@ -169,6 +169,11 @@ export function unitsTaken(
     }
   }
   return out
+}
+
+/** The lines with `applied_discount_quantity` set to one step's units (`units`, by line index). */
+export function withUnits(items: readonly CalculatedOrderItem[], units: readonly number[]): CalculatedOrderItem[] {
+  return items.map((item, i) => ({ ...item, applied_discount_quantity: units[i] ?? 0 }))
 }
 
 /**

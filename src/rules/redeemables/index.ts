@@ -9,6 +9,7 @@ export {
   unitScopeOf,
   unitsTaken,
   unitUseFromRows,
+  withUnits,
 } from './budgets'
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check-subject'
 export { decideRedeemables, targetingOf } from './decide'
@@ -19,6 +20,7 @@ export type {
   RedeemableError,
   RedeemableSubject,
   SubjectOutcome,
+  UnitBudgetsUsed,
   UnitBudgetUse,
   UnitLimits,
 } from './pipeline-types'

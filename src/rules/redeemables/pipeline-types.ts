@@ -8,8 +8,8 @@ import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList, ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { RoundingMode } from '../../money'
-import type { Bundle, CounterBound, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
 import type { Counter } from '../../storage/ports'
+import type { Bundle, CounterBound, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
 import type { CatalogPrices, StepResult } from '../discounts'
 import type { FormulaUse } from '../formulas'
 import type { SkipExplanation, SkipKey } from '../stacking'
@@ -72,6 +72,12 @@ export interface UnitLimits {
   /** Each member of a collection entry. */
   member?: number
   customer_member?: number
+}
+
+/** What a redeemable with unit budgets took of them (`SubjectOutcome.unit_budgets`). */
+export interface UnitBudgetsUsed {
+  limits: (UnitLimits | undefined)[]
+  units: number[]
 }
 
 export interface PipelineInput {
@@ -137,8 +143,11 @@ export type SubjectOutcome =
       formulas?: FormulaUse[]
       /** What the budget rules it passed allow its counters to reach: the commit guards them. */
       budget_bounds?: CounterBound[]
-      /** The limits its unit budgets decided on, per included entry: the commit guards their rows with them. */
-      unit_limits?: (UnitLimits | undefined)[]
+      /**
+       * Its unit budgets: the limits decided on per included entry (the commit guards their rows with
+       * them) and the units its step discounted per line of `order` (what the budgets counted).
+       */
+      unit_budgets?: UnitBudgetsUsed
     }
   | {
       index: number
