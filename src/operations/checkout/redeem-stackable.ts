@@ -197,7 +197,7 @@ export class RedemptionWriter {
       }
       if (o.unit_budgets) {
         const units = countUnits(tx, subject, this.customer, o.order.items, loaded.input.collections, o.unit_budgets)
-        if (units && Object.keys(units).length > 0) child.unit_counts = units
+        if (units) child.unit_counts = units
       }
       if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)
       if (subject.voucher?.is_referral_code && this.customer) {
