@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import type { MemoryStore } from '../../../src/memory'
 import { currentShape } from '../../../src/operations/kernel/shape-versions'
 import type { Write } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
@@ -10,6 +11,8 @@ import { testEngine } from '../../support/engine'
  */
 
 type T = ReturnType<typeof testEngine>
+
+const stats = (t: T) => (t.store as MemoryStore).stats
 
 const PER_UNIT = { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } as const
 
@@ -66,13 +69,13 @@ describe('unit budgets from counter rows', () => {
     expect(await room(t, s, 9)).toBe(6)
     // A validation reads the rows by id: no redemption is listed, however many there are.
     for (let i = 0; i < 5; i++) await redeem(t, s, `c${i}`, 1)
-    const before = t.store.stats.rowsExamined
+    const before = stats(t).rowsExamined
     await room(t, s, 1)
-    const one = t.store.stats.rowsExamined - before
+    const one = stats(t).rowsExamined - before
     for (let i = 5; i < 20; i++) await redeem(t, s, `c${i}`, 1)
-    const after = t.store.stats.rowsExamined
+    const after = stats(t).rowsExamined
     await room(t, s, 1)
-    expect(t.store.stats.rowsExamined - after).toBe(one)
+    expect(stats(t).rowsExamined - after).toBe(one)
   })
 
   it('redemptions stored before the rows existed are counted by the backfill, once, page by page', async () => {
