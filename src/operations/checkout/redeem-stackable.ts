@@ -244,7 +244,7 @@ export class RedemptionWriter {
     }
     tx.insert('redemptions', withOrderRef(result.parent_redemption, result.order, version))
     // The session's other locks are released too; a redeemed code's own lock its increment consumed.
-    if (this.request.session?.key) releaseLocks(tx, [...loaded.locks.own.values()], this.consumed)
+    if (this.request.session?.key) releaseLocks(tx, [...loaded.locks.own.values()], this.consumed, loaded.locks.gone)
     return result
   }
 
