@@ -65,18 +65,25 @@ export interface UnitBudgetUse {
 
 /** The limits of one entry's budgets, as evaluated for a decision (a formula on the order as it stands). */
 export interface UnitLimits {
+  /** `product_campaign_quantity_limit`: units of the entry in the campaign. */
   campaign?: number
+  /** `product_customer_campaign_quantity_limit`: units of the entry for this customer in the campaign. */
   customer_campaign?: number
+  /** `product_promotion_tier_quantity_limit` (promotion tiers only). */
   promotion_tier?: number
+  /** `product_customer_promotion_tier_quantity_limit` (promotion tiers only). */
   customer_promotion_tier?: number
-  /** Each member of a collection entry. */
+  /** `product_in_collection_campaign_quantity_limit`: each member of a collection entry. */
   member?: number
+  /** `product_in_collection_customer_campaign_quantity_limit`: each member, for this customer. */
   customer_member?: number
 }
 
 /** What a redeemable with unit budgets took of them (`SubjectOutcome.unit_budgets`). */
 export interface UnitBudgetsUsed {
+  /** Per included entry: the limits decided on (undefined for an entry without a budget). */
   limits: (UnitLimits | undefined)[]
+  /** Per line of the outcome's order: the units this redeemable's step discounted. */
   units: number[]
 }
 
