@@ -267,9 +267,14 @@ export class RedemptionWriter {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
       if (points === 0) return { voucher: countCardUse(this.tx, card, 1) }
+      // The request's own lock and the expired ones it read leave the card's counter in the spend's
+      // increment, and the points other sessions lock stay on the card at commit
+      // (docs/storage.md#session-locks): a lock holder always gets what was reserved for them.
+      const released = releaseLocksOf(this.tx, voucherId, this.loaded.locks)
+      this.consumed.add(voucherId)
       // A guarded decrement of the balance (with the card's use) and the points taken from the buckets
       // at commit: concurrent spends on one card all land while the points last.
-      const spent = await spendCard(this.tx, card, points, { use: true })
+      const spent = await spendCard(this.tx, card, points, { use: true, locks: { released: releasedBy(released) } })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
         throw new StaleRead(`vouchers/${v0.id} (points spent during the redemption)`)
