@@ -1,5 +1,6 @@
 import type { PointsBucket } from '../../model/loyalty'
 import type { Page } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 import { type CardSlot, remember } from './card-slots'
 
@@ -53,7 +54,7 @@ export function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
       readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
       readPhase(tx, slot, 'never', SPEND_PAGE / 2),
     ]).then(() => undefined)
-    return slot.first.then(() => true)
+    return startEarly(slot.first).then(() => true)
   }
   const first = slot.first ?? Promise.resolve()
   return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
