@@ -75,30 +75,12 @@ export function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never'
 
 async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
   const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
-  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
+  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor))
 }
 
-export function applyPhase(
-  slot: CardSlot,
-  phase: 'expiring' | 'never',
-  page: Page<PointsBucket>,
-  cursor?: string,
-): void {
+export function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Page<PointsBucket>): void {
   const scan = slot.scan
   const expiring = phase === 'expiring'
-  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
-    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
-    // order again from its start; buckets already read keep the state this transaction gave them.
-    scan.restarts++
-    if (expiring) {
-      scan.expiringCursor = undefined
-      scan.lastExpiry = Number.NEGATIVE_INFINITY
-    } else {
-      scan.neverCursor = undefined
-      scan.lastCreated = 0
-    }
-    return
-  }
   for (const row of page.data) remember(slot, row)
   const last = page.data.at(-1)?.value
   if (expiring) {
