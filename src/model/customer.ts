@@ -51,8 +51,34 @@ export interface CustomerSummary {
   }
 }
 
-/** A customer as `customers.get` returns it: with its `summary`. */
-export type CustomerWithSummary = Customer & { summary: CustomerSummary }
+/**
+ * The hosted `CustomerLoyalty` (docs/behaviour.md#customer-loyalty-and-referrals): the points of the
+ * customer's loyalty cards, and the customers the customer referred, in all and per campaign.
+ */
+export interface CustomerLoyalty {
+  points: number
+  referred_customers: number
+  campaigns: Record<string, { points?: number; loyalty_tier?: string; referred_customers?: number }>
+}
+
+/** The hosted `CustomerReferrals`: the referrals that converted with the customer as the referee. */
+export interface CustomerReferrals {
+  total: number
+  campaigns: {
+    campaign_id: string
+    referrer_id: string
+    related_object_id: string
+    related_object_type: string
+    date: DateTime
+  }[]
+}
+
+/** A customer as `customers.get` returns it: with its `summary`, `loyalty` and `referrals`. */
+export type CustomerWithSummary = Customer & {
+  summary: CustomerSummary
+  loyalty: CustomerLoyalty
+  referrals: CustomerReferrals
+}
 
 export interface CustomerInput {
   id?: string
