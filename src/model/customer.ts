@@ -56,14 +56,19 @@ export interface CustomerSummary {
  * customer's loyalty cards, and the customers the customer referred, in all and per campaign.
  */
 export interface CustomerLoyalty {
+  /** The spendable points of every loyalty card the customer holds. */
   points: number
+  /** The distinct customers referred through the customer's referral codes. */
   referred_customers: number
+  /** By campaign id: a program's card `points` and `loyalty_tier` (the tier in force), a referral campaign's `referred_customers`. */
   campaigns: Record<string, { points?: number; loyalty_tier?: string; referred_customers?: number }>
 }
 
 /** The hosted `CustomerReferrals`: the referrals that converted with the customer as the referee. */
 export interface CustomerReferrals {
+  /** How many referrals converted with the customer as the referee. */
   total: number
+  /** One per converted referral, oldest first; `related_object_*` the redemption that converted it, else the code. */
   campaigns: {
     campaign_id: string
     referrer_id: string
