@@ -158,6 +158,26 @@ describe('maintenance.backfillCardTransactions: rows for points moved before car
     expect(await history(t, club.id)).toEqual(live)
   })
 
+  it('points earned on the card while the backfill runs are neither lost nor rebuilt twice', async () => {
+    const earn = (t: T, n: number) =>
+      t.engine.orders.create({ source_id: `late-${n}`, status: 'PAID', customer: { source_id: 'alice' }, amount: 100 })
+    // The same history recorded live all along, as the reference.
+    const reference = testEngine()
+    const { club: refClub } = await cardWithHistory(reference)
+    await Promise.all([1, 2, 3, 4, 5].map((n) => earn(reference, n)))
+    const expected = await history(reference, refClub.id)
+
+    const t = testEngine()
+    const { club } = await cardWithHistory(t)
+    await forget(t, club.id)
+    const [done] = await Promise.all([
+      t.engine.maintenance.backfillCardTransactions(),
+      ...[1, 2, 3, 4, 5].map((n) => earn(t, n)),
+    ])
+    expect(done?.filled).toBe(2)
+    expect(await history(t, club.id)).toEqual(expected)
+  })
+
   it('a bad limit is invalid_payload and writes nothing', async () => {
     const t = testEngine()
     await expect(t.engine.maintenance.backfillCardTransactions({ limit: 0 })).rejects.toMatchObject({
