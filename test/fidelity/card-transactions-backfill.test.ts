@@ -164,12 +164,15 @@ describe('maintenance.backfillCardTransactions: rows for points moved before car
     // The same history recorded live all along, as the reference.
     const reference = testEngine()
     const { club: refClub } = await cardWithHistory(reference)
+    // Later than the history: a movement at the very instant of the card's first row counts as recorded.
+    reference.clock.advance(60_000)
     await Promise.all([1, 2, 3, 4, 5].map((n) => earn(reference, n)))
     const expected = await history(reference, refClub.id)
 
     const t = testEngine()
     const { club } = await cardWithHistory(t)
     await forget(t, club.id)
+    t.clock.advance(60_000)
     const [done] = await Promise.all([
       t.engine.maintenance.backfillCardTransactions(),
       ...[1, 2, 3, 4, 5].map((n) => earn(t, n)),

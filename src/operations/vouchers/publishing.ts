@@ -193,7 +193,7 @@ async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promi
     throw new EngineError({
       code: 400,
       key: 'no_voucher_suitable_for_publication',
-      message: 'No voucher suitable for publication',
+      message: "Couldn't find any voucher suitable for publication",
       details: `Campaign ${campaign.name} has ${found.length} unpublished code(s); ${count} requested and a STATIC campaign makes no new ones`,
       path: 'campaign',
     })
