@@ -11,8 +11,8 @@ import type { FieldFilter } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earn-points'
+import { readCustomerRelations } from '../referrals/customer-relations'
 import { findCustomer, newCustomer } from './customer-records'
-import { readCustomerRelations } from './customer-relations'
 import { emptyCustomerSummary, readCustomerSummary, readWallet } from './summary-counters'
 
 /** The summary, loyalty and referrals of a customer, sharing one read of the codes it holds. */
