@@ -193,7 +193,7 @@ async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promi
     throw new EngineError({
       code: 400,
       key: 'no_voucher_suitable_for_publication',
-      message: 'No voucher suitable for publication',
+      message: "Couldn't find any voucher suitable for publication",
       details: `Campaign ${campaign.name} has ${found.length} unpublished code(s); ${count} requested and a STATIC campaign makes no new ones`,
       path: 'campaign',
     })
@@ -225,11 +225,9 @@ export async function publish(
       path: 'voucher',
     })
   }
-  if (input.voucher !== undefined && count !== 1) {
-    throw EngineError.invalid('campaign.count', 'must be 1 when a voucher is given')
-  }
+  if (input.voucher !== undefined && count !== 1) throw tooManyRequested('when a voucher is given')
   if (input.source_id !== undefined && count !== 1) {
-    throw EngineError.invalid('campaign.count', 'must be 1 when source_id is given (one voucher per request)')
+    throw tooManyRequested('when source_id is given (one voucher per request)')
   }
   if (!input.customer.id && !input.customer.source_id) {
     throw EngineError.invalid('customer', 'needs an id or a source_id')
@@ -309,7 +307,7 @@ export async function publish(
         const publication = await publicationOf(tx, held.value.id, customer.value.id)
         if (publication) return resultOf(publication, customer.value, [held.value])
       } else {
-        if (count !== 1) throw EngineError.invalid('campaign.count', 'must be 1 in a join_once campaign')
+        if (count !== 1) throw tooManyRequested('in a join_once campaign')
         await joinOnce(tx, owning.id, customer.value.id)
       }
     }
@@ -371,4 +369,19 @@ async function previousPublication(tx: Tx, sourceId: string): Promise<Publicatio
   ])
   if (!voucher || !customer) return undefined
   return resultOf(first, customer.value, [voucher.value])
+}
+
+/**
+ * More codes asked for than one request may publish: the hosted publication's documented
+ * `too_many_vouchers_requested` ("Only up to 1 can be published"), naming `campaign.count`
+ * (docs/behaviour.md#publication-errors).
+ */
+function tooManyRequested(when: string): EngineError {
+  return new EngineError({
+    code: 400,
+    key: 'too_many_vouchers_requested',
+    message: 'Too many vouchers requested',
+    details: `Only up to 1 can be published ${when}`,
+    path: 'campaign.count',
+  })
 }
