@@ -68,7 +68,12 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
   const postgresModule = build === 'src' ? '../../src/postgres/index.ts' : `${build}/postgres.js`
   const { createEngine } = (await import(engineModule)) as typeof import('../../src/index')
   const { createPostgresStore } = (await import(postgresModule)) as typeof import('../../src/postgres/index')
-  const store = createPostgresStore({ pool, schema: process.env.SCHEMA ?? 'promo_engine' })
+  const store = createPostgresStore({
+    pool,
+    schema: process.env.SCHEMA ?? 'promo_engine',
+    // ASYNC=1: validations' activity-only commits without waiting for their WAL flush (docs/postgres.md#asynchronous-activity-commits).
+    ...(process.env.ASYNC === '1' ? { asyncActivities: true } : {}),
+  })
   const engine = createEngine({ store })
   const body = {
     redeemables: [{ object: 'voucher' as const, id: code }],
