@@ -20,11 +20,10 @@ export function collectionWriter(schema: string, collection: string): string {
   const s = quote(schema)
   const t = `${s}.${quote(collection)}`
   const c = literal(collection)
-  // The change-feed rows a statement wrote, keyed by their position in the changeset: pe_commit
-  // merges the steps' (a later round's write of an entity replaces its change: per entity, the last
-  // write) and inserts them once, numbered, at its end (docs/postgres.md#change-feed-and-late-commits).
-  const feedOf = (rows: string, pos: string, id: string, op: string, version: string, value: string, shape: string) =>
-    `(SELECT jsonb_object_agg(${pos}, jsonb_build_array(${c}, ${id}, ${op}, ${version}, ${value}, ${shape})) FROM ${rows})`
+  const feed = `INSERT INTO ${s}.pe_changes AS f (seq, pos, collection, id, op, version, value, shape)`
+  // A later round's write of the same entity replaces its change: per entity, the last write.
+  const replace =
+    'ON CONFLICT (seq, pos) DO UPDATE SET op = excluded.op, version = excluded.version, value = excluded.value, shape = excluded.shape'
   const conflictOf = (reason: string) =>
     `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
   const slot = (id: string) => `${c} || '/' || ${id}`
@@ -43,8 +42,7 @@ export function collectionWriter(schema: string, collection: string): string {
   const written = (rows: string) => `(SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM ${rows} u),
       (SELECT jsonb_object_agg(${slot('u.id')}, u.value) FROM ${rows} u), (SELECT jsonb_object_agg(${slot('u.id')}, u.shape) FROM ${rows} u)`
   const merge = `out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb),
-      'x', coalesce(out -> 'x', '{}'::jsonb) || coalesce(xs, '{}'::jsonb), 's', coalesce(out -> 's', '{}'::jsonb) || coalesce(ss, '{}'::jsonb),
-      'f', coalesce(out -> 'f', '{}'::jsonb) || coalesce(fs, '{}'::jsonb));
+      'x', coalesce(out -> 'x', '{}'::jsonb) || coalesce(xs, '{}'::jsonb), 's', coalesce(out -> 's', '{}'::jsonb) || coalesce(ss, '{}'::jsonb));
     IF earlier IS NOT NULL THEN
       failed := CASE WHEN failed IS NULL THEN earlier
         ELSE (SELECT jsonb_agg(e ORDER BY e ->> 'id', e -> 'guard' ->> 'path') FROM jsonb_array_elements(earlier || failed) e) END;
@@ -56,8 +54,6 @@ export function collectionWriter(schema: string, collection: string): string {
       RETURN out || jsonb_build_object('failed', failed);
     END IF;
     RETURN out;`
-  // \`seqv\` is no longer read (the steps return their feed rows); kept so that \`migrate()\` replaces an
-  // earlier release's functions instead of adding overloads beside them.
   return `
 CREATE OR REPLACE FUNCTION ${writerFunction(schema, collection)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
   LANGUAGE plpgsql AS $fn$
@@ -69,7 +65,6 @@ DECLARE
   vs jsonb;
   xs jsonb;
   ss jsonb;
-  fs jsonb;
   fresh text[];
   out jsonb := '{}'::jsonb;
   existing integer := (step ->> 'upd')::integer + (step ->> 'del')::integer + (step ->> 'inc')::integer;
@@ -86,11 +81,12 @@ BEGIN
         ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
           value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) FROM x WHERE x.id = excluded.id)
         RETURNING t.id, t.version, t.value, t.shape),
+      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id
+        WHERE u.version > 0 ${replace}),
       added AS (SELECT * FROM u WHERE u.version > 0)
     SELECT (SELECT min(x.id) FROM x JOIN u ON u.id = x.id WHERE x.cr IS NULL AND u.version = 0),
-        (SELECT array_agg(u.id) FROM u WHERE u.version = 0), ${guards('added')}, ${written('added')},
-        ${feedOf('added u JOIN x ON x.id = u.id', 'x.pos::text', 'u.id', "'put'", 'u.version', 'u.value', 'u.shape')}
-      INTO bad, fresh, failed, vs, xs, ss, fs;
+        (SELECT array_agg(u.id) FROM u WHERE u.version = 0), ${guards('added')}, ${written('added')}
+      INTO bad, fresh, failed, vs, xs, ss;
     IF fresh IS NULL THEN
       ${outcome}
     END IF;
@@ -110,44 +106,42 @@ BEGIN
         i AS (INSERT INTO ${t} (id, value, version, shape)
           SELECT x.id, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END,
             CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s FROM x ORDER BY x.id
-          ON CONFLICT (id) DO NOTHING RETURNING id, version)
+          ON CONFLICT (id) DO NOTHING RETURNING id, version),
+        f AS (${feed} SELECT seqv, x.pos, ${c}, x.id, 'put', 1, x.v, x.s FROM x JOIN i ON i.id = x.id WHERE i.version = 1 ${replace})
       SELECT min(x.id) FILTER (WHERE x.op = 'ins' AND i.id IS NULL),
-          jsonb_object_agg(${slot('i.id')}, 1) FILTER (WHERE x.op = 'ins' AND i.id IS NOT NULL),
-          jsonb_object_agg(x.pos::text, jsonb_build_array(${c}, x.id, 'put', 1, x.v, x.s)) FILTER (WHERE i.version = 1)
-        INTO bad, vs, fs FROM x LEFT JOIN i ON i.id = x.id;
+          jsonb_object_agg(${slot('i.id')}, 1) FILTER (WHERE x.op = 'ins' AND i.id IS NOT NULL)
+        INTO bad, vs FROM x LEFT JOIN i ON i.id = x.id;
       IF bad IS NOT NULL THEN RETURN ${conflictOf("'exists'")}; END IF;
-      out := jsonb_build_object('v', coalesce(vs, '{}'::jsonb), 'f', coalesce(fs, '{}'::jsonb));
+      out := jsonb_build_object('v', coalesce(vs, '{}'::jsonb));
     END IF;
     IF (step ->> 'upd')::integer > 0 THEN
       WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer, pos integer)
           WHERE x.op = 'upd'),
         u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s FROM x
-          WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos, x.v, x.s)
+          WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos, x.v, x.s),
+        f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.v, u.s FROM u ${replace})
       SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
-          (SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM u),
-          ${feedOf('u', 'u.pos::text', 'u.id', "'put'", 'u.version', 'u.v', 'u.s')}
-        INTO bad, vs, fs;
+          (SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM u)
+        INTO bad, vs;
       IF bad IS NOT NULL THEN
         SELECT version INTO found_version FROM ${t} WHERE id = bad;
         RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
       END IF;
-      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb),
-        'f', coalesce(out -> 'f', '{}'::jsonb) || coalesce(fs, '{}'::jsonb));
+      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb));
     END IF;
     IF (step ->> 'del')::integer > 0 THEN
       WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, ev integer, pos integer)
           WHERE x.op = 'del'),
-        d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos)
+        d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos),
+        f AS (${feed} SELECT seqv, d.pos, ${c}, d.id, 'delete', d.version, NULL, NULL FROM d ${replace})
       SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.id = x.id)),
-          (SELECT jsonb_object_agg(${slot('d.id')}, NULL::integer) FROM d),
-          ${feedOf('d', 'd.pos::text', 'd.id', "'delete'", 'd.version', 'NULL::jsonb', 'NULL::integer')}
-        INTO bad, vs, fs;
+          (SELECT jsonb_object_agg(${slot('d.id')}, NULL::integer) FROM d)
+        INTO bad, vs;
       IF bad IS NOT NULL THEN
         SELECT version INTO found_version FROM ${t} WHERE id = bad;
         RETURN ${conflictOf("CASE WHEN found_version IS NULL THEN 'missing' ELSE 'version' END")};
       END IF;
-      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb),
-        'f', coalesce(out -> 'f', '{}'::jsonb) || coalesce(fs, '{}'::jsonb));
+      out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb));
     END IF;
   END IF;
   -- Increments beside other writes, and those of rows just created: add to the newest row, record the
@@ -155,10 +149,10 @@ BEGIN
   IF (step ->> 'inc')::integer > 0 THEN
     WITH x AS (SELECT * FROM ${incRows} WHERE x.op = 'inc' AND (fresh IS NULL OR x.id = ANY(fresh))),
       u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv), version = t.version + x.n FROM x
-        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape)
-    SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)), ${guards('u')}, ${written('u')},
-      ${feedOf('u JOIN x ON x.id = u.id', 'x.pos::text', 'u.id', "'put'", 'u.version', 'u.value', 'u.shape')}
-      INTO bad, failed, vs, xs, ss, fs;
+        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape),
+      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id ${replace})
+    SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)), ${guards('u')}, ${written('u')}
+      INTO bad, failed, vs, xs, ss;
     ${outcome}
   END IF;
   RETURN out;

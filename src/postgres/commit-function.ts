@@ -138,9 +138,6 @@ DECLARE
   vers jsonb;
   vals jsonb;
   shps jsonb;
-  -- The change-feed rows, per position in the changeset (the entity's last write): inserted once, at the end.
-  feed jsonb;
-  first_pos text;
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
@@ -163,7 +160,6 @@ BEGIN
     vers := '{}'::jsonb;
     vals := '{}'::jsonb;
     shps := '{}'::jsonb;
-    feed := '{}'::jsonb;
     FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
       r := CASE step ->> 'c'
@@ -177,7 +173,6 @@ BEGIN
       IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
       -- A later round's write of an entity replaces what an earlier one reported.
       vers := vers || coalesce(r -> 'v', '{}'::jsonb);
-      feed := feed || coalesce(r -> 'f', '{}'::jsonb);
       IF r ? 'x' THEN
         vals := vals || (r -> 'x');
         shps := shps || (r -> 's');
@@ -194,8 +189,8 @@ BEGIN
     EXCEPTION WHEN unique_violation THEN
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       SELECT * INTO kc FROM ${s}.pe_keys WHERE constraint_name = cname;
-      SELECT array_agg(DISTINCT e.value ->> 1) INTO written FROM jsonb_each(feed) e
-        WHERE e.value ->> 0 = kc.collection AND e.value ->> 2 = 'put';
+      SELECT array_agg(DISTINCT c.id) INTO written FROM ${s}.pe_changes c
+        WHERE c.seq = seqv AND c.collection = kc.collection AND c.op = 'put';
       EXECUTE format('SELECT id FROM %I.%I WHERE id = ANY($1) AND (%s) IN (SELECT %s FROM %I.%I GROUP BY %s HAVING count(*) > 1) ORDER BY id LIMIT 1',
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '), array_to_string(kc.columns, ', '),
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '))
@@ -218,22 +213,14 @@ BEGIN
     -- each row's writes in the order they were made. Readers stop below the oldest transaction in
     -- progress, which is older than this id until this transaction ends: none appears late.
     BEGIN
-      SELECT min(e.key::integer)::text INTO first_pos FROM jsonb_object_keys(feed) AS e(key);
-      IF first_pos IS NOT NULL THEN
-        -- The subtransaction's first write gives it its id, which the row written reports as xmin: one
-        -- feed row under the provisional number, then the others under the final one, then that row's.
-        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-          SELECT seqv, first_pos::integer, feed -> first_pos ->> 0, feed -> first_pos ->> 1, feed -> first_pos ->> 2,
-            (feed -> first_pos ->> 3)::integer, nullif(feed -> first_pos -> 4, 'null'::jsonb), (feed -> first_pos ->> 5)::integer
-          RETURNING xmin::text::bigint INTO sub;
+      -- The subtransaction's first write gives it its id, which the row written reports as xmin.
+      UPDATE ${s}.pe_changes SET pos = pos WHERE seq = seqv
+        AND pos = (SELECT min(pos) FROM ${s}.pe_changes WHERE seq = seqv) RETURNING xmin::text::bigint INTO sub;
+      IF sub IS NOT NULL THEN
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-          SELECT final_seq, e.key::integer, e.value ->> 0, e.value ->> 1, e.value ->> 2, (e.value ->> 3)::integer,
-            nullif(e.value -> 4, 'null'::jsonb), (e.value ->> 5)::integer
-          FROM jsonb_each(feed) e WHERE e.key <> first_pos ORDER BY e.key::integer;
-        UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv AND pos = first_pos::integer;
+        UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
       ELSE
         -- Nothing written: the position below which the feed is final now.
         final_seq := ${s}.pe_feed_base() + pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1;
