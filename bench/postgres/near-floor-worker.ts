@@ -84,7 +84,9 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
     kind === 'validate'
       ? async () => (await engine.raw.validations.validateStackable(body)).valid
       : async () => (await engine.raw.redemptions.redeemStackable(body)).parent_redemption.result === 'SUCCESS'
-  // One warm-up request: the customer exists, the statements are prepared.
+  // The customer exists (a validation records its activity, its one commit, only for a customer that
+  // does; it creates none), and one warm-up request prepares the statements.
+  if (kind === 'validate') await engine.raw.customers.create({ source_id: body.customer.source_id })
   await op()
   const q0 = store.stats.queries
   const c0 = store.stats.commits
