@@ -1,5 +1,6 @@
-import type { CollectionName, Conflict, Write } from '../storage/ports'
-import { guardCheck, naturalKeysOf } from '../storage/ports'
+import type { CollectionName, Conflict, TakenPart, Write } from '../storage/ports'
+import { guardCheck, naturalKeysOf, takeOrder } from '../storage/ports'
+import { bucketsFor } from './index-buckets'
 import type { Row } from './pages'
 import { readPath, withIncrements } from './paths'
 import { keyValue, type MemoryState, table } from './state'
@@ -30,7 +31,12 @@ export function check(
   // changeset leave (as sequential conditional statements in one SQL transaction would be).
   const staged = new Map<string, Staged>()
   const failed: Conflict[] = []
+  const takes: Extract<Write, { op: 'take' }>[] = []
   for (const w of writes) {
+    if (w.op === 'take') {
+      takes.push(w)
+      continue
+    }
     const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
     const slot = `${w.collection}/${id}`
     let entry = staged.get(slot)
@@ -75,6 +81,14 @@ export function check(
     }
     entry.after = w.op === 'put' ? { value: w.value, version: (version ?? 0) + 1, shape: w.shape } : null
   }
+  // Takes apply after every other write, on the state they leave (docs/storage.md#taking-points).
+  for (const w of takes) {
+    const short = take(state, staged, w)
+    if (short) {
+      if (!collectGuards) return { conflict: short }
+      failed.push(short)
+    }
+  }
   // Natural keys are checked on the final state, so a key may move between entities in one changeset.
   const claimed = new Map<string, string>()
   for (const { collection, id, after } of staged.values()) {
@@ -100,4 +114,90 @@ export function check(
   const [first] = failed
   if (first) return { conflict: first, failed }
   return { staged }
+}
+
+interface Bucket {
+  id: string
+  remaining?: unknown
+  status?: unknown
+  expires_at?: unknown
+  created_at?: unknown
+}
+
+/**
+ * A `take`: the card's spendable buckets (its ACTIVE ones through the declared index, with those this
+ * changeset wrote) in spending order, each taken from until the amount is covered. Returns the
+ * shortfall as a guard conflict, or nothing when it is staged.
+ */
+function take(
+  state: MemoryState,
+  staged: Map<string, Staged>,
+  w: Extract<Write, { op: 'take' }>,
+): Conflict | undefined {
+  const ids = new Set<string>()
+  const index = state.indexes
+    .get('points_buckets')
+    ?.find(
+      (i) =>
+        i.declaration.on.length === 2 &&
+        i.declaration.on[0]?.[0] === 'voucher_id' &&
+        i.declaration.on[1]?.[0] === 'status',
+    )
+  if (!index) throw new Error('points_buckets: a take needs the (voucher_id, status) index')
+  for (const bucket of bucketsFor(index.declaration, { voucher_id: w.id, status: 'ACTIVE' })) {
+    for (const entry of index.buckets.get(bucket) ?? []) ids.add(entry.id)
+  }
+  for (const s of staged.values()) if (s.collection === 'points_buckets') ids.add(s.id)
+  const rows = table(state, 'points_buckets')
+  const now = Date.parse(w.now)
+  const spendable: { row: Row; value: Bucket }[] = []
+  for (const id of ids) {
+    const row = staged.get(`points_buckets/${id}`)?.after ?? (staged.has(`points_buckets/${id}`) ? null : rows.get(id))
+    if (!row) continue
+    const value = row.value as Bucket & { voucher_id?: unknown }
+    if (value.voucher_id !== w.id || value.status !== 'ACTIVE') continue
+    if (typeof value.remaining !== 'number' || value.remaining <= 0) continue
+    if (typeof value.expires_at === 'string' && Date.parse(value.expires_at) <= now) continue
+    spendable.push({ row, value })
+  }
+  spendable.sort((a, b) => takeOrder(a.value, b.value))
+  const available = spendable.reduce((n, b) => n + (b.value.remaining as number), 0)
+  if (available < w.amount) {
+    return {
+      collection: 'points_buckets',
+      id: w.id,
+      reason: 'guard',
+      guard: { path: 'remaining', value: available - w.amount, min: 0 },
+    }
+  }
+  const taken: TakenPart[] = []
+  let left = w.amount
+  for (const { row, value } of spendable) {
+    if (left === 0) break
+    const part = Math.min(left, value.remaining as number)
+    left -= part
+    taken.push({ bucketId: value.id, points: part })
+    const remaining = (value.remaining as number) - part
+    const slot = `points_buckets/${value.id}`
+    const entry = staged.get(slot) ?? {
+      collection: 'points_buckets' as const,
+      id: value.id,
+      before: row,
+      after: row,
+      incremented: false,
+    }
+    entry.after = {
+      value: { ...value, remaining, ...(remaining === 0 ? { status: 'SPENT' } : {}) },
+      version: row.version + 1,
+      shape: row.shape,
+    }
+    staged.set(slot, entry)
+  }
+  if (w.record) {
+    const target = staged.get(`${w.record.collection}/${w.record.id}`)
+    if (!target?.after) throw new Error(`take: the record ${w.record.collection}/${w.record.id} is not written`)
+    // The record's own write: its version stays the one the put gives it.
+    target.after = { ...target.after, value: withIncrements(target.after.value, {}, { [w.record.path]: taken }) }
+  }
+  return undefined
 }

@@ -65,7 +65,7 @@ function mergeable(first: Increment, second: Increment): boolean {
 export function keyedCollections(writes: readonly Write[]): CollectionName[] {
   const out = new Set<CollectionName>()
   for (const w of writes) {
-    if (w.op === 'delete') continue
+    if (w.op === 'delete' || w.op === 'take') continue
     const fields = naturalKeysOf(w.collection).flat()
     if (fields.length === 0) continue
     const touches =
@@ -95,9 +95,15 @@ export function commitSteps(writes: readonly Write[]): Step[] {
   const rounds = new Map<string, number>()
   const guarded = new Set<string>()
   const incremented = new Set<string>()
-  const rows: { w: Write; id: string; slot: string; round: number; merged: Increment[] }[] = []
+  const rows: { w: Exclude<Write, { op: 'take' }>; id: string; slot: string; round: number; merged: Increment[] }[] = []
   const last = new Map<string, (typeof rows)[number]>()
+  const takes: Step[] = []
   for (const w of writes) {
+    if (w.op === 'take') {
+      // After every other step, the card's guarded decrement among them (docs/storage.md#taking-points).
+      takes.push({ c: w.collection, rows: [], ins: 0, upd: 0, del: 0, inc: 0, cr: 0, take: w })
+      continue
+    }
     const id = w.op === 'put' ? (w.value as { id: string }).id : w.id
     const slot = `${w.collection}/${id}`
     if (!firstTouch.has(slot)) firstTouch.set(slot, firstTouch.size)
@@ -127,7 +133,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
   }
   return [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, step]) => {
+    .map(([, step]): Step => {
       step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       const n = { ins: 0, upd: 0, del: 0, inc: 0, cr: 0 }
       const out = step.rows.map(({ w, id, slot, merged }) => {
@@ -163,6 +169,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
       })
       return { c: step.c, rows: out, ...n }
     })
+    .concat(takes)
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */
@@ -174,4 +181,6 @@ export interface Step {
   del: number
   inc: number
   cr: number
+  /** A `take`, applied by `pe_take` after the other steps. */
+  take?: Extract<Write, { op: 'take' }>
 }

@@ -1,4 +1,4 @@
-import { identifier, quote } from './columns'
+import { identifier, quote, type TableLayout } from './columns'
 
 /*
  * One PL/pgSQL function per collection (`pe_w_<collection>`), holding that table's static statements
@@ -161,4 +161,85 @@ END $fn$;`
 
 export function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`
+}
+
+/** The function that applies a changeset's `take` steps (docs/storage.md#taking-points). */
+export function takeFunctionName(schema: string): string {
+  return `${quote(schema)}.pe_take`
+}
+
+/**
+ * `pe_take`: takes a card's points from its spendable buckets in spending order (`takeOrder` in
+ * src/storage/ports.ts), each bucket locked as it is met, under the lock of the card the changeset's
+ * guarded decrement took first; records each bucket's change in the feed (replacing this commit's
+ * earlier change of it) and what was taken in the named record. Too few points: a guard conflict.
+ */
+export function takeFunction(schema: string, layout: TableLayout): string {
+  const s = quote(schema)
+  const t = `${s}.${quote(layout.collection)}`
+  const column = (path: string) => {
+    const f = layout.fields.get(path)
+    if (!f) throw new Error(`${layout.collection}: a take needs the declared field ${path}`)
+    return quote(f.column)
+  }
+  const voucher = column('voucher_id')
+  const status = column('status')
+  const expires = column('expires_at')
+  const created = column('created_at')
+  return `
+CREATE OR REPLACE FUNCTION ${takeFunctionName(schema)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
+  LANGUAGE plpgsql AS $fn$
+DECLARE
+  w jsonb := step -> 'take';
+  card text := w ->> 'id';
+  left_ numeric := (w ->> 'amount')::numeric;
+  at timestamptz := (w ->> 'now')::timestamptz;
+  b record;
+  part numeric;
+  nv jsonb;
+  nver integer;
+  taken jsonb := '[]'::jsonb;
+  vs jsonb := '{}'::jsonb;
+  shortfall jsonb;
+  rc text := w -> 'record' ->> 'collection';
+  rid text := w -> 'record' ->> 'id';
+BEGIN
+  FOR b IN SELECT id, value, version FROM ${t}
+      WHERE left_ > 0 AND ${voucher} = card AND ${status} = 'ACTIVE' AND (${expires} IS NULL OR ${expires} > at)
+        AND ${s}.pe_num(value -> 'remaining') > 0
+      ORDER BY ${expires} ASC NULLS LAST, ${created} ASC, id COLLATE "C" ASC FOR UPDATE LOOP
+    part := least(left_, (b.value ->> 'remaining')::numeric);
+    left_ := left_ - part;
+    nv := jsonb_set(b.value, '{remaining}', to_jsonb((b.value ->> 'remaining')::numeric - part));
+    IF (b.value ->> 'remaining')::numeric = part THEN nv := jsonb_set(nv, '{status}', '"SPENT"'); END IF;
+    UPDATE ${t} SET value = nv, version = version + 1 WHERE id = b.id RETURNING version INTO nver;
+    UPDATE ${s}.pe_changes SET op = 'put', version = nver, value = nv
+      WHERE seq = seqv AND collection = ${literal(layout.collection)} AND id = b.id;
+    IF NOT FOUND THEN
+      INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+        SELECT seqv, coalesce(max(pos), -1) + 1, ${literal(layout.collection)}, b.id, 'put', nver, nv,
+          (SELECT shape FROM ${t} WHERE id = b.id)
+        FROM ${s}.pe_changes WHERE seq = seqv;
+    END IF;
+    taken := taken || jsonb_build_object('bucketId', b.id, 'points', part);
+    vs := vs || jsonb_build_object(${literal(layout.collection)} || '/' || b.id, nver);
+    -- Stop before the next row is fetched (and locked).
+    EXIT WHEN left_ <= 0;
+  END LOOP;
+  -- Too few points: this round's writes roll back with the conflict (or with the round, collecting).
+  IF left_ > 0 THEN
+    shortfall := jsonb_build_object('collection', ${literal(layout.collection)}, 'id', card, 'reason', 'guard',
+      'guard', jsonb_build_object('path', 'remaining', 'value', to_jsonb(-left_), 'min', 0));
+    IF NOT collect THEN RETURN jsonb_build_object('conflict', shortfall); END IF;
+    RETURN jsonb_build_object('v', vs, 'failed', jsonb_build_array(shortfall));
+  END IF;
+  IF rid IS NOT NULL THEN
+    -- The record's own write this commit made: its version stays the one that write gave it.
+    EXECUTE format('UPDATE %s.%I SET value = ${s.replace(/%/g, '%%')}.pe_set(value, string_to_array($1, ''.''), $2) WHERE id = $3', ${literal(quote(schema))}, rc)
+      USING w -> 'record' ->> 'path', taken, rid;
+    UPDATE ${s}.pe_changes SET value = ${s}.pe_set(value, string_to_array(w -> 'record' ->> 'path', '.'), taken)
+      WHERE seq = seqv AND collection = rc AND id = rid;
+  END IF;
+  RETURN jsonb_build_object('v', vs);
+END $fn$;`
 }

@@ -1,4 +1,4 @@
-import { collectionWriter, literal, writerFunction } from './collection-writers'
+import { collectionWriter, literal, takeFunction, takeFunctionName, writerFunction } from './collection-writers'
 import { quote, type TableLayout } from './columns'
 
 /*
@@ -113,6 +113,10 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
     ELSE (g ->> 'max')::float8 END $$;
 
 ${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
+${layouts
+  .filter((l) => l.collection === 'points_buckets')
+  .map((l) => takeFunction(schema, l))
+  .join('\n')}
 
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -162,9 +166,13 @@ BEGIN
     shps := '{}'::jsonb;
     FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
-      r := CASE step ->> 'c'
+      IF step ? 'take' THEN
+        r := ${takeFunctionName(schema)}(seqv, step, collect);
+      ELSE
+        r := CASE step ->> 'c'
           ${dispatch}
         END;
+      END IF;
       IF r ? 'conflict' THEN
         conflict := r -> 'conflict';
         RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';

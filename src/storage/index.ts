@@ -2,7 +2,8 @@
  * `promo-engine/storage`: the storage contract for adapter authors (docs/storage.md). What a store
  * implements (`Store`: one repository per collection, `commit`, `changes`), what it stores (the
  * collections, their entities, natural keys and declared indexes, the shape version each value is
- * stored and returned with), and `chooseAlternative`, the rule every store applies to a changeset's alternatives.
+ * stored and returned with), `chooseAlternative`, the rule every store applies to a changeset's alternatives, and `takeOrder`, the
+ * order in which a `take` spends a card's buckets.
  * `promo-engine/testing` proves an adapter against it. `etc/promo-engine-storage.api.md` records it.
  */
 export type * from '../model'
@@ -43,6 +44,7 @@ export type {
   Store,
   Stored,
   StoredRow,
+  TakenPart,
   Write,
 } from './ports'
-export { chooseAlternative } from './ports'
+export { chooseAlternative, takeOrder } from './ports'

@@ -167,6 +167,51 @@ export type Write =
        */
       shape?: number
     }
+  /**
+   * Takes `amount` points from a loyalty card's spendable buckets at commit, in spending order
+   * (docs/storage.md#taking-points): `points_buckets` of `voucher_id` = `id`, ACTIVE, with points
+   * `remaining`, not expired at `now` (`expires_at` null or after it), soonest `expires_at` first
+   * (never-expiring last), then by `created_at`, then by id. Each bucket taken from loses the part
+   * from `remaining` (SPENT at zero) and gets a new version. It applies after every other write of
+   * the changeset (takes in their order), on the state they leave, so it sees what the previous
+   * commit took: a guarded decrement of the card's balance in the same changeset locks the card
+   * first and serialises the spends of one card. Too few points: a `guard` conflict on the card's id
+   * (`remaining`, the shortfall as a negative value, `min: 0`). `record` names an entity this
+   * changeset puts and a dotted field that receives what was taken, `[{ bucketId, points }]`.
+   */
+  | {
+      op: 'take'
+      collection: 'points_buckets'
+      /** The card (`voucher_id`) whose buckets give. */
+      id: string
+      amount: number
+      /** ISO instant: buckets expiring at or before it are not spent. */
+      now: string
+      record?: { collection: CollectionName; id: string; path: string }
+    }
+
+/** What a `take` took from one bucket. */
+export interface TakenPart {
+  bucketId: string
+  points: number
+}
+
+/**
+ * The spending order of a take (docs/storage.md#taking-points): soonest expiry first, never-expiring
+ * last, then by creation, then by id. Every store orders the same way; PostgreSQL's commit function
+ * does it in SQL.
+ */
+export function takeOrder(
+  a: { id: string; expires_at?: unknown; created_at?: unknown },
+  b: { id: string; expires_at?: unknown; created_at?: unknown },
+): number {
+  const ms = (x: unknown) => (typeof x === 'string' ? Date.parse(x) : Number.POSITIVE_INFINITY)
+  return (
+    ms(a.expires_at) - ms(b.expires_at) ||
+    ms(a.created_at) - ms(b.created_at) ||
+    (a.id === b.id ? 0 : a.id < b.id ? -1 : 1)
+  )
+}
 
 /**
  * Writes apply in order: a second write to the same entity names the version the first one leaves

@@ -30,6 +30,7 @@ import {
   listRangeFilters,
 } from './listing'
 import { keysPerCollection, missingNaturalKeys, roundTrip, unknownReads } from './reads'
+import { concurrentTakes, takesInSpendingOrder } from './takes'
 import {
   deleteWithVersion,
   incrementCounters,
@@ -111,6 +112,10 @@ export function storeContract(
     ['an increment with create makes a counter row on first use', counterUpserts],
     ['a guard reads its bound from the entity at commit (maxOf) and adds other fields to its own (plus)', storedBounds],
     ['findMany looks up several natural keys at once', findManyByKey],
+    [
+      "a take spends a card's points in spending order at commit, records them, or reports the shortfall",
+      takesInSpendingOrder,
+    ],
     // Alternatives
     ['a failed guard commits the alternative that answers it instead of the writes', alternativeApplied],
     [
@@ -144,6 +149,10 @@ export function storeContract(
     [`${n} concurrent read-modify-write loops lose no update`, (s) => concurrentCounter(s, n)],
     [`${n} concurrent increments of one counter all land`, (s) => concurrentIncrements(s, n)],
     [`${n} concurrent guarded increments: exactly what fits commits`, (s) => concurrentGuards(s, n)],
+    [
+      `${n} concurrent spends of one card's points with takes: what fits commits, each in one round`,
+      (s) => concurrentTakes(s, n),
+    ],
     [
       `${n} concurrent guarded increments with alternatives: what fits commits, the rest their alternatives`,
       (s) => concurrentAlternatives(s, n),

@@ -349,9 +349,6 @@ export const MEMBER_FAMILIES: readonly Family[] = [
       return e.loyalties.redeemReward(s.club, (await memberCard(e, s)).id, { reward: { id: s.sticker } })
     },
     expected: (n) => exactly(n, Math.ceil(n / 2), 'loyalty_card_points_exceeded'),
-    // Spends of one process take from different buckets (`InFlight`); spends of several processes
-    // pick the same soonest bucket, one commits and the others decide again on what is left.
-    commitsPerRequest: 2,
     check: (e, s, n) => cardMatchesBuckets(e, s, 0, 10 * Math.ceil(n / 2)),
   },
 ]

@@ -175,6 +175,7 @@ export class RedemptionWriter {
           loaded.extras.get(counted.voucher.id) ?? (await redemptionVoucherExtras(tx.store, counted.voucher))
         child.voucher = withExtras(counted.voucher, extras)
         if (counted.taken) child.points_taken = counted.taken
+        counted.recordIn?.(child.id)
         // The result shows the code as the commit left it (its uses and balance after every concurrent redemption).
         const at = children.length
         const slot = `vouchers/${subject.voucher.id}`
@@ -251,7 +252,7 @@ export class RedemptionWriter {
   private async countVoucher(
     voucherId: string,
     outcome: Extract<SubjectOutcome, { status: 'APPLICABLE' }>,
-  ): Promise<{ voucher: Voucher; taken?: TakenPoints[] }> {
+  ): Promise<{ voucher: Voucher; taken?: TakenPoints[]; recordIn?: (redemptionId: string) => void }> {
     const stored = this.loaded.vouchers.get(voucherId) as Stored<Voucher>
     const v0 = stored.value
     const uses = (v: Voucher): Voucher['redemption'] => ({
@@ -262,14 +263,15 @@ export class RedemptionWriter {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
       if (points === 0) return { voucher: countCardUse(this.tx, card, 1) }
-      // Guarded increments of the buckets and the balance (with the card's use): concurrent spends on one
-      // card all land while the points last.
+      // A guarded decrement of the balance (with the card's use) and the points taken from the buckets
+      // at commit: concurrent spends on one card all land while the points last.
       const spent = await spendCard(this.tx, card, points, { use: true })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
         throw new StaleRead(`vouchers/${v0.id} (points spent during the redemption)`)
       }
-      return { voucher: card.voucher, taken: spent.taken }
+      // The points the store takes at commit are named in the child redemption (docs/storage.md#taking-points).
+      return { voucher: card.voucher, taken: spent.taken, recordIn: (id) => spent.recordIn('redemptions', id) }
     }
     const credits = outcome.gift?.credits ?? 0
     // The request's own lock (it gets what was reserved for it) and the expired locks read for this

@@ -1,4 +1,4 @@
-import type { Conflict, Guard, GuardRef, Write } from '../../storage/ports'
+import type { Alternative, Conflict, Guard, GuardRef, Write } from '../../storage/ports'
 import type { Context, PreparedAlternative, Tx } from './unit-of-work'
 
 /*
@@ -109,7 +109,22 @@ function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[
   }
   const rewritten = recount.length > 0 ? rewrite(tx, source, recount, own) : undefined
   if (rewritten) out.push(rewritten)
-  return out
+  return withTakes(tx.changeset(), out)
+}
+
+/**
+ * A `take` of a card's points is short exactly when the card's balance is (docs/storage.md#taking-points):
+ * an answer to the card's failed balance guard tolerates the take's shortfall too.
+ */
+export function withTakes<A extends Alternative>(writes: readonly Write[], alternatives: A[]): A[] {
+  for (const w of writes) {
+    if (w.op !== 'take') continue
+    for (const a of alternatives) {
+      if (a.when.collection !== 'vouchers' || a.when.id !== w.id || a.when.path !== 'loyalty_card.balance') continue
+      a.tolerate = [...(a.tolerate ?? []), { collection: w.collection, id: w.id, path: 'remaining' }]
+    }
+  }
+  return alternatives
 }
 
 /**

@@ -320,18 +320,31 @@ export interface SpendOptions {
 }
 
 /**
- * Spends points, soonest-expiring first, as guarded decrements: each bucket's `remaining` (never
- * below zero; to exactly zero when it is emptied, so a refund landing meanwhile is not hidden under
- * SPENT) and the card's balance (never below zero). Concurrent spends on one card all land while the
- * points last; one that finds them gone fails its guard and decides again (docs/storage.md#counters).
- * Reads only the buckets it takes from, a page at a time. All or nothing.
+ * A spend as decided: `taken` names the buckets when the decision chose them; a spend the store
+ * allocates at commit (a `take`) names them in the record `recordIn` points it at.
+ */
+export type CardSpend =
+  | (Extract<SpendResult, { ok: true }> & {
+      /** Has the store write what it took into `points_taken` of this entity of the changeset. */
+      recordIn(collection: 'redemptions', id: string): void
+    })
+  | Extract<SpendResult, { ok: false }>
+
+/**
+ * Spends points, soonest-expiring first (docs/storage.md#taking-points). A card the transaction
+ * increments is spent by a guarded decrement of its balance and a `take` the store allocates at commit over the
+ * card's buckets in spending order: the card's lock serialises spends of one card from any number of
+ * processes, so each takes what the previous one left, in one commit, with no bucket read. A card
+ * written whole, one with overdue points not swept yet, or a spend that empties the card's next
+ * expiration day (whose next day the decision must read) takes from the buckets it reads instead, with
+ * guarded decrements (`spendFromBuckets`). All or nothing.
  */
 export async function spendCard(
   tx: Tx,
   card: CardState,
   points: number,
   options: SpendOptions = {},
-): Promise<SpendResult> {
+): Promise<CardSpend> {
   const slot = slotOf(tx, card)
   if (points > slot.spendable) {
     return {
@@ -342,6 +355,65 @@ export async function spendCard(
       shortfall: points - slot.spendable,
     }
   }
+  const by = spentBy(points, options)
+  const lc = slot.voucher.loyalty_card
+  const day = lc?.next_expiration_date ?? null
+  const dayPoints = lc?.next_expiration_points ?? 0
+  const overdue = slot.overdue.some((b) => slot.byId.get(b.id)?.status === 'ACTIVE')
+  if (points > 0 && !slot.whole && slot.stored.version > 0 && !overdue && (day === null || points < dayPoints)) {
+    // The next expiration day keeps points after the spend (or the card has none expiring): the spend
+    // comes off that day's points, and the guard keeps it so at commit; points expiring that a
+    // concurrent earning added make this transaction decide again.
+    const guard: Record<string, Guard> = { 'loyalty_card.balance': { min: 0 } }
+    if (day === null) guard['loyalty_card.next_expiration_points'] = { max: 0 }
+    else {
+      by['loyalty_card.next_expiration_points'] = -points
+      guard['loyalty_card.next_expiration_points'] = { min: 1 }
+    }
+    slot.spent = true
+    changeCard(tx, slot, by, guard)
+    const take: Extract<Write, { op: 'take' }> = {
+      op: 'take',
+      collection: 'points_buckets',
+      id: slot.voucher.id,
+      amount: points,
+      now: tx.nowIso,
+    }
+    tx.writes.push(take)
+    return {
+      ok: true,
+      buckets: slot.buckets,
+      taken: [],
+      recordIn: (collection, id) => {
+        take.record = { collection, id, path: 'points_taken' }
+      },
+    }
+  }
+  const result = await spendFromBuckets(tx, slot, points)
+  if (!result.ok) return result
+  slot.spent = true
+  changeCard(tx, slot, by, { 'loyalty_card.balance': { min: 0 } })
+  await afterTaking(tx, slot, result.taken)
+  return { ...result, recordIn: () => undefined }
+}
+
+/** The card's counters a spend moves. */
+function spentBy(points: number, options: SpendOptions): Record<string, number> {
+  const by: Record<string, number> = { 'loyalty_card.balance': -points }
+  if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
+  else by['redemption.redeemed_points'] = points
+  if (options.use) by['redemption.redeemed_quantity'] = 1
+  return by
+}
+
+/**
+ * Takes points from the buckets this transaction reads, soonest-expiring first, as guarded
+ * decrements: each bucket's `remaining` (never below zero; to exactly zero when it is emptied, so a
+ * refund landing meanwhile is not hidden under SPENT). A concurrent spend that finds a bucket gone
+ * fails its guard and decides again (docs/storage.md#counters). Reads only the buckets it takes
+ * from, a page at a time.
+ */
+async function spendFromBuckets(tx: Tx, slot: CardSlot, points: number): Promise<SpendResult> {
   let result: SpendResult
   for (;;) {
     // What this engine's other attempts are taking from a bucket is left to them: concurrent spends
@@ -365,13 +437,6 @@ export async function spendCard(
       decrementBucket(tx, slot, b, 0)
     }
   }
-  const by: Record<string, number> = { 'loyalty_card.balance': -points }
-  if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
-  else by['redemption.redeemed_points'] = points
-  if (options.use) by['redemption.redeemed_quantity'] = 1
-  slot.spent = true
-  changeCard(tx, slot, by, { 'loyalty_card.balance': { min: 0 } })
-  await afterTaking(tx, slot, result.taken)
   return result
 }
 

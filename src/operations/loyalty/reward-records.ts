@@ -6,13 +6,13 @@ import type { Reward } from '../../model/loyalty'
 import type { CalculatedOrder } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
-import type { Stored } from '../../storage/ports'
-import type { Tx } from '../kernel/unit-of-work'
+import type { GuardRef, Stored } from '../../storage/ports'
+import type { PreparedAlternative, Tx } from '../kernel/unit-of-work'
 import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/summary-counters'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
-import { type CardState, countCardUse, spendCard } from './points-ledger'
+import { type CardSpend, type CardState, countCardUse, spendCard } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
 
@@ -46,13 +46,12 @@ export async function recordRewardRedemption(
   const current = latestReward(tx, input.reward)
   const stocked = current.type === 'MATERIAL' && current.stock !== null
   if (stocked && (current.stock as number) <= 0) throw outOfStock(current.id)
-  let taken: { bucketId: string; points: number }[] = []
+  let spent: CardSpend | undefined
   if (points > 0) {
-    // Guarded decrements of the card's buckets and balance (with its use): concurrent spends all land
-    // while the points last (docs/storage.md#counters).
-    const spent = await spendCard(tx, card, points, { use: true })
+    // A guarded decrement of the card's balance (with its use) and the points taken from its buckets
+    // at commit: concurrent spends all land while the points last (docs/storage.md#taking-points).
+    spent = await spendCard(tx, card, points, { use: true })
     if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
-    taken = spent.taken
   } else countCardUse(tx, card, 1)
   const next: Reward = {
     ...current,
@@ -77,7 +76,7 @@ export async function recordRewardRedemption(
     tracking_id: holder.source_id === null ? null : hashTrackingId(holder.source_id),
     metadata,
     amount: points,
-    points_taken: taken,
+    points_taken: spent?.ok ? spent.taken : [],
     redemption: null,
     result: 'SUCCESS',
     status: 'SUCCEEDED',
@@ -98,6 +97,7 @@ export async function recordRewardRedemption(
     voucher: withExtras(card.voucher, extras),
   }
   tx.insert('redemptions', redemption)
+  if (spent?.ok) spent.recordIn('redemptions', redemption.id)
   countRedemptionInSummary(tx, redemption)
   const filters = { campaign_id: campaign.id, campaign_type: campaign.campaign_type }
   const group_id = tx.id('v_grp_')
@@ -142,27 +142,61 @@ function outOfStock(rewardId: string): EngineError {
 }
 
 /**
- * The refusal of a reward whose stock ran out between the read and the commit, answered in the same
- * commit (docs/storage.md#alternatives): when the stock guard fails, the store commits nothing of the
- * request and the operation answers \`reward_out_of_stock\`, whatever else failed with it. Prepared
- * only where the guard may fail (\`Tx.mayFail\`).
+ * The refusals of a reward redemption answered in the same commit (docs/storage.md#alternatives):
+ * when the reward's stock guard fails, `reward_out_of_stock`, whatever else failed with it; when the
+ * card's balance guard fails below zero (the points a concurrent spend took), and with it perhaps the
+ * take of the points (docs/storage.md#taking-points), `loyalty_card_points_exceeded`. Either way the
+ * store commits nothing of the request. Prepared only where the guard may fail (`Tx.mayFail`). Pay
+ * with points is not refused on the balance: it spends what the card holds, so it decides again.
  */
-export function refuseWhenOutOfStock(tx: Tx, reward: Reward): void {
-  if (tx.alternatives || reward.type !== 'MATERIAL' || reward.stock === null) return
-  const at = { collection: 'rewards' as const, id: reward.id, path: 'stock' }
+export function refuseWhenShort(
+  tx: Tx,
+  reward: Reward,
+  spend: { card: CardState; points: number; balance: number } | null,
+): void {
+  if (tx.alternatives) return
+  const stock = reward.type === 'MATERIAL' && reward.stock !== null
+  const spends = spend !== null && spend.points > 0 && reward.type !== 'COIN'
+  if (!stock && !spends) return
+  const ref = (collection: GuardRef['collection'], id: string, path: string): GuardRef => ({ collection, id, path })
+  const same = (a: GuardRef, b: GuardRef) => a.collection === b.collection && a.id === b.id && a.path === b.path
+  // A take short of points fails with the balance: tolerated by either answer.
+  const take = spend ? [ref('points_buckets', spend.card.voucher.id, 'remaining')] : []
+  const others = (at: GuardRef) => [
+    ...tx
+      .guards()
+      .filter((g) => !same(g, at))
+      .map(({ collection, id, path }) => ref(collection, id, path)),
+    ...take,
+  ]
   tx.alternatives = () => {
-    if (!tx.mayFail(at, { min: 0 }, reward.stock ?? undefined)) return []
-    const others = tx.guards().filter((g) => !(g.collection === at.collection && g.id === at.id && g.path === at.path))
-    return [
-      {
-        when: { ...at, max: -1 },
-        tolerate: others.map(({ collection, id, path }) => ({ collection, id, path })),
+    const out: PreparedAlternative[] = []
+    const atStock = ref('rewards', reward.id, 'stock')
+    if (stock && tx.mayFail(atStock, { min: 0 }, reward.stock ?? undefined)) {
+      out.push({
+        when: { ...atStock, max: -1 },
+        tolerate: others(atStock),
         writes: [],
         result: () => {
           throw outOfStock(reward.id)
         },
-      },
-    ]
+      })
+    }
+    if (spend && spends) {
+      const atBalance = ref('vouchers', spend.card.voucher.id, 'loyalty_card.balance')
+      if (tx.mayFail(atBalance, { min: 0 }, spend.balance)) {
+        out.push({
+          when: { ...atBalance, max: -1 },
+          tolerate: others(atBalance),
+          writes: [],
+          result: (failed) => {
+            const found = failed.find((c) => c.collection === 'vouchers' && c.guard?.path === atBalance.path)
+            throw pointsExceeded(spend.points, Math.max(0, (found?.guard?.value ?? -spend.points) + spend.points))
+          },
+        })
+      }
+    }
+    return out
   }
 }
 

@@ -24,7 +24,7 @@ import { afterPointsChanged, giveReward, takeBackCredit } from './earn-points'
 import { memberStanding, memberTier } from './member-tiers'
 import { memberCard } from './members'
 import { loadCard, spendablePoints } from './points-ledger'
-import { pointsExceeded, recordRewardRedemption, refuseWhenOutOfStock } from './reward-records'
+import { pointsExceeded, recordRewardRedemption, refuseWhenShort } from './reward-records'
 
 /**
  * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
@@ -102,7 +102,9 @@ export async function redeemReward(
     const holderId = stored.value.holder_id
     const [holder, card, , assigned] = await Promise.all([
       holderId ? tx.store.customers.get(holderId) : undefined,
-      loadCard(tx, stored, { spending: true }),
+      // The spending order is read only for a card with points expiring: a spend of the others is
+      // allocated by the store at commit (docs/storage.md#taking-points).
+      loadCard(tx, stored, { spending: stored.value.loyalty_card?.next_expiration_date != null }),
       memberStanding(tx, stored.value.id),
       assignedRules(tx.store, [assignment.value.id, stored.value.id, programId]),
     ])
@@ -179,9 +181,9 @@ export async function redeemReward(
       extras: cardExtras,
       give: (given, own, customer) => giveReward(tx, given, own, customer),
     })
-    // A member refused for want of stock is answered in the same commit (an auto-redeemed reward,
-    // refused, just does not happen: the cascade decides again).
-    refuseWhenOutOfStock(tx, reward.value)
+    // A member refused for want of stock or points is answered in the same commit (an auto-redeemed
+    // reward, refused, just does not happen: the cascade decides again).
+    refuseWhenShort(tx, reward.value, { card, points, balance: stored.value.loyalty_card?.balance ?? 0 })
     await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
