@@ -145,7 +145,9 @@ export {
   type RedeemableSubject,
   type SkippedResult,
   type SubjectOutcome,
+  type UnitBudgetsUsed,
   type UnitBudgetUse,
+  type UnitLimits,
   type ValidationResult,
 } from './rules/redeemables'
 export { type Family, SCOPES, type Scope } from './rules/scopes'

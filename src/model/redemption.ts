@@ -43,6 +43,11 @@ export interface RedemptionFields {
   points_taken?: { bucketId: string; points: number }[]
   /** Bookkeeping, not on the wire: the referee reward this redemption credited, for a rollback to take back. */
   referee_credit?: { voucher_id: string; amount: number }
+  /**
+   * Bookkeeping, not on the wire: the units this redemption added to its unit budget counter rows, by
+   * row id (docs/storage.md#counters), for a rollback to give back; `{}` once the backfill saw it.
+   */
+  unit_counts?: Record<string, number>
 }
 
 export interface RedemptionRollback {

@@ -82,7 +82,9 @@ export function keyedCollections(writes: readonly Write[]): CollectionName[] {
  * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
  * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
  * deleted come first, then those incremented, then those with a guarded increment: counter rows are
- * what many requests share, so they are locked last and held shortest; then by round, the n-th write
+ * what many requests share, so they are locked last and held shortest; a card's points buckets after
+ * them all, so that a card is always locked before its buckets (a `take` locks them after the card);
+ * then by round, the n-th write
  * of each entity in round n (so several writes to one entity apply in the changeset's order, and a
  * later round only touches rows an earlier one locked); then by collection; rows by id. Two commits
  * therefore lock shared rows in the same order. An increment that follows another of the same entity
@@ -125,7 +127,9 @@ export function commitSteps(writes: readonly Write[]): Step[] {
   }
   const byStep = new Map<string, { c: CollectionName; rows: typeof rows }>()
   for (const r of rows) {
-    const phase = guarded.has(r.slot) ? 2 : incremented.has(r.slot) ? 1 : 0
+    // A card's buckets come after everything else, the card among it: spends whose buckets the store
+    // takes lock the card and then its buckets (docs/storage.md#taking-points), so every commit does.
+    const phase = r.w.collection === 'points_buckets' ? 3 : guarded.has(r.slot) ? 2 : incremented.has(r.slot) ? 1 : 0
     const key = `${phase}\u0000${String(r.round).padStart(6, '0')}\u0000${r.w.collection}`
     const step = byStep.get(key) ?? { c: r.w.collection, rows: [] }
     step.rows.push(r)

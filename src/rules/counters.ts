@@ -180,8 +180,8 @@ export function counterWrites(input: {
   sign?: 1 | -1
   /**
    * What earlier redemptions of the same request add to these rows in the same commit (by row id and
-   * field). Each redeemable was decided on the counters as stored, so its guards are shifted by what
-   * its siblings add before it, and a customer is new to a campaign only once per request.
+   * field): a customer is new to a campaign only once per request. Each redeemable was decided on the
+   * counters plus what its siblings add before it, so its bounds hold for the row as it leaves it.
    */
   pending?: ReadonlyMap<string, Readonly<Record<string, number>>>
 }): CounterWrite[] {
@@ -241,10 +241,9 @@ export function counterWrites(input: {
     const w = write(base + suffixes[target.period])
     if (w.by[target.field] === undefined) w.by[target.field] = 0
     w.guard = w.guard ?? {}
-    // The decision counted the request's earlier redemptions (`withSiblings` in
-    // src/rules/redeemables/decide.ts); sums of amounts it did not, so those bounds move by them.
-    const shift = target.field === 'count' ? 0 : pendingOf(w.id, target.field)
-    narrow(w.guard, target.field, bound.lo + shift, bound.hi + shift)
+    // The decision counted the request's earlier redemptions, counts and sums (`withSiblings` in
+    // src/rules/redeemables/decide.ts): its bounds are on the row as this write leaves it.
+    narrow(w.guard, target.field, bound.lo, bound.hi)
   }
   for (const w of writes.values()) {
     if (w.guard && Object.keys(w.guard).length === 0) delete w.guard

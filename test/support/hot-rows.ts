@@ -24,6 +24,9 @@ export interface HotShop {
   tier: string
   referralCode: string
   lockCode: string
+  /** A promotion tier discounting shoes, at most UNITS shoes in its campaign, and that budget's counter row. */
+  unitTier: string
+  unitRow: string
 }
 
 export const QUANTITY = 100
@@ -32,10 +35,11 @@ export const GIFT = 10_000
 export const CREDITS = 70
 export const BUDGET = 40
 export const LOCKS = 10
+export const UNITS = 40
 
 /** The shop: products, an auto-join program earning on paid orders with a MATERIAL reward, and one redeemable per family. */
 export async function hotShop(engine: Engine): Promise<HotShop> {
-  await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
+  const shoe = await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
   const club = await engine.loyalties.create({
     name: 'Club',
     type: 'AUTO_UPDATE',
@@ -104,6 +108,28 @@ export async function hotShop(engine: Engine): Promise<HotShop> {
   const referralCode = (await engineContext(engine).store.vouchers.list({ where: { campaign_id: referral.id } }))
     .data[0]?.value.code as string
   await engine.publications.create({ campaign: referral.id, customer: { source_id: 'referrer' } })
+  const units = await engine.promotions.create({
+    name: 'Shoes',
+    campaign_type: 'PROMOTION',
+    promotion: {
+      tiers: [
+        {
+          name: '$1 off each shoe',
+          action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
+        },
+      ],
+    },
+  })
+  const unitTier = units.promotion?.tiers[0]?.id ?? ''
+  const budgetRule = await engine.validationRules.create({
+    name: `at most ${UNITS} shoes`,
+    rules: {},
+    applicable_to: { included: [{ object: 'product', id: shoe.id, product_campaign_quantity_limit: UNITS }] },
+  } as never)
+  await engine.validationRules.createAssignment(budgetRule.id, {
+    related_object_type: 'promotion_tier',
+    related_object_id: unitTier,
+  })
   return {
     club: club.id,
     mug: mug.id,
@@ -115,6 +141,8 @@ export async function hotShop(engine: Engine): Promise<HotShop> {
     tier: promo.promotion?.tiers[0]?.id ?? '',
     referralCode,
     lockCode: 'LOCKED',
+    unitTier,
+    unitRow: `u:${units.id}:product/${shoe.id}`,
   }
 }
 
@@ -282,6 +310,24 @@ export const FAMILIES: readonly Family[] = [
     name: 'a promotion tier',
     request: (e, s, c) => redeem(e, c, { object: 'promotion_tier', id: s.tier }),
     expected: (n) => ({ ok: n }),
+  },
+  {
+    // docs/storage.md#counters: each request orders 2 shoes; the budget's row is incremented under a
+    // guard at UNITS. A request that finds the budget spent at commit decides again (it still succeeds,
+    // with nothing off the shoes: another success, which no alternative answers), hence up to 2 commits.
+    name: 'a per-line unit budget (shoes discounted across redemptions)',
+    request: (e, s, c) => redeem(e, c, { object: 'promotion_tier', id: s.unitTier }),
+    expected: (n) => ({ ok: n }),
+    commitsPerRequest: 2,
+    async check(e, s, n) {
+      const { store } = engineContext(e)
+      const row = await store.counters.get(s.unitRow)
+      assert.equal(row?.value.count ?? 0, Math.min(2 * n, UNITS))
+      // The row is exactly what the stored redemptions say they counted.
+      const children = await store.redemptions.list({ where: { related_object_id: s.unitTier }, limit: 1000 })
+      const counted = children.data.reduce((sum, r) => sum + (r.value.unit_counts?.[s.unitRow] ?? 0), 0)
+      assert.equal(counted, Math.min(2 * n, UNITS))
+    },
   },
   {
     name: 'a referral code',

@@ -1,14 +1,18 @@
 import type { CallOptions } from '../../call-options'
-import type { ValidationSession } from '../../model/redemption'
+import type { Redemption, ValidationSession } from '../../model/redemption'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
+import { hasUnitBudget, targetingOf, unitScopeOf, unitsTaken } from '../../rules/redeemables'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
+import { loadCollections } from '../checkout/catalogue'
+import { type ExpandedRequest, type Found, loadSubjects } from '../checkout/load-subjects'
 import { isUnlimitedCoupon } from '../checkout/redemption-counters'
 import { countLocks, uncountLocks } from '../checkout/session-locks'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
+import { withOrders } from '../shop/order-records'
 
 export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
@@ -22,7 +26,7 @@ export const backfillInput = v.object({
   starting_after: opt(nonEmptyString),
 })
 
-/** What one call of `maintenance.backfillCustomerSummaries` (or `backfillSessionLocks`) did, and where the next starts. */
+/** What one call of `maintenance.backfillCustomerSummaries` (`backfillSessionLocks`, `backfillUnitBudgets`) did, and where the next starts. */
 export interface BackfillSummary {
   /** Customers whose summary row this call computed from their stored history (or locks it counted). */
   filled: number
@@ -177,6 +181,42 @@ export function maintenance(ctx: Context) {
     },
 
     /**
+     * Counts the units of redemptions stored before unit budgets read counter rows
+     * (docs/storage.md#counters): a page of redemptions by id per call, one commit. A successful, not
+     * rolled back child redemption not yet counted (no `unit_counts`) whose code or tier has unit
+     * budgets gets its lines' `applied_discount_quantity` added to the rows its campaign's targeting
+     * assigns them to (as a redemption counts them), and what it added kept on it, written at the
+     * version read in the same commit: a rollback meanwhile conflicts and the page is read again, never
+     * counted twice. Resumable: call again with `next_starting_after` (a redemption id).
+     */
+    async backfillUnitBudgets(input: MaintenanceBackfillParams = {}, _options?: CallOptions): Promise<BackfillSummary> {
+      const q = parse(backfillInput, input)
+      return mutate(ctx, async (tx) => {
+        const page = await tx.store.redemptions.list({
+          order: { field: 'id', direction: 'asc' },
+          limit: q.limit ?? 100,
+          count: false,
+          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
+        })
+        const ids = page.data.map((s) => s.value.id)
+        const candidates = page.data.filter(
+          (s) =>
+            s.value.redemption != null &&
+            s.value.result === 'SUCCESS' &&
+            s.value.status !== 'ROLLED_BACK' &&
+            s.value.unit_counts === undefined &&
+            (s.value.related_object_type === 'voucher' || s.value.related_object_type === 'promotion_tier'),
+        )
+        const filled = await countPastUnits(ctx, tx, candidates)
+        return {
+          filled,
+          skipped: ids.length - filled,
+          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
+        }
+      })
+    },
+
+    /**
      * Deletes what has expired, a bounded batch per call (`limit` records, one commit): idempotency
      * records past `idempotencyTtlSeconds`, access tokens past their expiry, validation session locks
      * past theirs, and export files past `fileRetentionSeconds` (or abandoned part-way), their chunks
@@ -260,4 +300,56 @@ async function uncountExpiredLocks(tx: Tx, rows: readonly Stored<ValidationSessi
     tx,
     counted.filter((r) => codes.has(r.value.voucher_id as string)).map((r) => r.value),
   )
+}
+
+/**
+ * Counts past child redemptions in their unit budget rows (`maintenance.backfillUnitBudgets`): their
+ * codes and tiers are loaded as a request loads them (rules, campaign, collections), their lines
+ * counted for the entries the current targeting assigns them to. Returns how many were counted.
+ */
+async function countPastUnits(ctx: Context, tx: Tx, rows: readonly Stored<Redemption>[]): Promise<number> {
+  if (rows.length === 0) return 0
+  const requests = rows.map(
+    (r): ExpandedRequest =>
+      r.value.related_object_type === 'voucher'
+        ? { object: 'voucher', id: r.value.related_object_id }
+        : { object: 'promotion_tier', id: r.value.related_object_id },
+  )
+  const voucherIds = requests.filter((r) => r.object === 'voucher').map((r) => r.id)
+  const tierIds = requests.filter((r) => r.object === 'promotion_tier').map((r) => r.id)
+  const [vouchers, tiers, withOrder] = await Promise.all([
+    voucherIds.length > 0 ? tx.store.vouchers.getMany([...new Set(voucherIds)]) : [],
+    tierIds.length > 0 ? tx.store.promotion_tiers.getMany([...new Set(tierIds)]) : [],
+    withOrders(
+      tx.store,
+      rows.map((r) => r.value),
+    ),
+  ])
+  const voucherById = new Map(vouchers.map((v) => [v.value.id, v]))
+  const tierById = new Map(tiers.map((t) => [t.value.id, t]))
+  const found: Found[] = requests.map((r) => {
+    const voucher = r.object === 'voucher' ? voucherById.get(r.id) : undefined
+    const tier = r.object === 'promotion_tier' ? tierById.get(r.id) : undefined
+    return voucher ? { voucher } : tier ? { tier } : {}
+  })
+  const subjects = await loadSubjects(ctx, requests, found, tx.now, undefined, {
+    vouchers: new Map(),
+    tiers: new Map(),
+    extras: undefined,
+    locks: { own: new Map(), expired: new Map() },
+  })
+  const collections = await loadCollections(tx.store, subjects)
+  let filled = 0
+  for (const [i, stored] of rows.entries()) {
+    const subject = subjects[i]
+    const included = subject ? (targetingOf(subject)?.included ?? []) : []
+    if (!subject || !included.some(hasUnitBudget)) continue
+    const scope = unitScopeOf(subject, stored.value.customer_id)
+    if (scope === null) continue
+    const taken = unitsTaken(included, scope, withOrder[i]?.order?.items ?? [], collections)
+    for (const [id, units] of taken) tx.increment('counters', id, { count: units }, { create: {} })
+    tx.update('redemptions', stored, { ...stored.value, unit_counts: Object.fromEntries(taken) })
+    filled++
+  }
+  return filled
 }

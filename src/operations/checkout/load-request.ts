@@ -18,7 +18,7 @@ import { findCustomer } from '../shop/customer-records'
 import type { RedemptionVoucherExtras } from '../vouchers/redeemed-voucher'
 import { loadCatalogue, loadCollections, withCatalogIds, withCatalogueObjects } from './catalogue'
 import { type ExpandedRequest, type Found, loadSubjects, NONE } from './load-subjects'
-import { loadCounters, unitBudgetsFor } from './redemption-counters'
+import { loadCounters, loadUnitCounters } from './redemption-counters'
 import { type LoadedLocks, readOwnLocks } from './session-locks'
 
 /** What the pipeline decides on, plus what the operation writes back afterwards. */
@@ -159,17 +159,11 @@ export async function loadRequest(
     }
   })
   const { prices } = catalogue
-  // Unit budgets count past redemptions by what their lines are, so they need the collections first.
-  await Promise.all(
-    subjects.map(async (subject) => {
-      const used = await unitBudgetsFor(store, subject, customer?.value, collections)
-      if (used !== undefined) subject.unit_budgets_used = used
-    }),
-  )
   const order = storedOrder
     ? startFromStored(storedOrder.value)
     : withCatalogueObjects(normalizeOrder({ ...orderInput, items }, { prices }), catalogue)
-
+  // Unit budgets read their counter rows, which depend on the order's lines and collection members.
+  await loadUnitCounters(store, subjects, customer?.value, order, collections)
   const evalCustomer: EvalCustomer | null = customer
     ? {
         id: customer.value.id,

@@ -95,7 +95,19 @@ export async function loadSubjects(
       }),
     ).keys(),
   ]
-  const [campaigns, categories, assigned, expired, holders, loyalties] = await Promise.all([
+  // The session's live counted locks on codes the request does not name: the redemption releases
+  // them, and a code deleted since holds no counter to take them out of (docs/storage.md#session-locks).
+  const named = new Set(found.flatMap((f) => (f.voucher ? [f.voucher.value.id] : [])))
+  const elsewhere = [
+    ...new Set(
+      [...into.locks.own.values()].flatMap((l) =>
+        l.value.voucher_id && l.value.counted === true && l.value.released_at === null && !named.has(l.value.voucher_id)
+          ? [l.value.voucher_id]
+          : [],
+      ),
+    ),
+  ]
+  const [campaigns, categories, assigned, expired, holders, loyalties, lockedCodes] = await Promise.all([
     campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
     categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
     assignedRules(store, relatedIds),
@@ -108,7 +120,12 @@ export async function loadSubjects(
         return reward && v ? loadReward(store, reward.id, v) : undefined
       }),
     ),
+    elsewhere.length > 0 ? store.vouchers.getMany(elsewhere) : [],
   ])
+  if (elsewhere.length > 0) {
+    const present = new Set(lockedCodes.map((v) => v.value.id))
+    into.locks.gone = new Set(elsewhere.filter((id) => !present.has(id)))
+  }
   // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
   // they hold for this redeemable like the card's and its campaign's.
   for (const [i, id] of tight.entries()) into.locks.expired.set(id, expired[i] ?? [])

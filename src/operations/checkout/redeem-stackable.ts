@@ -20,7 +20,7 @@ import { countRedemptionInSummary } from '../shop/summary-counters'
 import { trackingId } from '../shop/tracking-id'
 import { redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import type { LoadedRequest } from './load-request'
-import { counterScope, countRedemption, isUnlimitedCoupon, tierShare } from './redemption-counters'
+import { counterScope, countRedemption, countUnits, isUnlimitedCoupon, tierShare } from './redemption-counters'
 import { lockGuards, releasedBy, releaseLocks, releaseLocksOf } from './session-locks'
 
 /** What `redeemStackable` returns. */
@@ -196,6 +196,10 @@ export class RedemptionWriter {
         }
         countRedemption(tx, count, loaded.counters, pending)
       }
+      if (o.unit_budgets) {
+        const units = countUnits(tx, subject, this.customer, o.order.items, loaded.input.collections, o.unit_budgets)
+        if (units) child.unit_counts = units
+      }
       if (subject.voucher?.is_referral_code) referrerId = referrerId ?? referrerOf(subject.voucher)
       if (subject.voucher?.is_referral_code && this.customer) {
         referrals.push({ at: children.length, voucher: subject.voucher, customerId: this.customer.id })
@@ -241,7 +245,7 @@ export class RedemptionWriter {
     }
     tx.insert('redemptions', withOrderRef(result.parent_redemption, result.order, version))
     // The session's other locks are released too; a redeemed code's own lock its increment consumed.
-    if (this.request.session?.key) releaseLocks(tx, [...loaded.locks.own.values()], this.consumed)
+    if (this.request.session?.key) releaseLocks(tx, [...loaded.locks.own.values()], this.consumed, loaded.locks.gone)
     return result
   }
 
@@ -263,9 +267,14 @@ export class RedemptionWriter {
       const card = await loadCard(this.tx, stored)
       const points = outcome.loyalty_card?.points ?? 0
       if (points === 0) return { voucher: countCardUse(this.tx, card, 1) }
+      // The request's own lock and the expired ones it read leave the card's counter in the spend's
+      // increment, and the points other sessions lock stay on the card at commit
+      // (docs/storage.md#session-locks): a lock holder always gets what was reserved for them.
+      const released = releaseLocksOf(this.tx, voucherId, this.loaded.locks)
+      this.consumed.add(voucherId)
       // A guarded decrement of the balance (with the card's use) and the points taken from the buckets
       // at commit: concurrent spends on one card all land while the points last.
-      const spent = await spendCard(this.tx, card, points, { use: true })
+      const spent = await spendCard(this.tx, card, points, { use: true, locks: { released: releasedBy(released) } })
       if (!spent.ok) {
         // The pipeline checked the balance on what it read; the ledger disagrees only after a concurrent change.
         throw new StaleRead(`vouchers/${v0.id} (points spent during the redemption)`)

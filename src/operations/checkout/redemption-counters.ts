@@ -1,19 +1,21 @@
 import type { Customer } from '../../model/customer'
-import type { CalculatedOrder } from '../../model/order'
+import type { CalculatedOrder, CalculatedOrderItem } from '../../model/order'
 import type { Redemption } from '../../model/redemption'
 import type { Voucher } from '../../model/voucher'
 import { addPending, type CounterScope, type CounterWrite, counterIds, counterWrites } from '../../rules/counters'
 import type { Collections } from '../../rules/discounts'
 import {
-  countUnitsUsed,
   hasUnitBudget,
   type RedeemableSubject,
   targetingOf,
-  type UnitBudgetUse,
+  type UnitBudgetsUsed,
+  unitCounterIds,
+  unitCounterWrites,
+  unitScopeOf,
+  withUnits,
 } from '../../rules/redeemables'
 import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
-import { withOrders } from '../shop/order-records'
 
 /** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
 export async function loadCounters(
@@ -45,41 +47,48 @@ export function counterScope(subject: RedeemableSubject, customer: Customer | un
 }
 
 /**
- * Units the redeemable's targeting entries have used of their unit budgets (docs/concepts.md#targeting), from the
- * successful, not rolled back child redemptions of its campaign (a code without a campaign: of the
- * code). Undefined, and nothing read, when no entry has a budget.
+ * The counter rows of the subjects' unit budgets (docs/storage.md#counters), in one batch, set on each
+ * subject that has a budget (`unit_counters`). Nothing is read when no entry has one.
  */
-export async function unitBudgetsFor(
+export async function loadUnitCounters(
   store: Store,
+  subjects: readonly RedeemableSubject[],
+  customer: Customer | undefined,
+  order: CalculatedOrder,
+  collections: Collections,
+): Promise<void> {
+  const wanted: { subject: RedeemableSubject; ids: string[] }[] = []
+  for (const subject of subjects) {
+    const included = targetingOf(subject)?.included ?? []
+    if (!included.some(hasUnitBudget)) continue
+    const scope = unitScopeOf(subject, customer?.id ?? null)
+    if (scope === null) continue
+    wanted.push({ subject, ids: unitCounterIds(included, scope, order.items, collections) })
+  }
+  if (wanted.length === 0) return
+  const ids = [...new Set(wanted.flatMap((w) => w.ids))]
+  const rows = new Map((await store.counters.getMany(ids)).map((r) => [r.value.id, r.value]))
+  for (const { subject } of wanted) subject.unit_counters = rows
+}
+
+/**
+ * Counts one redemption's units in its unit budget rows, guarded by the limits it decided on; returns
+ * what it added, by row id, for the child redemption to keep (a rollback gives exactly that back).
+ */
+export function countUnits(
+  tx: Tx,
   subject: RedeemableSubject,
   customer: Customer | undefined,
+  items: readonly CalculatedOrderItem[],
   collections: Collections,
-): Promise<(UnitBudgetUse | undefined)[] | undefined> {
+  used: UnitBudgetsUsed,
+): Record<string, number> | undefined {
+  const scope = unitScopeOf(subject, customer?.id ?? null)
+  if (scope === null) return undefined
   const included = targetingOf(subject)?.included ?? []
-  if (!included.some(hasUnitBudget)) return undefined
-  const campaignId = subject.campaign?.id ?? subject.tier?.campaign_id
-  const where = campaignId
-    ? { related_object_parent_id: campaignId }
-    : subject.voucher
-      ? { related_object_id: subject.voucher.id }
-      : undefined
-  const counted =
-    where === undefined
-      ? []
-      : (await store.redemptions.list({ where, count: false })).data
-          .map((s) => s.value)
-          .filter((r) => r.result === 'SUCCESS' && r.status !== 'ROLLED_BACK' && r.redemption !== null)
-  const past = (await withOrders(store, counted)).map((r) => ({
-    customer_id: r.customer_id,
-    related_object_id: r.related_object_id,
-    items: r.order?.items ?? [],
-  }))
-  return countUnitsUsed(
-    included,
-    past,
-    { tier_id: subject.tier?.id ?? null, customer_id: customer?.id ?? null },
-    collections,
-  )
+  const writes = unitCounterWrites(included, scope, withUnits(items, used.units), collections, used.limits)
+  applyCounterWrites(tx, writes)
+  return Object.fromEntries(writes.map((w) => [w.id, w.by.count as number]))
 }
 
 /** Writes counter increments (docs/storage.md#counters): created on first use, guarded as the decision needs. */
@@ -141,7 +150,8 @@ export function recountedWrites(tx: Tx, rows: ReadonlyMap<string, Counter>): Wri
 }
 
 /**
- * Takes rolled-back redemptions out of their counters, in the periods they were counted in. Reads
+ * Takes rolled-back redemptions out of their counters, in the periods they were counted in, and their
+ * units out of the unit budget rows they were counted in (`unit_counts`). Reads
  * the customers' campaign counters first (one batch): a customer whose last redemption in the
  * campaign goes is no longer a distinct customer of it.
  */
@@ -165,6 +175,11 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
     })
     applyCounterWrites(tx, writes)
     addPending(pending, writes)
+  }
+  // The units counted in unit budget rows, given back as they were counted.
+  for (const child of counted) {
+    for (const [id, units] of Object.entries(child.unit_counts ?? {}))
+      tx.increment('counters', id, { count: -units }, { create: {} })
   }
 }
 

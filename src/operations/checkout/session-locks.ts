@@ -89,6 +89,8 @@ export interface LoadedLocks {
   own: Map<string, Stored<ValidationSession>>
   /** Expired locks of other sessions still counted on a code the count would otherwise refuse, by code id. */
   expired: Map<string, Stored<ValidationSession>[]>
+  /** Codes the session holds live locks on that no longer exist: releasing those locks moves no counter. */
+  gone?: ReadonlySet<string>
 }
 
 /** The lock rows of a session key: one per code it ever locked (level 1 of the request's reads). */
@@ -259,18 +261,20 @@ export function lockSession(
 /**
  * Releases live lock rows (a redemption with the key, an explicit release) and takes the counted ones
  * out of their codes' counters. Codes in `consumed` had their lock taken out by the redemption's own
- * increment of the code.
+ * increment of the code; codes in `gone` were deleted, and their counter with them.
  */
 export function releaseLocks(
   tx: Tx,
   rows: readonly Stored<ValidationSession>[],
   consumed: ReadonlySet<string> = new Set(),
+  gone: ReadonlySet<string> = new Set(),
 ): number {
   const live = rows.filter((row) => row.value.released_at === null)
   for (const row of live) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
+  const held = (id: string | null): id is string => id !== null && !consumed.has(id) && !gone.has(id)
   uncountLocks(
     tx,
-    live.flatMap((row) => (row.value.voucher_id && !consumed.has(row.value.voucher_id) ? [row.value] : [])),
+    live.flatMap((row) => (held(row.value.voucher_id) ? [row.value] : [])),
   )
   return live.length
 }

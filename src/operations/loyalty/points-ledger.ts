@@ -317,6 +317,13 @@ export interface SpendOptions {
   kind?: 'redeemed' | 'subtracted'
   /** Counts one use of the card (`redemption.redeemed_quantity`) with the spend. */
   use?: boolean
+  /**
+   * A redemption that left other sessions' locked points out of its decision (docs/storage.md#session-locks):
+   * the points other sessions' live locks hold stay on the card at commit, and `released` (the
+   * request's own lock and the expired ones it read, `session_locks` fields) leaves the card's
+   * counter in the same increment, so the guard compares what the decision compared.
+   */
+  locks?: { released: Record<string, number> }
 }
 
 /**
@@ -364,7 +371,7 @@ export async function spendCard(
     // The next expiration day keeps points after the spend (or the card has none expiring): the spend
     // comes off that day's points, and the guard keeps it so at commit; points expiring that a
     // concurrent earning added make this transaction decide again.
-    const guard: Record<string, Guard> = { 'loyalty_card.balance': { min: 0 } }
+    const guard = spendGuards(options)
     if (day === null) guard['loyalty_card.next_expiration_points'] = { max: 0 }
     else {
       by['loyalty_card.next_expiration_points'] = -points
@@ -392,14 +399,26 @@ export async function spendCard(
   const result = await spendFromBuckets(tx, slot, points)
   if (!result.ok) return result
   slot.spent = true
-  changeCard(tx, slot, by, { 'loyalty_card.balance': { min: 0 } })
+  changeCard(tx, slot, by, spendGuards(options))
   await afterTaking(tx, slot, result.taken)
   return { ...result, recordIn: () => undefined }
 }
 
+/**
+ * A spend's guards: the balance never below zero and, for a redemption that counts locks, never below
+ * what other sessions' live locks hold (`minus_points` stores them negated: its sum with the balance
+ * stays at or above zero), on a field of its own, so that a tier's bounds on the balance
+ * (`guardCardBalance`) stay the balance's alone.
+ */
+function spendGuards(options: SpendOptions): Record<string, Guard> {
+  const guard: Record<string, Guard> = { 'loyalty_card.balance': { min: 0 } }
+  if (options.locks) guard['session_locks.minus_points'] = { min: 0, plus: ['loyalty_card.balance'] }
+  return guard
+}
+
 /** The card's counters a spend moves. */
 function spentBy(points: number, options: SpendOptions): Record<string, number> {
-  const by: Record<string, number> = { 'loyalty_card.balance': -points }
+  const by: Record<string, number> = { ...options.locks?.released, 'loyalty_card.balance': -points }
   if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
   else by['redemption.redeemed_points'] = points
   if (options.use) by['redemption.redeemed_quantity'] = 1

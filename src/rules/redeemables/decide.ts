@@ -14,7 +14,15 @@ import {
 import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
 import { payWithPoints } from '../reward-costs'
 import { appliedResults, calculationModeFor, noEffectDecision, planStack, type StackDecision } from '../stacking'
-import { hasBudgetFormula, unitRoomOf } from './budgets'
+import {
+  hasBudgetFormula,
+  unitLimitsOf,
+  unitRoomOf,
+  unitScopeOf,
+  unitsTaken,
+  unitUseFromRows,
+  withUnits,
+} from './budgets'
 import {
   availableCredits,
   availablePoints,
@@ -23,7 +31,14 @@ import {
   checkSubject,
   rewardPoints,
 } from './check-subject'
-import type { PipelineInput, PipelineResult, RedeemableSubject, SubjectOutcome } from './pipeline-types'
+import type {
+  PipelineInput,
+  PipelineResult,
+  RedeemableSubject,
+  SubjectOutcome,
+  UnitBudgetsUsed,
+  UnitLimits,
+} from './pipeline-types'
 
 /**
  * The validation of a stackable request, as one pure decision (docs/concepts.md#validation-and-redemption):
@@ -77,6 +92,7 @@ interface Applied {
   discount?: Discount
   formulas?: FormulaUse[]
   budget_bounds?: CounterBound[]
+  unit_budgets?: UnitBudgetsUsed
 }
 
 type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
@@ -99,11 +115,13 @@ function runSequence(
   // Redeemables of one request count together against their campaign's limits: each is checked on
   // the counters plus what the ones applied before it add (docs/storage.md#counters).
   const siblings = new Map<string, number>()
+  // The same for unit budgets: the units the ones before took, by counter row (`unitsTaken`).
+  const unitsBefore = new Map<string, number>()
   for (const decision of decisions) {
     if (decision.decision !== 'APPLY') continue
     const own = subjects.get(decision.index) as RedeemableSubject
     const subject = withSiblings(own, siblings, input.customer !== null && input.customer !== undefined)
-    const effect = effectOf(subject, running, input)
+    const effect = effectOf(subject, running, input, unitsBefore)
     if ('turndown' in effect)
       return { change: { kind: 'turned_down', index: subject.index, turndown: effect.turndown }, applied }
     const result = effect.step ? applyStep(running, effect.step, options) : null
@@ -123,6 +141,18 @@ function runSequence(
     }
     const entry: Applied = { step: result, order: after }
     if (bounds.length > 0) entry.budget_bounds = bounds
+    if (effect.unit_limits && result) {
+      // Units this step discounted per line, as the budgets took them (a line's cumulative count is capped by its quantity).
+      const units = new Array<number>(after.items.length).fill(0)
+      for (const line of result.applied.lines) units[line.index] = (units[line.index] ?? 0) + line.discount_quantity
+      entry.unit_budgets = { limits: effect.unit_limits, units }
+      const scope = unitScopeOf(subject, input.customer?.id ?? null)
+      const included = targetingOf(subject)?.included ?? []
+      if (scope) {
+        for (const [id, n] of unitsTaken(included, scope, withUnits(after.items, units), input.collections))
+          unitsBefore.set(id, (unitsBefore.get(id) ?? 0) + n)
+      }
+    }
     if (effect.gift) entry.gift = { ...effect.gift, credits: result?.applied.credited_amount ?? 0 }
     if (effect.loyalty_card) entry.loyalty_card = effect.loyalty_card
     if (effect.bundle) entry.bundle = effect.bundle
@@ -138,6 +168,12 @@ function runSequence(
     applied.set(subject.index, entry)
     running = after
     for (const key of siblingKeys(own)) siblings.set(key, (siblings.get(key) ?? 0) + 1)
+    // What it adds to its campaign's sums, as its commit counts them (the order after it, its discount).
+    const sums = sumKey(own)
+    if (sums !== null) {
+      siblings.set(`a:${sums}`, (siblings.get(`a:${sums}`) ?? 0) + (after.amount ?? 0))
+      siblings.set(`d:${sums}`, (siblings.get(`d:${sums}`) ?? 0) + (after.total_applied_discount_amount ?? 0))
+    }
   }
   return { change: null, applied }
 }
@@ -149,10 +185,18 @@ function siblingKeys(subject: RedeemableSubject): string[] {
   return [...(campaignId ? [`c:${campaignId}`] : []), ...(id ? [`r:${id}`] : [])]
 }
 
+/** The row that sums a subject's order amounts and discounts: its campaign's (a standalone code's own). */
+function sumKey(subject: RedeemableSubject): string | null {
+  return (
+    subject.campaign?.id ?? subject.voucher?.campaign_id ?? subject.tier?.campaign_id ?? subject.voucher?.id ?? null
+  )
+}
+
 /**
  * The subject with the redemptions of earlier redeemables of the same request added to its counters:
  * its campaign's and the customer's count in it, a distinct customer once (when the first of them
- * was the customer's first in the campaign), and its own code's counts for the same code twice.
+ * was the customer's first in the campaign), its campaign's sums of order amounts and discounts, and
+ * its own code's counts for the same code twice.
  */
 function withSiblings(subject: RedeemableSubject, siblings: ReadonlyMap<string, number>, known: boolean) {
   const counters = subject.counters
@@ -161,7 +205,10 @@ function withSiblings(subject: RedeemableSubject, siblings: ReadonlyMap<string, 
     siblingKeys(subject).reduce((n, key) => (key.startsWith(prefix) ? n + (siblings.get(key) ?? 0) : n), 0)
   const inCampaign = tally('c:')
   const same = tally('r:')
-  if (inCampaign === 0 && same === 0) return subject
+  const sums = sumKey(subject)
+  const amount = sums === null ? 0 : (siblings.get(`a:${sums}`) ?? 0)
+  const discounted = sums === null ? 0 : (siblings.get(`d:${sums}`) ?? 0)
+  if (inCampaign === 0 && same === 0 && amount === 0 && discounted === 0) return subject
   const periods = ['total', 'daily', 'weekly', 'monthly'] as const
   const add = (p: PeriodCounts | undefined, by: (period: (typeof periods)[number]) => number): PeriodCounts =>
     Object.fromEntries(periods.map((x) => [x, (p?.[x] ?? 0) + by(x)]))
@@ -169,6 +216,8 @@ function withSiblings(subject: RedeemableSubject, siblings: ReadonlyMap<string, 
   const next: EvalCounters = {
     ...counters,
     campaign_redemptions: add(counters.campaign_redemptions, () => inCampaign),
+    campaign_orders_amount: (counters.campaign_orders_amount ?? 0) + amount,
+    campaign_orders_amount_discounted: (counters.campaign_orders_amount_discounted ?? 0) + discounted,
     redemptions: add(counters.redemptions, () => same),
   }
   if (known) {
@@ -189,11 +238,17 @@ type Effect =
       bundle?: Bundle
       discount?: Discount
       formulas?: FormulaUse[]
+      unit_limits?: (UnitLimits | undefined)[]
     }
   | { turndown: Turndown }
 
 /** What a redeemable does to the order as it stands: a discount, a credit, or (a reward) nothing but points. */
-function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: PipelineInput): Effect {
+function effectOf(
+  subject: RedeemableSubject,
+  running: CalculatedOrder,
+  input: PipelineInput,
+  units: ReadonlyMap<string, number>,
+): Effect {
   const voucher = subject.voucher
   if (voucher?.type === 'GIFT_VOUCHER') {
     // Without `gift.credits` the card pays what it can of what is left (docs/behaviour.md#credits).
@@ -252,14 +307,18 @@ function effectOf(subject: RedeemableSubject, running: CalculatedOrder, input: P
     out.formulas = resolved.uses
   }
   const included = applicableTo?.included ?? []
-  if (subject.unit_budgets_used !== undefined && included.length > 0) {
+  const scope = subject.unit_counters !== undefined ? unitScopeOf(subject, input.customer?.id ?? null) : null
+  if (subject.unit_counters !== undefined && scope !== null && included.length > 0) {
     const budgetFormulas = hasBudgetFormula(included)
       ? (formulas ?? formulaContext(subject, running, input))
       : undefined
     const uses: FormulaUse[] = []
-    const room = unitRoomOf(included, subject.unit_budgets_used, subject.tier !== undefined, budgetFormulas, uses)
+    const limits = unitLimitsOf(included, subject.tier !== undefined, budgetFormulas, uses)
+    const used = unitUseFromRows(included, scope, subject.unit_counters, running.items, input.collections, units)
+    const room = unitRoomOf(used, limits)
     if (room.some((r) => r !== undefined)) step.unitRoom = room
     if (uses.length > 0) out.formulas = [...(out.formulas ?? []), ...uses]
+    if (limits.some((l) => l !== undefined)) out.unit_limits = limits
   }
   return out
 }

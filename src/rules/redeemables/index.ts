@@ -1,5 +1,16 @@
 /** The validation of a stackable request as one pure decision, and its wire result. */
-export { type BudgetScope, countUnitsUsed, hasUnitBudget, type PastRedemption, unitRoomOf } from './budgets'
+export {
+  hasUnitBudget,
+  type UnitScope,
+  unitCounterIds,
+  unitCounterWrites,
+  unitLimitsOf,
+  unitRoomOf,
+  unitScopeOf,
+  unitsTaken,
+  unitUseFromRows,
+  withUnits,
+} from './budgets'
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check-subject'
 export { decideRedeemables, targetingOf } from './decide'
 export type {
@@ -9,7 +20,9 @@ export type {
   RedeemableError,
   RedeemableSubject,
   SubjectOutcome,
+  UnitBudgetsUsed,
   UnitBudgetUse,
+  UnitLimits,
 } from './pipeline-types'
 export {
   type ApplicableResult,

@@ -8,6 +8,7 @@ import type { StackingRules } from '../../model/stacking'
 import type { ApplicableToResultList, ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import type { RoundingMode } from '../../money'
+import type { Counter } from '../../storage/ports'
 import type { Bundle, CounterBound, EvalCollection, EvalCounters, EvalCustomer, RuleFailure } from '../conditions'
 import type { CatalogPrices, StepResult } from '../discounts'
 import type { FormulaUse } from '../formulas'
@@ -41,16 +42,16 @@ export interface RedeemableSubject {
   /** The customer ids of the code's referrer and holder, for the referral and linked-holder checks. */
   holder_source_id?: string | null
   /**
-   * Units already discounted under each included targeting entry's unit budgets, by position in the
-   * redeemable's merged `applicable_to.included` (`targetingOf`). Read only when an entry has a budget.
+   * The counter rows of its unit budgets (docs/concepts.md#targeting), by id (`unitCounterIds`): read only
+   * when an entry of its merged `applicable_to.included` (`targetingOf`) has a budget.
    */
-  unit_budgets_used?: (UnitBudgetUse | undefined)[]
+  unit_counters?: ReadonlyMap<string, Counter>
 }
 
 /**
- * What past successful, not rolled back redemptions discounted of one targeting entry (their order
- * lines' `applied_discount_quantity`): in the campaign (a standalone code: the code), of this
- * customer in it, of the promotion tier, of this customer in the tier; per collection member too.
+ * What successful, not rolled back redemptions discounted of one targeting entry (their order lines'
+ * `applied_discount_quantity`, kept in counter rows): in the campaign (a standalone code: the code),
+ * of this customer in it, of the promotion tier, of this customer in the tier; per collection member too.
  */
 export interface UnitBudgetUse {
   campaign: number
@@ -60,6 +61,30 @@ export interface UnitBudgetUse {
   /** Collection entries: by product id (SKU id for a SKU member). */
   members_campaign: Record<string, number>
   members_customer_campaign: Record<string, number>
+}
+
+/** The limits of one entry's budgets, as evaluated for a decision (a formula on the order as it stands). */
+export interface UnitLimits {
+  /** `product_campaign_quantity_limit`: units of the entry in the campaign. */
+  campaign?: number
+  /** `product_customer_campaign_quantity_limit`: units of the entry for this customer in the campaign. */
+  customer_campaign?: number
+  /** `product_promotion_tier_quantity_limit` (promotion tiers only). */
+  promotion_tier?: number
+  /** `product_customer_promotion_tier_quantity_limit` (promotion tiers only). */
+  customer_promotion_tier?: number
+  /** `product_in_collection_campaign_quantity_limit`: each member of a collection entry. */
+  member?: number
+  /** `product_in_collection_customer_campaign_quantity_limit`: each member, for this customer. */
+  customer_member?: number
+}
+
+/** What a redeemable with unit budgets took of them (`SubjectOutcome.unit_budgets`). */
+export interface UnitBudgetsUsed {
+  /** Per included entry: the limits decided on (undefined for an entry without a budget). */
+  limits: (UnitLimits | undefined)[]
+  /** Per line of the outcome's order: the units this redeemable's step discounted. */
+  units: number[]
 }
 
 export interface PipelineInput {
@@ -125,6 +150,11 @@ export type SubjectOutcome =
       formulas?: FormulaUse[]
       /** What the budget rules it passed allow its counters to reach: the commit guards them. */
       budget_bounds?: CounterBound[]
+      /**
+       * Its unit budgets: the limits decided on per included entry (the commit guards their rows with
+       * them) and the units its step discounted per line of `order` (what the budgets counted).
+       */
+      unit_budgets?: UnitBudgetsUsed
     }
   | {
       index: number

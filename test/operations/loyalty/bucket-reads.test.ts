@@ -109,7 +109,44 @@ describe('loyalty buckets: reads per operation', { timeout: 60_000 }, () => {
       const after = await engine.loyalties.getMember(null, fx.card.id)
       expect(after.loyalty_card?.balance).toBe(500 + count * 10 - 95)
     })
+
+    it(`with ${count} live buckets, paying 5 points (fewer than the next expiry day holds): the store takes them from the soonest bucket at commit, past the first half pages read early`, async () => {
+      const { engine, read, fx, buckets } = await member(count)
+      const soonest = (await buckets())
+        .filter((b) => b.expires_at !== null)
+        .sort((a, b) => Date.parse(a.expires_at as string) - Date.parse(b.expires_at as string))[0]
+      const { rows } = await counting(read, () =>
+        engine.loyalties.redeemReward(fx.club.id, fx.card.id, {
+          reward: { id: fx.coin.id, points: 5 },
+          order: { amount: 10000 },
+        }),
+      )
+      // A card with points expiring reads the first half page of each order beside its own reads, in
+      // case the spend empties the next expiry day; this one does not, and reads no further.
+      expect(rows).toBeLessThanOrEqual(SPEND_PAGE)
+      const byId = new Map((await buckets()).map((b) => [b.id, b]))
+      expect(byId.get(soonest?.id as string)?.remaining).toBe(5)
+      expect([...byId.values()].filter((b) => b.remaining < b.points).length).toBe(1)
+      const after = await engine.loyalties.getMember(null, fx.card.id)
+      expect(after.loyalty_card?.balance).toBe(500 + count * 10 - 5)
+      expect(after.loyalty_card?.next_expiration_points).toBe(5)
+    })
   }
+
+  it('a reward paid from never-expiring points reads no bucket, and the redemption names the buckets the store took', async () => {
+    const { engine, read, fx, store } = await member(0)
+    const { rows, result } = await counting(read, () =>
+      engine.loyalties.redeemReward(fx.club.id, fx.card.id, {
+        reward: { id: fx.coin.id, points: 120 },
+        order: { amount: 10000 },
+      }),
+    )
+    expect(rows).toBe(0)
+    const stored = await store.redemptions.get(result.id)
+    const [only] = (await store.points_buckets.list({ where: { voucher_id: fx.card.id } })).data
+    expect(stored?.value.points_taken).toEqual([{ bucketId: only?.value.id, points: 120 }])
+    expect(only?.value.remaining).toBe(380)
+  })
 
   it('a spend past the expiring buckets goes on to the never-expiring ones, oldest first, a page at a time', async () => {
     const { engine, read, fx, buckets } = await member(40)

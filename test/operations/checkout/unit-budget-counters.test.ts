@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest'
+import type { MemoryStore } from '../../../src/memory'
+import { currentShape } from '../../../src/operations/kernel/shape-versions'
+import type { Write } from '../../../src/storage/ports'
+import { testEngine } from '../../support/engine'
+
+/*
+ * Unit budgets read counter rows (docs/storage.md#counters): a redemption counts the units it
+ * discounted in its commit, a rollback gives them back, and redemptions stored before are counted by
+ * `maintenance.backfillUnitBudgets`. Literal cases on the memory store.
+ */
+
+type T = ReturnType<typeof testEngine>
+
+const stats = (t: T) => (t.store as MemoryStore).stats
+
+const PER_UNIT = { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } as const
+
+/** A promotion tier of $1 off each mug, at most `limit` mugs in the campaign. */
+async function shop(t: T, limit: number) {
+  const mug = (await t.engine.products.create({ source_id: 'mug', name: 'Mug', price: 1000 })).id
+  const rule = await t.engine.raw.validationRules.create({
+    name: 'Budget',
+    rules: {},
+    applicable_to: { included: [{ object: 'product', id: mug, product_campaign_quantity_limit: limit }] },
+  })
+  const campaign = await t.engine.raw.promotions.create({
+    name: 'Budgets',
+    promotion: { tiers: [{ name: 'Per unit', action: { discount: PER_UNIT } }] },
+  })
+  const tier = campaign.promotion.tiers[0]?.id as string
+  await t.engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'promotion_tier',
+    related_object_id: tier,
+  })
+  return { mug, tier, campaign: campaign.id as string, row: `u:${campaign.id}:product/${mug}` }
+}
+
+const order = (mug: string, quantity: number) => ({ items: [{ product_id: mug, quantity, price: 1000 }] })
+
+async function redeem(t: T, s: { mug: string; tier: string }, customer: string, quantity: number) {
+  return t.engine.raw.redemptions.redeemStackable({
+    redeemables: [{ object: 'promotion_tier', id: s.tier }],
+    customer: { source_id: customer },
+    order: order(s.mug, quantity),
+  })
+}
+
+/** Units the tier would discount now on an order of `quantity` mugs. */
+async function room(t: T, s: { mug: string; tier: string }, quantity: number): Promise<number> {
+  const r = await t.engine.raw.validations.validateStackable({
+    redeemables: [{ object: 'promotion_tier', id: s.tier }],
+    customer: { source_id: 'probe' },
+    order: order(s.mug, quantity),
+  })
+  return r.order?.items?.[0]?.discount_quantity ?? 0
+}
+
+describe('unit budgets from counter rows', () => {
+  it('a redemption counts its units, a rollback gives them back; the reads do not grow with past redemptions', async () => {
+    const t = testEngine()
+    const s = await shop(t, 10)
+    const alex = await redeem(t, s, 'alex', 5)
+    await redeem(t, s, 'bobby', 4)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(9)
+    expect(await room(t, s, 3)).toBe(1)
+    await t.engine.redemptions.rollbackStackable(alex.parent_redemption.id)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(4)
+    expect(await room(t, s, 9)).toBe(6)
+    // A validation reads the rows by id: no redemption is listed, however many there are.
+    for (let i = 0; i < 5; i++) await redeem(t, s, `c${i}`, 1)
+    const before = stats(t).rowsExamined
+    await room(t, s, 1)
+    const one = stats(t).rowsExamined - before
+    for (let i = 5; i < 20; i++) await redeem(t, s, `c${i}`, 1)
+    const after = stats(t).rowsExamined
+    await room(t, s, 1)
+    expect(stats(t).rowsExamined - after).toBe(one)
+  })
+
+  it('redemptions stored before the rows existed are counted by the backfill, once, page by page', async () => {
+    const t = testEngine()
+    const s = await shop(t, 10)
+    const alex = await redeem(t, s, 'alex', 5)
+    await redeem(t, s, 'bobby', 4)
+    // As stored before: children without `unit_counts`, no counter rows.
+    const children = await t.store.redemptions.getMany([
+      ...alex.redemptions.map((c) => c.id),
+      ...(await t.store.redemptions.list({ where: { related_object_id: s.tier }, count: false })).data.map(
+        (r) => r.value.id,
+      ),
+    ])
+    const writes: Write[] = []
+    for (const child of new Map(children.map((c) => [c.value.id, c])).values()) {
+      const { unit_counts: _counted, ...old } = child.value
+      writes.push({
+        op: 'put',
+        collection: 'redemptions',
+        value: old,
+        expectedVersion: child.version,
+        shape: currentShape('redemptions'),
+      })
+    }
+    const row = await t.store.counters.get(s.row)
+    writes.push({ op: 'delete', collection: 'counters', id: s.row, expectedVersion: row?.version ?? 0 })
+    for (const id of [`uc:${s.campaign}:product/${s.mug}:${alex.parent_redemption.customer_id}`]) {
+      const r = await t.store.counters.get(id)
+      if (r) writes.push({ op: 'delete', collection: 'counters', id, expectedVersion: r.version })
+    }
+    expect((await t.store.commit({ writes })).ok).toBe(true)
+    // Before the backfill the old redemptions are not counted.
+    expect(await room(t, s, 10)).toBe(10)
+    let filled = 0
+    let after: string | undefined
+    for (;;) {
+      const page = await t.engine.maintenance.backfillUnitBudgets({
+        limit: 1,
+        ...(after ? { starting_after: after } : {}),
+      })
+      filled += page.filled
+      if (page.next_starting_after === null) break
+      after = page.next_starting_after
+    }
+    expect(filled).toBe(2)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(9)
+    expect(await room(t, s, 3)).toBe(1)
+    // Run again: nothing counted twice.
+    expect((await t.engine.maintenance.backfillUnitBudgets()).filled).toBe(0)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(9)
+    // A backfilled redemption rolled back gives its units back.
+    await t.engine.redemptions.rollbackStackable(alex.parent_redemption.id)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(4)
+  })
+})
