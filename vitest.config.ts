@@ -24,6 +24,11 @@ export default defineConfig({
           include: ['test/postgres/**/*.test.ts'],
           exclude: ['test/postgres/processes.test.ts', 'test/postgres/hot-rows.test.ts'],
           globalSetup: ['test/postgres/global-setup.ts'],
+          // Every test here waits on a database server sharing the machine: at load 18 on 2 cores the
+          // migrations and the 50-way commits took 2–2.6 s against vitest's 5 s default. A safety limit,
+          // no timing is asserted.
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
           isolate: false,
         },
       },

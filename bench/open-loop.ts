@@ -149,9 +149,15 @@ interface Sample {
 
 /** CPU time (user + system) a process has used, in ms, from /proc (Linux); null elsewhere. */
 function cpuMs(pid: number | undefined): number | null {
+  const split = cpuSplit(pid)
+  return split && split.user + split.system
+}
+
+/** User and system (kernel: syscalls, the loopback's TCP) CPU time of a process, in ms. */
+function cpuSplit(pid: number | undefined): { user: number; system: number } | null {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100
+    return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }
   } catch {
     return null
   }
@@ -277,8 +283,9 @@ async function waitForServer(child: ChildProcess): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('the server exited')
     try {
-      await send('GET', '/v1/campaigns')
-      return
+      // The listener opens before the engine is ready (it answers 503 `starting` until then).
+      if ((await send('GET', '/readyz')).status === 200) return
+      await new Promise((r) => setTimeout(r, 200))
     } catch {
       await new Promise((r) => setTimeout(r, 200))
     }
@@ -429,18 +436,20 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       await admin.query('SELECT pg_stat_statements_reset()')
     }
     console.log(
-      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server / database / generator | generator lag p99 ms |',
+      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server (kernel %) / database / generator | generator lag p99 ms |',
     )
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
     const started = performance.now()
     const saturated: string[] = []
     for (const rate of RATES) {
       const serverBefore = cpuMs(server.pid)
+      const serverSystemBefore = cpuSplit(server.pid)?.system ?? 0
       const dbBefore = await databaseCpu()
       const ownBefore = process.cpuUsage()
       const r = await openLoop(rate, SECONDS, `r${rate}`)
       const own = process.cpuUsage(ownBefore)
       const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
+      const serverSystem = (cpuSplit(server.pid)?.system ?? 0) - serverSystemBefore
       let dbCpu = 0
       for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
       const all = summary(r.samples)
@@ -454,7 +463,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
           .map(([k, v]) => `${k} × ${v}`)
           .join(
             ', ',
-          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
+          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} (${serverCpu > 0 ? ((100 * serverSystem) / serverCpu).toFixed(0) : 0} %) / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
       )
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
       // Past saturation every higher rate only queues longer: the sweep stops at the first rate the

@@ -40,3 +40,21 @@ export async function bulkInsert(url: string, schema: string, writes: readonly W
     await client.end()
   }
 }
+
+/**
+ * VACUUM (ANALYZE) every table of the schema, as a bulk load is followed by in production: the
+ * autovacuum that would otherwise start on the new rows does not run during the measurements, and
+ * every size is measured with its visibility map set and its statistics current.
+ */
+export async function vacuumAnalyze(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const { rows } = await client.query<{ t: string }>('SELECT tablename AS t FROM pg_tables WHERE schemaname = $1', [
+      schema,
+    ])
+    for (const { t } of rows) await client.query(`VACUUM (ANALYZE) "${schema}"."${t}"`)
+  } finally {
+    await client.end()
+  }
+}

@@ -1,6 +1,7 @@
 import type { Engine } from 'promo-engine'
 import type { CallOptions } from '../call-options'
 import { EngineError, type EngineErrorJSON, type ErrorCode, isEngineError } from '../errors'
+import { AUTHENTICATION_HEADERS } from '../operations/admin/auth'
 import { operationAccess } from '../rules/scopes'
 import { parseQuery } from './query'
 import { type ArgumentSource, type HttpMethod, ROUTES, type Route } from './routes'
@@ -42,9 +43,13 @@ export type Handler = (request: Request) => Promise<Response>
 
 interface Compiled {
   route: Route
-  segments: string[]
+  /** Per path segment: the literal it must be, or the parameter's name (without the colon). */
+  segments: { literal: string | null; param: string }[]
   literals: number
 }
+
+/** The routes by their number of path segments: a request is matched only against those of its length. */
+type RouteTable = ReadonlyMap<number, readonly Compiled[]>
 
 interface Matched {
   route: Route
@@ -69,7 +74,7 @@ const CORS_HEADERS = [
  * `EngineError` JSON with its HTTP status.
  */
 export function createFetchHandler(engine: Engine, options: FetchHandlerOptions = {}): Handler {
-  const compiled = (options.routes ?? ROUTES).map(compile)
+  const compiled = routeTable(options.routes ?? ROUTES)
   const basePath = (options.basePath ?? '').replace(/\/+$/, '')
   const maxBodyBytes = options.maxBodyBytes ?? engine.settings.limits.requestBytes
   const requestId = options.requestId ?? (() => `req_${crypto.randomUUID().replaceAll('-', '')}`)
@@ -153,43 +158,77 @@ function download(file: unknown, headers: Record<string, string>): Response {
   })
 }
 
-function compile(route: Route): Compiled {
-  const segments = route.path.split('/')
-  return { route, segments, literals: segments.filter((s) => !s.startsWith(':')).length }
+function routeTable(routes: readonly Route[]): RouteTable {
+  const table = new Map<number, Compiled[]>()
+  for (const route of routes) {
+    const segments = route.path
+      .split('/')
+      .map((s) => (s.startsWith(':') ? { literal: null, param: s.slice(1) } : { literal: s, param: '' }))
+    const compiled = { route, segments, literals: segments.filter((s) => s.literal !== null).length }
+    const same = table.get(segments.length)
+    if (same) same.push(compiled)
+    else table.set(segments.length, [compiled])
+  }
+  return table
 }
 
-/** The route for a method and path: literal segments win over parameters (`/tiers/:id` before `/:campaignId/tiers`). */
-function match(routes: readonly Compiled[], method: string, path: string): Matched {
+/**
+ * The route for a method and path: literal segments win over parameters (`/tiers/:id` before
+ * `/:campaignId/tiers`). Runs on every request: a route is tried without allocating, each segment
+ * decoded once however many routes take it as a parameter, and the parameters built for the winner only.
+ */
+function match(table: RouteTable, method: string, path: string): Matched {
   const got = path.split('/')
-  let best: { c: Compiled; params: Record<string, string> } | undefined
-  const methods = new Set<HttpMethod>()
-  for (const c of routes) {
-    if (c.segments.length !== got.length) continue
-    const params: Record<string, string> = {}
-    const fits = c.segments.every((want, i) => {
-      const seg = got[i] ?? ''
-      if (!want.startsWith(':')) return want === seg
-      if (seg === '') return false
-      const value = decodeSegment(seg)
-      if (c.route.except?.[want.slice(1)]?.includes(value)) return false
-      params[want.slice(1)] = value
-      return true
-    })
-    if (!fits) continue
-    methods.add(c.route.method)
-    if (c.route.method === method && (!best || c.literals > best.c.literals)) best = { c, params }
+  const decoded: (string | undefined)[] = []
+  const valueAt = (i: number) => {
+    let value = decoded[i]
+    if (value === undefined) {
+      value = decodeSegment(got[i] ?? '')
+      decoded[i] = value
+    }
+    return value
   }
-  if (best) return { route: best.c.route, params: best.params }
-  if (methods.size > 0) {
+  let best: Compiled | undefined
+  let methods: HttpMethod[] | undefined
+  for (const c of table.get(got.length) ?? []) {
+    if (!fits(c, got, valueAt)) continue
+    if (c.route.method === method) {
+      if (!best || c.literals > best.literals) best = c
+    } else if (!methods?.includes(c.route.method)) {
+      methods = [...(methods ?? []), c.route.method]
+    }
+  }
+  if (best) {
+    const params: Record<string, string> = {}
+    for (const [i, s] of best.segments.entries()) if (s.literal === null) params[s.param] = valueAt(i)
+    return { route: best.route, params }
+  }
+  if (methods) {
     throw httpError(
       { code: 405, key: 'method_not_allowed' },
-      `${method} is not allowed on ${path}; use ${[...methods].join(', ')}`,
+      `${method} is not allowed on ${path}; use ${methods.join(', ')}`,
     )
   }
   throw httpError(
     { code: 404, key: 'endpoint_not_found' },
     `No endpoint ${method} ${path}: docs/http.md lists the routes this server has and the SDK methods it does not serve`,
   )
+}
+
+/** Segment by segment in order, so a badly encoded parameter fails as it would be read. */
+function fits(c: Compiled, got: readonly string[], valueAt: (i: number) => string): boolean {
+  for (let i = 0; i < c.segments.length; i++) {
+    const want = c.segments[i] as Compiled['segments'][number]
+    const seg = got[i] ?? ''
+    if (want.literal !== null) {
+      if (want.literal !== seg) return false
+      continue
+    }
+    if (seg === '') return false
+    const value = valueAt(i)
+    if (c.route.except?.[want.param]?.includes(value)) return false
+  }
+  return true
 }
 
 function decodeSegment(segment: string): string {
@@ -205,7 +244,9 @@ async function run(engine: Engine, found: Matched, request: Request, url: URL, m
   const access = operationAccess(route.operation)
   if (!access)
     throw httpError({ code: 404, key: 'endpoint_not_found' }, `The route names no operation: ${route.operation}`)
-  const headers = Object.fromEntries(request.headers)
+  // Only the token endpoints take the headers whole; elsewhere they go to authentication, which reads
+  // a few. Copying them all would, on Node adapters, build a full `Headers` for every request.
+  const headers = route.args.includes('headers') ? Object.fromEntries(request.headers) : credentialHeaders(request)
   const linked = route.signedLink === true && (url.searchParams.has('expires') || url.searchParams.has('signature'))
   const principal =
     access.family === 'token' || linked
@@ -220,6 +261,18 @@ async function run(engine: Engine, found: Matched, request: Request, url: URL, m
   const key = idempotencyKey(request, route)
   if (key !== undefined) args.push({ idempotencyKey: `${principal?.app_id ?? ''}/${key}` } satisfies CallOptions)
   return operationFunction(engine, route, body)(...args)
+}
+
+const CREDENTIAL_NAMES = AUTHENTICATION_HEADERS.map((name) => name.toLowerCase())
+
+/** The request's headers that authentication reads, named as `Headers` iterates them (lower case). */
+function credentialHeaders(request: Request): Record<string, string> {
+  const found: Record<string, string> = {}
+  for (const name of CREDENTIAL_NAMES) {
+    const value = request.headers.get(name)
+    if (value !== null) found[name] = value
+  }
+  return found
 }
 
 function argument(
@@ -358,9 +411,12 @@ async function readText(request: Request, maxBytes: number): Promise<string> {
   return decodeUtf8(Buffer.concat(chunks))
 }
 
+/** Whole bodies only (never `stream: true`), so one decoder serves every request. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true })
+
 function decodeUtf8(bytes: Uint8Array): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes)
+    return UTF8.decode(bytes)
   } catch {
     throw httpError({ code: 400, key: 'invalid_json' }, 'The body is not valid UTF-8', 'body')
   }

@@ -5,12 +5,15 @@ import { readElements, readPath } from './paths'
 /**
  * Filtering, ordering and both kinds of pagination, shared with any adapter that lists in memory.
  * `types` names the declared type of filtered fields: a `before`/`after` range on a `text` field
- * compares by code point, on any other field as ISO dates.
+ * compares by code point, on any other field as ISO dates. A `starting_after_id` cursor continues
+ * after its row's place in the order even when the row no longer matches the filter: `stored` finds
+ * it among every stored row when it is not in `rows` (docs/storage.md#cursors).
  */
 export function listRows<T>(
   rows: StoredRow<T>[],
   query: ListQuery,
   types: Readonly<Record<string, IndexType>> = {},
+  stored?: (id: string) => T | undefined,
 ): Page<T> {
   const where = Object.entries(query.where ?? {})
   const filtered =
@@ -19,15 +22,19 @@ export function listRows<T>(
       : rows.filter((r) => where.every(([f, cond]) => matchesField(r.value, f, cond, types[f] === 'text')))
   const field = query.order?.field ?? 'created_at'
   const sign = query.order?.direction === 'desc' ? -1 : 1
-  const sorted = [...filtered].sort((a, b) => {
-    const c = compare(readPath(a.value, field), readPath(b.value, field)) * sign
+  const order = (a: unknown, b: unknown) => {
+    const c = compare(readPath(a, field), readPath(b, field)) * sign
     if (c !== 0) return c
-    return compare(readPath(a.value, 'id'), readPath(b.value, 'id')) * sign
-  })
+    return compare(readPath(a, 'id'), readPath(b, 'id')) * sign
+  }
+  const sorted = [...filtered].sort((a, b) => order(a.value, b.value))
   let start = 0
   if (query.starting_after_id !== undefined) {
-    const at = sorted.findIndex((r) => readPath(r.value, 'id') === query.starting_after_id)
-    start = at === -1 ? sorted.length : at + 1
+    const id = query.starting_after_id
+    const anchor =
+      rows.find((r) => readPath(r.value, 'id') === id)?.value ?? stored?.(id) ?? (field === 'id' ? { id } : undefined)
+    start = anchor === undefined ? sorted.length : sorted.findIndex((r) => order(r.value, anchor) > 0)
+    if (start === -1) start = sorted.length
   }
   const limit = query.limit ?? sorted.length
   if (query.page !== undefined) start += (query.page - 1) * limit

@@ -82,10 +82,7 @@ export function slice<T>(
   const desc = direction === 'desc'
   // Positions count from the start of the requested order.
   let start = 0
-  if (query.starting_after_id !== undefined) {
-    const at = positionOf(entries, lo, hi, query.starting_after_id, rows, sort)
-    start = at === -1 ? total : (desc ? hi - 1 - at : at - lo) + 1
-  }
+  if (query.starting_after_id !== undefined) start = passed(entries, lo, hi, query.starting_after_id, rows, sort, desc)
   const limit = query.limit ?? total
   if (query.page !== undefined) start += (query.page - 1) * limit
   const data: StoredRow<T>[] = []
@@ -103,18 +100,25 @@ export function slice<T>(
   }
 }
 
-/** Where the entry of `id` stands in `entries[lo, hi)`, or -1. */
-function positionOf(
+/**
+ * How many entries of `entries[lo, hi)` the requested order puts at or before the cursor's row: its
+ * place by its stored sort key, whether or not it is still in this bucket and range; in id order, the
+ * id's place even when the row is gone (docs/storage.md#cursors). A row unknown otherwise: all of them.
+ */
+function passed(
   entries: SortedEntries,
   lo: number,
   hi: number,
   id: string,
   rows: Map<string, Row>,
   sort: IndexDeclaration['sort'],
+  desc: boolean,
 ): number {
   const row = rows.get(id)
-  if (!row) return -1
-  const probe: Entry = { key: sortKey(readPath(row.value, sort[0]), sort[1]), id }
-  const at = entries.firstWhere((e) => compareEntries(e, probe) >= 0)
-  return at >= lo && at < hi && entries.at(at)?.id === id ? at : -1
+  if (!row && sort[0] !== 'id') return hi - lo
+  const probe: Entry = { key: sortKey(row ? readPath(row.value, sort[0]) : id, sort[1]), id }
+  const within = (i: number) => Math.min(hi, Math.max(lo, i))
+  return desc
+    ? hi - within(entries.firstWhere((e) => compareEntries(e, probe) >= 0))
+    : within(entries.firstWhere((e) => compareEntries(e, probe) > 0)) - lo
 }

@@ -132,5 +132,10 @@ function list<C extends CollectionName>(
       candidates.push(asStored(rows.get(e.id) as Row))
     }
   }
-  return listRows(candidates, { ...query, where: Object.fromEntries(rest) }, Object.fromEntries(declared))
+  return listRows(
+    candidates,
+    { ...query, where: Object.fromEntries(rest) },
+    Object.fromEntries(declared),
+    (id) => (rows.get(id) as Row | undefined)?.value as Entity<C> | undefined,
+  )
 }

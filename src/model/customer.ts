@@ -51,8 +51,39 @@ export interface CustomerSummary {
   }
 }
 
-/** A customer as `customers.get` returns it: with its `summary`. */
-export type CustomerWithSummary = Customer & { summary: CustomerSummary }
+/**
+ * The hosted `CustomerLoyalty` (docs/behaviour.md#customer-loyalty-and-referrals): the points of the
+ * customer's loyalty cards, and the customers the customer referred, in all and per campaign.
+ */
+export interface CustomerLoyalty {
+  /** The spendable points of every loyalty card the customer holds. */
+  points: number
+  /** The distinct customers referred through the customer's referral codes. */
+  referred_customers: number
+  /** By campaign id: a program's card `points` and `loyalty_tier` (the tier in force), a referral campaign's `referred_customers`. */
+  campaigns: Record<string, { points?: number; loyalty_tier?: string; referred_customers?: number }>
+}
+
+/** The hosted `CustomerReferrals`: the referrals that converted with the customer as the referee. */
+export interface CustomerReferrals {
+  /** How many referrals converted with the customer as the referee. */
+  total: number
+  /** One per converted referral, oldest first; `related_object_*` the redemption that converted it, else the code. */
+  campaigns: {
+    campaign_id: string
+    referrer_id: string
+    related_object_id: string
+    related_object_type: string
+    date: DateTime
+  }[]
+}
+
+/** A customer as `customers.get` returns it: with its `summary`, `loyalty` and `referrals`. */
+export type CustomerWithSummary = Customer & {
+  summary: CustomerSummary
+  loyalty: CustomerLoyalty
+  referrals: CustomerReferrals
+}
 
 export interface CustomerInput {
   id?: string

@@ -28,7 +28,8 @@ export interface ListTarget<C extends CollectionName> {
 
 /**
  * One query per page, whatever it asks: the filters, the cursor (its anchor read in the same
- * statement: an anchor outside the filtered set gives an empty page), the page, and the total.
+ * statement, by id alone: a row that left the filter still marks its place; in id order the cursor is
+ * the place, even of a deleted row; docs/storage.md#cursors), the page, and the total.
  */
 export async function listPage<C extends CollectionName>(
   target: ListTarget<C>,
@@ -76,7 +77,11 @@ export async function listPage<C extends CollectionName>(
   let from = t
   let keyset = 'TRUE'
   if (q.starting_after_id !== undefined) {
-    anchor = `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${param(q.starting_after_id)} AND ${where}) `
+    const at = param(q.starting_after_id)
+    anchor =
+      sort.column === 'id'
+        ? `WITH a AS (SELECT ${at}::text AS ak, ${at}::text AS aid) `
+        : `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${at}) `
     from = `${t} CROSS JOIN a`
     keyset = desc
       ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`

@@ -153,7 +153,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * waiting when the event loop turns become the columns of one SELECT. Fragments are sorted by text,
    * so a level of the same shape is the same statement, prepared once per connection.
    */
-  let waiting: { text: string; values: unknown[]; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = []
+  interface Waiting {
+    text: string
+    values: unknown[]
+    resolve: (v: unknown) => void
+    reject: (e: unknown) => void
+  }
+  let waiting: Waiting[] = []
 
   function read<T>(text: string, values: unknown[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -165,23 +171,59 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function flush(): Promise<void> {
     const all = waiting
     waiting = []
-    all.sort((a, b) => (a.text < b.text ? -1 : a.text > b.text ? 1 : 0))
+    // The reads grouped by text, the groups in text order (within one, as issued): only the few
+    // distinct texts are compared, however many requests read at once.
+    const groups = new Map<string, Waiting[]>()
+    for (const r of all) {
+      const group = groups.get(r.text)
+      if (group) group.push(r)
+      else groups.set(r.text, [r])
+    }
+    const ordered = groups.size === 1 ? all : [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
     // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
     // of at most BATCH reads, sent together.
-    const batches: (typeof all)[] = []
-    for (let i = 0; i < all.length; i += BATCH) batches.push(all.slice(i, i + BATCH))
+    const batches: Waiting[][] = []
+    for (let i = 0; i < ordered.length; i += BATCH) batches.push(ordered.slice(i, i + BATCH))
     await Promise.all(batches.map(send))
   }
 
-  async function send(batch: typeof waiting): Promise<void> {
+  /*
+   * A level's statement is made once per shape: each distinct read text gets a number, and the
+   * statement is kept under its reads' numbers, so a level seen before is neither rebuilt (its
+   * parameters renumbered) nor hashed again to find its prepared name. Bounded like `PREPARED`.
+   */
+  const textNumbers = new Map<string, number>()
+  const statements = new Map<string, string>()
+
+  function statement(batch: readonly Waiting[]): { text: string; params: unknown[] } {
     const params: unknown[] = []
+    let key: string | undefined = ''
+    for (const r of batch) {
+      for (const v of r.values) params.push(v)
+      let n = textNumbers.get(r.text)
+      if (n === undefined && textNumbers.size < PREPARED * 4) {
+        n = textNumbers.size
+        textNumbers.set(r.text, n)
+      }
+      key = n === undefined || key === undefined ? undefined : `${key}${n},`
+    }
+    const known = key === undefined ? undefined : statements.get(key)
+    if (known !== undefined) return { text: known, params }
+    let offset = 0
     const columns = batch.map((r, i) => {
-      const offset = params.length
-      params.push(...r.values)
-      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`)} AS r${i}`
+      const at = offset
+      offset += r.values.length
+      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)} AS r${i}`
     })
+    const text = `SELECT ${columns.join(', ')}`
+    if (key !== undefined && statements.size < PREPARED) statements.set(key, text)
+    return { text, params }
+  }
+
+  async function send(batch: Waiting[]): Promise<void> {
+    const { text, params } = statement(batch)
     try {
-      const { rows } = await query<Record<string, unknown>>(`SELECT ${columns.join(', ')}`, params)
+      const { rows } = await query<Record<string, unknown>>(text, params)
       for (const [i, r] of batch.entries()) r.resolve(rows[0]?.[`r${i}`])
     } catch (error) {
       for (const r of batch) r.reject(error)
@@ -207,14 +249,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
     const keyValues = (value: string | readonly string[]): readonly string[] =>
       typeof value === 'string' ? [value] : value
+    // The reads' texts, made once: a read of the same shape is the same string (see `statement`).
+    const getSql = `(SELECT ${PACK} FROM ${t} WHERE id = $1)`
+    const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
+    const findBySql = new Map<string, string>()
+    const findManySql = new Map<string, string>()
     return {
       async get(id) {
-        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = $1)`, [id])
+        const [row] = await read<Packed[]>(getSql, [id])
         return row ? asStored(unpack(row)) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
-        const rows = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`, [ids])
+        const rows = await read<Packed[]>(getManySql, [ids])
         const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
@@ -222,10 +269,15 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         })
       },
       async findBy(key, value) {
-        const k = keyOf(key)
-        const values = keyValues(value)
-        const where = k.columns.map((c, i) => `${quote(c)} = $${i + 1}::text`).join(' AND ')
-        const [row] = await read<Packed[]>(`(SELECT ${PACK} FROM ${t} WHERE ${where})`, [...values])
+        let sql = findBySql.get(key)
+        if (sql === undefined) {
+          const where = keyOf(key)
+            .columns.map((c, i) => `${quote(c)} = $${i + 1}::text`)
+            .join(' AND ')
+          sql = `(SELECT ${PACK} FROM ${t} WHERE ${where})`
+          findBySql.set(key, sql)
+        }
+        const [row] = await read<Packed[]>(sql, [...keyValues(value)])
         return row ? asStored(unpack(row)) : undefined
       },
       async findMany(key, values) {
@@ -233,12 +285,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const k = keyOf(key)
         const tuples = values.map(keyValues)
         const params = k.columns.map((_, i) => tuples.map((t) => t[i] ?? null))
-        const cols = k.columns.map(quote)
-        const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
-        const sql =
-          cols.length === 1
-            ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
-            : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+        let sql = findManySql.get(key)
+        if (sql === undefined) {
+          const cols = k.columns.map(quote)
+          const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
+          sql =
+            cols.length === 1
+              ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
+              : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+          findManySql.set(key, sql)
+        }
         const rows = await read<Packed[]>(sql, params)
         const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
         return tuples.flatMap((tuple) => {

@@ -127,8 +127,9 @@ export interface MaintenancePurgeExpiredParams {
 }
 
 /**
- * `maintenance.backfillCustomerSummaries` and `maintenance.backfillSessionLocks`: a page of customers
- * (or session locks), and where it starts.
+ * `maintenance.backfillCustomerSummaries`, `maintenance.backfillSessionLocks`,
+ * `maintenance.backfillUnitBudgets` and `maintenance.backfillCardTransactions`: a page of customers (or
+ * session locks, redemptions, vouchers), and where it starts.
  */
 export interface MaintenanceBackfillParams {
   /** Rows per call (one commit): 1 to 1,000, 100 by default. */

@@ -110,6 +110,7 @@ export const SIGNATURES = {
   'maintenance.purgeExpired': ['body'],
   'maintenance.backfillCustomerSummaries': ['body'],
   'maintenance.backfillSessionLocks': ['body'],
+  'maintenance.backfillCardTransactions': ['body'],
   'maintenance.backfillUnitBudgets': ['body'],
 } as const satisfies Readonly<Record<string, Signature>>
 

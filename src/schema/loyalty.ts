@@ -159,7 +159,8 @@ export const rewardInput = v.object({
     campaign: opt(
       v.object({
         id: nonEmptyString,
-        balance: opt(positiveInt),
+        // Its sign is checked with the campaign's type: the hosted `invalid_balance` (docs/errors.md).
+        balance: opt(v.pipe(v.number(), v.safeInteger('must be an integer'))),
         type: opt(v.picklist(['DISCOUNT_COUPONS', 'GIFT_VOUCHERS', 'LOYALTY_PROGRAM'])),
       }),
     ),

@@ -55,7 +55,11 @@ export interface ListQuery {
   limit?: number
   /** 1-based page of `limit` items. */
   page?: number
-  /** Cursor: the list continues after the entity with this id (in the requested order). */
+  /**
+   * Cursor: the list continues after the entity with this id, at its place in the requested order as
+   * stored now, even when it no longer matches `where`; in `id` order even when it was deleted
+   * (docs/storage.md#cursors). Otherwise an id the store does not hold gives an empty page.
+   */
   starting_after_id?: string
   /** `false`: the caller does not need `total`; a store may then skip counting (and report what it has). */
   count?: boolean

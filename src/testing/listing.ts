@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import type { IndexDeclarations, IndexField, ListQuery, Page, Store } from '../storage/ports'
-import { type AnyRepository, customer, idOf, insert, type Plain, repo } from './fixtures'
+import { type AnyRepository, commitOk, customer, del, idOf, insert, mustGet, type Plain, put, repo } from './fixtures'
 
 /*
  * Storage contract: listing. Seven customers inserted out of id order, so that insertion order, id
@@ -214,4 +214,48 @@ export async function listCursors(store: Store): Promise<void> {
   const after = await r.list({ ...desc, starting_after_id: 'cust_g', limit: 10 })
   assert.deepEqual(ids(after), ['d', 'c', 'a'])
   assert.equal(after.has_more, false)
+}
+
+/**
+ * A cursor keeps its place when its row changes under it: a row that left the filter still marks
+ * where the next page starts (by its stored sort key), and in id order so does the id of a row
+ * deleted meanwhile. Only a row gone from a list in another order leaves nothing to continue from:
+ * an empty last page.
+ */
+export async function listCursorsAfterChange(store: Store): Promise<void> {
+  const r = await people(store)
+  const change = async (letter: string, fields: Record<string, unknown>) => {
+    const s = await mustGet(store, 'customers', `cust_${letter}`)
+    await commitOk(store, [put('customers', { ...(s.value as Plain), ...fields }, s.version)])
+  }
+  const next = async (q: ListQuery, cursor: string) => {
+    const page = await r.list({ ...q, starting_after_id: `cust_${cursor}` })
+    return [ids(page), page.has_more] as const
+  }
+  // The filter and the order in one index (group, then score): group a by score is a, c, f.
+  const byGroup = { where: { group: 'a' }, order: { field: 'score', direction: 'asc' }, limit: 1 } as const
+  assert.deepEqual(ids(await r.list(byGroup)), ['a'])
+  await change('a', { group: 'b' })
+  assert.deepEqual(await next(byGroup, 'a'), [['c'], true], 'after a row that left the filter: the next one')
+  assert.deepEqual(await next({ ...byGroup, order: { field: 'score', direction: 'desc' } }, 'c'), [[], false])
+  // The filter in one index, the order in another: the active ones by score are a, d, g, e, f.
+  const active = { where: { active: true }, order: { field: 'score', direction: 'asc' }, limit: 2 } as const
+  await change('a', { group: 'a' })
+  assert.deepEqual(ids(await r.list(active)), ['a', 'd'])
+  await change('d', { active: false })
+  assert.deepEqual(await next(active, 'd'), [['g', 'e'], true])
+  const activeDesc = { ...active, order: { field: 'score', direction: 'desc' } } as const
+  await change('d', { active: true })
+  assert.deepEqual(ids(await r.list(activeDesc)), ['f', 'e'])
+  await change('e', { active: false })
+  assert.deepEqual(await next(activeDesc, 'e'), [['g', 'd'], true])
+  // In id order the cursor is the place itself: a row deleted meanwhile still marks it.
+  const byId = { order: { field: 'id', direction: 'asc' }, limit: 3 } as const
+  assert.deepEqual(ids(await r.list(byId)), ['a', 'b', 'c'])
+  await commitOk(store, [del('customers', 'cust_c', (await mustGet(store, 'customers', 'cust_c')).version)])
+  assert.deepEqual(await next(byId, 'c'), [['d', 'e', 'f'], true])
+  assert.deepEqual(await next({ ...byId, order: { field: 'id', direction: 'desc' } }, 'c'), [['b', 'a'], false])
+  assert.deepEqual(await next({ ...byId, where: { group: 'a' } }, 'c'), [['f'], false])
+  // In another order a deleted row's place is unknown.
+  assert.deepEqual(await next({ order: { field: 'score', direction: 'asc' }, limit: 3 }, 'c'), [[], false])
 }

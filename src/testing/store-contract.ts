@@ -23,6 +23,7 @@ import { isolationOfInput, isolationOfReads } from './isolation'
 import {
   LISTING_INDEXES,
   listCursors,
+  listCursorsAfterChange,
   listDefaultOrder,
   listEqualityFilters,
   listOrder,
@@ -135,6 +136,7 @@ export function storeContract(
     ['list orders asc/desc by a field, ties broken by id in the same direction', listOrder],
     ['list pages with limit and page', listPages],
     ['cursor pagination walks every item once, ascending and descending', listCursors],
+    ['a cursor keeps its place when its row leaves the filter, or in id order is deleted', listCursorsAfterChange],
     ['a multi-valued index lists an entity by any element of an array field, once', listByElements],
     ['a multi-valued index follows updates, deletes and failed commits', elementsFollowWrites],
     // Isolation

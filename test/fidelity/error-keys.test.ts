@@ -8,7 +8,9 @@ import { rejection, snapshot, testEngine } from '../support/engine'
  * (`invalid_validation_rules`, "Rule 'custom_event.metadata' must have a 'property'"),
  * `POST /v1/rewards/{rewardId}/assignments` (`missing_param`, "Missing required parameter") and
  * `POST /v1/campaigns` (`invalid_campaign`, "Property 'discount' is required for REFERRAL_PROGRAM
- * campaign"). docs/behaviour.md#documented-error-keys.
+ * campaign") and `PUT /v1/rewards/{rewardId}` (`invalid_balance`, "Property 'parameters.campaign.balance'
+ * must be greater than zero for campaign type: GIFT_VOUCHERS", when "the balance parameter is not
+ * defined correctly"). docs/behaviour.md#documented-error-keys.
  */
 describe('documented error keys instead of invalid_payload', () => {
   it('a metadata validation rule without its property: invalid_validation_rules', async () => {
@@ -53,6 +55,38 @@ describe('documented error keys instead of invalid_payload', () => {
     )
     expect(e).toMatchObject({ code: 400, key: 'invalid_campaign', message: 'Invalid Campaign' })
     expect(e.details).toBe("Property 'discount' is required for REFERRAL_PROGRAM campaign")
+    expect(await snapshot(t.store)).toBe(before)
+  })
+
+  it.each([
+    ['zero', { balance: 0 }],
+    ['negative', { balance: -500 }],
+    ['missing', {}],
+  ])('a gift credits reward with a %s balance: invalid_balance', async (_label, balance) => {
+    const t = testEngine()
+    const gifts = await t.engine.campaigns.create({
+      name: 'Gifts',
+      campaign_type: 'GIFT_VOUCHERS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'GIFT_VOUCHER', gift: { amount: 1000 } },
+    })
+    const before = await snapshot(t.store)
+    const e = await rejection(
+      t.engine.rewards.create({
+        name: 'Credits',
+        type: 'CAMPAIGN',
+        parameters: { campaign: { id: gifts.id, ...balance } },
+      }),
+    )
+    expect(e).toMatchObject({
+      code: 400,
+      key: 'invalid_balance',
+      message: "Property 'parameters.campaign.balance' is invalid",
+      path: 'parameters.campaign.balance',
+    })
+    expect(e.details).toMatch(
+      /^Property 'parameters.campaign.balance' must be greater than zero for campaign type: GIFT_VOUCHERS/,
+    )
     expect(await snapshot(t.store)).toBe(before)
   })
 })

@@ -79,11 +79,11 @@ describe('join_once publications return the code the customer holds', () => {
     expect(held).toHaveLength(1)
   })
 
-  it('count 2 in a join_once campaign is a 400 naming campaign.count', async () => {
+  it('count 2 in a join_once campaign is a 400 too_many_vouchers_requested naming campaign.count', async () => {
     const { engine } = await joinOnce()
     await expect(
       engine.publications.create({ customer: { source_id: 'alice' }, campaign: { name: 'Welcome', count: 2 } }),
-    ).rejects.toMatchObject({ code: 400, path: 'campaign.count' })
+    ).rejects.toMatchObject({ code: 400, key: 'too_many_vouchers_requested', path: 'campaign.count' })
   })
 })
 

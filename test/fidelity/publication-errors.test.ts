@@ -5,9 +5,11 @@ import { rejection, snapshot, testEngine } from '../support/engine'
  * Source: the hosted service's OpenAPI document (repository voucherify-openapi,
  * documentation/openapi/publications.json), the 400 examples of `POST /v1/publications`:
  * `missing_vouchers` ("Either Campaign or Voucher is required"), `voucher_already_published`
- * ("Voucher '…' has already been published") and `duplicate_source_id`; its error list
- * (the errors page of its API documentation) names `no_voucher_suitable_for_publication` for the lack
- * of vouchers suitable for publication. docs/behaviour.md#publication-errors.
+ * ("Voucher '…' has already been published"), `duplicate_source_id` and `too_many_vouchers_requested`
+ * ("Only up to 1 can be published"); documentation/openapi/loyalties.json, the 400 example of
+ * `POST /v1/loyalties/{campaignId}/members`: `no_voucher_suitable_for_publication` ("Couldn't find any
+ * voucher suitable for publication", "Couldn't create new vouchers for publication") for a campaign
+ * with no code left to publish. docs/behaviour.md#publication-errors.
  */
 async function setup() {
   const t = testEngine()
@@ -45,7 +47,31 @@ describe('publication errors (OpenAPI POST /v1/publications)', () => {
     await t.engine.publications.create({ customer: { source_id: 'alice' }, campaign: 'Coupons' })
     const before = await snapshot(t.store)
     const e = await rejection(t.engine.publications.create({ customer: { source_id: 'bob' }, campaign: 'Coupons' }))
-    expect(e).toMatchObject({ code: 400, key: 'no_voucher_suitable_for_publication' })
+    expect(e).toMatchObject({
+      code: 400,
+      key: 'no_voucher_suitable_for_publication',
+      message: "Couldn't find any voucher suitable for publication",
+    })
+    expect(await snapshot(t.store)).toBe(before)
+  })
+
+  it('two codes where only one can be published (with a source_id, or of a given voucher): 400 too_many_vouchers_requested', async () => {
+    const t = await setup()
+    const before = await snapshot(t.store)
+    const withSource = await rejection(
+      t.engine.publications.create({
+        customer: { source_id: 'alice' },
+        campaign: { name: 'Coupons', count: 2 },
+        source_id: 'p',
+      }),
+    )
+    expect(withSource).toMatchObject({
+      code: 400,
+      key: 'too_many_vouchers_requested',
+      message: 'Too many vouchers requested',
+      path: 'campaign.count',
+    })
+    expect(withSource.details).toMatch(/^Only up to 1 can be published/)
     expect(await snapshot(t.store)).toBe(before)
   })
 

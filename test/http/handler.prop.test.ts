@@ -7,7 +7,8 @@ import { snapshot, testEngine } from '../support/engine'
  * Bad input over HTTP: generated methods, paths, headers and bodies never get a 500, never hang, and
  * every refusal is `EngineError` JSON that left the store as it was.
  */
-describe('fetch handler under generated requests', () => {
+// 2.2 s on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('fetch handler under generated requests', { timeout: 30_000 }, () => {
   it('answers every request with a 2xx or a 4xx EngineError; a refusal writes nothing', async () => {
     const { engine, store } = testEngine({ authentication: 'keys' })
     const handler = createFetchHandler(engine, { onError: (e) => expect.unreachable(String(e)) })

@@ -143,6 +143,70 @@ describe('createFetchHandler', () => {
     })
   })
 
+  it('routes by literal segments first, decodes parameters once, and refuses a bad encoding', async () => {
+    const { call, engine } = await setup()
+    // `/v1/vouchers/:code` takes any code but the words other SDK calls use there.
+    const code = await call('POST', '/v1/vouchers/A%20B', {
+      body: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    })
+    expect([code.status, ((await code.json()) as { code: string }).code]).toEqual([200, 'A B'])
+    expect((await call('GET', `/v1/vouchers/${encodeURIComponent('A B')}`)).status).toBe(200)
+    expect((await call('POST', '/v1/vouchers/qualification', { body: {} })).status).not.toBe(200)
+    // `/v1/promotions/tiers/:tierId` (two literals) wins over `/v1/promotions/:campaignId/tiers`.
+    const tier = await call('GET', '/v1/promotions/tiers/promo_x')
+    expect(await tier.json()).toMatchObject({ code: 404, key: 'not_found' })
+    const bad = await call('GET', '/v1/vouchers/%E0%A4%A')
+    expect([bad.status, ((await bad.json()) as { key: string }).key]).toEqual([400, 'invalid_path'])
+    const wrong = await call('PUT', '/v1/vouchers/TEN')
+    expect(wrong.status).toBe(405)
+    expect(((await wrong.json()) as { details: string }).details).toMatch(
+      /use (GET|POST|DELETE)(, (GET|POST|DELETE))+$/,
+    )
+    expect((await engine.vouchers.get('A B')).code).toBe('A B')
+  })
+
+  it('hands authentication the credential headers only: the token endpoints alone take them all', async () => {
+    const { engine, keys } = await setup()
+    const errors: unknown[] = []
+    const handler = createFetchHandler(engine, { onError: (error) => errors.push(error) })
+    /** A request whose headers cannot be listed, only read one by one, as a Node adapter has them cheaply. */
+    const unlisted = (path: string, init: RequestInit) => {
+      const request = new Request(`http://engine.test${path}`, init)
+      const headers = request.headers
+      const readOnly = {
+        get: (name: string) => headers.get(name),
+        has: (name: string) => headers.has(name),
+        [Symbol.iterator]: () => {
+          throw new Error('the headers were listed')
+        },
+      }
+      return new Proxy(request, {
+        get(target, property) {
+          if (property === 'headers') return readOnly
+          const value = Reflect.get(target, property, target)
+          return typeof value === 'function' ? value.bind(target) : value
+        },
+      })
+    }
+    const ok = await handler(
+      unlisted('/v1/redemptions', {
+        method: 'POST',
+        headers: { ...keys.server, 'Content-Type': 'application/json', 'X-Other': 'ignored' },
+        body: JSON.stringify(redeem),
+      }),
+    )
+    expect(ok.status).toBe(200)
+    const token = await handler(
+      unlisted('/v1/oauth/token', {
+        method: 'POST',
+        headers: { ...keys.server, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ grant_type: 'client_credentials', scope: 'api' }),
+      }),
+    )
+    expect(token.status).toBe(500)
+    expect(errors).toEqual([new Error('the headers were listed')])
+  })
+
   it('answers the client family CORS preflight and echoes the origin on client responses', async () => {
     const { handler, keys } = await setup()
     const pre = await handler(

@@ -169,6 +169,12 @@ describe('@voucherify/sdk against the reference server', () => {
     const paid = await sdk.orders.update({ id: order.id ?? '', status: 'PAID' } as never)
     expect(paid).toMatchObject({ id: order.id, status: 'PAID' })
     expect(await sdk.orders.get(order.id ?? '')).toMatchObject({ status: 'PAID' })
+    // The customer with its summary, loyalty and referrals (docs/behaviour.md#customer-loyalty-and-referrals).
+    expect(await sdk.customers.get(customer.id)).toMatchObject({
+      summary: { orders: { total_amount: 2000, total_count: 1 } },
+      loyalty: { points: 0, referred_customers: 0, campaigns: {} },
+      referrals: { total: 0, campaigns: [] },
+    })
     const schema = await sdk.metadataSchemas.get('visited_store').catch(() => undefined)
     expect(schema).toBeUndefined()
     await server.engine.metadataSchemas.create({ related_object: 'visited_store', properties: {} })

@@ -113,8 +113,9 @@ describe('one voucher per publication request with source_id', () => {
       }),
     ).rejects.toMatchObject({
       code: 400,
+      key: 'too_many_vouchers_requested',
       path: 'campaign.count',
-      details: 'Property .campaign.count must be 1 when source_id is given (one voucher per request)',
+      details: 'Only up to 1 can be published when source_id is given (one voucher per request)',
     })
     expect(await snapshot(store)).toBe(before)
     const one = await engine.publications.create({

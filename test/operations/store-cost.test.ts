@@ -43,12 +43,30 @@ describe('the longest chain of sequential store calls', () => {
     expect(counter.depth).toBeLessThanOrEqual(5)
   })
 
-  it('loyalty operations: a member paying with points and earning at most 6, a paid order at most 4, a reward redemption at most 4', async () => {
+  it('loyalty operations: a member paying with points and earning at most 6, a paid order at most 4, a reward redemption at most 3', async () => {
     const counter = chainCounter(createMemoryStore())
     const chains = await loyaltyChains(engineOn(counter.store), counter)
     expect(chains.memberRedemption).toBeLessThanOrEqual(6)
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
-    expect(chains.rewardRedemption).toBeLessThanOrEqual(4)
+    expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
+  })
+  it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
+    const counter = chainCounter(createMemoryStore())
+    const engine = engineOn(counter.store)
+    await engine.campaigns.create({
+      name: 'Welcome',
+      campaign_type: 'DISCOUNT_COUPONS',
+      type: 'AUTO_UPDATE',
+      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+      vouchers_count: 5,
+    })
+    await engine.asyncActions.runPending()
+    await engine.customers.create({ source_id: 'known' })
+    for (const source_id of ['new', 'known']) {
+      counter.reset()
+      await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })
+      expect(counter.depth, source_id).toBeLessThanOrEqual(4)
+    }
   })
 })
 
@@ -89,7 +107,8 @@ describe('rows examined do not grow with what is stored', () => {
     expect(
       await examined(() => engine.customers.listActivity(ana.id, { limit: 10, starting_after_id: cursor })),
     ).toBeLessThanOrEqual(10 + 2)
-  })
+    // 20,000 rows committed first: 3.4 s on a 2-core machine at load 18. A safety limit, no timing asserted.
+  }, 60_000)
 
   it('a redemption under a budget rule reads counters, not past redemptions: as many rows after 300 of them', async () => {
     const memory = createMemoryStore()

@@ -27,7 +27,8 @@ function mutate(value: unknown, other: unknown, seed: number): unknown {
   return pick < 4 ? other : value
 }
 
-describe('jsonDiff / applyJsonDiff', () => {
+// 1.3 s on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('jsonDiff / applyJsonDiff', { timeout: 30_000 }, () => {
   it('the diff applied to its base gives the target back, also after both pass through JSON', () => {
     fc.assert(
       fc.property(pair, ([base, target]) => {

@@ -29,6 +29,7 @@ describe('the operation table (auth scopes)', () => {
       'maintenance.purgeExpired',
       'maintenance.backfillCustomerSummaries',
       'maintenance.backfillSessionLocks',
+      'maintenance.backfillCardTransactions',
       'maintenance.backfillUnitBudgets',
     ])
     const missing = operationsOf(createEngine() as unknown as Record<string, unknown>).filter(

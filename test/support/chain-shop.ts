@@ -49,28 +49,43 @@ export async function seedChainShop(engine: Engine) {
 
 /**
  * The loyalty chains the store-cost tests measure: a member's redemption paying with points (and
- * earning on the paid order), a paid order, a reward redemption. Returns each one's depth.
+ * earning on the paid order), a paid order, a reward redemption. Returns each one's depth, and
+ * beside it (`queries`) what the counter counts besides, when it does: statements sent on PostgreSQL.
  */
-export async function loyaltyChains(engine: Engine, counter: { reset(): void; readonly depth: number }) {
+export async function loyaltyChains(
+  engine: Engine,
+  counter: { reset(): void; readonly depth: number; readonly queries?: number },
+) {
   const { club, card, coin } = await cardPayingWithPoints(engine)
-  const measure = async (run: () => Promise<unknown>) => {
+  const queries: Record<string, number | undefined> = {}
+  const measure = async (run: () => Promise<unknown>, name: string) => {
     counter.reset()
     await run()
+    queries[name] = counter.queries
     return counter.depth
   }
   return {
-    memberRedemption: await measure(() =>
-      engine.redemptions.redeemStackable({
-        customer: { source_id: 'alice' },
-        order: { amount: 100_000 },
-        redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
-      }),
+    memberRedemption: await measure(
+      () =>
+        engine.redemptions.redeemStackable({
+          customer: { source_id: 'alice' },
+          order: { amount: 100_000 },
+          redeemables: [{ object: 'voucher', id: card.code, reward: { id: coin.id, points: 10 } }],
+        }),
+      'memberRedemption',
     ),
-    paidOrder: await measure(() =>
-      engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 }),
+    paidOrder: await measure(
+      () => engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 20_000 }),
+      'paidOrder',
     ),
-    rewardRedemption: await measure(() =>
-      engine.loyalties.redeemReward(club.id, card.id, { reward: { id: coin.id, points: 5 }, order: { amount: 1000 } }),
+    rewardRedemption: await measure(
+      () =>
+        engine.loyalties.redeemReward(club.id, card.id, {
+          reward: { id: coin.id, points: 5 },
+          order: { amount: 1000 },
+        }),
+      'rewardRedemption',
     ),
+    queries,
   }
 }

@@ -229,6 +229,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'maintenance.purgeExpired': () => [{ limit: 10 }],
   'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
   'maintenance.backfillSessionLocks': () => [{ limit: 10 }],
+  'maintenance.backfillCardTransactions': () => [{ limit: 10 }],
   'maintenance.backfillUnitBudgets': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },

@@ -134,13 +134,14 @@ async function run(
   const metricsText = async () =>
     new Response(await metrics.registry.metrics(), { headers: { 'Content-Type': metrics.registry.contentType } })
   const fetch = async (request: Request, env: { incoming?: unknown }): Promise<Response> => {
-    const path = new URL(request.url).pathname
-    if (request.method === 'GET' && path === '/healthz') return json(200, { status: 'ok' })
-    if (request.method === 'GET' && path === '/readyz') {
+    // The server's own endpoints are all GETs: other requests go to the handler without a URL parsed here.
+    const path = request.method === 'GET' ? new URL(request.url).pathname : null
+    if (path === '/healthz') return json(200, { status: 'ok' })
+    if (path === '/readyz') {
       if (await ready()) return json(200, { status: 'ready' })
       return json(503, { status: state === 'ready' ? 'store_unavailable' : state })
     }
-    if (request.method === 'GET' && path === '/metrics' && settings.metricsToken !== undefined) {
+    if (path === '/metrics' && settings.metricsToken !== undefined) {
       if (request.headers.get('Authorization') === `Bearer ${settings.metricsToken}`) return metricsText()
       return json(401, {
         code: 401,

@@ -53,6 +53,16 @@ const CREDENTIAL_HEADERS = {
   management: { id: 'X-Management-Id', secret: 'X-Management-Token' },
 } as const satisfies Record<CredentialFamily, { id: string; secret: string }>
 
+/**
+ * Every header `authenticate` reads (names are case-insensitive): a host may hand it these alone. The
+ * HTTP handler does, instead of copying all of a request's headers for each request.
+ */
+export const AUTHENTICATION_HEADERS: readonly string[] = [
+  ...Object.values(CREDENTIAL_HEADERS).flatMap((h) => [h.id, h.secret]),
+  'Authorization',
+  'Origin',
+]
+
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest()
 const hashHex = (text: string) => sha256(text).toString('hex')
 

@@ -1,5 +1,7 @@
 import type { CallOptions } from '../../call-options'
+import { ID_PREFIX } from '../../ids'
 import type { Redemption, ValidationSession } from '../../model/redemption'
+import { isRebuilt, type RolledBackPoints, rebuildCardTransactions } from '../../rules/card-history'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { hasUnitBudget, targetingOf, unitScopeOf, unitsTaken } from '../../rules/redeemables'
 import { nonEmptyString, opt } from '../../schema/common'
@@ -26,9 +28,15 @@ export const backfillInput = v.object({
   starting_after: opt(nonEmptyString),
 })
 
-/** What one call of `maintenance.backfillCustomerSummaries` (`backfillSessionLocks`, `backfillUnitBudgets`) did, and where the next starts. */
+/**
+ * What one call of `maintenance.backfillCustomerSummaries` (`backfillSessionLocks`, `backfillUnitBudgets`,
+ * `backfillCardTransactions`) did, and where the next starts.
+ */
 export interface BackfillSummary {
-  /** Customers whose summary row this call computed from their stored history (or locks it counted). */
+  /**
+   * Customers whose summary row this call computed from their stored history (or locks or redemptions
+   * it counted, or loyalty cards given their rebuilt transactions).
+   */
   filled: number
   /** Rows of the page already filled, or with nothing to count (left as they are). */
   skipped: number
@@ -208,6 +216,75 @@ export function maintenance(ctx: Context) {
             (s.value.related_object_type === 'voucher' || s.value.related_object_type === 'promotion_tier'),
         )
         const filled = await countPastUnits(ctx, tx, candidates)
+        return {
+          filled,
+          skipped: ids.length - filled,
+          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
+        }
+      })
+    },
+
+    /**
+     * Rebuilds the card transactions of loyalty cards whose points moved before card transactions were
+     * recorded (docs/behaviour.md#card-transactions-made-before-the-ledger): a page of vouchers by id
+     * per call, one commit; codes that are not loyalty cards are skipped. Per card the buckets are read
+     * first, then its rollbacks, then its rows: a movement committed meanwhile that the bucket read saw
+     * has its row in the later read, so it is never rebuilt as well. A rebuilt row's id names the bucket
+     * or rollback it comes from: a card rebuilt twice at once conflicts, and the retry finds the card
+     * done. Resumable: call again with `next_starting_after` (a voucher id).
+     */
+    async backfillCardTransactions(
+      input: MaintenanceBackfillParams = {},
+      _options?: CallOptions,
+    ): Promise<BackfillSummary> {
+      const q = parse(backfillInput, input)
+      return mutate(ctx, async (tx) => {
+        const page = await tx.store.vouchers.list({
+          order: { field: 'id', direction: 'asc' },
+          limit: q.limit ?? 100,
+          count: false,
+          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
+        })
+        const ids = page.data.map((v) => v.value.id)
+        const cards = page.data.map((v) => v.value).filter((v) => v.type === 'LOYALTY_CARD')
+        const rebuilt = await Promise.all(
+          cards.map(async (card) => {
+            const byCard = { where: { voucher_id: card.id }, order: { field: 'created_at', direction: 'asc' } } as const
+            const buckets = await listAll(tx.store, 'points_buckets', byCard)
+            if (buckets.length === 0) return []
+            const rollbacks = (
+              await listAll(tx.store, 'redemption_rollbacks', {
+                where: { related_object_id: card.id },
+                order: { field: 'date', direction: 'asc' },
+              })
+            ).filter((rb) => rb.result === 'SUCCESS')
+            const redemptions = new Map(
+              (await tx.store.redemptions.getMany([...new Set(rollbacks.map((rb) => rb.redemption))])).map((r) => [
+                r.value.id,
+                r.value,
+              ]),
+            )
+            const rows = await listAll(tx.store, 'card_transactions', byCard)
+            if (rows.some(isRebuilt)) return []
+            const rolledBack: RolledBackPoints[] = rollbacks.map((rb) => ({
+              id: rb.id,
+              date: rb.date,
+              taken: redemptions.get(rb.redemption)?.points_taken ?? [],
+            }))
+            return rebuildCardTransactions(
+              {
+                voucher_id: card.id,
+                campaign_id: card.campaign_id ?? null,
+                buckets,
+                rollbacks: rolledBack,
+                firstRecorded: rows[0]?.created_at ?? null,
+              },
+              ID_PREFIX.card_transaction,
+            )
+          }),
+        )
+        for (const rows of rebuilt) for (const row of rows) tx.insert('card_transactions', row)
+        const filled = rebuilt.filter((rows) => rows.length > 0).length
         return {
           filled,
           skipped: ids.length - filled,

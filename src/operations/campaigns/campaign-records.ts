@@ -23,9 +23,13 @@ export const VOUCHER_TYPE_OF: Record<CampaignType, VoucherType | null> = {
   PROMOTION: null,
 }
 
-/** Finds a campaign by id, else by its (unique) name: the service interface's `campaignId` takes either. */
+/**
+ * Finds a campaign by id, else by its (unique) name: the service interface's `campaignId` takes either.
+ * Both reads are issued together: one round trip on a database, not two (docs/storage.md#load-decide-commit).
+ */
 export async function findCampaign(store: Context['store'], idOrName: string): Promise<Stored<Campaign> | undefined> {
-  return (await store.campaigns.get(idOrName)) ?? (await store.campaigns.findBy('name', idOrName))
+  const [byId, byName] = await Promise.all([store.campaigns.get(idOrName), store.campaigns.findBy('name', idOrName)])
+  return byId ?? byName
 }
 
 /**

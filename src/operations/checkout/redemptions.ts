@@ -222,8 +222,8 @@ export function redemptions(ctx: Context) {
  */
 async function reactToRedemption(tx: Tx, written: WrittenRedemption): Promise<void> {
   for (const { at, voucher, customerId } of written.reactions.referrals) {
-    const referral = await recordReferral(tx, { voucher, customerId })
     const child = written.redemptions[at] as Redemption
+    const referral = await recordReferral(tx, { voucher, customerId, redemptionId: child.id })
     if (referral.referee_credit) written.redemptions[at] = { ...child, referee_credit: referral.referee_credit }
   }
   if (written.reactions.paid) await earnOnOrderPaid(tx, written.reactions.paid)

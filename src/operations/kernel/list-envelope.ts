@@ -18,25 +18,33 @@ export function envelope<K extends string, T>(
 
 /**
  * One cursor page of rows already read and sorted, after a predicate the store cannot evaluate (the
- * `filters` of template and holder lists): `starting_after_id` continues after that row (an unknown id
- * gives an empty page), `limit` rows follow. `total` counts every row that passed the predicate.
+ * `filters` of template and holder lists): `starting_after_id` continues after that row's place among
+ * the rows read, whether or not it passes the predicate (an id not among them gives an empty page;
+ * docs/storage.md#cursors), `limit` rows follow. `total` counts every row that passed the predicate.
  */
 export function cursorPage<T extends { id: string }>(
   rows: Page<T>['data'],
   keep: (value: T) => boolean,
   options: { limit: number; starting_after_id?: string | undefined },
 ): Page<T> {
-  const kept = rows.filter((s) => keep(s.value))
-  let start = 0
+  let from = 0
   if (options.starting_after_id !== undefined) {
-    const at = kept.findIndex((s) => s.value.id === options.starting_after_id)
-    start = at === -1 ? kept.length : at + 1
+    const at = rows.findIndex((s) => s.value.id === options.starting_after_id)
+    from = at === -1 ? rows.length : at + 1
   }
-  const data = kept.slice(start, start + options.limit)
-  const has_more = start + data.length < kept.length
+  let total = 0
+  const data: Page<T>['data'] = []
+  let has_more = false
+  for (const [i, s] of rows.entries()) {
+    if (!keep(s.value)) continue
+    total++
+    if (i < from) continue
+    if (data.length < options.limit) data.push(s)
+    else has_more = true
+  }
   return {
     data,
-    total: kept.length,
+    total,
     has_more,
     more_starting_after: has_more ? (data.at(-1)?.value.id ?? null) : null,
   }

@@ -32,8 +32,6 @@ interface Scan {
   /** The creation time (ms) of the last never-expiring bucket read. */
   lastCreated: number
   neverCursor: string | undefined
-  /** Times a reading started over after its cursor left the order. */
-  restarts: number
 }
 
 export interface CardSlot extends CardState {
@@ -98,7 +96,6 @@ export function emptySlot(
       neverDone: false,
       lastCreated: 0,
       neverCursor: undefined,
-      restarts: 0,
     },
     cardWrite: undefined,
     whole: false,

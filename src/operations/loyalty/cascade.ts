@@ -13,6 +13,7 @@ import {
 } from '../../rules/loyalty-cascade'
 import { endOfDayExclusive, localDate, periodBounds, startOfDay } from '../../rules/zoned-calendar'
 import type { Stored } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 import { findMemberCard } from '../vouchers/held-codes'
 import { knownCampaignTiers, memberStanding, primeCampaignTiers } from './member-tiers'
@@ -61,14 +62,9 @@ function cacheOf(tx: Tx): LoyaltyCache {
 /** Every loyalty program, read once per transaction. */
 export function loyaltyPrograms(tx: Tx): Promise<Stored<Campaign>[]> {
   const cache = cacheOf(tx)
-  if (!cache.programs) {
-    cache.programs = tx.store.campaigns
-      .list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false })
-      .then((p) => p.data)
-    // Started early, awaited later or never (an operation that fails first): whoever awaits it still
-    // gets the rejection, and an unawaited one does not end the process.
-    cache.programs.catch(() => {})
-  }
+  cache.programs ??= startEarly(
+    tx.store.campaigns.list({ where: { campaign_type: 'LOYALTY_PROGRAM' }, count: false }).then((p) => p.data),
+  )
   return cache.programs
 }
 
@@ -78,11 +74,7 @@ export function loadPrograms(tx: Tx, campaigns: readonly Campaign[]): Promise<Lo
   const missing = campaigns.filter((c) => !cache.loaded.has(c.id))
   if (missing.length > 0) {
     const batch = loadProgramBatch(tx, missing)
-    for (const c of missing)
-      cache.loaded.set(
-        c.id,
-        batch.then((all) => all.get(c.id) as LoadedProgram),
-      )
+    for (const c of missing) cache.loaded.set(c.id, startEarly(batch.then((all) => all.get(c.id) as LoadedProgram)))
   }
   return Promise.all(campaigns.map((c) => cache.loaded.get(c.id) as Promise<LoadedProgram>))
 }
@@ -180,7 +172,7 @@ export function autoRedeemRun(tx: Tx, customerId: string): Promise<OpenRun> {
         const earlier = new Set(page.data.map((r) => r.value.channel.channel_id ?? r.value.id))
         return { id: tx.id(AUTO_REDEEM_RUN_PREFIX), redeemed: 0, runsToday: earlier.size }
       })
-    cache.runs.set(customerId, run)
+    cache.runs.set(customerId, startEarly(run))
   }
   return run
 }
@@ -219,8 +211,8 @@ export function prefetchMember(
         : undefined,
     ])
   })
-  // A failed prefetch is read again, and fails there, by the step that needs it.
-  work.catch(() => undefined)
+  // Never awaited: the step that needs a read awaits its cached promise and gets its failure.
+  void startEarly(work)
 }
 
 /**

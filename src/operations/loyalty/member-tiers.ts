@@ -3,6 +3,7 @@ import type { Campaign } from '../../model/campaign'
 import type { LoyaltyTier, MemberTierState } from '../../model/loyalty'
 import { effectiveTierId, lapseInstant, type MemberTierStanding, type TierEvent } from '../../rules/tiers'
 import type { Stored } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Tx } from '../kernel/unit-of-work'
@@ -76,7 +77,7 @@ async function standingSlot(tx: Tx, voucherId: string) {
       // Tier dates stored as instants by earlier versions read as dates; the upgrade needs the engine's zone.
       return { stored, value: stored ? upgradeMemberTier(stored.value, tx.ctx.config.timezone) : null }
     })
-    map.set(voucherId, slot)
+    map.set(voucherId, startEarly(slot))
   }
   return slot
 }

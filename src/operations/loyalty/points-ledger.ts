@@ -13,6 +13,7 @@ import {
   type TakenPoints,
 } from '../../rules/ledger'
 import type { Guard, Stored, Write } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
@@ -104,7 +105,7 @@ export async function loadCard(
       }
       return slot
     })
-    reading.set(stored.value.id, pending)
+    reading.set(stored.value.id, startEarly(pending))
   }
   const slot = await pending
   // Another caller may have finished the same read first.
@@ -511,7 +512,7 @@ export async function refundCard(
  */
 export function prefetchSpending(tx: Tx, card: CardState): void {
   const slot = slotOf(tx, card)
-  if (!slot.scan.started) readMore(tx, slot).catch(() => undefined)
+  if (!slot.scan.started) void startEarly(readMore(tx, slot))
 }
 
 /**

@@ -14,6 +14,7 @@ import { redeemRewardInput } from '../../schema/loyalty'
 import { parse } from '../../schema/parse'
 import type { Stored } from '../../storage/ports'
 import { assignedRules } from '../campaigns/rule-assignments'
+import { startEarly } from '../kernel/early-reads'
 import { withIdempotency } from '../kernel/idempotency-keys'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, type Tx } from '../kernel/unit-of-work'
@@ -43,18 +44,19 @@ export async function redeemReward(
   const input = parse(redeemRewardInput, body)
   // What does not depend on the card is read beside it (docs/storage.md#load-decide-commit).
   const early = {
-    reward: ctx.store.rewards.get(input.reward.id),
-    schema: ctx.store.metadata_schemas.findBy('related_object', 'redemption'),
-    campaign: campaignId === null ? null : ctx.store.campaigns.get(campaignId),
+    reward: startEarly(ctx.store.rewards.get(input.reward.id)),
+    schema: startEarly(ctx.store.metadata_schemas.findBy('related_object', 'redemption')),
+    campaign: campaignId === null ? null : startEarly(ctx.store.campaigns.get(campaignId)),
     assignments:
       campaignId === null
         ? null
-        : ctx.store.reward_assignments.list({
-            where: { related_object_id: campaignId, reward_id: input.reward.id },
-            count: false,
-          }),
+        : startEarly(
+            ctx.store.reward_assignments.list({
+              where: { related_object_id: campaignId, reward_id: input.reward.id },
+              count: false,
+            }),
+          ),
   }
-  for (const p of Object.values(early)) p?.catch(() => undefined)
   const card0 = await memberCard(ctx, campaignId, memberId)
   const call = {
     operation: 'loyalties.redeemReward',
@@ -86,8 +88,7 @@ export async function redeemReward(
     ])
     if (!stored) throw EngineError.notFound('voucher', memberId, 'memberId')
     if (!campaign) throw EngineError.notFound('campaign', programId)
-    if (campaign.value.campaign_type === 'LOYALTY_PROGRAM')
-      void loadPrograms(tx, [campaign.value]).catch(() => undefined)
+    if (campaign.value.campaign_type === 'LOYALTY_PROGRAM') void startEarly(loadPrograms(tx, [campaign.value]))
     if (!reward) throw EngineError.notFound('reward', input.reward.id)
     const assignment = assignments.data[0]
     if (!assignment) {

@@ -35,11 +35,18 @@ export function rewards(ctx: Context) {
                 `names a ${type} campaign; a reward issues coupons, gift credits or loyalty points`,
               )
             }
-            if (type !== 'DISCOUNT_COUPONS' && ref.balance === undefined) {
-              throw EngineError.invalid(
-                'parameters.campaign.balance',
-                `is required for a ${type} reward (${type === 'GIFT_VOUCHERS' ? 'credits in minor units' : 'points'})`,
-              )
+            if (type !== 'DISCOUNT_COUPONS' && (ref.balance === undefined || ref.balance <= 0)) {
+              // The hosted reward's documented key and wording for a balance "not defined correctly".
+              throw new EngineError({
+                code: 400,
+                key: 'invalid_balance',
+                message: "Property 'parameters.campaign.balance' is invalid",
+                details: `Property 'parameters.campaign.balance' must be greater than zero for campaign type: ${type} (${type === 'GIFT_VOUCHERS' ? 'credits in minor units' : 'points'})`,
+                path: 'parameters.campaign.balance',
+              })
+            }
+            if (type === 'DISCOUNT_COUPONS' && ref.balance !== undefined && ref.balance <= 0) {
+              throw EngineError.invalid('parameters.campaign.balance', 'must be positive')
             }
             // `balance` is always shown: null for coupons, which issue a code and no amount.
             parameters.campaign = { id: campaign.value.id, balance: ref.balance ?? null, type }

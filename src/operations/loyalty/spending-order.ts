@@ -1,5 +1,6 @@
 import type { PointsBucket } from '../../model/loyalty'
 import type { Page } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 import { type CardSlot, remember } from './card-slots'
 
@@ -53,7 +54,7 @@ export function readMore(tx: Tx, slot: CardSlot): Promise<boolean> {
       readPhase(tx, slot, 'expiring', SPEND_PAGE / 2),
       readPhase(tx, slot, 'never', SPEND_PAGE / 2),
     ]).then(() => undefined)
-    return slot.first.then(() => true)
+    return startEarly(slot.first).then(() => true)
   }
   const first = slot.first ?? Promise.resolve()
   return first.then(() => readPhase(tx, slot, scan.expiringDone ? 'never' : 'expiring', SPEND_PAGE)).then(() => true)
@@ -74,30 +75,12 @@ export function listPhase(tx: Tx, voucherId: string, phase: 'expiring' | 'never'
 
 async function readPhase(tx: Tx, slot: CardSlot, phase: 'expiring' | 'never', limit: number): Promise<void> {
   const cursor = phase === 'expiring' ? slot.scan.expiringCursor : slot.scan.neverCursor
-  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor), cursor)
+  applyPhase(slot, phase, await listPhase(tx, slot.voucher.id, phase, limit, cursor))
 }
 
-export function applyPhase(
-  slot: CardSlot,
-  phase: 'expiring' | 'never',
-  page: Page<PointsBucket>,
-  cursor?: string,
-): void {
+export function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Page<PointsBucket>): void {
   const scan = slot.scan
   const expiring = phase === 'expiring'
-  if (page.data.length === 0 && cursor !== undefined && scan.restarts < 3) {
-    // The bucket the cursor names left the order meanwhile (a concurrent spend emptied it): read this
-    // order again from its start; buckets already read keep the state this transaction gave them.
-    scan.restarts++
-    if (expiring) {
-      scan.expiringCursor = undefined
-      scan.lastExpiry = Number.NEGATIVE_INFINITY
-    } else {
-      scan.neverCursor = undefined
-      scan.lastCreated = 0
-    }
-    return
-  }
   for (const row of page.data) remember(slot, row)
   const last = page.data.at(-1)?.value
   if (expiring) {

@@ -42,6 +42,7 @@ async function recordReferee(
   campaign: Campaign | undefined,
   customerId: string,
   convert: NoReferralReason | true,
+  related?: { id: string; type: 'redemption' },
 ): Promise<ReferralOutcome> {
   if (!voucher.is_referral_code) return { holder: null, referred: false, reason: 'not_a_referral_code' }
   const referrer = referrerOf(voucher)
@@ -68,6 +69,8 @@ async function recordReferee(
       customer: { id: customerId },
       referrer: { id: referrer, object: 'customer' },
       referral: { code: voucher.code, voucher_id: voucher.id, campaign_id: voucher.campaign_id },
+      // What converted it, for the referee's `referrals` (docs/behaviour.md#customer-loyalty-and-referrals).
+      ...(related ? { related_object: related } : {}),
     },
     { campaign_id: voucher.campaign_id, campaign_type: 'REFERRAL_PROGRAM' },
   )
@@ -115,10 +118,21 @@ async function programOf(tx: Tx, voucher: Voucher): Promise<Campaign | undefined
  * (`customer.referred`, once per referee). The caller checks `isReferrer` first and fails the
  * redemption with `referrer_not_permitted_to_redeem`; here a referrer is a no-op.
  */
-export async function recordReferral(tx: Tx, args: { voucher: Voucher; customerId: string }): Promise<ReferralOutcome> {
+export async function recordReferral(
+  tx: Tx,
+  args: { voucher: Voucher; customerId: string; redemptionId?: string },
+): Promise<ReferralOutcome> {
   const campaign = await programOf(tx, args.voucher)
   const onCustomEvent = campaign?.referral_program?.conversion_event_type === 'custom_event'
-  return recordReferee(tx, args.voucher, campaign, args.customerId, onCustomEvent ? 'converts_on_custom_event' : true)
+  const related = args.redemptionId === undefined ? undefined : { id: args.redemptionId, type: 'redemption' as const }
+  return recordReferee(
+    tx,
+    args.voucher,
+    campaign,
+    args.customerId,
+    onCustomEvent ? 'converts_on_custom_event' : true,
+    related,
+  )
 }
 
 /**

@@ -9,9 +9,16 @@ import type { Context, Tx } from '../kernel/unit-of-work'
 
 /** Customers as other operations read and create them (the `customers` operations are in customers.ts). */
 
-/** Finds a customer by id or `source_id` (the service interface's `customerId` path parameter takes either). */
+/**
+ * Finds a customer by id or `source_id` (the service interface's `customerId` path parameter takes
+ * either). Both reads are issued together: one round trip on a database (docs/storage.md#load-decide-commit).
+ */
 export async function findCustomer(ctx: Context, idOrSourceId: string): Promise<Stored<Customer> | undefined> {
-  return (await ctx.store.customers.get(idOrSourceId)) ?? (await ctx.store.customers.findBy('source_id', idOrSourceId))
+  const [byId, bySourceId] = await Promise.all([
+    ctx.store.customers.get(idOrSourceId),
+    ctx.store.customers.findBy('source_id', idOrSourceId),
+  ])
+  return byId ?? bySourceId
 }
 
 /**

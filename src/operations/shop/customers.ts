@@ -11,8 +11,25 @@ import type { FieldFilter } from '../../storage/ports'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, mutate } from '../kernel/unit-of-work'
 import { fireEarningRules } from '../loyalty/earn-points'
+import { readCustomerRelations } from '../referrals/customer-relations'
 import { findCustomer, newCustomer } from './customer-records'
-import { emptyCustomerSummary, readCustomerSummary } from './summary-counters'
+import { emptyCustomerSummary, readCustomerSummary, readWallet } from './summary-counters'
+
+/** The summary, loyalty and referrals of a customer, sharing one read of the codes it holds. */
+async function readFigures(ctx: Context, customerId: string) {
+  const held = readWallet(ctx.store, customerId)
+  const [summary, relations] = await Promise.all([
+    readCustomerSummary(ctx.store, customerId, held),
+    readCustomerRelations(ctx, customerId, held),
+  ])
+  return { summary, ...relations }
+}
+
+/** A customer created just now has held nothing and referred no one. */
+const emptyRelations = () => ({
+  loyalty: { points: 0, referred_customers: 0, campaigns: {} },
+  referrals: { total: 0, campaigns: [] },
+})
 
 /** An activity item as the activity list returns it (spec: Customer activity item). */
 export type ActivityItem = Pick<ActivityEvent, 'id' | 'type' | 'data' | 'created_at' | 'group_id'>
@@ -50,15 +67,15 @@ export function customers(ctx: Context) {
         tx.emit('customer.updated', next.id, { customer: { id: next.id, source_id: next.source_id } })
         return { customer: next, created: false }
       })
-      const summary = created ? emptyCustomerSummary() : await readCustomerSummary(ctx.store, customer.id)
-      return { ...customer, summary }
+      if (created) return { ...customer, summary: emptyCustomerSummary(), ...emptyRelations() }
+      return { ...customer, ...(await readFigures(ctx, customer.id)) }
     },
 
     /** The customer with its `summary` (docs/behaviour.md#customer-summary). */
     async get(idOrSourceId: string, _options?: CallOptions): Promise<CustomerWithSummary> {
       const found = await findCustomer(ctx, parse(nonEmptyString, idOrSourceId, 'customerId'))
       if (!found) throw EngineError.notFound('customer', idOrSourceId, 'customerId')
-      return { ...found.value, summary: await readCustomerSummary(ctx.store, found.value.id) }
+      return { ...found.value, ...(await readFigures(ctx, found.value.id)) }
     },
 
     /**

@@ -14,6 +14,7 @@ import { nonEmptyString } from '../../schema/common'
 import { orderBody } from '../../schema/order'
 import { parse } from '../../schema/parse'
 import type { OrdersCreateParams, OrdersUpdateParams } from '../../schema/requests'
+import { startEarly } from '../kernel/early-reads'
 import { withIdempotency } from '../kernel/idempotency-keys'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, type Tx } from '../kernel/unit-of-work'
@@ -103,10 +104,8 @@ async function save(
   // A payment earns points: the loyalty reads start now, beside the customer's and the schema's.
   const earns = input.status === 'PAID' && prev?.status !== 'PAID'
   if (earns) loyaltyPrograms(tx)
-  const schema = tx.store.metadata_schemas.findBy('related_object', 'order')
-  // Awaited below, after the customer's read: when the database fails, that read throws first and
-  // this one's rejection (the same fault) must not go unhandled, which ends a Node process.
-  schema.catch(() => {})
+  // Awaited below, after the customer's read, which fails first when the database does.
+  const schema = startEarly(tx.store.metadata_schemas.findBy('related_object', 'order'))
   const customer: Stored<Customer> | undefined =
     (await resolveCustomer(tx, input.customer, { create: true })) ??
     (existing?.value.customer_id ? await tx.store.customers.get(existing.value.customer_id) : undefined)

@@ -1,5 +1,6 @@
 import type { CustomerSummary } from '../../model/customer'
 import type { Order } from '../../model/order'
+import type { Voucher } from '../../model/voucher'
 import {
   COUNTED_ORDER_STATUSES,
   customerSummary,
@@ -44,10 +45,14 @@ export function countOrderInSummary(tx: Tx, prev: Order | undefined, next: Order
  * The customer's summary: its row, the balances of the cards it holds and its newest counted order
  * (reads of declared indexes, together).
  */
-export async function readCustomerSummary(store: Store, customerId: string): Promise<CustomerSummary> {
+export async function readCustomerSummary(
+  store: Store,
+  customerId: string,
+  held: Promise<Voucher[]> = readWallet(store, customerId),
+): Promise<CustomerSummary> {
   const [row, wallet, last] = await Promise.all([
     store.counters.get(summaryRowId(customerId)),
-    holderBalances(store, customerId),
+    held.then(balancesOf),
     latestCountedOrder(store, customerId),
   ])
   return customerSummary(row?.value, wallet, last)
@@ -72,12 +77,19 @@ async function latestCountedOrder(store: Store, customerId: string): Promise<Ord
   return page.data[0]?.value
 }
 
-async function holderBalances(
-  store: Store,
-  holderId: string,
-): Promise<{ gift_balance: number; points_balance: number }> {
+function balancesOf(wallet: readonly Voucher[]): { gift_balance: number; points_balance: number } {
   let gift = 0
   let points = 0
+  for (const v of wallet) {
+    if (v.type === 'GIFT_VOUCHER') gift += v.gift?.balance ?? 0
+    if (v.type === 'LOYALTY_CARD') points += v.loyalty_card?.balance ?? 0
+  }
+  return { gift_balance: gift, points_balance: points }
+}
+
+/** The codes a customer holds, from the holder index. */
+export async function readWallet(store: Store, holderId: string): Promise<Voucher[]> {
+  const wallet: Voucher[] = []
   let after: string | undefined
   // A customer holds a few codes; paged by the holder index all the same.
   for (;;) {
@@ -88,12 +100,9 @@ async function holderBalances(
       count: false,
       ...(after === undefined ? {} : { starting_after_id: after }),
     })
-    for (const { value: v } of page.data) {
-      if (v.type === 'GIFT_VOUCHER') gift += v.gift?.balance ?? 0
-      if (v.type === 'LOYALTY_CARD') points += v.loyalty_card?.balance ?? 0
-    }
+    for (const { value } of page.data) wallet.push(value)
     if (!page.has_more || page.data.length === 0) break
     after = page.data[page.data.length - 1]?.value.id
   }
-  return { gift_balance: gift, points_balance: points }
+  return wallet
 }

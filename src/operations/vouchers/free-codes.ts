@@ -11,7 +11,8 @@ const MARGIN = 4
  * Up to `count` free codes (no holder) of a campaign, skipping `exclude` (docs/storage.md#claims).
  * Concurrent publications must not all race for the oldest free code, so a pick starts at a random
  * key of the campaign's free codes (by the `(campaign_id, holder_id, id)` index: a read of the codes
- * it returns, however many there are), goes on to the last one, then wraps around to the first.
+ * it returns, however many there are), goes on to the last one, then wraps around to the first (the
+ * first page of each read together).
  * It skips codes another attempt of this engine picked and has not committed yet (`Tx.heldByOthers`)
  * and holds the codes it picks, so requests of one process never pick one code twice; across
  * processes the random start keeps them apart, and the claim (a guarded increment) settles the rare
@@ -27,16 +28,23 @@ export async function pickFreeCodes(
   const start = ID_PREFIX.voucher + randomString(tx.ctx.random, 24, ALPHABET)
   const picked: Stored<Voucher>[] = []
   const heldElsewhere: Stored<Voucher>[] = []
-  for (const pass of [{ after: start }, { before: start }]) {
+  const read = (range: { after?: string; before?: string }, limit: number) =>
+    tx.store.vouchers.list({
+      where: { campaign_id: campaignId, holder_id: null, id: range },
+      order: { field: 'id', direction: 'asc' },
+      limit,
+      count: false,
+    })
+  const passes = [{ after: start }, { before: start }]
+  const first = count + exclude.size + MARGIN
+  // The first page of both passes is read at once (docs/storage.md#load-decide-commit): a start that
+  // falls past the last free code costs no second round trip, for a few more rows read.
+  const firstPages = await Promise.all(passes.map((pass) => read(pass, first)))
+  for (const [i, pass] of passes.entries()) {
     let range: { after?: string; before?: string } = pass
-    let size = count + exclude.size + MARGIN
+    let size = first
+    let page = firstPages[i] as Awaited<ReturnType<typeof read>>
     for (;;) {
-      const page = await tx.store.vouchers.list({
-        where: { campaign_id: campaignId, holder_id: null, id: range },
-        order: { field: 'id', direction: 'asc' },
-        limit: size,
-        count: false,
-      })
       for (const s of page.data) {
         if (picked.length === count) break
         if (exclude.has(s.value.id)) continue
@@ -52,6 +60,7 @@ export async function pickFreeCodes(
       if (picked.length === count || !page.has_more || !last) break
       range = { ...range, after: last.value.id }
       size *= 2
+      page = await read(range, size)
     }
     if (picked.length === count) break
   }

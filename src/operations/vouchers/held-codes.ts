@@ -1,5 +1,6 @@
 import type { Voucher } from '../../model/voucher'
 import type { Stored } from '../../storage/ports'
+import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 
 /**
@@ -78,7 +79,7 @@ export async function findMemberCard(
         count: false,
       })
       .then((page) => page.data[0])
-    byHolder.set(key, found)
+    byHolder.set(key, startEarly(found))
   }
   const stored = await found
   return (stored && loadedCard(tx, campaignId, customerId)) ?? stored

@@ -193,7 +193,7 @@ async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promi
     throw new EngineError({
       code: 400,
       key: 'no_voucher_suitable_for_publication',
-      message: 'No voucher suitable for publication',
+      message: "Couldn't find any voucher suitable for publication",
       details: `Campaign ${campaign.name} has ${found.length} unpublished code(s); ${count} requested and a STATIC campaign makes no new ones`,
       path: 'campaign',
     })
@@ -225,11 +225,9 @@ export async function publish(
       path: 'voucher',
     })
   }
-  if (input.voucher !== undefined && count !== 1) {
-    throw EngineError.invalid('campaign.count', 'must be 1 when a voucher is given')
-  }
+  if (input.voucher !== undefined && count !== 1) throw tooManyRequested('when a voucher is given')
   if (input.source_id !== undefined && count !== 1) {
-    throw EngineError.invalid('campaign.count', 'must be 1 when source_id is given (one voucher per request)')
+    throw tooManyRequested('when source_id is given (one voucher per request)')
   }
   if (!input.customer.id && !input.customer.source_id) {
     throw EngineError.invalid('customer', 'needs an id or a source_id')
@@ -269,12 +267,20 @@ export async function publish(
         })
       }
     }
-    const campaign = campaignRef === undefined ? undefined : await findCampaign(tx.store, campaignRef)
+    // Reads that do not depend on each other are issued together (one round trip on a database:
+    // docs/storage.md#load-decide-commit), then awaited in the order the checks were made one by one,
+    // so a request with several faults always reports the same one.
+    const campaignP = campaignRef === undefined ? undefined : findCampaign(tx.store, campaignRef)
+    const givenP = input.voucher === undefined ? undefined : findVoucher(tx.store, input.voucher)
+    const metaP = enforceMetadata(tx, 'publication', input.metadata)
+    const customerP = publicationCustomer(tx, input.customer)
+    await Promise.allSettled([campaignP, givenP, metaP, customerP])
+    const campaign = await campaignP
     if (campaignRef !== undefined && !campaign) throw EngineError.notFound('campaign', campaignRef)
     if (campaign && !campaign.value.voucher) {
       throw EngineError.invalid('campaign', `${campaign.value.campaign_type} campaigns have no codes to publish`)
     }
-    const given = input.voucher === undefined ? undefined : await findVoucher(tx.store, input.voucher)
+    const given = await givenP
     if (input.voucher !== undefined) {
       if (!given) throw EngineError.notFound('voucher', input.voucher)
       if (campaign && given.value.campaign_id !== campaign.value.id) {
@@ -290,8 +296,8 @@ export async function publish(
         `must be a ${requireCampaignType} code`,
       )
     }
-    const meta = await enforceMetadata(tx, 'publication', input.metadata)
-    const customer = await resolveCustomer(tx, input.customer, { create: true })
+    const meta = await metaP
+    const customer = await customerP
     if (!customer) throw EngineError.invalid('customer', 'needs an id or a source_id')
     let held: Stored<Voucher> | undefined
     if (owning?.join_once) {
@@ -301,7 +307,7 @@ export async function publish(
         const publication = await publicationOf(tx, held.value.id, customer.value.id)
         if (publication) return resultOf(publication, customer.value, [held.value])
       } else {
-        if (count !== 1) throw EngineError.invalid('campaign.count', 'must be 1 in a join_once campaign')
+        if (count !== 1) throw tooManyRequested('in a join_once campaign')
         await joinOnce(tx, owning.id, customer.value.id)
       }
     }
@@ -324,6 +330,19 @@ export async function publish(
     if (!first) throw new Error('a publication publishes at least one code')
     return resultOf(first, customer.value, published)
   })
+}
+
+/**
+ * The request's customer, found or made in one level of reads: by `source_id`, read with the
+ * customers' metadata schema that a new one is checked against.
+ */
+async function publicationCustomer(tx: Tx, input: PublicationInput['customer']): Promise<Stored<Customer> | undefined> {
+  if (input.id || !input.source_id) return resolveCustomer(tx, input, { create: true })
+  const [found, schema] = await Promise.all([
+    tx.store.customers.findBy('source_id', input.source_id),
+    tx.store.metadata_schemas.findBy('related_object', 'customer'),
+  ])
+  return found ?? resolveCustomer(tx, input, { create: true, known: { schema } })
 }
 
 /**
@@ -350,4 +369,19 @@ async function previousPublication(tx: Tx, sourceId: string): Promise<Publicatio
   ])
   if (!voucher || !customer) return undefined
   return resultOf(first, customer.value, [voucher.value])
+}
+
+/**
+ * More codes asked for than one request may publish: the hosted publication's documented
+ * `too_many_vouchers_requested` ("Only up to 1 can be published"), naming `campaign.count`
+ * (docs/behaviour.md#publication-errors).
+ */
+function tooManyRequested(when: string): EngineError {
+  return new EngineError({
+    code: 400,
+    key: 'too_many_vouchers_requested',
+    message: 'Too many vouchers requested',
+    details: `Only up to 1 can be published ${when}`,
+    path: 'campaign.count',
+  })
 }

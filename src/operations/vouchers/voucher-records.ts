@@ -120,9 +120,13 @@ export function specFromCampaign(campaign: Campaign, category: Category | null, 
   }
 }
 
-/** Finds a voucher by code, else by id: the service interface's `code` path parameter takes either. */
+/**
+ * Finds a voucher by code, else by id: the service interface's `code` path parameter takes either.
+ * Both reads are issued together: one round trip on a database (docs/storage.md#load-decide-commit).
+ */
 export async function findVoucher(store: Context['store'], codeOrId: string): Promise<Stored<Voucher> | undefined> {
-  return (await store.vouchers.findBy('code', codeOrId)) ?? (await store.vouchers.get(codeOrId))
+  const [byCode, byId] = await Promise.all([store.vouchers.findBy('code', codeOrId), store.vouchers.get(codeOrId)])
+  return byCode ?? byId
 }
 
 /**

@@ -116,6 +116,12 @@ describe('templates', () => {
     })
     expect(filtered.campaign_templates.map((t) => t.name)).toEqual(['A', 'C'])
     expect(filtered.total).toBe(2)
+    // A cursor on a template the filters leave out continues from its place (docs/storage.md#cursors).
+    const afterB = await engine.templates.listCampaignTemplates({
+      starting_after_id: ids[1],
+      filters: { junction: 'OR', name: { conditions: { $in: ['A', 'C'] } } },
+    })
+    expect(afterB.campaign_templates.map((t) => t.name)).toEqual(['C'])
     const byId = (await engine.templates.listCampaignTemplates({ order: '-id' })).campaign_templates.map((t) => t.id)
     expect(byId).toEqual([...ids].sort().reverse())
   })

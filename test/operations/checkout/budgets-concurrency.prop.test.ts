@@ -66,7 +66,8 @@ async function race(engine: Engine, n: number, body: (i: number) => unknown) {
 /** The failure code of a redemption (undefined for a success). */
 const failureCode = (r: Redemption) => (r.result === 'FAILURE' ? r.failure_code : undefined)
 
-describe('budget rules under concurrency, default options', () => {
+// 1–1.8 s each on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('budget rules under concurrency, default options', { timeout: 60_000 }, () => {
   for (const [rule, { perCustomer }] of Object.entries(RULES) as [RuleName, { perCustomer: boolean }][]) {
     it(`${rule}: N concurrent redemptions give exactly what the limit allows, never a 409`, async () => {
       await fc.assert(
@@ -186,7 +187,7 @@ describe('quantity and balances under heavy contention, default options', { time
   })
 })
 
-describe('a loyalty card under contention, default options', () => {
+describe('a loyalty card under contention, default options', { timeout: 60_000 }, () => {
   it('120 concurrent payments of 10 points from a card of 500: 50 succeed, the rest loyalty_card_points_exceeded, buckets agree', async () => {
     const { engine, store } = testEngine()
     const { card, coin } = await cardPayingWithPoints(engine)

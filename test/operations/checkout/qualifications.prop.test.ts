@@ -185,7 +185,8 @@ async function buildTargetedShop(shop: typeof targetedShop extends fc.Arbitrary<
   return { engine, tiers, order: { items: shop.lines.map((l) => lineOf[l]) } }
 }
 
-describe('qualify ⇔ validate, tiers found by what they target', () => {
+// 1.3–2.2 s on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('qualify ⇔ validate, tiers found by what they target', { timeout: 60_000 }, () => {
   it('every stored tier is listed exactly when validating it alone applies it', async () => {
     await fc.assert(
       fc.asyncProperty(targetedShop, async (shop) => {
@@ -287,7 +288,7 @@ function subsets<T>(items: readonly T[]): T[][] {
   return out
 }
 
-describe('the best stack', () => {
+describe('the best stack', { timeout: 60_000 }, () => {
   it('is never below the best subset found by brute force, and validates to what it says', async () => {
     await fc.assert(
       fc.asyncProperty(smallShop, async (shop) => {

@@ -15,7 +15,8 @@ const MAX_RETRIES = 20
 /** The failure code of a redemption (undefined for a success). */
 const failureCode = (r: Redemption) => (r.result === 'FAILURE' ? r.failure_code : undefined)
 
-describe('redeemStackable under concurrency', () => {
+// Up to 3.3 s each on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('redeemStackable under concurrency', { timeout: 60_000 }, () => {
   it('N concurrent redemptions of a code with quantity Q: exactly min(N, Q) succeed', async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 8 }), async (n, q) => {
@@ -97,7 +98,7 @@ describe('redeemStackable under concurrency', () => {
   })
 })
 
-describe('redeem then roll back', () => {
+describe('redeem then roll back', { timeout: 60_000 }, () => {
   it('restores every balance and counter exactly', async () => {
     await fc.assert(
       fc.asyncProperty(

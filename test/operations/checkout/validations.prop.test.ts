@@ -105,7 +105,8 @@ function applicable(result: ValidationResult) {
   )
 }
 
-describe('validateStackable properties', () => {
+// 1.2–2.1 s on a 2-core machine at load 18: a safety limit, no timing is asserted.
+describe('validateStackable properties', { timeout: 60_000 }, () => {
   it('never applies more redeemables than the limits allow', async () => {
     await fc.assert(
       fc.asyncProperty(scenario, async (s) => {

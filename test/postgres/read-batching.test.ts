@@ -1,0 +1,78 @@
+import type pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { currentShape } from '../../src/operations/kernel/shape-versions'
+import { createPostgresStore, type PoolLike, type QueryConfigLike, type QueryResultLike } from '../../src/postgres'
+import { emptySchema, useClonedPool } from './database'
+
+/*
+ * Reads issued together are one statement (docs/postgres.md#loads), whatever their number up to the
+ * SELECT's column limit: each answered with its own rows, and a level of the same shape sent as the
+ * same statement (one prepared name), in the same order of its reads however they were issued.
+ */
+
+const db = useClonedPool(4)
+
+function recordingPool(inner: pg.Pool) {
+  const sent: QueryConfigLike[] = []
+  const pool: PoolLike = {
+    query: <R>(q: string | QueryConfigLike, values?: unknown[]) => {
+      const config = typeof q === 'string' ? { text: q, ...(values ? { values } : {}) } : q
+      sent.push(config)
+      return inner.query(config) as unknown as Promise<QueryResultLike<R>>
+    },
+    connect: () => inner.connect(),
+    end: () => inner.end(),
+  }
+  return { pool, sent }
+}
+
+describe.sequential('reads batched per level on PostgreSQL', () => {
+  it('many reads at once: one statement per 64, each read answered with its own rows', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const { pool, sent } = recordingPool(db.pool)
+    const store = createPostgresStore({ pool })
+    const ids = Array.from({ length: 150 }, (_, i) => `c${String(i).padStart(3, '0')}`)
+    const seeded = await store.commit({
+      writes: ids.map((id, i) => ({
+        op: 'put' as const,
+        collection: 'counters' as const,
+        value: { id, used: i } as never,
+        expectedVersion: null,
+        shape: currentShape('counters'),
+      })),
+    })
+    expect(seeded.ok).toBe(true)
+    sent.length = 0
+    // Three shapes interleaved: gets, getMany and lists, 200 reads in one turn.
+    const reads = ids.map((id, i) =>
+      i % 3 === 0
+        ? store.counters.get(id).then((r) => (r?.value as { used: number } | undefined)?.used)
+        : i % 3 === 1
+          ? store.counters.getMany([id, 'missing']).then((r) => (r[0]?.value as { used: number } | undefined)?.used)
+          : store.counters.get(`${id}-missing`).then((r) => (r === undefined ? i : -1)),
+    )
+    const lists = Array.from({ length: 50 }, () =>
+      store.counters.list({ where: {}, order: { field: 'id', direction: 'asc' }, limit: 2, count: false }),
+    )
+    const used = await Promise.all(reads)
+    expect(used).toEqual(ids.map((_, i) => i))
+    for (const page of await Promise.all(lists)) expect(page.data.map((r) => r.value.id)).toEqual(['c000', 'c001'])
+    expect(sent.length).toBe(Math.ceil(200 / 64))
+  })
+
+  it('a level of the same shape is the same statement, however its reads were issued', async () => {
+    const { pool, sent } = recordingPool(db.pool)
+    const store = createPostgresStore({ pool })
+    const level = async (order: 'ab' | 'ba') => {
+      const a = () => store.counters.get('c001')
+      const b = () => store.customers.findBy('source_id', 'ann')
+      await Promise.all(order === 'ab' ? [a(), b(), a()] : [b(), a(), a()])
+    }
+    await level('ab')
+    await level('ba')
+    await level('ab')
+    expect(sent.map((q) => q.name)).toEqual(Array(3).fill(sent[0]?.name))
+    expect(new Set(sent.map((q) => q.text)).size).toBe(1)
+    expect(sent[0]?.name).toMatch(/^pe_/)
+  })
+})
