@@ -2,26 +2,42 @@
  * The memory path end to end, two builds side by side (docs/storage.md#commit): redeem (10 lines),
  * redeem (100 lines), a member's redemption with earning, validate (10 lines), each on a fresh
  * engine with the default memory store, clock and randomness, as a host embedding the package runs
- * them. Each build is a built package's `dist/` (run `npm run build` first); the runs alternate
- * between the builds in fresh processes, and the table gives the median of each build's runs.
+ * them. Each build is a built package's `dist/` (run `npm run build` first).
  *
- *   npx tsx bench/memory-path.ts dist ../base-4e5e495/dist        # rounds=9 by default
- *   ROUNDS=15 OPS=400 RAW=runs.json npx tsx bench/memory-path.ts dist ../base/dist
+ *   npx tsx bench/memory-path.ts dist ../base-4e5e495/dist        # ROUNDS=15 by default
+ *   ROUNDS=21 OPS=600 RAW=runs.json npx tsx bench/memory-path.ts dist ../base/dist
+ *   npx tsx bench/memory-path.ts --report runs.json    # the tables of a run, stopped early or not
  *
  * The first build is the one measured: the ratios are its figures over each other build's.
  *
- * A child (`--child <dist>`) prints one JSON line: ops/s per workload. Not a test: times on a shared
- * machine are noisy, which is why the builds alternate and the load average is printed.
+ * The method (what makes a ratio trustworthy on a shared machine; bench/RESULTS.md says more):
+ * - every (round, workload, build) is its own child process, so one build's garbage or compiled code
+ *   never lands in another's window, nor one workload's in the next;
+ * - within a round the builds of one workload run back to back, first one build then the other, the
+ *   order rotating between rounds, so a ratio compares two runs a few seconds apart;
+ * - a child measures two windows, each on a fresh engine after 20 calls and a full collection
+ *   (`--expose-gc`), so each build pays for the garbage of its window, not for what came before: one
+ *   after WARMUP calls of a warm-up engine of its own (the process still compiling its hot paths, as
+ *   in a host's first seconds) and one after STEADY calls (the compiler done: a host's steady state);
+ * - the tables give each build's median with its spread (lowest–highest of the rounds) and, per other
+ *   build, the median of the per-round ratios with their interquartile range and how many rounds
+ *   came out at least 1.
+ *
+ * A child (`--child <dist> <workload>`) prints one JSON line: per window, calls per second of wall time and of CPU
+ * time (`process.cpuUsage`, every thread of the process: what a loaded machine distorts least, since
+ * waiting for a core does not count). `PROFILE=<dir>` writes a CPU profile of each measured window.
  */
 import { fork } from 'node:child_process'
-import { writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const OPS = Number(process.env.OPS ?? 400)
-const WARMUP = Number(process.env.WARMUP ?? 150)
-const ROUNDS = Number(process.env.ROUNDS ?? 9)
+const WARMUP = Number(process.env.WARMUP ?? 300)
+const STEADY = Number(process.env.STEADY ?? 3000)
+const ROUNDS = Number(process.env.ROUNDS ?? 15)
 
 type Engine = {
   raw: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>
@@ -109,7 +125,7 @@ async function redeem(createEngine: (o?: object) => Engine, n: number, member: b
   return () => redemptions.redeemStackable(body)
 }
 
-async function child(dist: string): Promise<void> {
+async function child(dist: string, name: string): Promise<void> {
   // `src` runs the sources through tsx (for a profile that names source files); anything else is a built dist/.
   const entry =
     dist === 'src' ? new URL('../src/index.ts', import.meta.url).href : pathToFileURL(resolve(dist, 'index.js')).href
@@ -121,32 +137,48 @@ async function child(dist: string): Promise<void> {
     const engine = built.createEngine(o)
     return { ...engine, raw: engine.raw ?? engine } as Engine
   }
-  const out: Record<string, number> = {}
-  // ONLY=<workload name prefix> runs one workload (for a CPU profile: node --cpu-prof).
-  const only = process.env.ONLY
-  const workloads = Object.entries(WORKLOADS).filter(([name]) => only === undefined || name.startsWith(only))
-  // A first pass compiles the hot paths; the measured pass runs on fresh engines.
-  for (const [, make] of workloads) {
-    const op = await make(createEngine)
-    for (let i = 0; i < WARMUP; i++) await op()
-  }
-  for (const [name, make] of workloads) {
+  const make = WORKLOADS[name]
+  if (!make) throw new Error(`unknown workload ${name}`)
+  const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
+  const out: Record<string, { wall: number; cpu: number }> = {}
+  // Warm-up compiles the hot paths on an engine of its own; the measured calls run on fresh ones.
+  const warm = await make(createEngine)
+  let warmed = 0
+  for (const calls of [WARMUP, STEADY]) {
+    for (; warmed < calls; warmed++) await warm()
     const op = await make(createEngine)
     for (let i = 0; i < 20; i++) await op()
+    collect()
+    const session = process.env.PROFILE ? new Session() : undefined
+    if (session) {
+      session.connect()
+      await session.post('Profiler.enable')
+      await session.post('Profiler.start')
+    }
     const start = performance.now()
     const cpu = process.cpuUsage()
     for (let i = 0; i < OPS; i++) await op()
     const used = process.cpuUsage(cpu)
-    out[name] = OPS / ((performance.now() - start) / 1000)
-    // CPU time is what a loaded machine distorts least: waiting for a core does not count.
-    out[`${name} cpu`] = OPS / ((used.user + used.system) / 1e6)
+    const wall = (performance.now() - start) / 1000
+    if (session) {
+      const { profile } = await session.post('Profiler.stop')
+      const dir = process.env.PROFILE as string
+      mkdirSync(dir, { recursive: true })
+      const file = `${name.replace(/\W+/g, '-')}-after-${calls}-${process.pid}.cpuprofile`
+      writeFileSync(resolve(dir, file), JSON.stringify(profile))
+      session.disconnect()
+    }
+    out[`after ${calls} calls`] = { wall: OPS / wall, cpu: OPS / ((used.user + used.system) / 1e6) }
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
 }
 
-function run(dist: string): Promise<Record<string, number>> {
+function run(dist: string, name: string): Promise<Record<string, { wall: number; cpu: number }>> {
   return new Promise((done, fail) => {
-    const p = fork(fileURLToPath(import.meta.url), ['--child', dist], { execArgv: ['--import', 'tsx'], silent: true })
+    const p = fork(fileURLToPath(import.meta.url), ['--child', dist, name], {
+      execArgv: ['--import', 'tsx', '--expose-gc'],
+      silent: true,
+    })
     let text = ''
     p.stdout?.on('data', (d) => {
       text += d
@@ -156,47 +188,85 @@ function run(dist: string): Promise<Record<string, number>> {
   })
 }
 
-const median = (xs: number[]) => {
+const quantile = (xs: number[], q: number) => {
   const s = [...xs].sort((a, b) => a - b)
-  const m = Math.floor(s.length / 2)
-  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2
+  const at = (s.length - 1) * q
+  const lo = Math.floor(at)
+  return (s[lo] as number) + ((s[Math.ceil(at)] as number) - (s[lo] as number)) * (at - lo)
 }
+const median = (xs: number[]) => quantile(xs, 0.5)
+
+type Results = Record<string, Record<string, Record<string, { wall: number; cpu: number }>[]>>
 
 async function main(): Promise<void> {
   const builds = process.argv.slice(2)
   if (builds.length === 0) throw new Error('usage: bench/memory-path.ts <dist> [<dist> …]')
+  const names = Object.keys(WORKLOADS).filter((n) => process.env.ONLY === undefined || n.startsWith(process.env.ONLY))
   const loads: number[] = [loadavg()[0] as number]
   console.log(
-    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; ${OPS} ops per row, ${ROUNDS} rounds`,
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; windows after ${WARMUP} and ${STEADY} warm-up calls, ${OPS} measured calls each, ${ROUNDS} rounds, a process per run`,
   )
-  const results = new Map<string, Record<string, number>[]>(builds.map((b) => [b, []]))
+  // results[workload][build][round][window]
+  const results: Results = Object.fromEntries(names.map((n) => [n, Object.fromEntries(builds.map((b) => [b, []]))]))
   for (let r = 0; r < ROUNDS; r++) {
-    // Alternate which build goes first, so neither always runs on the warmer or quieter half.
-    for (const b of r % 2 ? [...builds].reverse() : builds) results.get(b)?.push(await run(b))
+    // Rotate which build goes first, so none always runs on the warmer or quieter side of a pair.
+    const order = builds.map((_, i) => builds[(i + r) % builds.length] as string)
+    for (const name of names) {
+      for (const b of order) {
+        results[name]?.[b]?.push(await run(b, name))
+      }
+    }
     loads.push(loadavg()[0] as number)
     process.stderr.write(`round ${r + 1}/${ROUNDS}, load ${loads.at(-1)?.toFixed(2)}\n`)
+    // Every run's figures so far: a run stopped early still has its tables (`--report <file>`).
+    if (process.env.RAW) writeFileSync(process.env.RAW, JSON.stringify({ builds, results, loads }))
   }
+  report(builds, results, loads)
+}
+
+function report(builds: string[], results: Results, loads: number[]): void {
   console.log(
     `load average (1 min) during the run: min ${Math.min(...loads).toFixed(2)}, median ${median(loads).toFixed(2)}, max ${Math.max(...loads).toFixed(2)}`,
   )
-  // Every run's figures, for a table of another statistic later.
-  if (process.env.RAW) writeFileSync(process.env.RAW, JSON.stringify(Object.fromEntries(results)))
-  for (const [unit, suffix] of [
-    ['ops per second of CPU time', ' cpu'],
-    ['ops per second of wall time', ''],
+  const rounds = Math.min(...Object.values(results).flatMap((byBuild) => Object.values(byBuild).map((r) => r.length)))
+  const windows = [
+    ...new Set(Object.values(results).flatMap((byBuild) => Object.values(byBuild).flat().flatMap(Object.keys))),
+  ]
+  for (const [unit, field] of [
+    ['calls per second of CPU time', 'cpu'],
+    ['calls per second of wall time', 'wall'],
   ] as const) {
     const ratios = builds.slice(1).map((b) => `${builds[0]} ÷ ${b}`)
-    console.log(`\n| workload (${unit}, median of ${ROUNDS}) | ${[...builds, ...ratios].join(' | ')} |`)
+    console.log(
+      `\n| workload (${unit}; median, lowest–highest of ${rounds}) | ${builds.join(' | ')} | ${ratios.map((r) => `${r} (median, IQR, rounds ≥ 1)`).join(' | ')} |`,
+    )
     console.log(`| --- | ${[...builds, ...ratios].map(() => '---:').join(' | ')} |`)
-    for (const name of Object.keys(WORKLOADS)) {
-      const runs = builds.map((b) => (results.get(b) ?? []).flatMap((x) => x[`${name}${suffix}`] ?? []))
-      if (runs.some((r) => r.length === 0)) continue
-      const meds = runs.map(median)
-      const vs = meds.slice(1).map((m) => `${((meds[0] as number) / m).toFixed(2)}×`)
-      console.log(`| ${name} | ${[...meds.map((m) => m.toFixed(0)), ...vs].join(' | ')} |`)
+    for (const row of Object.keys(results).flatMap((name) => windows.map((w) => [name, w] as const))) {
+      const [name, window] = row
+      const runs = builds.map((b) =>
+        (results[name]?.[b] ?? []).slice(0, rounds).map((x) => x[window]?.[field] ?? Number.NaN),
+      )
+      const cells = runs.map(
+        (xs) => `${median(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`,
+      )
+      const first = runs[0] as number[]
+      // Paired by round: the two runs of a pair were a few seconds apart, under the same load.
+      const vs = runs.slice(1).map((xs) => {
+        const paired = xs.map((x, i) => (first[i] as number) / x)
+        const wins = paired.filter((p) => p >= 1).length
+        return `${median(paired).toFixed(2)}× (${quantile(paired, 0.25).toFixed(2)}–${quantile(paired, 0.75).toFixed(2)}, ${wins}/${paired.length})`
+      })
+      console.log(`| ${name}, ${window} | ${[...cells, ...vs].join(' | ')} |`)
     }
   }
 }
 
-if (process.argv[2] === '--child') await child(process.argv[3] as string)
-else await main()
+if (process.argv[2] === '--child') await child(process.argv[3] as string, process.argv[4] as string)
+else if (process.argv[2] === '--report') {
+  const saved = JSON.parse(readFileSync(process.argv[3] as string, 'utf8')) as {
+    builds: string[]
+    results: Results
+    loads: number[]
+  }
+  report(saved.builds, saved.results, saved.loads)
+} else await main()

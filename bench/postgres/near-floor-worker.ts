@@ -68,7 +68,12 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
   const postgresModule = build === 'src' ? '../../src/postgres/index.ts' : `${build}/postgres.js`
   const { createEngine } = (await import(engineModule)) as typeof import('../../src/index')
   const { createPostgresStore } = (await import(postgresModule)) as typeof import('../../src/postgres/index')
-  const store = createPostgresStore({ pool, schema: process.env.SCHEMA ?? 'promo_engine' })
+  const store = createPostgresStore({
+    pool,
+    schema: process.env.SCHEMA ?? 'promo_engine',
+    // ASYNC=1: validations' activity-only commits without waiting for their WAL flush (docs/postgres.md#asynchronous-activity-commits).
+    ...(process.env.ASYNC === '1' ? { asyncActivities: true } : {}),
+  })
   const engine = createEngine({ store })
   const body = {
     redeemables: [{ object: 'voucher' as const, id: code }],
@@ -79,7 +84,9 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
     kind === 'validate'
       ? async () => (await engine.raw.validations.validateStackable(body)).valid
       : async () => (await engine.raw.redemptions.redeemStackable(body)).parent_redemption.result === 'SUCCESS'
-  // One warm-up request: the customer exists, the statements are prepared.
+  // The customer exists (a validation records its activity, its one commit, only for a customer that
+  // does; it creates none), and one warm-up request prepares the statements.
+  if (kind === 'validate') await engine.raw.customers.create({ source_id: body.customer.source_id })
   await op()
   const q0 = store.stats.queries
   const c0 = store.stats.commits

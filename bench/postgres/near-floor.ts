@@ -136,10 +136,13 @@ async function main(): Promise<void> {
         ['redeem, one hot code', '2 procs', 2, () => ({ KIND: 'redeem', CODE: 'HOT' })],
         ['redeem, one hot code', '4 procs', 4, () => ({ KIND: 'redeem', CODE: 'HOT' })],
         ['validate', '4 procs', 4, (i) => ({ KIND: 'validate', CODE: `D${i}` })],
+        ['validate, asyncActivities', '1 client', 1, () => ({ KIND: 'validate', CODE: 'D0', ASYNC: '1' })],
+        ['validate, asyncActivities', '4 procs', 4, (i) => ({ KIND: 'validate', CODE: `D${i}`, ASYNC: '1' })],
       ]
       if (fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
       for (const [what, from, n, env] of rows) {
-        for (const build of builds) {
+        // The option is this build's (an earlier build would ignore it).
+        for (const build of what.includes('asyncActivities') ? builds.slice(0, 1) : builds) {
           line(
             `${build.label}: ${what}`,
             from,

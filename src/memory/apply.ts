@@ -1,10 +1,9 @@
 import { EngineError } from '../errors'
 import type { CommitResult } from '../storage/ports'
-import { naturalKeysOf } from '../storage/ports'
 import type { Staged } from './check-changeset'
 import { type IndexBuckets, samePlacement } from './index-buckets'
 import { freezeNew } from './paths'
-import { keyValue, type MemoryState, table } from './state'
+import { keyValue, type MemoryState, type NaturalKey, table } from './state'
 
 /** Applying a checked changeset: freeze, write, reindex, log; undone in full if anything throws midway. */
 
@@ -17,11 +16,13 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
   try {
     // Everything that can fail on the values themselves (freezing) happens before the store changes.
     const walked = new Set<object>()
-    entries.forEach((s, position) => {
+    for (let position = 0; position < entries.length; position++) {
+      const s = entries[position] as Staged
       options.faults?.({ stage: 'freeze', position })
       if (s.after) freezeNew(s.after.value, s.before?.value, walked)
-    })
-    entries.forEach((s, position) => {
+    }
+    for (let position = 0; position < entries.length; position++) {
+      const s = entries[position] as Staged
       const rows = table(state, s.collection)
       options.faults?.({ stage: 'write', position })
       if (s.after) rows.set(s.id, s.after)
@@ -32,7 +33,7 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
       })
       options.faults?.({ stage: 'index', position })
       reindex(state, s, undo)
-    })
+    }
     state.seq += 1
     const seq = state.seq
     undo.push(() => {
@@ -80,8 +81,7 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
 function reindex(state: MemoryState, s: Staged, undo: (() => void)[]): void {
   const oldValue = s.before?.value
   const newValue = s.after?.value
-  for (const fields of naturalKeysOf(s.collection)) {
-    const map = state.keys.get(`${s.collection}.${fields.join('+')}`) as Map<string, string>
+  for (const { fields, ids: map } of state.naturalKeys.get(s.collection) as NaturalKey[]) {
     const oldKey = oldValue === undefined ? undefined : keyValue(oldValue, fields)
     const newKey = newValue === undefined ? undefined : keyValue(newValue, fields)
     if (oldKey === newKey) continue
@@ -96,6 +96,7 @@ function reindex(state: MemoryState, s: Staged, undo: (() => void)[]): void {
     }
   }
   for (const index of state.indexes.get(s.collection) as IndexBuckets[]) {
+    if (oldValue !== undefined && newValue !== undefined && !index.mayMove(oldValue, newValue)) continue
     const was = oldValue === undefined ? undefined : index.entriesOf(s.id, oldValue)
     const now = newValue === undefined ? undefined : index.entriesOf(s.id, newValue)
     if (was && now && samePlacement(was, now)) continue

@@ -1,9 +1,9 @@
 import type { CollectionName, Conflict, TakenPart, Write } from '../storage/ports'
-import { guardCheck, naturalKeysOf, takeOrder } from '../storage/ports'
+import { guardCheck, takeOrder } from '../storage/ports'
 import { bucketsFor, type IndexBuckets } from './index-buckets'
 import type { Row } from './pages'
 import { readPath, withIncrements } from './paths'
-import { keyValue, type MemoryState, table } from './state'
+import { keyValue, type MemoryState, type NaturalKey, table } from './state'
 
 /** Checking a changeset before anything applies: versions, guards and natural keys, on the state it leaves. */
 
@@ -93,15 +93,14 @@ export function check(
   const claimed = new Map<string, string>()
   for (const { collection, id, after } of staged.values()) {
     if (after === null) continue
-    for (const fields of naturalKeysOf(collection)) {
+    for (const { fields, name: key, ids } of state.naturalKeys.get(collection) as NaturalKey[]) {
       const value = keyValue(after.value, fields)
       if (value === undefined) continue
-      const key = fields.join('+')
       const slot = `${collection}.${key}=${value}`
       const rival = claimed.get(slot)
       if (rival !== undefined && rival !== id) return { conflict: { collection, id, reason: 'unique', key } }
       claimed.set(slot, id)
-      const holder = state.keys.get(`${collection}.${key}`)?.get(value)
+      const holder = ids.get(value)
       if (holder === undefined || holder === id) continue
       // The current holder keeps the key unless this same changeset deletes it or gives it another value.
       const holderAfter = staged.get(`${collection}/${holder}`)

@@ -16,13 +16,19 @@ export interface Entry {
   id: string
 }
 
+const lastParsed: { text: string | undefined; time: number | null } = { text: undefined, time: null }
+
 /** How an entity's field reads as a sort key of the given type (`null` when absent or of another type). */
 export function sortKey(value: unknown, type: IndexType): SortKey {
   switch (type) {
     case 'timestamp': {
       if (typeof value !== 'string') return null
+      // An entity's indexes mostly sort on the same date (`created_at`): parsed once, not per index.
+      if (value === lastParsed.text) return lastParsed.time
       const t = Date.parse(value)
-      return Number.isNaN(t) ? null : t
+      lastParsed.text = value
+      lastParsed.time = Number.isNaN(t) ? null : t
+      return lastParsed.time
     }
     case 'number':
       return typeof value === 'number' ? value : null
@@ -65,6 +71,27 @@ export function bucketsOf(index: IndexDeclaration, value: unknown): string[] {
     keys = keys.flatMap((prefix) => values.map((v) => [...prefix, v]))
   }
   return keys.map((k) => JSON.stringify(k))
+}
+
+/** A sort key as `JSON.stringify` writes it inside an array (a bucket's name, see `bucketsFor`). */
+function keyText(key: SortKey): string {
+  if (key === null) return 'null'
+  if (typeof key === 'number') return Number.isFinite(key) ? String(key) : 'null'
+  return JSON.stringify(key)
+}
+
+/** Reads a dotted path, split once rather than on every read (`readPath`). */
+function reader(path: string): (value: unknown) => unknown {
+  const parts = path.split('.')
+  if (parts.length === 1) return (value) => (value as Record<string, unknown> | null | undefined)?.[path]
+  return (value) => {
+    let current = value
+    for (const part of parts) {
+      if (current === null || typeof current !== 'object') return undefined
+      current = (current as Record<string, unknown>)[part]
+    }
+    return current
+  }
 }
 
 /** Refuses a declaration a store cannot keep: a multi-valued field that is not text, or sorted on. */
@@ -124,14 +151,24 @@ export class SortedEntries implements Iterable<Entry> {
   /** The chunk an entry belongs in: the first whose last entry is not before it, else the last. */
   private chunkFor(entry: Entry): Entry[] | undefined {
     const last = this.chunks.length - 1
+    if (last < 0) return undefined
+    const tail = this.chunks[last] as Entry[]
     // Most entries arrive in order (a creation date, an id): the last chunk is tried first.
-    if (last < 0 || compareEntries(this.chunks[last]?.at(-1) as Entry, entry) < 0) return this.chunks[last]
+    if (compareEntries(tail[tail.length - 1] as Entry, entry) < 0) return tail
     return this.chunks[firstWhere(this.chunks, (chunk) => compareEntries(chunk[chunk.length - 1] as Entry, entry) >= 0)]
   }
 
   insert(entry: Entry): void {
-    const chunk = this.chunkFor(entry)
     this.length++
+    const chunks = this.chunks
+    const tail = chunks[chunks.length - 1]
+    // An entry after every other (the usual case) is appended without a search.
+    if (tail !== undefined && compareEntries(tail[tail.length - 1] as Entry, entry) < 0) {
+      tail.push(entry)
+      if (tail.length > 2 * SortedEntries.MAX) chunks.push(tail.splice(SortedEntries.MAX))
+      return
+    }
+    const chunk = this.chunkFor(entry)
     if (!chunk) {
       this.chunks.push([entry])
       return
@@ -182,17 +219,51 @@ export class IndexBuckets {
   /** Whether an entity may sit in several buckets (a multi-valued `on` field). */
   readonly multi: boolean
 
+  /**
+   * A commit places every entity it writes in every index of its collection, so the paths are split
+   * once here: what an entity's placement reads, and, per field, the value that decides it (for a
+   * multi-valued field, the array its elements come from).
+   */
+  private readonly on: { read: (value: unknown) => unknown; type: IndexType }[]
+  private readonly sortRead: (value: unknown) => unknown
+  private readonly deciding: ((value: unknown) => unknown)[]
+
   constructor(readonly declaration: IndexDeclaration) {
     this.multi = declaration.on.some(([path]) => isMultiValued(path))
+    this.on = declaration.on.map(([path, type]) => ({ read: reader(path), type }))
+    this.sortRead = reader(declaration.sort[0])
+    this.deciding = [
+      ...declaration.on.map(([path]) => reader(isMultiValued(path) ? (path.split('[]')[0] as string) : path)),
+      this.sortRead,
+    ]
   }
 
   entriesOf(id: string, value: unknown): Placement {
-    const [path, type] = this.declaration.sort
-    return { buckets: bucketsOf(this.declaration, value), entry: { key: sortKey(readPath(value, path), type), id } }
+    const entry = { key: sortKey(this.sortRead(value), this.declaration.sort[1]), id }
+    if (this.multi) return { buckets: bucketsOf(this.declaration, value), entry }
+    // The same text as `JSON.stringify` of the keys (`bucketsFor` names the buckets a list reads so).
+    let bucket = '['
+    for (let i = 0; i < this.on.length; i++) {
+      const field = this.on[i] as (typeof this.on)[number]
+      if (i > 0) bucket += ','
+      bucket += keyText(sortKey(field.read(value), field.type))
+    }
+    return { buckets: [`${bucket}]`], entry }
+  }
+
+  /**
+   * Whether an update may move an entity in this index: false when every field the placement reads
+   * is the very same value in both versions (an increment shares what it left alone), so most
+   * updates (counters, a code's redeemed quantity) skip computing placements at all.
+   */
+  mayMove(before: unknown, after: unknown): boolean {
+    for (const read of this.deciding) if (read(before) !== read(after)) return true
+    return false
   }
 
   add({ buckets, entry }: Placement): void {
-    for (const bucket of buckets) {
+    for (let i = 0; i < buckets.length; i++) {
+      const bucket = buckets[i] as string
       let entries = this.buckets.get(bucket)
       if (!entries) {
         entries = new SortedEntries()

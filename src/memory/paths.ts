@@ -71,17 +71,10 @@ export function freezeNew(value: unknown, previous: unknown, walked: Set<object>
  */
 export function withIncrements(value: unknown, by: Record<string, number>, set: Record<string, unknown> = {}): unknown {
   const root: Record<string, unknown> = { ...(value as Record<string, unknown>) }
-  const copied = new Set<object>([root])
-  const edits: [string, (current: unknown) => unknown][] = [
-    ...Object.entries(by).map(([p, n]): [string, (c: unknown) => unknown] => [
-      p,
-      (c) => (typeof c === 'number' ? c : 0) + n,
-    ]),
-    ...Object.entries(set).map(([p, v]): [string, (c: unknown) => unknown] => [p, () => v]),
-  ]
-  for (const [path, edit] of edits) {
-    const parts = path.split('.')
-    const last = parts.pop() as string
+  // The objects copied so far: created on the first dotted path (most increments are top-level fields).
+  let copied: Set<object> | undefined
+  const parentOf = (parts: string[]): Record<string, unknown> => {
+    copied ??= new Set<object>([root])
     let target = root
     for (const part of parts) {
       const child = target[part]
@@ -94,7 +87,21 @@ export function withIncrements(value: unknown, by: Record<string, number>, set: 
       }
       target = next
     }
-    target[last] = edit(target[last])
+    return target
+  }
+  for (const path of Object.keys(by)) {
+    const n = by[path] as number
+    const parts = path.split('.')
+    const last = parts.pop() as string
+    const target = parts.length === 0 ? root : parentOf(parts)
+    const current = target[last]
+    target[last] = (typeof current === 'number' ? current : 0) + n
+  }
+  for (const path of Object.keys(set)) {
+    const parts = path.split('.')
+    const last = parts.pop() as string
+    const target = parts.length === 0 ? root : parentOf(parts)
+    target[last] = set[path]
   }
   return root
 }

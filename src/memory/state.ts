@@ -37,12 +37,22 @@ export interface Logged {
   readonly change: Change
 }
 
+export interface NaturalKey {
+  readonly fields: readonly string[]
+  /** The key's name (`fields` joined by `+`). */
+  readonly name: string
+  /** Key value → id. */
+  readonly ids: Map<string, string>
+}
+
 export interface MemoryState {
   readonly options: MemoryStoreOptions
   readonly stats: MemoryStoreStats
   readonly tables: Map<CollectionName, Map<string, Row>>
   /** Natural keys: `collection.key` → key value → id. */
   readonly keys: Map<string, Map<string, string>>
+  /** Each collection's natural keys with their maps, so a commit builds no names to find them. */
+  readonly naturalKeys: Map<CollectionName, NaturalKey[]>
   readonly indexes: Map<CollectionName, IndexBuckets[]>
   /** Each declared field of a collection and its type (the first declaration's). */
   readonly declaredFields: Map<CollectionName, Map<string, IndexType>>
@@ -57,6 +67,7 @@ export function createState(options: MemoryStoreOptions): MemoryState {
     stats: { calls: 0, rowsExamined: 0, commits: 0 },
     tables: new Map(),
     keys: new Map(),
+    naturalKeys: new Map(),
     indexes: new Map(),
     declaredFields: new Map(),
     log: [],
@@ -64,7 +75,13 @@ export function createState(options: MemoryStoreOptions): MemoryState {
   }
   for (const c of COLLECTIONS) {
     state.tables.set(c, new Map())
-    for (const key of naturalKeysOf(c)) state.keys.set(`${c}.${key.join('+')}`, new Map())
+    const natural = naturalKeysOf(c).map((fields) => ({
+      fields,
+      name: fields.join('+'),
+      ids: new Map<string, string>(),
+    }))
+    for (const key of natural) state.keys.set(`${c}.${key.name}`, key.ids)
+    state.naturalKeys.set(c, natural)
     const declared = indexesOf(c, options.indexes)
     for (const d of declared) checkDeclaration(c, d)
     state.indexes.set(
@@ -89,6 +106,10 @@ export function keyString(values: readonly unknown[]): string {
 
 /** A natural key's value in an entity, or undefined when one of its fields is not a string. */
 export function keyValue(value: unknown, fields: readonly string[]): string | undefined {
+  if (fields.length === 1) {
+    const part = readPath(value, fields[0] as string)
+    return typeof part === 'string' ? part : undefined
+  }
   const parts = fields.map((f) => readPath(value, f))
   return parts.every((p) => typeof p === 'string') ? keyString(parts) : undefined
 }

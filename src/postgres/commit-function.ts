@@ -146,6 +146,9 @@ DECLARE
   failed jsonb := '[]'::jsonb;
   chosen integer;
 BEGIN
+  -- Only activities appended, and the host opted in (docs/postgres.md#asynchronous-activity-commits):
+  -- this transaction alone returns before its WAL record is flushed.
+  IF p ? 'async' THEN PERFORM set_config('synchronous_commit', 'off', true); END IF;
   -- Concurrent inserts of one natural key queue on a lock of that key, taken first and in one order,
   -- instead of each finding the other's row in the deferred unique check and deadlocking there.
   IF p ? 'keys' THEN

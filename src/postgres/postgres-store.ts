@@ -46,6 +46,14 @@ export interface PostgresStoreOptions {
   /** Indexes beyond the engine's own (`INDEXES`), for a host's own list queries; `migrate()` creates them. */
   indexes?: IndexDeclarations
   /**
+   * Commits that only append activities (a validation without a session) return before their WAL
+   * record reaches the disk (`synchronous_commit = off` for that transaction alone): a crash of the
+   * database server can lose the last of them, up to three `wal_writer_delay`s (600 ms by default),
+   * never part of a commit nor any other write (docs/postgres.md#asynchronous-activity-commits).
+   * Default false. Ignored in a host's transaction (`client`), whose commit is the host's.
+   */
+  asyncActivities?: boolean
+  /**
    * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
    * instead of one) and the hook is awaited after each, so a test can kill the process between them.
    * `pauseAfterWrite` makes the function itself sleep after its k-th step (1-based; a step is the
@@ -305,6 +313,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const keys = insertedKeys(changeset)
     const keyed = keyedCollections([...changeset.writes, ...(changeset.alternatives ?? []).flatMap((a) => a.writes)])
     const payload = JSON.stringify({
+      ...(options.asyncActivities && !options.client && onlyAppendsActivities(changeset) ? { async: true } : {}),
       steps: commitSteps(changeset.writes),
       ...(keys.length > 0 ? { keys } : {}),
       ...(keyed.length > 0 ? { uk: keyed } : {}),
@@ -470,3 +479,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 const ignore = () => {}
+
+/** A changeset that writes nothing but new activities (docs/postgres.md#asynchronous-activity-commits). */
+function onlyAppendsActivities(changeset: Changeset): boolean {
+  return (
+    changeset.writes.length > 0 &&
+    !changeset.alternatives?.length &&
+    changeset.writes.every((w) => w.collection === 'activities' && w.op === 'put' && w.expectedVersion === null)
+  )
+}

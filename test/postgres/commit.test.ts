@@ -356,4 +356,55 @@ describe.sequential('the commit on PostgreSQL', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.commit(i % 2 ? bump('hot') : put(`c${i}`))))
     expect(await row()).toEqual(before)
   })
+
+  it('asynchronous activity commits (opted in): only a commit that appends nothing but activities, and only its own transaction', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const { pool, sent } = recordingPool(db.pool)
+    const engine = createEngine({
+      store: createPostgresStore({ pool, asyncActivities: true }),
+      clock: manualClock(),
+      random: seededRandom(1),
+    })
+    await engine.raw.vouchers.create({
+      code: 'ASYNC',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    })
+    const body = {
+      redeemables: [{ object: 'voucher' as const, id: 'ASYNC' }],
+      order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+      customer: { source_id: 'shopper' },
+    }
+    await engine.raw.redemptions.redeemStackable(body)
+    const asyncOf = () => (payloadOf(sent) as { async?: boolean }).async
+    // The redemption writes more than activities: committed as always.
+    expect(asyncOf()).toBeUndefined()
+    sent.length = 0
+    expect((await engine.raw.validations.validateStackable(body)).valid).toBe(true)
+    expect(writesOf(sent)).toEqual(['activities ins'])
+    expect(asyncOf()).toBe(true)
+    // Without the option, the same validation is committed as always.
+    const plain = recordingPool(db.pool)
+    const engine2 = createEngine({ store: createPostgresStore({ pool: plain.pool }), clock: manualClock() })
+    await engine2.raw.validations.validateStackable(body)
+    expect(writesOf(plain.sent)).toEqual(['activities ins'])
+    expect((payloadOf(plain.sent) as { async?: boolean }).async).toBeUndefined()
+    // The function turns synchronous commit off for its own transaction only (the test server runs
+    // with it off: this session turns it on first).
+    const client = await db.pool.connect()
+    try {
+      await client.query('SET synchronous_commit = on')
+      await client.query('BEGIN')
+      const payload = { async: true, steps: payloadOf(sent).steps }
+      const answer = (await client.query('SELECT promo_engine.pe_commit($1::jsonb) AS r', [JSON.stringify(payload)]))
+        .rows[0].r
+      expect(answer.ok).toBe(false) // the same activity again: it exists
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('off')
+      await client.query('ROLLBACK')
+      expect((await client.query('SHOW synchronous_commit')).rows[0].synchronous_commit).toBe('on')
+    } finally {
+      await client.query('RESET synchronous_commit').catch(() => {})
+      client.release()
+    }
+  })
 })

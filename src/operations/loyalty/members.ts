@@ -150,11 +150,11 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
   }
   // A card made on demand is counted in the program's counter row, never by rewriting the program
   // (docs/storage.md#shared-rows); its code is an insert under the unique `code`.
-  await checkCodeSpace(tx, c, 1, 'voucher.code_config')
+  const counts = await checkCodeSpace(tx, c, 1, 'voucher.code_config')
   const [card] = await issueCards(tx, c, 1)
   if (!card) throw new Error('card generation returned nothing')
   tx.claim('vouchers', card.voucher.id)
-  countGeneratedCodes(tx, c, 1, 'voucher.code_config')
+  countGeneratedCodes(tx, c, 1, 'voucher.code_config', card.voucher.code, counts)
   return card
 }
 
@@ -208,7 +208,7 @@ export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: 
   if (stored) tx.claim('vouchers', stored.value.id)
   if (!stored) {
     const current = campaign.value
-    await checkCodeSpace(tx, current, 1, 'reward.parameters.campaign')
+    const counts = await checkCodeSpace(tx, current, 1, 'reward.parameters.campaign')
     const [code] = await generateUnusedCodes(tx, current.voucher?.code_config ?? {}, 1, 'reward.parameters.campaign')
     if (code === undefined) throw new Error('code generation returned nothing')
     const voucher = tx.insert(
@@ -216,7 +216,7 @@ export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: 
       buildVoucher(tx, specFromCampaign(current, current.categories[0] ?? null, code)),
     )
     tx.claim('vouchers', voucher.id)
-    countGeneratedCodes(tx, current, 1, 'reward.parameters.campaign')
+    countGeneratedCodes(tx, current, 1, 'reward.parameters.campaign', code, counts)
     stored = { value: voucher, version: 0 }
   }
   const next: Voucher = {

@@ -200,9 +200,9 @@ async function freeCodes(tx: Tx, stored: Stored<Campaign>, count: number): Promi
   }
   // A code made here is an insert; publishing it updates that same put (`Tx.update` merges them). The
   // campaign's row is not written: the codes made are counted in its counter row (docs/storage.md#shared-rows).
-  await checkCodeSpace(tx, campaign, missing, 'campaign')
+  const counts = await checkCodeSpace(tx, campaign, missing, 'campaign')
   const made = await generateCampaignVouchers(tx, campaign, missing, 'campaign')
-  countGeneratedCodes(tx, campaign, missing, 'campaign')
+  countGeneratedCodes(tx, campaign, missing, 'campaign', made[0]?.code ?? '', counts)
   return [...found, ...made.map((value) => ({ value, version: 0 }))]
 }
 

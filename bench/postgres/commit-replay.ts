@@ -1,0 +1,119 @@
+import { execSync } from 'node:child_process'
+import pg from 'pg'
+import { startEmbedded } from '../../test/postgres/embedded'
+
+/*
+ * `npx tsx bench/postgres/commit-replay.ts <earlier dist>` (not a test; docs/postgres.md#commit): the
+ * commit function alone, this checkout's against an earlier build's, on one server. One redemption's
+ * commit payload (captured from this checkout's engine) is replayed `REPLAY_N` times per round from one
+ * connection, its inserted ids made fresh each time, into each build's schema in turn, rounds
+ * alternating (`REPLAY_ROUNDS`), fsync off then on. Reports per build the client's mean and p50 per
+ * call and the server's `pe_commit` time per call (pg_stat_user_functions): the engine, the driver and
+ * the reads left out, so the difference is the function's.
+ */
+
+const N = Number(process.env.REPLAY_N ?? 300)
+const ROUNDS = Number(process.env.REPLAY_ROUNDS ?? 6)
+const earlier = process.argv[2]
+if (!earlier) throw new Error('usage: commit-replay.ts <earlier dist>')
+
+const server = await startEmbedded({ track_functions: 'all' })
+const pool = new pg.Pool({ connectionString: server.url, max: 2 }).on('error', () => {})
+try {
+  const builds = [
+    { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
+    { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
+  ]
+  let payload = ''
+  for (const b of builds) {
+    const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')
+    await createPostgresStore({ pool, schema: b.schema }).migrate()
+  }
+  // One redemption of this build's engine, its commit payload kept.
+  const { createEngine } = await import('../../src/index')
+  const { createPostgresStore } = await import('../../src/postgres/index')
+  const recording = {
+    query: (q: never, v?: never) => pool.query(q, v),
+    connect: async () => {
+      const c = await pool.connect()
+      return {
+        query: (q: { text?: string; values?: unknown[] }, v?: never) => {
+          if (typeof q === 'object' && q.text?.includes('pe_commit(')) payload = String(q.values?.[0])
+          return c.query(q as never, v)
+        },
+        release: (e?: boolean | Error) => c.release(e),
+      }
+    },
+    end: () => pool.end(),
+  }
+  const engine = createEngine({ store: createPostgresStore({ pool: recording as never }) })
+  await engine.raw.vouchers.create({
+    code: 'R',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    redemption: { quantity: 100_000_000 },
+  })
+  const body = {
+    redeemables: [{ object: 'voucher' as const, id: 'R' }],
+    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+    customer: { source_id: 'replayed' },
+  }
+  await engine.raw.redemptions.redeemStackable(body)
+  await engine.raw.redemptions.redeemStackable(body)
+  await pool.query(
+    `INSERT INTO base.vouchers (id, value, version, shape) SELECT id, value, version, shape FROM promo_engine.vouchers`,
+  )
+  const parsed = JSON.parse(payload) as { steps: { rows: { op: string; id: string }[] }[] }
+  const inserted = parsed.steps.flatMap((s) => s.rows.filter((r) => r.op === 'ins').map((r) => r.id))
+  let k = 0
+  const fresh = () => {
+    k++
+    let text = payload
+    for (const id of inserted) text = text.split(id).join(`${id}_${k}`)
+    return text
+  }
+  console.log(
+    `${new Date().toISOString()}; payload ${payload.length} bytes, ${inserted.length} inserts; ${ROUNDS} rounds × ${N} calls per build`,
+  )
+  for (const fsync of ['off', 'on']) {
+    await pool.query(`ALTER SYSTEM SET fsync = ${fsync}`)
+    await pool.query('SELECT pg_reload_conf()')
+    const client = await pool.connect()
+    const times = new Map<string, number[]>(builds.map((b) => [b.schema, []]))
+    for (const b of builds)
+      for (let i = 0; i < 20; i++) await client.query(`SELECT ${b.schema}.pe_commit($1::jsonb)`, [fresh()])
+    await new Promise((r) => setTimeout(r, 600))
+    await pool.query('SELECT pg_stat_reset()')
+    const load = execSync('uptime').toString().trim()
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const b of round % 2 ? [...builds].reverse() : builds) {
+        const sql = { name: `r_${b.schema}`, text: `SELECT ${b.schema}.pe_commit($1::jsonb) AS r` }
+        for (let i = 0; i < N; i++) {
+          const text = fresh()
+          const t = performance.now()
+          const r = await client.query({ ...sql, values: [text] })
+          ;(times.get(b.schema) as number[]).push(performance.now() - t)
+          if (r.rows[0].r.ok !== true) throw new Error(JSON.stringify(r.rows[0].r))
+        }
+      }
+    }
+    client.release()
+    await new Promise((r) => setTimeout(r, 600))
+    const fns = await pool.query(
+      `SELECT schemaname AS s, total_time, calls FROM pg_stat_user_functions WHERE funcname = 'pe_commit'`,
+    )
+    console.log(`\n### fsync ${fsync} (load before: ${load})\n`)
+    console.log('| build | client mean ms | client p50 ms | server pe_commit ms per call |')
+    console.log('| --- | ---: | ---: | ---: |')
+    for (const b of builds) {
+      const t = (times.get(b.schema) as number[]).sort((x, y) => x - y)
+      const fn = fns.rows.find((r) => r.s === b.schema)
+      console.log(
+        `| ${b.label} | ${(t.reduce((a, x) => a + x, 0) / t.length).toFixed(3)} | ${(t[Math.floor(t.length / 2)] ?? 0).toFixed(3)} | ${(fn.total_time / fn.calls).toFixed(3)} |`,
+      )
+    }
+  }
+} finally {
+  await pool.end().catch(() => {})
+  await server.stop()
+}
