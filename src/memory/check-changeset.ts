@@ -1,6 +1,6 @@
 import type { CollectionName, Conflict, TakenPart, Write } from '../storage/ports'
 import { guardCheck, takeOrder } from '../storage/ports'
-import { bucketsFor } from './index-buckets'
+import { bucketsFor, type IndexBuckets } from './index-buckets'
 import type { Row } from './pages'
 import { readPath, withIncrements } from './paths'
 import { keyValue, type MemoryState, type NaturalKey, table } from './state'
@@ -117,64 +117,119 @@ export function check(
 
 interface Bucket {
   id: string
+  voucher_id?: unknown
   remaining?: unknown
   status?: unknown
   expires_at?: unknown
   created_at?: unknown
 }
 
+/** Whether a bucket of the card can give at `now` (ACTIVE, points left, not expired). */
+function spendable(value: Bucket, card: string, now: number): boolean {
+  if (value.voucher_id !== card || value.status !== 'ACTIVE') return false
+  if (typeof value.remaining !== 'number' || value.remaining <= 0) return false
+  return typeof value.expires_at !== 'string' || !(Date.parse(value.expires_at) <= now)
+}
+
+function bucketIndex(state: MemoryState, on: number, sort: string): IndexBuckets {
+  const index = state.indexes
+    .get('points_buckets')
+    ?.find(
+      (i) =>
+        i.declaration.on.length === on &&
+        i.declaration.on[0]?.[0] === 'voucher_id' &&
+        i.declaration.on[1]?.[0] === 'status' &&
+        i.declaration.sort[0] === sort,
+    )
+  if (!index) throw new Error(`points_buckets: a take needs the declared index of the spending order (${sort})`)
+  return index
+}
+
 /**
- * A `take`: the card's spendable buckets (its ACTIVE ones through the declared index, with those this
- * changeset wrote) in spending order, each taken from until the amount is covered. Returns the
- * shortfall as a guard conflict, or nothing when it is staged.
+ * The ids of the card's ACTIVE buckets not expired at `now`, as stored, in spending order
+ * (`takeOrder`), read lazily through the declared indexes: each expiry day met in the index sorted by
+ * `expires_at` (after `now`), that day's buckets by creation from the `(voucher_id, status,
+ * expires_at)` index, then its never-expiring ones from the same index. Each id read counts as a row
+ * examined, so a take costs what it takes, whatever the card holds.
+ */
+function* storedInSpendingOrder(state: MemoryState, card: string, now: number): Generator<string> {
+  const byExpiry = bucketIndex(state, 2, 'expires_at')
+  const byDay = bucketIndex(state, 3, 'created_at')
+  const day = (expires: string | null) =>
+    byDay.buckets.get(
+      bucketsFor(byDay.declaration, { voucher_id: card, status: 'ACTIVE', expires_at: expires })[0] ?? '',
+    )
+  const expiring = byExpiry.buckets.get(
+    bucketsFor(byExpiry.declaration, { voucher_id: card, status: 'ACTIVE' })[0] ?? '',
+  )
+  let after = now
+  for (;;) {
+    const next = expiring?.at(expiring.firstWhere((e) => e.key !== null && (e.key as number) > after))
+    if (!next) break
+    after = next.key as number
+    for (const e of day(new Date(after).toISOString()) ?? []) {
+      state.stats.rowsExamined++
+      yield e.id
+    }
+  }
+  for (const e of day(null) ?? []) {
+    state.stats.rowsExamined++
+    yield e.id
+  }
+}
+
+/**
+ * A `take`: the card's spendable buckets in spending order, the stored ones walked through the
+ * declared indexes and merged with those this changeset wrote, each taken from until the amount is
+ * covered; nothing after is read. Returns the shortfall as a guard conflict, or nothing when it is staged.
  */
 function take(
   state: MemoryState,
   staged: Map<string, Staged>,
   w: Extract<Write, { op: 'take' }>,
 ): Conflict | undefined {
-  const ids = new Set<string>()
-  const index = state.indexes
-    .get('points_buckets')
-    ?.find(
-      (i) =>
-        i.declaration.on.length === 2 &&
-        i.declaration.on[0]?.[0] === 'voucher_id' &&
-        i.declaration.on[1]?.[0] === 'status',
-    )
-  if (!index) throw new Error('points_buckets: a take needs the (voucher_id, status) index')
-  for (const bucket of bucketsFor(index.declaration, { voucher_id: w.id, status: 'ACTIVE' })) {
-    for (const entry of index.buckets.get(bucket) ?? []) ids.add(entry.id)
-  }
-  for (const s of staged.values()) if (s.collection === 'points_buckets') ids.add(s.id)
-  const rows = table(state, 'points_buckets')
   const now = Date.parse(w.now)
-  const spendable: { row: Row; value: Bucket }[] = []
-  for (const id of ids) {
-    const row = staged.get(`points_buckets/${id}`)?.after ?? (staged.has(`points_buckets/${id}`) ? null : rows.get(id))
-    if (!row) continue
-    const value = row.value as Bucket & { voucher_id?: unknown }
-    if (value.voucher_id !== w.id || value.status !== 'ACTIVE') continue
-    if (typeof value.remaining !== 'number' || value.remaining <= 0) continue
-    if (typeof value.expires_at === 'string' && Date.parse(value.expires_at) <= now) continue
-    spendable.push({ row, value })
+  const rows = table(state, 'points_buckets')
+  // The buckets this changeset wrote give as they stand after it; the index holds them as stored.
+  const written: { row: Row; value: Bucket }[] = []
+  for (const s of staged.values()) {
+    if (s.collection !== 'points_buckets' || !s.after) continue
+    const value = s.after.value as Bucket
+    if (spendable(value, w.id, now)) written.push({ row: s.after, value })
   }
-  spendable.sort((a, b) => takeOrder(a.value, b.value))
-  const available = spendable.reduce((n, b) => n + (b.value.remaining as number), 0)
-  if (available < w.amount) {
+  written.sort((a, b) => takeOrder(a.value, b.value))
+  function* inOrder(): Generator<{ row: Row; value: Bucket }> {
+    let i = 0
+    for (const id of storedInSpendingOrder(state, w.id, now)) {
+      if (staged.has(`points_buckets/${id}`)) continue
+      const row = rows.get(id) as Row
+      const value = row.value as Bucket
+      if (!spendable(value, w.id, now)) continue
+      while (i < written.length && takeOrder((written[i] as { value: Bucket }).value, value) < 0)
+        yield written[i++] as { row: Row; value: Bucket }
+      yield { row, value }
+    }
+    while (i < written.length) yield written[i++] as { row: Row; value: Bucket }
+  }
+  const taken: TakenPart[] = []
+  const gives: { row: Row; value: Bucket; part: number }[] = []
+  let left = w.amount
+  // Stops at the bucket that covers the amount, before the next one is read.
+  for (const { row, value } of left > 0 ? inOrder() : []) {
+    const part = Math.min(left, value.remaining as number)
+    left -= part
+    gives.push({ row, value, part })
+    if (left === 0) break
+  }
+  if (left > 0) {
     return {
       collection: 'points_buckets',
       id: w.id,
       reason: 'guard',
-      guard: { path: 'remaining', value: available - w.amount, min: 0 },
+      guard: { path: 'remaining', value: -left, min: 0 },
     }
   }
-  const taken: TakenPart[] = []
-  let left = w.amount
-  for (const { row, value } of spendable) {
-    if (left === 0) break
-    const part = Math.min(left, value.remaining as number)
-    left -= part
+  for (const { row, value, part } of gives) {
     taken.push({ bucketId: value.id, points: part })
     const remaining = (value.remaining as number) - part
     const slot = `points_buckets/${value.id}`

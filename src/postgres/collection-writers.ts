@@ -172,9 +172,13 @@ export function takeFunctionName(schema: string): string {
 
 /**
  * `pe_take`: takes a card's points from its spendable buckets in spending order (`takeOrder` in
- * src/storage/ports.ts), each bucket locked as it is met, under the lock of the card the changeset's
- * guarded decrement took first; records each bucket's change in the feed (replacing this commit's
- * earlier change of it) and what was taken in the named record. Too few points: a guard conflict.
+ * src/storage/ports.ts), under the lock of the card the changeset's guarded decrement took first.
+ * Two cursors walk the declared index `(voucher_id, status, expires_at, created_at NULLS FIRST, id)`
+ * in its own order (the expiring buckets after `now`, then the never-expiring ones), one row fetched
+ * and locked at a time, and stop at the bucket that covers the amount: a take reads what it takes,
+ * whatever the card holds (docs/postgres.md#flat-in-live-rows). Each bucket's change goes to the feed
+ * (replacing this commit's earlier change of it) and what was taken to the named record. Too few
+ * points: a guard conflict.
  */
 export function takeFunction(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -197,6 +201,8 @@ DECLARE
   left_ numeric := (w ->> 'amount')::numeric;
   at timestamptz := (w ->> 'now')::timestamptz;
   b record;
+  c refcursor;
+  phase integer;
   part numeric;
   nv jsonb;
   nver integer;
@@ -206,27 +212,41 @@ DECLARE
   rc text := w -> 'record' ->> 'collection';
   rid text := w -> 'record' ->> 'id';
 BEGIN
-  FOR b IN SELECT id, value, version FROM ${t}
-      WHERE left_ > 0 AND ${voucher} = card AND ${status} = 'ACTIVE' AND (${expires} IS NULL OR ${expires} > at)
-        AND ${s}.pe_num(value -> 'remaining') > 0
-      ORDER BY ${expires} ASC NULLS LAST, ${created} ASC, id COLLATE "C" ASC FOR UPDATE LOOP
-    part := least(left_, (b.value ->> 'remaining')::numeric);
-    left_ := left_ - part;
-    nv := jsonb_set(b.value, '{remaining}', to_jsonb((b.value ->> 'remaining')::numeric - part));
-    IF (b.value ->> 'remaining')::numeric = part THEN nv := jsonb_set(nv, '{status}', '"SPENT"'); END IF;
-    UPDATE ${t} SET value = nv, version = version + 1 WHERE id = b.id RETURNING version INTO nver;
-    UPDATE ${s}.pe_changes SET op = 'put', version = nver, value = nv
-      WHERE seq = seqv AND collection = ${literal(layout.collection)} AND id = b.id;
-    IF NOT FOUND THEN
-      INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-        SELECT seqv, coalesce(max(pos), -1) + 1, ${literal(layout.collection)}, b.id, 'put', nver, nv,
-          (SELECT shape FROM ${t} WHERE id = b.id)
-        FROM ${s}.pe_changes WHERE seq = seqv;
-    END IF;
-    taken := taken || jsonb_build_object('bucketId', b.id, 'points', part);
-    vs := vs || jsonb_build_object(${literal(layout.collection)} || '/' || b.id, nver);
-    -- Stop before the next row is fetched (and locked).
+  FOR phase IN 1 .. 2 LOOP
     EXIT WHEN left_ <= 0;
+    -- Ordered exactly as the index, so that the cursor reads it in order and sorts nothing (an explicit
+    -- cursor is planned for its first rows, and FETCH takes one row at a time).
+    IF phase = 1 THEN
+      OPEN c FOR SELECT id, value, version, shape FROM ${t}
+        WHERE ${voucher} = card AND ${status} = 'ACTIVE' AND ${expires} > at
+        ORDER BY ${expires}, ${created} NULLS FIRST, id FOR UPDATE;
+    ELSE
+      OPEN c FOR SELECT id, value, version, shape FROM ${t}
+        WHERE ${voucher} = card AND ${status} = 'ACTIVE' AND ${expires} IS NULL
+        ORDER BY ${created} NULLS FIRST, id FOR UPDATE;
+    END IF;
+    LOOP
+      FETCH c INTO b;
+      EXIT WHEN NOT FOUND;
+      CONTINUE WHEN NOT ${s}.pe_num(b.value -> 'remaining') > 0;
+      part := least(left_, (b.value ->> 'remaining')::numeric);
+      left_ := left_ - part;
+      nv := jsonb_set(b.value, '{remaining}', to_jsonb((b.value ->> 'remaining')::numeric - part));
+      IF (b.value ->> 'remaining')::numeric = part THEN nv := jsonb_set(nv, '{status}', '"SPENT"'); END IF;
+      UPDATE ${t} SET value = nv, version = version + 1 WHERE CURRENT OF c RETURNING version INTO nver;
+      UPDATE ${s}.pe_changes SET op = 'put', version = nver, value = nv
+        WHERE seq = seqv AND collection = ${literal(layout.collection)} AND id = b.id;
+      IF NOT FOUND THEN
+        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+          SELECT seqv, coalesce(max(pos), -1) + 1, ${literal(layout.collection)}, b.id, 'put', nver, nv, b.shape
+          FROM ${s}.pe_changes WHERE seq = seqv;
+      END IF;
+      taken := taken || jsonb_build_object('bucketId', b.id, 'points', part);
+      vs := vs || jsonb_build_object(${literal(layout.collection)} || '/' || b.id, nver);
+      -- Stop before the next row is fetched (and locked).
+      EXIT WHEN left_ <= 0;
+    END LOOP;
+    CLOSE c;
   END LOOP;
   -- Too few points: this round's writes roll back with the conflict (or with the round, collecting).
   IF left_ > 0 THEN

@@ -202,19 +202,25 @@ export interface TakenPart {
 
 /**
  * The spending order of a take (docs/storage.md#taking-points): soonest expiry first, never-expiring
- * last, then by creation, then by id. Every store orders the same way; PostgreSQL's commit function
- * does it in SQL.
+ * last, then by creation (an absent one first), then by id: the order of the declared index
+ * `(voucher_id, status, expires_at)` sorted by `created_at`, which every store walks, stopping once
+ * the amount is taken. A date that does not parse reads as absent, as the indexes read it.
  */
 export function takeOrder(
   a: { id: string; expires_at?: unknown; created_at?: unknown },
   b: { id: string; expires_at?: unknown; created_at?: unknown },
 ): number {
-  const ms = (x: unknown) => (typeof x === 'string' ? Date.parse(x) : Number.POSITIVE_INFINITY)
-  return (
-    ms(a.expires_at) - ms(b.expires_at) ||
-    ms(a.created_at) - ms(b.created_at) ||
-    (a.id === b.id ? 0 : a.id < b.id ? -1 : 1)
-  )
+  const ms = (x: unknown, absent: number) => {
+    const t = typeof x === 'string' ? Date.parse(x) : Number.NaN
+    return Number.isNaN(t) ? absent : t
+  }
+  const ea = ms(a.expires_at, Number.POSITIVE_INFINITY)
+  const eb = ms(b.expires_at, Number.POSITIVE_INFINITY)
+  if (ea !== eb) return ea < eb ? -1 : 1
+  const ca = ms(a.created_at, Number.NEGATIVE_INFINITY)
+  const cb = ms(b.created_at, Number.NEGATIVE_INFINITY)
+  if (ca !== cb) return ca < cb ? -1 : 1
+  return a.id === b.id ? 0 : a.id < b.id ? -1 : 1
 }
 
 /**

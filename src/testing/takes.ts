@@ -134,6 +134,24 @@ export async function takesInSpendingOrder(store: Store): Promise<void> {
   )
   assert.equal((await remaining(store, 'b_tie_a')).remaining, 3)
   assert.equal((await repo(store, 'points_buckets').get('b_new'))?.version, 2)
+
+  // Buckets of one expiry: the older first, then by id (the index's order, whatever the ids say).
+  await insert(store, 'vouchers', voucher('v_day', 'DAYCARD', { loyalty_card: { balance: 15 } }))
+  for (const [id, created] of [
+    ['d_a', '2026-01-03T00:00:00.000Z'],
+    ['d_c', '2026-01-02T00:00:00.000Z'],
+    ['d_b', '2026-01-02T00:00:00.000Z'],
+  ] as const)
+    await insert(store, 'points_buckets', bucket(id, 'v_day', 5, '2026-04-01T00:00:00.000Z', { created_at: created }))
+  await commitOk(store, [
+    put('redemptions', { id: 'r_day', object: 'redemption', created_at: NOW }, null),
+    spend('v_day', 7),
+    take('v_day', 7, 'r_day'),
+  ])
+  assert.deepEqual(((await mustGet(store, 'redemptions', 'r_day')).value as { points_taken: unknown }).points_taken, [
+    { bucketId: 'd_b', points: 5 },
+    { bucketId: 'd_c', points: 2 },
+  ])
 }
 
 /** Concurrent spends of one card: each takes what the previous one left, all land while the points last. */
