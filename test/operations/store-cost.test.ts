@@ -5,7 +5,7 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
-import { loyaltyChains, seedChainShop } from '../support/chain-shop'
+import { loyaltyChains, seedChainShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty/fixtures'
 
@@ -53,15 +53,7 @@ describe('the longest chain of sequential store calls', () => {
   it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)
-    await engine.campaigns.create({
-      name: 'Welcome',
-      campaign_type: 'DISCOUNT_COUPONS',
-      type: 'AUTO_UPDATE',
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
-      vouchers_count: 5,
-    })
-    await engine.asyncActions.runPending()
-    await engine.customers.create({ source_id: 'known' })
+    await seedPublicationShop(engine)
     for (const source_id of ['new', 'known']) {
       counter.reset()
       await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })

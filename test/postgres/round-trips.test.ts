@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
-import { loyaltyChains, seedChainShop } from '../support/chain-shop'
+import { loyaltyChains, seedChainShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { emptySchema, useClonedPool } from './database'
 
@@ -119,15 +119,7 @@ describe.sequential('round trips on PostgreSQL', () => {
 
   it("a publication from a campaign's free codes: at most 4 levels (the request's reads, the pick, the code's holder, the commit), each one statement, none counting", async () => {
     const { counter, engine } = await emptyEngine()
-    await engine.campaigns.create({
-      name: 'Welcome',
-      campaign_type: 'DISCOUNT_COUPONS',
-      type: 'AUTO_UPDATE',
-      voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
-      vouchers_count: 5,
-    })
-    await engine.asyncActions.runPending()
-    await engine.customers.create({ source_id: 'known' })
+    await seedPublicationShop(engine)
     for (const source_id of ['new', 'known']) {
       counter.reset()
       const result = await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })

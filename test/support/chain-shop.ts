@@ -89,3 +89,19 @@ export async function loyaltyChains(
     queries,
   }
 }
+
+/**
+ * A shop for a publication's chain: an AUTO_UPDATE campaign "Welcome" with 5 free codes made, and
+ * a customer "known" (a publication for "new" creates its customer).
+ */
+export async function seedPublicationShop(engine: Engine): Promise<void> {
+  await engine.campaigns.create({
+    name: 'Welcome',
+    campaign_type: 'DISCOUNT_COUPONS',
+    type: 'AUTO_UPDATE',
+    voucher: { type: 'DISCOUNT_VOUCHER', discount: { type: 'AMOUNT', amount_off: 100 } },
+    vouchers_count: 5,
+  })
+  await engine.asyncActions.runPending()
+  await engine.customers.create({ source_id: 'known' })
+}
