@@ -1,3 +1,4 @@
+import type { RequestMetadata } from './request-shapes'
 /**
  * `auth.createApplication`: the application's name, its family (server, client or management), its
  * scopes and allowed origins.
@@ -99,11 +100,7 @@ export interface ExportsCreateCampaignTransactionsExportParams {
   parameters?:
     | {
         fields?: string[] | undefined
-        filters?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
+        filters?: RequestMetadata | undefined
       }
     | undefined
 }
@@ -113,11 +110,7 @@ export interface ExportsCreateParams {
     | {
         order?: 'created_at' | 'id' | '-created_at' | '-id' | undefined
         fields?: string[] | undefined
-        filters?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
+        filters?: RequestMetadata | undefined
       }
     | undefined
 }

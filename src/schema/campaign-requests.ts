@@ -1,49 +1,15 @@
 import type {
   RequestApplicableTargets,
   RequestCampaignSettings,
+  RequestCampaignVoucher,
   RequestDiscount,
-  RequestLoyaltyCard,
+  RequestMetadata,
   RequestValidity,
 } from './request-shapes'
 
 export interface CampaignsCreateParams extends RequestCampaignSettings {
   campaign_type: 'DISCOUNT_COUPONS' | 'GIFT_VOUCHERS' | 'REFERRAL_PROGRAM' | 'LOYALTY_PROGRAM' | 'PROMOTION'
-  voucher: {
-    start_date?: string | null | undefined
-    expiration_date?: string | null | undefined
-    validity_timeframe?:
-      | {
-          duration: string
-          interval: string
-        }
-      | null
-      | undefined
-    type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
-    discount?: RequestDiscount | null | undefined
-    gift?:
-      | {
-          amount: number
-          effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-        }
-      | null
-      | undefined
-    loyalty_card?: RequestLoyaltyCard | null | undefined
-    redemption?:
-      | {
-          quantity?: number | null | undefined
-        }
-      | undefined
-    code_config?:
-      | {
-          pattern?: string | undefined
-          length?: number | undefined
-          charset?: string | undefined
-          prefix?: string | undefined
-          postfix?: string | undefined
-        }
-      | undefined
-    is_referral_code?: boolean | undefined
-  }
+  voucher: RequestCampaignVoucher
   vouchers_count?: number | undefined
   referral_program?:
     | {
@@ -110,11 +76,7 @@ export interface PromotionsCreateParams extends RequestCampaignSettings {
         discount: RequestDiscount
       }
       hierarchy?: number | undefined
-      metadata?:
-        | {
-            [x: string]: unknown
-          }
-        | undefined
+      metadata?: RequestMetadata | undefined
     }[]
   }
 }
@@ -128,11 +90,7 @@ export interface PromotionsTiersCreateParams extends RequestValidity {
     discount: RequestDiscount
   }
   hierarchy?: number | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface PromotionsStacksCreateParams {
   name: string
@@ -164,21 +122,14 @@ export interface ValidationRulesCreateParams {
   name: string
   type?: 'expression' | 'basic' | 'advanced' | 'complex' | undefined
   context_type?: string | undefined
-  rules: {
-    [x: string]: unknown
-  }
+  rules: RequestMetadata
   error?:
     | {
         message: string
       }
     | null
     | undefined
-  bundle_rules?:
-    | {
-        [x: string]: unknown
-      }
-    | null
-    | undefined
+  bundle_rules?: RequestMetadata | null | undefined
   applicable_to?:
     | {
         included?: RequestApplicableTargets | undefined
@@ -186,11 +137,7 @@ export interface ValidationRulesCreateParams {
         included_all?: boolean | undefined
       }
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 /** Both body forms: `related_object_type` + `related_object_id`, or the SDK's `{voucher: id}`. */
 export type ValidationRulesCreateAssignmentParams =

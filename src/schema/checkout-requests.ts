@@ -2,6 +2,7 @@ import type {
   RequestAddress,
   RequestCustomer,
   RequestItems,
+  RequestMetadata,
   RequestOrder,
   RequestQualificationScenario,
 } from './request-shapes'
@@ -51,11 +52,7 @@ export interface ValidationsValidateStackableParams {
       }
     | undefined
   tracking_id?: string | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   options?:
     | {
         expand?: ('redemption' | 'category' | 'order' | 'redeemable')[] | undefined
@@ -74,11 +71,7 @@ export interface RedemptionsRollbackParams {
         source_id?: string | null | undefined
       }
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export type RedemptionsRollbackStackableParams = RedemptionsRollbackParams
 
@@ -97,11 +90,7 @@ export interface QualificationsCheckEligibilityParams {
       }
     | undefined
   tracking_id?: string | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface QualificationsBestStackParams {
   customer?: RequestCustomer | undefined
@@ -113,11 +102,7 @@ export interface QualificationsBestStackParams {
     initial_amount?: number | null | undefined
     discount_amount?: number | null | undefined
     items?: RequestItems | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   redeemables?:
     | (
@@ -138,11 +123,7 @@ export interface QualificationsBestStackParams {
         filters?: unknown
       }
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface LoyaltiesQualificationsParams {
   customer: {
@@ -154,11 +135,7 @@ export interface LoyaltiesQualificationsParams {
     birthdate?: string | null | undefined
     address?: RequestAddress | null | undefined
     description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   order: {
     id?: string | undefined
@@ -168,10 +145,6 @@ export interface LoyaltiesQualificationsParams {
     initial_amount?: number | null | undefined
     discount_amount?: number | null | undefined
     items?: RequestItems | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
 }

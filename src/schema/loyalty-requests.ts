@@ -1,8 +1,8 @@
 import type {
   RequestAddress,
   RequestCampaignSettings,
-  RequestDiscount,
-  RequestLoyaltyCard,
+  RequestCampaignVoucher,
+  RequestMetadata,
   RequestMetadataPoints,
   RequestOrder,
   RequestPointsMapping,
@@ -13,44 +13,7 @@ import type {
 export interface LoyaltiesCreateParams extends RequestCampaignSettings {
   campaign_type?: 'LOYALTY_PROGRAM' | undefined
   vouchers_count?: number | undefined
-  voucher?:
-    | {
-        start_date?: string | null | undefined
-        expiration_date?: string | null | undefined
-        validity_timeframe?:
-          | {
-              duration: string
-              interval: string
-            }
-          | null
-          | undefined
-        type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
-        discount?: RequestDiscount | null | undefined
-        gift?:
-          | {
-              amount: number
-              effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-            }
-          | null
-          | undefined
-        loyalty_card?: RequestLoyaltyCard | null | undefined
-        redemption?:
-          | {
-              quantity?: number | null | undefined
-            }
-          | undefined
-        code_config?:
-          | {
-              pattern?: string | undefined
-              length?: number | undefined
-              charset?: string | undefined
-              prefix?: string | undefined
-              postfix?: string | undefined
-            }
-          | undefined
-        is_referral_code?: boolean | undefined
-      }
-    | undefined
+  voucher?: RequestCampaignVoucher | undefined
   loyalty_tiers_expiration?:
     | {
         qualification_type: 'BALANCE' | 'POINTS_IN_PERIOD'
@@ -77,11 +40,7 @@ export interface LoyaltiesCreateParams extends RequestCampaignSettings {
       }
     | null
     | undefined
-  access_settings?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  access_settings?: RequestMetadata | undefined
 }
 export interface LoyaltiesListParams {
   limit?: string | number | undefined
@@ -98,19 +57,11 @@ export interface LoyaltiesCreateMemberParams {
     birthdate?: string | null | undefined
     address?: RequestAddress | null | undefined
     description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   voucher?: string | undefined
   source_id?: string | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   channel?: string | undefined
 }
 export type LoyaltiesCreateRewardAssignmentsParams = {
@@ -119,11 +70,7 @@ export type LoyaltiesCreateRewardAssignmentsParams = {
 }[]
 /** The earning rules to create, together. */
 export type LoyaltiesCreateEarningRuleParams = {
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   start_date?: string | null | undefined
   expiration_date?: string | null | undefined
   validity_timeframe?:
@@ -235,11 +182,7 @@ export type LoyaltiesCreateTiersParams = {
   }
   earning_rules?: RequestPointsMapping | undefined
   rewards?: RequestPointsMapping | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }[]
 export type LoyaltiesListTiersParams = LoyaltiesListParams
 export interface LoyaltiesRedeemRewardParams {
@@ -248,11 +191,7 @@ export interface LoyaltiesRedeemRewardParams {
     points?: number | undefined
   }
   order?: RequestOrder | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 
 export interface RewardsCreateParams {
@@ -286,11 +225,7 @@ export interface RewardsCreateParams {
         description?: string | undefined
       }
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface RewardsCreateAssignmentParams {
   campaign: string

@@ -1,12 +1,8 @@
-import type { RequestAddress } from './request-shapes'
+import type { RequestAddress, RequestMetadata } from './request-shapes'
 
 export interface ReferralsPublishParams {
   count?: number | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   source_id?: string | undefined
   voucher?: string | undefined
   customer: {
@@ -18,11 +14,7 @@ export interface ReferralsPublishParams {
     birthdate?: string | null | undefined
     address?: RequestAddress | null | undefined
     description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   channel?: string | undefined
 }

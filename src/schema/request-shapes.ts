@@ -1,3 +1,6 @@
+/** Free-form metadata as requests carry it (checked against metadata schemas where defined). */
+export type RequestMetadata = { [x: string]: unknown }
+
 /** An order as requests carry it (validations, redemptions, qualifications, orders). */
 export type RequestOrder = {
   id?: string | undefined
@@ -6,56 +9,8 @@ export type RequestOrder = {
   amount?: number | null | undefined
   initial_amount?: number | null | undefined
   discount_amount?: number | null | undefined
-  items?:
-    | {
-        sku_id?: string | null | undefined
-        product_id?: string | null | undefined
-        related_object?: 'product' | 'sku' | undefined
-        source_id?: string | null | undefined
-        quantity?: string | number | null | undefined
-        amount?: number | null | undefined
-        discount_amount?: number | null | undefined
-        price?: number | null | undefined
-        product?:
-          | {
-              id?: string | undefined
-              source_id?: string | null | undefined
-              override?: boolean | undefined
-              name?: string | null | undefined
-              metadata?:
-                | {
-                    [x: string]: unknown
-                  }
-                | undefined
-              price?: number | null | undefined
-            }
-          | undefined
-        sku?:
-          | {
-              id?: string | undefined
-              source_id?: string | null | undefined
-              override?: boolean | undefined
-              sku?: string | null | undefined
-              price?: number | null | undefined
-              metadata?:
-                | {
-                    [x: string]: unknown
-                  }
-                | undefined
-            }
-          | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
-      }[]
-    | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  items?: RequestItems | undefined
+  metadata?: RequestMetadata | undefined
 }
 
 /** The lines of an order as requests carry them. */
@@ -74,11 +29,7 @@ export type RequestItems = {
         source_id?: string | null | undefined
         override?: boolean | undefined
         name?: string | null | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
+        metadata?: RequestMetadata | undefined
         price?: number | null | undefined
       }
     | undefined
@@ -89,18 +40,10 @@ export type RequestItems = {
         override?: boolean | undefined
         sku?: string | null | undefined
         price?: number | null | undefined
-        metadata?:
-          | {
-              [x: string]: unknown
-            }
-          | undefined
+        metadata?: RequestMetadata | undefined
       }
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }[]
 
 /** What a discount applies to (`applicable_to.included`, `.excluded`). */
@@ -199,11 +142,7 @@ export type RequestCustomer = {
     | null
     | undefined
   description?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 
 /** A loyalty card definition (points and their expiration rules). */
@@ -335,11 +274,7 @@ export interface RequestValidity {
 export interface RequestCampaignSettings extends RequestValidity {
   category?: string | null | undefined
   category_id?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   activity_duration_after_publishing?: string | null | undefined
   auto_join?: boolean | undefined
   join_once?: boolean | undefined
@@ -348,4 +283,44 @@ export interface RequestCampaignSettings extends RequestValidity {
   name: string
   description?: string | null | undefined
   type?: 'AUTO_UPDATE' | 'STATIC' | undefined
+}
+
+/** A gift card's credits as requests set them. */
+export type RequestGift = {
+  amount: number
+  effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
+}
+
+/** How many times a code may be redeemed. */
+export type RequestRedemptionLimit = {
+  quantity?: number | null | undefined
+}
+
+/** How codes are generated. */
+export type RequestCodeConfig = {
+  pattern?: string | undefined
+  length?: number | undefined
+  charset?: string | undefined
+  prefix?: string | undefined
+  postfix?: string | undefined
+}
+
+/** The template of a campaign's codes (`campaign.voucher`). */
+export type RequestCampaignVoucher = {
+  start_date?: string | null | undefined
+  expiration_date?: string | null | undefined
+  validity_timeframe?:
+    | {
+        duration: string
+        interval: string
+      }
+    | null
+    | undefined
+  type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
+  discount?: RequestDiscount | null | undefined
+  gift?: RequestGift | null | undefined
+  loyalty_card?: RequestLoyaltyCard | null | undefined
+  redemption?: RequestRedemptionLimit | undefined
+  code_config?: RequestCodeConfig | undefined
+  is_referral_code?: boolean | undefined
 }

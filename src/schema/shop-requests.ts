@@ -1,4 +1,4 @@
-import type { RequestAddress, RequestCustomer, RequestItems } from './request-shapes'
+import type { RequestAddress, RequestCustomer, RequestItems, RequestMetadata } from './request-shapes'
 
 export interface CustomersCreateParams {
   id?: string | undefined
@@ -9,11 +9,7 @@ export interface CustomersCreateParams {
   birthdate?: string | null | undefined
   address?: RequestAddress | null | undefined
   description?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface CustomersListActivityParams {
   limit?: string | number | undefined
@@ -39,11 +35,7 @@ export interface ProductsCreateParams {
   price?: number | null | undefined
   attributes?: string[] | undefined
   image_url?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface ProductsCreateSkuParams {
   sku?: string | null | undefined
@@ -56,11 +48,7 @@ export interface ProductsCreateSkuParams {
       }
     | undefined
   image_url?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export interface ProductsListSkusParams {
   limit?: string | number | undefined
@@ -90,11 +78,7 @@ export type EventsCreateParams = {
     birthdate?: string | null | undefined
     address?: RequestAddress | null | undefined
     description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   referral?:
     | {
@@ -109,11 +93,7 @@ export type EventsCreateParams = {
       }
     | null
     | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 } & {
   event?: string
 }
@@ -127,10 +107,6 @@ export interface OrdersCreateParams {
   initial_amount?: number | null | undefined
   discount_amount?: number | null | undefined
   items?: RequestItems | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
 export type OrdersUpdateParams = OrdersCreateParams

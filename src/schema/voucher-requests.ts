@@ -1,37 +1,24 @@
-import type { RequestAddress, RequestDiscount, RequestLoyaltyCard, RequestValidity } from './request-shapes'
+import type {
+  RequestAddress,
+  RequestCodeConfig,
+  RequestDiscount,
+  RequestGift,
+  RequestLoyaltyCard,
+  RequestMetadata,
+  RequestRedemptionLimit,
+  RequestValidity,
+} from './request-shapes'
 
 export interface VouchersCreateParams extends RequestValidity {
   active?: boolean | null | undefined
   additional_info?: string | null | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
   type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
   discount?: RequestDiscount | null | undefined
-  gift?:
-    | {
-        amount: number
-        effect?: 'APPLY_TO_ORDER' | 'APPLY_TO_ITEMS' | undefined
-      }
-    | null
-    | undefined
+  gift?: RequestGift | null | undefined
   loyalty_card?: RequestLoyaltyCard | null | undefined
-  redemption?:
-    | {
-        quantity?: number | null | undefined
-      }
-    | undefined
-  code_config?:
-    | {
-        pattern?: string | undefined
-        length?: number | undefined
-        charset?: string | undefined
-        prefix?: string | undefined
-        postfix?: string | undefined
-      }
-    | undefined
+  redemption?: RequestRedemptionLimit | undefined
+  code_config?: RequestCodeConfig | undefined
   is_referral_code?: boolean | undefined
   code?: string | undefined
   campaign?: string | null | undefined
@@ -41,9 +28,7 @@ export interface VouchersCreateParams extends RequestValidity {
 }
 export type VouchersBulkUpdateParams = {
   code: string
-  metadata: {
-    [x: string]: unknown
-  }
+  metadata: RequestMetadata
 }[]
 
 export interface PublicationsCreateParams {
@@ -56,11 +41,7 @@ export interface PublicationsCreateParams {
     birthdate?: string | null | undefined
     address?: RequestAddress | null | undefined
     description?: string | null | undefined
-    metadata?:
-      | {
-          [x: string]: unknown
-        }
-      | undefined
+    metadata?: RequestMetadata | undefined
   }
   voucher?: string | undefined
   campaign?:
@@ -72,9 +53,5 @@ export interface PublicationsCreateParams {
     | undefined
   source_id?: string | undefined
   channel?: string | undefined
-  metadata?:
-    | {
-        [x: string]: unknown
-      }
-    | undefined
+  metadata?: RequestMetadata | undefined
 }
