@@ -6,7 +6,6 @@ import {
   credit,
   creditPending,
   expire,
-  expiryDay,
   refund,
   type SpendResult,
   spend,
@@ -17,8 +16,10 @@ import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
-import { type CardSlot, type CardState, emptySlot, loading, refreshSpendable, remember, slotsOf } from './card-slots'
-import { applyPhase, covered, listPhase, readMore, readMoreExpiring, SPEND_PAGE, unclaimed } from './spending-order'
+import { type CardSlot, type CardState, emptySlot, loading, remember, slotsOf } from './card-slots'
+import { changeCard, decrementBucket, putBucket, writeWhole } from './card-writes'
+import { afterTaking, noteExpiring, refreshNextExpiration } from './next-expiration'
+import { applyPhase, covered, listPhase, readMore, SPEND_PAGE, unclaimed } from './spending-order'
 
 export type { CardState } from './card-slots'
 export { SPEND_PAGE } from './spending-order'
@@ -513,200 +514,4 @@ export async function refundCard(
 export function prefetchSpending(tx: Tx, card: CardState): void {
   const slot = slotOf(tx, card)
   if (!slot.scan.started) void startEarly(readMore(tx, slot))
-}
-
-/**
- * After a spend: the card's next expiration. Points taken from the day it names come off its
- * points; when that day is emptied (or the stored day is not the soonest any more), the next day
- * is read from the spending order (`refreshNextExpiration`).
- */
-async function afterTaking(tx: Tx, slot: CardSlot, taken: readonly TakenPoints[]): Promise<void> {
-  const tz = tx.ctx.config.timezone
-  const lc = slot.voucher.loyalty_card
-  const day = lc?.next_expiration_date ?? null
-  let atDay = 0
-  let elsewhere = false
-  for (const t of taken) {
-    const b = slot.byId.get(t.bucketId) as PointsBucket
-    if (b.expires_at === null) continue
-    const d = expiryDay(b.expires_at, tz)
-    if (d === day) atDay += t.points
-    else if (day === null || d < day) elsewhere = true
-  }
-  if (!elsewhere && (day === null || (lc?.next_expiration_points ?? 0) - atDay > 0)) {
-    if (atDay > 0) changeCard(tx, slot, { 'loyalty_card.next_expiration_points': -atDay })
-    return
-  }
-  await refreshNextExpiration(tx, slot)
-}
-
-/**
- * Sets the card's next expiration from the spending order: the soonest day on which spendable
- * points expire and how many, reading on until that day's buckets are all read.
- */
-async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<void> {
-  const tz = tx.ctx.config.timezone
-  const now = tx.now.getTime()
-  for (;;) {
-    let day: string | null = null
-    for (const b of slot.buckets) {
-      if (b.status !== 'ACTIVE' || b.remaining <= 0 || b.expires_at === null || Date.parse(b.expires_at) <= now)
-        continue
-      const d = expiryDay(b.expires_at, tz)
-      if (day === null || d < day) day = d
-    }
-    // The day is complete once a stored bucket of a later day has been read, or the expiring ones ran out.
-    const complete =
-      slot.scan.expiringDone ||
-      (day !== null &&
-        slot.buckets.some(
-          (b) =>
-            slot.storedBuckets.has(b.id) &&
-            b.expires_at !== null &&
-            Date.parse(b.expires_at) > now &&
-            expiryDay(b.expires_at, tz) > (day as string),
-        ))
-    if (complete || !(await readMoreExpiring(tx, slot))) {
-      let points = 0
-      for (const b of slot.buckets) {
-        if (b.status === 'ACTIVE' && b.expires_at !== null && Date.parse(b.expires_at) > now) {
-          if (expiryDay(b.expires_at, tz) === day) points += b.remaining
-        }
-      }
-      changeCard(tx, slot, {}, undefined, {
-        'loyalty_card.next_expiration_date': day,
-        'loyalty_card.next_expiration_points': day === null ? null : points,
-      })
-      return
-    }
-  }
-}
-
-/**
- * A bucket that became spendable (credited, activated, refunded) moves the next expiration when it
- * expires on the day the card names (its points add up) or sooner (it becomes the day). Decided on
- * the card as this transaction sees it; the day is a `set`, its points an increment.
- */
-function noteExpiring(tx: Tx, slot: CardSlot, bucket: PointsBucket, points: number): void {
-  if (bucket.expires_at === null || points <= 0 || Date.parse(bucket.expires_at) <= tx.now.getTime()) return
-  const d = expiryDay(bucket.expires_at, tx.ctx.config.timezone)
-  const day = slot.voucher.loyalty_card?.next_expiration_date ?? null
-  if (day === d) changeCard(tx, slot, { 'loyalty_card.next_expiration_points': points })
-  else if (day === null || d < day)
-    changeCard(tx, slot, {}, undefined, {
-      'loyalty_card.next_expiration_date': d,
-      'loyalty_card.next_expiration_points': points,
-    })
-}
-
-/** A bucket this transaction writes whole (its state changes other than by a spend). */
-function putBucket(tx: Tx, slot: CardSlot, next: PointsBucket): void {
-  slot.byId.set(next.id, next)
-  slot.buckets = slot.buckets.map((b) => (b.id === next.id ? next : b))
-  const increment = slot.bucketIncrements.get(next.id)
-  if (increment) {
-    tx.withdraw(increment)
-    slot.bucketIncrements.delete(next.id)
-  }
-  const stored = slot.storedBuckets.get(next.id)
-  if (slot.puts.has(next.id) || !stored) {
-    // An insert of this transaction: `update` finds it and replaces it.
-    tx.update('points_buckets', stored ?? { value: next, version: 0 }, next)
-  } else tx.update('points_buckets', stored, next)
-  slot.puts.add(next.id)
-}
-
-/** Takes `points` from a bucket: a guarded decrement of a stored one, or a rewrite of one written here. */
-function decrementBucket(tx: Tx, slot: CardSlot, before: PointsBucket, points: number): void {
-  const remaining = before.remaining - points
-  const next: PointsBucket = { ...before, remaining, status: remaining === 0 ? 'SPENT' : before.status }
-  if (slot.puts.has(before.id)) {
-    putBucket(tx, slot, next)
-    return
-  }
-  slot.byId.set(next.id, next)
-  slot.buckets = slot.buckets.map((b) => (b.id === next.id ? next : b))
-  const guard: Guard = remaining === 0 ? { min: 0, max: 0 } : { min: 0 }
-  const set = remaining === 0 ? { status: 'SPENT' } : undefined
-  const known = slot.bucketIncrements.get(next.id)
-  if (known) {
-    known.by.remaining = (known.by.remaining ?? 0) - points
-    known.guard = { remaining: guard }
-    if (set) known.set = set
-    else delete known.set
-    return
-  }
-  tx.increment(
-    'points_buckets',
-    next.id,
-    { remaining: -points },
-    { guard: { remaining: guard }, ...(set ? { set } : {}) },
-  )
-  slot.bucketIncrements.set(next.id, tx.writes[tx.writes.length - 1] as Extract<Write, { op: 'increment' }>)
-}
-
-/**
- * Changes the card: the numbers in `by` added, the fields in `set` assigned (dotted paths). The card
- * this transaction sees moves at once; the store gets one increment of the card per transaction
- * (changes merge into it), or the card's whole next version when it is written whole.
- */
-function changeCard(
-  tx: Tx,
-  slot: CardSlot,
-  by: Record<string, number>,
-  guard?: Record<string, Guard>,
-  set: Record<string, unknown> = {},
-): void {
-  let v = slot.voucher
-  for (const [path, n] of Object.entries(by)) v = withPath(v, path, (x) => (typeof x === 'number' ? x : 0) + n)
-  for (const [path, x] of Object.entries(set)) v = withPath(v, path, () => x)
-  slot.voucher = slot.whole || slot.stored.version === 0 ? v : { ...v, updated_at: tx.nowIso }
-  refreshSpendable(slot)
-  if (slot.whole) {
-    writeWhole(tx, slot)
-    return
-  }
-  const write = slot.cardWrite
-  if (!write) {
-    tx.increment(
-      'vouchers',
-      slot.voucher.id,
-      { ...by },
-      {
-        ...(guard ? { guard: { ...guard } } : {}),
-        set: { ...set, updated_at: tx.nowIso },
-      },
-    )
-    slot.cardWrite = tx.writes[tx.writes.length - 1] as Extract<Write, { op: 'increment' }>
-    return
-  }
-  const sets = write.set ?? {}
-  for (const [path, n] of Object.entries(by)) {
-    // A field this transaction already assigns takes the sum in its assignment.
-    if (path in sets) sets[path] = (typeof sets[path] === 'number' ? (sets[path] as number) : 0) + n
-    else write.by[path] = (write.by[path] ?? 0) + n
-  }
-  for (const [path, x] of Object.entries(set)) {
-    delete write.by[path]
-    sets[path] = x
-  }
-  write.set = sets
-  if (guard) write.guard = { ...(write.guard ?? {}), ...guard }
-}
-
-function writeWhole(tx: Tx, slot: CardSlot): void {
-  // A card inserted in this transaction keeps `updated_at` null; for it `update` replaces the insert.
-  const next = slot.stored.version === 0 ? slot.voucher : { ...slot.voucher, updated_at: tx.nowIso }
-  slot.voucher = next
-  tx.update('vouchers', slot.stored, next)
-}
-
-/** A copy of `value` with the dotted `path` replaced by `change` of what it held. */
-function withPath<T>(value: T, path: string, change: (x: unknown) => unknown): T {
-  const [head, ...rest] = path.split('.') as [string, ...string[]]
-  const obj = (value ?? {}) as Record<string, unknown>
-  return {
-    ...obj,
-    [head]: rest.length === 0 ? change(obj[head]) : withPath(obj[head], rest.join('.'), change),
-  } as T
 }
