@@ -4,7 +4,9 @@ import type {
   RequestCampaignVoucher,
   RequestDiscount,
   RequestMetadata,
+  RequestTimeframe,
   RequestValidity,
+  RequestValidityHours,
 } from './request-shapes'
 
 export interface CampaignsCreateParams extends RequestCampaignSettings {
@@ -51,24 +53,9 @@ export interface PromotionsCreateParams extends RequestCampaignSettings {
       validation_rules?: string[] | undefined
       start_date?: string | null | undefined
       expiration_date?: string | null | undefined
-      validity_timeframe?:
-        | {
-            duration: string
-            interval: string
-          }
-        | null
-        | undefined
+      validity_timeframe?: RequestTimeframe | null | undefined
       validity_day_of_week?: number[] | null | undefined
-      validity_hours?:
-        | {
-            daily: {
-              start_time: string
-              expiration_time: string
-              days_of_week: number[]
-            }[]
-          }
-        | null
-        | undefined
+      validity_hours?: RequestValidityHours | null | undefined
       active?: boolean | null | undefined
       name: string
       banner?: string | null | undefined

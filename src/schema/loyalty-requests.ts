@@ -8,6 +8,8 @@ import type {
   RequestPointsMapping,
   RequestProportionalPoints,
   RequestRewardParameters,
+  RequestTimeframe,
+  RequestValidityHours,
 } from './request-shapes'
 
 export interface LoyaltiesCreateParams extends RequestCampaignSettings {
@@ -73,24 +75,9 @@ export type LoyaltiesCreateEarningRuleParams = {
   metadata?: RequestMetadata | undefined
   start_date?: string | null | undefined
   expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
+  validity_timeframe?: RequestTimeframe | null | undefined
   validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
+  validity_hours?: RequestValidityHours | null | undefined
   active?: boolean | null | undefined
   event: string
   validation_rule_id?: string | null | undefined

@@ -247,28 +247,21 @@ export type RequestQualificationScenario =
   | 'PROMOTION_STACKS'
   | 'PRODUCTS_BY_CUSTOMER'
   | 'PRODUCTS_DISCOUNT_BY_CUSTOMER'
+/** A recurring window of validity (`validity_timeframe`): `duration` active every `interval` (ISO 8601). */
+export type RequestTimeframe = { duration: string; interval: string }
+
+/** Hours of validity on given days of the week (`validity_hours`). */
+export type RequestValidityHours = {
+  daily: { start_time: string; expiration_time: string; days_of_week: number[] }[]
+}
+
 /** When a campaign, tier or code is valid, as requests that create one carry it. */
 export interface RequestValidity {
   start_date?: string | null | undefined
   expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
+  validity_timeframe?: RequestTimeframe | null | undefined
   validity_day_of_week?: number[] | null | undefined
-  validity_hours?:
-    | {
-        daily: {
-          start_time: string
-          expiration_time: string
-          days_of_week: number[]
-        }[]
-      }
-    | null
-    | undefined
+  validity_hours?: RequestValidityHours | null | undefined
 }
 /** The settings every kind of campaign takes at creation (discount, promotion, loyalty). */
 export interface RequestCampaignSettings extends RequestValidity {
@@ -309,13 +302,7 @@ export type RequestCodeConfig = {
 export type RequestCampaignVoucher = {
   start_date?: string | null | undefined
   expiration_date?: string | null | undefined
-  validity_timeframe?:
-    | {
-        duration: string
-        interval: string
-      }
-    | null
-    | undefined
+  validity_timeframe?: RequestTimeframe | null | undefined
   type?: 'DISCOUNT_VOUCHER' | 'GIFT_VOUCHER' | 'LOYALTY_CARD' | undefined
   discount?: RequestDiscount | null | undefined
   gift?: RequestGift | null | undefined
