@@ -5,7 +5,22 @@ import type { PipelineResult, RedeemableSubject } from '../../rules/redeemables'
 import type { StackableRequest } from '../../schema/stackable'
 import type { Guard, Store, Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
+import {
+  counterBy,
+  EXPIRED_BATCH,
+  type Held,
+  held,
+  lockCounts,
+  minus,
+  NONE,
+  readExpiredLocks,
+  releasedBy,
+  releaseLockRows,
+  sum,
+} from '../vouchers/lock-counts'
 import { isUnlimitedCoupon } from './redemption-counters'
+
+export { EXPIRED_BATCH, type Held, lockCounts, readExpiredLocks, releasedBy }
 
 /*
  * Session locks as a guarded counter (docs/storage.md#session-locks). A code's counted locks live in
@@ -30,30 +45,11 @@ const UNIT_MS: Record<TtlUnit, number> = {
   NANOSECONDS: 0.000001,
 }
 
-/** How many expired locks of one code a request releases at most before it decides. */
-export const EXPIRED_BATCH = 100
-
 export interface SessionResult {
   key: string
   type: 'LOCK'
   ttl: number
   ttl_unit: TtlUnit
-}
-
-/** What locks hold: uses, gift credits, points (stored on the code with the credits and points negated). */
-export interface Held {
-  count: number
-  credits: number
-  points: number
-}
-
-const NONE: Held = { count: 0, credits: 0, points: 0 }
-
-/** What a code's counted locks hold. */
-export function lockCounts(voucher: Voucher): Held {
-  const stored = voucher.session_locks
-  if (!stored) return NONE
-  return { count: stored.count ?? 0, credits: -(stored.minus_credits ?? 0), points: -(stored.minus_points ?? 0) }
 }
 
 /** `held` as the code stores it. */
@@ -64,23 +60,6 @@ export function storedLocks(held: Held): SessionLockCounts {
 /** The id of a session's lock on a code: one row per (code, key), so two concurrent inserts of it conflict. */
 export function lockId(voucherId: string, key: string): string {
   return `${ID_PREFIX.session}${voucherId}:${key}`
-}
-
-/** What a lock row holds in its code's counter: nothing once released, or when it was never counted. */
-function held(row: ValidationSession): Held {
-  if (row.released_at !== null || row.counted !== true) return NONE
-  return { count: 1, credits: row.credits, points: row.points }
-}
-
-function minus(a: Held, b: Held): Held {
-  return { count: a.count - b.count, credits: a.credits - b.credits, points: a.points - b.points }
-}
-
-function sum(rows: readonly ValidationSession[]): Held {
-  return rows.reduce((acc, r) => {
-    const h = held(r)
-    return { count: acc.count + h.count, credits: acc.credits + h.credits, points: acc.points + h.points }
-  }, NONE)
 }
 
 /** The request's locks as loaded (docs/storage.md#session-locks). */
@@ -109,27 +88,6 @@ export function mayBeRefusedByLocks(voucher: Voucher, others: Held): boolean {
   return others.credits > 0 || others.points > 0
 }
 
-/** A code's expired, unreleased locks, oldest first, a bounded batch through the expiry index. */
-export async function readExpiredLocks(
-  store: Store,
-  voucherId: string,
-  now: Date,
-  ownKey: string | undefined,
-): Promise<Stored<ValidationSession>[]> {
-  const page = await store.sessions.list({
-    // A lock has expired at its `expires_at` itself (before is strict: one millisecond on).
-    where: {
-      voucher_id: voucherId,
-      released_at: null,
-      expires_at: { before: new Date(now.getTime() + 1).toISOString() },
-    },
-    order: { field: 'expires_at', direction: 'asc' },
-    limit: EXPIRED_BATCH,
-    count: false,
-  })
-  return page.data.filter((s) => s.value.key !== ownKey && s.value.counted === true)
-}
-
 /**
  * The code as the decision sees it: its counted locks less the request's own lock and the expired
  * locks its commit releases, so `session_locks` holds what other live sessions reserve. The
@@ -148,23 +106,10 @@ export function othersLocks(voucher: Voucher, locks: LoadedLocks): Held {
  */
 export function releaseLocksOf(tx: Tx, voucherId: string, locks: LoadedLocks): Held {
   const own = locks.own.get(voucherId)
-  const rows = [...(own && own.value.released_at === null ? [own] : []), ...(locks.expired.get(voucherId) ?? [])]
-  for (const row of rows) tx.update('sessions', row, { ...row.value, released_at: tx.nowIso })
-  return sum(rows.map((r) => r.value))
-}
-
-/** The increment of a code's counter by `by` (its fields that are not 0). */
-function counterBy(by: Held): Record<string, number> {
-  const out: Record<string, number> = {}
-  if (by.count !== 0) out['session_locks.count'] = by.count
-  if (by.credits !== 0) out['session_locks.minus_credits'] = -by.credits
-  if (by.points !== 0) out['session_locks.minus_points'] = -by.points
-  return out
-}
-
-/** The increment that takes released locks out of a code's counter. */
-export function releasedBy(released: Held): Record<string, number> {
-  return counterBy(minus(NONE, released))
+  return releaseLockRows(tx, [
+    ...(own && own.value.released_at === null ? [own] : []),
+    ...(locks.expired.get(voucherId) ?? []),
+  ])
 }
 
 /**

@@ -12,7 +12,7 @@ import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/summary-counters'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
-import { type CardSpend, type CardState, countCardUse, spendCard } from './points-ledger'
+import { type CardSpend, type CardState, countCardUse, spendablePoints, spendCard } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
 
@@ -31,6 +31,20 @@ export interface RewardRedemptionInput {
   give: (reward: Reward, ownCampaign: Campaign, customer: Customer) => Promise<Voucher | null>
   /** The card's validation-rule extras when the caller read them already. */
   extras?: RedemptionVoucherExtras
+  /**
+   * Points other sessions' live locks hold on the card, left out of what the member may spend, and
+   * the expired locks this commit releases (docs/storage.md#session-locks): the spend's guard keeps
+   * the balance at or above what stays locked. Auto-redeem, which names no card lock, leaves it out.
+   */
+  locks?: CardLocks
+}
+
+/** What sessions lock on the card as a reward redemption sees it. */
+export interface CardLocks {
+  /** Points other live sessions hold after the commit's releases. */
+  points: number
+  /** The `session_locks` fields the commit's releases move (expired locks taken out). */
+  released: Record<string, number>
 }
 
 /**
@@ -50,7 +64,13 @@ export async function recordRewardRedemption(
   if (points > 0) {
     // A guarded decrement of the card's balance (with its use) and the points taken from its buckets
     // at commit: concurrent spends all land while the points last (docs/storage.md#taking-points).
-    spent = await spendCard(tx, card, points, { use: true })
+    const locked = input.locks?.points ?? 0
+    const spendable = spendablePoints(tx, card) - locked
+    if (points > spendable) throw pointsExceeded(points, Math.max(0, spendable), locked)
+    spent = await spendCard(tx, card, points, {
+      use: true,
+      ...(input.locks ? { locks: { released: input.locks.released } } : {}),
+    })
     if (!spent.ok) throw pointsExceeded(spent.requested, spent.available)
   } else countCardUse(tx, card, 1)
   const next: Reward = {
@@ -152,7 +172,7 @@ function outOfStock(rewardId: string): EngineError {
 export function refuseWhenShort(
   tx: Tx,
   reward: Reward,
-  spend: { card: CardState; points: number; balance: number } | null,
+  spend: { card: CardState; points: number; balance: number; locked?: number } | null,
 ): void {
   if (tx.alternatives) return
   const stock = reward.type === 'MATERIAL' && reward.stock !== null
@@ -195,17 +215,40 @@ export function refuseWhenShort(
           },
         })
       }
+      // The balance less what other sessions lock (`minus_points` plus the balance) below zero: the
+      // points a lock holds, answered as the payment with points answers it.
+      const locked = spend.locked
+      const atLocks = ref('vouchers', spend.card.voucher.id, 'session_locks.minus_points')
+      if (locked !== undefined && tx.mayFail(atLocks, { min: 0 }, spend.balance - locked)) {
+        out.push({
+          when: { ...atLocks, max: -1 },
+          tolerate: others(atLocks),
+          writes: [],
+          result: (failed) => {
+            const found = failed.find((c) => c.collection === 'vouchers' && c.guard?.path === atLocks.path)
+            const available = (found?.guard?.value ?? -spend.points) + spend.points
+            throw pointsExceeded(spend.points, Math.max(0, available), -available + spend.balance)
+          },
+        })
+      }
     }
     return out
   }
 }
 
-export function pointsExceeded(requested: number, balance: number): EngineError {
+/**
+ * The refusal of a reward redemption short of points; with points locked by other sessions it says
+ * so as the payment with points does ("150 points needed, 100 available (400 locked by sessions)").
+ */
+export function pointsExceeded(requested: number, balance: number, locked = 0): EngineError {
   return new EngineError({
     code: 400,
     key: 'loyalty_card_points_exceeded',
     message: 'Loyalty card points exceeded',
-    details: `The reward needs ${requested} points; the card has ${balance} spendable`,
+    details:
+      locked > 0
+        ? `${requested} points needed, ${balance} available (${locked} locked by sessions)`
+        : `The reward needs ${requested} points; the card has ${balance} spendable`,
     path: 'reward',
   })
 }

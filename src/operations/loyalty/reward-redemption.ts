@@ -4,7 +4,7 @@ import type { Customer } from '../../model/customer'
 import type { IdempotencyRecord } from '../../model/idempotency'
 import type { Reward } from '../../model/loyalty'
 import type { CalculatedOrder } from '../../model/order'
-import type { Redemption } from '../../model/redemption'
+import type { Redemption, ValidationSession } from '../../model/redemption'
 import type { ValidationRule } from '../../model/validation-rule'
 import type { Voucher } from '../../model/voucher'
 import { evaluateValidationRule, redeemableLabel } from '../../rules/conditions'
@@ -18,6 +18,7 @@ import { startEarly } from '../kernel/early-reads'
 import { withIdempotency } from '../kernel/idempotency-keys'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, type Tx } from '../kernel/unit-of-work'
+import { lockCounts, readExpiredLocks, releasedBy, releaseLockRows } from '../vouchers/lock-counts'
 import { withoutBookkeeping } from '../vouchers/public-redemption'
 import { voucherExtras, withExtras } from '../vouchers/redeemed-voucher'
 import { loadPrograms } from './cascade'
@@ -25,7 +26,7 @@ import { afterPointsChanged, giveReward, takeBackCredit } from './earn-points'
 import { memberStanding, memberTier } from './member-tiers'
 import { memberCard } from './members'
 import { loadCard, spendablePoints } from './points-ledger'
-import { pointsExceeded, recordRewardRedemption, refuseWhenShort } from './reward-records'
+import { type CardLocks, pointsExceeded, recordRewardRedemption, refuseWhenShort } from './reward-records'
 
 /**
  * `loyalties.redeemReward` (docs/concepts.md#rewards, docs/concepts.md#pay-with-points,
@@ -101,14 +102,19 @@ export async function redeemReward(
       })
     }
     const holderId = stored.value.holder_id
-    const [holder, card, , assigned] = await Promise.all([
+    // Points other sessions lock on the card stay theirs (docs/storage.md#session-locks); its expired
+    // locks, read only when some are counted, are left out and released by this commit.
+    const lockedBefore = lockCounts(stored.value).points
+    const [holder, card, , assigned, expired] = await Promise.all([
       holderId ? tx.store.customers.get(holderId) : undefined,
       // The spending order is read only for a card with points expiring: a spend of the others is
       // allocated by the store at commit (docs/storage.md#taking-points).
       loadCard(tx, stored, { spending: stored.value.loyalty_card?.next_expiration_date != null }),
       memberStanding(tx, stored.value.id),
       assignedRules(tx.store, [assignment.value.id, stored.value.id, programId]),
+      lockedBefore > 0 ? readExpiredLocks(tx.store, stored.value.id, tx.now, undefined) : [],
     ])
+    const locks = cardLocks(tx, stored.value, expired)
     if (!holder) {
       throw new EngineError({
         code: 400,
@@ -145,13 +151,14 @@ export async function redeemReward(
       order = calculateOrder(input.order)
       const paid = payWithPoints(coin, {
         remainingTotal: order.total_amount,
-        balance: spendablePoints(tx, card),
+        balance: Math.max(0, spendablePoints(tx, card) - locks.points),
         requestedPoints: input.reward.points ?? null,
         // The service interface: "When the card balance is lower than the points, only the available points are applied."
         capAtBalance: true,
       })
       if (!paid.ok) {
-        if (paid.reason === 'loyalty_card_points_exceeded') throw pointsExceeded(paid.requested, paid.balance)
+        if (paid.reason === 'loyalty_card_points_exceeded')
+          throw pointsExceeded(paid.requested, paid.balance, locks.points)
         throw EngineError.invalid('reward.points', 'must be a positive integer')
       }
       points = paid.points
@@ -180,14 +187,26 @@ export async function redeemReward(
       metadata,
       channel: { channel_id: null, channel_type: 'API' },
       extras: cardExtras,
+      locks,
       give: (given, own, customer) => giveReward(tx, given, own, customer),
     })
     // A member refused for want of stock or points is answered in the same commit (an auto-redeemed
     // reward, refused, just does not happen: the cascade decides again).
-    refuseWhenShort(tx, reward.value, { card, points, balance: stored.value.loyalty_card?.balance ?? 0 })
+    refuseWhenShort(tx, reward.value, {
+      card,
+      points,
+      balance: stored.value.loyalty_card?.balance ?? 0,
+      locked: locks.points,
+    })
     await afterPointsChanged(tx, campaign.value, card, holder.value)
     return withoutBookkeeping({ ...redemption, voucher: withExtras(card.voucher, extras) })
   })
+}
+
+/** What other sessions lock on the card, less its expired locks, which this commit releases. */
+function cardLocks(tx: Tx, card: Voucher, expired: Stored<ValidationSession>[]): CardLocks {
+  const released = releaseLockRows(tx, expired)
+  return { points: lockCounts(card).points - released.points, released: releasedBy(released) }
 }
 
 /**
