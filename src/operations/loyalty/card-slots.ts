@@ -27,6 +27,11 @@ interface Scan {
   /** The expiry (ms) of the last expiring bucket read. */
   lastExpiry: number
   expiringCursor: string | undefined
+  /**
+   * The last expiry day read further in spending order (`readDay`): the expiring buckets are read by
+   * expiry then id, and a bucket of that day not read yet may have been created earlier.
+   */
+  day: { expiry: number; last: PointsBucket | undefined; done: boolean } | undefined
   /** Every never-expiring bucket has been read. */
   neverDone: boolean
   /** The creation time (ms) of the last never-expiring bucket read. */
@@ -93,6 +98,7 @@ export function emptySlot(
       expiringDone: false,
       lastExpiry: Number.NEGATIVE_INFINITY,
       expiringCursor: undefined,
+      day: undefined,
       neverDone: false,
       lastCreated: 0,
       neverCursor: undefined,
