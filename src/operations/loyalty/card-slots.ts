@@ -64,6 +64,11 @@ export interface CardSlot extends CardState {
   scheduled: Set<string>
   /** This transaction spends from the card: its balance is guarded at zero. */
   spent: boolean
+  /**
+   * The points this transaction's `take` writes of the card take at commit, after its other writes,
+   * from the front of the spending order: a later spend that sets the next expiration counts them.
+   */
+  taking: number
 }
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
@@ -107,6 +112,7 @@ export function emptySlot(
     whole: false,
     scheduled: new Set(),
     spent: false,
+    taking: 0,
   }
   for (const row of storedRows) remember(slot, row)
   refreshSpendable(slot)

@@ -101,6 +101,11 @@ export function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Pa
   }
 }
 
+/** The buckets of a choice not covered yet (`covered`). */
+export function uncovered(slot: CardSlot, taken: readonly { bucketId: string }[]): PointsBucket[] {
+  return taken.map((t) => slot.byId.get(t.bucketId) as PointsBucket).filter((b) => !covered(slot, b))
+}
+
 /** Whether `b` is of the last expiry day read, which `readDay` can read on in spending order. */
 export function onLastDay(slot: CardSlot, b: PointsBucket): boolean {
   const { scan } = slot
@@ -131,6 +136,15 @@ export async function readDay(tx: Tx, slot: CardSlot): Promise<boolean> {
   day.last = page.data.at(-1)?.value ?? day.last
   day.done = !page.has_more
   return true
+}
+
+/**
+ * Reads on for a choice whose buckets `open` are not all covered yet: the rest of the last expiry day
+ * read when they all belong to it, else the next page of the spending order. False at the end.
+ */
+export async function readOn(tx: Tx, slot: CardSlot, open: readonly PointsBucket[]): Promise<boolean> {
+  if (open.length > 0 && open.every((b) => onLastDay(slot, b)) && (await readDay(tx, slot))) return true
+  return readMore(tx, slot)
 }
 
 export async function readMoreExpiring(tx: Tx, slot: CardSlot): Promise<boolean> {
