@@ -8,11 +8,12 @@ import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
-import type { CollectionName, Entity, ListQuery, Repository, Store, Stored, StoredRow } from '../../storage/ports'
+import type { CollectionName, Entity, Repository, Stored, StoredRow } from '../../storage/ports'
 import { loadCollections } from '../checkout/catalogue'
 import { type ExpandedRequest, type Found, loadSubjects } from '../checkout/load-subjects'
 import { isUnlimitedCoupon } from '../checkout/redemption-counters'
 import { countLocks, uncountLocks } from '../checkout/session-locks'
+import { listAll } from '../kernel/list-all'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
 
@@ -42,24 +43,6 @@ export interface BackfillSummary {
   skipped: number
   /** Pass as `starting_after` to continue; null once every row was seen. */
   next_starting_after: string | null
-}
-
-/** Every page of a list, by a declared index (a customer's orders, redemptions or rollbacks). */
-async function listAll<C extends CollectionName>(
-  store: Store,
-  collection: C,
-  query: Omit<ListQuery, 'starting_after_id' | 'limit'>,
-): Promise<Entity<C>[]> {
-  const out: Entity<C>[] = []
-  let after: string | null = null
-  do {
-    const page: { data: Stored<Entity<C>>[]; more_starting_after: string | null; has_more: boolean } = await (
-      store[collection] as unknown as { list(q: ListQuery): Promise<typeof page> }
-    ).list({ ...query, limit: 500, count: false, ...(after === null ? {} : { starting_after_id: after }) })
-    for (const s of page.data) out.push(s.value)
-    after = page.has_more ? page.more_starting_after : null
-  } while (after !== null)
-  return out
 }
 
 /**

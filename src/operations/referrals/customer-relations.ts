@@ -9,6 +9,7 @@ import {
 } from '../../rules/customer-relations'
 import { effectiveTierId } from '../../rules/tiers'
 import type { Store } from '../../storage/ports'
+import { listAll } from '../kernel/list-all'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Context } from '../kernel/unit-of-work'
 import { memberTierId } from '../loyalty/member-tiers'
@@ -47,23 +48,11 @@ export async function readCustomerRelations(
 
 /** The referrals that converted with the customer as the referee: its `customer.referred` activities. */
 async function referredActivities(store: Store, customerId: string): Promise<Conversion[]> {
-  const out: Conversion[] = []
-  let after: string | undefined
-  for (;;) {
-    const page = await store.activities.list({
-      where: { customer_id: customerId, type: 'customer.referred' },
-      order: { field: 'created_at', direction: 'asc' },
-      limit: 100,
-      count: false,
-      ...(after === undefined ? {} : { starting_after_id: after }),
-    })
-    for (const { value } of page.data) {
-      const c = conversionOf(value)
-      if (c) out.push(c)
-    }
-    if (!page.has_more || page.data.length === 0) return out
-    after = page.data.at(-1)?.value.id
-  }
+  const activities = await listAll(store, 'activities', {
+    where: { customer_id: customerId, type: 'customer.referred' },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  return activities.flatMap((a) => conversionOf(a) ?? [])
 }
 
 /**
