@@ -54,6 +54,13 @@ export interface Voucher extends Validity {
    * (docs/storage.md#session-locks). Absent: none.
    */
   session_locks?: SessionLockCounts
+  /**
+   * Stored by the engine, not part of the service interface (results leave it out): a loyalty card's
+   * tier moves, each adding the difference of the tiers' ranks times `TIER_MARK_UNIT`, so that one
+   * guard on it plus the balance holds a tier decision and its answers exactly
+   * (docs/storage.md#a-members-tier). Absent: 0.
+   */
+  tier_mark?: number
 }
 
 /**

@@ -401,6 +401,89 @@ export const MEMBER_FAMILIES: readonly Family[] = [
   },
 ]
 
+/** Tiers the tier families give the club: 10 points (one paid order) reach the first. */
+const TIERS = [
+  { name: 'Bronze', points: { from: 10, to: 99 } },
+  { name: 'Silver', points: { from: 100, to: 399 } },
+  { name: 'Gold', points: { from: 400, to: 799 } },
+  { name: 'Platinum', points: { from: 800 } },
+]
+
+/** The tier a balance qualifies for. */
+const tierFor = (balance: number) => [...TIERS].reverse().find((t) => balance >= t.points.from)?.name ?? null
+
+/** The member's tier events, in order, as `type tier`. */
+async function tierEvents(e: Engine, sourceId: string): Promise<string[]> {
+  const customer = await e.customers.get(sourceId)
+  const types = [
+    'customer.loyalty.tier.joined',
+    'customer.loyalty.tier.upgraded',
+    'customer.loyalty.tier.downgraded',
+    'customer.loyalty.tier.left',
+  ]
+  const pages = await Promise.all(
+    types.map((type) =>
+      engineContext(e).store.activities.list({ where: { customer_id: customer.id, type }, limit: 100 }),
+    ),
+  )
+  return pages
+    .flatMap((p) => p.data.map((a) => a.value))
+    .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id))
+    .map((a) => `${a.type} ${(a.data as { tier?: { name?: string } }).tier?.name}`)
+}
+
+/**
+ * A member's tier under concurrent requests (docs/storage.md#a-members-tier): moves are written with
+ * the card's increment, guarded with the balance, and the answers for another request's move or an
+ * edge crossed meanwhile ride in the commit, so the tier is the final balance's, each edge crossed
+ * announced once, in about one commit per request.
+ */
+export const TIER_FAMILIES: readonly Family[] = [
+  {
+    name: "one member's paid orders crossing tier edges",
+    async before(e, s) {
+      if (call(s) > 0) return
+      await e.loyalties.createTiers(s.club, TIERS)
+      await e.loyalties.createMember(s.club, { customer: { source_id: MEMBER } })
+    },
+    request: (e) => e.orders.create({ customer: { source_id: MEMBER }, status: 'PAID', amount: 10_000 }),
+    expected: (n) => ({ ok: n }),
+    async check(e, s, n) {
+      await cardMatchesBuckets(e, s, 10 * n, 10 * n)
+      const card = await memberCard(e, s)
+      assert.equal((await e.loyalties.getMemberTier(null, card.id))?.name ?? null, tierFor(10 * n))
+      const reached = TIERS.filter((t) => t.points.from <= 10 * n).map((t) => t.name)
+      assert.deepEqual(
+        await tierEvents(e, MEMBER),
+        reached.map((name, i) => `customer.loyalty.tier.${i === 0 ? 'joined' : 'upgraded'} ${name}`),
+      )
+    },
+  },
+  {
+    name: 'distinct members each crossing into a tier at once',
+    async before(e, s, c) {
+      if (call(s) === 0) await e.loyalties.createTiers(s.club, TIERS)
+      await e.loyalties.createMember(s.club, { customer: { source_id: c } })
+    },
+    request: (e, _s, c) => e.orders.create({ customer: { source_id: c }, status: 'PAID', amount: 10_000 }),
+    expected: (n) => ({ ok: n }),
+    async check(e, s, n) {
+      const cards = await engineContext(e).store.vouchers.list({
+        where: { campaign_id: s.club },
+        limit: 100,
+        count: true,
+      })
+      assert.equal(cards.total, n)
+      for (const { value: card } of cards.data) {
+        assert.equal(card.loyalty_card?.balance, 10)
+        assert.equal((await e.loyalties.getMemberTier(null, card.id))?.name, 'Bronze')
+        const holder = await engineContext(e).store.customers.get(card.holder_id ?? '')
+        assert.deepEqual(await tierEvents(e, holder?.value.source_id ?? ''), ['customer.loyalty.tier.joined Bronze'])
+      }
+    },
+  },
+]
+
 /** Every entity the change feed's last change names is stored as that change says, and nothing else changed. */
 export async function feedMatchesStore(store: Store): Promise<number> {
   const last = new Map<string, { op: string; version: number; value: unknown }>()
@@ -449,4 +532,4 @@ export function tally(outcomes: readonly Outcome[]): Record<Outcome, number> {
 }
 
 /** Every family the hot-rows suites race: distinct customers on shared rows, then one member's own card. */
-export const ALL_FAMILIES: readonly Family[] = [...FAMILIES, ...MEMBER_FAMILIES]
+export const ALL_FAMILIES: readonly Family[] = [...FAMILIES, ...MEMBER_FAMILIES, ...TIER_FAMILIES]

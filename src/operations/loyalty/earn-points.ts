@@ -6,7 +6,6 @@ import type { CalculatedOrder } from '../../model/order'
 import type { Voucher } from '../../model/voucher'
 import type { CascadeResult, CascadeTrigger } from '../../rules/loyalty-cascade'
 import { pointsExpiryDate } from '../../rules/points-expiry'
-import { sameTierBounds } from '../../rules/tiers'
 import { checkValidity } from '../../rules/time-validity'
 import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
@@ -23,16 +22,9 @@ import {
   emitPointsAdded,
   orderRef,
 } from './points-events'
-import {
-  type CardState,
-  creditCard,
-  creditPendingCard,
-  guardCardBalance,
-  loadCard,
-  spendablePoints,
-  spendCard,
-} from './points-ledger'
+import { type CardState, creditCard, creditPendingCard, loadCard, spendablePoints, spendCard } from './points-ledger'
 import { recordRewardRedemption } from './reward-records'
+import { guardTier } from './tier-guard'
 
 /**
  * Firing earning rules (docs/concepts.md#earning-rules, docs/behaviour.md#events): an order becoming PAID, a
@@ -220,10 +212,9 @@ async function applyCascade(
       }
     }
   }
-  // A BALANCE tier decided on the balance as read holds only while the balance stays in its range:
-  // a member's concurrent requests moving it past an edge make this one decide again.
-  if (program.tiers.length > 0 && (campaign.loyalty_tiers_expiration?.qualification_type ?? 'BALANCE') === 'BALANCE')
-    guardCardBalance(tx, card, sameTierBounds(program.tiers, result.balance))
+  // A BALANCE tier decided on the balance as read holds only while the tier held and the balance stay
+  // as it assumed; the guard's answers ride along where they are exact (docs/storage.md#a-members-tier).
+  await guardTier(tx, program, card, result)
 }
 
 /**

@@ -2,12 +2,12 @@ import { ID_PREFIX } from '../../ids'
 import type { Campaign } from '../../model/campaign'
 import type { LoyaltyTier, MemberTierState } from '../../model/loyalty'
 import { effectiveTierId, lapseInstant, type MemberTierStanding, type TierEvent } from '../../rules/tiers'
-import type { Stored } from '../../storage/ports'
+import type { Stored, Write } from '../../storage/ports'
 import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Tx } from '../kernel/unit-of-work'
-import type { CardState } from './points-ledger'
+import { type CardState, moveCardTierMark } from './points-ledger'
 
 /**
  * A member's standing in a program's tiers, stored per card (`member_tiers`, id derived from the
@@ -105,9 +105,38 @@ export async function memberStanding(tx: Tx, voucherId: string): Promise<MemberT
   return standingOf((await standingSlot(tx, voucherId)).value)
 }
 
+/** The member's standing as stored when this transaction read it (before its own tier moves). */
+export async function storedStanding(tx: Tx, voucherId: string): Promise<MemberTierStanding | null> {
+  const slot = await standingSlot(tx, voucherId)
+  return standingOf(slot.stored ? upgradeMemberTier(slot.stored.value, tx.ctx.config.timezone) : null)
+}
+
+/**
+ * A tier's rank in the program's tiers, lowest range first, from 1; 0 for none (or a tier no longer
+ * in the program). The card's tier mark moves by the difference of ranks (docs/storage.md#a-members-tier).
+ */
+export function tierRank(tiers: readonly Pick<LoyaltyTier, 'id'>[], tierId: string | null | undefined): number {
+  if (tierId == null) return 0
+  return tiers.findIndex((t) => t.id === tierId) + 1
+}
+
+/**
+ * How far apart ranks sit in the tier mark: the balance it is guarded with stays below it, so the
+ * value the guard compares (mark plus balance) names both the tier held and the balance at commit.
+ */
+export const TIER_MARK_UNIT = 2 ** 40
+
+const standingWritesOf = new WeakMap<Tx, Map<string, Set<Write>>>()
+
+/** The writes this transaction's tier moves of the card made (the standing, its events, its lapse). */
+export function standingWritesIn(tx: Tx, voucherId: string): ReadonlySet<Write> {
+  return standingWritesOf.get(tx)?.get(voucherId) ?? new Set()
+}
+
 /**
  * Writes a standing the cascade decided (`src/rules/loyalty-cascade`) and emits its tier events
- * (`customer.loyalty.tier.*`); the tier lapse is queued at the end of its expiration day.
+ * (`customer.loyalty.tier.*`); the tier lapse is queued at the end of its expiration day. The card's
+ * tier mark moves with the rank in the same commit.
  */
 export async function writeStanding(
   tx: Tx,
@@ -116,9 +145,36 @@ export async function writeStanding(
   standing: MemberTierStanding,
   events: readonly TierEvent[],
 ): Promise<void> {
-  const customerId = card.voucher.holder_id
-  if (!customerId) return
+  if (!card.voucher.holder_id) return
   const [tiers, slot] = await Promise.all([campaignTiers(tx, campaign.id), standingSlot(tx, card.voucher.id)])
+  const start = tx.writes.length
+  const next = standingWrites(tx, campaign, card, tiers, standing, events)
+  let mine = standingWritesOf.get(tx)
+  if (!mine) {
+    mine = new Map()
+    standingWritesOf.set(tx, mine)
+  }
+  const own = mine.get(card.voucher.id) ?? new Set()
+  for (const w of tx.writes.slice(start)) own.add(w)
+  mine.set(card.voucher.id, own)
+  moveCardTierMark(tx, card, (tierRank(tiers, next.tier_id) - tierRank(tiers, slot.value?.tier_id)) * TIER_MARK_UNIT)
+  slot.value = next
+}
+
+/**
+ * The writes of a tier move, into `tx.writes` and nothing else: the standing, an upsert that sets its
+ * fields (no version: the card's tier mark, guarded with the balance, orders tier moves; docs/storage.md#a-members-tier),
+ * the lapse job, the events. Returns the standing written.
+ */
+export function standingWrites(
+  tx: Tx,
+  campaign: Campaign,
+  card: CardState,
+  tiers: readonly LoyaltyTier[],
+  standing: MemberTierStanding,
+  events: readonly TierEvent[],
+): MemberTierState {
+  const customerId = card.voucher.holder_id ?? null
   const timeZone = tx.ctx.config.timezone
   const next: MemberTierState = {
     id: memberTierId(card.voucher.id),
@@ -130,12 +186,20 @@ export async function writeStanding(
     expiration: standing.expiration,
     updated_at: tx.nowIso,
   }
-  if (slot.stored) tx.update('member_tiers', slot.stored, next)
-  else {
-    tx.insert('member_tiers', next)
-    slot.stored = { value: next, version: 0 }
-  }
-  slot.value = next
+  tx.increment(
+    'member_tiers',
+    next.id,
+    {},
+    {
+      create: { ...next },
+      set: {
+        tier_id: next.tier_id,
+        previous_tier_id: next.previous_tier_id,
+        expiration: next.expiration,
+        updated_at: next.updated_at,
+      },
+    },
+  )
   // The tier lapses at the end of its expiration day, whether or not the points move again by then.
   const last = next.expiration?.expiration_date
   if (last != null)
@@ -156,4 +220,5 @@ export async function writeStanding(
       { campaign_id: campaign.id, campaign_type: campaign.campaign_type, category: 'EFFECT' },
     )
   }
+  return next
 }

@@ -184,24 +184,18 @@ export function countCardUse(tx: Tx, card: CardState, uses: number): Voucher {
 }
 
 /**
- * Guards the balance this transaction's card increment leaves within `bounds` (with the spend's own
- * guard at zero): a decision on the balance, the member's BALANCE tier, then holds at commit, and a
- * concurrent change of the card past the bounds makes this transaction decide again. A card written
- * whole is checked by its version instead; a card this transaction does not change is not guarded.
+ * The card's tier mark (`Voucher.tier_mark`) as stored when read, and the card's increment write of
+ * this transaction (absent when the card is written whole, checked by its version instead, or not
+ * changed at all).
  */
-export function guardCardBalance(tx: Tx, card: CardState, bounds: { min?: number; max?: number }): void {
+export function cardTierMark(tx: Tx, card: CardState): { read: number; write?: Extract<Write, { op: 'increment' }> } {
   const slot = slotOf(tx, card)
-  const write = slot.cardWrite
-  if (!write) return
-  const path = 'loyalty_card.balance'
-  // A later decision's bounds replace an earlier one's; a spend's floor at zero stays.
-  const min = Math.max(slot.spent ? 0 : Number.NEGATIVE_INFINITY, bounds.min ?? Number.NEGATIVE_INFINITY)
-  const guard: Guard = {
-    ...(Number.isFinite(min) ? { min } : {}),
-    ...(bounds.max !== undefined ? { max: bounds.max } : {}),
-  }
-  if (guard.min === undefined && guard.max === undefined) return
-  write.guard = { ...(write.guard ?? {}), [path]: guard }
+  return { read: slot.stored.value.tier_mark ?? 0, ...(slot.cardWrite ? { write: slot.cardWrite } : {}) }
+}
+
+/** Moves the card's tier mark with a tier move of this transaction (docs/storage.md#a-members-tier). */
+export function moveCardTierMark(tx: Tx, card: CardState, by: number): void {
+  if (by !== 0) changeCard(tx, slotOf(tx, card), { tier_mark: by })
 }
 
 /** Spendable points at the transaction's now (buckets past expiry are not, even before the sweep). */

@@ -131,10 +131,10 @@ export async function findVoucher(store: Context['store'], codeOrId: string): Pr
 
 /**
  * A code as results show it: the stored one without the engine's count of its session locks
- * (docs/storage.md#session-locks), which the service interface does not show.
+ * (docs/storage.md#session-locks) and a card's tier mark, which the service interface does not show.
  */
 export function publicVoucher<V extends Voucher>(voucher: V): V {
-  if (voucher.session_locks === undefined) return voucher
-  const { session_locks: _locks, ...rest } = voucher
+  if (voucher.session_locks === undefined && voucher.tier_mark === undefined) return voucher
+  const { session_locks: _locks, tier_mark: _mark, ...rest } = voucher
   return rest as V
 }
