@@ -187,4 +187,9 @@ export interface MemberTierState {
   previous_tier_id?: string | null
   expiration: MemberTierExpiration | null
   updated_at: DateTime
+  /**
+   * The card's tier mark (`Voucher.tier_mark`) this standing was written with, so that a card and a
+   * standing read apart are known to agree (docs/storage.md#a-members-tier). Absent: written before marks.
+   */
+  mark?: number
 }

@@ -7,7 +7,7 @@ import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Tx } from '../kernel/unit-of-work'
-import { type CardState, moveCardTierMark } from './points-ledger'
+import { type CardState, cardTierMark, moveCardTierMark } from './points-ledger'
 
 /**
  * A member's standing in a program's tiers, stored per card (`member_tiers`, id derived from the
@@ -112,6 +112,17 @@ export async function storedStanding(tx: Tx, voucherId: string): Promise<MemberT
 }
 
 /**
+ * Whether the card and the standing as read agree (read apart, a tier move may land between them):
+ * the standing names the card's tier mark it was written with; one written before marks agrees with
+ * a card that has none.
+ */
+export async function standingAgrees(tx: Tx, voucherId: string, cardMark: number): Promise<boolean> {
+  const stored = (await standingSlot(tx, voucherId)).stored
+  if (!stored) return cardMark === 0
+  return (stored.value.mark ?? 0) === cardMark
+}
+
+/**
  * A tier's rank in the program's tiers, lowest range first, from 1; 0 for none (or a tier no longer
  * in the program). The card's tier mark moves by the difference of ranks (docs/storage.md#a-members-tier).
  */
@@ -148,7 +159,10 @@ export async function writeStanding(
   if (!card.voucher.holder_id) return
   const [tiers, slot] = await Promise.all([campaignTiers(tx, campaign.id), standingSlot(tx, card.voucher.id)])
   const start = tx.writes.length
-  const next = standingWrites(tx, campaign, card, tiers, standing, events)
+  const read = await storedStanding(tx, card.voucher.id)
+  const mark =
+    cardTierMark(tx, card).read + (tierRank(tiers, standing.tier_id) - tierRank(tiers, read?.tier_id)) * TIER_MARK_UNIT
+  const next = standingWrites(tx, campaign, card, tiers, standing, events, mark)
   let mine = standingWritesOf.get(tx)
   if (!mine) {
     mine = new Map()
@@ -173,6 +187,7 @@ export function standingWrites(
   tiers: readonly LoyaltyTier[],
   standing: MemberTierStanding,
   events: readonly TierEvent[],
+  mark: number,
 ): MemberTierState {
   const customerId = card.voucher.holder_id ?? null
   const timeZone = tx.ctx.config.timezone
@@ -185,6 +200,7 @@ export function standingWrites(
     previous_tier_id: standing.previous_tier_id,
     expiration: standing.expiration,
     updated_at: tx.nowIso,
+    mark,
   }
   tx.increment(
     'member_tiers',
@@ -197,6 +213,7 @@ export function standingWrites(
         previous_tier_id: next.previous_tier_id,
         expiration: next.expiration,
         updated_at: next.updated_at,
+        mark,
       },
     },
   )

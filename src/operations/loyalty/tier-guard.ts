@@ -1,11 +1,12 @@
 import type { CascadeResult } from '../../rules/loyalty-cascade'
 import { qualifyTier, sameTierBounds, transitionTier } from '../../rules/tiers'
 import type { Guard, Write } from '../../storage/ports'
-import type { PreparedAlternative, Tx } from '../kernel/unit-of-work'
+import { type PreparedAlternative, StaleRead, type Tx } from '../kernel/unit-of-work'
 import type { LoadedProgram } from './cascade'
 import {
   campaignTiers,
   memberStanding,
+  standingAgrees,
   standingWrites,
   standingWritesIn,
   storedStanding,
@@ -51,6 +52,9 @@ export async function guardTier(tx: Tx, program: LoadedProgram, card: CardState,
     storedStanding(tx, card.voucher.id),
     memberStanding(tx, card.voucher.id),
   ])
+  // Read apart, the card and the standing may straddle another request's move: decide again on both.
+  if (!(await standingAgrees(tx, card.voucher.id, mark.read)))
+    throw new StaleRead(`vouchers/${card.voucher.id} (a tier move between the card and its standing)`)
   const readRank = tierRank(tiers, read?.tier_id)
   // The mark as stored may lag the standing (a standing written before marks were kept): the guard
   // compares with what was read, offset by the difference.
@@ -68,9 +72,8 @@ export async function guardTier(tx: Tx, program: LoadedProgram, card: CardState,
   // A later decision's answers replace an earlier one's.
   answersOf(tx).delete(card.voucher.id)
   if (!exactAnswers(program, read, readRank)) return
-  tx.hold('vouchers', card.voucher.id)
-  if (!tx.redeciding && tx.ctx.store.hostTransaction !== true && !tx.heldByOthers('vouchers', card.voucher.id)) return
-
+  // Prepared on every attempt, not only where this engine's own attempts contend on the card: a
+  // member's concurrent requests usually come through several processes, which one cannot see.
   const moves: { when: Guard; by: number; guard: Guard; writes: Write[] }[] = []
   const timeZone = tx.ctx.config.timezone
   const success = at(rank, decided)
@@ -110,7 +113,15 @@ export async function guardTier(tx: Tx, program: LoadedProgram, card: CardState,
       })
       if (!move.changed || move.standing.tier_id !== (target?.id ?? null)) continue
       const start = tx.writes.length
-      standingWrites(tx, program.campaign, card, tiers, move.standing, move.events)
+      standingWrites(
+        tx,
+        program.campaign,
+        card,
+        tiers,
+        move.standing,
+        move.events,
+        offset + targetRank * TIER_MARK_UNIT,
+      )
       moves.push({
         when,
         by: (targetRank - held) * TIER_MARK_UNIT,
