@@ -8,7 +8,8 @@ import { member, program } from './fixtures'
  * A member's BALANCE tier under their own concurrent paid orders
  * (docs/storage.md#loyalty-cards-and-their-buckets): each order decides the tier on the balance it
  * read, and guards the balance it leaves within that tier's range, so the member ends in the tier
- * their final balance qualifies for, however the orders interleave.
+ * their final balance qualifies for, however the orders interleave, each in about one commit
+ * (docs/storage.md#a-members-tier).
  */
 
 describe('sameTierBounds', () => {
