@@ -163,6 +163,76 @@ function cpuSplit(pid: number | undefined): { user: number; system: number } | n
   }
 }
 
+/** The server's /metrics as name{labels} → value (counters, gauges, histogram sums and counts). */
+async function scrape(metricsPort: number): Promise<Map<string, number>> {
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host, port: metricsPort, path: '/metrics', agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  const values = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const space = line.lastIndexOf(' ')
+    values.set(line.slice(0, space), Number(line.slice(space + 1)))
+  }
+  return values
+}
+
+/** The sum of every series of one metric (all label sets); NaN when the server has no such metric. */
+function total(values: Map<string, number>, name: string): number {
+  let sum = Number.NaN
+  for (const [key, value] of values) {
+    if (key === name || key.startsWith(`${name}{`)) sum = (Number.isNaN(sum) ? 0 : sum) + value
+  }
+  return sum
+}
+
+/**
+ * What the server's database connections are doing, sampled from pg_stat_activity every few ms while a
+ * rate runs: the mean number of the server's backends in each state. By Little's law, a mean of n
+ * backends in a state at r answered requests/s is n / r seconds of that state per request.
+ */
+function sampleBackends(admin: pg.Client): { stop: () => Promise<{ samples: number; mean: Map<string, number> }> } {
+  let running = true
+  let samples = 0
+  const counts = new Map<string, number>()
+  const loop = (async () => {
+    while (running) {
+      const rows = (
+        await admin.query<{ state: string | null; type: string | null; event: string | null }>(
+          `SELECT state, wait_event_type AS type, wait_event AS event FROM pg_stat_activity WHERE application_name = 'promo-engine'`,
+        )
+      ).rows
+      samples++
+      for (const r of rows) {
+        const key =
+          r.state === 'active'
+            ? r.type === null
+              ? 'running'
+              : r.type === 'Lock'
+                ? `Lock:${r.event}`
+                : `${r.type}:${r.event}`
+            : (r.state ?? 'unknown')
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      }
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return { samples, mean: new Map([...counts].map(([k, n]) => [k, n / Math.max(1, samples)])) }
+    },
+  }
+}
+
 async function openLoop(rate: number, seconds: number, prefix: string) {
   const next = random(rate * 7919 + seconds)
   const kinds: Kind[] = ['validation', 'redemption', 'order']
@@ -388,6 +458,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     'pg_stat_statements.track': 'all',
   })
   port = await freePort()
+  const metricsPort = await freePort()
   const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
   const server = spawn(
@@ -402,7 +473,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         PROMO_APP_ID: APP['X-App-Id'],
         PROMO_APP_SECRET: APP['X-App-Token'],
         PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
-        PROMO_METRICS_PORT: String(await freePort()),
+        PROMO_METRICS_PORT: String(metricsPort),
         ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
@@ -441,13 +512,18 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
     const started = performance.now()
     const saturated: string[] = []
+    const where: string[] = []
     for (const rate of RATES) {
       const serverBefore = cpuMs(server.pid)
       const serverSystemBefore = cpuSplit(server.pid)?.system ?? 0
       const dbBefore = await databaseCpu()
+      const metricsBefore = await scrape(metricsPort)
+      const backends = sampleBackends(admin)
       const ownBefore = process.cpuUsage()
       const r = await openLoop(rate, SECONDS, `r${rate}`)
       const own = process.cpuUsage(ownBefore)
+      const states = await backends.stop()
+      const metricsAfter = await scrape(metricsPort)
       const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
       const serverSystem = (cpuSplit(server.pid)?.system ?? 0) - serverSystemBefore
       let dbCpu = 0
@@ -465,6 +541,24 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
             ', ',
           )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} (${serverCpu > 0 ? ((100 * serverSystem) / serverCpu).toFixed(0) : 0} %) / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
       )
+      {
+        const delta = (name: string) => total(metricsAfter, name) - total(metricsBefore, name)
+        const gauge = (name: string) => total(metricsAfter, name) * 1000
+        const answeredPerSecond = r.scheduled / r.doneIn
+        const perRequest = (backendsInState: number) => (backendsInState * 1000) / answeredPerSecond
+        const shown = [...states.mean].sort((a, b) => b[1] - a[1])
+        const state = (key: string) => states.mean.get(key) ?? 0
+        const lock = shown.filter(([k]) => k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)
+        const other = shown
+          .filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:'))
+          .map(([k, n]) => `${k} ${perRequest(n).toFixed(2)}`)
+          .join(', ')
+        const mean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
+        const waits = delta('promo_engine_db_pool_wait_seconds_count')
+        where.push(
+          `| ${rate} | ${f(mean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory ? '—' : `${perRequest(state('running')).toFixed(2)} / ${perRequest(lock).toFixed(2)} / ${other || '—'}`} | ${memory ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} |`,
+        )
+      }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
       // Past saturation every higher rate only queues longer: the sweep stops at the first rate the
       // server could not answer at (what it answered fell 10 % behind what was scheduled).
@@ -475,6 +569,14 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       await new Promise((res) => setTimeout(res, 1000))
     }
     if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
+    console.log(
+      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; and the mean number of busy backends:\n`,
+    )
+    console.log(
+      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | GC ms/request | database ms/request: running / lock waits / other waits | busy backends |',
+    )
+    console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: |')
+    for (const row of where) console.log(row)
     if (!memory) {
       const wall = performance.now() - started
       const top = await admin.query(
