@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -121,6 +122,40 @@ const api = (cli: Cli, path: string, init: RequestInit = {}) =>
   fetch(`${cli.url}${path}`, { ...init, headers: { ...keys(), 'Content-Type': 'application/json', ...init.headers } })
 
 describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }, () => {
+  it("the built CLI imports only Node's modules and its package's dependencies; the library's are bundled, never pinned twice", () => {
+    const bundle = readFileSync(join(ROOT, 'packages/server/dist/cli.js'), 'utf8')
+    // An ES module bundle: its imports are statements of their own lines, or import() calls.
+    const bare = [
+      ...bundle.matchAll(/^import\b[^;\n]*?["']([^"'./][^"'\n]*)["'];?$|\bimport\(\s*["']([^"'./][^"'\n]*)["']\s*\)/gm),
+    ]
+    const imported = new Set(
+      bare
+        .map((m) => (m[1] ?? m[2]) as string)
+        .filter((name) => !builtinModules.includes(name.replace(/^node:/, '')))
+        .map((name) =>
+          name
+            .split('/')
+            .slice(0, name.startsWith('@') ? 2 : 1)
+            .join('/'),
+        ),
+    )
+    const own = (path: string) =>
+      JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as {
+        dependencies: Record<string, string>
+        devDependencies?: Record<string, string>
+      }
+    const server = own('packages/server/package.json')
+    const root = own('package.json')
+    expect([...imported].sort()).toEqual(Object.keys(server.dependencies).sort())
+    // decimal.js and valibot come with the library's source, from the root's lock: one version each.
+    for (const name of Object.keys(root.dependencies)) expect(server.dependencies).not.toHaveProperty(name)
+    // What both name (pg, the HTTP adapter) is the same version in both.
+    for (const [name, version] of Object.entries(server.dependencies)) {
+      const rootVersion = root.dependencies[name] ?? root.devDependencies?.[name]
+      if (rootVersion !== undefined) expect(`${name}@${version}`).toBe(`${name}@${rootVersion}`)
+    }
+  })
+
   it('checks its settings at start: one line naming the variable and the rule, exit 1; --help lists each', async () => {
     for (const [env, named] of [
       [{ PROMO_DB_POOL_SIZE: '0' }, 'PROMO_DB_POOL_SIZE must be a whole number from 1 to 1000'],
