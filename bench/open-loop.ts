@@ -23,13 +23,17 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * reads).
  *
  * Each rate also shows the CPU time per request of the server, the database's processes and the
- * generator (from /proc), which stays meaningful on a shared machine where latencies do not. The sweep
+ * generator (from /proc), which stays meaningful on a shared machine where latencies do not; and where
+ * a request's time goes: the server's own request-duration and pool-wait histograms and its
+ * event-loop delay (its /metrics, read before and after the rate), and what the database's backends
+ * were doing (pg_stat_activity sampled every ~10 ms: on CPU or runnable, waiting on a lock, other waits). The sweep
  * stops at the first rate the server could not keep up with.
  *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
- * its own), BUILDS (`label=path/to/cli.js[@pool],…`: other server builds, each on a fresh database,
- * in turn for each fsync setting; default this checkout's, built first), STORE=memory (the server on
+ * its own), BUILDS (`label=path/to/cli.js[@pool][+async],…`: other server builds, each on a fresh
+ * database, in turn for each fsync setting, `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
+ * checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
  * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
@@ -428,6 +432,8 @@ interface Build {
   cli: string
   /** The server's PROMO_DB_POOL_SIZE; its own default when absent. */
   pool?: string | undefined
+  /** PROMO_DB_ASYNC_ACTIVITIES=on for this build (`+async` after its path). */
+  asyncActivities?: boolean
 }
 
 /**
@@ -438,9 +444,10 @@ function builds(): Build[] {
   const given = process.env.BUILDS
   if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js', pool: process.env.POOL }]
   return given.split(',').map((pair) => {
-    const [label = '', spec = ''] = pair.split('=')
+    const [label = '', given = ''] = pair.split('=')
+    const spec = given.replace(/\+async$/, '')
     const [cli = '', pool] = spec.split('@')
-    return { label, cli, pool }
+    return { label, cli, pool, asyncActivities: spec !== given }
   })
 }
 
@@ -475,6 +482,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
         PROMO_METRICS_PORT: String(metricsPort),
         ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
+        ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -496,7 +504,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     await openLoop(50, 3, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
-      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}) (load before: ${uptime()})\n`,
+      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}) (load before: ${uptime()})\n`,
     )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
