@@ -31,8 +31,9 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
- * its own), BUILDS (`label=path/to/cli.js[@pool][+async],…`: other server builds, each on a fresh
- * database, in turn for each fsync setting, `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
+ * its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async],…`: other server builds, each on a
+ * fresh database, in turn for each fsync setting; `*2` runs two server processes on the database,
+ * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
  * checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
@@ -54,14 +55,15 @@ const APP = {
 // One process, keep-alive sockets reused: the generator's own cost stays small beside the server's.
 let agent = new Agent({ keepAlive: true, maxSockets: 512 })
 const host = '127.0.0.1'
-let port = 0
+/** The servers' ports (several with `*N` in BUILDS); requests go round them in turn. */
+let ports: number[] = []
 
 interface Answer {
   status: number
   body: string
 }
 
-function send(method: string, path: string, body?: unknown): Promise<Answer> {
+function send(method: string, path: string, body?: unknown, port = ports[0]): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -188,6 +190,21 @@ async function scrape(metricsPort: number): Promise<Map<string, number>> {
   return values
 }
 
+/** Every server's /metrics merged: sums and counts added, the event-loop delay's gauges the worst of them. */
+async function scrapeAll(metricsPorts: number[]): Promise<Map<string, number>> {
+  const merged = new Map<string, number>()
+  for (const values of await Promise.all(metricsPorts.map(scrape))) {
+    for (const [key, value] of values) {
+      const before = merged.get(key)
+      merged.set(
+        key,
+        before === undefined ? value : key.includes('eventloop_lag') ? Math.max(before, value) : before + value,
+      )
+    }
+  }
+  return merged
+}
+
 /** The sum of every series of one metric (all label sets); NaN when the server has no such metric. */
 function total(values: Map<string, number>, name: string): number {
   let sum = Number.NaN
@@ -268,7 +285,7 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
       const [path, body] = requestOf(kind, `${prefix}-${i}`)
       const lag = performance.now() - start - at
       pending.push(
-        send('POST', path, body).then(
+        send('POST', path, body, ports[i % ports.length]).then(
           (a) => {
             samples.push({ kind, status: a.status, ms: performance.now() - start - at, lag })
           },
@@ -353,12 +370,12 @@ async function floor(url: string, kind: 'update' | 'call', seconds: number): Pro
   return n / seconds
 }
 
-async function waitForServer(child: ChildProcess): Promise<void> {
+async function waitForServer(child: ChildProcess, port: number): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('the server exited')
     try {
       // The listener opens before the engine is ready (it answers 503 `starting` until then).
-      if ((await send('GET', '/readyz')).status === 200) return
+      if ((await send('GET', '/readyz', undefined, port)).status === 200) return
       await new Promise((r) => setTimeout(r, 200))
     } catch {
       await new Promise((r) => setTimeout(r, 200))
@@ -434,6 +451,8 @@ interface Build {
   pool?: string | undefined
   /** PROMO_DB_ASYNC_ACTIVITIES=on for this build (`+async` after its path). */
   asyncActivities?: boolean
+  /** Server processes on the one database (`*N` after the path or pool), requests spread round them. */
+  processes?: number
 }
 
 /**
@@ -446,8 +465,8 @@ function builds(): Build[] {
   return given.split(',').map((pair) => {
     const [label = '', given = ''] = pair.split('=')
     const spec = given.replace(/\+async$/, '')
-    const [cli = '', pool] = spec.split('@')
-    return { label, cli, pool, asyncActivities: spec !== given }
+    const [, cli = '', pool, processes] = /^([^@*]+)(?:@(\d+))?(?:\*(\d+))?$/.exec(spec) ?? []
+    return { label, cli, pool, asyncActivities: spec !== given, processes: Number(processes ?? 1) }
   })
 }
 
@@ -464,14 +483,17 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     shared_preload_libraries: 'pg_stat_statements',
     'pg_stat_statements.track': 'all',
   })
-  port = await freePort()
-  const metricsPort = await freePort()
+  const count = build.processes ?? 1
+  ports = []
+  const metricsPorts: number[] = []
+  for (let k = 0; k < count; k++) {
+    ports.push(await freePort())
+    metricsPorts.push(await freePort())
+  }
   const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
-  const server = spawn(
-    process.execPath,
-    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'],
-    {
+  const servers = ports.map((port, k) =>
+    spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'], {
       env: {
         ...process.env,
         ...(memory ? {} : { DATABASE_URL: pgServer.url }),
@@ -480,14 +502,22 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         PROMO_APP_ID: APP['X-App-Id'],
         PROMO_APP_SECRET: APP['X-App-Token'],
         PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
-        PROMO_METRICS_PORT: String(metricsPort),
+        PROMO_METRICS_PORT: String(metricsPorts[k]),
         ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
         ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
       stdio: ['ignore', 'ignore', 'inherit'],
-    },
+    }),
   )
+  /** CPU of the server processes together. */
+  const serversCpu = () => {
+    const splits = servers.map((server) => cpuSplit(server.pid))
+    return {
+      all: splits.reduce((sum, x) => sum + (x ? x.user + x.system : 0), 0),
+      system: splits.reduce((sum, x) => sum + (x?.system ?? 0), 0),
+    }
+  }
   const admin = new pg.Client({ connectionString: pgServer.url })
   /** CPU of the database's processes (those pg_stat_activity lists), per pid. */
   const databaseCpu = async (): Promise<Map<number, number>> => {
@@ -495,16 +525,16 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     return new Map(rows.map((r) => [r.pid, cpuMs(r.pid) ?? 0]))
   }
   try {
-    await waitForServer(server)
+    for (const [k, server] of servers.entries()) await waitForServer(server, ports[k] as number)
     await admin.connect()
     await admin.query(FLOOR_SQL)
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
-    // Warm-up (not counted): JIT, the pool's connections, prepared statements.
-    await openLoop(50, 3, 'warm')
+    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per process.
+    await openLoop(50 * count, 3, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
-      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}) (load before: ${uptime()})\n`,
+      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
     )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
@@ -522,18 +552,17 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     const saturated: string[] = []
     const where: string[] = []
     for (const rate of RATES) {
-      const serverBefore = cpuMs(server.pid)
-      const serverSystemBefore = cpuSplit(server.pid)?.system ?? 0
+      const serverBefore = serversCpu()
       const dbBefore = await databaseCpu()
-      const metricsBefore = await scrape(metricsPort)
+      const metricsBefore = await scrapeAll(metricsPorts)
       const backends = sampleBackends(admin)
       const ownBefore = process.cpuUsage()
       const r = await openLoop(rate, SECONDS, `r${rate}`)
       const own = process.cpuUsage(ownBefore)
       const states = await backends.stop()
-      const metricsAfter = await scrape(metricsPort)
-      const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
-      const serverSystem = (cpuSplit(server.pid)?.system ?? 0) - serverSystemBefore
+      const metricsAfter = await scrapeAll(metricsPorts)
+      const serverCpu = serversCpu().all - serverBefore.all
+      const serverSystem = serversCpu().system - serverBefore.system
       let dbCpu = 0
       for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
       const all = summary(r.samples)
@@ -627,11 +656,16 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     await admin.end().catch(() => {})
     agent.destroy()
     agent = new Agent({ keepAlive: true, maxSockets: 512 })
-    await new Promise<void>((resolve) => {
-      if (server.exitCode !== null) return resolve()
-      server.once('exit', () => resolve())
-      server.kill('SIGTERM')
-    })
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (server.exitCode !== null) return resolve()
+            server.once('exit', () => resolve())
+            server.kill('SIGTERM')
+          }),
+      ),
+    )
     await pgServer.stop()
   }
   if (PROFILE) {
