@@ -30,8 +30,9 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * stops at the first rate the server could not keep up with.
  *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
- * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
- * its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async],…`: other server builds, each on a
+ * (validations:redemptions:orders, default 2:2:1), VALIDATORS=returning (validations by 100
+ * customers the shop made, so each records an activity; by default every request is a new
+ * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async],…`: other server builds, each on a
  * fresh database, in turn for each fsync setting; `*2` runs two server processes on the database,
  * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
  * checkout's, built first), STORE=memory (the server on
@@ -46,6 +47,8 @@ const SECONDS = Number(process.env.SECONDS ?? 20)
 const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
 const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
 const PROFILE = process.env.PROFILE === '1'
+/** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
+const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
   'X-App-Id': 'load-app',
   'X-App-Token': 'load-secret-of-the-bench-24chars',
@@ -95,6 +98,9 @@ async function must(method: string, path: string, body?: unknown): Promise<Recor
 
 async function shop(): Promise<void> {
   await must('POST', '/v1/products', { name: 'Shoe', source_id: 'shoe', price: 5000 })
+  if (RETURNING) {
+    for (let k = 0; k < 100; k++) await must('POST', '/v1/customers', { source_id: `regular-${k}` })
+  }
   await must('POST', '/v1/vouchers', {
     code: 'PUBLIC',
     type: 'DISCOUNT_VOUCHER',
@@ -118,11 +124,16 @@ const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
 type Kind = 'validation' | 'redemption' | 'order'
 
 /** Every request of the run from a customer never seen before (a run's prefix plus its number). */
-function requestOf(kind: Kind, customer: string): [string, unknown] {
+function requestOf(kind: Kind, customer: string, n: number): [string, unknown] {
   if (kind === 'validation')
     return [
       '/v1/validations',
-      { customer: { source_id: customer }, order, redeemables: [{ object: 'voucher', id: 'PUBLIC' }] },
+      {
+        // A customer the store does not know records no activity: the validation then commits nothing.
+        customer: { source_id: RETURNING ? `regular-${n % 100}` : customer },
+        order,
+        redeemables: [{ object: 'voucher', id: 'PUBLIC' }],
+      },
     ]
   if (kind === 'redemption')
     return [
@@ -282,7 +293,7 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
     const now = performance.now() - start
     while (i < schedule.length && (schedule[i] as { at: number }).at <= now) {
       const { at, kind } = schedule[i] as { at: number; kind: Kind }
-      const [path, body] = requestOf(kind, `${prefix}-${i}`)
+      const [path, body] = requestOf(kind, `${prefix}-${i}`, i)
       const lag = performance.now() - start - at
       pending.push(
         send('POST', path, body, ports[i % ports.length]).then(
