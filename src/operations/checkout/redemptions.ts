@@ -24,6 +24,7 @@ import { withIdempotency } from '../kernel/idempotency-keys'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 import { prefetchMember } from '../loyalty/cascade'
 import { afterPointsChanged, earnOnOrderPaid } from '../loyalty/earn-points'
+import { noteTierDecision } from '../loyalty/member-tiers'
 import { undoReward } from '../loyalty/reward-redemption'
 import { recordReferral, takeBackRefereeCredit } from '../referrals/conversions'
 import { resolveCustomer } from '../shop/customer-records'
@@ -221,6 +222,8 @@ export function redemptions(ctx: Context) {
  * and an order that became `PAID` earns its customer points (the loyalty cascade: tiers, rewards).
  */
 async function reactToRedemption(tx: Tx, written: WrittenRedemption): Promise<void> {
+  // The redemption may have decided on the member's tier (its validation rules, a reward's cost).
+  noteTierDecision(tx)
   for (const { at, voucher, customerId } of written.reactions.referrals) {
     const child = written.redemptions[at] as Redemption
     const referral = await recordReferral(tx, { voucher, customerId, redemptionId: child.id })

@@ -87,8 +87,24 @@ function standingOf(state: MemberTierState | null): MemberTierStanding | null {
   return { tier_id: state.tier_id, previous_tier_id: state.previous_tier_id ?? null, expiration: state.expiration }
 }
 
+const decidedOnTier = new WeakSet<Tx>()
+
+/**
+ * Notes that this transaction decided something on the member's tier beyond the loyalty cascade (a
+ * reward's cost by tier, a redemption's validation rules): an answer prepared for a tier held at
+ * commit other than the one read would keep that decision, so none is (docs/storage.md#a-members-tier).
+ */
+export function noteTierDecision(tx: Tx): void {
+  decidedOnTier.add(tx)
+}
+
+export function decidesOnTier(tx: Tx): boolean {
+  return decidedOnTier.has(tx)
+}
+
 /** The tier in force for a card now (a deferred NEXT_PERIOD start keeps the previous tier until then). */
 export async function memberTier(tx: Tx, card: CardState): Promise<LoyaltyTier | null> {
+  noteTierDecision(tx)
   const campaignId = card.voucher.campaign_id
   if (!campaignId) return null
   const slot = await standingSlot(tx, card.voucher.id)

@@ -5,6 +5,7 @@ import { type PreparedAlternative, StaleRead, type Tx } from '../kernel/unit-of-
 import type { LoadedProgram } from './cascade'
 import {
   campaignTiers,
+  decidesOnTier,
   memberStanding,
   standingAgrees,
   standingWrites,
@@ -77,13 +78,15 @@ export async function guardTier(tx: Tx, program: LoadedProgram, card: CardState,
   const moves: { when: Guard; by: number; guard: Guard; writes: Write[] }[] = []
   const timeZone = tx.ctx.config.timezone
   const success = at(rank, decided)
+  // The request decided on the tier read beside the cascade: answers only where that tier is still held.
+  const beside = decidesOnTier(tx)
   for (const s of segments(tiers)) {
     const target = qualifyTier(tiers, s.min)
     const targetRank = tierRank(tiers, target?.id)
     // The tier held at commit is `held` (the mark tells); the balance found is in `s`, within one edge
     // of it: a request of the member crosses at most one at a time.
     for (let held = 0; held <= tiers.length; held++) {
-      if (Math.abs(targetRank - held) > 1) continue
+      if (Math.abs(targetRank - held) > 1 || (beside && held !== readRank)) continue
       const when = at(held + rank - readRank, s)
       if (when.min === success.min && when.max === success.max) continue
       // Another request moved the member to the tier this balance qualifies for: nothing to move.
@@ -174,8 +177,8 @@ function prepare(tx: Tx, cardId: string, { write, moves }: Answers): PreparedAlt
 /**
  * Where an answer is exact without reading again: a tier that follows the balance at once
  * (`BALANCE_DROP`, started `IMMEDIATE`), so that the tier held and the balance are all a decision
- * reads of the standing; no tier earning rules or auto-redeem reward, whose effects a move or the
- * balance found would change; a standing read that names a tier of the program, or none.
+ * reads of the standing; no tier earning rules, tier mappings of earning rules or auto-redeem reward,
+ * whose effects a move or the tier held would change; a standing read that names a tier of the program, or none.
  */
 function exactAnswers(program: LoadedProgram, read: { tier_id: string | null } | null, readRank: number): boolean {
   const config = program.campaign.loyalty_tiers_expiration
@@ -183,6 +186,8 @@ function exactAnswers(program: LoadedProgram, read: { tier_id: string | null } |
   if ((config?.start_date?.type ?? 'IMMEDIATE') !== 'IMMEDIATE') return false
   if (program.autoRedeem !== null) return false
   if (program.rules.some((r) => r.event.startsWith('customer.loyalty.tier'))) return false
+  // Points earned by a tier's own mapping would differ with the tier held at commit.
+  if (program.tiers.some((t) => Object.keys(t.earning_rules ?? {}).length > 0)) return false
   return read?.tier_id == null || readRank > 0
 }
 
