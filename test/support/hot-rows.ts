@@ -312,15 +312,12 @@ export const FAMILIES: readonly Family[] = [
     expected: (n) => ({ ok: n }),
   },
   {
-    // docs/storage.md#counters: each request orders 2 shoes; the budget's row is incremented under a
-    // guard at UNITS. A request that finds the budget spent at commit decides again (it still succeeds,
-    // with nothing off the shoes: another success, which no alternative answers), hence about 2 commits
-    // for each request past the budget; the bound leaves a tenth for a redecision that meets the last
-    // units taken again.
+    // docs/storage.md#alternatives: each request orders 2 shoes; the budget's row is incremented under
+    // a guard at UNITS. A request that finds fewer units left at commit than it took gets, in the same
+    // commit, the answer prepared for the value it found (fewer shoes discounted, or none).
     name: 'a per-line unit budget (shoes discounted across redemptions)',
     request: (e, s, c) => redeem(e, c, { object: 'promotion_tier', id: s.unitTier }),
     expected: (n) => ({ ok: n }),
-    commitsPerRequest: 2.2,
     async check(e, s, n) {
       const { store } = engineContext(e)
       const row = await store.counters.get(s.unitRow)
