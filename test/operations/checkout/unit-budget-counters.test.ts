@@ -179,7 +179,9 @@ describe('a unit budget used up meanwhile (docs/storage.md#alternatives)', () =>
     expect(priced(none?.order)).toEqual(priced(after.order))
     // The row holds the budget exactly, and the children say what they counted.
     expect((await t.store.counters.get(s.row))?.value.count).toBe(10)
-    const children = await t.store.redemptions.getMany([...got!.redemptions, ...none!.redemptions].map((c) => c.id))
+    const children = await t.store.redemptions.getMany(
+      [...(got?.redemptions ?? []), ...(none?.redemptions ?? [])].map((c) => c.id),
+    )
     expect(children.map((c) => c.value.unit_counts?.[s.row] ?? 0).sort()).toEqual([0, 3])
   })
 })
