@@ -87,14 +87,20 @@ export class Tx {
   readonly nowIso: string
   /** This attempt decides again after a failed guard. */
   readonly redeciding: boolean
+  /**
+   * What caches of plain store reads are kept under (a read once per transaction): an attempt's
+   * forks share it, since they answer on the snapshot the attempt read.
+   */
+  readonly reads: object
 
   constructor(
     readonly ctx: Context,
-    options: { redeciding?: boolean; now?: Date } = {},
+    options: { redeciding?: boolean; now?: Date; reads?: object } = {},
   ) {
     this.now = options.now ?? ctx.clock.now()
     this.nowIso = this.now.toISOString()
     this.redeciding = options.redeciding ?? false
+    this.reads = options.reads ?? {}
   }
 
   /**
@@ -102,7 +108,7 @@ export class Tx {
    * its ids), starting with `writes`: an alternative begins with what both answers share.
    */
   fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
-    const tx = new Tx(ctx, { now: this.now })
+    const tx = new Tx(ctx, { now: this.now, reads: this.reads })
     for (const w of writes) {
       if (w.op === 'put') tx.placed(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
       tx.writes.push(w)
