@@ -163,3 +163,55 @@ export async function concurrentAlternatives(store: Store, n: number): Promise<v
   )
   assert.equal(stored.length, n, 'each commit wrote its own answer')
 }
+
+/**
+ * Concurrent takes of 1 to 5 units within a limit of 12, each with one alternative per stored value its
+ * guard can find (`when.min` = `when.max`), taking exactly what that value leaves, guarded again: the
+ * store applies the one for the value it found, so the limit fills exactly and every commit lands.
+ */
+export async function alternativesByValue(store: Store, n: number): Promise<void> {
+  const limit = 12
+  await insert(
+    store,
+    'vouchers',
+    voucher('v_units', 'UNITS', { redemption: { redeemed_quantity: 0, quantity: limit } }),
+  )
+  const take = (i: number, units: number): Write[] => [
+    put('customers', customer(`took_${i}`, null, { metadata: { units } }), null),
+    {
+      op: 'increment',
+      collection: 'vouchers',
+      id: 'v_units',
+      by: { [QUANTITY]: units },
+      guard: { [QUANTITY]: { max: limit } },
+    },
+  ]
+  const wants = Array.from({ length: n }, (_, i) => 1 + (i % 5))
+  const results: CommitResult[] = await Promise.all(
+    wants.map((k, i) => {
+      // Stored values at which taking k fails: limit − k + 1 up to the limit; each leaves limit − v.
+      const values = Array.from({ length: k }, (_, j) => limit - j)
+      return store.commit({
+        writes: take(i, k),
+        alternatives: values.map((v) => ({
+          when: { collection: 'vouchers', id: 'v_units', path: QUANTITY, min: v + k, max: v + k },
+          tolerate: [],
+          writes:
+            limit - v > 0
+              ? take(i, limit - v)
+              : [put('customers', customer(`took_${i}`, null, { metadata: { units: 0 } }), null)],
+        })),
+      })
+    }),
+  )
+  assert.equal(results.filter((r) => !r.ok).length, 0, 'every commit is answered, by its writes or an alternative')
+  const stored = await repo(store, 'customers').getMany(wants.map((_, i) => `took_${i}`))
+  const taken = stored.reduce(
+    (sum, c) => sum + ((c.value as { metadata?: { units?: number } }).metadata?.units ?? 0),
+    0,
+  )
+  const demand = wants.reduce((a, b) => a + b, 0)
+  assert.equal(taken, Math.min(demand, limit), 'the answers together take exactly what fits')
+  const after = (await mustGet(store, 'vouchers', 'v_units')).value as { redemption: { redeemed_quantity: number } }
+  assert.equal(after.redemption.redeemed_quantity, Math.min(demand, limit))
+}
