@@ -10,7 +10,8 @@ import type { Committed, Context, PreparedAlternative, Tx } from './unit-of-work
  * operation's own writer: a refusal, or the same decision counted on other values. It is prepared
  * only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: a refusal applies only
  * for values of the field at which deciding again writes exactly the same, and only when every other
- * failed guard is one that does not change that answer; the same decision carries its own guards.
+ * failed guard is one that does not change that answer; the same decision carries its own guards; an
+ * answer that differs with each value (a unit budget with fewer units left) applies at its value alone.
  * Guarded fields hold integers (counts, minor units, points).
  */
 
@@ -29,7 +30,10 @@ export interface Redecision<D, W> {
   decide(pins: readonly Pin[]): D
   /** Whether a decision is a plain failure: only then is it an alternative. */
   fails(decision: D): boolean
-  /** Writes the decision into a fresh attempt; returns what the result is built from. */
+  /**
+   * Writes the decision into a fresh attempt (a failure; with `perValue`, a success too); returns what
+   * the result is built from.
+   */
   write(tx: Tx, decision: D): W | Promise<W>
   /** The operation's result, from what was written and the decision on the values the commit found. */
   result(written: W, decision: D): unknown
