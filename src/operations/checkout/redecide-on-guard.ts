@@ -28,7 +28,7 @@ export function redecision(
   reads(field: GuardRef): boolean
   read(field: GuardRef): number | undefined
   decide(pins: readonly Pin[]): PipelineResult
-  rewrite(pins: readonly Pin[]): Write[]
+  rewrite(pins: readonly Pin[], on?: Tx): Write[]
   /** Whether the field is the count of a unit budget row the decision read. */
   readsUnits(field: GuardRef): boolean
 } {
@@ -87,7 +87,7 @@ export function redecision(
       }
       return decideRedeemables({ ...input, subjects })
     },
-    rewrite: (pins) => recountedWrites(tx, pinnedRows(pins) ?? loaded.counters),
+    rewrite: (pins, on = tx) => recountedWrites(on, pinnedRows(pins) ?? loaded.counters),
   }
 
   /** The unit budget rows read, with the pinned ones changed; undefined when no pin is one of them. */

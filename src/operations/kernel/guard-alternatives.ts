@@ -38,10 +38,11 @@ export interface Redecision<D, W> {
   /** The operation's result, from what was written and the decision on the values the commit found. */
   result(written: W, decision: D): unknown
   /**
-   * The attempt's own writes, for its own decision taken on pinned values (counted on other counter
-   * values): when pinning changes the writes but not the decision.
+   * The writes of an attempt (this one unless `on` is given: an answer's fork), for its decision taken
+   * on pinned values (counted on other counter values): when pinning changes the writes but not the
+   * decision.
    */
-  rewrite?(pins: readonly Pin[]): Write[]
+  rewrite?(pins: readonly Pin[], on?: Tx): Write[]
   /**
    * Whether a failure of this field's guard that changes the decision into another success (a unit
    * budget with fewer units left) is answered value by value: one alternative for each stored value
@@ -103,13 +104,14 @@ async function prepare<D, W>(
   const out: PreparedAlternative[] = []
   // Guards whose failure leaves the decision as it is but changes what it writes.
   const recount: GuardedField[] = []
+  const valued: GuardedField[] = []
   for (const g of candidates) {
     const toward = g.toward as NonNullable<GuardedField['toward']>
     const at = pin(g, toward.near)
     const decision = source.decide([at])
     if (!source.fails(decision)) {
       if (JSON.stringify(decision) === own()) recount.push(g)
-      else if (source.perValue?.(g)) out.push(...(await valueByValue(tx, source, prefix, g, fields)))
+      else if (source.perValue?.(g)) valued.push(g)
       continue
     }
     const answer = await Answer.make(tx, source, prefix, decision)
@@ -132,6 +134,7 @@ async function prepare<D, W>(
       result: (failed, committed) => answer.resultAt(failed, fields, at, committed),
     })
   }
+  for (const g of valued) out.push(...(await valueByValue(tx, source, prefix, g, fields, recount)))
   const rewritten = recount.length > 0 ? rewrite(tx, source, recount, own) : undefined
   if (rewritten) out.push(rewritten)
   return withTakes(tx.changeset(), out)
@@ -148,8 +151,10 @@ async function everyAsync<T>(values: readonly T[], test: (value: T) => Promise<b
  * (at most `MAX_VALUE_ANSWERS`), each the decision taken again with the field pinned at that value and
  * applied only when the store finds exactly it (`when.min` = `when.max`, the value after the
  * increment). Each answer's writes carry the guards of its own decision, so the store checks in the
- * alternative's round whatever it assumed. Another guard failing too is not tolerated: the request
- * decides again.
+ * alternative's round whatever it assumed. A `recount` guard failing too (a customer's concurrent
+ * redemptions each taken for their first in the campaign) gets the same answer counted on its failing
+ * value, listed after the first, so it applies when that guard failed; any other guard failing too is
+ * not tolerated: the request decides again.
  */
 async function valueByValue<D, W>(
   tx: Tx,
@@ -157,20 +162,26 @@ async function valueByValue<D, W>(
   prefix: readonly Write[],
   g: GuardedField,
   fields: readonly GuardedField[],
+  recount: readonly GuardedField[],
 ): Promise<PreparedAlternative[]> {
   const { near, far } = g.toward as NonNullable<GuardedField['toward']>
+  const recountPins = recount.map((h) => pin(h, (h.toward as NonNullable<GuardedField['toward']>).near))
   const out: PreparedAlternative[] = []
   // Past a max the field rises toward it: the values nearest the bound are the budget all but spent.
   const step = far >= near ? -1 : 1
   for (let v = far, n = 0; n < MAX_VALUE_ANSWERS && (step < 0 ? v >= near : v <= near); v += step, n++) {
     const at = pin(g, v)
-    const answer = await Answer.make(tx, source, prefix, source.decide([at]))
+    const decision = source.decide([at])
+    const answer = await Answer.make(tx, source, prefix, decision)
     const value = v + g.by + g.extra
-    out.push({
-      when: { ...ref(g), min: value, max: value },
-      writes: answer.writes,
-      result: (failed, committed) => answer.resultAt(failed, fields, at, committed),
-    })
+    const when = { ...ref(g), min: value, max: value }
+    const result = (failed: readonly Conflict[], committed: Committed) => answer.resultAt(failed, fields, at, committed)
+    out.push({ when, writes: answer.writes, result })
+    if (recount.length === 0 || !source.rewrite) continue
+    if (JSON.stringify(source.decide([at, ...recountPins])) !== JSON.stringify(decision)) continue
+    const writes = source.rewrite(recountPins, answer.fork)
+    if (JSON.stringify(writes) !== JSON.stringify(answer.writes))
+      out.push({ when, tolerate: recount.map(ref), writes, result })
   }
   return out
 }
@@ -233,12 +244,24 @@ class Answer<D, W> {
     private readonly written: W,
     /** What the written answer builds its result from once committed (a code's uses after the commit). */
     private readonly committed: readonly ((committed: Committed) => void)[],
+    /** The fork the answer was written in (its counted redemptions, for `Redecision.rewrite`). */
+    readonly fork: Tx,
   ) {}
 
   static async make<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[], decision: D) {
     const tape = new IdTape(tx.ctx)
     const first = await write(tx, source, prefix, decision, tape.recording())
-    const answer = new Answer(tx, source, prefix, decision, tape, first.writes, first.written, first.committed)
+    const answer = new Answer(
+      tx,
+      source,
+      prefix,
+      decision,
+      tape,
+      first.writes,
+      first.written,
+      first.committed,
+      first.fork,
+    )
     answer.result = first.result
     return answer
   }
@@ -284,14 +307,16 @@ async function write<D, W>(
   result?: { value: unknown }
   writes: Write[]
   committed: readonly ((committed: Committed) => void)[]
+  fork: Tx
 }> {
   const alt = tx.fork(prefix, ctx)
   try {
     const written = await source.write(alt, decision)
-    if (tx.finishers.length === 0) return { written, writes: alt.changeset(), committed: alt.committed }
+    const done = { written, committed: alt.committed, fork: alt }
+    if (tx.finishers.length === 0) return { ...done, writes: alt.changeset() }
     const result = source.result(written, decision)
     for (const finish of tx.finishers) finish(alt, result)
-    return { written, result: { value: result }, writes: alt.changeset(), committed: alt.committed }
+    return { ...done, result: { value: result }, writes: alt.changeset() }
   } finally {
     alt.release()
   }
