@@ -3,14 +3,7 @@ import { naturalKeysOf } from '../storage/ports'
 
 /** A changeset as the commit function takes it, and its answer as the store returns it (docs/postgres.md#commit). */
 
-/**
- * The commit's answer as `commitQuery` returns it: the function's result without its per-entity
- * records, which come as arrays (`v`: `[slot, version]`; `x`: `[slot, value, shape]`) and are made
- * records here. Parsed as JSON objects, keys that never repeat (`collection/id`) cost the driver a
- * hidden class each: a redemption's answer took longer to parse than its payload to build
- * (docs/postgres.md#commit).
- */
-export function outcome(r: unknown, v?: unknown, x?: unknown): CommitResult {
+export function outcome(r: unknown): CommitResult {
   const result = r as CommitResult
   // The function reports only what it knows; absent keys are left out, as the memory store does.
   const tidy = (c: Conflict) => {
@@ -21,35 +14,9 @@ export function outcome(r: unknown, v?: unknown, x?: unknown): CommitResult {
     return result
   }
   result.alternative?.failed.forEach(tidy)
-  if (result.versions === undefined) {
-    const versions = slotRecord<number>()
-    const values = slotRecord<unknown>()
-    const shapes = slotRecord<number>()
-    for (const [slot, version] of (v ?? []) as [string, number][]) versions[slot] = version
-    for (const [slot, value, shape] of (x ?? []) as [string, unknown, number | null][]) {
-      values[slot] = value
-      if (shape !== null) shapes[slot] = shape
-    }
-    result.versions = versions
-    result.values = values
-    result.shapes = shapes
-  }
   // An increment keeps the row's shape: the commit returns it with the value, for the engine to upgrade.
   result.shapes ??= {}
   return result
-}
-
-/**
- * The statement that runs the commit function: its per-entity records turned into arrays on the
- * server (see `outcome`). Materialised, so the function runs once whatever the planner does.
- */
-export function commitQuery(schema: string): string {
-  return `WITH c AS MATERIALIZED (SELECT ${schema}.pe_commit($1::jsonb) AS r) SELECT r - 'versions' - 'values' - 'shapes' AS r, (SELECT jsonb_agg(jsonb_build_array(e.key, e.value)) FROM jsonb_each(r -> 'versions') e) AS v, (SELECT jsonb_agg(jsonb_build_array(e.key, e.value, r -> 'shapes' -> e.key)) FROM jsonb_each(r -> 'values') e) AS x FROM c`
-}
-
-/** An empty record for keys that never repeat: a hash table from the start (see src/memory/apply.ts). */
-function slotRecord<T>(): Record<string, T> {
-  return Object.setPrototypeOf(Object.create(null), Object.prototype) as Record<string, T>
 }
 
 /** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */

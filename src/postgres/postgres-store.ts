@@ -14,7 +14,7 @@ import type {
   StoredRow,
 } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
-import { commitQuery, commitSteps, insertedKeys, keyedCollections, outcome } from './changeset'
+import { commitSteps, insertedKeys, keyedCollections, outcome } from './changeset'
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
@@ -328,23 +328,23 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         : {}),
       ...(options.commitHook?.pauseAfterWrite ? { pause: options.commitHook.pauseAfterWrite } : {}),
     })
-    const sql = commitQuery(s)
+    const sql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
-      return await runCommit(options.client, sql, payload)
+      return outcome(await runCommit(options.client, sql, payload))
     }
     const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
-      if (!hook) return await runCommit(client, sql, payload)
+      if (!hook) return outcome(await runCommit(client, sql, payload))
       await runStatement(client, 'BEGIN')
       await hook('begin')
       const r = await runCommit(client, sql, payload)
       await hook('applied')
       await runStatement(client, 'COMMIT')
       await hook('committed')
-      return r
+      return outcome(r)
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error))
       throw error
@@ -380,11 +380,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
-  async function runCommit(client: Queryable, sql: string, payload: string): Promise<CommitResult> {
+  async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
     try {
-      const { rows } = await client.query<{ r: unknown; v: unknown; x: unknown }>(named(sql, [payload]))
-      return outcome(rows[0]?.r, rows[0]?.v, rows[0]?.x)
+      const { rows } = await client.query<{ r: unknown }>(named(sql, [payload]))
+      return rows[0]?.r
     } catch (error) {
       const code = (error as { code?: unknown }).code
       // Raised outside the function's own handler (at COMMIT in the host's transaction, for one): still a conflict.
