@@ -15,6 +15,11 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * (`process.cpuUsage`: the engine, the pg driver and Node's sockets; not the database's) is what a
  * shared machine distorts least; the p50 of the wall time is printed beside it. ROUNDS (5), N calls
  * measured per process (1,000) after WARM (1,000); PROFILE=<dir> writes a CPU profile of each window.
+ *
+ * Where an operation's wall time goes, without a profiler's overhead: the time with a query in flight
+ * (node-postgres's `query` called until it resolves: the driver, the socket, the server), of which the
+ * server's execution time (pg_stat_statements, top-level statements), and the rest: the engine's own
+ * JavaScript between queries (load, decide, build the commit) with the adapter's.
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -22,7 +27,7 @@ const N = Number(process.env.N ?? 1000)
 const WARM = Number(process.env.WARM ?? 1000)
 const KINDS = ['validate', 'redeem'] as const
 
-type Out = { cpu: number; p50: number; queries: number }
+type Out = { cpu: number; p50: number; queries: number; wall: number; inFlight: number; server: number }
 
 async function child(dist: string, kind: string, url: string, schema: string): Promise<void> {
   const built = (await import(pathToFileURL(resolve(dist, 'index.js')).href)) as typeof import('../../src/index')
@@ -30,6 +35,23 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     pathToFileURL(resolve(dist, 'postgres.js')).href
   )) as typeof import('../../src/postgres/index')
   const pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+  // Time with at least one query in flight (the union of their intervals).
+  let inFlight = 0
+  let open = 0
+  let since = 0
+  const timed = <A extends unknown[], R>(query: (...args: A) => Promise<R>) =>
+    async function (this: unknown, ...args: A): Promise<R> {
+      if (open++ === 0) since = performance.now()
+      try {
+        return await query.apply(this, args)
+      } finally {
+        if (--open === 0) inFlight += performance.now() - since
+      }
+    }
+  pool.query = timed(pool.query.bind(pool)) as typeof pool.query
+  pool.on('connect', (client) => {
+    client.query = timed(client.query.bind(client)) as typeof client.query
+  })
   const store = postgres.createPostgresStore({ pool, schema })
   await store.migrate()
   const engine = built.createEngine({ store })
@@ -58,8 +80,13 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     await session.post('Profiler.setSamplingInterval', { interval: 100 })
     await session.post('Profiler.start')
   }
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  await admin.query('SELECT pg_stat_statements_reset()')
+  inFlight = 0
   const q0 = store.stats.queries
   const latencies: number[] = []
+  const started = performance.now()
   const cpu = process.cpuUsage()
   for (let i = 0; i < N; i++) {
     const t = performance.now()
@@ -67,6 +94,15 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     latencies.push(performance.now() - t)
   }
   const used = process.cpuUsage(cpu)
+  const wall = performance.now() - started
+  const server = Number(
+    (
+      await admin.query(
+        `SELECT coalesce(sum(total_exec_time), 0) AS ms FROM pg_stat_statements WHERE toplevel AND query NOT LIKE '%pg_stat_statements%'`,
+      )
+    ).rows[0].ms,
+  )
+  await admin.end()
   if (session) {
     const { profile } = await session.post('Profiler.stop')
     mkdirSync(process.env.PROFILE as string, { recursive: true })
@@ -80,6 +116,9 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     cpu: (used.user + used.system) / 1000 / N,
     p50: latencies[Math.floor(N / 2)] ?? 0,
     queries: (store.stats.queries - q0) / N,
+    wall: wall / N,
+    inFlight: inFlight / N,
+    server: server / N,
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
   await pool.end()
@@ -108,7 +147,15 @@ const median = (xs: number[]) => {
 }
 
 async function main(dists: string[]): Promise<void> {
-  const server = await startEmbedded({ fsync: 'off' })
+  const server = await startEmbedded({
+    fsync: 'off',
+    shared_preload_libraries: 'pg_stat_statements',
+    'pg_stat_statements.track': 'all',
+  })
+  const setup = new pg.Client({ connectionString: server.url })
+  await setup.connect()
+  await setup.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+  await setup.end()
   try {
     console.log(
       `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; load ${loadavg()
@@ -136,6 +183,24 @@ async function main(dists: string[]): Promise<void> {
       `| operation | build | client CPU ms/op (median, lowest–highest) | p50 ms | queries/op | CPU ÷ ${dists[0]} per round (median, lowest–highest) |`,
     )
     console.log('| --- | --- | ---: | ---: | ---: | ---: |')
+    const rowsOf = (kind: string, dist: string) => results[kind]?.[dist] ?? []
+    const tail: string[] = [
+      '',
+      'Where the wall time of one operation goes (ms, medians of the rounds): mean wall; with a query in flight, of which the server executing; between queries (the engine and the adapter)',
+      '',
+      '| operation | build | wall | query in flight | of which server | driver, socket, wake-ups | engine between queries |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+    ]
+    for (const kind of KINDS) {
+      for (const dist of dists) {
+        const rows = rowsOf(kind, dist)
+        const m = (f: (r: Out) => number) => median(rows.map(f))
+        tail.push(
+          `| ${kind} | ${dist} | ${m((r) => r.wall).toFixed(2)} | ${m((r) => r.inFlight).toFixed(2)} | ${m((r) => r.server).toFixed(2)} | ${m((r) => r.inFlight - r.server).toFixed(2)} | ${m((r) => r.wall - r.inFlight).toFixed(2)} |`,
+        )
+      }
+    }
+    process.on('exit', () => console.log(tail.join('\n')))
     for (const kind of KINDS) {
       const first = results[kind]?.[dists[0] as string] ?? []
       for (const dist of dists) {
