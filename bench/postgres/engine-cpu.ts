@@ -19,7 +19,9 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * Where an operation's wall time goes, without a profiler's overhead: the time with a query in flight
  * (node-postgres's `query` called until it resolves: the driver, the socket, the server), of which the
  * server's execution time (pg_stat_statements, top-level statements), and the rest: the engine's own
- * JavaScript between queries (load, decide, build the commit) with the adapter's.
+ * JavaScript between queries (load, decide, build the commit) with the adapter's; and the client's
+ * CPU time split the same way (with a query in flight: node-postgres, the socket, the parse of the
+ * answer; between queries: the engine and the adapter, garbage collection included).
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -27,7 +29,15 @@ const N = Number(process.env.N ?? 1000)
 const WARM = Number(process.env.WARM ?? 1000)
 const KINDS = ['validate', 'redeem'] as const
 
-type Out = { cpu: number; p50: number; queries: number; wall: number; inFlight: number; server: number }
+type Out = {
+  cpu: number
+  p50: number
+  queries: number
+  wall: number
+  inFlight: number
+  server: number
+  cpuInFlight: number
+}
 
 async function child(dist: string, kind: string, url: string, schema: string): Promise<void> {
   const built = (await import(pathToFileURL(resolve(dist, 'index.js')).href)) as typeof import('../../src/index')
@@ -37,15 +47,27 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
   // Time with at least one query in flight (the union of their intervals).
   let inFlight = 0
+  let cpuInFlight = 0
   let open = 0
   let since = 0
+  let cpuSince = 0
+  const cpuNow = () => {
+    const u = process.cpuUsage()
+    return (u.user + u.system) / 1000
+  }
   const timed = <A extends unknown[], R>(query: (...args: A) => Promise<R>) =>
     async function (this: unknown, ...args: A): Promise<R> {
-      if (open++ === 0) since = performance.now()
+      if (open++ === 0) {
+        since = performance.now()
+        cpuSince = cpuNow()
+      }
       try {
         return await query.apply(this, args)
       } finally {
-        if (--open === 0) inFlight += performance.now() - since
+        if (--open === 0) {
+          inFlight += performance.now() - since
+          cpuInFlight += cpuNow() - cpuSince
+        }
       }
     }
   pool.query = timed(pool.query.bind(pool)) as typeof pool.query
@@ -84,6 +106,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   await admin.connect()
   await admin.query('SELECT pg_stat_statements_reset()')
   inFlight = 0
+  cpuInFlight = 0
   const q0 = store.stats.queries
   const latencies: number[] = []
   const started = performance.now()
@@ -119,6 +142,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     wall: wall / N,
     inFlight: inFlight / N,
     server: server / N,
+    cpuInFlight: cpuInFlight / N,
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
   await pool.end()
@@ -188,15 +212,15 @@ async function main(dists: string[]): Promise<void> {
       '',
       'Where the wall time of one operation goes (ms, medians of the rounds): mean wall; with a query in flight, of which the server executing; between queries (the engine and the adapter)',
       '',
-      '| operation | build | wall | query in flight | of which server | driver, socket, wake-ups | engine between queries |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: |',
+      '| operation | build | wall | query in flight | of which server | driver, socket, wake-ups | engine between queries | client CPU with a query in flight | client CPU between queries |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ]
     for (const kind of KINDS) {
       for (const dist of dists) {
         const rows = rowsOf(kind, dist)
         const m = (f: (r: Out) => number) => median(rows.map(f))
         tail.push(
-          `| ${kind} | ${dist} | ${m((r) => r.wall).toFixed(2)} | ${m((r) => r.inFlight).toFixed(2)} | ${m((r) => r.server).toFixed(2)} | ${m((r) => r.inFlight - r.server).toFixed(2)} | ${m((r) => r.wall - r.inFlight).toFixed(2)} |`,
+          `| ${kind} | ${dist} | ${m((r) => r.wall).toFixed(2)} | ${m((r) => r.inFlight).toFixed(2)} | ${m((r) => r.server).toFixed(2)} | ${m((r) => r.inFlight - r.server).toFixed(2)} | ${m((r) => r.wall - r.inFlight).toFixed(2)} | ${m((r) => r.cpuInFlight).toFixed(2)} | ${m((r) => r.cpu - r.cpuInFlight).toFixed(2)} |`,
         )
       }
     }
