@@ -40,9 +40,9 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
       state.seq -= 1
       log.length = logLength
     })
-    const versions = slotRecord<number>()
-    const values = slotRecord<unknown>()
-    const shapes = slotRecord<number>()
+    const versions: Record<string, number> = {}
+    const values: Record<string, unknown> = {}
+    const shapes: Record<string, number> = {}
     for (const s of entries) {
       const slot = `${s.collection}/${s.id}`
       if (s.after) {
@@ -75,16 +75,6 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
       details: error instanceof Error ? `${error.name}: ${error.message}`.slice(0, 200) : 'unknown error',
     })
   }
-}
-
-/**
- * An empty record for keys that never repeat (`collection/id`): made a hash table from the start, then
- * given the usual prototype. A plain `{}` builds a hidden class per key added, and keys that never
- * recur make a new one every commit (the costliest line of a memory commit, measured in
- * bench/RESULTS.md, session 6 `enginecpu`); it reads, compares and serialises like any other object.
- */
-function slotRecord<T>(): Record<string, T> {
-  return Object.setPrototypeOf(Object.create(null), Object.prototype) as Record<string, T>
 }
 
 /** Moves an entity's natural keys and index entries from its old value to its new one. */
