@@ -53,16 +53,9 @@ export function createIdGenerator(random: RandomSource = systemRandom, length = 
 }
 
 export function randomString(random: RandomSource, length: number, charset: string): string {
-  // Char codes gathered and made a string once: appending a character at a time builds a chain of
-  // partial strings, a cost every id of every request paid.
-  const codes = new Array<number>(length)
-  let n = 0
-  for (let i = 0; i < length; i++) {
-    const code = charset.charCodeAt(Math.floor(random() * charset.length))
-    if (!Number.isNaN(code)) codes[n++] = code
-  }
-  codes.length = n
-  return String.fromCharCode.apply(null, codes)
+  let out = ''
+  for (let i = 0; i < length; i++) out += charset[Math.floor(random() * charset.length)] ?? ''
+  return out
 }
 
 /** A small, fast, seedable generator (mulberry32): the same seed gives the same ids and codes. */
