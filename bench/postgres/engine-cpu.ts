@@ -193,8 +193,9 @@ async function main(dists: string[]): Promise<void> {
         for (const dist of order) {
           const schema = `b${dists.indexOf(dist)}`
           const out = await run({}, [dist, kind, server.url, schema])
-          const rows = ((results[kind] ??= {})[dist] ??= [])
-          rows.push(out)
+          const byBuild = results[kind] ?? {}
+          results[kind] = byBuild
+          byBuild[dist] = [...(byBuild[dist] ?? []), out]
         }
       }
     }

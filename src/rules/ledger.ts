@@ -1,4 +1,5 @@
 import type { PointsBucket } from '../model/loyalty'
+import { takeOrder } from '../storage/ports'
 import { formatLocalDate, localDate } from './zoned-calendar'
 
 /**
@@ -110,20 +111,12 @@ function isSpendable(bucket: PointsBucket, now: Date | undefined): boolean {
 }
 
 /**
- * The buckets in spending order: soonest expiry first, never-expiring last, ties by creation time
- * and then by position in the ledger.
+ * The buckets in spending order: the store's own (`takeOrder`, docs/storage.md#taking-points), soonest
+ * expiry first, never-expiring last, then by creation, then by id, so that a spend this engine chooses
+ * takes the buckets a `take` would.
  */
 export function spendingOrder(buckets: readonly PointsBucket[], now?: Date): PointsBucket[] {
-  return buckets
-    .map((bucket, index) => ({ bucket, index }))
-    .filter(({ bucket }) => isSpendable(bucket, now))
-    .sort(
-      (a, b) =>
-        expiresAtMs(a.bucket) - expiresAtMs(b.bucket) ||
-        Date.parse(a.bucket.created_at) - Date.parse(b.bucket.created_at) ||
-        a.index - b.index,
-    )
-    .map(({ bucket }) => bucket)
+  return buckets.filter((bucket) => isSpendable(bucket, now)).sort(takeOrder)
 }
 
 /** Points spendable at `now` (all unexpired remaining points; without `now`, all remaining points). */

@@ -1,11 +1,4 @@
-import type {
-  RequestAddress,
-  RequestCustomer,
-  RequestItems,
-  RequestMetadata,
-  RequestOrder,
-  RequestQualificationScenario,
-} from './request-shapes'
+import type { RequestCustomer, RequestMetadata, RequestOrder, RequestQualificationScenario } from './request-shapes'
 
 export interface ValidationsValidateStackableParams {
   redeemables: (
@@ -94,16 +87,7 @@ export interface QualificationsCheckEligibilityParams {
 }
 export interface QualificationsBestStackParams {
   customer?: RequestCustomer | undefined
-  order: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-    amount?: number | null | undefined
-    initial_amount?: number | null | undefined
-    discount_amount?: number | null | undefined
-    items?: RequestItems | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  order: RequestOrder
   redeemables?:
     | (
         | {
@@ -126,25 +110,6 @@ export interface QualificationsBestStackParams {
   metadata?: RequestMetadata | undefined
 }
 export interface LoyaltiesQualificationsParams {
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?: RequestAddress | null | undefined
-    description?: string | null | undefined
-    metadata?: RequestMetadata | undefined
-  }
-  order: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-    amount?: number | null | undefined
-    initial_amount?: number | null | undefined
-    discount_amount?: number | null | undefined
-    items?: RequestItems | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  customer: RequestCustomer
+  order: RequestOrder
 }

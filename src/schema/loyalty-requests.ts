@@ -1,7 +1,7 @@
 import type {
-  RequestAddress,
   RequestCampaignSettings,
   RequestCampaignVoucher,
+  RequestCustomer,
   RequestMetadata,
   RequestMetadataPoints,
   RequestOrder,
@@ -50,17 +50,7 @@ export interface LoyaltiesListParams {
   order?: string | undefined
 }
 export interface LoyaltiesCreateMemberParams {
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?: RequestAddress | null | undefined
-    description?: string | null | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  customer: RequestCustomer
   voucher?: string | undefined
   source_id?: string | undefined
   metadata?: RequestMetadata | undefined

@@ -1,21 +1,11 @@
-import type { RequestAddress, RequestMetadata } from './request-shapes'
+import type { RequestCustomer, RequestMetadata } from './request-shapes'
 
 export interface ReferralsPublishParams {
   count?: number | undefined
   metadata?: RequestMetadata | undefined
   source_id?: string | undefined
   voucher?: string | undefined
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?: RequestAddress | null | undefined
-    description?: string | null | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  customer: RequestCustomer
   channel?: string | undefined
 }
 export interface ReferralsListHoldersParams {

@@ -130,17 +130,7 @@ export type RequestCustomer = {
   email?: string | null | undefined
   phone?: string | null | undefined
   birthdate?: string | null | undefined
-  address?:
-    | {
-        city?: string | null | undefined
-        state?: string | null | undefined
-        line_1?: string | null | undefined
-        line_2?: string | null | undefined
-        country?: string | null | undefined
-        postal_code?: string | null | undefined
-      }
-    | null
-    | undefined
+  address?: RequestAddress | null | undefined
   description?: string | null | undefined
   metadata?: RequestMetadata | undefined
 }

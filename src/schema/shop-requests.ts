@@ -1,16 +1,6 @@
-import type { RequestAddress, RequestCustomer, RequestItems, RequestMetadata } from './request-shapes'
+import type { RequestCustomer, RequestItems, RequestMetadata } from './request-shapes'
 
-export interface CustomersCreateParams {
-  id?: string | undefined
-  source_id?: string | null | undefined
-  name?: string | null | undefined
-  email?: string | null | undefined
-  phone?: string | null | undefined
-  birthdate?: string | null | undefined
-  address?: RequestAddress | null | undefined
-  description?: string | null | undefined
-  metadata?: RequestMetadata | undefined
-}
+export type CustomersCreateParams = RequestCustomer
 export interface CustomersListActivityParams {
   limit?: string | number | undefined
   order?: 'created_at' | '-created_at' | undefined
@@ -69,17 +59,7 @@ export interface ProductsCreateCollectionParams {
 
 /** A custom event's body; `event` names it unless the name is passed first (`create(name, body)`). */
 export type EventsCreateParams = {
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?: RequestAddress | null | undefined
-    description?: string | null | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  customer: RequestCustomer
   referral?:
     | {
         code?: string | undefined

@@ -1,6 +1,6 @@
 import type {
-  RequestAddress,
   RequestCodeConfig,
+  RequestCustomer,
   RequestDiscount,
   RequestGift,
   RequestLoyaltyCard,
@@ -32,17 +32,7 @@ export type VouchersBulkUpdateParams = {
 }[]
 
 export interface PublicationsCreateParams {
-  customer: {
-    id?: string | undefined
-    source_id?: string | null | undefined
-    name?: string | null | undefined
-    email?: string | null | undefined
-    phone?: string | null | undefined
-    birthdate?: string | null | undefined
-    address?: RequestAddress | null | undefined
-    description?: string | null | undefined
-    metadata?: RequestMetadata | undefined
-  }
+  customer: RequestCustomer
   voucher?: string | undefined
   campaign?:
     | string

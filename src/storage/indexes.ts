@@ -147,6 +147,9 @@ export const INDEXES: IndexDeclarations = {
     { on: [text('customer_id'), text('campaign_id')], sort: CREATED },
     { on: [text('customer_id'), text('campaign_type')], sort: CREATED },
     { on: [text('customer_id'), text('category')], sort: CREATED },
+    // The conversions naming a customer as the referrer: a referrer's `loyalty` in one read, whatever
+    // its codes and referees (docs/behaviour.md#customer-loyalty-and-referrals).
+    { on: [text('type'), text('data.referrer.id')], sort: CREATED },
   ],
   async_actions: [{ on: [text('status')], sort: time('run_at') }],
   file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],

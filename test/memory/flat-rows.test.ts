@@ -4,6 +4,7 @@ import { seededRandom } from '../../src/ids'
 import { createMemoryStore } from '../../src/memory'
 import { manualClock } from '../support/engine'
 import { commitFill, fillMember, flatOperations, flatShop, grow } from '../support/flat-scenario'
+import { seedReferrer } from '../support/referrer-shop'
 
 /*
  * Flat in live rows on the memory store (docs/storage.md#indexes): the operations of
@@ -38,4 +39,23 @@ describe('rows examined do not grow with live rows', () => {
     // the buckets it walks (the one it takes from), never all of the card's.
     for (const [name, rows] of Object.entries(small)) expect(rows, name).toBeLessThanOrEqual(40)
   }, 120_000)
+})
+
+describe("a referrer's customers.get", () => {
+  it('reads as often with three codes and eight referees each as with one code and one referee', async () => {
+    const reads = async (programs: number, referees: number) => {
+      const store = createMemoryStore()
+      const engine = createEngine({ store, clock: manualClock(), random: seededRandom(5) })
+      await seedReferrer(engine, programs, referees)
+      const before = store.stats.calls
+      const alice = await engine.customers.get('alice')
+      expect(alice.loyalty.referred_customers).toBe(programs * referees)
+      return store.stats.calls - before
+    }
+    const few = await reads(1, 1)
+    expect(await reads(3, 8)).toBe(few)
+    // The customer (by id and by source id at once), the wallet, the summary's counter row and last
+    // order, the customer as referee, the conversions naming the referrer (no card: no tier standings).
+    expect(few).toBe(7)
+  })
 })

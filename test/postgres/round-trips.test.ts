@@ -5,6 +5,7 @@ import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
 import { loyaltyChains, seedChainShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
+import { seedReferrer } from '../support/referrer-shop'
 import { emptySchema, useClonedPool } from './database'
 
 /*
@@ -128,5 +129,22 @@ describe.sequential('round trips on PostgreSQL', () => {
       expect(counter.queries, source_id).toBe(counter.depth)
       expect(counter.counting, source_id).toEqual([])
     }
+  })
+
+  it("a referrer's customers.get: as many queries and levels with three codes and eight referees each as with one of each, none counting", async () => {
+    const reads = async (programs: number, referees: number) => {
+      const { counter, engine } = await emptyEngine()
+      await seedReferrer(engine, programs, referees)
+      counter.reset()
+      const alice = await engine.customers.get('alice')
+      expect(alice.loyalty.referred_customers).toBe(programs * referees)
+      expect(counter.counting).toEqual([])
+      return { queries: counter.queries, depth: counter.depth }
+    }
+    const few = await reads(1, 1)
+    expect(await reads(3, 8)).toEqual(few)
+    // The customer; the wallet, the summary's counters and the customer as referee; the summary's last
+    // order and the conversions naming the referrer.
+    expect(few).toEqual({ queries: 3, depth: 3 })
   })
 })

@@ -8,11 +8,12 @@ import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
 import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
 import * as v from '../../schema/valibot'
-import type { CollectionName, Entity, ListQuery, Store, Stored } from '../../storage/ports'
+import type { CollectionName, Entity, Repository, Stored, StoredRow } from '../../storage/ports'
 import { loadCollections } from '../checkout/catalogue'
 import { type ExpandedRequest, type Found, loadSubjects } from '../checkout/load-subjects'
 import { isUnlimitedCoupon } from '../checkout/redemption-counters'
 import { countLocks, uncountLocks } from '../checkout/session-locks'
+import { listAll } from '../kernel/list-all'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
 import { withOrders } from '../shop/order-records'
 
@@ -44,25 +45,36 @@ export interface BackfillSummary {
   next_starting_after: string | null
 }
 
-/** Every page of a list, by a declared index (a customer's orders, redemptions or rollbacks). */
-async function listAll<C extends CollectionName>(
-  store: Store,
+/**
+ * One call of a resumable backfill: a page of `collection` by id after `starting_after`, one commit.
+ * `fill` writes what the page's rows need, each marked at the version read so that a row moved
+ * meanwhile conflicts and the page is read again, and returns how many it filled; the rest of the
+ * page is skipped.
+ */
+function backfillPage<C extends CollectionName>(
+  ctx: Context,
   collection: C,
-  query: Omit<ListQuery, 'starting_after_id' | 'limit'>,
-): Promise<Entity<C>[]> {
-  const out: Entity<C>[] = []
-  let after: string | null = null
-  do {
-    const page: { data: Stored<Entity<C>>[]; more_starting_after: string | null; has_more: boolean } = await (
-      store[collection] as unknown as { list(q: ListQuery): Promise<typeof page> }
-    ).list({ ...query, limit: 500, count: false, ...(after === null ? {} : { starting_after_id: after }) })
-    for (const s of page.data) out.push(s.value)
-    after = page.has_more ? page.more_starting_after : null
-  } while (after !== null)
-  return out
+  input: MaintenanceBackfillParams,
+  fill: (tx: Tx, rows: readonly StoredRow<Entity<C>>[]) => Promise<number>,
+): Promise<BackfillSummary> {
+  const q = parse(backfillInput, input)
+  return mutate(ctx, async (tx) => {
+    // Indexing the store by a generic collection name gives the union of all repositories.
+    const repository = tx.store[collection] as unknown as Repository<C>
+    const page = await repository.list({
+      order: { field: 'id', direction: 'asc' },
+      limit: q.limit ?? 100,
+      count: false,
+      ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
+    })
+    const filled = await fill(tx, page.data)
+    return {
+      filled,
+      skipped: page.data.length - filled,
+      next_starting_after: page.has_more ? (page.data.at(-1)?.value.id ?? null) : null,
+    }
+  })
 }
-
-/** `maintenance.purgeExpired`: how many records one call deletes at most. */
 
 /** What one call of `maintenance.purgeExpired` deleted, and whether expired records remain. */
 export interface PurgeSummary {
@@ -96,15 +108,8 @@ export function maintenance(ctx: Context) {
       input: MaintenanceBackfillParams = {},
       _options?: CallOptions,
     ): Promise<BackfillSummary> {
-      const q = parse(backfillInput, input)
-      return mutate(ctx, async (tx) => {
-        const page = await tx.store.customers.list({
-          order: { field: 'id', direction: 'asc' },
-          limit: q.limit ?? 100,
-          count: false,
-          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
-        })
-        const ids = page.data.map((c) => c.value.id)
+      return backfillPage(ctx, 'customers', input, async (tx, page) => {
+        const ids = page.map((c) => c.value.id)
         // The rows first: the history read after them includes everything their versions counted.
         const rows = new Map((await tx.store.counters.getMany(ids.map(summaryRowId))).map((r) => [r.value.id, r]))
         const todo = ids.filter((id) => rows.get(summaryRowId(id))?.value[BACKFILLED] !== 1)
@@ -129,11 +134,7 @@ export function maintenance(ctx: Context) {
           if (stored) tx.update('counters', stored, value)
           else tx.insert('counters', value)
         }
-        return {
-          filled: todo.length,
-          skipped: ids.length - todo.length,
-          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
-        }
+        return todo.length
       })
     },
 
@@ -149,16 +150,8 @@ export function maintenance(ctx: Context) {
       input: MaintenanceBackfillParams = {},
       _options?: CallOptions,
     ): Promise<BackfillSummary> {
-      const q = parse(backfillInput, input)
-      return mutate(ctx, async (tx) => {
-        const page = await tx.store.sessions.list({
-          order: { field: 'id', direction: 'asc' },
-          limit: q.limit ?? 100,
-          count: false,
-          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
-        })
-        const ids = page.data.map((s) => s.value.id)
-        const live = page.data.filter(
+      return backfillPage(ctx, 'sessions', input, async (tx, page) => {
+        const live = page.filter(
           (s) =>
             s.value.counted !== true &&
             s.value.released_at === null &&
@@ -180,11 +173,7 @@ export function maintenance(ctx: Context) {
           tx,
           todo.map((s) => ({ ...s.value, counted: true })),
         )
-        return {
-          filled: todo.length,
-          skipped: ids.length - todo.length,
-          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
-        }
+        return todo.length
       })
     },
 
@@ -198,16 +187,8 @@ export function maintenance(ctx: Context) {
      * counted twice. Resumable: call again with `next_starting_after` (a redemption id).
      */
     async backfillUnitBudgets(input: MaintenanceBackfillParams = {}, _options?: CallOptions): Promise<BackfillSummary> {
-      const q = parse(backfillInput, input)
-      return mutate(ctx, async (tx) => {
-        const page = await tx.store.redemptions.list({
-          order: { field: 'id', direction: 'asc' },
-          limit: q.limit ?? 100,
-          count: false,
-          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
-        })
-        const ids = page.data.map((s) => s.value.id)
-        const candidates = page.data.filter(
+      return backfillPage(ctx, 'redemptions', input, async (tx, page) => {
+        const candidates = page.filter(
           (s) =>
             s.value.redemption != null &&
             s.value.result === 'SUCCESS' &&
@@ -215,12 +196,7 @@ export function maintenance(ctx: Context) {
             s.value.unit_counts === undefined &&
             (s.value.related_object_type === 'voucher' || s.value.related_object_type === 'promotion_tier'),
         )
-        const filled = await countPastUnits(ctx, tx, candidates)
-        return {
-          filled,
-          skipped: ids.length - filled,
-          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
-        }
+        return countPastUnits(ctx, tx, candidates)
       })
     },
 
@@ -237,16 +213,8 @@ export function maintenance(ctx: Context) {
       input: MaintenanceBackfillParams = {},
       _options?: CallOptions,
     ): Promise<BackfillSummary> {
-      const q = parse(backfillInput, input)
-      return mutate(ctx, async (tx) => {
-        const page = await tx.store.vouchers.list({
-          order: { field: 'id', direction: 'asc' },
-          limit: q.limit ?? 100,
-          count: false,
-          ...(q.starting_after === undefined ? {} : { starting_after_id: q.starting_after }),
-        })
-        const ids = page.data.map((v) => v.value.id)
-        const cards = page.data.map((v) => v.value).filter((v) => v.type === 'LOYALTY_CARD')
+      return backfillPage(ctx, 'vouchers', input, async (tx, page) => {
+        const cards = page.map((v) => v.value).filter((v) => v.type === 'LOYALTY_CARD')
         const rebuilt = await Promise.all(
           cards.map(async (card) => {
             const byCard = { where: { voucher_id: card.id }, order: { field: 'created_at', direction: 'asc' } } as const
@@ -284,12 +252,7 @@ export function maintenance(ctx: Context) {
           }),
         )
         for (const rows of rebuilt) for (const row of rows) tx.insert('card_transactions', row)
-        const filled = rebuilt.filter((rows) => rows.length > 0).length
-        return {
-          filled,
-          skipped: ids.length - filled,
-          next_starting_after: page.has_more ? (ids[ids.length - 1] ?? null) : null,
-        }
+        return rebuilt.filter((rows) => rows.length > 0).length
       })
     },
 

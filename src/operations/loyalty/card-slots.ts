@@ -27,6 +27,11 @@ interface Scan {
   /** The expiry (ms) of the last expiring bucket read. */
   lastExpiry: number
   expiringCursor: string | undefined
+  /**
+   * The last expiry day read further in spending order (`readDay`): the expiring buckets are read by
+   * expiry then id, and a bucket of that day not read yet may have been created earlier.
+   */
+  day: { expiry: number; last: PointsBucket | undefined; done: boolean } | undefined
   /** Every never-expiring bucket has been read. */
   neverDone: boolean
   /** The creation time (ms) of the last never-expiring bucket read. */
@@ -59,6 +64,11 @@ export interface CardSlot extends CardState {
   scheduled: Set<string>
   /** This transaction spends from the card: its balance is guarded at zero. */
   spent: boolean
+  /**
+   * The points this transaction's `take` writes of the card take at commit, after its other writes,
+   * from the front of the spending order: a later spend that sets the next expiration counts them.
+   */
+  taking: number
 }
 
 const slots = new WeakMap<Tx, Map<string, CardSlot>>()
@@ -93,6 +103,7 @@ export function emptySlot(
       expiringDone: false,
       lastExpiry: Number.NEGATIVE_INFINITY,
       expiringCursor: undefined,
+      day: undefined,
       neverDone: false,
       lastCreated: 0,
       neverCursor: undefined,
@@ -101,6 +112,7 @@ export function emptySlot(
     whole: false,
     scheduled: new Set(),
     spent: false,
+    taking: 0,
   }
   for (const row of storedRows) remember(slot, row)
   refreshSpendable(slot)

@@ -1,9 +1,9 @@
 import type { PointsBucket } from '../../model/loyalty'
-import { expiryDay, type TakenPoints } from '../../rules/ledger'
+import { expiryDay, spend, type TakenPoints } from '../../rules/ledger'
 import type { Tx } from '../kernel/unit-of-work'
 import type { CardSlot } from './card-slots'
 import { changeCard } from './card-writes'
-import { readMoreExpiring } from './spending-order'
+import { readMoreExpiring, readOn, uncovered } from './spending-order'
 
 /*
  * The card's next expiration (`loyalty_card.next_expiration_date` and `_points`), kept as points
@@ -43,8 +43,10 @@ export async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<voi
   const tz = tx.ctx.config.timezone
   const now = tx.now.getTime()
   for (;;) {
+    const view = await afterTakes(tx, slot)
+    if (view === undefined) continue
     let day: string | null = null
-    for (const b of slot.buckets) {
+    for (const b of view) {
       if (b.status !== 'ACTIVE' || b.remaining <= 0 || b.expires_at === null || Date.parse(b.expires_at) <= now)
         continue
       const d = expiryDay(b.expires_at, tz)
@@ -63,7 +65,7 @@ export async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<voi
         ))
     if (complete || !(await readMoreExpiring(tx, slot))) {
       let points = 0
-      for (const b of slot.buckets) {
+      for (const b of view) {
         if (b.status === 'ACTIVE' && b.expires_at !== null && Date.parse(b.expires_at) > now) {
           if (expiryDay(b.expires_at, tz) === day) points += b.remaining
         }
@@ -75,6 +77,22 @@ export async function refreshNextExpiration(tx: Tx, slot: CardSlot): Promise<voi
       return
     }
   }
+}
+
+/**
+ * The card's buckets read as they will stand at commit: this transaction's `take` writes apply after
+ * its guarded decrements, from the front of the spending order (docs/storage.md#taking-points), so a
+ * spend choosing its buckets after a take in one transaction (an auto-redemption repeated, a payment
+ * with points then an auto-redemption) sets the next expiration on what the take leaves. Undefined
+ * when it read on to cover what the takes take (call again); the buckets as read when nothing is
+ * left to read.
+ */
+async function afterTakes(tx: Tx, slot: CardSlot): Promise<readonly PointsBucket[] | undefined> {
+  if (slot.taking === 0) return slot.buckets
+  const result = spend(slot.buckets, slot.taking, { now: tx.now })
+  const open = result.ok ? uncovered(slot, result.taken) : []
+  if (result.ok && open.length === 0) return result.buckets
+  return (await readOn(tx, slot, open)) ? undefined : result.ok ? result.buckets : slot.buckets
 }
 
 /**

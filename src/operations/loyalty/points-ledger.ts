@@ -19,7 +19,7 @@ import { holdWorkingCopy } from '../vouchers/held-codes'
 import { type CardSlot, type CardState, emptySlot, loading, remember, slotsOf } from './card-slots'
 import { changeCard, decrementBucket, putBucket, writeWhole } from './card-writes'
 import { afterTaking, noteExpiring, refreshNextExpiration } from './next-expiration'
-import { applyPhase, covered, listPhase, readMore, SPEND_PAGE, unclaimed } from './spending-order'
+import { applyPhase, covered, listPhase, readMore, readOn, SPEND_PAGE, unclaimed, uncovered } from './spending-order'
 
 export type { CardState } from './card-slots'
 export { SPEND_PAGE } from './spending-order'
@@ -389,6 +389,7 @@ export async function spendCard(
       now: tx.nowIso,
     }
     tx.writes.push(take)
+    slot.taking += points
     return {
       ok: true,
       buckets: slot.buckets,
@@ -440,8 +441,9 @@ async function spendFromBuckets(tx: Tx, slot: CardSlot, points: number): Promise
     // What this engine's other attempts are taking from a bucket is left to them: concurrent spends
     // of one card in one process take from different buckets instead of all failing on the first.
     result = spend(unclaimed(tx, slot), points, { now: tx.now })
-    if (result.ok && result.taken.every((t) => covered(slot, slot.byId.get(t.bucketId) as PointsBucket))) break
-    if (!(await readMore(tx, slot))) {
+    const open = result.ok ? uncovered(slot, result.taken) : []
+    if (result.ok && open.length === 0) break
+    if (!(await readOn(tx, slot, open))) {
       if (!result.ok) result = spend(slot.buckets, points, { now: tx.now })
       break
     }

@@ -1,5 +1,5 @@
 import type { PointsBucket } from '../../model/loyalty'
-import type { Page } from '../../storage/ports'
+import { type Page, takeOrder } from '../../storage/ports'
 import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 import { type CardSlot, remember } from './card-slots'
@@ -31,10 +31,17 @@ export function unclaimed(tx: Tx, slot: CardSlot): PointsBucket[] {
   })
 }
 
-/** Whether every bucket that comes before `b` in spending order has been read. */
+/** Whether every bucket that comes before `b` in spending order (`takeOrder`) has been read. */
 export function covered(slot: CardSlot, b: PointsBucket): boolean {
   const { scan } = slot
-  if (b.expires_at !== null) return scan.expiringDone || Date.parse(b.expires_at) <= scan.lastExpiry
+  if (b.expires_at !== null) {
+    if (scan.expiringDone) return true
+    const at = Date.parse(b.expires_at)
+    if (at !== scan.lastExpiry) return at < scan.lastExpiry
+    // The last day read by expiry then id: what comes first in it is known once it is read by creation.
+    const day = scan.day
+    return day?.expiry === at && (day.done || (day.last !== undefined && takeOrder(b, day.last) <= 0))
+  }
   // Never-expiring buckets come after every expiring one.
   return scan.expiringDone && (scan.neverDone || Date.parse(b.created_at) <= scan.lastCreated)
 }
@@ -92,6 +99,52 @@ export function applyPhase(slot: CardSlot, phase: 'expiring' | 'never', page: Pa
     scan.neverDone = !page.has_more
     scan.neverCursor = last?.id ?? scan.neverCursor
   }
+}
+
+/** The buckets of a choice not covered yet (`covered`). */
+export function uncovered(slot: CardSlot, taken: readonly { bucketId: string }[]): PointsBucket[] {
+  return taken.map((t) => slot.byId.get(t.bucketId) as PointsBucket).filter((b) => !covered(slot, b))
+}
+
+/** Whether `b` is of the last expiry day read, which `readDay` can read on in spending order. */
+export function onLastDay(slot: CardSlot, b: PointsBucket): boolean {
+  const { scan } = slot
+  return !scan.expiringDone && b.expires_at !== null && Date.parse(b.expires_at) === scan.lastExpiry
+}
+
+/**
+ * Reads the next page of the last expiry day read, in spending order: its ACTIVE buckets by creation
+ * then id from the declared index `(voucher_id, status, expires_at)` the store's `take` walks
+ * (docs/storage.md#taking-points), so that a spend chooses within a day exactly as a take would,
+ * reading a page of that day rather than all of it. False when the day is read to its end.
+ */
+export async function readDay(tx: Tx, slot: CardSlot): Promise<boolean> {
+  await slot.first
+  const scan = slot.scan
+  const expiry = scan.lastExpiry
+  if (scan.day?.expiry !== expiry) scan.day = { expiry, last: undefined, done: false }
+  const day = scan.day
+  if (day.done) return false
+  const page = await tx.store.points_buckets.list({
+    where: { voucher_id: slot.voucher.id, status: 'ACTIVE', expires_at: new Date(expiry).toISOString() },
+    order: { field: 'created_at', direction: 'asc' },
+    limit: SPEND_PAGE,
+    ...(day.last !== undefined ? { starting_after_id: day.last.id } : {}),
+    count: false,
+  })
+  for (const row of page.data) remember(slot, row)
+  day.last = page.data.at(-1)?.value ?? day.last
+  day.done = !page.has_more
+  return true
+}
+
+/**
+ * Reads on for a choice whose buckets `open` are not all covered yet: the rest of the last expiry day
+ * read when they all belong to it, else the next page of the spending order. False at the end.
+ */
+export async function readOn(tx: Tx, slot: CardSlot, open: readonly PointsBucket[]): Promise<boolean> {
+  if (open.length > 0 && open.every((b) => onLastDay(slot, b)) && (await readDay(tx, slot))) return true
+  return readMore(tx, slot)
 }
 
 export async function readMoreExpiring(tx: Tx, slot: CardSlot): Promise<boolean> {

@@ -9,6 +9,7 @@ import {
 } from '../../rules/customer-relations'
 import { effectiveTierId } from '../../rules/tiers'
 import type { Store } from '../../storage/ports'
+import { listAll } from '../kernel/list-all'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Context } from '../kernel/unit-of-work'
 import { memberTierId } from '../loyalty/member-tiers'
@@ -16,9 +17,9 @@ import { memberTierId } from '../loyalty/member-tiers'
 /**
  * A customer's `loyalty` and `referrals` (docs/behaviour.md#customer-loyalty-and-referrals), read
  * from declared indexes: the cards it holds (the wallet the summary reads too) and their tier
- * standings by id; its own `customer.referred` activities (it as the referee); and, for each referral
- * code it holds, the code's referees and their `customer.referred` activities (it as the referrer).
- * A customer without referral codes costs two reads besides the wallet.
+ * standings by id; its own `customer.referred` activities (it as the referee); and, when it holds a
+ * referral code, the `customer.referred` activities naming it as the referrer. Two levels, at most
+ * three reads besides the wallet, whatever its codes and referees.
  */
 export async function readCustomerRelations(
   ctx: Context,
@@ -47,54 +48,30 @@ export async function readCustomerRelations(
 
 /** The referrals that converted with the customer as the referee: its `customer.referred` activities. */
 async function referredActivities(store: Store, customerId: string): Promise<Conversion[]> {
-  const out: Conversion[] = []
-  let after: string | undefined
-  for (;;) {
-    const page = await store.activities.list({
-      where: { customer_id: customerId, type: 'customer.referred' },
-      order: { field: 'created_at', direction: 'asc' },
-      limit: 100,
-      count: false,
-      ...(after === undefined ? {} : { starting_after_id: after }),
-    })
-    for (const { value } of page.data) {
-      const c = conversionOf(value)
-      if (c) out.push(c)
-    }
-    if (!page.has_more || page.data.length === 0) return out
-    after = page.data.at(-1)?.value.id
-  }
+  const activities = await listAll(store, 'activities', {
+    where: { customer_id: customerId, type: 'customer.referred' },
+    order: { field: 'created_at', direction: 'asc' },
+  })
+  return activities.flatMap((a) => conversionOf(a) ?? [])
 }
 
 /**
- * The referrals the customer's codes converted: each code's referees (its OWNER holders), and of their
- * conversions those of the code. A referee holds a code before it converts when the program converts
- * on a custom event, so the holder alone does not prove the referral.
+ * The referrals the customer's codes converted: the `customer.referred` activities naming it as the
+ * referrer, by their declared index, in one read (no limit: a referrer's conversions are its summary),
+ * kept when the code is one the customer still holds as its referrer.
  */
 async function referredBy(store: Store, customerId: string, codes: readonly Voucher[]): Promise<Conversion[]> {
   if (codes.length === 0) return []
-  const holders = await Promise.all(
-    codes.map(async (code) => {
-      const referees: string[] = []
-      let after: string | undefined
-      for (;;) {
-        const page = await store.redeemable_holders.list({
-          where: { redeemable_id: code.id },
-          order: { field: 'created_at', direction: 'asc' },
-          limit: 100,
-          count: false,
-          ...(after === undefined ? {} : { starting_after_id: after }),
-        })
-        for (const { value } of page.data) {
-          if (value.holder_role === 'OWNER' && value.customer_id !== customerId) referees.push(value.customer_id)
-        }
-        if (!page.has_more || page.data.length === 0) return referees
-        after = page.data.at(-1)?.value.id
-      }
-    }),
-  )
   const ids = new Set(codes.map((c) => c.id))
-  const referees = [...new Set(holders.flat())]
-  const conversions = await Promise.all(referees.map((id) => referredActivities(store, id)))
-  return conversions.flat().filter((c) => ids.has(c.voucher_id) && c.referrer_id === customerId)
+  const page = await store.activities.list({
+    where: { type: 'customer.referred', 'data.referrer.id': customerId },
+    order: { field: 'created_at', direction: 'asc' },
+    count: false,
+  })
+  const out: Conversion[] = []
+  for (const { value } of page.data) {
+    const c = conversionOf(value)
+    if (c && ids.has(c.voucher_id) && c.referrer_id === customerId) out.push(c)
+  }
+  return out
 }

@@ -12,6 +12,7 @@ import {
   summaryRowId,
 } from '../../rules/customer-summary'
 import type { Store } from '../../storage/ports'
+import { listAll } from '../kernel/list-all'
 import type { Tx } from '../kernel/unit-of-work'
 
 /*
@@ -88,21 +89,9 @@ function balancesOf(wallet: readonly Voucher[]): { gift_balance: number; points_
 }
 
 /** The codes a customer holds, from the holder index. */
-export async function readWallet(store: Store, holderId: string): Promise<Voucher[]> {
-  const wallet: Voucher[] = []
-  let after: string | undefined
-  // A customer holds a few codes; paged by the holder index all the same.
-  for (;;) {
-    const page = await store.vouchers.list({
-      where: { holder_id: holderId },
-      order: { field: 'created_at', direction: 'asc' },
-      limit: 100,
-      count: false,
-      ...(after === undefined ? {} : { starting_after_id: after }),
-    })
-    for (const { value } of page.data) wallet.push(value)
-    if (!page.has_more || page.data.length === 0) break
-    after = page.data[page.data.length - 1]?.value.id
-  }
-  return wallet
+export function readWallet(store: Store, holderId: string): Promise<Voucher[]> {
+  return listAll(store, 'vouchers', {
+    where: { holder_id: holderId },
+    order: { field: 'created_at', direction: 'asc' },
+  })
 }
