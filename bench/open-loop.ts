@@ -23,13 +23,19 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * reads).
  *
  * Each rate also shows the CPU time per request of the server, the database's processes and the
- * generator (from /proc), which stays meaningful on a shared machine where latencies do not. The sweep
+ * generator (from /proc), which stays meaningful on a shared machine where latencies do not; and where
+ * a request's time goes: the server's own request-duration and pool-wait histograms and its
+ * event-loop delay (its /metrics, read before and after the rate), and what the database's backends
+ * were doing (pg_stat_activity sampled every ~10 ms: on CPU or runnable, waiting on a lock, other waits). The sweep
  * stops at the first rate the server could not keep up with.
  *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
- * (validations:redemptions:orders, default 2:2:1), POOL (the server's PROMO_DB_POOL_SIZE, default
- * its own), BUILDS (`label=path/to/cli.js[@pool],…`: other server builds, each on a fresh database,
- * in turn for each fsync setting; default this checkout's, built first), STORE=memory (the server on
+ * (validations:redemptions:orders, default 2:2:1), VALIDATORS=returning (validations by 100
+ * customers the shop made, so each records an activity; by default every request is a new
+ * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async],…`: other server builds, each on a
+ * fresh database, in turn for each fsync setting; `*2` runs two server processes on the database,
+ * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
+ * checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
  * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
@@ -41,6 +47,8 @@ const SECONDS = Number(process.env.SECONDS ?? 20)
 const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
 const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
 const PROFILE = process.env.PROFILE === '1'
+/** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
+const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
   'X-App-Id': 'load-app',
   'X-App-Token': 'load-secret-of-the-bench-24chars',
@@ -50,14 +58,15 @@ const APP = {
 // One process, keep-alive sockets reused: the generator's own cost stays small beside the server's.
 let agent = new Agent({ keepAlive: true, maxSockets: 512 })
 const host = '127.0.0.1'
-let port = 0
+/** The servers' ports (several with `*N` in BUILDS); requests go round them in turn. */
+let ports: number[] = []
 
 interface Answer {
   status: number
   body: string
 }
 
-function send(method: string, path: string, body?: unknown): Promise<Answer> {
+function send(method: string, path: string, body?: unknown, port = ports[0]): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -89,6 +98,9 @@ async function must(method: string, path: string, body?: unknown): Promise<Recor
 
 async function shop(): Promise<void> {
   await must('POST', '/v1/products', { name: 'Shoe', source_id: 'shoe', price: 5000 })
+  if (RETURNING) {
+    for (let k = 0; k < 100; k++) await must('POST', '/v1/customers', { source_id: `regular-${k}` })
+  }
   await must('POST', '/v1/vouchers', {
     code: 'PUBLIC',
     type: 'DISCOUNT_VOUCHER',
@@ -112,11 +124,16 @@ const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
 type Kind = 'validation' | 'redemption' | 'order'
 
 /** Every request of the run from a customer never seen before (a run's prefix plus its number). */
-function requestOf(kind: Kind, customer: string): [string, unknown] {
+function requestOf(kind: Kind, customer: string, n: number): [string, unknown] {
   if (kind === 'validation')
     return [
       '/v1/validations',
-      { customer: { source_id: customer }, order, redeemables: [{ object: 'voucher', id: 'PUBLIC' }] },
+      {
+        // A customer the store does not know records no activity: the validation then commits nothing.
+        customer: { source_id: RETURNING ? `regular-${n % 100}` : customer },
+        order,
+        redeemables: [{ object: 'voucher', id: 'PUBLIC' }],
+      },
     ]
   if (kind === 'redemption')
     return [
@@ -163,6 +180,91 @@ function cpuSplit(pid: number | undefined): { user: number; system: number } | n
   }
 }
 
+/** The server's /metrics as name{labels} → value (counters, gauges, histogram sums and counts). */
+async function scrape(metricsPort: number): Promise<Map<string, number>> {
+  const text = await new Promise<string>((resolve, reject) => {
+    const req = httpRequest({ host, port: metricsPort, path: '/metrics', agent: false }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+  const values = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue
+    const space = line.lastIndexOf(' ')
+    values.set(line.slice(0, space), Number(line.slice(space + 1)))
+  }
+  return values
+}
+
+/** Every server's /metrics merged: sums and counts added, the event-loop delay's gauges the worst of them. */
+async function scrapeAll(metricsPorts: number[]): Promise<Map<string, number>> {
+  const merged = new Map<string, number>()
+  for (const values of await Promise.all(metricsPorts.map(scrape))) {
+    for (const [key, value] of values) {
+      const before = merged.get(key)
+      merged.set(
+        key,
+        before === undefined ? value : key.includes('eventloop_lag') ? Math.max(before, value) : before + value,
+      )
+    }
+  }
+  return merged
+}
+
+/** The sum of every series of one metric (all label sets); NaN when the server has no such metric. */
+function total(values: Map<string, number>, name: string): number {
+  let sum = Number.NaN
+  for (const [key, value] of values) {
+    if (key === name || key.startsWith(`${name}{`)) sum = (Number.isNaN(sum) ? 0 : sum) + value
+  }
+  return sum
+}
+
+/**
+ * What the server's database connections are doing, sampled from pg_stat_activity every few ms while a
+ * rate runs: the mean number of the server's backends in each state. By Little's law, a mean of n
+ * backends in a state at r answered requests/s is n / r seconds of that state per request.
+ */
+function sampleBackends(admin: pg.Client): { stop: () => Promise<{ samples: number; mean: Map<string, number> }> } {
+  let running = true
+  let samples = 0
+  const counts = new Map<string, number>()
+  const loop = (async () => {
+    while (running) {
+      const rows = (
+        await admin.query<{ state: string | null; type: string | null; event: string | null }>(
+          `SELECT state, wait_event_type AS type, wait_event AS event FROM pg_stat_activity WHERE application_name = 'promo-engine'`,
+        )
+      ).rows
+      samples++
+      for (const r of rows) {
+        const key =
+          r.state === 'active'
+            ? r.type === null
+              ? 'running'
+              : r.type === 'Lock'
+                ? `Lock:${r.event}`
+                : `${r.type}:${r.event}`
+            : (r.state ?? 'unknown')
+        counts.set(key, (counts.get(key) ?? 0) + 1)
+      }
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  })()
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return { samples, mean: new Map([...counts].map(([k, n]) => [k, n / Math.max(1, samples)])) }
+    },
+  }
+}
+
 async function openLoop(rate: number, seconds: number, prefix: string) {
   const next = random(rate * 7919 + seconds)
   const kinds: Kind[] = ['validation', 'redemption', 'order']
@@ -191,10 +293,10 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
     const now = performance.now() - start
     while (i < schedule.length && (schedule[i] as { at: number }).at <= now) {
       const { at, kind } = schedule[i] as { at: number; kind: Kind }
-      const [path, body] = requestOf(kind, `${prefix}-${i}`)
+      const [path, body] = requestOf(kind, `${prefix}-${i}`, i)
       const lag = performance.now() - start - at
       pending.push(
-        send('POST', path, body).then(
+        send('POST', path, body, ports[i % ports.length]).then(
           (a) => {
             samples.push({ kind, status: a.status, ms: performance.now() - start - at, lag })
           },
@@ -279,12 +381,12 @@ async function floor(url: string, kind: 'update' | 'call', seconds: number): Pro
   return n / seconds
 }
 
-async function waitForServer(child: ChildProcess): Promise<void> {
+async function waitForServer(child: ChildProcess, port: number): Promise<void> {
   for (let i = 0; i < 600; i++) {
     if (child.exitCode !== null) throw new Error('the server exited')
     try {
       // The listener opens before the engine is ready (it answers 503 `starting` until then).
-      if ((await send('GET', '/readyz')).status === 200) return
+      if ((await send('GET', '/readyz', undefined, port)).status === 200) return
       await new Promise((r) => setTimeout(r, 200))
     } catch {
       await new Promise((r) => setTimeout(r, 200))
@@ -358,6 +460,10 @@ interface Build {
   cli: string
   /** The server's PROMO_DB_POOL_SIZE; its own default when absent. */
   pool?: string | undefined
+  /** PROMO_DB_ASYNC_ACTIVITIES=on for this build (`+async` after its path). */
+  asyncActivities?: boolean
+  /** Server processes on the one database (`*N` after the path or pool), requests spread round them. */
+  processes?: number
 }
 
 /**
@@ -368,9 +474,10 @@ function builds(): Build[] {
   const given = process.env.BUILDS
   if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js', pool: process.env.POOL }]
   return given.split(',').map((pair) => {
-    const [label = '', spec = ''] = pair.split('=')
-    const [cli = '', pool] = spec.split('@')
-    return { label, cli, pool }
+    const [label = '', given = ''] = pair.split('=')
+    const spec = given.replace(/\+async$/, '')
+    const [, cli = '', pool, processes] = /^([^@*]+)(?:@(\d+))?(?:\*(\d+))?$/.exec(spec) ?? []
+    return { label, cli, pool, asyncActivities: spec !== given, processes: Number(processes ?? 1) }
   })
 }
 
@@ -387,13 +494,17 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     shared_preload_libraries: 'pg_stat_statements',
     'pg_stat_statements.track': 'all',
   })
-  port = await freePort()
+  const count = build.processes ?? 1
+  ports = []
+  const metricsPorts: number[] = []
+  for (let k = 0; k < count; k++) {
+    ports.push(await freePort())
+    metricsPorts.push(await freePort())
+  }
   const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
-  const server = spawn(
-    process.execPath,
-    [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'],
-    {
+  const servers = ports.map((port, k) =>
+    spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'], {
       env: {
         ...process.env,
         ...(memory ? {} : { DATABASE_URL: pgServer.url }),
@@ -402,13 +513,22 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         PROMO_APP_ID: APP['X-App-Id'],
         PROMO_APP_SECRET: APP['X-App-Token'],
         PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
-        PROMO_METRICS_PORT: String(await freePort()),
+        PROMO_METRICS_PORT: String(metricsPorts[k]),
         ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
+        ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
       stdio: ['ignore', 'ignore', 'inherit'],
-    },
+    }),
   )
+  /** CPU of the server processes together. */
+  const serversCpu = () => {
+    const splits = servers.map((server) => cpuSplit(server.pid))
+    return {
+      all: splits.reduce((sum, x) => sum + (x ? x.user + x.system : 0), 0),
+      system: splits.reduce((sum, x) => sum + (x?.system ?? 0), 0),
+    }
+  }
   const admin = new pg.Client({ connectionString: pgServer.url })
   /** CPU of the database's processes (those pg_stat_activity lists), per pid. */
   const databaseCpu = async (): Promise<Map<number, number>> => {
@@ -416,16 +536,16 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     return new Map(rows.map((r) => [r.pid, cpuMs(r.pid) ?? 0]))
   }
   try {
-    await waitForServer(server)
+    for (const [k, server] of servers.entries()) await waitForServer(server, ports[k] as number)
     await admin.connect()
     await admin.query(FLOOR_SQL)
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
-    // Warm-up (not counted): JIT, the pool's connections, prepared statements.
-    await openLoop(50, 3, 'warm')
+    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per process.
+    await openLoop(50 * count, 3, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
-      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}) (load before: ${uptime()})\n`,
+      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
     )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
@@ -441,15 +561,19 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
     const started = performance.now()
     const saturated: string[] = []
+    const where: string[] = []
     for (const rate of RATES) {
-      const serverBefore = cpuMs(server.pid)
-      const serverSystemBefore = cpuSplit(server.pid)?.system ?? 0
+      const serverBefore = serversCpu()
       const dbBefore = await databaseCpu()
+      const metricsBefore = await scrapeAll(metricsPorts)
+      const backends = sampleBackends(admin)
       const ownBefore = process.cpuUsage()
       const r = await openLoop(rate, SECONDS, `r${rate}`)
       const own = process.cpuUsage(ownBefore)
-      const serverCpu = (cpuMs(server.pid) ?? 0) - (serverBefore ?? 0)
-      const serverSystem = (cpuSplit(server.pid)?.system ?? 0) - serverSystemBefore
+      const states = await backends.stop()
+      const metricsAfter = await scrapeAll(metricsPorts)
+      const serverCpu = serversCpu().all - serverBefore.all
+      const serverSystem = serversCpu().system - serverBefore.system
       let dbCpu = 0
       for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
       const all = summary(r.samples)
@@ -465,6 +589,24 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
             ', ',
           )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} (${serverCpu > 0 ? ((100 * serverSystem) / serverCpu).toFixed(0) : 0} %) / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
       )
+      {
+        const delta = (name: string) => total(metricsAfter, name) - total(metricsBefore, name)
+        const gauge = (name: string) => total(metricsAfter, name) * 1000
+        const answeredPerSecond = r.scheduled / r.doneIn
+        const perRequest = (backendsInState: number) => (backendsInState * 1000) / answeredPerSecond
+        const shown = [...states.mean].sort((a, b) => b[1] - a[1])
+        const state = (key: string) => states.mean.get(key) ?? 0
+        const lock = shown.filter(([k]) => k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)
+        const other = shown
+          .filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:'))
+          .map(([k, n]) => `${k} ${perRequest(n).toFixed(2)}`)
+          .join(', ')
+        const mean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
+        const waits = delta('promo_engine_db_pool_wait_seconds_count')
+        where.push(
+          `| ${rate} | ${f(mean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory ? '—' : `${perRequest(state('running')).toFixed(2)} / ${perRequest(lock).toFixed(2)} / ${other || '—'}`} | ${memory ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} |`,
+        )
+      }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
       // Past saturation every higher rate only queues longer: the sweep stops at the first rate the
       // server could not answer at (what it answered fell 10 % behind what was scheduled).
@@ -475,6 +617,14 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       await new Promise((res) => setTimeout(res, 1000))
     }
     if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
+    console.log(
+      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; and the mean number of busy backends:\n`,
+    )
+    console.log(
+      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | GC ms/request | database ms/request: running / lock waits / other waits | busy backends |',
+    )
+    console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: |')
+    for (const row of where) console.log(row)
     if (!memory) {
       const wall = performance.now() - started
       const top = await admin.query(
@@ -517,11 +667,16 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     await admin.end().catch(() => {})
     agent.destroy()
     agent = new Agent({ keepAlive: true, maxSockets: 512 })
-    await new Promise<void>((resolve) => {
-      if (server.exitCode !== null) return resolve()
-      server.once('exit', () => resolve())
-      server.kill('SIGTERM')
-    })
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            if (server.exitCode !== null) return resolve()
+            server.once('exit', () => resolve())
+            server.kill('SIGTERM')
+          }),
+      ),
+    )
     await pgServer.stop()
   }
   if (PROFILE) {

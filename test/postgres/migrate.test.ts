@@ -30,6 +30,22 @@ describe('PostgreSQL migrations', () => {
     expect(await store.migrate()).toEqual({ applied: [] })
   })
 
+  it('a redemption of 2.5 kB is stored uncompressed, in its table and in the feed; an activity table keeps the default', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'inline' })
+    await store.migrate()
+    const big = { id: 'r_big', object: 'redemption', date: '2026-01-01T00:00:00.000Z', filler: 'x'.repeat(2500) }
+    const outcome = await store.commit({
+      writes: [put('redemptions', big), put('activities', { ...big, id: 'evact_big', object: 'customer_activity' })],
+    })
+    expect(outcome.ok).toBe(true)
+    const methods = await db.pool.query(
+      `SELECT (SELECT pg_column_compression(value) FROM inline.redemptions) AS table_row,
+         (SELECT pg_column_compression(value) FROM inline.pe_changes WHERE collection = 'redemptions') AS feed_row,
+         (SELECT pg_column_compression(value) FROM inline.activities) AS activity_row`,
+    )
+    expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
+  })
+
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()

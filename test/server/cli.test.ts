@@ -1,9 +1,11 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { builtinModules } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { Client } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { DEFINITIONS } from '../../packages/server/src/settings'
 import { type Embedded, freePort, startEmbedded } from '../postgres/embedded'
@@ -120,6 +122,40 @@ const api = (cli: Cli, path: string, init: RequestInit = {}) =>
   fetch(`${cli.url}${path}`, { ...init, headers: { ...keys(), 'Content-Type': 'application/json', ...init.headers } })
 
 describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }, () => {
+  it("the built CLI imports only Node's modules and its package's dependencies; the library's are bundled, never pinned twice", () => {
+    const bundle = readFileSync(join(ROOT, 'packages/server/dist/cli.js'), 'utf8')
+    // An ES module bundle: its imports are statements of their own lines, or import() calls.
+    const bare = [
+      ...bundle.matchAll(/^import\b[^;\n]*?["']([^"'./][^"'\n]*)["'];?$|\bimport\(\s*["']([^"'./][^"'\n]*)["']\s*\)/gm),
+    ]
+    const imported = new Set(
+      bare
+        .map((m) => (m[1] ?? m[2]) as string)
+        .filter((name) => !builtinModules.includes(name.replace(/^node:/, '')))
+        .map((name) =>
+          name
+            .split('/')
+            .slice(0, name.startsWith('@') ? 2 : 1)
+            .join('/'),
+        ),
+    )
+    const own = (path: string) =>
+      JSON.parse(readFileSync(join(ROOT, path), 'utf8')) as {
+        dependencies: Record<string, string>
+        devDependencies?: Record<string, string>
+      }
+    const server = own('packages/server/package.json')
+    const root = own('package.json')
+    expect([...imported].sort()).toEqual(Object.keys(server.dependencies).sort())
+    // decimal.js and valibot come with the library's source, from the root's lock: one version each.
+    for (const name of Object.keys(root.dependencies)) expect(server.dependencies).not.toHaveProperty(name)
+    // What both name (pg, the HTTP adapter) is the same version in both.
+    for (const [name, version] of Object.entries(server.dependencies)) {
+      const rootVersion = root.dependencies[name] ?? root.devDependencies?.[name]
+      if (rootVersion !== undefined) expect(`${name}@${version}`).toBe(`${name}@${rootVersion}`)
+    }
+  })
+
   it('checks its settings at start: one line naming the variable and the rule, exit 1; --help lists each', async () => {
     for (const [env, named] of [
       [{ PROMO_DB_POOL_SIZE: '0' }, 'PROMO_DB_POOL_SIZE must be a whole number from 1 to 1000'],
@@ -276,10 +312,72 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
       'waiting',
     ])
     expect(samples.some((s) => s.name === 'promo_engine_http_request_duration_seconds_bucket')).toBe(true)
+    // Every statement the requests sent waited for a pool connection once (reads and commits alike).
+    const waits = samples.find((s) => s.name === 'promo_engine_db_pool_wait_seconds_count')
+    expect(waits?.value).toBeGreaterThanOrEqual(answers.length)
     // Not on the API port.
     expect((await fetch(`${cli.url}/metrics`)).status).toBe(404)
     await stop(cli, 'SIGINT')
     expect((await cli.exit).code).toBe(0)
+  })
+
+  it('PROMO_DB_ASYNC_ACTIVITIES=on: a validation commits its activity without waiting for the flush, a redemption waits as always', async () => {
+    expect((await run(['migrate']).exit).code).toBe(0)
+    const db = new Client({ connectionString: pg.url })
+    await db.connect()
+    try {
+      // Each activity row notes the synchronous_commit of the transaction that inserted it.
+      await db.query(`CREATE TABLE IF NOT EXISTS public.commit_modes (mode text NOT NULL);
+        CREATE OR REPLACE FUNCTION public.note_commit_mode() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN INSERT INTO public.commit_modes VALUES (current_setting('synchronous_commit')); RETURN NULL; END $$;
+        CREATE OR REPLACE TRIGGER note_commit_mode AFTER INSERT ON promo_engine.activities
+          FOR EACH ROW EXECUTE FUNCTION public.note_commit_mode();`)
+      const modes = async (request: () => Promise<Response>) => {
+        await db.query('TRUNCATE public.commit_modes')
+        expect((await request()).status).toBe(200)
+        return (await db.query<{ mode: string }>('SELECT DISTINCT mode FROM public.commit_modes')).rows.map(
+          (r) => r.mode,
+        )
+      }
+      const order = { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] }
+      const body = (customer: string) =>
+        JSON.stringify({
+          customer: { source_id: customer },
+          order,
+          redeemables: [{ object: 'voucher', id: 'ASYNC-CLI' }],
+        })
+      for (const [setting, validation] of [
+        ['on', ['off']],
+        ['off', ['on']],
+      ] as const) {
+        const cli = await serve({ PROMO_DB_ASYNC_ACTIVITIES: setting })
+        if (setting === 'on') {
+          const created = await api(cli, '/v1/vouchers', {
+            method: 'POST',
+            body: JSON.stringify({
+              code: 'ASYNC-CLI',
+              type: 'DISCOUNT_VOUCHER',
+              discount: { type: 'AMOUNT', amount_off: 100 },
+            }),
+          })
+          expect(created.status).toBe(200)
+        }
+        // A redemption writes more than activities: it waits for its flush whatever the setting. It
+        // also makes the customer, whose validations are recorded as activities.
+        expect(await modes(() => api(cli, '/v1/redemptions', { method: 'POST', body: body(`c-${setting}`) }))).toEqual([
+          'on',
+        ])
+        expect(await modes(() => api(cli, '/v1/validations', { method: 'POST', body: body(`c-${setting}`) }))).toEqual(
+          validation,
+        )
+        expect((await stop(cli)).code).toBe(0)
+      }
+    } finally {
+      await db.query(
+        'DROP TRIGGER IF EXISTS note_commit_mode ON promo_engine.activities; DROP TABLE IF EXISTS public.commit_modes',
+      )
+      await db.end()
+    }
   })
 
   it('npm run serve: SIGTERM sent to npm alone reaches the server, which stops and closes its port', async () => {

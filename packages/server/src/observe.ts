@@ -70,6 +70,12 @@ export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingA
     labelNames: ['task'] as const,
     registers: [registry],
   })
+  const poolWait = new Histogram({
+    name: 'promo_engine_db_pool_wait_seconds',
+    help: 'Time a statement waited for a connection of the pool (every connection taken: requests queue here)',
+    buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
   const { pool } = sources
   new Gauge({
     name: 'promo_engine_db_pool_connections',
@@ -104,6 +110,9 @@ export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingA
     commit(outcome: 'committed' | 'conflict' | 'failed_guard') {
       commits.inc({ outcome })
     },
+    poolWait(seconds: number) {
+      poolWait.observe(seconds)
+    },
     backgroundFailure(task: string, errorKey: string | null) {
       backgroundFailures.inc({ task })
       if (errorKey !== null && STORE_KEYS.has(errorKey)) storeErrors.inc({ key: errorKey })
@@ -112,3 +121,36 @@ export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingA
 }
 
 const STORE_KEYS = new Set(['store_unavailable', 'store_error', 'commit_failed', 'commit_outcome_unknown'])
+
+/** The pool connections the store waits for (callback and promise forms of `connect`, as `pool.query` calls it). */
+interface Connecting {
+  connect(callback?: (error: Error | undefined, ...rest: unknown[]) => void): unknown
+}
+
+/**
+ * Times every wait for a connection of `pool` (its `connect`, which its `query` calls too), so
+ * `promo_engine_db_pool_wait_seconds` tells how long requests queued in this process before the
+ * database saw them: the part of a slow answer a larger pool would remove.
+ */
+export function timeConnections(pool: Connecting, observe: (seconds: number) => void): void {
+  const connect = pool.connect.bind(pool)
+  pool.connect = ((callback?: (error: Error | undefined, ...rest: unknown[]) => void) => {
+    const at = performance.now()
+    const done = () => observe((performance.now() - at) / 1000)
+    if (callback)
+      return connect((error, ...rest) => {
+        done()
+        callback(error, ...rest)
+      })
+    return (connect() as Promise<unknown>).then(
+      (client) => {
+        done()
+        return client
+      },
+      (error: unknown) => {
+        done()
+        throw error
+      },
+    )
+  }) as Connecting['connect']
+}

@@ -8,7 +8,7 @@ import { createEngine, createMemoryStore, type Engine, type EngineOptions, type 
 import { type Answered, createFetchHandler } from '../../../src/http'
 import { createPostgresStore, type PostgresStore } from '../../../src/postgres'
 import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
-import { createLogger, createMetrics, type Metrics } from './observe'
+import { createLogger, createMetrics, type Metrics, timeConnections } from './observe'
 import { readSettings, type Settings } from './settings'
 
 export interface ServeOptions {
@@ -70,7 +70,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     // A connection the database drops while idle (a restart, a failover) is reported here; the next
     // query takes a new one, and a failed query becomes a 503 (docs/postgres.md#faults).
     pool.on('error', () => {})
-    store = createPostgresStore({ pool: pool as never })
+    store = createPostgresStore({ pool: pool as never, asyncActivities: settings.asyncActivities })
     try {
       await store.migrate()
     } catch (error) {
@@ -81,6 +81,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   let pending: number | null = null
   const metrics = createMetrics({ pool, pendingActions: () => pending })
+  if (pool) timeConnections(pool as never, metrics.poolWait)
   const closing: (() => Promise<void>)[] = []
   if (pool) {
     const p = pool

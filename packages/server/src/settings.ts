@@ -76,6 +76,14 @@ export const DEFINITIONS = define({
     max: 600_000,
     about: 'how long a request waits for a database connection before its 503',
   },
+  asyncActivities: {
+    flag: '--db-async-activities',
+    env: 'PROMO_DB_ASYNC_ACTIVITIES',
+    kind: 'switch',
+    fallback: 'off',
+    about:
+      'on: a commit writing only activities (a validation without a session) returns before its WAL flush; a database crash may lose the last ~600 ms of them',
+  },
   bodyLimitBytes: {
     flag: '--body-limit-bytes',
     env: 'PROMO_BODY_LIMIT_BYTES',
@@ -239,6 +247,8 @@ export interface Settings {
   poolSize: number
   statementTimeoutMs: number
   connectTimeoutMs: number
+  /** The store's `asyncActivities` (docs/postgres.md#asynchronous-activity-commits). */
+  asyncActivities: boolean
   bodyLimitBytes: number
   requestTimeoutMs: number
   keepAliveTimeoutMs: number
@@ -369,6 +379,7 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     poolSize: integer('poolSize'),
     statementTimeoutMs: integer('statementTimeoutMs'),
     connectTimeoutMs: integer('connectTimeoutMs'),
+    asyncActivities: onOff('asyncActivities'),
     bodyLimitBytes: integer('bodyLimitBytes'),
     requestTimeoutMs: integer('requestTimeoutMs'),
     keepAliveTimeoutMs: integer('keepAliveTimeoutMs'),

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { DEFINITIONS, helpText, readSettings, SettingError } from '../../packages/server/src/settings'
+
+/** `promo-engine serve`'s settings as the CLI reads them: flags over the environment over defaults. */
+describe('the server settings (packages/server/src/settings.ts)', () => {
+  it('PROMO_DB_ASYNC_ACTIVITIES: off by default, on from the environment or the flag, the flag winning', () => {
+    expect(readSettings([], {}).asyncActivities).toBe(false)
+    for (const on of ['on', 'true', '1'])
+      expect(readSettings([], { PROMO_DB_ASYNC_ACTIVITIES: on }).asyncActivities).toBe(true)
+    for (const off of ['off', 'false', '0']) {
+      expect(readSettings([], { PROMO_DB_ASYNC_ACTIVITIES: off }).asyncActivities).toBe(false)
+    }
+    expect(readSettings(['--db-async-activities', 'on'], {}).asyncActivities).toBe(true)
+    expect(readSettings(['--db-async-activities=off'], { PROMO_DB_ASYNC_ACTIVITIES: 'on' }).asyncActivities).toBe(false)
+    // An empty variable is unset, as for every other setting.
+    expect(readSettings([], { PROMO_DB_ASYNC_ACTIVITIES: '' }).asyncActivities).toBe(false)
+  })
+
+  it('refuses any other value with one line naming where it came from', () => {
+    expect(() => readSettings([], { PROMO_DB_ASYNC_ACTIVITIES: 'yes' })).toThrow(
+      new SettingError('PROMO_DB_ASYNC_ACTIVITIES must be on or off; got "yes"'),
+    )
+    expect(() => readSettings(['--db-async-activities', 'sometimes'], {})).toThrow(
+      new SettingError('--db-async-activities must be on or off; got "sometimes"'),
+    )
+  })
+
+  it('--help lists every setting with its default, the new switch among them', () => {
+    const help = helpText()
+    for (const d of Object.values(DEFINITIONS)) {
+      expect(help).toContain(d.flag === null ? d.env : `${d.flag}, ${d.env}`)
+      if (d.fallback !== undefined) expect(help).toContain(`(default ${d.fallback})`)
+    }
+    expect(help).toMatch(/--db-async-activities, PROMO_DB_ASYNC_ACTIVITIES .*\(default off\)/)
+  })
+
+  it('a pool size of 0 or above 1,000 is refused before anything starts', () => {
+    expect(() => readSettings([], { PROMO_DB_POOL_SIZE: '0' })).toThrow(
+      'PROMO_DB_POOL_SIZE must be a whole number from 1 to 1000; got "0"',
+    )
+    expect(() => readSettings(['--db-pool-size', '1001'], {})).toThrow('--db-pool-size must be a whole number')
+  })
+})
