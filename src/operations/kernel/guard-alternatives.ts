@@ -56,7 +56,7 @@ export interface Redecision<D, W> {
  * bound down: a request taking more units than this on one row, finding more than this many left but
  * not enough, decides again.
  */
-export const MAX_VALUE_ANSWERS = 8
+const MAX_VALUE_ANSWERS = 8
 
 /**
  * Lets `mutate` prepare alternatives for the guards this attempt's writes will hold. Call it where
