@@ -1,7 +1,8 @@
 /**
  * Contention with default options (docs/storage.md#counters, #alternatives): N concurrent requests on
  * one code with quantity 100, one gift card, one loyalty card, and N concurrent publications from
- * one campaign; then the cost of preparing alternatives where none is needed: N concurrent
+ * one campaign, N concurrent redemptions on one per-line unit budget (by one customer, then by
+ * distinct ones); then the cost of preparing alternatives where none is needed: N concurrent
  * redemptions of a code that never runs out, and N one at a time. Counts successes, business
  * failures, 409s, store commits per request and the process's CPU time per request.
  *
@@ -95,6 +96,43 @@ const code = (engine: Engine, quantity: number) =>
     redemption: { quantity },
   })
 
+/** A promotion tier of $1 off each shoe, at most N / 10 shoes in all; request i orders 1 + i mod 5 shoes. */
+async function unitBudget(engine: Engine, customer: (i: number) => string) {
+  const shoe = await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
+  const promotion = await engine.raw.promotions.create({
+    name: 'Shoes',
+    promotion: {
+      tiers: [
+        {
+          name: '$1 off each shoe',
+          action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
+        },
+      ],
+    },
+  })
+  const tier = promotion.promotion.tiers[0]?.id as string
+  const rule = await engine.raw.validationRules.create({
+    name: 'Shoe budget',
+    rules: {},
+    applicable_to: { included: [{ object: 'product', id: shoe.id, product_campaign_quantity_limit: N / 10 }] },
+  })
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'promotion_tier',
+    related_object_id: tier,
+  })
+  return async (i: number) => {
+    const r = await engine.raw.redemptions.redeemStackable({
+      customer: { source_id: customer(i) },
+      order: { items: [{ source_id: 'shoe', quantity: 1 + (i % 5) }] },
+      redeemables: [{ object: 'promotion_tier', id: tier }],
+    })
+    const units = r.order?.items?.[0]?.discount_quantity ?? 0
+    return r.parent_redemption.result === 'SUCCESS'
+      ? `SUCCESS (${units > 0 ? 'units off' : 'none off'})`
+      : (r.parent_redemption.failure_code ?? 'FAILURE')
+  }
+}
+
 async function main() {
   console.log(`${POSTGRES ? `PostgreSQL, pool of ${POOL}` : 'memory store'}, ${N} requests`)
   console.log('| contention | requests | outcomes | commits per request | CPU ms per request | wall |')
@@ -125,6 +163,12 @@ async function main() {
       return p.voucher ? 'SUCCESS' : 'no code'
     }
   })
+  await run(`a per-line unit budget of ${N / 10} shoes, 1 to 5 each, one customer`, (engine) =>
+    unitBudget(engine, () => 'ana'),
+  )
+  await run(`a per-line unit budget of ${N / 10} shoes, 1 to 5 each, distinct customers`, (engine) =>
+    unitBudget(engine, (i) => `c${i}`),
+  )
   await run(`one code, quantity ${N} (none refused)`, async (engine) => {
     await code(engine, N)
     return () => redemption(engine, { object: 'voucher', id: 'HOT' })

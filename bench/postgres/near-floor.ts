@@ -140,9 +140,12 @@ async function main(): Promise<void> {
         ['validate, asyncActivities', '4 procs', 4, (i) => ({ KIND: 'validate', CODE: `D${i}`, ASYNC: '1' })],
       ]
       if (fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
-      for (const [what, from, n, env] of rows) {
-        // The option is this build's (an earlier build would ignore it).
-        for (const build of what.includes('asyncActivities') ? builds.slice(0, 1) : builds) {
+      for (const [r, [what, from, n, env]] of rows.entries()) {
+        // The option is this build's (an earlier build would ignore it). Which build goes first turns
+        // row by row: the first of a pair runs right after whatever came before (the floor's
+        // 4-connection rows, for the first), and always the same build first read as a difference.
+        const pair = r % 2 === 0 ? builds : [...builds].reverse()
+        for (const build of what.includes('asyncActivities') ? builds.slice(0, 1) : pair) {
           line(
             `${build.label}: ${what}`,
             from,

@@ -163,3 +163,64 @@ export async function concurrentAlternatives(store: Store, n: number): Promise<v
   )
   assert.equal(stored.length, n, 'each commit wrote its own answer')
 }
+
+/**
+ * Concurrent takes of 1 to 5 units within a limit of 12, each with one alternative per stored value its
+ * guard can find (`when.min` = `when.max`), taking exactly what that value leaves, guarded again: the
+ * store applies the one for the value it found, so the limit is never passed and every answer took
+ * what its value left. A store whose rounds are not atomic (PostgreSQL releases the first round's row
+ * locks with its subtransaction) may find the row moved before the alternative's round: that
+ * alternative's own guard fails, and the commit is that guard's conflict (the operation decides again).
+ */
+export async function alternativesByValue(store: Store, n: number): Promise<void> {
+  const limit = 12
+  await insert(
+    store,
+    'vouchers',
+    voucher('v_units', 'UNITS', { redemption: { redeemed_quantity: 0, quantity: limit } }),
+  )
+  const take = (i: number, units: number): Write[] => [
+    put('customers', customer(`took_${i}`, null, { metadata: { units } }), null),
+    {
+      op: 'increment',
+      collection: 'vouchers',
+      id: 'v_units',
+      by: { [QUANTITY]: units },
+      guard: { [QUANTITY]: { max: limit } },
+    },
+  ]
+  const wants = Array.from({ length: n }, (_, i) => 1 + (i % 5))
+  const results: CommitResult[] = await Promise.all(
+    wants.map((k, i) => {
+      // Stored values at which taking k fails: limit − k + 1 up to the limit; each leaves limit − v.
+      const values = Array.from({ length: k }, (_, j) => limit - j)
+      return store.commit({
+        writes: take(i, k),
+        alternatives: values.map((v) => ({
+          when: { collection: 'vouchers', id: 'v_units', path: QUANTITY, min: v + k, max: v + k },
+          tolerate: [],
+          writes:
+            limit - v > 0
+              ? take(i, limit - v)
+              : [put('customers', customer(`took_${i}`, null, { metadata: { units: 0 } }), null)],
+        })),
+      })
+    }),
+  )
+  for (const r of results) {
+    if (r.ok) continue
+    assert.deepEqual([r.conflict.reason, r.conflict.id], ['guard', 'v_units'], 'an unanswered take is a guard conflict')
+  }
+  const stored = await repo(store, 'customers').getMany(wants.map((_, i) => `took_${i}`))
+  const taken = stored.reduce(
+    (sum, c) => sum + ((c.value as { metadata?: { units?: number } }).metadata?.units ?? 0),
+    0,
+  )
+  const after = (await mustGet(store, 'vouchers', 'v_units')).value as { redemption: { redeemed_quantity: number } }
+  assert.equal(after.redemption.redeemed_quantity, taken, 'the row holds exactly what the answers took')
+  assert.ok(taken <= limit, 'never past the limit')
+  const demand = wants.reduce((a, b) => a + b, 0)
+  if (results.every((r) => r.ok)) assert.equal(taken, Math.min(demand, limit), 'all answered: exactly what fits')
+  // A take is refused only once the row moved toward the limit past what it could take.
+  else assert.ok(taken > 0, 'what was answered was taken')
+}

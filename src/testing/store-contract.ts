@@ -3,6 +3,7 @@ import {
   alternativeApplied,
   alternativeConflicts,
   alternativeNotApplied,
+  alternativesByValue,
   alternativeTolerates,
   concurrentAlternatives,
 } from './alternatives'
@@ -158,6 +159,10 @@ export function storeContract(
     [
       `${n} concurrent guarded increments with alternatives: what fits commits, the rest their alternatives`,
       (s) => concurrentAlternatives(s, n),
+    ],
+    [
+      `${n} concurrent takes of several units, with one alternative per value found: the limit fills exactly`,
+      (s) => alternativesByValue(s, n),
     ],
   ]
   return cases.map(([name, body]) => ({

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { type Engine, engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
+import type { CalculatedOrderItem } from '../../src/model/order'
 import type { Store } from '../../src/storage/ports'
 
 /*
@@ -193,6 +194,9 @@ export function operationsOf(family: Family, customers: readonly string[]): numb
   return customers.reduce((sum, c) => sum + (family.operations?.(c) ?? 1), 0)
 }
 
+/** Shoes a customer of the unit budget family orders: 1 to 5, so budgets run out part way through requests. */
+const shoesOf = (customer: string) => 1 + (numberOf(customer) % 5)
+
 const exactly = (n: number, fits: number, refusal: string) =>
   n <= fits ? { ok: n } : { ok: fits, [refusal]: n - fits }
 
@@ -312,23 +316,39 @@ export const FAMILIES: readonly Family[] = [
     expected: (n) => ({ ok: n }),
   },
   {
-    // docs/storage.md#counters: each request orders 2 shoes; the budget's row is incremented under a
-    // guard at UNITS. A request that finds the budget spent at commit decides again (it still succeeds,
-    // with nothing off the shoes: another success, which no alternative answers), hence about 2 commits
-    // for each request past the budget; the bound leaves a tenth for a redecision that meets the last
-    // units taken again.
+    // docs/storage.md#alternatives: customer i orders 1 + i mod 5 shoes; the budget's row is
+    // incremented under a guard at UNITS. A request that finds fewer units left at commit than it
+    // took gets, in the same commit, the answer prepared for the value it found: fewer shoes off, or
+    // none. Exact answers fill the budget exactly: min(demand, UNITS) units in all.
     name: 'a per-line unit budget (shoes discounted across redemptions)',
-    request: (e, s, c) => redeem(e, c, { object: 'promotion_tier', id: s.unitTier }),
+    request: (e, s, c) =>
+      e.redemptions.redeemStackable({
+        customer: { source_id: c },
+        order: { amount: 50_000, items: [{ source_id: 'shoe', quantity: shoesOf(c) }] },
+        redeemables: [{ object: 'promotion_tier', id: s.unitTier }],
+      }),
     expected: (n) => ({ ok: n }),
-    commitsPerRequest: 2.2,
     async check(e, s, n) {
       const { store } = engineContext(e)
-      const row = await store.counters.get(s.unitRow)
-      assert.equal(row?.value.count ?? 0, Math.min(2 * n, UNITS))
-      // The row is exactly what the stored redemptions say they counted.
       const children = await store.redemptions.list({ where: { related_object_id: s.unitTier }, limit: 1000 })
+      assert.equal(children.data.length, n)
+      // Each redemption's order as answered: the shoes it held and those it discounted.
+      const lines = await Promise.all(
+        children.data.map(async (r) => {
+          const redemption = (await e.redemptions.get(r.value.id)) as { order?: { items?: CalculatedOrderItem[] } }
+          return redemption.order?.items?.[0] as CalculatedOrderItem
+        }),
+      )
+      const demand = lines.reduce((sum, l) => sum + (l.quantity ?? 0), 0)
+      const row = await store.counters.get(s.unitRow)
+      assert.equal(row?.value.count ?? 0, Math.min(demand, UNITS))
+      // The row is exactly what the stored redemptions say they counted, and what their orders discounted.
       const counted = children.data.reduce((sum, r) => sum + (r.value.unit_counts?.[s.unitRow] ?? 0), 0)
-      assert.equal(counted, Math.min(2 * n, UNITS))
+      assert.equal(counted, Math.min(demand, UNITS))
+      assert.equal(
+        lines.reduce((sum, l) => sum + (l.discount_quantity ?? 0), 0),
+        Math.min(demand, UNITS),
+      )
     },
   },
   {

@@ -28,7 +28,9 @@ export function redecision(
   reads(field: GuardRef): boolean
   read(field: GuardRef): number | undefined
   decide(pins: readonly Pin[]): PipelineResult
-  rewrite(pins: readonly Pin[]): Write[]
+  rewrite(pins: readonly Pin[], on?: Tx): Write[]
+  /** Whether the field is the count of a unit budget row the decision read. */
+  readsUnits(field: GuardRef): boolean
 } {
   const { input } = loaded
   const customer = loaded.customer?.value
@@ -43,18 +45,25 @@ export function redecision(
       return read.has(id)
     },
   }
+  // Unit budget rows: every subject with a budget holds the same map of the rows read, absent ones included.
+  const unitRows = input.subjects.find((s) => s.unit_counters !== undefined)?.unit_counters
+  const readsUnits = (field: GuardRef) =>
+    field.collection === 'counters' && field.path === 'count' && unitRows?.has(field.id) === true
   return {
     reads(field) {
       if (field.collection === 'vouchers') return input.subjects.some((s) => s.voucher?.id === field.id)
-      return field.collection === 'counters' && counterRows.has(field.id)
+      return field.collection === 'counters' && (counterRows.has(field.id) || readsUnits(field))
     },
+    readsUnits,
     read(field) {
       const entity =
         field.collection === 'vouchers'
           ? input.subjects.find((s) => s.voucher?.id === field.id)?.voucher
           : field.collection === 'counters' && counterRows.has(field.id)
             ? (loaded.counters.get(field.id) ?? { id: field.id })
-            : undefined
+            : readsUnits(field)
+              ? unitRows?.get(field.id)
+              : undefined
       if (entity === undefined) return undefined
       // A counter's absent field counts 0, as the store adds to it.
       return valueAt(entity, field.path) ?? (field.collection === 'counters' ? 0 : undefined)
@@ -67,6 +76,8 @@ export function redecision(
           s.voucher?.id === p.id ? { ...s, voucher: withValueAt(s.voucher, p.path, p.value) } : s,
         )
       }
+      const units = pinnedUnits(pins)
+      if (units) subjects = subjects.map((s) => (s.unit_counters === undefined ? s : { ...s, unit_counters: units }))
       const rows = pinnedRows(pins)
       if (rows) {
         subjects = subjects.map((s): RedeemableSubject => {
@@ -76,7 +87,18 @@ export function redecision(
       }
       return decideRedeemables({ ...input, subjects })
     },
-    rewrite: (pins) => recountedWrites(tx, pinnedRows(pins) ?? loaded.counters),
+    rewrite: (pins, on = tx) => recountedWrites(on, pinnedRows(pins) ?? loaded.counters),
+  }
+
+  /** The unit budget rows read, with the pinned ones changed; undefined when no pin is one of them. */
+  function pinnedUnits(pins: readonly Pin[]): Map<string, Counter> | undefined {
+    let rows: Map<string, Counter> | undefined
+    for (const p of pins) {
+      if (!readsUnits(p) || unitRows === undefined) continue
+      rows ??= new Map(unitRows)
+      rows.set(p.id, withValueAt(rows.get(p.id) ?? { id: p.id }, p.path, p.value))
+    }
+    return rows
   }
 
   /** The counter rows read, with the pinned ones changed; undefined when no pin is a counter read. */

@@ -68,6 +68,8 @@ export async function loadUnitCounters(
   if (wanted.length === 0) return
   const ids = [...new Set(wanted.flatMap((w) => w.ids))]
   const rows = new Map((await store.counters.getMany(ids)).map((r) => [r.value.id, r.value]))
+  // A row not made yet counts 0; listing it says which rows the decision read (docs/storage.md#alternatives).
+  for (const id of ids) if (!rows.has(id)) rows.set(id, { id })
   for (const { subject } of wanted) subject.unit_counters = rows
 }
 

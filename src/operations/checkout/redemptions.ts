@@ -122,17 +122,20 @@ export function redemptions(ctx: Context) {
         const write = new RedemptionWriter(tx, request, loaded, customer?.value)
         if (decision.redeem.length === 0) return shape(write.failure(decision.outcomes), decision)
         // A guard of this redemption that fails (a quantity, a balance, a budget) is answered in the same
-        // commit by the failure deciding again would record (docs/storage.md#alternatives).
+        // commit by what deciding again would record (docs/storage.md#alternatives): the failure, or for
+        // a unit budget with fewer units left, the success with fewer units discounted.
+        const decided = redecision(loaded, tx)
         offerAlternatives(tx, {
-          ...redecision(loaded, tx),
+          ...decided,
           fails: (d) => d.redeem.length === 0,
-          write: (alt, d) => new RedemptionWriter(alt, request, loaded, customer?.value).failure(d.outcomes),
+          write: (alt, d) =>
+            d.redeem.length === 0
+              ? new RedemptionWriter(alt, request, loaded, customer?.value).failure(d.outcomes)
+              : succeed(new RedemptionWriter(alt, request, loaded, customer?.value), alt, d),
           result: shape,
+          perValue: decided.readsUnits,
         })
-        const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
-        const written = await write.success(redeemed, decision.order)
-        await reactToRedemption(tx, written)
-        return shape(await write.record(written), decision)
+        return shape(await succeed(write, tx, decision), decision)
       })
     },
 
@@ -214,6 +217,14 @@ export function redemptions(ctx: Context) {
       return (await withOrders(ctx.store, [rollback.value]))[0] as RedemptionRollback
     },
   }
+}
+
+/** Writes a redemption that redeems something, with what it sets off in other domains. */
+async function succeed(write: RedemptionWriter, tx: Tx, decision: PipelineResult) {
+  const redeemed = decision.outcomes.filter((o) => decision.redeem.includes(o.index))
+  const written = await write.success(redeemed, decision.order)
+  await reactToRedemption(tx, written)
+  return write.record(written)
 }
 
 /**

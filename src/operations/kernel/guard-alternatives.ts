@@ -1,5 +1,5 @@
 import type { Alternative, Conflict, Guard, GuardRef, Write } from '../../storage/ports'
-import type { Context, PreparedAlternative, Tx } from './unit-of-work'
+import type { Committed, Context, PreparedAlternative, Tx } from './unit-of-work'
 
 /*
  * Alternatives (docs/storage.md#alternatives): an operation whose commit bumps a counter with a guard
@@ -10,7 +10,8 @@ import type { Context, PreparedAlternative, Tx } from './unit-of-work'
  * operation's own writer: a refusal, or the same decision counted on other values. It is prepared
  * only where a guard may fail (`Tx.mayFail`), and sent only where it is exact: a refusal applies only
  * for values of the field at which deciding again writes exactly the same, and only when every other
- * failed guard is one that does not change that answer; the same decision carries its own guards.
+ * failed guard is one that does not change that answer; the same decision carries its own guards; an
+ * answer that differs with each value (a unit budget with fewer units left) applies at its value alone.
  * Guarded fields hold integers (counts, minor units, points).
  */
 
@@ -29,16 +30,33 @@ export interface Redecision<D, W> {
   decide(pins: readonly Pin[]): D
   /** Whether a decision is a plain failure: only then is it an alternative. */
   fails(decision: D): boolean
-  /** Writes the decision into a fresh attempt; returns what the result is built from. */
-  write(tx: Tx, decision: D): W
+  /**
+   * Writes the decision into a fresh attempt (a failure; with `perValue`, a success too); returns what
+   * the result is built from.
+   */
+  write(tx: Tx, decision: D): W | Promise<W>
   /** The operation's result, from what was written and the decision on the values the commit found. */
   result(written: W, decision: D): unknown
   /**
-   * The attempt's own writes, for its own decision taken on pinned values (counted on other counter
-   * values): when pinning changes the writes but not the decision.
+   * The writes of an attempt (this one unless `on` is given: an answer's fork), for its decision taken
+   * on pinned values (counted on other counter values): when pinning changes the writes but not the
+   * decision.
    */
-  rewrite?(pins: readonly Pin[]): Write[]
+  rewrite?(pins: readonly Pin[], on?: Tx): Write[]
+  /**
+   * Whether a failure of this field's guard that changes the decision into another success (a unit
+   * budget with fewer units left) is answered value by value: one alternative for each stored value
+   * the guard can find, each written by `write` (which then writes successes too).
+   */
+  perValue?(field: GuardRef): boolean
 }
+
+/**
+ * How many stored values of one field are answered value by value (`Redecision.perValue`), from the
+ * bound down: a request taking more units than this on one row, finding more than this many left but
+ * not enough, decides again.
+ */
+const MAX_VALUE_ANSWERS = 8
 
 /**
  * Lets `mutate` prepare alternatives for the guards this attempt's writes will hold. Call it where
@@ -67,7 +85,11 @@ interface GuardedField extends GuardRef {
   toward?: { near: number; far: number }
 }
 
-function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[]): PreparedAlternative[] {
+async function prepare<D, W>(
+  tx: Tx,
+  source: Redecision<D, W>,
+  prefix: readonly Write[],
+): Promise<PreparedAlternative[]> {
   // Most attempts stop here: none of their guards can fail given what is in flight.
   const bounds = (g: GuardRef & { bound: Guard }) => resolve(source, g, g.bound).bound
   if (!tx.guards().some((g) => source.reads(g) && tx.mayFail(g, bounds(g), source.read(g)))) return []
@@ -82,34 +104,86 @@ function prepare<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[
   const out: PreparedAlternative[] = []
   // Guards whose failure leaves the decision as it is but changes what it writes.
   const recount: GuardedField[] = []
+  const valued: GuardedField[] = []
   for (const g of candidates) {
     const toward = g.toward as NonNullable<GuardedField['toward']>
     const at = pin(g, toward.near)
     const decision = source.decide([at])
     if (!source.fails(decision)) {
       if (JSON.stringify(decision) === own()) recount.push(g)
+      else if (source.perValue?.(g)) valued.push(g)
       continue
     }
-    const answer = new Answer(tx, source, prefix, decision)
+    const answer = await Answer.make(tx, source, prefix, decision)
     // The answer holds over the range when deciding at its far end writes the same.
     const { near, far } = toward
-    const whole = far === near || answer.same(source.decide([pin(g, far)]))
+    const whole = far === near || (await answer.same(source.decide([pin(g, far)])))
     const lo = whole ? Math.min(near, far) : near
     const hi = whole ? Math.max(near, far) : near
     // Another guard failing too leaves the answer as it is if deciding with both pinned writes the same.
-    const tolerate = fields.filter(
-      (h) => h !== g && (!source.reads(h) || h.failing.every((v) => answer.same(source.decide([at, pin(h, v)])))),
-    )
+    const tolerate: GuardedField[] = []
+    for (const h of fields) {
+      if (h === g) continue
+      if (!source.reads(h)) tolerate.push(h)
+      else if (await everyAsync(h.failing, (v) => answer.same(source.decide([at, pin(h, v)])))) tolerate.push(h)
+    }
     out.push({
       when: { ...ref(g), min: lo + g.by + g.extra, max: hi + g.by + g.extra },
       tolerate: tolerate.map(ref),
       writes: answer.writes,
-      result: (failed) => answer.resultAt(failed, fields, at),
+      result: (failed, committed) => answer.resultAt(failed, fields, at, committed),
     })
   }
+  for (const g of valued) out.push(...(await valueByValue(tx, source, prefix, g, fields, recount)))
   const rewritten = recount.length > 0 ? rewrite(tx, source, recount, own) : undefined
   if (rewritten) out.push(rewritten)
   return withTakes(tx.changeset(), out)
+}
+
+async function everyAsync<T>(values: readonly T[], test: (value: T) => Promise<boolean>): Promise<boolean> {
+  for (const v of values) if (!(await test(v))) return false
+  return true
+}
+
+/**
+ * A guard whose failure changes the decision into another success (a unit budget with fewer units
+ * left than the attempt takes): one answer per stored value the guard can find, from the bound down
+ * (at most `MAX_VALUE_ANSWERS`), each the decision taken again with the field pinned at that value and
+ * applied only when the store finds exactly it (`when.min` = `when.max`, the value after the
+ * increment). Each answer's writes carry the guards of its own decision, so the store checks in the
+ * alternative's round whatever it assumed. A `recount` guard failing too (a customer's concurrent
+ * redemptions each taken for their first in the campaign) gets the same answer counted on its failing
+ * value, listed after the first, so it applies when that guard failed; any other guard failing too is
+ * not tolerated: the request decides again.
+ */
+async function valueByValue<D, W>(
+  tx: Tx,
+  source: Redecision<D, W>,
+  prefix: readonly Write[],
+  g: GuardedField,
+  fields: readonly GuardedField[],
+  recount: readonly GuardedField[],
+): Promise<PreparedAlternative[]> {
+  const { near, far } = g.toward as NonNullable<GuardedField['toward']>
+  const recountPins = recount.map((h) => pin(h, (h.toward as NonNullable<GuardedField['toward']>).near))
+  const out: PreparedAlternative[] = []
+  // Past a max the field rises toward it: the values nearest the bound are the budget all but spent.
+  const step = far >= near ? -1 : 1
+  for (let v = far, n = 0; n < MAX_VALUE_ANSWERS && (step < 0 ? v >= near : v <= near); v += step, n++) {
+    const at = pin(g, v)
+    const decision = source.decide([at])
+    const answer = await Answer.make(tx, source, prefix, decision)
+    const value = v + g.by + g.extra
+    const when = { ...ref(g), min: value, max: value }
+    const result = (failed: readonly Conflict[], committed: Committed) => answer.resultAt(failed, fields, at, committed)
+    out.push({ when, writes: answer.writes, result })
+    if (recount.length === 0 || !source.rewrite) continue
+    if (JSON.stringify(source.decide([at, ...recountPins])) !== JSON.stringify(decision)) continue
+    const writes = source.rewrite(recountPins, answer.fork)
+    if (JSON.stringify(writes) !== JSON.stringify(answer.writes))
+      out.push({ when, tolerate: recount.map(ref), writes, result })
+  }
+  return out
 }
 
 /**
@@ -154,49 +228,60 @@ function rewrite<D, W>(
 
 /** One prepared answer: its writes (with the ids it drew), and how to compare another decision with it. */
 class Answer<D, W> {
-  readonly writes: Write[]
-  private readonly written: W
   /** The result at the pinned value: made now when a finisher records it, else when it is asked for. */
   private result: { value: unknown } | undefined
-  private readonly tape: IdTape
   /** JSON of the writes and of the decision, made when a comparison first needs them. */
   private json: string | undefined
   private decisionJson: string | undefined
 
-  constructor(
+  private constructor(
     private readonly tx: Tx,
     private readonly source: Redecision<D, W>,
     private readonly prefix: readonly Write[],
     private readonly decision: D,
-  ) {
-    this.tape = new IdTape(tx.ctx)
-    const written = this.write(decision, this.tape.recording())
-    this.written = written.written
-    this.result = written.result
-    this.writes = written.writes
-  }
+    private readonly tape: IdTape,
+    readonly writes: Write[],
+    private readonly written: W,
+    /** What the written answer builds its result from once committed (a code's uses after the commit). */
+    private readonly committed: readonly ((committed: Committed) => void)[],
+    /** The fork the answer was written in (its counted redemptions, for `Redecision.rewrite`). */
+    readonly fork: Tx,
+  ) {}
 
-  private write(decision: D, ctx: Context): { written: W; result?: { value: unknown }; writes: Write[] } {
-    const alt = this.tx.fork(this.prefix, ctx)
-    const written = this.source.write(alt, decision)
-    alt.release()
-    if (this.tx.finishers.length === 0) return { written, writes: alt.changeset() }
-    const result = this.source.result(written, decision)
-    for (const finish of this.tx.finishers) finish(alt, result)
-    return { written, result: { value: result }, writes: alt.changeset() }
+  static async make<D, W>(tx: Tx, source: Redecision<D, W>, prefix: readonly Write[], decision: D) {
+    const tape = new IdTape(tx.ctx)
+    const first = await write(tx, source, prefix, decision, tape.recording())
+    const answer = new Answer(
+      tx,
+      source,
+      prefix,
+      decision,
+      tape,
+      first.writes,
+      first.written,
+      first.committed,
+      first.fork,
+    )
+    answer.result = first.result
+    return answer
   }
 
   /** Whether `decision` is a failure that writes exactly these writes (drawing the same ids). */
-  same(decision: D): boolean {
+  async same(decision: D): Promise<boolean> {
     if (!this.source.fails(decision)) return false
     this.decisionJson ??= JSON.stringify(this.decision)
     if (JSON.stringify(decision) === this.decisionJson) return true
     this.json ??= JSON.stringify(this.writes)
-    return JSON.stringify(this.write(decision, this.tape.replaying()).writes) === this.json
+    const again = await write(this.tx, this.source, this.prefix, decision, this.tape.replaying())
+    return JSON.stringify(again.writes) === this.json
   }
 
   /** The result for the values the failed guards found: decided again on them unless they are the pinned ones. */
-  resultAt(failed: readonly Conflict[], fields: readonly GuardedField[], at: Pin): unknown {
+  resultAt(failed: readonly Conflict[], fields: readonly GuardedField[], at: Pin, committed?: Committed): unknown {
+    if (committed !== undefined && this.committed.length > 0) {
+      for (const fn of this.committed) fn(committed)
+      this.result = undefined
+    }
     const pins = failed.flatMap((c) => {
       const f = fields.find((x) => x.collection === c.collection && x.id === c.id && x.path === c.guard?.path)
       return f && c.guard && this.source.reads(f) ? [pin(f, c.guard.value - f.by - f.extra)] : []
@@ -207,6 +292,33 @@ class Answer<D, W> {
       return this.result.value
     }
     return this.source.result(this.written, this.source.decide(pins))
+  }
+}
+
+/** Writes a decision into a fresh attempt starting with `prefix`, with the attempt's finishers. */
+async function write<D, W>(
+  tx: Tx,
+  source: Redecision<D, W>,
+  prefix: readonly Write[],
+  decision: D,
+  ctx: Context,
+): Promise<{
+  written: W
+  result?: { value: unknown }
+  writes: Write[]
+  committed: readonly ((committed: Committed) => void)[]
+  fork: Tx
+}> {
+  const alt = tx.fork(prefix, ctx)
+  try {
+    const written = await source.write(alt, decision)
+    const done = { written, committed: alt.committed, fork: alt }
+    if (tx.finishers.length === 0) return { ...done, writes: alt.changeset() }
+    const result = source.result(written, decision)
+    for (const finish of tx.finishers) finish(alt, result)
+    return { ...done, result: { value: result }, writes: alt.changeset() }
+  } finally {
+    alt.release()
   }
 }
 

@@ -70,10 +70,11 @@ const IN_FLIGHT_PEERS = 4
 /** An alternative an attempt prepared, with how the operation's result follows when the store applies it. */
 export interface PreparedAlternative extends Alternative {
   /**
-   * The result, given the guards that failed (each with the value it found). Absent when the
-   * alternative writes the attempt's own decision (counted on other values): its result stands.
+   * The result, given the guards that failed (each with the value it found) and the commit (the
+   * values after it). Absent when the alternative writes the attempt's own decision (counted on
+   * other values): its result stands.
    */
-  result?: (failed: readonly Conflict[]) => unknown
+  result?: (failed: readonly Conflict[], committed: Committed) => unknown
 }
 
 /**
@@ -86,14 +87,20 @@ export class Tx {
   readonly nowIso: string
   /** This attempt decides again after a failed guard. */
   readonly redeciding: boolean
+  /**
+   * What caches of plain store reads are kept under (a read once per transaction): an attempt's
+   * forks share it, since they answer on the snapshot the attempt read.
+   */
+  readonly reads: object
 
   constructor(
     readonly ctx: Context,
-    options: { redeciding?: boolean; now?: Date } = {},
+    options: { redeciding?: boolean; now?: Date; reads?: object } = {},
   ) {
     this.now = options.now ?? ctx.clock.now()
     this.nowIso = this.now.toISOString()
     this.redeciding = options.redeciding ?? false
+    this.reads = options.reads ?? {}
   }
 
   /**
@@ -101,7 +108,7 @@ export class Tx {
    * its ids), starting with `writes`: an alternative begins with what both answers share.
    */
   fork(writes: readonly Write[], ctx: Context = this.ctx): Tx {
-    const tx = new Tx(ctx, { now: this.now })
+    const tx = new Tx(ctx, { now: this.now, reads: this.reads })
     for (const w of writes) {
       if (w.op === 'put') tx.placed(`${w.collection}/${(w.value as { id: string }).id}`, tx.writes.length)
       tx.writes.push(w)
@@ -271,7 +278,7 @@ export class Tx {
    * Prepares alternatives once the attempt's writes are complete (`offerAlternatives` sets it;
    * `mutate` calls it before committing).
    */
-  alternatives: (() => PreparedAlternative[]) | undefined
+  alternatives: (() => PreparedAlternative[] | Promise<PreparedAlternative[]>) | undefined
 
   /**
    * Steps every answer of this attempt ends with, its own writes' and each alternative's: the
@@ -388,7 +395,7 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
       }
       const writes = tx.changeset()
       if (writes.length === 0) return result
-      alternatives = tx.alternatives?.() ?? []
+      alternatives = (await tx.alternatives?.()) ?? []
       outcome = await ctx.store.commit(
         alternatives.length === 0
           ? { writes }
@@ -405,7 +412,7 @@ export async function mutate<T>(ctx: Context, attempt: (tx: Tx) => Promise<T>): 
       // The store answered a failed guard with the alternative: its result, without another round.
       const applied = outcome.alternative
       const answer = applied && (alternatives[applied.index] as PreparedAlternative).result
-      if (applied && answer) return answer(applied.failed) as T
+      if (applied && answer) return answer(applied.failed, outcome) as T
       for (const fn of tx.committed) fn(outcome)
       return result
     }

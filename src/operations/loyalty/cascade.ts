@@ -40,7 +40,6 @@ export interface LoadedProgram extends CascadeProgram {
 interface LoyaltyCache {
   programs?: Promise<Stored<Campaign>[]>
   loaded: Map<string, Promise<LoadedProgram>>
-  runs: Map<string, Promise<OpenRun>>
 }
 
 /** The customer's auto-redemption in this transaction (`channel.channel_id` of its redemptions). */
@@ -48,15 +47,28 @@ export interface OpenRun extends AutoRedeemRun {
   id: string
 }
 
-const caches = new WeakMap<Tx, LoyaltyCache>()
+/** Plain reads, shared by an attempt and its forks (`Tx.reads`). */
+const caches = new WeakMap<object, LoyaltyCache>()
 
 function cacheOf(tx: Tx): LoyaltyCache {
-  let cache = caches.get(tx)
+  let cache = caches.get(tx.reads)
   if (!cache) {
-    cache = { loaded: new Map(), runs: new Map() }
-    caches.set(tx, cache)
+    cache = { loaded: new Map() }
+    caches.set(tx.reads, cache)
   }
   return cache
+}
+
+/** The customers' auto-redemptions of each attempt: what it writes, so never shared with a fork. */
+const openRuns = new WeakMap<Tx, Map<string, Promise<OpenRun>>>()
+
+function runsOf(tx: Tx): Map<string, Promise<OpenRun>> {
+  let runs = openRuns.get(tx)
+  if (!runs) {
+    runs = new Map()
+    openRuns.set(tx, runs)
+  }
+  return runs
 }
 
 /** Every loyalty program, read once per transaction. */
@@ -151,8 +163,8 @@ async function loadProgramBatch(tx: Tx, campaigns: readonly Campaign[]): Promise
 
 /** The customer's auto-redemption in this transaction, with the day's earlier ones counted once. */
 export function autoRedeemRun(tx: Tx, customerId: string): Promise<OpenRun> {
-  const cache = cacheOf(tx)
-  let run = cache.runs.get(customerId)
+  const runs = runsOf(tx)
+  let run = runs.get(customerId)
   if (!run) {
     const timeZone = tx.ctx.config.timezone
     const today = localDate(tx.now, timeZone)
@@ -172,7 +184,7 @@ export function autoRedeemRun(tx: Tx, customerId: string): Promise<OpenRun> {
         const earlier = new Set(page.data.map((r) => r.value.channel.channel_id ?? r.value.id))
         return { id: tx.id(AUTO_REDEEM_RUN_PREFIX), redeemed: 0, runsToday: earlier.size }
       })
-    cache.runs.set(customerId, startEarly(run))
+    runs.set(customerId, startEarly(run))
   }
   return run
 }

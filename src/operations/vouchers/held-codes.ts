@@ -62,10 +62,10 @@ export async function findMemberCard(
   }
   const loaded = loadedCard(tx, campaignId, customerId)
   if (loaded) return loaded
-  let byHolder = held.get(tx)
+  let byHolder = held.get(tx.reads)
   if (!byHolder) {
     byHolder = new Map()
-    held.set(tx, byHolder)
+    held.set(tx.reads, byHolder)
   }
   const key = `${campaignId}|${customerId}`
   let found = byHolder.get(key)
@@ -85,4 +85,5 @@ export async function findMemberCard(
   return (stored && loadedCard(tx, campaignId, customerId)) ?? stored
 }
 
-const held = new WeakMap<Tx, Map<string, Promise<Stored<Voucher> | undefined>>>()
+/** Plain reads, shared by an attempt and its forks (`Tx.reads`). */
+const held = new WeakMap<object, Map<string, Promise<Stored<Voucher> | undefined>>>()

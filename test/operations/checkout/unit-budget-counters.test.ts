@@ -132,3 +132,96 @@ describe('unit budgets from counter rows', () => {
     expect((await t.store.counters.get(s.row))?.value.count).toBe(4)
   })
 })
+
+/** Records the store's commit results (which applied an alternative); `commit` is the store's own. */
+function spyCommits(t: T) {
+  const results: { ok: boolean; alternative?: unknown }[] = []
+  const commit = t.store.commit.bind(t.store)
+  t.store.commit = async (changeset) => {
+    const r = await commit(changeset)
+    results.push(r)
+    return r
+  }
+  return { results, commit }
+}
+
+describe('a unit budget used up meanwhile (docs/storage.md#alternatives)', () => {
+  it('3 units left, two concurrent requests of 5: one gets 3 units off, the other none, one commit each', async () => {
+    const t = testEngine()
+    const s = await shop(t, 10)
+    await redeem(t, s, 'first', 7)
+    expect(await room(t, s, 5)).toBe(3)
+    const { results, commit } = spyCommits(t)
+    const before = stats(t).commits
+    const both = await Promise.all([redeem(t, s, 'alex', 5), redeem(t, s, 'bobby', 5)])
+    expect(stats(t).commits - before).toBe(2)
+    expect(results.map((r) => r.ok)).toEqual([true, true])
+    // Both decided on 3 units left; the second commit found none and its prepared answer applied.
+    expect(results.filter((r) => r.alternative !== undefined)).toHaveLength(1)
+    const units = both.map((r) => r.order?.items?.[0]?.discount_quantity ?? 0).sort()
+    expect(units).toEqual([0, 3])
+    for (const r of both) expect(r.parent_redemption.result).toBe('SUCCESS')
+    const quantity = (r: (typeof both)[number]) => r.order?.items?.[0]?.discount_quantity ?? 0
+    const got = both.find((r) => quantity(r) === 3)
+    const none = both.find((r) => quantity(r) === 0)
+    expect(got?.order?.total_applied_discount_amount).toBe(300)
+    expect(none?.order?.total_applied_discount_amount ?? 0).toBe(0)
+    // Exactly what the answer would have been deciding on the committed counter: a third request now.
+    t.store.commit = commit
+    const after = await redeem(t, s, 'carol', 5)
+    expect(after.order?.items?.[0]?.discount_quantity ?? 0).toBe(0)
+    const priced = (o: typeof after.order | undefined) => ({
+      items: o?.items,
+      amount: o?.amount,
+      total_amount: o?.total_amount,
+      total_applied_discount_amount: o?.total_applied_discount_amount,
+    })
+    expect(priced(none?.order)).toEqual(priced(after.order))
+    // The row holds the budget exactly, and the children say what they counted.
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(10)
+    const children = await t.store.redemptions.getMany(
+      [...(got?.redemptions ?? []), ...(none?.redemptions ?? [])].map((c) => c.id),
+    )
+    expect(children.map((c) => c.value.unit_counts?.[s.row] ?? 0).sort()).toEqual([0, 3])
+  })
+})
+
+describe('a unit budget partly used up meanwhile', () => {
+  it('3 units left, requests of 2 and 5 at once: together exactly 3 units off, one commit each', async () => {
+    const t = testEngine()
+    const s = await shop(t, 10)
+    await redeem(t, s, 'first', 7)
+    const { results } = spyCommits(t)
+    const before = stats(t).commits
+    const [two, five] = await Promise.all([redeem(t, s, 'alex', 2), redeem(t, s, 'bobby', 5)])
+    expect(stats(t).commits - before).toBe(2)
+    expect(results.filter((r) => r.ok && r.alternative !== undefined)).toHaveLength(1)
+    const units = (r: typeof two) => r.order?.items?.[0]?.discount_quantity ?? 0
+    // Whichever committed second found the other's units counted: 2 then 1, or 3 then 0.
+    expect([
+      [2, 1],
+      [0, 3],
+    ]).toContainEqual([units(two), units(five)])
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(10)
+  })
+})
+
+describe('one customer hammering a unit budget', () => {
+  it('four concurrent requests of 3 by one customer, new to the campaign, on a budget of 10: 3, 3, 3 and the 1 left, one commit each', async () => {
+    const t = testEngine()
+    const s = await shop(t, 10)
+    // A known customer: two requests creating one customer is another race (docs/storage.md#shared-rows).
+    await t.engine.customers.create({ source_id: 'ana' })
+    const { results } = spyCommits(t)
+    const before = stats(t).commits
+    // Each takes itself for the customer's first redemption in the campaign, and all but one find otherwise.
+    const all = await Promise.all(Array.from({ length: 4 }, () => redeem(t, s, 'ana', 3)))
+    const units = all.map((r) => r.order?.items?.[0]?.discount_quantity ?? 0).sort()
+    expect(units).toEqual([1, 3, 3, 3])
+    const commits = stats(t).commits - before
+    if ('rowsExamined' in stats(t)) expect(commits).toBe(4)
+    else expect(commits).toBeLessThanOrEqual(5)
+    expect(results.filter((r) => r.ok && r.alternative !== undefined).length).toBeGreaterThan(0)
+    expect((await t.store.counters.get(s.row))?.value.count).toBe(10)
+  })
+})

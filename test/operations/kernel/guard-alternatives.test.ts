@@ -167,3 +167,74 @@ describe('a failed guard answered in the same commit', () => {
     expect(counts.applied).toBeGreaterThan(0)
   })
 })
+
+describe('a unit budget found with fewer units left: answered value by value', () => {
+  /** A tier of $1 off each mug, at most `limit` mugs in its campaign; the store records each changeset's `when`s. */
+  async function mugs(limit: number) {
+    const whens: { min: number | undefined; max: number | undefined }[][] = []
+    const base = testEngine()
+    const { store, counts } = counting(base.store)
+    const commit = store.commit.bind(store)
+    store.commit = (changeset) => {
+      whens.push((changeset.alternatives ?? []).map((a) => ({ min: a.when.min, max: a.when.max })))
+      return commit(changeset)
+    }
+    const { engine } = testEngine({ store })
+    const mug = (await engine.products.create({ source_id: 'mug', name: 'Mug', price: 1000 })).id
+    const rule = await engine.raw.validationRules.create({
+      name: 'Budget',
+      rules: {},
+      applicable_to: { included: [{ object: 'product', id: mug, product_campaign_quantity_limit: limit }] },
+    })
+    const campaign = await engine.raw.promotions.create({
+      name: 'Mugs',
+      promotion: {
+        tiers: [
+          {
+            name: 'Per mug',
+            action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
+          },
+        ],
+      },
+    })
+    const tier = campaign.promotion.tiers[0]?.id as string
+    await engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'promotion_tier',
+      related_object_id: tier,
+    })
+    counts.commits = 0
+    whens.length = 0
+    const order = async (customer: string, quantity: number) => {
+      const r = await engine.raw.redemptions.redeemStackable({
+        redeemables: [{ object: 'promotion_tier', id: tier }],
+        customer: { source_id: customer },
+        order: { items: [{ product_id: mug, quantity, price: 1000 }] },
+      })
+      return r.order?.items?.[0]?.discount_quantity ?? 0
+    }
+    const memory = 'rowsExamined' in ((base.store as { stats?: object }).stats ?? {})
+    return { order, counts, whens, memory }
+  }
+
+  it('three requests of 7 on a budget of 20: 7, 7 and the 6 left, one commit each', async () => {
+    const { order, counts, whens, memory } = await mugs(20)
+    const units = await Promise.all([order('a', 7), order('b', 7), order('c', 7)])
+    expect(units.sort()).toEqual([6, 7, 7])
+    expectCommits(counts.commits, 3, memory)
+    // Each answer applies at exactly one count of the row (the count after the attempt's 7): 20 down to 14.
+    for (const w of whens.filter((x) => x.length > 0)) {
+      expect(w).toEqual([27, 26, 25, 24, 23, 22, 21].map((v) => ({ min: v, max: v })))
+    }
+  })
+
+  it('two requests of 12 on a budget of 20: at most 8 counts are answered; finding 12 counted, the second decides again', async () => {
+    const { order, counts, whens, memory } = await mugs(20)
+    const units = await Promise.all([order('a', 12), order('b', 12)])
+    expect(units.sort((x, y) => x - y)).toEqual([8, 12])
+    // The documented fallback: 8 left is past the 8 counts nearest the bound (20 down to 13). On a
+    // database the second may read after the first committed, and decide on 8 left at once.
+    if (!memory) return
+    expect(counts.commits).toBe(3)
+    expect(whens[0]).toEqual([32, 31, 30, 29, 28, 27, 26, 25].map((v) => ({ min: v, max: v })))
+  })
+})
