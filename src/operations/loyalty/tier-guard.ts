@@ -140,7 +140,10 @@ export async function guardTier(tx: Tx, program: LoadedProgram, card: CardState,
   answers.set(card.voucher.id, { write, moves })
   if (installed) return
   const earlier = tx.alternatives
-  tx.alternatives = () => [...(earlier?.() ?? []), ...[...answers.entries()].flatMap(([id, a]) => prepare(tx, id, a))]
+  tx.alternatives = async () => [
+    ...((await earlier?.()) ?? []),
+    ...[...answers.entries()].flatMap(([id, a]) => prepare(tx, id, a)),
+  ]
 }
 
 interface Answers {
