@@ -145,6 +145,7 @@ DECLARE
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
+  choices integer := 0;
 BEGIN
   -- Only activities appended, and the host opted in (docs/postgres.md#asynchronous-activity-commits):
   -- this transaction alone returns before its WAL record is flushed.
@@ -241,6 +242,18 @@ BEGIN
     EXIT;
   EXCEPTION
     WHEN SQLSTATE 'PE001' THEN
+      -- The chosen alternative's own guard failed: the first round's row locks went with its rollback,
+      -- so another commit moved a row in between. Choose again on what is stored now (the first round
+      -- again, its guards collected anew), a bounded number of times, rather than send the request
+      -- back to decide again.
+      IF chosen IS NOT NULL AND conflict ->> 'reason' = 'guard' AND choices < 3 THEN
+        choices := choices + 1;
+        chosen := NULL;
+        todo := p -> 'steps';
+        collect := true;
+        failed := '[]'::jsonb;
+        CONTINUE;
+      END IF;
       -- Only failed guards (a conflict of another kind raised on its own): the first alternative that
       -- answers them is applied in place of the writes, in a round of its own (the same rules as
       -- chooseAlternative in src/storage/ports.ts).
