@@ -132,3 +132,10 @@ export function refreshSpendable(slot: CardSlot): void {
   for (const b of slot.overdue) overdue += slot.byId.get(b.id)?.status === 'ACTIVE' ? b.remaining : 0
   slot.spendable = Math.max(0, (slot.voucher.loyalty_card?.balance ?? 0) - overdue)
 }
+
+/** The card as this transaction loaded it (`loadCard`); a card not loaded is a programming error. */
+export function slotOf(tx: Tx, card: CardState): CardSlot {
+  const slot = slotsOf(tx).get(card.voucher.id)
+  if (!slot) throw new Error(`card ${card.voucher.id} was not loaded in this transaction`)
+  return slot
+}

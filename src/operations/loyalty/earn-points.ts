@@ -11,6 +11,7 @@ import type { Stored } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 import { recordCardTransaction } from '../vouchers/card-transactions'
 import { findMemberCard } from '../vouchers/held-codes'
+import { spendCard } from './card-spend'
 import { autoRedeemRun, decideCascade, type LoadedProgram, loadPrograms, loyaltyPrograms } from './cascade'
 import { writeStanding } from './member-tiers'
 import { type AssignOptions, enrolMember, publishCode } from './members'
@@ -22,7 +23,7 @@ import {
   emitPointsAdded,
   orderRef,
 } from './points-events'
-import { type CardState, creditCard, creditPendingCard, loadCard, spendablePoints, spendCard } from './points-ledger'
+import { type CardState, creditCard, creditPendingCard, loadCard, spendablePoints } from './points-ledger'
 import { recordRewardRedemption } from './reward-records'
 import { guardTier } from './tier-guard'
 

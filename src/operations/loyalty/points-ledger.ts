@@ -1,40 +1,32 @@
 import { ID_PREFIX } from '../../ids'
 import type { PointsBucket, PointsExpirationRules } from '../../model/loyalty'
 import type { Voucher } from '../../model/voucher'
-import {
-  activate,
-  credit,
-  creditPending,
-  expire,
-  refund,
-  type SpendResult,
-  spend,
-  type TakenPoints,
-} from '../../rules/ledger'
-import type { Guard, Stored, Write } from '../../storage/ports'
+import { activate, credit, creditPending, expire, refund, type TakenPoints } from '../../rules/ledger'
+import type { Stored, Write } from '../../storage/ports'
 import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import type { Tx } from '../kernel/unit-of-work'
 import { holdWorkingCopy } from '../vouchers/held-codes'
-import { type CardSlot, type CardState, emptySlot, loading, remember, slotsOf } from './card-slots'
-import { changeCard, decrementBucket, putBucket, writeWhole } from './card-writes'
-import { afterTaking, noteExpiring, refreshNextExpiration } from './next-expiration'
-import { applyPhase, covered, listPhase, readMore, readOn, SPEND_PAGE, unclaimed, uncovered } from './spending-order'
+import { type CardSlot, type CardState, emptySlot, loading, remember, slotOf, slotsOf } from './card-slots'
+import { changeCard, putBucket, writeWhole } from './card-writes'
+import { noteExpiring, refreshNextExpiration } from './next-expiration'
+import { applyPhase, listPhase, readMore, SPEND_PAGE } from './spending-order'
 
 export type { CardState } from './card-slots'
 export { SPEND_PAGE } from './spending-order'
 
 /**
- * The one place that moves points on a loyalty card (docs/storage.md#loyalty-cards-and-their-buckets).
+ * With `card-spend.ts`, the one place that moves points on a loyalty card
+ * (docs/storage.md#loyalty-cards-and-their-buckets).
  * It persists the pure ledger (`src/rules/ledger`) as `points_buckets` and keeps the card's summary
  * stored on the card: `voucher.loyalty_card` {points, balance, expired_points, subtracted_points,
  * pending_points, next_expiration_date, next_expiration_points} and `voucher.redemption.redeemed_points`.
  *
  * What a change reads and writes is flat in the card's live buckets:
  * - earning appends its bucket and reads none; the summary moves by increments of the card;
- * - a spend reads the card's spendable buckets in spending order (soonest-expiring first, then the
- *   never-expiring ones by age), through two declared indexes, a page at a time until the points are
- *   covered, and takes them with guarded decrements (`remaining ≥ 0`, the card's `balance ≥ 0`);
+ * - a spend (`card-spend.ts`) is a guarded decrement of the card and a `take` the store allocates at
+ *   commit, or reads the card's spendable buckets in spending order a page at a time until the points
+ *   are covered and takes them with guarded decrements (`remaining ≥ 0`, the card's `balance ≥ 0`);
  * - loading a card reads only its ACTIVE buckets already past their expiry (the expiry job has not run
  *   yet: normally none), whose points are in the stored balance but no longer spendable.
  *
@@ -143,12 +135,6 @@ export function newCard(tx: Tx, voucher: Voucher): CardState {
   slot.scan = { ...slot.scan, started: true, expiringDone: true, neverDone: true }
   slotsOf(tx).set(voucher.id, slot)
   holdWorkingCopy(tx, voucher.id, () => ({ value: slot.voucher, version: slot.stored.version }))
-  return slot
-}
-
-function slotOf(tx: Tx, card: CardState): CardSlot {
-  const slot = slotsOf(tx).get(card.voucher.id)
-  if (!slot) throw new Error(`card ${card.voucher.id} was not loaded in this transaction`)
   return slot
 }
 
@@ -306,155 +292,6 @@ export async function activateCardPoints(
   changeCard(tx, slot, { 'loyalty_card.pending_points': -p, 'loyalty_card.points': p, 'loyalty_card.balance': p })
   noteExpiring(tx, slot, result.buckets[0] as PointsBucket, p)
   return p
-}
-
-export interface SpendOptions {
-  /** `redeemed` (rewards, pay with points) or `subtracted` (manual): the card counter that records them. */
-  kind?: 'redeemed' | 'subtracted'
-  /** Counts one use of the card (`redemption.redeemed_quantity`) with the spend. */
-  use?: boolean
-  /**
-   * A redemption that left other sessions' locked points out of its decision (docs/storage.md#session-locks):
-   * the points other sessions' live locks hold stay on the card at commit, and `released` (the
-   * request's own lock and the expired ones it read, `session_locks` fields) leaves the card's
-   * counter in the same increment, so the guard compares what the decision compared.
-   */
-  locks?: { released: Record<string, number> }
-}
-
-/**
- * A spend as decided: `taken` names the buckets when the decision chose them; a spend the store
- * allocates at commit (a `take`) names them in the record `recordIn` points it at.
- */
-export type CardSpend =
-  | (Extract<SpendResult, { ok: true }> & {
-      /** Has the store write what it took into `points_taken` of this entity of the changeset. */
-      recordIn(collection: 'redemptions', id: string): void
-    })
-  | Extract<SpendResult, { ok: false }>
-
-/**
- * Spends points, soonest-expiring first (docs/storage.md#taking-points). A card the transaction
- * increments is spent by a guarded decrement of its balance and a `take` the store allocates at commit over the
- * card's buckets in spending order: the card's lock serialises spends of one card from any number of
- * processes, so each takes what the previous one left, in one commit, with no bucket read. A card
- * written whole, one with overdue points not swept yet, or a spend that empties the card's next
- * expiration day (whose next day the decision must read) takes from the buckets it reads instead, with
- * guarded decrements (`spendFromBuckets`). All or nothing.
- */
-export async function spendCard(
-  tx: Tx,
-  card: CardState,
-  points: number,
-  options: SpendOptions = {},
-): Promise<CardSpend> {
-  const slot = slotOf(tx, card)
-  if (points > slot.spendable) {
-    return {
-      ok: false,
-      reason: 'insufficient_points',
-      requested: points,
-      available: slot.spendable,
-      shortfall: points - slot.spendable,
-    }
-  }
-  const by = spentBy(points, options)
-  const lc = slot.voucher.loyalty_card
-  const day = lc?.next_expiration_date ?? null
-  const dayPoints = lc?.next_expiration_points ?? 0
-  const overdue = slot.overdue.some((b) => slot.byId.get(b.id)?.status === 'ACTIVE')
-  if (points > 0 && !slot.whole && slot.stored.version > 0 && !overdue && (day === null || points < dayPoints)) {
-    // The next expiration day keeps points after the spend (or the card has none expiring): the spend
-    // comes off that day's points, and the guard keeps it so at commit; points expiring that a
-    // concurrent earning added make this transaction decide again.
-    const guard = spendGuards(options)
-    if (day === null) guard['loyalty_card.next_expiration_points'] = { max: 0 }
-    else {
-      by['loyalty_card.next_expiration_points'] = -points
-      guard['loyalty_card.next_expiration_points'] = { min: 1 }
-    }
-    slot.spent = true
-    changeCard(tx, slot, by, guard)
-    const take: Extract<Write, { op: 'take' }> = {
-      op: 'take',
-      collection: 'points_buckets',
-      id: slot.voucher.id,
-      amount: points,
-      now: tx.nowIso,
-    }
-    tx.writes.push(take)
-    slot.taking += points
-    return {
-      ok: true,
-      buckets: slot.buckets,
-      taken: [],
-      recordIn: (collection, id) => {
-        take.record = { collection, id, path: 'points_taken' }
-      },
-    }
-  }
-  const result = await spendFromBuckets(tx, slot, points)
-  if (!result.ok) return result
-  slot.spent = true
-  changeCard(tx, slot, by, spendGuards(options))
-  await afterTaking(tx, slot, result.taken)
-  return { ...result, recordIn: () => undefined }
-}
-
-/**
- * A spend's guards: the balance never below zero and, for a redemption that counts locks, never below
- * what other sessions' live locks hold (`minus_points` stores them negated: its sum with the balance
- * stays at or above zero), on a field of its own, so that a tier's bounds on the balance
- * (`guardCardBalance`) stay the balance's alone.
- */
-function spendGuards(options: SpendOptions): Record<string, Guard> {
-  const guard: Record<string, Guard> = { 'loyalty_card.balance': { min: 0 } }
-  if (options.locks) guard['session_locks.minus_points'] = { min: 0, plus: ['loyalty_card.balance'] }
-  return guard
-}
-
-/** The card's counters a spend moves. */
-function spentBy(points: number, options: SpendOptions): Record<string, number> {
-  const by: Record<string, number> = { ...options.locks?.released, 'loyalty_card.balance': -points }
-  if (options.kind === 'subtracted') by['loyalty_card.subtracted_points'] = points
-  else by['redemption.redeemed_points'] = points
-  if (options.use) by['redemption.redeemed_quantity'] = 1
-  return by
-}
-
-/**
- * Takes points from the buckets this transaction reads, soonest-expiring first, as guarded
- * decrements: each bucket's `remaining` (never below zero; to exactly zero when it is emptied, so a
- * refund landing meanwhile is not hidden under SPENT). A concurrent spend that finds a bucket gone
- * fails its guard and decides again (docs/storage.md#counters). Reads only the buckets it takes
- * from, a page at a time.
- */
-async function spendFromBuckets(tx: Tx, slot: CardSlot, points: number): Promise<SpendResult> {
-  let result: SpendResult
-  for (;;) {
-    // What this engine's other attempts are taking from a bucket is left to them: concurrent spends
-    // of one card in one process take from different buckets instead of all failing on the first.
-    result = spend(unclaimed(tx, slot), points, { now: tx.now })
-    const open = result.ok ? uncovered(slot, result.taken) : []
-    if (result.ok && open.length === 0) break
-    if (!(await readOn(tx, slot, open))) {
-      if (!result.ok) result = spend(slot.buckets, points, { now: tx.now })
-      break
-    }
-  }
-  if (!result.ok) return result
-  for (const t of result.taken) {
-    const before = slot.byId.get(t.bucketId) as PointsBucket
-    decrementBucket(tx, slot, before, t.points)
-  }
-  // Buckets emptied by concurrent partial spends (each guarded at zero, none saw the last one) are
-  // closed as they are met, so they do not stay in the spending order.
-  for (const b of slot.buckets) {
-    if (b.status === 'ACTIVE' && b.remaining === 0 && slot.storedBuckets.has(b.id) && covered(slot, b)) {
-      decrementBucket(tx, slot, b, 0)
-    }
-  }
-  return result
 }
 
 /** Expires every bucket due at the transaction's now; returns the points that lapsed. */

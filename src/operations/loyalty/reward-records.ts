@@ -12,7 +12,8 @@ import { simpleCustomer } from '../shop/customer-records'
 import { countRedemptionInSummary } from '../shop/summary-counters'
 import { hashTrackingId } from '../shop/tracking-id'
 import { type RedemptionVoucherExtras, redemptionVoucherExtras, withExtras } from '../vouchers/redeemed-voucher'
-import { type CardSpend, type CardState, countCardUse, spendablePoints, spendCard } from './points-ledger'
+import { type CardSpend, spendCard } from './card-spend'
+import { type CardState, countCardUse, spendablePoints } from './points-ledger'
 
 /** A reward redemption's writes: the points spent, the reward counted and given, the record and its events. */
 
