@@ -4,7 +4,7 @@ import { EngineError } from '../../src/errors'
 import { seededRandom } from '../../src/ids'
 import type { Store } from '../../src/storage/ports'
 import { snapshot, testEngine } from '../support/engine'
-import { cardPayingWithPoints } from './loyalty/fixtures'
+import { cardPayingWithPoints, mugReward } from './loyalty/fixtures'
 
 /*
  * A database that stops answering in the middle of an operation (a saturated pool's connect timeout):
@@ -81,16 +81,7 @@ async function autoJoinProgram(engine: Engine) {
     },
   ])
   await engine.loyalties.createTiers(club.id, [{ name: 'Gold', points: { from: 100 } }])
-  const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
-  const mug = await engine.rewards.create({
-    name: 'Mug',
-    type: 'MATERIAL',
-    parameters: { product: { id: product.id } },
-  })
-  await engine.rewards.createAssignment(mug.id, {
-    campaign: club.id,
-    parameters: { loyalty: { points: 100, auto_redeem: true } },
-  })
+  await mugReward(engine, club.id)
   await engine.orders.create({ customer: { source_id: 'alice' }, status: 'PAID', amount: 50 })
   return club
 }

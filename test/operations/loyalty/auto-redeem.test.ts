@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
 import type { Redemption } from '../../../src/model/redemption'
 import { testEngine } from '../../support/engine'
-import { member, program } from './fixtures'
+import { member, mugReward, program } from './fixtures'
 
 type Engine = ReturnType<typeof testEngine>['engine']
 
@@ -23,17 +23,7 @@ async function club(engine: Engine, options: { autoRedeem: boolean; stock?: numb
     },
   ])
   await engine.loyalties.createTiers(c.id, [{ name: 'Gold', points: { from: 100 } }])
-  const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
-  const mug = await engine.rewards.create({
-    name: 'Mug',
-    type: 'MATERIAL',
-    parameters: { product: { id: product.id } },
-    ...(options.stock === undefined ? {} : { stock: options.stock }),
-  })
-  await engine.rewards.createAssignment(mug.id, {
-    campaign: c.id,
-    parameters: { loyalty: { points: 100, auto_redeem: options.autoRedeem } },
-  })
+  const mug = await mugReward(engine, c.id, options)
   const card = await member(engine, c.id)
   return { club: c, card, mug }
 }

@@ -47,3 +47,23 @@ export async function cardPayingWithPoints(engine: Engine) {
   const assignment = await engine.rewards.createAssignment(coin.id, { campaign: club.id })
   return { club, card, coin, assignment }
 }
+
+/** A MATERIAL reward, the mug (product `mug`), assigned to the program at 100 points: auto-redeemed unless told. */
+export async function mugReward(
+  engine: Engine,
+  campaignId: string,
+  options: { autoRedeem?: boolean; stock?: number } = {},
+) {
+  const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
+  const mug = await engine.rewards.create({
+    name: 'Mug',
+    type: 'MATERIAL',
+    parameters: { product: { id: product.id } },
+    ...(options.stock === undefined ? {} : { stock: options.stock }),
+  })
+  await engine.rewards.createAssignment(mug.id, {
+    campaign: campaignId,
+    parameters: { loyalty: { points: 100, auto_redeem: options.autoRedeem ?? true } },
+  })
+  return mug
+}

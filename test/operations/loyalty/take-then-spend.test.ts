@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import type { PointsBucket } from '../../../src/model/loyalty'
 import { expiryDay } from '../../../src/rules/ledger'
 import { testEngine } from '../../support/engine'
-import { program } from './fixtures'
+import { mugReward, program } from './fixtures'
 
 /*
  * A `take` and then a spend choosing its buckets, of one card in one transaction
@@ -50,16 +50,7 @@ describe('a take and then a spend choosing its buckets, of one card in one trans
     const card = await engine.loyalties.createMember(club.id, { customer: { source_id: 'alice' } })
     // 150 points expiring in a month, before the reward is auto-redeemed.
     await engine.raw.orders.create(paid('o1', 150))
-    const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
-    const mug = await engine.rewards.create({
-      name: 'Mug',
-      type: 'MATERIAL',
-      parameters: { product: { id: product.id } },
-    })
-    await engine.rewards.createAssignment(mug.id, {
-      campaign: club.id,
-      parameters: { loyalty: { points: 100, auto_redeem: true } },
-    })
+    await mugReward(engine, club.id)
     // A day later 60 more, expiring a day later: 210 points pay the mug twice in the order's transaction.
     clock.advance(86_400_000)
     await engine.raw.orders.create(paid('o2', 60))
