@@ -155,23 +155,37 @@ export function commitSteps(writes: readonly Write[]): Step[] {
         const create = w.create !== undefined && w.create !== null && typeof w.create === 'object'
         if (create) n.cr++
         // Additions and assignments as parallel arrays, applied in order (pe_apply: no query per field).
-        const adds = merged.flatMap((m) => Object.entries(m.by))
-        const sets = merged.flatMap((m) => Object.entries(m.set ?? {}).filter(([, x]) => x !== undefined))
-        const guard = merged.at(-1)?.guard
-        return {
-          op: 'inc',
-          id,
-          n: merged.length,
-          ap: adds.map(([path]) => path),
-          av: adds.map(([, x]) => x),
-          ...(sets.length > 0 ? { sp: sets.map(([path]) => path), sv: sets.map(([, x]) => x) } : {}),
-          ...(guard === undefined || Object.keys(guard).length === 0 ? {} : { g: guard }),
-          ...(create ? { cr: w.create } : {}),
-          s: w.shape ?? 1,
-          pos,
+        // Built field by field, without object spreads: this runs for every counter of every commit.
+        const ap: string[] = []
+        const av: unknown[] = []
+        const sp: string[] = []
+        const sv: unknown[] = []
+        for (const m of merged) {
+          for (const path in m.by) {
+            ap.push(path)
+            av.push(m.by[path])
+          }
+          if (m.set === undefined) continue
+          for (const path in m.set) {
+            const x = m.set[path]
+            if (x === undefined) continue
+            sp.push(path)
+            sv.push(x)
+          }
         }
+        const guard = merged.at(-1)?.guard
+        const row: Record<string, unknown> = { op: 'inc', id, n: merged.length, ap, av }
+        if (sp.length > 0) {
+          row.sp = sp
+          row.sv = sv
+        }
+        if (guard !== undefined && Object.keys(guard).length > 0) row.g = guard
+        if (create) row.cr = w.create
+        row.s = w.shape ?? 1
+        row.pos = pos
+        return row
       })
-      return { c: step.c, rows: out, ...n }
+      return { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
     })
     .concat(takes)
 }

@@ -107,7 +107,11 @@ function namer(): (text: string, values?: unknown[]) => { name?: string; text: s
       name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
       names.set(text, name)
     }
-    return { ...(name === undefined ? {} : { name }), text, ...(values === undefined ? {} : { values }) }
+    // Built field by field: object spreads here were a measurable share of a validation's CPU.
+    const config: { name?: string; text: string; values?: unknown[] } = { text }
+    if (name !== undefined) config.name = name
+    if (values !== undefined) config.values = values
+    return config
   }
 }
 
@@ -171,15 +175,27 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function flush(): Promise<void> {
     const all = waiting
     waiting = []
-    // The reads grouped by text, the groups in text order (within one, as issued): only the few
-    // distinct texts are compared, however many requests read at once.
-    const groups = new Map<string, Waiting[]>()
-    for (const r of all) {
-      const group = groups.get(r.text)
-      if (group) group.push(r)
-      else groups.set(r.text, [r])
+    // The reads grouped by text, the groups in the order of their texts' numbers (within one, as
+    // issued): a level of the same shape comes out in the same order however its reads were issued,
+    // without comparing texts (a list's is built per call, so comparing it would copy it flat first).
+    let ordered = all
+    if (all.length > 1) {
+      const groups = new Map<number, Waiting[]>()
+      let numbered = true
+      for (const r of all) {
+        const n = numberOf(r.text)
+        if (n === undefined) {
+          numbered = false
+          break
+        }
+        const group = groups.get(n)
+        if (group) group.push(r)
+        else groups.set(n, [r])
+      }
+      if (!numbered) ordered = bySortedText(all)
+      else if (groups.size > 1) ordered = [...groups.keys()].sort((a, b) => a - b).flatMap((n) => groups.get(n) ?? [])
     }
-    const ordered = groups.size === 1 ? all : [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
+    if (ordered.length <= BATCH) return send(ordered)
     // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
     // of at most BATCH reads, sent together.
     const batches: Waiting[][] = []
@@ -195,16 +211,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const textNumbers = new Map<string, number>()
   const statements = new Map<string, string>()
 
+  function numberOf(text: string): number | undefined {
+    let n = textNumbers.get(text)
+    if (n === undefined && textNumbers.size < PREPARED * 4) {
+      n = textNumbers.size
+      textNumbers.set(text, n)
+    }
+    return n
+  }
+
+  /** Past the bound on numbered texts: grouped by text, the groups sorted by text. */
+  function bySortedText(all: readonly Waiting[]): Waiting[] {
+    const groups = new Map<string, Waiting[]>()
+    for (const r of all) {
+      const group = groups.get(r.text)
+      if (group) group.push(r)
+      else groups.set(r.text, [r])
+    }
+    return [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
+  }
+
   function statement(batch: readonly Waiting[]): { text: string; params: unknown[] } {
     const params: unknown[] = []
     let key: string | undefined = ''
     for (const r of batch) {
       for (const v of r.values) params.push(v)
-      let n = textNumbers.get(r.text)
-      if (n === undefined && textNumbers.size < PREPARED * 4) {
-        n = textNumbers.size
-        textNumbers.set(r.text, n)
-      }
+      const n = numberOf(r.text)
       key = n === undefined || key === undefined ? undefined : `${key}${n},`
     }
     const known = key === undefined ? undefined : statements.get(key)
@@ -308,39 +340,43 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
+  const commitSql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
+
   async function commit(changeset: Changeset): Promise<CommitResult> {
     stats.commits++
     const keys = insertedKeys(changeset)
-    const keyed = keyedCollections([...changeset.writes, ...(changeset.alternatives ?? []).flatMap((a) => a.writes)])
-    const payload = JSON.stringify({
-      ...(options.asyncActivities && !options.client && onlyAppendsActivities(changeset) ? { async: true } : {}),
-      steps: commitSteps(changeset.writes),
-      ...(keys.length > 0 ? { keys } : {}),
-      ...(keyed.length > 0 ? { uk: keyed } : {}),
-      ...(changeset.alternatives?.length
-        ? {
-            alternatives: changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
-              when: { c: collection, ...when },
-              tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
-              steps: commitSteps(writes),
-            })),
-          }
-        : {}),
-      ...(options.commitHook?.pauseAfterWrite ? { pause: options.commitHook.pauseAfterWrite } : {}),
-    })
-    const sql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
+    const keyed = keyedCollections(
+      changeset.alternatives?.length
+        ? [...changeset.writes, ...changeset.alternatives.flatMap((a) => a.writes)]
+        : changeset.writes,
+    )
+    // Built field by field: no object spreads on the path of every commit.
+    const body: Record<string, unknown> = {}
+    if (options.asyncActivities && !options.client && onlyAppendsActivities(changeset)) body.async = true
+    body.steps = commitSteps(changeset.writes)
+    if (keys.length > 0) body.keys = keys
+    if (keyed.length > 0) body.uk = keyed
+    if (changeset.alternatives?.length) {
+      body.alternatives = changeset.alternatives.map(({ when: { collection, ...when }, tolerate = [], writes }) => ({
+        when: { c: collection, ...when },
+        tolerate: tolerate.map(({ collection: c, id, path }) => ({ c, id, path })),
+        steps: commitSteps(writes),
+      }))
+    }
+    if (options.commitHook?.pauseAfterWrite) body.pause = options.commitHook.pauseAfterWrite
+    const payload = JSON.stringify(body)
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
-      return outcome(await runCommit(options.client, sql, payload))
+      return outcome(await runCommit(options.client, commitSql, payload))
     }
     const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
-      if (!hook) return outcome(await runCommit(client, sql, payload))
+      if (!hook) return outcome(await runCommit(client, commitSql, payload))
       await runStatement(client, 'BEGIN')
       await hook('begin')
-      const r = await runCommit(client, sql, payload)
+      const r = await runCommit(client, commitSql, payload)
       await hook('applied')
       await runStatement(client, 'COMMIT')
       await hook('committed')
