@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest'
+import { commitSteps } from '../../src/postgres/changeset'
+
+/*
+ * The payload `pe_commit` reads (docs/postgres.md#commit), pinned key for key: merged increments as
+ * parallel arrays in write order, assignments only when some value is set, the guard and the create
+ * only when given, and each step's counts.
+ */
+
+describe('commitSteps', () => {
+  it('merges increments of one row into parallel arrays and leaves out what a row does not carry', () => {
+    const steps = commitSteps([
+      {
+        op: 'increment',
+        collection: 'counters',
+        id: 'b',
+        by: { count: 1, 'x.y': 2 },
+        set: { at: 't1', gone: undefined },
+      },
+      { op: 'increment', collection: 'counters', id: 'b', by: { count: 3 }, set: { at: 't2' } },
+      { op: 'increment', collection: 'counters', id: 'a', by: { count: 1 }, create: { count: 0 }, shape: 2 },
+      { op: 'increment', collection: 'vouchers', id: 'v', by: { used: 1 }, guard: { used: { max: 5 } } },
+      { op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: null, shape: 1 },
+      { op: 'delete', collection: 'products', id: 's', expectedVersion: 4 },
+    ])
+    expect(JSON.stringify(steps)).toBe(
+      JSON.stringify([
+        {
+          c: 'orders',
+          rows: [{ op: 'ins', id: 'o', v: { id: 'o' }, ev: null, s: 1, pos: 3 }],
+          ins: 1,
+          upd: 0,
+          del: 0,
+          inc: 0,
+          cr: 0,
+        },
+        { c: 'products', rows: [{ op: 'del', id: 's', ev: 4, pos: 4 }], ins: 0, upd: 0, del: 1, inc: 0, cr: 0 },
+        {
+          c: 'counters',
+          rows: [
+            { op: 'inc', id: 'a', n: 1, ap: ['count'], av: [1], cr: { count: 0 }, s: 2, pos: 1 },
+            {
+              op: 'inc',
+              id: 'b',
+              n: 2,
+              ap: ['count', 'x.y', 'count'],
+              av: [1, 2, 3],
+              sp: ['at', 'at'],
+              sv: ['t1', 't2'],
+              s: 1,
+              pos: 0,
+            },
+          ],
+          ins: 0,
+          upd: 0,
+          del: 0,
+          inc: 2,
+          cr: 1,
+        },
+        {
+          c: 'vouchers',
+          rows: [{ op: 'inc', id: 'v', n: 1, ap: ['used'], av: [1], g: { used: { max: 5 } }, s: 1, pos: 2 }],
+          ins: 0,
+          upd: 0,
+          del: 0,
+          inc: 1,
+          cr: 0,
+        },
+      ]),
+    )
+  })
+})
