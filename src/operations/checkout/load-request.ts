@@ -350,7 +350,7 @@ async function readLevel2(
 ): Promise<Level2Answers> {
   const { store } = ctx
   const read = await Promise.all([
-    readSubjects(store, plan.subjects, now, sessionKey),
+    readSubjects(store, plan.subjects, now, sessionKey, ctx.hints),
     plan.counters ? readCounters(store, plan.counters) : undefined,
     readCatalogue(store, plan.catalogue),
     plan.customerId ? customerTiers(store, plan.customerId) : Promise.resolve([]),

@@ -6,6 +6,8 @@ import type { RedeemableSubject } from '../../rules/redeemables'
 import type { RedeemableRequest } from '../../schema/stackable'
 import type { Entity, Store, Stored } from '../../storage/ports'
 import { assignedRules } from '../campaigns/rule-assignments'
+import { startEarly } from '../kernel/early-reads'
+import { type LoadHints, remember } from '../kernel/load-hints'
 import type { Context } from '../kernel/unit-of-work'
 import { type RedemptionVoucherExtras, voucherExtras } from '../vouchers/redeemed-voucher'
 import { type LoadedLocks, mayBeRefusedByLocks, othersLocks, readExpiredLocks, storedLocks } from './session-locks'
@@ -185,12 +187,24 @@ export async function readSubjects(
   reads: SubjectReads,
   now: Date,
   sessionKey: string | undefined,
+  hints?: LoadHints,
 ): Promise<SubjectAnswers> {
   const { campaignIds, categoryIds, relatedIds, holderIds, tight, elsewhere } = reads
+  // The rules the same redeemables' assignments named last time are read with the assignments
+  // (docs/postgres.md#loads), and stand only if the assignments name the same.
+  const rulesKey = relatedIds.join(' ')
+  const ruleIds = hints?.rules.get(rulesKey)
+  const early =
+    ruleIds && ruleIds.length > 0
+      ? { ids: ruleIds, rules: startEarly(store.validation_rules.getMany(ruleIds)) }
+      : undefined
   const [campaigns, categories, assigned, expired, holders, loyalties, lockedCodes] = await Promise.all([
     campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
     categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
-    assignedRules(store, relatedIds),
+    assignedRules(store, relatedIds, early).then((found) => {
+      if (hints) remember(hints.rules, rulesKey, distinctRuleIds(found.assignments), hints.capacity)
+      return found
+    }),
     Promise.all(tight.map((id) => readExpiredLocks(store, id, now, sessionKey))),
     holderIds.length > 0 ? store.customers.getMany(holderIds) : [],
     Promise.all(reads.rewards.map((r) => (r ? loadReward(store, r.rewardId, r.card) : undefined))),
@@ -286,6 +300,11 @@ export function assembleSubjects(
     subject.validation_rules = rulesOf([tier.value.id]).rules
     return subject
   })
+}
+
+/** The rule ids of assignments, each once, in the order `assignedRules` reads them. */
+function distinctRuleIds(assignments: readonly ValidationRuleAssignment[]): string[] {
+  return [...new Set(assignments.map((a) => a.rule_id))]
 }
 
 /** The same ids in the same order, each once. */

@@ -14,6 +14,8 @@ export interface LoadHints {
   readonly redeemables: Map<string, { voucher?: Stored<Voucher>; tier?: Stored<PromotionTier> }>
   /** A request's customer (`id:<id or source_id>`, `source_id:<source_id>`): the id it was found under. */
   readonly customers: Map<string, string>
+  /** The redeemables and campaigns whose rule assignments were read (ids joined): the rules those named. */
+  readonly rules: Map<string, string[]>
   readonly capacity: number
 }
 
@@ -21,7 +23,7 @@ export interface LoadHints {
 export const DEFAULT_LOAD_HINTS = 1000
 
 export function loadHints(capacity: number): LoadHints {
-  return { redeemables: new Map(), customers: new Map(), capacity }
+  return { redeemables: new Map(), customers: new Map(), rules: new Map(), capacity }
 }
 
 /** Keeps `value` under `key`, the oldest entry going when the map is full. */

@@ -173,6 +173,36 @@ describe('stale hints give what an engine without hints gives', () => {
     expect((await both(engines, (t) => validate(t, 'ONCE', 'bob'))).valid).toBe(true)
   })
 
+  it('a rule assigned to a code since its rules were last read: the rules its assignments name decide', async () => {
+    const engines = pair()
+    const ids = await both(engines, campaigns)
+    const code = await both(engines, (t) => t.engine.vouchers.create({ code: 'RULED', campaign_id: ids.open }))
+    const small = await both(engines, (t) =>
+      t.engine.validationRules.create({
+        name: 'Any order',
+        rules: { '1': { name: 'order.amount', conditions: { $more_than: [1] } } },
+      }),
+    )
+    await both(engines, (t) =>
+      t.engine.validationRules.createAssignment(small.id, {
+        related_object_type: 'voucher',
+        related_object_id: code.id,
+      }),
+    )
+    expect((await both(engines, (t) => validate(t, 'RULED'))).valid).toBe(true)
+    expect((await both(engines, (t) => validate(t, 'RULED'))).valid).toBe(true)
+    // The hinted engine expects the one rule; the code now has two.
+    const huge = await both(engines, (t) => t.engine.validationRules.create({ name: 'Huge', rules: hugeOrder }))
+    await both(engines, (t) =>
+      t.engine.validationRules.createAssignment(huge.id, {
+        related_object_type: 'voucher',
+        related_object_id: code.id,
+      }),
+    )
+    expect((await both(engines, (t) => validate(t, 'RULED'))).valid).toBe(false)
+    expect((await both(engines, (t) => redeem(t, 'RULED'))).parent_redemption.result).toBe('FAILURE')
+  })
+
   it('random sequences of validations, redemptions, codes made again or moved and customers made again', async () => {
     const step = fc.oneof(
       fc.record({
@@ -183,6 +213,7 @@ describe('stale hints give what an engine without hints gives', () => {
       fc.record({ op: fc.constant('remake' as const), code: fc.constantFrom('X', 'Y'), closed: fc.boolean() }),
       fc.record({ op: fc.constant('move' as const), code: fc.constantFrom('X', 'Y'), closed: fc.boolean() }),
       fc.record({ op: fc.constant('customer' as const), customer: fc.constantFrom('ana', 'bob') }),
+      fc.record({ op: fc.constant('assign' as const), code: fc.constantFrom('X', 'Y') }),
     )
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
@@ -193,6 +224,7 @@ describe('stale hints give what an engine without hints gives', () => {
         const rule = await both(engines, (t) =>
           t.engine.validationRules.create({ name: 'Once each', rules: oncePerCustomer }),
         )
+        const huge = await both(engines, (t) => t.engine.validationRules.create({ name: 'Huge', rules: hugeOrder }))
         for (const code of ['X', 'Y']) {
           const made = await both(engines, (t) => t.engine.vouchers.create({ code, campaign_id: ids.open }))
           await both(engines, (t) =>
@@ -208,7 +240,17 @@ describe('stale hints give what an engine without hints gives', () => {
           const idOf = async (t: T, code: string) => (await t.store.vouchers.findBy('code', code))?.value.id as string
           if (s.op === 'validate') await both(engines, (t) => validate(t, s.code, s.customer))
           else if (s.op === 'redeem') await both(engines, (t) => redeem(t, s.code, s.customer))
-          else if (s.op === 'remake') {
+          else if (s.op === 'assign') {
+            // A rule no order passes, assigned to the code (a second time: refused, as duplicate).
+            await both(engines, async (t) =>
+              outcome(async () =>
+                t.engine.validationRules.createAssignment(huge.id, {
+                  related_object_type: 'voucher',
+                  related_object_id: await idOf(t, s.code),
+                }),
+              ),
+            )
+          } else if (s.op === 'remake') {
             await both(engines, async (t) => remove(t, 'vouchers', await idOf(t, s.code)))
             await both(engines, (t) => t.engine.vouchers.create({ code: s.code, campaign_id: campaign }))
           } else if (s.op === 'move') {
