@@ -17,17 +17,7 @@ import {
 import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
-/** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
-export function loadCounters(
-  store: Store,
-  scopes: readonly CounterScope[],
-  now: Date,
-  timeZone: string,
-): Promise<Map<string, Counter>> {
-  return readCounters(store, counterRowIds(scopes, now, timeZone))
-}
-
-/** The ids of the counter rows of the given scopes, each once. */
+/** The ids of the counter rows of the given scopes (docs/storage.md#counters), each once. */
 export function counterRowIds(scopes: readonly CounterScope[], now: Date, timeZone: string): string[] {
   // One scope's ids are distinct already; redeemables of one campaign share its rows.
   return scopes.length === 1
