@@ -21,7 +21,11 @@ export async function withCatalogIds(store: Store, items: readonly OrderItemInpu
 
 /** Whether a line names its product or SKU other than by the ids the catalogue is read by. */
 export function needsCatalogIds(items: readonly OrderItemInput[]): boolean {
-  return items.some((item) => item.source_id || (item.sku_id && !item.product_id))
+  return items.some(needsCatalogId)
+}
+
+export function needsCatalogId(item: OrderItemInput): boolean {
+  return Boolean(item.source_id || (item.sku_id && !item.product_id))
 }
 
 async function withCatalogId(store: Store, item: OrderItemInput): Promise<OrderItemInput> {

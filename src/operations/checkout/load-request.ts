@@ -23,6 +23,7 @@ import {
   type CatalogueReads,
   catalogueReads,
   loadCollections,
+  needsCatalogId,
   needsCatalogIds,
   readCatalogue,
   sameCatalogueReads,
@@ -137,7 +138,8 @@ export async function loadRequest(
   const items = await itemsP
   const found = await foundP
   const ownLocks = ownLocksP ? await ownLocksP : []
-  if (named && !options.candidates) rememberLevel1(ctx.hints, requests, found, request.customer, customer)
+  if (named && !options.candidates)
+    rememberLevel1(ctx.hints, requests, found, request.customer, customer, orderInput.items ?? [], items)
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
   // its counters, the catalogue and the customer's tiers.
@@ -375,7 +377,9 @@ function startFromHints(
   options: { sessionKey: string | undefined },
 ): { plan: Level2Plan; answers: Promise<Level2Answers> } | undefined {
   const { hints } = ctx
-  if (hints.capacity === 0 || needsCatalogIds(items)) return undefined
+  if (hints.capacity === 0) return undefined
+  const lines = needsCatalogIds(items) ? hintedLines(hints, items) : items
+  if (lines === undefined) return undefined
   const found: Found[] = []
   for (const r of requests) {
     const f = hints.redeemables.get(redeemableKey(r))
@@ -386,8 +390,32 @@ function startFromHints(
   const customerId = key === undefined ? undefined : hints.customers.get(key)
   if (key !== undefined && customerId === undefined) return undefined
   const scopes = found.map((f) => counterScopeOf(f, customerId))
-  const plan = level2Plan(requests, found, customerId, items, NO_LOCKS, scopes, now, ctx)
+  const plan = level2Plan(requests, found, customerId, lines, NO_LOCKS, scopes, now, ctx)
   return { plan, answers: startEarly(readLevel2(ctx, plan, now, options.sessionKey)) }
+}
+
+/** The lines with the catalogue ids their `source_id`s resolved to last time; undefined when one is not remembered. */
+function hintedLines(hints: LoadHints, items: readonly OrderItemInput[]): OrderItemInput[] | undefined {
+  const out: OrderItemInput[] = []
+  for (const item of items) {
+    if (!needsCatalogId(item)) {
+      out.push(item)
+      continue
+    }
+    const ids = hints.lines.get(lineKey(item))
+    if (ids === undefined) return undefined
+    out.push({
+      ...item,
+      ...(ids.product_id ? { product_id: ids.product_id } : {}),
+      ...(ids.sku_id ? { sku_id: ids.sku_id } : {}),
+    })
+  }
+  return out
+}
+
+/** What names a line's product or SKU: the fields `withCatalogIds` resolves it from. */
+function lineKey(item: OrderItemInput): string {
+  return `${item.related_object ?? ''} ${item.source_id ?? ''} ${item.sku_id ?? ''} ${item.product_id ?? ''}`
 }
 
 /** What level 1 found, kept as hints for the next request naming the same (and what it did not find, forgotten). */
@@ -397,6 +425,8 @@ function rememberLevel1(
   found: readonly Found[],
   customerInput: StackableRequest['customer'],
   customer: Stored<Customer> | undefined,
+  lines: readonly OrderItemInput[],
+  items: readonly OrderItemInput[],
 ): void {
   for (let i = 0; i < requests.length; i++) {
     const key = redeemableKey(requests[i] as ExpandedRequest)
@@ -405,9 +435,22 @@ function rememberLevel1(
     else hints.redeemables.delete(key)
   }
   const key = customerKey(customerInput)
-  if (key === undefined) return
-  if (customer) remember(hints.customers, key, customer.value.id, hints.capacity)
-  else hints.customers.delete(key)
+  if (key !== undefined) {
+    if (customer) remember(hints.customers, key, customer.value.id, hints.capacity)
+    else hints.customers.delete(key)
+  }
+  // `withCatalogIds` maps the lines one to one.
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i] as OrderItemInput
+    const resolved = items[i]
+    if (resolved && needsCatalogId(line))
+      remember(
+        hints.lines,
+        lineKey(line),
+        { product_id: resolved.product_id ?? null, sku_id: resolved.sku_id ?? null },
+        hints.capacity,
+      )
+  }
 }
 
 function redeemableKey(r: ExpandedRequest): string {

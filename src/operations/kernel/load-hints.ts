@@ -16,6 +16,8 @@ export interface LoadHints {
   readonly customers: Map<string, string>
   /** The redeemables and campaigns whose rule assignments were read (ids joined): the rules those named. */
   readonly rules: Map<string, string[]>
+  /** An order line naming its product or SKU by `source_id` (its naming fields joined): the ids it resolved to. */
+  readonly lines: Map<string, { product_id: string | null; sku_id: string | null }>
   readonly capacity: number
 }
 
@@ -23,7 +25,7 @@ export interface LoadHints {
 export const DEFAULT_LOAD_HINTS = 1000
 
 export function loadHints(capacity: number): LoadHints {
-  return { redeemables: new Map(), customers: new Map(), rules: new Map(), capacity }
+  return { redeemables: new Map(), customers: new Map(), rules: new Map(), lines: new Map(), capacity }
 }
 
 /** Keeps `value` under `key`, the oldest entry going when the map is full. */

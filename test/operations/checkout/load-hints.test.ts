@@ -203,6 +203,28 @@ describe('stale hints give what an engine without hints gives', () => {
     expect((await both(engines, (t) => redeem(t, 'RULED'))).parent_redemption.result).toBe('FAILURE')
   })
 
+  it('a product deleted and made again under the same source_id: a line naming it is priced from the new one', async () => {
+    const engines = pair()
+    const shoe = await both(engines, (t) => t.engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 }))
+    await both(engines, (t) =>
+      t.engine.vouchers.create({
+        code: 'TEN',
+        type: 'DISCOUNT_VOUCHER',
+        discount: { type: 'PERCENT', percent_off: 10 },
+      }),
+    )
+    const priced = (t: T) =>
+      t.engine.validations.validateStackable({
+        order: { items: [{ source_id: 'shoe', quantity: 1 }] },
+        redeemables: [{ object: 'voucher', id: 'TEN' }],
+      })
+    expect((await both(engines, priced)).order?.amount).toBe(5000)
+    expect((await both(engines, priced)).order?.amount).toBe(5000)
+    await both(engines, (t) => remove(t, 'products', shoe.id))
+    await both(engines, (t) => t.engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 7000 }))
+    expect((await both(engines, priced)).order?.amount).toBe(7000)
+  })
+
   it('random sequences of validations, redemptions, codes made again or moved and customers made again', async () => {
     const step = fc.oneof(
       fc.record({
