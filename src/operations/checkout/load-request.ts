@@ -364,8 +364,8 @@ async function readLevel2(
 const NO_LOCKS: LoadedLocks = { own: new Map(), expired: new Map() }
 
 /**
- * Level 2 started from what level 1 found last time for the same codes, tiers and customer
- * (docs/postgres.md#loads), when all of them are remembered and the lines name their products by id.
+ * Level 2 started from what level 1 found last time for the same codes, tiers, lines and customer
+ * (docs/postgres.md#loads), when all of them are remembered.
  * The plan made from the hints is kept, to be compared with the one level 1's answers make.
  */
 function startFromHints(
