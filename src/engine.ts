@@ -103,10 +103,10 @@ export interface EngineOptions {
   /** How long a finished export file is kept before `maintenance.purgeExpired` deletes it. Default: kept. */
   fileRetentionSeconds?: number | undefined
   /**
-   * How many requested codes, tiers and customers the engine remembers the ids of, so that a validation
-   * or redemption starts its second level of reads with its first (docs/postgres.md#loads): on a
-   * database, one round trip less. Checked against what the first level reads, never trusted. Default
-   * 1000; 0 turns it off.
+   * How many codes, tiers, customers, order lines and rule assignments of each kind the engine
+   * remembers the ids of, so that a validation or redemption starts its second level of reads with its
+   * first (docs/postgres.md#loads): on a database, one round trip less. Checked against what the first
+   * level reads, never trusted. Default 1000; 0 turns it off.
    */
   loadHints?: number | undefined
 }

@@ -21,7 +21,7 @@ export interface LoadHints {
   readonly capacity: number
 }
 
-/** A thousand codes and customers: what a shop's busy codes and returning customers need, a few hundred KB. */
+/** A thousand of each kind: a shop's busy codes and returning customers; a stored code is a kilobyte or two, so a few MB at most. */
 export const DEFAULT_LOAD_HINTS = 1000
 
 export function loadHints(capacity: number): LoadHints {
