@@ -55,7 +55,13 @@ const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.
 function mergeable(first: Increment, second: Increment): boolean {
   if (first.guard && Object.keys(first.guard).length > 0) return false
   const sets = Object.keys(first.set ?? {})
-  return !Object.keys(second.by).some((path) => sets.some((set) => related(path, set)))
+  // Removals apply after both writes' additions and assignments: the second must not write what the first removes.
+  const unset = first.unset ?? []
+  const written = [...Object.keys(second.by), ...Object.keys(second.set ?? {})]
+  return (
+    !Object.keys(second.by).some((path) => sets.some((set) => related(path, set))) &&
+    !written.some((path) => unset.some((field) => related(path, field)))
+  )
 }
 
 /**
@@ -157,6 +163,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
         // Additions and assignments as parallel arrays, applied in order (pe_apply: no query per field).
         const adds = merged.flatMap((m) => Object.entries(m.by))
         const sets = merged.flatMap((m) => Object.entries(m.set ?? {}).filter(([, x]) => x !== undefined))
+        const unset = merged.flatMap((m) => m.unset ?? [])
         const guard = merged.at(-1)?.guard
         return {
           op: 'inc',
@@ -165,6 +172,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
           ap: adds.map(([path]) => path),
           av: adds.map(([, x]) => x),
           ...(sets.length > 0 ? { sp: sets.map(([path]) => path), sv: sets.map(([, x]) => x) } : {}),
+          ...(unset.length > 0 ? { up: unset } : {}),
           ...(guard === undefined || Object.keys(guard).length === 0 ? {} : { g: guard }),
           ...(create ? { cr: w.create } : {}),
           s: w.shape ?? 1,

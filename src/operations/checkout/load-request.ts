@@ -121,8 +121,6 @@ export async function loadRequest(
     loadCounters(
       store,
       of.filter((scope) => scope !== null),
-      now,
-      ctx.config.timezone,
     )
   const level2 = await Promise.all([
     loadSubjects(ctx, requests, found, now, options.sessionKey, {
