@@ -115,7 +115,11 @@ describe('counterWrites', () => {
   })
 
   it('a daily budget guards the row of the redeemable on its day field', () => {
-    const writes = counterWrites({ ...base, before: new Map(), bounds: [{ rule: 'redemption.count.daily', lo: 0, hi: 3 }] })
+    const writes = counterWrites({
+      ...base,
+      before: new Map(),
+      bounds: [{ rule: 'redemption.count.daily', lo: 0, hi: 3 }],
+    })
     expect(writes.find((w) => w.id === 'r:v1')?.guard).toEqual({ 'd:2026-11-26': { min: 0, max: 3 } })
   })
 
