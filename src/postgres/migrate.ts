@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -67,6 +67,25 @@ const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
     ALTER TABLE ${s}.pe_feed RENAME COLUMN seq TO base;
     UPDATE ${s}.pe_feed SET base = 0;`,
+  // 5: a budget counter is one row, its periods are fields of it (docs/storage.md#counters): the period
+  // rows of earlier releases (`r:v_1|d:2026-11-26`) are folded into their base row as fields of the
+  // same name (`d:2026-11-26`), the two newest of each kind per row (the current period and the
+  // previous one, whatever the engine's time zone and the database's clock), and deleted; older ones
+  // count for no decision. The migration's lock waits for commits holding these rows.
+  (s) => `
+    DO $$ BEGIN
+      IF to_regclass('${s}.counters') IS NOT NULL THEN
+        WITH old AS (
+          DELETE FROM ${s}.counters WHERE id ~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$' RETURNING id, value),
+        parts AS (SELECT split_part(id, '|', 1) AS base, split_part(id, '|', 2) AS k, value -> 'count' AS n FROM old
+          WHERE jsonb_typeof(value -> 'count') = 'number'),
+        newest AS (SELECT base, k, n, row_number() OVER (PARTITION BY base, left(k, 1) ORDER BY k DESC) AS rank FROM parts),
+        folded AS (SELECT base, jsonb_object_agg(k, n) AS f FROM newest WHERE rank <= 2 GROUP BY base)
+        INSERT INTO ${s}.counters AS t (id, value, version, shape)
+          SELECT base, f || jsonb_build_object('id', base), 1, 1 FROM folded ORDER BY base
+          ON CONFLICT (id) DO UPDATE SET value = t.value || (excluded.value - 'id'), version = t.version + 1;
+      END IF;
+    END $$;`,
 ]
 
 export interface MigrateOptions {

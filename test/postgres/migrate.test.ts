@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest'
+import { createEngine } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
 import type { CollectionName, Write } from '../../src/storage/ports'
+import { manualClock } from '../support/engine'
 import { useClonedPool } from './database'
 
 /*
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
  * reward redemptions and rollbacks written before the engine did, so a campaign's transactions are
  * found by its declared index; step 4 numbers the change feed by transaction ids, listing the changes
- * numbered before it first.
+ * numbered before it first; step 5 folds the period rows of budget counters into their base rows.
  */
 
 const db = useClonedPool(4)
@@ -119,5 +122,70 @@ describe('PostgreSQL migrations', () => {
     const before = await base()
     await store.migrate()
     expect(await base()).toBe(before)
+  })
+
+  it('step 5: period counter rows of an earlier release fold into their base rows; a daily limit is not reset', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'periods' })
+    await store.migrate()
+    const engine = createEngine({ store, clock: manualClock('2026-11-26T12:00:00.000Z'), random: seededRandom(5) })
+    const code = await engine.raw.vouchers.create({
+      code: 'DAILY',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    })
+    const rule = await engine.raw.validationRules.create({
+      name: 'at most 3 a day',
+      rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
+    })
+    await engine.raw.validationRules.createAssignment(rule.id, {
+      related_object_type: 'voucher',
+      related_object_id: code.id,
+    })
+    // As an earlier release left them: the total row and a row per period (today 2, yesterday 4 and
+    // an older day; the week and month), written by store commits of literal rows.
+    const r = `r:${code.id}`
+    const rows: [string, Record<string, number>][] = [
+      [r, { count: 9, amount: 90_000, discount: 900 }],
+      [`${r}|d:2026-11-26`, { count: 2 }],
+      [`${r}|d:2026-11-25`, { count: 4 }],
+      [`${r}|d:2026-11-20`, { count: 3 }],
+      [`${r}|w:2026-11-23`, { count: 6 }],
+      [`${r}|m:2026-11`, { count: 9 }],
+    ]
+    const seeded = await store.commit({
+      writes: rows.map(([id, by]) => ({ op: 'increment', collection: 'counters', id, by, create: {}, shape: 1 })),
+    })
+    expect(seeded.ok).toBe(true)
+    await db.pool.query('DELETE FROM periods.pe_migrations WHERE version = 5')
+    expect(await store.migrate()).toEqual({ applied: [5] })
+    const ids = (await db.pool.query('SELECT id FROM periods.counters ORDER BY id')).rows.map((x) => x.id)
+    expect(ids).toEqual([r])
+    // The two newest days, the week and the month are fields of the row; the older day is gone.
+    expect((await store.counters.get(r))?.value).toEqual({
+      id: r,
+      count: 9,
+      amount: 90_000,
+      discount: 900,
+      'd:2026-11-26': 2,
+      'd:2026-11-25': 4,
+      'w:2026-11-23': 6,
+      'm:2026-11': 9,
+    })
+    // Two redemptions counted today: one more fits, the next are refused (all three would fit, had the upgrade reset the day).
+    const body = {
+      redeemables: [{ object: 'voucher' as const, id: 'DAILY' }],
+      order: { amount: 1000 },
+      customer: { source_id: 'shopper' },
+    }
+    const results = []
+    for (let i = 0; i < 3; i++)
+      results.push(
+        (await engine.raw.redemptions.redeemStackable(body).catch(() => null))?.parent_redemption.result ?? 'FAILED',
+      )
+    expect(results).toEqual(['SUCCESS', 'FAILURE', 'FAILURE'])
+    const after = (await store.counters.get(r))?.value
+    expect(after).toMatchObject({ count: 10, 'd:2026-11-26': 3, 'w:2026-11-23': 7, 'm:2026-11': 10 })
+    // The redemption that counted removed nothing it must keep: yesterday stays until the day after.
+    expect(after).toHaveProperty(['d:2026-11-25'], 4)
   })
 })
