@@ -71,7 +71,9 @@ const STEPS: readonly ((s: string) => string)[] = [
   // rows of earlier releases (`r:v_1|d:2026-11-26`) are folded into their base row as fields of the
   // same name (`d:2026-11-26`), the two newest of each kind per row (the current period and the
   // previous one, whatever the engine's time zone and the database's clock), and deleted; older ones
-  // count for no decision. The migration's lock waits for commits holding these rows.
+  // count for no decision. The migration's lock waits for commits holding these rows. A constraint then
+  // refuses period rows: a process of an earlier release still running fails its redemption
+  // (commit_failed, nothing written) rather than count it where this release never reads.
   (s) => `
     DO $$ BEGIN
       IF to_regclass('${s}.counters') IS NOT NULL THEN
@@ -84,6 +86,8 @@ const STEPS: readonly ((s: string) => string)[] = [
         INSERT INTO ${s}.counters AS t (id, value, version, shape)
           SELECT base, f || jsonb_build_object('id', base), 1, 1 FROM folded ORDER BY base
           ON CONFLICT (id) DO UPDATE SET value = t.value || (excluded.value - 'id'), version = t.version + 1;
+        ALTER TABLE ${s}.counters ADD CONSTRAINT pe_counters_no_period_rows
+          CHECK (id !~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$');
       END IF;
     END $$;`,
 ]

@@ -160,6 +160,18 @@ describe('PostgreSQL migrations', () => {
     expect(await store.migrate()).toEqual({ applied: [5] })
     const ids = (await db.pool.query('SELECT id FROM periods.counters ORDER BY id')).rows.map((x) => x.id)
     expect(ids).toEqual([r])
+    // A process of the earlier release still running: its period row is refused, nothing written.
+    const late = {
+      op: 'increment' as const,
+      collection: 'counters' as const,
+      id: `${r}|d:2026-11-26`,
+      by: { count: 1 },
+    }
+    await expect(store.commit({ writes: [{ ...late, create: {} }] })).rejects.toMatchObject({
+      key: 'commit_failed',
+      details: expect.stringContaining('pe_counters_no_period_rows'),
+    })
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM periods.counters')).rows[0].n).toBe(1)
     // The two newest days, the week and the month are fields of the row; the older day is gone.
     expect((await store.counters.get(r))?.value).toEqual({
       id: r,
