@@ -85,6 +85,13 @@ describe.sequential('the commit on PostgreSQL', () => {
     expect(validation.valid).toBe(true)
     // A validation without a session: one activity appended, no version check, no lock of another row.
     expect(writesOf(sent)).toEqual(['activities ins'])
+    // Its budget counters: one row per counter, the code's, the customer's and its distinct customers'
+    // (docs/storage.md#counters; 12 when each period had a row of its own).
+    const countersRead = sent.flatMap((q) => {
+      const m = /"counters" WHERE id = ANY\(\$(\d+)::text\[\]\)/.exec(q.text)
+      return m ? [(q.values?.[Number(m[1]) - 1] as string[]).map((id) => id.split(':')[0])] : []
+    })
+    expect(countersRead).toEqual([['r', 'rc', 'cu']])
     const validationQueries = sent.length
     // Internal reads count nothing (docs/postgres.md#loads): no count(*) on the request's path.
     expect(sent.filter((q) => q.text.includes('count(*)'))).toEqual([])
