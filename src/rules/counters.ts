@@ -94,6 +94,15 @@ export function staleFields(row: Counter | undefined, fields: PeriodFields): str
   return out
 }
 
+/**
+ * A period row of the releases before one row per counter (`r:v_1|d:2026-11-26`): its base row and
+ * the field it becomes there (`d:2026-11-26`); null for any other id.
+ */
+export function legacyPeriodRow(id: string): { base: string; field: string } | null {
+  const m = /^((?:r|rc|c|cc|cu):[^|]*)\|([dwm]:[0-9-]+)$/.exec(id)
+  return m ? { base: m[1] as string, field: m[2] as string } : null
+}
+
 function familyBase(family: Family, scope: CounterScope): string | null {
   const { redeemableId, campaignId, customerId } = scope
   switch (family) {

@@ -90,4 +90,65 @@ describe('budget counters with a field per period', () => {
     const again = await Promise.all(['carol', 'dave', 'erin'].map((who) => redeem(who)))
     expect(again.filter((r) => r.parent_redemption.result === 'SUCCESS')).toHaveLength(2)
   })
+
+  it('period rows of an earlier release, folded by maintenance.foldPeriodCounters: a daily limit is not reset', async () => {
+    const t = testEngine()
+    t.clock.set('2026-11-26T12:00:00.000Z')
+    const code = await t.engine.vouchers.create({
+      code: 'DAILY',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    })
+    const rule = await t.engine.validationRules.create({
+      name: 'at most 3 a day',
+      rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
+    })
+    await t.engine.validationRules.createAssignment(rule.id, {
+      related_object_type: 'voucher',
+      related_object_id: code.id,
+    })
+    // As an earlier release left them, written by store commits of literal rows.
+    const r = `r:${code.id}`
+    const rows: [string, Record<string, number>][] = [
+      [r, { count: 9, amount: 9000, discount: 900 }],
+      [`${r}|d:2026-11-26`, { count: 2 }],
+      [`${r}|d:2026-11-20`, { count: 3 }],
+      [`${r}|w:2026-11-23`, { count: 6 }],
+      [`${r}|m:2026-11`, { count: 9 }],
+    ]
+    const seeded = await t.store.commit({
+      writes: rows.map(([id, by]) => ({ op: 'increment', collection: 'counters', id, by, create: {}, shape: 1 })),
+    })
+    expect(seeded.ok).toBe(true)
+    let page = await t.engine.maintenance.foldPeriodCounters({ limit: 2 })
+    let folded = page.filled
+    while (page.next_starting_after !== null) {
+      page = await t.engine.maintenance.foldPeriodCounters({ limit: 2, starting_after: page.next_starting_after })
+      folded += page.filled
+    }
+    expect(folded).toBe(4)
+    expect((await t.store.counters.list({ limit: 100 })).data.map((x) => x.value.id)).toEqual([r])
+    // The old day is dropped (it counts for no decision); the current ones are fields of the row.
+    expect((await t.store.counters.get(r))?.value).toEqual({
+      id: r,
+      count: 9,
+      amount: 9000,
+      discount: 900,
+      'd:2026-11-26': 2,
+      'w:2026-11-23': 6,
+      'm:2026-11': 9,
+    })
+    // Run again: nothing left to fold, nothing counted twice.
+    expect(await t.engine.maintenance.foldPeriodCounters()).toMatchObject({ filled: 0, next_starting_after: null })
+    const body = {
+      customer: { source_id: 'shopper' },
+      redeemables: [{ object: 'voucher' as const, id: 'DAILY' }],
+      order: { amount: 1000 },
+    }
+    const results = []
+    for (let i = 0; i < 3; i++)
+      results.push((await t.engine.redemptions.redeemStackable(body)).parent_redemption.result)
+    // Two counted today: one more fits (all three would, had the upgrade reset the day).
+    expect(results).toEqual(['SUCCESS', 'FAILURE', 'FAILURE'])
+  })
 })
