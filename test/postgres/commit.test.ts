@@ -89,7 +89,7 @@ describe.sequential('the commit on PostgreSQL', () => {
     // (docs/storage.md#counters; 12 when each period had a row of its own).
     const countersRead = sent.flatMap((q) => {
       const m = /"counters" WHERE id = ANY\(\$(\d+)::text\[\]\)/.exec(q.text)
-      return m ? [(q.values?.[Number(m[1]) - 1] as string[]).map((id) => id.split(':')[0])] : []
+      return m ? [((q.values ?? [])[Number(m[1]) - 1] as string[]).map((id) => id.split(':')[0])] : []
     })
     expect(countersRead).toEqual([['r', 'rc', 'cu']])
     const validationQueries = sent.length
