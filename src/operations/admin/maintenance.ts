@@ -179,15 +179,6 @@ export function maintenance(ctx: Context) {
     },
 
     /**
-     * Counts the units of redemptions stored before unit budgets read counter rows
-     * (docs/storage.md#counters): a page of redemptions by id per call, one commit. A successful, not
-     * rolled back child redemption not yet counted (no `unit_counts`) whose code or tier has unit
-     * budgets gets its lines' `applied_discount_quantity` added to the rows its campaign's targeting
-     * assigns them to (as a redemption counts them), and what it added kept on it, written at the
-     * version read in the same commit: a rollback meanwhile conflicts and the page is read again, never
-     * counted twice. Resumable: call again with `next_starting_after` (a redemption id).
-     */
-    /**
      * Folds the budget counters' period rows written by releases before one row per counter
      * (docs/storage.md#counters) into their base rows: a page of counter rows by id per call, one
      * commit. A period row still current or previous at the engine's clock adds its count to the field
@@ -214,6 +205,15 @@ export function maintenance(ctx: Context) {
       })
     },
 
+    /**
+     * Counts the units of redemptions stored before unit budgets read counter rows
+     * (docs/storage.md#counters): a page of redemptions by id per call, one commit. A successful, not
+     * rolled back child redemption not yet counted (no `unit_counts`) whose code or tier has unit
+     * budgets gets its lines' `applied_discount_quantity` added to the rows its campaign's targeting
+     * assigns them to (as a redemption counts them), and what it added kept on it, written at the
+     * version read in the same commit: a rollback meanwhile conflicts and the page is read again, never
+     * counted twice. Resumable: call again with `next_starting_after` (a redemption id).
+     */
     async backfillUnitBudgets(input: MaintenanceBackfillParams = {}, _options?: CallOptions): Promise<BackfillSummary> {
       return backfillPage(ctx, 'redemptions', input, async (tx, page) => {
         const candidates = page.filter(
