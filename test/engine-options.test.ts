@@ -30,6 +30,7 @@ describe('createEngine checks its options at once', () => {
     ['an unknown rounding mode', { rounding: 'banker' }, 'rounding', 'must be one of half-up, half-even, down, up'],
     ['a negative maxRetries', { maxRetries: -1 }, 'maxRetries', 'must be ≥ 0'],
     ['a fractional maxRetries', { maxRetries: 1.5 }, 'maxRetries', 'must be an integer'],
+    ['a negative loadHints', { loadHints: -1 }, 'loadHints', 'must be ≥ 0'],
     ['a zero token lifetime', { tokenTtlSeconds: 0 }, 'tokenTtlSeconds', 'must be ≥ 1'],
     ['an empty project id', { projectId: '' }, 'projectId', 'must not be empty'],
     ['a store without commit', { store: {} }, 'store', 'createMemoryStore()'],

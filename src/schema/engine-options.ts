@@ -84,6 +84,7 @@ const engineOptions = v.strictObject({
   filesSecret: v.optional(v.pipe(v.string('must be a string'), v.minLength(32, 'must be at least 32 characters'))),
   fileLinkTtlSeconds: v.optional(positiveInt),
   fileRetentionSeconds: v.optional(positiveInt),
+  loadHints: v.optional(nonNegativeInt),
 })
 
 const KNOWN = Object.keys(engineOptions.entries)

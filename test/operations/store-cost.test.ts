@@ -35,6 +35,31 @@ describe('the longest chain of sequential store calls', () => {
     expect(counter.depth).toBeLessThanOrEqual(4)
   })
 
+  it('a one-line validation and redemption of a known code for a known customer: 3 cold, then 2 (level 2 started with level 1 from hints)', async () => {
+    const counter = chainCounter(createMemoryStore())
+    const engine = engineOn(counter.store)
+    await engine.raw.vouchers.create({
+      code: 'ONE',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: 1000 },
+    })
+    await engine.raw.customers.create({ source_id: 'shopper' })
+    const body = {
+      redeemables: [{ object: 'voucher' as const, id: 'ONE' }],
+      order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+      customer: { source_id: 'shopper' },
+    }
+    const depth = async (run: () => Promise<unknown>) => {
+      counter.reset()
+      await run()
+      return counter.depth
+    }
+    expect(await depth(() => engine.raw.validations.validateStackable(body))).toBe(3)
+    expect(await depth(() => engine.raw.validations.validateStackable(body))).toBe(2)
+    expect(await depth(() => engine.raw.redemptions.redeemStackable(body))).toBe(2)
+  })
+
   it('a redemption of four redeemables, a new customer created with it: at most 5', async () => {
     const { counter, engine, body } = await shop()
     counter.reset()

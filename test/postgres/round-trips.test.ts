@@ -95,6 +95,61 @@ describe.sequential('round trips on PostgreSQL', () => {
     expect(counter.counting).toEqual([])
   })
 
+  it('a one-line validation and redemption of a known code for a known customer: 2 levels of reads and the commit cold, then 1 and the commit (level 2 from hints)', async () => {
+    const { counter, engine } = await emptyEngine()
+    await engine.raw.vouchers.create({
+      code: 'ONE',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+      redemption: { quantity: 1000 },
+    })
+    await engine.raw.customers.create({ source_id: 'shopper' })
+    const body = {
+      redeemables: [{ object: 'voucher' as const, id: 'ONE' }],
+      order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+      customer: { source_id: 'shopper' },
+    }
+    const levels = async (run: () => Promise<unknown>) => {
+      counter.reset()
+      await run()
+      expect(counter.queries).toBe(counter.depth)
+      expect(counter.counting).toEqual([])
+      return counter.depth
+    }
+    const validate = () => engine.raw.validations.validateStackable(body)
+    const redeem = () => engine.raw.redemptions.redeemStackable(body)
+    // Cold: nothing remembered of ONE or the shopper, level 2 waits for level 1.
+    expect(await levels(validate)).toBe(3)
+    // Level 1 found both: the next requests read level 2 with level 1, in one statement
+    // (docs/postgres.md#loads).
+    expect(await levels(validate)).toBe(2)
+    expect(await levels(redeem)).toBe(2)
+    expect(await levels(redeem)).toBe(2)
+    expect(await levels(validate)).toBe(2)
+    // An engine without hints on the same data: as cold as the first request, every time.
+    const cold = createEngine({
+      store: createPostgresStore({ pool: counter.pool }),
+      clock: manualClock(),
+      random: seededRandom(2),
+      loadHints: 0,
+    })
+    expect(await levels(() => cold.raw.validations.validateStackable(body))).toBe(3)
+    expect(await levels(() => cold.raw.redemptions.redeemStackable(body))).toBe(3)
+  })
+
+  it('a validation of four redeemables for a known customer, again: its second and third levels read with its first', async () => {
+    const { counter, engine, body } = await shop()
+    counter.reset()
+    expect((await engine.raw.validations.validateStackable(body)).valid).toBe(true)
+    const first = counter.depth
+    counter.reset()
+    expect((await engine.raw.validations.validateStackable(body)).valid).toBe(true)
+    // Its three levels of reads (the validation rules behind the assignments the third; its line's
+    // product, named by source_id, priced in the second) in one.
+    expect({ first, again: counter.depth }).toEqual({ first: 4, again: 2 })
+    expect(counter.queries).toBe(counter.depth)
+  })
+
   it('a redemption of four redeemables, a new customer created with it: at most 5 levels, one of them the commit, each one statement, none counting', async () => {
     const { counter, engine, body } = await shop()
     counter.reset()

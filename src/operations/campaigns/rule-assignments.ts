@@ -145,10 +145,15 @@ export async function rulesAssignedTo(
   return (await assignedRules(store, relatedIds)).rules
 }
 
-/** The assignments to the given objects (oldest first) and the rules they assign. */
+/**
+ * The assignments to the given objects (oldest first) and the rules they assign. `early`: the rules
+ * a caller started reading with the assignments, by the ids it expects them to name
+ * (docs/postgres.md#loads); used only when the assignments name exactly those, else read after them.
+ */
 export async function assignedRules(
   store: Store,
   relatedIds: readonly (string | null | undefined)[],
+  early?: { ids: readonly string[]; rules: Promise<Stored<ValidationRule>[]> },
 ): Promise<{ assignments: ValidationRuleAssignment[]; rules: ValidationRule[] }> {
   const ids = relatedIds.filter((id): id is string => typeof id === 'string')
   if (ids.length === 0) return { assignments: [], rules: [] }
@@ -158,6 +163,11 @@ export async function assignedRules(
     count: false,
   })
   const ruleIds = [...new Set(assignments.data.map((a) => a.value.rule_id))]
-  const rules = ruleIds.length ? await store.validation_rules.getMany(ruleIds) : []
+  const rules =
+    ruleIds.length === 0
+      ? []
+      : early && early.ids.length === ruleIds.length && early.ids.every((id, i) => id === ruleIds[i])
+        ? await early.rules
+        : await store.validation_rules.getMany(ruleIds)
   return { assignments: assignments.data.map((a) => a.value), rules: rules.map((r) => r.value) }
 }

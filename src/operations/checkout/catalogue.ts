@@ -15,8 +15,17 @@ import type { Store, Stored } from '../../storage/ports'
 /** Items that name a product or SKU by `source_id` get its id, and a SKU its product, so targeting can match them. */
 export async function withCatalogIds(store: Store, items: readonly OrderItemInput[]): Promise<OrderItemInput[]> {
   // Most lines name their product by id already and need no read at all.
-  if (!items.some((item) => item.source_id || (item.sku_id && !item.product_id))) return [...items]
+  if (!needsCatalogIds(items)) return [...items]
   return Promise.all(items.map((item) => withCatalogId(store, item)))
+}
+
+/** Whether a line names its product or SKU other than by the ids the catalogue is read by. */
+export function needsCatalogIds(items: readonly OrderItemInput[]): boolean {
+  return items.some(needsCatalogId)
+}
+
+export function needsCatalogId(item: OrderItemInput): boolean {
+  return Boolean(item.source_id || (item.sku_id && !item.product_id))
 }
 
 async function withCatalogId(store: Store, item: OrderItemInput): Promise<OrderItemInput> {
@@ -49,6 +58,22 @@ export async function loadCatalogue(
   items: readonly OrderItemInput[],
   discounts: readonly (Discount | null | undefined)[],
 ): Promise<Catalogue> {
+  return readCatalogue(store, catalogueReads(items, discounts))
+}
+
+/** The catalogue rows a request reads: its lines' products and SKUs, and those its UNIT discounts price. */
+export interface CatalogueReads {
+  productIds: ReadonlySet<string>
+  skuIds: ReadonlySet<string>
+  /** The lines' own (UNIT targets are priced only). */
+  lineProducts: ReadonlySet<string>
+  lineSkus: ReadonlySet<string>
+}
+
+export function catalogueReads(
+  items: readonly OrderItemInput[],
+  discounts: readonly (Discount | null | undefined)[],
+): CatalogueReads {
   const productIds = new Set<string>()
   const skuIds = new Set<string>()
   for (let i = 0; i < items.length; i++) {
@@ -71,6 +96,27 @@ export async function loadCatalogue(
       skuIds.add(u.unit_type)
     }
   }
+  return { productIds, skuIds, lineProducts, lineSkus }
+}
+
+/** Whether two catalogue plans read the same rows and keep the same of them as the lines' own. */
+export function sameCatalogueReads(a: CatalogueReads, b: CatalogueReads): boolean {
+  return (
+    sameSet(a.productIds, b.productIds) &&
+    sameSet(a.skuIds, b.skuIds) &&
+    sameSet(a.lineProducts, b.lineProducts) &&
+    sameSet(a.lineSkus, b.lineSkus)
+  )
+}
+
+function sameSet(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  if (a.size !== b.size) return false
+  for (const id of a) if (!b.has(id)) return false
+  return true
+}
+
+export async function readCatalogue(store: Store, reads: CatalogueReads): Promise<Catalogue> {
+  const { productIds, skuIds, lineProducts, lineSkus } = reads
   const product: Record<string, number> = {}
   const sku: Record<string, number> = {}
   const products = new Map<string, Product>()

@@ -4,8 +4,10 @@ import type { ValidationRule, ValidationRuleAssignment } from '../../model/valid
 import type { Voucher } from '../../model/voucher'
 import type { RedeemableSubject } from '../../rules/redeemables'
 import type { RedeemableRequest } from '../../schema/stackable'
-import type { Store, Stored } from '../../storage/ports'
+import type { Entity, Store, Stored } from '../../storage/ports'
 import { assignedRules } from '../campaigns/rule-assignments'
+import { startEarly } from '../kernel/early-reads'
+import { type LoadHints, remember } from '../kernel/load-hints'
 import type { Context } from '../kernel/unit-of-work'
 import { type RedemptionVoucherExtras, voucherExtras } from '../vouchers/redeemed-voucher'
 import { type LoadedLocks, mayBeRefusedByLocks, othersLocks, readExpiredLocks, storedLocks } from './session-locks'
@@ -44,6 +46,39 @@ function byId<T extends { id: string }>(found: readonly { value: T }[]): Readonl
 }
 
 /**
+ * The keys of a request's second level (docs/storage.md#load-decide-commit), computed from what level 1
+ * found: the ids each read is made with, and nothing else. Two plans that are equal make the same reads
+ * (`samePlan`), which is what lets a level started early from hints stand in for the one level 1 asks
+ * for (docs/postgres.md#loads).
+ */
+export interface SubjectReads {
+  campaignIds: string[]
+  categoryIds: string[]
+  /** The redeemables and their campaigns, whose rule assignments are read (then the rules behind them). */
+  relatedIds: string[]
+  holderIds: string[]
+  /** Codes whose counted locks could refuse this request: their expired locks are read. */
+  tight: string[]
+  /** Codes the session holds live counted locks on that the request does not name. */
+  elsewhere: string[]
+  /** Per request, a loyalty card paying with a reward: the reward, the card and the card's program. */
+  rewards: ({ rewardId: string; card: Voucher } | undefined)[]
+}
+
+/** What the reads of a `SubjectReads` answered. */
+export interface SubjectAnswers {
+  campaigns: readonly Stored<Entity<'campaigns'>>[]
+  categories: readonly Stored<Entity<'categories'>>[]
+  assigned: { assignments: ValidationRuleAssignment[]; rules: ValidationRule[] }
+  expired: Stored<Entity<'sessions'>>[][]
+  holders: readonly Stored<Entity<'customers'>>[]
+  loyalties: (NonNullable<RedeemableSubject['loyalty']> | undefined)[]
+  lockedCodes: readonly Stored<Voucher>[]
+  /** The rules of the reward assignments, read once the rewards are known. */
+  rewardRules: { assignments: ValidationRuleAssignment[]; rules: ValidationRule[] } | undefined
+}
+
+/**
  * Every redeemable's details with one read per collection, however many the request names
  * (docs/storage.md#load-decide-commit): their campaigns, categories, rule assignments (then the rules
  * behind them) and holders, the expired session locks of codes that locks could refuse, and for a loyalty card paying with a reward, the
@@ -57,41 +92,40 @@ export async function loadSubjects(
   sessionKey: string | undefined,
   into: Collected,
 ): Promise<RedeemableSubject[]> {
-  const { store } = ctx
-  const entities = requests.map((_, i) => found[i]?.voucher?.value ?? found[i]?.tier?.value)
+  const reads = subjectReads(requests, found, into.locks)
+  return assembleSubjects(requests, found, reads, await readSubjects(ctx.store, reads, now, sessionKey), into)
+}
+
+/** The second level's keys for what level 1 found (pure: the same found values give the same plan). */
+export function subjectReads(
+  requests: readonly ExpandedRequest[],
+  found: readonly Found[],
+  locks: LoadedLocks,
+): SubjectReads {
   // Collected as lists, each made distinct once (most requests name one code: no set at all).
-  let campaignIds: string[] = []
-  let categoryIds: string[] = []
-  let relatedIds: string[] = []
-  let holderIds: string[] = []
+  const campaignIds: string[] = []
+  const categoryIds: string[] = []
+  const relatedIds: string[] = []
+  const holderIds: string[] = []
   for (let i = 0; i < found.length; i++) {
-    const entity = entities[i]
     const f = found[i]
-    if (entity === undefined || f === undefined) continue
+    const entity = f?.voucher?.value ?? f?.tier?.value
+    if (entity === undefined) continue
     if (entity.campaign_id) campaignIds.push(entity.campaign_id)
     for (const id of categoryIdsOf(entity)) categoryIds.push(id)
     relatedIds.push(entity.id)
-    const v = f.voucher?.value
+    const v = f?.voucher?.value
     if (v) {
       if (v.campaign_id) relatedIds.push(v.campaign_id)
       if (v.holder_id) holderIds.push(v.holder_id)
     }
-  }
-  campaignIds = distinct(campaignIds)
-  categoryIds = distinct(categoryIds)
-  relatedIds = distinct(relatedIds)
-  holderIds = distinct(holderIds)
-  const rewardOf = (i: number) => {
-    const v = found[i]?.voucher?.value
-    const request = requests[i]
-    return v?.type === 'LOYALTY_CARD' && request?.object === 'voucher' ? request.reward : undefined
   }
   // A code whose counted locks could refuse this request: its expired locks are released first.
   const tight = [
     ...new Map(
       found.flatMap((f) => {
         const v = f.voucher?.value
-        return v && mayBeRefusedByLocks(v, othersLocks(v, into.locks)) ? [[v.id, v] as const] : []
+        return v && mayBeRefusedByLocks(v, othersLocks(v, locks)) ? [[v.id, v] as const] : []
       }),
     ).keys(),
   ]
@@ -100,37 +134,104 @@ export async function loadSubjects(
   const named = new Set(found.flatMap((f) => (f.voucher ? [f.voucher.value.id] : [])))
   const elsewhere = [
     ...new Set(
-      [...into.locks.own.values()].flatMap((l) =>
+      [...locks.own.values()].flatMap((l) =>
         l.value.voucher_id && l.value.counted === true && l.value.released_at === null && !named.has(l.value.voucher_id)
           ? [l.value.voucher_id]
           : [],
       ),
     ),
   ]
+  const rewards = requests.map((request, i) => {
+    const v = found[i]?.voucher?.value
+    return v?.type === 'LOYALTY_CARD' && request.object === 'voucher' && request.reward
+      ? { rewardId: request.reward.id, card: v }
+      : undefined
+  })
+  return {
+    campaignIds: distinct(campaignIds),
+    categoryIds: distinct(categoryIds),
+    relatedIds: distinct(relatedIds),
+    holderIds: distinct(holderIds),
+    tight,
+    elsewhere,
+    rewards,
+  }
+}
+
+/** Whether two plans make the same reads: every id in the same place (a reward by its id, the card's and its program's). */
+export function samePlan(a: SubjectReads, b: SubjectReads): boolean {
+  return (
+    sameIds(a.campaignIds, b.campaignIds) &&
+    sameIds(a.categoryIds, b.categoryIds) &&
+    sameIds(a.relatedIds, b.relatedIds) &&
+    sameIds(a.holderIds, b.holderIds) &&
+    sameIds(a.tight, b.tight) &&
+    sameIds(a.elsewhere, b.elsewhere) &&
+    a.rewards.length === b.rewards.length &&
+    a.rewards.every((x, i) => {
+      const y = b.rewards[i]
+      return x === undefined || y === undefined
+        ? x === y
+        : x.rewardId === y.rewardId && x.card.id === y.card.id && x.card.campaign_id === y.card.campaign_id
+    })
+  )
+}
+
+export function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i])
+}
+
+/** Starts the second level's reads (one per collection) and the rules of any reward assignment after them. */
+export async function readSubjects(
+  store: Store,
+  reads: SubjectReads,
+  now: Date,
+  sessionKey: string | undefined,
+  hints?: LoadHints,
+): Promise<SubjectAnswers> {
+  const { campaignIds, categoryIds, relatedIds, holderIds, tight, elsewhere } = reads
+  // The rules the same redeemables' assignments named last time are read with the assignments
+  // (docs/postgres.md#loads), and stand only if the assignments name the same.
+  const rulesKey = relatedIds.join(' ')
+  const ruleIds = hints?.rules.get(rulesKey)
+  const early =
+    ruleIds && ruleIds.length > 0
+      ? { ids: ruleIds, rules: startEarly(store.validation_rules.getMany(ruleIds)) }
+      : undefined
   const [campaigns, categories, assigned, expired, holders, loyalties, lockedCodes] = await Promise.all([
     campaignIds.length > 0 ? store.campaigns.getMany(campaignIds) : [],
     categoryIds.length > 0 ? store.categories.getMany(categoryIds) : [],
-    assignedRules(store, relatedIds),
+    assignedRules(store, relatedIds, early).then((found) => {
+      if (hints) remember(hints.rules, rulesKey, distinctRuleIds(found.assignments), hints.capacity)
+      return found
+    }),
     Promise.all(tight.map((id) => readExpiredLocks(store, id, now, sessionKey))),
     holderIds.length > 0 ? store.customers.getMany(holderIds) : [],
-    Promise.all(
-      requests.map((_, i) => {
-        const reward = rewardOf(i)
-        const v = found[i]?.voucher?.value
-        return reward && v ? loadReward(store, reward.id, v) : undefined
-      }),
-    ),
+    Promise.all(reads.rewards.map((r) => (r ? loadReward(store, r.rewardId, r.card) : undefined))),
     elsewhere.length > 0 ? store.vouchers.getMany(elsewhere) : [],
   ])
+  // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
+  // they hold for this redeemable like the card's and its campaign's.
+  const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
+  const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
+  return { campaigns, categories, assigned, expired, holders, loyalties, lockedCodes, rewardRules }
+}
+
+/** The subjects the decision sees, from what level 1 found and the answers to its plan's reads. */
+export function assembleSubjects(
+  requests: readonly ExpandedRequest[],
+  found: readonly Found[],
+  reads: SubjectReads,
+  answers: SubjectAnswers,
+  into: Collected,
+): RedeemableSubject[] {
+  const { campaigns, categories, assigned, expired, holders, loyalties, lockedCodes, rewardRules } = answers
+  const { tight, elsewhere } = reads
   if (elsewhere.length > 0) {
     const present = new Set(lockedCodes.map((v) => v.value.id))
     into.locks.gone = new Set(elsewhere.filter((id) => !present.has(id)))
   }
-  // A pay-with-points reward assignment may carry rules of its own (docs/concepts.md#validation-rules):
-  // they hold for this redeemable like the card's and its campaign's.
   for (const [i, id] of tight.entries()) into.locks.expired.set(id, expired[i] ?? [])
-  const rewardAssignmentIds = loyalties.flatMap((l) => (l?.assignment ? [l.assignment.id] : []))
-  const rewardRules = rewardAssignmentIds.length > 0 ? await assignedRules(store, rewardAssignmentIds) : undefined
 
   const campaignById = byId(campaigns)
   const categoryById = byId(categories)
@@ -199,6 +300,11 @@ export async function loadSubjects(
     subject.validation_rules = rulesOf([tier.value.id]).rules
     return subject
   })
+}
+
+/** The rule ids of assignments, each once, in the order `assignedRules` reads them. */
+function distinctRuleIds(assignments: readonly ValidationRuleAssignment[]): string[] {
+  return [...new Set(assignments.map((a) => a.rule_id))]
 }
 
 /** The same ids in the same order, each once. */

@@ -17,13 +17,16 @@ import {
 import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
-/** The counter rows of the given scopes (docs/storage.md#counters), read in one batch. */
-export async function loadCounters(store: Store, scopes: readonly CounterScope[]): Promise<Map<string, Counter>> {
+/** The ids of the counter rows of the given scopes (docs/storage.md#counters), each once. */
+export function counterRowIds(scopes: readonly CounterScope[]): string[] {
   // One scope's ids are distinct already; redeemables of one campaign share its rows.
-  const ids =
-    scopes.length === 1
-      ? counterIds(scopes[0] as CounterScope)
-      : [...new Set(scopes.flatMap((scope) => counterIds(scope)))]
+  return scopes.length === 1
+    ? counterIds(scopes[0] as CounterScope)
+    : [...new Set(scopes.flatMap((scope) => counterIds(scope)))]
+}
+
+/** Counter rows by id, in one batch. */
+export async function readCounters(store: Store, ids: readonly string[]): Promise<Map<string, Counter>> {
   const rows = ids.length === 0 ? [] : await store.counters.getMany(ids)
   const out = new Map<string, Counter>()
   for (const r of rows) out.set(r.value.id, r.value)

@@ -22,7 +22,7 @@ import type { Entity } from '../../storage/ports'
 import { offerAlternatives } from '../kernel/guard-alternatives'
 import { withIdempotency } from '../kernel/idempotency-keys'
 import { type Context, mutate, type Tx } from '../kernel/unit-of-work'
-import { prefetchMember } from '../loyalty/cascade'
+import { loyaltyPrograms, prefetchMember } from '../loyalty/cascade'
 import { afterPointsChanged, earnOnOrderPaid } from '../loyalty/earn-points'
 import { noteTierDecision } from '../loyalty/member-tiers'
 import { undoReward } from '../loyalty/reward-redemption'
@@ -93,14 +93,14 @@ export function redemptions(ctx: Context) {
         },
       }
       return withIdempotency(ctx, options, call, async (tx) => {
+        const paid = (request.order?.status ?? 'PAID') === 'PAID'
+        // A payment earns points: the loyalty programs depend on nothing the request names, and are
+        // read with its first level (docs/postgres.md#loads); the member's reads once the customer is known.
+        if (paid && request.customer) void loyaltyPrograms(tx)
         const loaded = await loadRequest(ctx, request, tx.now, {
           sessionKey: request.session?.key,
           redeems: true,
-          // A payment earns points: the member's loyalty reads overlap the redemption's own.
-          onCustomer:
-            (request.order?.status ?? 'PAID') === 'PAID'
-              ? (id) => prefetchMember(tx, id, { spendFrom: pointsFrom(request) })
-              : undefined,
+          onCustomer: paid ? (id) => prefetchMember(tx, id, { spendFrom: pointsFrom(request) }) : undefined,
         })
         const decision = decideRedeemables(loaded.input)
         const customer =

@@ -21,6 +21,7 @@ import type {
 } from '../../storage/ports'
 import type { EngineConfig } from './engine-config'
 import type { InFlight } from './in-flight'
+import type { LoadHints } from './load-hints'
 import { currentShape } from './shape-versions'
 
 /**
@@ -59,6 +60,8 @@ export interface Context {
   sequence: { next(): number }
   /** What this engine's attempts in flight hold (docs/storage.md#contention). */
   inFlight: InFlight
+  /** What this engine's validations and redemptions found in their first level of reads (docs/postgres.md#loads). */
+  hints: LoadHints
 }
 
 /**
