@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../storage/collections'
 import type { CollectionName, IndexDeclarations } from '../storage/ports'
-import { quote, type TableLayout, tableLayout } from './columns'
+import { identifier, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
@@ -156,9 +156,22 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   const out = [
     `CREATE TABLE IF NOT EXISTS ${t} (id text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL, shape integer NOT NULL)`,
   ]
+  // Derived columns are plain columns a row trigger keeps (docs/postgres.md#schema): a stored generated
+  // column's expression is read from the catalog and compiled again at every statement that writes
+  // the table, a fifth of a redemption's commit. A new column is added generated, which fills the
+  // rows already stored, then made plain; the trigger keeps it from then on.
   for (const c of layout.columns) {
     out.push(
-      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression}) STORED`,
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression('value')}) STORED`,
+      `ALTER TABLE ${t} ALTER COLUMN ${quote(c.name)} DROP EXPRESSION IF EXISTS`,
+    )
+  }
+  if (layout.columns.length > 0) {
+    const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+    const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
+    out.push(
+      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
+      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
     )
   }
   for (const k of layout.keys) {

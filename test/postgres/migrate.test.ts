@@ -49,6 +49,47 @@ describe('PostgreSQL migrations', () => {
     expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
   })
 
+  it('derived columns are plain columns a row trigger keeps; an earlier release\'s generated column is converted in place', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'derived' })
+    await store.migrate()
+    // As an earlier release left the table: the code's column generated, a row stored under it.
+    await db.pool.query(`ALTER TABLE derived.vouchers DROP COLUMN k_code CASCADE;
+      ALTER TABLE derived.vouchers ADD COLUMN k_code text COLLATE "C"
+        GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(value -> 'code') = 'string' THEN value ->> 'code' END) STORED;
+      INSERT INTO derived.vouchers (id, value, version, shape)
+        VALUES ('v_old', '{"id": "v_old", "code": "OLD", "campaign_id": "camp", "created_at": "2026-01-01T00:00:00.000Z"}', 1, 1)`)
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const generated = await db.pool.query(
+      `SELECT count(*)::int AS n FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = 'derived' AND a.attgenerated <> ''`,
+    )
+    expect(generated.rows[0].n).toBe(0)
+    expect((await store.vouchers.findBy('code', 'OLD'))?.value.id).toBe('v_old')
+    // The commit's writes and any other writer of the value keep the columns.
+    const date = '2026-02-01T00:00:00.000Z'
+    const made = await store.commit({
+      writes: [put('vouchers', { id: 'v_new', code: 'NEW', campaign_id: 'camp', holder_id: 7, created_at: date })],
+    })
+    expect(made.ok).toBe(true)
+    await db.pool.query(`UPDATE derived.vouchers SET value = jsonb_set(value, '{code}', '"RENAMED"') WHERE id = 'v_old'`)
+    const rows = await db.pool.query(
+      'SELECT id, k_code, f_campaign_id_t, f_holder_id_t, f_created_at_ts FROM derived.vouchers ORDER BY id',
+    )
+    expect(rows.rows).toEqual([
+      { id: 'v_new', k_code: 'NEW', f_campaign_id_t: 'camp', f_holder_id_t: '7', f_created_at_ts: new Date(date) },
+      {
+        id: 'v_old',
+        k_code: 'RENAMED',
+        f_campaign_id_t: 'camp',
+        f_holder_id_t: null,
+        f_created_at_ts: new Date('2026-01-01T00:00:00.000Z'),
+      },
+    ])
+    expect(await store.vouchers.findBy('code', 'OLD')).toBeUndefined()
+    const page = await store.vouchers.list({ where: { campaign_id: 'camp' }, count: false })
+    expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
+  })
+
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()
