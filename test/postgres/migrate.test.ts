@@ -49,7 +49,7 @@ describe('PostgreSQL migrations', () => {
     expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
   })
 
-  it('derived columns are plain columns a row trigger keeps; an earlier release\'s generated column is converted in place', async () => {
+  it("derived columns are plain columns a row trigger keeps; an earlier release's generated column is converted in place", async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'derived' })
     await store.migrate()
     // As an earlier release left the table: the code's column generated, a row stored under it.
@@ -71,7 +71,9 @@ describe('PostgreSQL migrations', () => {
       writes: [put('vouchers', { id: 'v_new', code: 'NEW', campaign_id: 'camp', holder_id: 7, created_at: date })],
     })
     expect(made.ok).toBe(true)
-    await db.pool.query(`UPDATE derived.vouchers SET value = jsonb_set(value, '{code}', '"RENAMED"') WHERE id = 'v_old'`)
+    await db.pool.query(
+      `UPDATE derived.vouchers SET value = jsonb_set(value, '{code}', '"RENAMED"') WHERE id = 'v_old'`,
+    )
     const rows = await db.pool.query(
       'SELECT id, k_code, f_campaign_id_t, f_holder_id_t, f_created_at_ts FROM derived.vouchers ORDER BY id',
     )
