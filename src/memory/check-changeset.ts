@@ -52,7 +52,7 @@ export function check(
         if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
         base = { value: { ...w.create, id }, version: 0, shape: w.shape ?? 1 }
       }
-      const value = withIncrements(base.value, w.by, w.set)
+      const value = withIncrements(base.value, w.by, w.set, w.unset)
       for (const [path, guard] of Object.entries(w.guard ?? {})) {
         // The bound stored at commit (`maxOf`) and the fields added to this one (`plus`): guardCheck.
         const checked = guardCheck(value, path, guard, readPath)

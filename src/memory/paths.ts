@@ -66,10 +66,15 @@ export function freezeNew(value: unknown, previous: unknown, walked: Set<object>
 
 /**
  * A copy of `value` with `by` added to its numeric fields (dotted paths; a missing field counts as 0)
- * and the `set` fields assigned.
+ * and the `set` fields assigned, then the `unset` top-level fields removed.
  * Only the objects on each path are copied: the rest is shared with `value`.
  */
-export function withIncrements(value: unknown, by: Record<string, number>, set: Record<string, unknown> = {}): unknown {
+export function withIncrements(
+  value: unknown,
+  by: Record<string, number>,
+  set: Record<string, unknown> = {},
+  unset: readonly string[] = [],
+): unknown {
   const root: Record<string, unknown> = { ...(value as Record<string, unknown>) }
   // The objects copied so far: created on the first dotted path (most increments are top-level fields).
   let copied: Set<object> | undefined
@@ -103,5 +108,6 @@ export function withIncrements(value: unknown, by: Record<string, number>, set: 
     const target = parts.length === 0 ? root : parentOf(parts)
     target[last] = set[path]
   }
+  for (const field of unset) delete root[field]
   return root
 }

@@ -55,7 +55,13 @@ const related = (a: string, b: string) => a === b || a.startsWith(`${b}.`) || b.
 function mergeable(first: Increment, second: Increment): boolean {
   if (first.guard && Object.keys(first.guard).length > 0) return false
   const sets = Object.keys(first.set ?? {})
-  return !Object.keys(second.by).some((path) => sets.some((set) => related(path, set)))
+  // Removals apply after both writes' additions and assignments: the second must not write what the first removes.
+  const unset = first.unset ?? []
+  const written = [...Object.keys(second.by), ...Object.keys(second.set ?? {})]
+  return (
+    !Object.keys(second.by).some((path) => sets.some((set) => related(path, set))) &&
+    !written.some((path) => unset.some((field) => related(path, field)))
+  )
 }
 
 /**
@@ -160,7 +166,9 @@ export function commitSteps(writes: readonly Write[]): Step[] {
         const av: unknown[] = []
         const sp: string[] = []
         const sv: unknown[] = []
+        const up: string[] = []
         for (const m of merged) {
+          if (m.unset !== undefined) for (const path of m.unset) up.push(path)
           for (const path in m.by) {
             ap.push(path)
             av.push(m.by[path])
@@ -179,6 +187,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
           row.sp = sp
           row.sv = sv
         }
+        if (up.length > 0) row.up = up
         if (guard !== undefined && Object.keys(guard).length > 0) row.g = guard
         if (create) row.cr = w.create
         row.s = w.shape ?? 1

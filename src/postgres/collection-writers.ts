@@ -28,7 +28,7 @@ export function collectionWriter(schema: string, collection: string): string {
     `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
   const slot = (id: string) => `${c} || '/' || ${id}`
   const incRows =
-    "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, pos integer, n integer, ap text[], av float8[], sp text[], sv jsonb, g jsonb, cr jsonb, s integer)"
+    "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, pos integer, n integer, ap text[], av float8[], sp text[], sv jsonb, up text[], g jsonb, cr jsonb, s integer)"
   // The guards of the incremented rows `u` (joined to their writes `x`), checked on the result.
   const guards = (
     rows: string,
@@ -79,7 +79,7 @@ BEGIN
       u AS (INSERT INTO ${t} AS t (id, value, version, shape)
           SELECT x.id, coalesce(x.cr, '{}'::jsonb) || jsonb_build_object('id', x.id), 0, x.s FROM x ORDER BY x.id
         ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
-          value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) FROM x WHERE x.id = excluded.id)
+          value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]) FROM x WHERE x.id = excluded.id)
         RETURNING t.id, t.version, t.value, t.shape),
       f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id
         WHERE u.version > 0 ${replace}),
@@ -150,7 +150,7 @@ BEGIN
   -- change, and check every guard on the result, in one statement.
   IF (step ->> 'inc')::integer > 0 THEN
     WITH x AS (SELECT * FROM ${incRows} WHERE x.op = 'inc' AND (fresh IS NULL OR x.id = ANY(fresh))),
-      u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv), version = t.version + x.n FROM x
+      u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]), version = t.version + x.n FROM x
         WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape),
       f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id ${replace})
     SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)), ${guards('u')}, ${written('u')}

@@ -4,17 +4,17 @@ import { indexesOf, isMultiValued, naturalKeysOf } from '../storage/ports'
 
 /*
  * How entities map onto columns: every field a natural key or a declared index names becomes a
- * stored generated column computed from the JSONB value, typed by its declaration. Each column's
+ * column computed from the JSONB value by the table's row trigger, typed by its declaration. Each column's
  * expression yields NULL for a value of another type instead of failing its cast, so an entity whose
  * field holds something unexpected is still stored (and lists like the memory store lists it: absent).
  */
 
-/** A typed generated column of a collection's table. */
+/** A typed column of a collection's table, derived from its value. */
 export interface Column {
   name: string
   sqlType: string
-  /** The generation expression over `value`. */
-  expression: string
+  /** The column's expression over a row's value, `source` (the column `value`, or the trigger's `NEW.value`). */
+  expression: (source: string) => string
 }
 
 /** A natural key: the constraint that makes it unique and the columns it spans. */
@@ -52,8 +52,8 @@ function pathOf(path: string): string {
   return `'{${parts.join(',').replace(/'/g, "''")}}'`
 }
 
-function fieldExpression(path: string, type: IndexType, schema: string): string {
-  const v = `(value #> ${pathOf(path)})`
+function fieldExpression(source: string, path: string, type: IndexType, schema: string): string {
+  const v = `(${source} #> ${pathOf(path)})`
   switch (type) {
     case 'text':
       return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${v} #>> '{}' END`
@@ -71,7 +71,7 @@ function fieldExpression(path: string, type: IndexType, schema: string): string 
  * the path reads (lax jsonpath: a value that is not an array is one element), or `[null]` when there
  * are none, so that "has none" is a containment test a GIN index answers like the others.
  */
-function elementsExpression(path: string): string {
+function elementsExpression(source: string, path: string): string {
   const steps = path
     .split('.')
     .map((segment) => {
@@ -81,7 +81,7 @@ function elementsExpression(path: string): string {
     })
     .join('')
   const jsonpath = `lax $${steps} ? (@.type() == "string")`.replace(/'/g, "''")
-  return `COALESCE(NULLIF(jsonb_path_query_array(value, '${jsonpath}'), '[]'::jsonb), '[null]'::jsonb)`
+  return `COALESCE(NULLIF(jsonb_path_query_array(${source}, '${jsonpath}'), '[]'::jsonb), '[null]'::jsonb)`
 }
 
 /** The column of a declared index field (`id` is the primary key itself). */
@@ -115,11 +115,14 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
   const keys: KeyColumns[] = naturalKeysOf(collection).map((fieldsOfKey) => {
     const cols = fieldsOfKey.map((f) => {
       const name = keyColumn(f)
-      const v = `(value #> ${pathOf(f)})`
+      const path = pathOf(f)
       columns.set(name, {
         name,
         sqlType: SQL_TYPE.text,
-        expression: `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`,
+        expression: (source) => {
+          const v = `(${source} #> ${path})`
+          return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`
+        },
       })
       return name
     })
@@ -140,8 +143,8 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
         columns.set(
           name,
           multi
-            ? { name, sqlType: 'jsonb', expression: elementsExpression(path) }
-            : { name, sqlType: SQL_TYPE[type], expression: fieldExpression(path, type, schema) },
+            ? { name, sqlType: 'jsonb', expression: (source) => elementsExpression(source, path) }
+            : { name, sqlType: SQL_TYPE[type], expression: (source) => fieldExpression(source, path, type, schema) },
         )
       }
     }

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../storage/collections'
 import type { CollectionName, IndexDeclarations } from '../storage/ports'
-import { quote, type TableLayout, tableLayout } from './columns'
+import { identifier, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 4
+export const SCHEMA_VERSION = 5
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -67,6 +67,29 @@ const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
     ALTER TABLE ${s}.pe_feed RENAME COLUMN seq TO base;
     UPDATE ${s}.pe_feed SET base = 0;`,
+  // 5: a budget counter is one row, its periods are fields of it (docs/storage.md#counters): the period
+  // rows of earlier releases (`r:v_1|d:2026-11-26`) are folded into their base row as fields of the
+  // same name (`d:2026-11-26`), the two newest of each kind per row (the current period and the
+  // previous one, whatever the engine's time zone and the database's clock), and deleted; older ones
+  // count for no decision. The migration's lock waits for commits holding these rows. A constraint then
+  // refuses period rows: a process of an earlier release still running fails its redemption
+  // (commit_failed, nothing written) rather than count it where this release never reads.
+  (s) => `
+    DO $$ BEGIN
+      IF to_regclass('${s}.counters') IS NOT NULL THEN
+        WITH old AS (
+          DELETE FROM ${s}.counters WHERE id ~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$' RETURNING id, value),
+        parts AS (SELECT split_part(id, '|', 1) AS base, split_part(id, '|', 2) AS k, value -> 'count' AS n FROM old
+          WHERE jsonb_typeof(value -> 'count') = 'number'),
+        newest AS (SELECT base, k, n, row_number() OVER (PARTITION BY base, left(k, 1) ORDER BY k DESC) AS rank FROM parts),
+        folded AS (SELECT base, jsonb_object_agg(k, n) AS f FROM newest WHERE rank <= 2 GROUP BY base)
+        INSERT INTO ${s}.counters AS t (id, value, version, shape)
+          SELECT base, f || jsonb_build_object('id', base), 1, 1 FROM folded ORDER BY base
+          ON CONFLICT (id) DO UPDATE SET value = t.value || (excluded.value - 'id'), version = t.version + 1;
+        ALTER TABLE ${s}.counters ADD CONSTRAINT pe_counters_no_period_rows
+          CHECK (id !~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$');
+      END IF;
+    END $$;`,
 ]
 
 export interface MigrateOptions {
@@ -133,9 +156,22 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   const out = [
     `CREATE TABLE IF NOT EXISTS ${t} (id text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL, shape integer NOT NULL)`,
   ]
+  // Derived columns are plain columns a row trigger keeps (docs/postgres.md#schema): a stored generated
+  // column's expression is read from the catalog and compiled again at every statement that writes
+  // the table, a fifth of a redemption's commit. A new column is added generated, which fills the
+  // rows already stored, then made plain; the trigger keeps it from then on.
   for (const c of layout.columns) {
     out.push(
-      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression}) STORED`,
+      `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression('value')}) STORED`,
+      `ALTER TABLE ${t} ALTER COLUMN ${quote(c.name)} DROP EXPRESSION IF EXISTS`,
+    )
+  }
+  if (layout.columns.length > 0) {
+    const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+    const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
+    out.push(
+      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
+      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
     )
   }
   for (const k of layout.keys) {

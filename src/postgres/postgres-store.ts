@@ -117,7 +117,7 @@ function namer(): (text: string, values?: unknown[]) => { name?: string; text: s
 
 /**
  * The PostgreSQL store (docs/postgres.md): one table per collection, entities as JSONB with their
- * version and shape, natural keys and declared index fields as stored generated columns, every
+ * version and shape, natural keys and declared index fields as derived columns (kept by a row trigger), every
  * commit one call of a function `migrate()` installs.
  */
 export function createPostgresStore(options: PostgresStoreOptions): PostgresStore {

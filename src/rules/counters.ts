@@ -7,15 +7,17 @@ import { addDays, type LocalDate, localDate } from './zoned-calendar'
  * redemption increments in its own commit, so a rule reads a few rows instead of every past
  * redemption, and guards on those increments keep budgets exact under concurrency.
  *
- * Rows, per calendar period (the total, and the day, week from Monday and month in the engine's
- * time zone of the redemption):
+ * One row per counter, holding its total (`count`) and a field per current calendar period (the day,
+ * week from Monday and month in the engine's time zone of the redemption): `d:2026-11-26`,
+ * `w:2026-11-23`, `m:2026-11`.
  *   r:<redeemable>            redemptions of a code or tier
  *   rc:<redeemable>:<customer> the customer's redemptions of it
- *   c:<campaign>              redemptions in the campaign (the total row also sums order amounts and discounts)
+ *   c:<campaign>              redemptions in the campaign (also sums order amounts and discounts: `amount`, `discount`)
  *   cc:<campaign>:<customer>  the customer's redemptions in the campaign
  *   cu:<campaign>             distinct customers who redeemed in the campaign
  * A code outside any campaign is its own campaign: c and cc are its r and rc rows, cu is cu:<code>.
- * A period row's id ends with `|d:2026-11-24`, `|w:2026-11-23` or `|m:2026-11`.
+ * A redemption's increment removes the period fields it read that are older than the previous period
+ * of their kind (`staleFields`), so a row keeps at most two fields of each kind.
  */
 
 export type Period = 'total' | 'daily' | 'weekly' | 'monthly'
@@ -30,32 +32,75 @@ export interface CounterScope {
 
 type Family = 'r' | 'rc' | 'c' | 'cc' | 'cu'
 
+/** The fields of a counter row that count an instant's periods, and the oldest key of each kind kept. */
+export interface PeriodFields {
+  total: 'count'
+  daily: string
+  weekly: string
+  monthly: string
+  /** Per kind (`d`, `w`, `m`): the previous period's key; fields older than it are stale. */
+  keep: Record<'d' | 'w' | 'm', string>
+}
+
 const iso = (d: LocalDate) =>
   `${String(d.year).padStart(4, '0')}-${String(d.month).padStart(2, '0')}-${String(d.day).padStart(2, '0')}`
 
 // The last answer: a request asks for the same instant once per redeemable, and each answer costs an
 // `Intl` formatting (memoisation of a pure function, not state).
-let lastSuffixes: { ms: number; timeZone: string; value: Record<Period, string> } | undefined
+let lastFields: { ms: number; timeZone: string; value: PeriodFields } | undefined
 
-/** The period suffixes of an instant in a time zone. */
-export function periodSuffixes(at: Date, timeZone: string): Record<Period, string> {
+/** The period fields of an instant in a time zone. */
+export function periodFields(at: Date, timeZone: string): PeriodFields {
   const ms = at.getTime()
-  if (lastSuffixes?.ms === ms && lastSuffixes.timeZone === timeZone) return lastSuffixes.value
-  const value = computeSuffixes(at, timeZone)
-  lastSuffixes = { ms, timeZone, value: Object.freeze(value) }
+  if (lastFields?.ms === ms && lastFields.timeZone === timeZone) return lastFields.value
+  const value = computeFields(at, timeZone)
+  lastFields = { ms, timeZone, value: Object.freeze(value) }
   return value
 }
 
-function computeSuffixes(at: Date, timeZone: string): Record<Period, string> {
+function computeFields(at: Date, timeZone: string): PeriodFields {
   const day = localDate(at, timeZone)
   const weekday = new Date(Date.UTC(day.year, day.month - 1, day.day)).getUTCDay()
   const monday = addDays(day, -((weekday + 6) % 7))
+  const lastMonth = day.month === 1 ? { year: day.year - 1, month: 12, day: 1 } : { ...day, month: day.month - 1 }
   return {
-    total: '',
-    daily: `|d:${iso(day)}`,
-    weekly: `|w:${iso(monday)}`,
-    monthly: `|m:${iso(day).slice(0, 7)}`,
+    total: 'count',
+    daily: `d:${iso(day)}`,
+    weekly: `w:${iso(monday)}`,
+    monthly: `m:${iso(day).slice(0, 7)}`,
+    keep: {
+      d: iso(addDays(day, -1)),
+      w: iso(addDays(monday, -7)),
+      m: iso(lastMonth).slice(0, 7),
+    },
   }
+}
+
+/**
+ * The period fields of a row older than the previous period of their kind: a redemption's increment
+ * removes them. The previous period is kept so that a request decided just before midnight and
+ * committed just after (or on a process whose clock is a little behind) still counts against a field
+ * that is there.
+ */
+export function staleFields(row: Counter | undefined, fields: PeriodFields): string[] {
+  if (row === undefined) return []
+  const out: string[] = []
+  for (const key of Object.keys(row)) {
+    if (key.length < 9 || key[1] !== ':') continue
+    const kind = key[0]
+    if (kind !== 'd' && kind !== 'w' && kind !== 'm') continue
+    if (key.slice(2) < fields.keep[kind]) out.push(key)
+  }
+  return out
+}
+
+/**
+ * A period row of the releases before one row per counter (`r:v_1|d:2026-11-26`): its base row and
+ * the field it becomes there (`d:2026-11-26`); null for any other id.
+ */
+export function legacyPeriodRow(id: string): { base: string; field: string } | null {
+  const m = /^((?:r|rc|c|cc|cu):[^|]*)\|([dwm]:[0-9-]+)$/.exec(id)
+  return m ? { base: m[1] as string, field: m[2] as string } : null
 }
 
 function familyBase(family: Family, scope: CounterScope): string | null {
@@ -79,46 +124,43 @@ function familyBase(family: Family, scope: CounterScope): string | null {
 
 const FAMILIES: readonly Family[] = ['r', 'rc', 'c', 'cc', 'cu']
 
-/** The ids of every counter row of a scope at an instant: what a validation reads, in one batch. */
-export function counterIds(scope: CounterScope, at: Date, timeZone: string): string[] {
-  const suffixes = periodSuffixes(at, timeZone)
+/** The ids of every counter row of a scope: what a validation reads, in one batch. */
+export function counterIds(scope: CounterScope): string[] {
   const ids: string[] = []
-  // Every request reads these: plain loops, no intermediate arrays.
   for (const family of FAMILIES) {
     // A standalone code's campaign rows are its own (`familyBase`): each row once.
     if (!scope.campaignId && (family === 'c' || family === 'cc')) continue
     const base = familyBase(family, scope)
-    if (base === null) continue
-    for (const p of PERIODS) ids.push(base + suffixes[p])
+    if (base !== null) ids.push(base)
   }
   return ids
 }
 
-const countOf = (row: Counter | undefined): number => (typeof row?.count === 'number' ? row.count : 0)
+const num = (x: unknown): number => (typeof x === 'number' ? x : 0)
 
-/** What the budget rules read, from the counter rows found (absent rows count 0). */
+/** What the budget rules read, from the counter rows found (absent rows and fields count 0). */
 export function evalCounters(
   scope: CounterScope,
   rows: ReadonlyMap<string, Counter>,
   at: Date,
   timeZone: string,
 ): EvalCounters {
-  const suffixes = periodSuffixes(at, timeZone)
+  const fields = periodFields(at, timeZone)
   const periods = (family: Family): PeriodCounts => {
     const base = familyBase(family, scope)
-    if (base === null) return { total: 0, daily: 0, weekly: 0, monthly: 0 }
+    const row = base === null ? undefined : rows.get(base)
+    if (row === undefined) return { total: 0, daily: 0, weekly: 0, monthly: 0 }
     return {
-      total: countOf(rows.get(base + suffixes.total)),
-      daily: countOf(rows.get(base + suffixes.daily)),
-      weekly: countOf(rows.get(base + suffixes.weekly)),
-      monthly: countOf(rows.get(base + suffixes.monthly)),
+      total: num(row.count),
+      daily: num(row[fields.daily]),
+      weekly: num(row[fields.weekly]),
+      monthly: num(row[fields.monthly]),
     }
   }
   const campaign = rows.get(familyBase('c', scope) as string)
-  const sum = (field: string) => (typeof campaign?.[field] === 'number' ? (campaign[field] as number) : 0)
   return {
-    campaign_orders_amount: sum('amount'),
-    campaign_orders_amount_discounted: sum('discount'),
+    campaign_orders_amount: num(campaign?.amount),
+    campaign_orders_amount_discounted: num(campaign?.discount),
     campaign_redemptions: periods('c'),
     campaign_customers: periods('cu'),
     customer_campaign_redemptions: periods('cc'),
@@ -127,15 +169,19 @@ export function evalCounters(
   }
 }
 
-/** One counter write: an increment of a counter row, created on first use, bounded by `guard`. */
+/**
+ * One counter write: an increment of a counter row, created on first use, bounded by `guard`, and
+ * removing the row's stale period fields (`unset`).
+ */
 export interface CounterWrite {
   id: string
   by: Record<string, number>
   guard?: Record<string, Guard>
+  unset?: string[]
 }
 
-/** Which row and field a budget rule name reads. */
-function ruleTarget(rule: string): { family: Family; period: Period; field: string } | null {
+/** Which family and period a budget rule name reads, and the field for amounts (`count`: the period's field). */
+function ruleTarget(rule: string): { family: Family; period: Period; field: 'count' | 'amount' | 'discount' } | null {
   const period = (suffix: string | undefined): Period | null =>
     suffix === undefined ? 'total' : (PERIODS as readonly string[]).includes(suffix) ? (suffix as Period) : null
   const m =
@@ -167,7 +213,9 @@ function narrow(into: Record<string, Guard>, field: string, lo: number, hi: numb
  * The counter increments of one successful redemption (or, with `sign` -1, of its rollback), with
  * the guards that keep its decision true: every budget bound the rules relied on, and, for the
  * distinct-customer count, that this customer's first redemption in the campaign is still the first.
- * `before` holds the rows as read when deciding (for a rollback: as read now).
+ * `before` holds the rows as read when deciding (for a rollback: as read now). A redemption removes
+ * the stale period fields it read; a rollback takes the redemption out of the period fields of its
+ * date that the row still holds (a field pruned since counts for no decision any more).
  */
 export function counterWrites(input: {
   scope: CounterScope
@@ -188,7 +236,10 @@ export function counterWrites(input: {
   const { scope, before } = input
   const pendingOf = (id: string, field: string) => input.pending?.get(id)?.[field] ?? 0
   const sign = input.sign ?? 1
-  const suffixes = periodSuffixes(input.at, input.timeZone)
+  const fields = periodFields(input.at, input.timeZone)
+  // A rollback leaves alone a period field the row no longer holds.
+  const counts = (id: string, p: Period) =>
+    sign === 1 || p === 'total' || typeof before.get(id)?.[fields[p]] === 'number'
   const writes = new Map<string, CounterWrite>()
   const write = (id: string): CounterWrite => {
     let w = writes.get(id)
@@ -201,7 +252,8 @@ export function counterWrites(input: {
   for (const family of ['r', 'rc', 'c', 'cc'] as const) {
     const base = familyBase(family, scope)
     if (base === null) continue
-    for (const p of PERIODS) write(base + suffixes[p]).by.count = sign
+    const w = write(base)
+    for (const p of PERIODS) if (counts(base, p)) w.by[fields[p]] = sign
   }
   const total = write(familyBase('c', scope) as string)
   total.by.amount = sign * input.orderAmount
@@ -212,25 +264,26 @@ export function counterWrites(input: {
     scope.campaignId !== null ||
     (sign === 1
       ? (input.bounds ?? []).some((b) => b.rule.startsWith('campaign.redemptions.customers_count'))
-      : countOf(before.get(familyBase('cu', scope) as string)) > 0)
+      : num(before.get(familyBase('cu', scope) as string)?.count) > 0)
   if (distinct) {
     // A customer's first redemption in the campaign (per period) adds a distinct customer; the guard on
     // their own count keeps two concurrent "first" redemptions from both counting them.
     const cc = familyBase('cc', scope)
-    for (const p of PERIODS) {
-      const cu = write(`${familyBase('cu', scope)}${suffixes[p]}`)
-      if (cc === null) {
-        cu.by.count = 0
-        continue
+    const cu = write(familyBase('cu', scope) as string)
+    if (cc === null) cu.by.count = 0
+    else {
+      for (const p of PERIODS) {
+        if (!counts(cc, p)) continue
+        const f = fields[p]
+        const mine = num(before.get(cc)?.[f]) + pendingOf(cc, f)
+        const changes = sign === 1 ? mine === 0 : mine === 1
+        cu.by[f] = changes ? sign : 0
+        const own = write(cc)
+        own.guard = own.guard ?? {}
+        const after = mine + sign
+        if (changes) narrow(own.guard, f, after, after)
+        else narrow(own.guard, f, sign === 1 ? 2 : 1, Number.POSITIVE_INFINITY)
       }
-      const mine = countOf(before.get(cc + suffixes[p])) + pendingOf(cc + suffixes[p], 'count')
-      const changes = sign === 1 ? mine === 0 : mine === 1
-      cu.by.count = changes ? sign : 0
-      const own = write(cc + suffixes[p])
-      own.guard = own.guard ?? {}
-      const after = mine + sign
-      if (changes) narrow(own.guard, 'count', after, after)
-      else narrow(own.guard, 'count', sign === 1 ? 2 : 1, Number.POSITIVE_INFINITY)
     }
   }
   for (const bound of input.bounds ?? []) {
@@ -238,15 +291,20 @@ export function counterWrites(input: {
     if (target === null) continue
     const base = familyBase(target.family, scope)
     if (base === null) continue
-    const w = write(base + suffixes[target.period])
-    if (w.by[target.field] === undefined) w.by[target.field] = 0
+    const w = write(base)
+    const field = target.field === 'count' ? fields[target.period] : target.field
+    if (w.by[field] === undefined) w.by[field] = 0
     w.guard = w.guard ?? {}
     // The decision counted the request's earlier redemptions, counts and sums (`withSiblings` in
     // src/rules/redeemables/decide.ts): its bounds are on the row as this write leaves it.
-    narrow(w.guard, target.field, bound.lo, bound.hi)
+    narrow(w.guard, field, bound.lo, bound.hi)
   }
   for (const w of writes.values()) {
     if (w.guard && Object.keys(w.guard).length === 0) delete w.guard
+    if (sign === 1) {
+      const stale = staleFields(before.get(w.id), fields)
+      if (stale.length > 0) w.unset = stale
+    }
   }
   return [...writes.values()]
 }

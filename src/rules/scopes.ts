@@ -70,7 +70,7 @@ const token: OperationAccess = { family: 'token', scope: null }
  * (`namespace.method`; client-side requests are prefixed `client.`). Host-only calls that are not
  * endpoints (`auth.authenticate`, `auth.createApplication`, `auth.rotateSecret`, `files.get`,
  * `maintenance.purgeExpired`, `maintenance.backfillCustomerSummaries`, `maintenance.backfillSessionLocks`,
- * `maintenance.backfillCardTransactions`, `maintenance.backfillUnitBudgets`)
+ * `maintenance.backfillCardTransactions`, `maintenance.backfillUnitBudgets`, `maintenance.foldPeriodCounters`)
  * are not listed.
  */
 export const OPERATIONS = {

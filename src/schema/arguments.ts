@@ -112,6 +112,7 @@ export const SIGNATURES = {
   'maintenance.backfillSessionLocks': ['body'],
   'maintenance.backfillCardTransactions': ['body'],
   'maintenance.backfillUnitBudgets': ['body'],
+  'maintenance.foldPeriodCounters': ['body'],
 } as const satisfies Readonly<Record<string, Signature>>
 
 const BY_PATH: Readonly<Record<string, Signature | undefined>> = SIGNATURES

@@ -166,6 +166,12 @@ export type Write =
       /** Fields set to these values (dotted paths) with the increment: `updated_at`, last commit wins. */
       set?: Record<string, unknown>
       /**
+       * Top-level fields removed after the additions and assignments (one already absent stays absent,
+       * so concurrent removals of one field all land): a counter's stale period fields
+       * (docs/storage.md#counters). Guards check the value without them.
+       */
+      unset?: readonly string[]
+      /**
        * The shape version of the entity `create` makes (1 when absent; the engine always names it).
        * An increment of an existing entity leaves its shape as it was: it changes numbers only.
        */

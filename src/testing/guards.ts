@@ -89,6 +89,55 @@ export async function counterUpserts(store: Store): Promise<void> {
   assert.equal(await repo(store, 'counters').get('c_new'), undefined)
 }
 
+/**
+ * `unset` removes top-level fields after the additions: a counter's stale period fields
+ * (docs/storage.md#counters). Removing an absent field does nothing, so concurrent removals all land,
+ * and a field removed then added again in the same changeset is there.
+ */
+export async function fieldRemovals(store: Store): Promise<void> {
+  const day = (add: string, remove: string[], guard?: number, id = 'r:v_days'): Write => ({
+    op: 'increment',
+    collection: 'counters',
+    id,
+    by: { count: 1, [add]: 1 },
+    create: {},
+    unset: remove,
+    ...(guard === undefined ? {} : { guard: { [add]: { max: guard } } }),
+  })
+  await commitOk(store, [day('d:2026-01-01', [])])
+  await commitOk(store, [day('d:2026-01-02', [])])
+  const both = await Promise.all(
+    Array.from({ length: 4 }, () => store.commit({ writes: [day('d:2026-01-03', ['d:2026-01-01'])] })),
+  )
+  assert.ok(
+    both.every((r) => r.ok),
+    'concurrent removals of one field all land',
+  )
+  const removed = await mustGet(store, 'counters', 'r:v_days')
+  assert.deepEqual(removed.value, { id: 'r:v_days', count: 6, 'd:2026-01-02': 1, 'd:2026-01-03': 4 })
+  assert.equal(removed.version, 6)
+  // The value a commit returns, and the one a guard checks, are without the removed fields.
+  const result = await store.commit({ writes: [day('d:2026-01-03', ['d:2026-01-02', 'd:2025-12-31'], 5)] })
+  assert.ok(result.ok)
+  assert.deepEqual(result.values['counters/r:v_days'], { id: 'r:v_days', count: 7, 'd:2026-01-03': 5 })
+  assert.equal((await commitConflict(store, [day('d:2026-01-03', ['d:2026-01-02'], 5)])).reason, 'guard')
+  // Two increments of the row in one changeset apply in order: removed by the first, added by the second.
+  await commitOk(store, [day('d:2026-01-04', ['d:2026-01-03']), day('d:2026-01-03', [])])
+  assert.deepEqual((await mustGet(store, 'counters', 'r:v_days')).value, {
+    id: 'r:v_days',
+    count: 9,
+    'd:2026-01-03': 1,
+    'd:2026-01-04': 1,
+  })
+  // A row made by this very increment: nothing to remove.
+  await commitOk(store, [day('d:2026-01-04', ['d:2026-01-01'], undefined, 'r:v_fresh')])
+  assert.deepEqual((await mustGet(store, 'counters', 'r:v_fresh')).value, {
+    id: 'r:v_fresh',
+    count: 1,
+    'd:2026-01-04': 1,
+  })
+}
+
 /** `n` concurrent guarded uses of a code with quantity `q`: exactly min(n, q) commit, the rest fail their guard. */
 export async function concurrentGuards(store: Store, n: number): Promise<void> {
   const q = Math.max(1, Math.floor(n / 5))

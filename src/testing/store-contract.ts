@@ -19,7 +19,7 @@ import {
 import { elementsFollowWrites, listByElements } from './elements'
 import { changeFeed, findManyByKey, shapeVersions, undeclaredListsRefused } from './feed'
 import { campaign, customer, product, voucher } from './fixtures'
-import { concurrentGuards, counterUpserts, guardedIncrements, storedBounds } from './guards'
+import { concurrentGuards, counterUpserts, fieldRemovals, guardedIncrements, storedBounds } from './guards'
 import { isolationOfInput, isolationOfReads } from './isolation'
 import {
   LISTING_INDEXES,
@@ -112,6 +112,7 @@ export function storeContract(
     ['an increment adds to counters, moves the version, and needs the entity to exist', incrementCounters],
     ['a guarded increment commits within its bound and reports a guard conflict past it', guardedIncrements],
     ['an increment with create makes a counter row on first use', counterUpserts],
+    ['an increment removes top-level fields (unset), idempotent under concurrency', fieldRemovals],
     ['a guard reads its bound from the entity at commit (maxOf) and adds other fields to its own (plus)', storedBounds],
     ['findMany looks up several natural keys at once', findManyByKey],
     [

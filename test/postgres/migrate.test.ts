@@ -1,15 +1,18 @@
 import { describe, expect, it } from 'vitest'
+import { createEngine } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
 import type { CollectionName, Write } from '../../src/storage/ports'
+import { manualClock } from '../support/engine'
 import { useClonedPool } from './database'
 
 /*
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
  * reward redemptions and rollbacks written before the engine did, so a campaign's transactions are
  * found by its declared index; step 4 numbers the change feed by transaction ids, listing the changes
- * numbered before it first.
+ * numbered before it first; step 5 folds the period rows of budget counters into their base rows.
  */
 
 const db = useClonedPool(4)
@@ -44,6 +47,49 @@ describe('PostgreSQL migrations', () => {
          (SELECT pg_column_compression(value) FROM inline.activities) AS activity_row`,
     )
     expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
+  })
+
+  it("derived columns are plain columns a row trigger keeps; an earlier release's generated column is converted in place", async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'derived' })
+    await store.migrate()
+    // As an earlier release left the table: the code's column generated, a row stored under it.
+    await db.pool.query(`ALTER TABLE derived.vouchers DROP COLUMN k_code CASCADE;
+      ALTER TABLE derived.vouchers ADD COLUMN k_code text COLLATE "C"
+        GENERATED ALWAYS AS (CASE WHEN jsonb_typeof(value -> 'code') = 'string' THEN value ->> 'code' END) STORED;
+      INSERT INTO derived.vouchers (id, value, version, shape)
+        VALUES ('v_old', '{"id": "v_old", "code": "OLD", "campaign_id": "camp", "created_at": "2026-01-01T00:00:00.000Z"}', 1, 1)`)
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const generated = await db.pool.query(
+      `SELECT count(*)::int AS n FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+         JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = 'derived' AND a.attgenerated <> ''`,
+    )
+    expect(generated.rows[0].n).toBe(0)
+    expect((await store.vouchers.findBy('code', 'OLD'))?.value.id).toBe('v_old')
+    // The commit's writes and any other writer of the value keep the columns.
+    const date = '2026-02-01T00:00:00.000Z'
+    const made = await store.commit({
+      writes: [put('vouchers', { id: 'v_new', code: 'NEW', campaign_id: 'camp', holder_id: 7, created_at: date })],
+    })
+    expect(made.ok).toBe(true)
+    await db.pool.query(
+      `UPDATE derived.vouchers SET value = jsonb_set(value, '{code}', '"RENAMED"') WHERE id = 'v_old'`,
+    )
+    const rows = await db.pool.query(
+      'SELECT id, k_code, f_campaign_id_t, f_holder_id_t, f_created_at_ts FROM derived.vouchers ORDER BY id',
+    )
+    expect(rows.rows).toEqual([
+      { id: 'v_new', k_code: 'NEW', f_campaign_id_t: 'camp', f_holder_id_t: '7', f_created_at_ts: new Date(date) },
+      {
+        id: 'v_old',
+        k_code: 'RENAMED',
+        f_campaign_id_t: 'camp',
+        f_holder_id_t: null,
+        f_created_at_ts: new Date('2026-01-01T00:00:00.000Z'),
+      },
+    ])
+    expect(await store.vouchers.findBy('code', 'OLD')).toBeUndefined()
+    const page = await store.vouchers.list({ where: { campaign_id: 'camp' }, count: false })
+    expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
   })
 
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
@@ -119,5 +165,82 @@ describe('PostgreSQL migrations', () => {
     const before = await base()
     await store.migrate()
     expect(await base()).toBe(before)
+  })
+
+  it('step 5: period counter rows of an earlier release fold into their base rows; a daily limit is not reset', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'periods' })
+    await store.migrate()
+    const engine = createEngine({ store, clock: manualClock('2026-11-26T12:00:00.000Z'), random: seededRandom(5) })
+    const code = await engine.raw.vouchers.create({
+      code: 'DAILY',
+      type: 'DISCOUNT_VOUCHER',
+      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    })
+    const rule = await engine.raw.validationRules.create({
+      name: 'at most 3 a day',
+      rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
+    })
+    await engine.raw.validationRules.createAssignment(rule.id, {
+      related_object_type: 'voucher',
+      related_object_id: code.id,
+    })
+    // As an earlier release left them: the total row and a row per period (today 2, yesterday 4 and
+    // an older day; the week and month), written by store commits of literal rows.
+    const r = `r:${code.id}`
+    const rows: [string, Record<string, number>][] = [
+      [r, { count: 9, amount: 90_000, discount: 900 }],
+      [`${r}|d:2026-11-26`, { count: 2 }],
+      [`${r}|d:2026-11-25`, { count: 4 }],
+      [`${r}|d:2026-11-20`, { count: 3 }],
+      [`${r}|w:2026-11-23`, { count: 6 }],
+      [`${r}|m:2026-11`, { count: 9 }],
+    ]
+    const seeded = await store.commit({
+      writes: rows.map(([id, by]) => ({ op: 'increment', collection: 'counters', id, by, create: {}, shape: 1 })),
+    })
+    expect(seeded.ok).toBe(true)
+    await db.pool.query('DELETE FROM periods.pe_migrations WHERE version = 5')
+    expect(await store.migrate()).toEqual({ applied: [5] })
+    const ids = (await db.pool.query('SELECT id FROM periods.counters ORDER BY id')).rows.map((x) => x.id)
+    expect(ids).toEqual([r])
+    // A process of the earlier release still running: its period row is refused, nothing written.
+    const late = {
+      op: 'increment' as const,
+      collection: 'counters' as const,
+      id: `${r}|d:2026-11-26`,
+      by: { count: 1 },
+    }
+    await expect(store.commit({ writes: [{ ...late, create: {} }] })).rejects.toMatchObject({
+      key: 'commit_failed',
+      details: expect.stringContaining('pe_counters_no_period_rows'),
+    })
+    expect((await db.pool.query('SELECT count(*)::int AS n FROM periods.counters')).rows[0].n).toBe(1)
+    // The two newest days, the week and the month are fields of the row; the older day is gone.
+    expect((await store.counters.get(r))?.value).toEqual({
+      id: r,
+      count: 9,
+      amount: 90_000,
+      discount: 900,
+      'd:2026-11-26': 2,
+      'd:2026-11-25': 4,
+      'w:2026-11-23': 6,
+      'm:2026-11': 9,
+    })
+    // Two redemptions counted today: one more fits, the next are refused (all three would fit, had the upgrade reset the day).
+    const body = {
+      redeemables: [{ object: 'voucher' as const, id: 'DAILY' }],
+      order: { amount: 1000 },
+      customer: { source_id: 'shopper' },
+    }
+    const results = []
+    for (let i = 0; i < 3; i++)
+      results.push(
+        (await engine.raw.redemptions.redeemStackable(body).catch(() => null))?.parent_redemption.result ?? 'FAILED',
+      )
+    expect(results).toEqual(['SUCCESS', 'FAILURE', 'FAILURE'])
+    const after = (await store.counters.get(r))?.value
+    expect(after).toMatchObject({ count: 10, 'd:2026-11-26': 3, 'w:2026-11-23': 7, 'm:2026-11': 10 })
+    // The redemption that counted removed nothing it must keep: yesterday stays until the day after.
+    expect(after).toHaveProperty(['d:2026-11-25'], 4)
   })
 })

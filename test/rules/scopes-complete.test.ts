@@ -31,6 +31,7 @@ describe('the operation table (auth scopes)', () => {
       'maintenance.backfillSessionLocks',
       'maintenance.backfillCardTransactions',
       'maintenance.backfillUnitBudgets',
+      'maintenance.foldPeriodCounters',
     ])
     const missing = operationsOf(createEngine() as unknown as Record<string, unknown>).filter(
       (op) => !hostOnly.has(op) && operationAccess(op) === undefined,

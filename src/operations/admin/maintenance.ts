@@ -2,6 +2,7 @@ import type { CallOptions } from '../../call-options'
 import { ID_PREFIX } from '../../ids'
 import type { Redemption, ValidationSession } from '../../model/redemption'
 import { isRebuilt, type RolledBackPoints, rebuildCardTransactions } from '../../rules/card-history'
+import { legacyPeriodRow, periodFields, staleFields } from '../../rules/counters'
 import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summary'
 import { hasUnitBudget, targetingOf, unitScopeOf, unitsTaken } from '../../rules/redeemables'
 import { nonEmptyString, opt } from '../../schema/common'
@@ -31,12 +32,12 @@ export const backfillInput = v.object({
 
 /**
  * What one call of `maintenance.backfillCustomerSummaries` (`backfillSessionLocks`, `backfillUnitBudgets`,
- * `backfillCardTransactions`) did, and where the next starts.
+ * `backfillCardTransactions`, `foldPeriodCounters`) did, and where the next starts.
  */
 export interface BackfillSummary {
   /**
    * Customers whose summary row this call computed from their stored history (or locks or redemptions
-   * it counted, or loyalty cards given their rebuilt transactions).
+   * it counted, or loyalty cards given their rebuilt transactions, or period counter rows folded).
    */
   filled: number
   /** Rows of the page already filled, or with nothing to count (left as they are). */
@@ -174,6 +175,33 @@ export function maintenance(ctx: Context) {
           todo.map((s) => ({ ...s.value, counted: true })),
         )
         return todo.length
+      })
+    },
+
+    /**
+     * Folds the budget counters' period rows written by releases before one row per counter
+     * (docs/storage.md#counters) into their base rows: a page of counter rows by id per call, one
+     * commit. A period row still current or previous at the engine's clock adds its count to the field
+     * of that name of its base row; every period row is deleted at the version read, so an earlier
+     * release counting in it meanwhile makes the commit conflict and the page is read again: never
+     * counted twice. PostgreSQL's migration does the same (docs/postgres.md#migrations); this is for
+     * other stores holding an earlier release's rows, run before the new release serves.
+     */
+    async foldPeriodCounters(input: MaintenanceBackfillParams = {}, _options?: CallOptions): Promise<BackfillSummary> {
+      return backfillPage(ctx, 'counters', input, async (tx, page) => {
+        const fields = periodFields(tx.now, ctx.config.timezone)
+        let folded = 0
+        for (const row of page) {
+          const old = legacyPeriodRow(row.value.id)
+          if (old === null) continue
+          const count = row.value.count
+          const current =
+            typeof count === 'number' && staleFields({ id: old.base, [old.field]: count }, fields).length === 0
+          if (current) tx.increment('counters', old.base, { [old.field]: count }, { create: {} })
+          tx.delete('counters', row)
+          folded++
+        }
+        return folded
       })
     },
 

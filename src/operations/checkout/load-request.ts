@@ -154,7 +154,7 @@ export async function loadRequest(
   const scopes = found.map((f) => counterScopeOf(f, customerId))
   // A redemption increments every redeemable's counters: they are read with the rest. A
   // qualification's many candidates rarely have budget rules: only theirs are read, once the rules are known.
-  const plan = level2Plan(requests, found, customerId, items, locks, options.candidates ? undefined : scopes, now, ctx)
+  const plan = level2Plan(requests, found, customerId, items, locks, options.candidates ? undefined : scopes)
   const level2 = await (hinted && samePlans(hinted.plan, plan)
     ? hinted.answers
     : readLevel2(ctx, plan, now, options.sessionKey))
@@ -171,15 +171,7 @@ export async function loadRequest(
     ? scopes.map((scope, i) => (subjects[i]?.validation_rules.some(readsCounters) ? scope : null))
     : scopes
   const level3 = await Promise.all([
-    early ??
-      readCounters(
-        store,
-        counterRowIds(
-          counted.filter((scope) => scope !== null),
-          now,
-          ctx.config.timezone,
-        ),
-      ),
+    early ?? readCounters(store, counterRowIds(counted.filter((scope) => scope !== null))),
     loadCollections(store, subjects),
   ])
   const counters = level3[0]
@@ -312,18 +304,10 @@ function level2Plan(
   items: readonly OrderItemInput[],
   locks: LoadedLocks,
   scopes: readonly (CounterScope | null)[] | undefined,
-  now: Date,
-  ctx: Context,
 ): Level2Plan {
   return {
     subjects: subjectReads(requests, found, locks),
-    counters: scopes
-      ? counterRowIds(
-          scopes.filter((scope) => scope !== null),
-          now,
-          ctx.config.timezone,
-        )
-      : undefined,
+    counters: scopes ? counterRowIds(scopes.filter((scope) => scope !== null)) : undefined,
     catalogue: catalogueReads(
       items,
       found.map((f) => f.tier?.value.action.discount ?? f.voucher?.value.discount),
@@ -390,7 +374,7 @@ function startFromHints(
   const customerId = key === undefined ? undefined : hints.customers.get(key)
   if (key !== undefined && customerId === undefined) return undefined
   const scopes = found.map((f) => counterScopeOf(f, customerId))
-  const plan = level2Plan(requests, found, customerId, lines, NO_LOCKS, scopes, now, ctx)
+  const plan = level2Plan(requests, found, customerId, lines, NO_LOCKS, scopes)
   return { plan, answers: startEarly(readLevel2(ctx, plan, now, options.sessionKey)) }
 }
 

@@ -39,9 +39,7 @@ export function redecision(
   let read: Set<string> | undefined
   const counterRows = {
     has(id: string): boolean {
-      read ??= new Set(
-        [...scopes.values()].flatMap((scope) => (scope ? counterIds(scope, input.now, input.timeZone) : [])),
-      )
+      read ??= new Set([...scopes.values()].flatMap((scope) => (scope ? counterIds(scope) : [])))
       return read.has(id)
     },
   }

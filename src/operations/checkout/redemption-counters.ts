@@ -18,11 +18,11 @@ import type { Counter, Store, Write } from '../../storage/ports'
 import type { Tx } from '../kernel/unit-of-work'
 
 /** The ids of the counter rows of the given scopes (docs/storage.md#counters), each once. */
-export function counterRowIds(scopes: readonly CounterScope[], now: Date, timeZone: string): string[] {
+export function counterRowIds(scopes: readonly CounterScope[]): string[] {
   // One scope's ids are distinct already; redeemables of one campaign share its rows.
   return scopes.length === 1
-    ? counterIds(scopes[0] as CounterScope, now, timeZone)
-    : [...new Set(scopes.flatMap((scope) => counterIds(scope, now, timeZone)))]
+    ? counterIds(scopes[0] as CounterScope)
+    : [...new Set(scopes.flatMap((scope) => counterIds(scope)))]
 }
 
 /** Counter rows by id, in one batch. */
@@ -94,7 +94,12 @@ export function countUnits(
 /** Writes counter increments (docs/storage.md#counters): created on first use, guarded as the decision needs. */
 export function applyCounterWrites(tx: Tx, writes: readonly CounterWrite[]): Write[] {
   const from = tx.writes.length
-  for (const w of writes) tx.increment('counters', w.id, w.by, { create: {}, ...(w.guard ? { guard: w.guard } : {}) })
+  for (const w of writes)
+    tx.increment('counters', w.id, w.by, {
+      create: {},
+      ...(w.guard ? { guard: w.guard } : {}),
+      ...(w.unset ? { unset: w.unset } : {}),
+    })
   return tx.writes.slice(from)
 }
 
@@ -150,7 +155,8 @@ export function recountedWrites(tx: Tx, rows: ReadonlyMap<string, Counter>): Wri
 }
 
 /**
- * Takes rolled-back redemptions out of their counters, in the periods they were counted in, and their
+ * Takes rolled-back redemptions out of their counters, in the periods they were counted in (those the
+ * rows still hold), and their
  * units out of the unit budget rows they were counted in (`unit_counts`). Reads
  * the customers' campaign counters first (one batch): a customer whose last redemption in the
  * campaign goes is no longer a distinct customer of it.
@@ -159,7 +165,7 @@ export async function uncountRedemptions(tx: Tx, children: readonly Redemption[]
   const counted = children.filter((c) => c.result === 'SUCCESS' && c.status !== 'ROLLED_BACK')
   const timeZone = tx.ctx.config.timezone
   const scoped = counted.map((child) => ({ child, scope: scopeOfRedemption(child), at: new Date(child.date) }))
-  const ids = new Set(scoped.flatMap(({ scope, at }) => counterIds(scope, at, timeZone)))
+  const ids = new Set(scoped.flatMap(({ scope }) => counterIds(scope)))
   const rows = new Map((await tx.store.counters.getMany([...ids])).map((r) => [r.value.id, r.value]))
   const pending = new Map<string, Record<string, number>>()
   for (const { child, scope, at } of scoped) {

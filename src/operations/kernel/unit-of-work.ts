@@ -173,13 +173,19 @@ export class Tx {
   /**
    * Adds to counters without a version check: concurrent increments all land. `guard` bounds the
    * result (a failed guard makes the operation decide again on fresh values), `create` makes the
-   * entity on first use, `set` assigns plain fields alongside (docs/storage.md#counters).
+   * entity on first use, `set` assigns plain fields alongside, `unset` removes top-level ones
+   * (docs/storage.md#counters).
    */
   increment(
     collection: CollectionName,
     id: string,
     by: Record<string, number>,
-    options: { guard?: Record<string, Guard>; create?: Record<string, unknown>; set?: Record<string, unknown> } = {},
+    options: {
+      guard?: Record<string, Guard>
+      create?: Record<string, unknown>
+      set?: Record<string, unknown>
+      unset?: readonly string[]
+    } = {},
   ): void {
     if (options.guard && Object.keys(options.guard).length > 0) {
       this.hold(collection, id)
