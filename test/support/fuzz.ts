@@ -231,6 +231,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'maintenance.backfillSessionLocks': () => [{ limit: 10 }],
   'maintenance.backfillCardTransactions': () => [{ limit: 10 }],
   'maintenance.backfillUnitBudgets': () => [{ limit: 10 }],
+  'maintenance.foldPeriodCounters': () => [{ limit: 10 }],
   'publications.create': (f) => [
     { customer: { source_id: 'alice' }, campaign: { name: 'Coupons' }, metadata: { id: f.ids.order } },
   ],
