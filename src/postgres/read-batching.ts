@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto'
+import type { QueryResultLike } from './connection'
+
+/**
+ * A statement node-postgres prepares once per connection (a named query), named by a hash of its
+ * text. Levels of reads from concurrent requests can combine into texts never seen again, and a
+ * connection keeps what it prepared for ever: past `PREPARED` distinct texts a store sends the rest
+ * unnamed (parsed at each use, as before).
+ */
+const PREPARED = 256
+
+/** Reads sent in one statement at most (docs/postgres.md#loads). */
+const BATCH = 64
+
+export function namer(): (text: string, values?: unknown[]) => { name?: string; text: string; values?: unknown[] } {
+  const names = new Map<string, string>()
+  return (text, values) => {
+    let name = names.get(text)
+    if (name === undefined && names.size < PREPARED) {
+      name = `pe_${createHash('sha1').update(text).digest('base64url').slice(0, 24)}`
+      names.set(text, name)
+    }
+    // Built field by field: object spreads here were a measurable share of a validation's CPU.
+    const config: { name?: string; text: string; values?: unknown[] } = { text }
+    if (name !== undefined) config.name = name
+    if (values !== undefined) config.values = values
+    return config
+  }
+}
+
+interface Waiting {
+  text: string
+  values: unknown[]
+  resolve: (v: unknown) => void
+  reject: (e: unknown) => void
+}
+
+/*
+ * Reads issued together (one level of an operation's loads: docs/storage.md#load-decide-commit) are
+ * sent as one statement: each read is a scalar subquery yielding its rows as JSON, and the reads
+ * waiting when the event loop turns become the columns of one SELECT. Fragments come in a fixed order,
+ * so a level of the same shape is the same statement, prepared once per connection.
+ */
+export function readBatcher(
+  query: (text: string, params: unknown[]) => Promise<QueryResultLike<Record<string, unknown>>>,
+): <T>(text: string, values: unknown[]) => Promise<T> {
+  let waiting: Waiting[] = []
+
+  function read<T>(text: string, values: unknown[]): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      waiting.push({ text, values, resolve: resolve as (v: unknown) => void, reject })
+      if (waiting.length === 1) setImmediate(flush)
+    })
+  }
+
+  async function flush(): Promise<void> {
+    const all = waiting
+    waiting = []
+    // The reads grouped by text, the groups in the order of their texts' numbers (within one, as
+    // issued): a level of the same shape comes out in the same order however its reads were issued,
+    // without comparing texts (a list's is built per call, so comparing it would copy it flat first).
+    let ordered = all
+    if (all.length > 1) {
+      const groups = new Map<number, Waiting[]>()
+      let numbered = true
+      for (const r of all) {
+        const n = numberOf(r.text)
+        if (n === undefined) {
+          numbered = false
+          break
+        }
+        const group = groups.get(n)
+        if (group) group.push(r)
+        else groups.set(n, [r])
+      }
+      if (!numbered) ordered = bySortedText(all)
+      else if (groups.size > 1) ordered = [...groups.keys()].sort((a, b) => a - b).flatMap((n) => groups.get(n) ?? [])
+    }
+    if (ordered.length <= BATCH) return send(ordered)
+    // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
+    // of at most BATCH reads, sent together.
+    const batches: Waiting[][] = []
+    for (let i = 0; i < ordered.length; i += BATCH) batches.push(ordered.slice(i, i + BATCH))
+    await Promise.all(batches.map(send))
+  }
+
+  /*
+   * A level's statement is made once per shape: each distinct read text gets a number, and the
+   * statement is kept under its reads' numbers, so a level seen before is neither rebuilt (its
+   * parameters renumbered) nor hashed again to find its prepared name. Bounded like `PREPARED`.
+   */
+  const textNumbers = new Map<string, number>()
+  const statements = new Map<string, string>()
+
+  function numberOf(text: string): number | undefined {
+    let n = textNumbers.get(text)
+    if (n === undefined && textNumbers.size < PREPARED * 4) {
+      n = textNumbers.size
+      textNumbers.set(text, n)
+    }
+    return n
+  }
+
+  /** Past the bound on numbered texts: grouped by text, the groups sorted by text. */
+  function bySortedText(all: readonly Waiting[]): Waiting[] {
+    const groups = new Map<string, Waiting[]>()
+    for (const r of all) {
+      const group = groups.get(r.text)
+      if (group) group.push(r)
+      else groups.set(r.text, [r])
+    }
+    return [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
+  }
+
+  function statement(batch: readonly Waiting[]): { text: string; params: unknown[] } {
+    const params: unknown[] = []
+    let key: string | undefined = ''
+    for (const r of batch) {
+      for (const v of r.values) params.push(v)
+      const n = numberOf(r.text)
+      key = n === undefined || key === undefined ? undefined : `${key}${n},`
+    }
+    const known = key === undefined ? undefined : statements.get(key)
+    if (known !== undefined) return { text: known, params }
+    let offset = 0
+    const columns = batch.map((r, i) => {
+      const at = offset
+      offset += r.values.length
+      return `${r.text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + at}`)} AS r${i}`
+    })
+    const text = `SELECT ${columns.join(', ')}`
+    if (key !== undefined && statements.size < PREPARED) statements.set(key, text)
+    return { text, params }
+  }
+
+  async function send(batch: Waiting[]): Promise<void> {
+    const { text, params } = statement(batch)
+    try {
+      const { rows } = await query(text, params)
+      for (const [i, r] of batch.entries()) r.resolve(rows[0]?.[`r${i}`])
+    } catch (error) {
+      for (const r of batch) r.reject(error)
+    }
+  }
+
+  return read
+}
