@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { captureRedemptionCommit } from './captured-commit'
 
 /*
  * `npx tsx bench/postgres/commit-perf.ts` (not a test; docs/postgres.md#commit): a CPU profile of the
@@ -16,47 +17,9 @@ const OUT = process.env.PERF_OUT ?? '/tmp/pgcut-perf.data'
 const server = await startEmbedded({ track_functions: 'all' })
 const pool = new pg.Pool({ connectionString: server.url, max: 2 }).on('error', () => {})
 try {
-  let payload = ''
-  const { createEngine } = await import('../../src/index')
   const { createPostgresStore } = await import('../../src/postgres/index')
   await createPostgresStore({ pool }).migrate()
-  const recording = {
-    query: (q: never, v?: never) => pool.query(q, v),
-    connect: async () => {
-      const c = await pool.connect()
-      return {
-        query: (q: { text?: string; values?: unknown[] }, v?: never) => {
-          if (typeof q === 'object' && q.text?.includes('pe_commit(')) payload = String(q.values?.[0])
-          return c.query(q as never, v)
-        },
-        release: (e?: boolean | Error) => c.release(e),
-      }
-    },
-    end: () => pool.end(),
-  }
-  const engine = createEngine({ store: createPostgresStore({ pool: recording as never }) })
-  await engine.raw.vouchers.create({
-    code: 'R',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-    redemption: { quantity: 100_000_000 },
-  })
-  const body = {
-    redeemables: [{ object: 'voucher' as const, id: 'R' }],
-    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-    customer: { source_id: 'replayed' },
-  }
-  await engine.raw.redemptions.redeemStackable(body)
-  await engine.raw.redemptions.redeemStackable(body)
-  const parsed = JSON.parse(payload) as { steps: { rows: { op: string; id: string }[] }[] }
-  const inserted = parsed.steps.flatMap((s) => s.rows.filter((r) => r.op === 'ins').map((r) => r.id))
-  let k = 0
-  const fresh = () => {
-    k++
-    let text = payload
-    for (const id of inserted) text = text.split(id).join(`${id}_${k}`)
-    return text
-  }
+  const { payload, inserted, fresh } = await captureRedemptionCommit(pool)
   const client = await pool.connect()
   const pid = (await client.query('SELECT pg_backend_pid() AS p')).rows[0].p as number
   const sql = { name: 'r', text: 'SELECT promo_engine.pe_commit($1::jsonb) AS r' }

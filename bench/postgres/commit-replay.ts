@@ -1,6 +1,7 @@
 import { execSync } from 'node:child_process'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { captureRedemptionCommit } from './captured-commit'
 
 /*
  * `npx tsx bench/postgres/commit-replay.ts <earlier dist>` (not a test; docs/postgres.md#commit): the
@@ -24,54 +25,14 @@ try {
     { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
     { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
   ]
-  let payload = ''
   for (const b of builds) {
     const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')
     await createPostgresStore({ pool, schema: b.schema }).migrate()
   }
-  // One redemption of this build's engine, its commit payload kept.
-  const { createEngine } = await import('../../src/index')
-  const { createPostgresStore } = await import('../../src/postgres/index')
-  const recording = {
-    query: (q: never, v?: never) => pool.query(q, v),
-    connect: async () => {
-      const c = await pool.connect()
-      return {
-        query: (q: { text?: string; values?: unknown[] }, v?: never) => {
-          if (typeof q === 'object' && q.text?.includes('pe_commit(')) payload = String(q.values?.[0])
-          return c.query(q as never, v)
-        },
-        release: (e?: boolean | Error) => c.release(e),
-      }
-    },
-    end: () => pool.end(),
-  }
-  const engine = createEngine({ store: createPostgresStore({ pool: recording as never }) })
-  await engine.raw.vouchers.create({
-    code: 'R',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-    redemption: { quantity: 100_000_000 },
-  })
-  const body = {
-    redeemables: [{ object: 'voucher' as const, id: 'R' }],
-    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-    customer: { source_id: 'replayed' },
-  }
-  await engine.raw.redemptions.redeemStackable(body)
-  await engine.raw.redemptions.redeemStackable(body)
-  await pool.query(
-    `INSERT INTO base.vouchers (id, value, version, shape) SELECT id, value, version, shape FROM promo_engine.vouchers`,
-  )
-  const parsed = JSON.parse(payload) as { steps: { rows: { op: string; id: string }[] }[] }
-  const inserted = parsed.steps.flatMap((s) => s.rows.filter((r) => r.op === 'ins').map((r) => r.id))
-  let k = 0
-  const fresh = () => {
-    k++
-    let text = payload
-    for (const id of inserted) text = text.split(id).join(`${id}_${k}`)
-    return text
-  }
+  // One redemption of this build's engine, its commit payload kept; the code it increments copied to
+  // the earlier build's schema.
+  const { payload, inserted, fresh, copyCodeTo } = await captureRedemptionCommit(pool)
+  await copyCodeTo('base')
   console.log(
     `${new Date().toISOString()}; payload ${payload.length} bytes, ${inserted.length} inserts; ${ROUNDS} rounds × ${N} calls per build`,
   )
