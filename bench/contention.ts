@@ -16,7 +16,7 @@ import { isEngineError } from '../src/errors'
 import { seededRandom } from '../src/ids'
 import { createMemoryStore } from '../src/memory'
 import type { Store } from '../src/storage/ports'
-import { cardWithPoints } from '../test/support/shops'
+import { cardWithPoints, unitBudgetTier } from '../test/support/shops'
 
 const POSTGRES = process.argv.includes('--postgres')
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? (POSTGRES ? 2000 : 10_000))
@@ -99,27 +99,7 @@ const code = (engine: Engine, quantity: number) =>
 /** A promotion tier of $1 off each shoe, at most N / 10 shoes in all; request i orders 1 + i mod 5 shoes. */
 async function unitBudget(engine: Engine, customer: (i: number) => string) {
   const shoe = await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
-  const promotion = await engine.raw.promotions.create({
-    name: 'Shoes',
-    promotion: {
-      tiers: [
-        {
-          name: '$1 off each shoe',
-          action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
-        },
-      ],
-    },
-  })
-  const tier = promotion.promotion.tiers[0]?.id as string
-  const rule = await engine.raw.validationRules.create({
-    name: 'Shoe budget',
-    rules: {},
-    applicable_to: { included: [{ object: 'product', id: shoe.id, product_campaign_quantity_limit: N / 10 }] },
-  })
-  await engine.validationRules.createAssignment(rule.id, {
-    related_object_type: 'promotion_tier',
-    related_object_id: tier,
-  })
+  const tier = await unitBudgetTier(engine, shoe.id, N / 10)
   return async (i: number) => {
     const r = await engine.raw.redemptions.redeemStackable({
       customer: { source_id: customer(i) },

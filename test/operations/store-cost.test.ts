@@ -5,7 +5,7 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
-import { loyaltyChains, seedChainShop, seedPublicationShop } from '../support/chain-shop'
+import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty/fixtures'
 
@@ -38,18 +38,7 @@ describe('the longest chain of sequential store calls', () => {
   it('a one-line validation and redemption of a known code for a known customer: 3 cold, then 2 (level 2 started with level 1 from hints)', async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)
-    await engine.raw.vouchers.create({
-      code: 'ONE',
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-      redemption: { quantity: 1000 },
-    })
-    await engine.raw.customers.create({ source_id: 'shopper' })
-    const body = {
-      redeemables: [{ object: 'voucher' as const, id: 'ONE' }],
-      order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-      customer: { source_id: 'shopper' },
-    }
+    const body = await seedOneLineShop(engine)
     const depth = async (run: () => Promise<unknown>) => {
       counter.reset()
       await run()

@@ -6,6 +6,7 @@ import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
 import type { CollectionName, Write } from '../../src/storage/ports'
 import { manualClock } from '../support/engine'
+import { dailyLimitedCode } from '../support/shops'
 import { useClonedPool } from './database'
 
 /*
@@ -171,19 +172,7 @@ describe('PostgreSQL migrations', () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'periods' })
     await store.migrate()
     const engine = createEngine({ store, clock: manualClock('2026-11-26T12:00:00.000Z'), random: seededRandom(5) })
-    const code = await engine.raw.vouchers.create({
-      code: 'DAILY',
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-    })
-    const rule = await engine.raw.validationRules.create({
-      name: 'at most 3 a day',
-      rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
-    })
-    await engine.raw.validationRules.createAssignment(rule.id, {
-      related_object_type: 'voucher',
-      related_object_id: code.id,
-    })
+    const code = await dailyLimitedCode(engine)
     // As an earlier release left them: the total row and a row per period (today 2, yesterday 4 and
     // an older day; the week and month), written by store commits of literal rows.
     const r = `r:${code.id}`

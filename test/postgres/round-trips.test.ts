@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
-import { loyaltyChains, seedChainShop, seedPublicationShop } from '../support/chain-shop'
+import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { seedReferrer } from '../support/referrer-shop'
 import { emptySchema, useClonedPool } from './database'
@@ -97,18 +97,7 @@ describe.sequential('round trips on PostgreSQL', () => {
 
   it('a one-line validation and redemption of a known code for a known customer: 2 levels of reads and the commit cold, then 1 and the commit (level 2 from hints)', async () => {
     const { counter, engine } = await emptyEngine()
-    await engine.raw.vouchers.create({
-      code: 'ONE',
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-      redemption: { quantity: 1000 },
-    })
-    await engine.raw.customers.create({ source_id: 'shopper' })
-    const body = {
-      redeemables: [{ object: 'voucher' as const, id: 'ONE' }],
-      order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-      customer: { source_id: 'shopper' },
-    }
+    const body = await seedOneLineShop(engine)
     const levels = async (run: () => Promise<unknown>) => {
       counter.reset()
       await run()

@@ -48,6 +48,25 @@ export async function seedChainShop(engine: Engine) {
 }
 
 /**
+ * A known customer and one capped code; returns the one-line request naming both, which the
+ * round-trip tests run cold and then with the engine's load hints warm.
+ */
+export async function seedOneLineShop(engine: Engine) {
+  await engine.raw.vouchers.create({
+    code: 'ONE',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+    redemption: { quantity: 1000 },
+  })
+  await engine.raw.customers.create({ source_id: 'shopper' })
+  return {
+    redeemables: [{ object: 'voucher' as const, id: 'ONE' }],
+    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+    customer: { source_id: 'shopper' },
+  }
+}
+
+/**
  * The loyalty chains the store-cost tests measure: a member's redemption paying with points (and
  * earning on the paid order), a paid order, a reward redemption. Returns each one's depth, and
  * beside it (`queries`) what the counter counts besides, when it does: statements sent on PostgreSQL.

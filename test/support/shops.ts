@@ -47,3 +47,50 @@ export async function cardWithPoints(engine: Engine, points: number) {
   await engine.rewards.createAssignment(coin.id, { campaign: club.id })
   return { club, card, coin }
 }
+
+/**
+ * A promotion tier of $1 off each unit of one product, at most `limit` units across all redemptions
+ * (a per-line unit budget: `product_campaign_quantity_limit`); returns the tier's id.
+ */
+export async function unitBudgetTier(engine: Engine, productId: string, limit: number): Promise<string> {
+  const promotion = await engine.raw.promotions.create({
+    name: 'Per unit',
+    promotion: {
+      tiers: [
+        {
+          name: '$1 off each unit',
+          action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
+        },
+      ],
+    },
+  })
+  const tier = promotion.promotion.tiers[0]?.id as string
+  const rule = await engine.raw.validationRules.create({
+    name: 'Unit budget',
+    rules: {},
+    applicable_to: { included: [{ object: 'product', id: productId, product_campaign_quantity_limit: limit }] },
+  })
+  await engine.validationRules.createAssignment(rule.id, {
+    related_object_type: 'promotion_tier',
+    related_object_id: tier,
+  })
+  return tier
+}
+
+/** A code `DAILY` ($1 off) under a budget rule of at most 3 redemptions a day; returns the code. */
+export async function dailyLimitedCode(engine: Engine) {
+  const code = await engine.raw.vouchers.create({
+    code: 'DAILY',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
+  })
+  const rule = await engine.raw.validationRules.create({
+    name: 'at most 3 a day',
+    rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
+  })
+  await engine.raw.validationRules.createAssignment(rule.id, {
+    related_object_type: 'voucher',
+    related_object_id: code.id,
+  })
+  return code
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Counter } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
+import { dailyLimitedCode } from '../../support/shops'
 
 /*
  * A budget counter is one row, its total and a field per current period (docs/storage.md#counters):
@@ -94,19 +95,7 @@ describe('budget counters with a field per period', () => {
   it('period rows of an earlier release, folded by maintenance.foldPeriodCounters: a daily limit is not reset', async () => {
     const t = testEngine()
     t.clock.set('2026-11-26T12:00:00.000Z')
-    const code = await t.engine.vouchers.create({
-      code: 'DAILY',
-      type: 'DISCOUNT_VOUCHER',
-      discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-    })
-    const rule = await t.engine.validationRules.create({
-      name: 'at most 3 a day',
-      rules: { '1': { name: 'redemption.count.daily', conditions: { $less_than_or_equal: [3] } } },
-    })
-    await t.engine.validationRules.createAssignment(rule.id, {
-      related_object_type: 'voucher',
-      related_object_id: code.id,
-    })
+    const code = await dailyLimitedCode(t.engine)
     // As an earlier release left them, written by store commits of literal rows.
     const r = `r:${code.id}`
     const rows: [string, Record<string, number>][] = [

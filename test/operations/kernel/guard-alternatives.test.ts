@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Changeset, CommitResult, Store } from '../../../src/storage/ports'
 import { testEngine } from '../../support/engine'
+import { unitBudgetTier } from '../../support/shops'
 
 /*
  * A refused redemption answered in the commit whose guard failed (docs/storage.md#alternatives):
@@ -181,27 +182,7 @@ describe('a unit budget found with fewer units left: answered value by value', (
     }
     const { engine } = testEngine({ store })
     const mug = (await engine.products.create({ source_id: 'mug', name: 'Mug', price: 1000 })).id
-    const rule = await engine.raw.validationRules.create({
-      name: 'Budget',
-      rules: {},
-      applicable_to: { included: [{ object: 'product', id: mug, product_campaign_quantity_limit: limit }] },
-    })
-    const campaign = await engine.raw.promotions.create({
-      name: 'Mugs',
-      promotion: {
-        tiers: [
-          {
-            name: 'Per mug',
-            action: { discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ITEMS_BY_QUANTITY' } },
-          },
-        ],
-      },
-    })
-    const tier = campaign.promotion.tiers[0]?.id as string
-    await engine.validationRules.createAssignment(rule.id, {
-      related_object_type: 'promotion_tier',
-      related_object_id: tier,
-    })
+    const tier = await unitBudgetTier(engine, mug, limit)
     counts.commits = 0
     whens.length = 0
     const order = async (customer: string, quantity: number) => {
