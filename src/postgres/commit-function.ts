@@ -39,8 +39,38 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
       )
       .join('\n      ')
   const dispatch = layouts
-    .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(seqv, step, collect)`)
+    .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(step, collect)`)
     .join('\n          ')
+  // Before schema 6 the writers also took the provisional feed number: those overloads go.
+  const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
+    .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
+    .join('\n')
+  // The change-feed rows of the round that stands, one per entity written, in the order the changeset
+  // first touched each (\`pos\`): an entity's last write (a later round's row replaces an earlier one's),
+  // its version, and for an increment its value and shape, as the steps reported them; an inserted or
+  // updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
+  // take of each; one this commit wrote before keeps its position, the others follow in the order
+  // taken), and the value a take left in its record. Nothing is copied per step to build them.
+  const feedRows = `WITH w AS (SELECT DISTINCT ON (st.value ->> 'c', x.id) st.value ->> 'c' AS c, x.id,
+          (st.value ->> 'c') || '/' || x.id AS slot, x.op, x.pos, x.v, x.ev, x.s
+        FROM jsonb_array_elements(todo) WITH ORDINALITY st
+          CROSS JOIN LATERAL jsonb_to_recordset(st.value -> 'rows') AS x(op text, id text, pos integer, v jsonb, ev integer, s integer)
+        ORDER BY st.value ->> 'c', x.id, st.ordinality DESC),
+      b AS (SELECT DISTINCT ON (tb.value ->> 'c', tb.value ->> 'id') (tb.value ->> 'c') || '/' || (tb.value ->> 'id') AS slot,
+          tb.value AS e, min(tb.ordinality) OVER (PARTITION BY tb.value ->> 'c', tb.value ->> 'id') AS first
+        FROM jsonb_array_elements(takes) WITH ORDINALITY tb
+        ORDER BY tb.value ->> 'c', tb.value ->> 'id', tb.ordinality DESC)
+      SELECT coalesce(w.pos, (SELECT coalesce(max(pos), -1) FROM w)
+            + (row_number() OVER (PARTITION BY w.pos IS NULL ORDER BY b.first))::integer) AS pos,
+          coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
+          CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
+            ELSE (vers ->> w.slot)::integer END AS version,
+          CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
+            ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
+            WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
+        FROM w FULL JOIN b ON b.slot = w.slot`
   return `
 CREATE OR REPLACE FUNCTION ${s}.pe_add(v jsonb, path text[], amount float8) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE AS $$
@@ -112,6 +142,7 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
       THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
     ELSE (g ->> 'max')::float8 END $$;
 
+${dropOld}
 ${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
 ${layouts
   .filter((l) => l.collection === 'points_buckets')
@@ -142,6 +173,11 @@ DECLARE
   vers jsonb;
   vals jsonb;
   shps jsonb;
+  -- For the feed: how many entity writes the steps carry, the takes' buckets (in the order taken) and
+  -- the values takes left in their records.
+  wrote integer;
+  takes jsonb;
+  recs jsonb;
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
@@ -157,7 +193,7 @@ BEGIN
       FROM jsonb_array_elements_text(p -> 'keys') AS x ORDER BY 1) q;
   END IF;
   -- A provisional feed number, unique to this commit: minus the transaction's id (a host's transaction
-  -- committing twice renumbered its first commit's rows before the second starts).
+  -- committing twice removed its first commit's placeholder before the second starts).
   seqv := -(pg_current_xact_id()::text::bigint);
   LOOP
   BEGIN
@@ -165,10 +201,13 @@ BEGIN
     vers := '{}'::jsonb;
     vals := '{}'::jsonb;
     shps := '{}'::jsonb;
+    wrote := 0;
+    takes := '[]'::jsonb;
+    recs := '{}'::jsonb;
     FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
       IF step ? 'take' THEN
-        r := ${takeFunctionName(schema)}(seqv, step, collect);
+        r := ${takeFunctionName(schema)}(step, collect);
       ELSE
         r := CASE step ->> 'c'
           ${dispatch}
@@ -182,6 +221,11 @@ BEGIN
       IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
       -- A later round's write of an entity replaces what an earlier one reported.
       vers := vers || coalesce(r -> 'v', '{}'::jsonb);
+      wrote := wrote + jsonb_array_length(step -> 'rows');
+      IF r ? 'f' THEN
+        takes := takes || (r -> 'f');
+        recs := recs || (r -> 'r');
+      END IF;
       IF r ? 'x' THEN
         vals := vals || (r -> 'x');
         shps := shps || (r -> 's');
@@ -198,8 +242,8 @@ BEGIN
     EXCEPTION WHEN unique_violation THEN
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       SELECT * INTO kc FROM ${s}.pe_keys WHERE constraint_name = cname;
-      SELECT array_agg(DISTINCT c.id) INTO written FROM ${s}.pe_changes c
-        WHERE c.seq = seqv AND c.collection = kc.collection AND c.op = 'put';
+      SELECT array_agg(DISTINCT f.id) INTO written FROM (${feedRows}) f
+        WHERE f.collection = kc.collection AND f.op = 'put';
       EXECUTE format('SELECT id FROM %I.%I WHERE id = ANY($1) AND (%s) IN (SELECT %s FROM %I.%I GROUP BY %s HAVING count(*) > 1) ORDER BY id LIMIT 1',
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '), array_to_string(kc.columns, ', '),
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '))
@@ -222,14 +266,18 @@ BEGIN
     -- each row's writes in the order they were made. Readers stop below the oldest transaction in
     -- progress, which is older than this id until this transaction ends: none appears late.
     BEGIN
-      -- The subtransaction's first write gives it its id, which the row written reports as xmin.
-      UPDATE ${s}.pe_changes SET pos = pos WHERE seq = seqv
-        AND pos = (SELECT min(pos) FROM ${s}.pe_changes WHERE seq = seqv) RETURNING xmin::text::bigint INTO sub;
-      IF sub IS NOT NULL THEN
+      IF wrote > 0 OR jsonb_array_length(takes) > 0 THEN
+        -- The subtransaction's first write gives it its id, which the row written reports as xmin: a
+        -- placeholder of a few bytes under the provisional number, removed by the statement that
+        -- writes the commit's feed rows, each once, under the final number.
+        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version) VALUES (seqv, -1, '', '', 'put', 0)
+          RETURNING xmin::text::bigint INTO sub;
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+        WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1)
+        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+          SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${feedRows}) f;
       ELSE
         -- Nothing written: the position below which the feed is final now.
         final_seq := ${s}.pe_feed_base() + pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1;
