@@ -95,8 +95,17 @@ BEGIN
       PERFORM 1 FROM ${t} WHERE id = ANY(ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' <> 'ins'))
         ORDER BY id FOR UPDATE;
     END IF;
-    -- New entities, and the counter rows an increment creates (version 0: the increment makes it n).
-    IF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
+    -- New entities only: a plain insert. An id already stored raises unique_violation, which pe_commit
+    -- turns into an \`exists\` conflict (ON CONFLICT would cost every row a probe of the key first and
+    -- a second WAL record to confirm it, for a collision random ids do not have).
+    IF (step ->> 'cr')::integer = 0 AND (step ->> 'ins')::integer > 0 THEN
+      WITH i AS (INSERT INTO ${t} (id, value, version, shape)
+          SELECT x.id, x.v, 1, x.s FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer)
+          WHERE x.op = 'ins' ORDER BY x.id RETURNING id)
+      SELECT jsonb_object_agg(${slot('i.id')}, 1) INTO vs FROM i;
+      out := jsonb_build_object('v', vs);
+    -- New entities and the counter rows an increment creates (version 0: the increment makes it n).
+    ELSIF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
       WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, cr jsonb)
           WHERE x.op = 'ins' OR (x.op = 'inc' AND jsonb_typeof(x.cr) = 'object')),
         i AS (INSERT INTO ${t} (id, value, version, shape)

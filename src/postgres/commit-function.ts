@@ -345,6 +345,21 @@ BEGIN
         END IF;
       END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
+    WHEN unique_violation THEN
+      -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
+      -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this
+      -- changeset inserted twice is found among its own inserts instead. Any other key raises on.
+      GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
+      IF cname IS DISTINCT FROM (step ->> 'c') || '_pkey' THEN RAISE; END IF;
+      EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, step ->> 'c')
+        INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'ins');
+      IF dup IS NULL THEN
+        SELECT min(x ->> 'id') INTO dup FROM jsonb_array_elements(step -> 'rows') x
+          WHERE x ->> 'op' = 'ins' AND EXISTS (SELECT 1 FROM jsonb_array_elements(todo) WITH ORDINALITY st(v, n), jsonb_array_elements(st.v -> 'rows') y
+            WHERE st.n < k AND st.v ->> 'c' = step ->> 'c' AND y ->> 'id' = x ->> 'id');
+      END IF;
+      RETURN jsonb_build_object('ok', false, 'conflict', jsonb_build_object('collection', step ->> 'c',
+        'id', dup, 'reason', 'exists'));
     WHEN deadlock_detected OR serialization_failure OR lock_not_available THEN
       RETURN jsonb_build_object('ok', false, 'conflict',
         jsonb_build_object('collection', step ->> 'c', 'id', coalesce(step -> 'rows' -> 0 ->> 'id', ''), 'reason', 'version'));

@@ -187,7 +187,12 @@ describe.sequential('the commit on PostgreSQL', () => {
       const written = (await tally())
         .map((r) => {
           const b = before.get(r.relname)
-          return { relname: r.relname, ins: r.ins - (b?.ins ?? 0), upd: r.upd - (b?.upd ?? 0), del: r.del - (b?.del ?? 0) }
+          return {
+            relname: r.relname,
+            ins: r.ins - (b?.ins ?? 0),
+            upd: r.upd - (b?.upd ?? 0),
+            del: r.del - (b?.del ?? 0),
+          }
         })
         .filter((r) => r.ins + r.upd + r.del > 0)
         .sort((x, y) => (x.relname < y.relname ? -1 : 1))
