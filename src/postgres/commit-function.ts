@@ -51,15 +51,17 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   // updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
   // take of each; one this commit wrote before keeps its position, the others follow in the order
   // taken), and the value a take left in its record. Nothing is copied per step to build them.
-  // Without takes (the common case) the same rows, in a statement that joins nothing.
-  const feedOfSteps = `SELECT DISTINCT ON (st.value ->> 'c', x.id) x.pos, st.value ->> 'c' AS collection, x.id,
-          CASE WHEN x.op = 'del' THEN 'delete' ELSE 'put' END AS op,
-          CASE WHEN x.op = 'del' THEN x.ev ELSE (vers ->> ((st.value ->> 'c') || '/' || x.id))::integer END AS version,
-          CASE x.op WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> ((st.value ->> 'c') || '/' || x.id) ELSE x.v END AS value,
-          CASE x.op WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> ((st.value ->> 'c') || '/' || x.id))::integer ELSE x.s END AS shape
-        FROM jsonb_array_elements(todo) WITH ORDINALITY st
-          CROSS JOIN LATERAL jsonb_to_recordset(st.value -> 'rows') AS x(op text, id text, pos integer, v jsonb, ev integer, s integer)
-        ORDER BY st.value ->> 'c', x.id, st.ordinality DESC`
+  // Without takes (the common case) the same rows, in a statement that joins nothing. The rows'
+  // fields are read with operators: jsonb_to_recordset, called again for every step, cost ten times more.
+  const feedOfSteps = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
+          CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
+            ELSE (x.r ->> 's')::integer END AS shape
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
   const feedRows = `WITH w AS (SELECT DISTINCT ON (st.value ->> 'c', x.id) st.value ->> 'c' AS c, x.id,
           (st.value ->> 'c') || '/' || x.id AS slot, x.op, x.pos, x.v, x.ev, x.s
         FROM jsonb_array_elements(todo) WITH ORDINALITY st
