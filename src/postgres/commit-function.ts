@@ -50,9 +50,10 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   // its version, and for an increment its value and shape, as the steps reported them; an inserted or
   // updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
   // take of each; one this commit wrote before keeps its position, the others follow in the order
-  // taken), and the value a take left in its record. Nothing is copied per step to build them.
-  // Without takes (the common case) the same rows, in a statement that joins nothing. The rows'
-  // fields are read with operators: jsonb_to_recordset, called again for every step, cost ten times more.
+  // taken), and the value a take left in its record. Nothing is copied per step to build them (carried
+  // as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
+  // The payload's rows are read with operators: jsonb_to_recordset, called again for every step, cost
+  // ten times more. Without takes (the common case) a statement that joins nothing:
   const feedOfSteps = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
           CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
           CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
@@ -62,11 +63,13 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
         FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
           CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
         ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
-  const feedRows = `WITH w AS (SELECT DISTINCT ON (st.value ->> 'c', x.id) st.value ->> 'c' AS c, x.id,
-          (st.value ->> 'c') || '/' || x.id AS slot, x.op, x.pos, x.v, x.ev, x.s
-        FROM jsonb_array_elements(todo) WITH ORDINALITY st
-          CROSS JOIN LATERAL jsonb_to_recordset(st.value -> 'rows') AS x(op text, id text, pos integer, v jsonb, ev integer, s integer)
-        ORDER BY st.value ->> 'c', x.id, st.ordinality DESC),
+  // With takes, and to name a duplicate key's entity:
+  const feedRows = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.c AS c, x.r ->> 'id' AS id,
+          st.c || '/' || (x.r ->> 'id') AS slot, x.r ->> 'op' AS op, (x.r ->> 'pos')::integer AS pos, x.r -> 'v' AS v,
+          (x.r ->> 'ev')::integer AS ev, (x.r ->> 's')::integer AS s
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC),
       b AS (SELECT DISTINCT ON (tb.value ->> 'c', tb.value ->> 'id') (tb.value ->> 'c') || '/' || (tb.value ->> 'id') AS slot,
           tb.value AS e, min(tb.ordinality) OVER (PARTITION BY tb.value ->> 'c', tb.value ->> 'id') AS first
         FROM jsonb_array_elements(takes) WITH ORDINALITY tb
@@ -184,8 +187,8 @@ DECLARE
   vers jsonb;
   vals jsonb;
   shps jsonb;
-  -- For the feed: how many entity writes the steps carry, the takes' buckets (in the order taken) and
-  -- the values takes left in their records.
+  -- For the feed: how many steps wrote rows, the takes' buckets (in the order taken) and the values
+  -- takes left in their records.
   wrote integer;
   takes jsonb;
   recs jsonb;
@@ -232,7 +235,8 @@ BEGIN
       IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
       -- A later round's write of an entity replaces what an earlier one reported.
       vers := vers || coalesce(r -> 'v', '{}'::jsonb);
-      wrote := wrote + jsonb_array_length(step -> 'rows');
+      -- Every step but a take writes at least one row (a take reports what it wrote).
+      IF NOT step ? 'take' THEN wrote := wrote + 1; END IF;
       IF r ? 'f' THEN
         takes := takes || (r -> 'f');
         recs := recs || (r -> 'r');
