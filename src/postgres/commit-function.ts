@@ -12,8 +12,10 @@ import { quote, type TableLayout } from './columns'
  * id, entities with a guarded increment last), and each step runs at most five statements whatever
  * its size: lock the existing rows it writes, in id order; insert (new entities and counter rows
  * made by `create`); update under a version check; delete under a version check; increment and check
- * the guards. Each of the writing statements records its change feed rows in the same statement.
- * Two commits therefore lock shared rows in the same order and cannot deadlock.
+ * the guards. Two commits therefore lock shared rows in the same order and cannot deadlock: the
+ * statements that write without the lock statement before them write new rows only, or one existing
+ * row, or take their locks in id order themselves (the upsert inserts and updates its rows in id
+ * order), and entities with a guarded increment (the hot rows) come last.
  *
  * Everything runs inside a block with an exception handler, which PostgreSQL runs as a
  * subtransaction: a conflict raises, the block's writes roll back, and the conflict is returned as
@@ -22,8 +24,9 @@ import { quote, type TableLayout } from './columns'
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
  * The change feed's position is the id of a subtransaction begun after the last write
- * (docs/postgres.md#change-feed-and-late-commits): the steps write the feed rows under a provisional
- * negative number (minus the transaction id), renumbered then. No row is taken by every commit.
+ * (docs/postgres.md#change-feed-and-late-commits): the steps write no feed rows; that subtransaction
+ * writes them, each once, under the final number, built from the payload and what the steps
+ * reported. No row is taken by every commit.
  */
 
 export function commitFunction(schema: string, layouts: readonly TableLayout[]): string {
@@ -41,7 +44,7 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   const dispatch = layouts
     .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(step, collect)`)
     .join('\n          ')
-  // Before schema 6 the writers also took the provisional feed number: those overloads go.
+  // An earlier release's writers also took the provisional feed number: those overloads go.
   const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
     .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
     .join('\n')
