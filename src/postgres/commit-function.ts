@@ -359,7 +359,10 @@ BEGIN
       -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this
       -- changeset inserted twice is found among its own inserts instead. Any other key raises on.
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
-      IF cname IS DISTINCT FROM (step ->> 'c') || '_pkey' THEN RAISE; END IF;
+      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = cname AND contype = 'p'
+          AND conrelid = format('%I.%I', ${literal(schema)}, step ->> 'c')::regclass) THEN
+        RAISE;
+      END IF;
       EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, step ->> 'c')
         INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'ins');
       IF dup IS NULL THEN
