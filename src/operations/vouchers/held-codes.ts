@@ -40,6 +40,15 @@ function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Vouc
 export async function joinOnce(tx: Tx, campaignId: string, customerId: string): Promise<void> {
   const id = `join:${campaignId}:${customerId}`
   if (tx.writes.some((w) => w.op === 'put' && w.collection === 'locks' && w.value.id === id)) return
+  // A customer this transaction creates has an id no other request knows yet, so none can give them a
+  // code meanwhile (two requests creating one customer collide on its source_id first): a new
+  // customer's first card, such as an auto-join enrolment's, needs no membership row.
+  if (
+    tx.writes.some(
+      (w) => w.op === 'put' && w.collection === 'customers' && w.expectedVersion === null && w.value.id === customerId,
+    )
+  )
+    return
   tx.claim('locks', id)
   const stored = tx.redeciding ? await tx.store.locks.get(id) : undefined
   if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })

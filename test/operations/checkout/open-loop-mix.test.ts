@@ -123,7 +123,7 @@ describe('the open loop mix: reads and writes of each request', () => {
       'vouchers.list': 3,
     }
     // Its writes: the new customer and its paid order's activities (one of each type), the customer,
-    // the join-once lock, the card and its count (a shard of the program's code counter, guarded),
+    // the card (no join-once membership row: the customer is new, docs/storage.md#claims) and its count (a shard of the program's code counter, guarded),
     // the publication, the earned bucket and the card's transaction.
     const enrolmentWrites = {
       'activity customer.created': 1,
@@ -133,7 +133,6 @@ describe('the open loop mix: reads and writes of each request', () => {
       'activity customer.voucher.loyalty_card.points_added': 1,
       'activity customer.rewarded.loyalty_points': 1,
       'customers insert': 1,
-      'locks insert': 1,
       'vouchers insert': 1,
       'counters g: guarded increment': 1,
       'publications insert': 1,
