@@ -39,7 +39,8 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
  * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
- * generated per new customer). Figures in bench/RESULTS.md.
+ * generated per new customer), WARMUP (seconds of uncounted requests first, default 10). Figures in
+ * bench/RESULTS.md.
  */
 
 const RATES = (process.env.RATES ?? '100,200,300,400').split(',').map(Number)
@@ -47,6 +48,8 @@ const SECONDS = Number(process.env.SECONDS ?? 20)
 const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
 const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
 const PROFILE = process.env.PROFILE === '1'
+/** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
+const WARMUP = Number(process.env.WARMUP ?? 10)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
 const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
@@ -556,8 +559,10 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     await admin.query(FLOOR_SQL)
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
-    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per process.
-    await openLoop(50 * count, 3, 'warm')
+    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per
+    // process. 3 s at 50/s left the first rate paying for them (server CPU per request 3.1 ms at 100/s
+    // first, 2.0 ms at 100/s again after 150/s, with 4 sessions opened during the first).
+    await openLoop(Math.min(100, RATES[0] ?? 100) * count, WARMUP, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
       `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
