@@ -112,15 +112,16 @@ describe('the open loop mix: reads and writes of each request', () => {
       'vouchers.getMany': 1,
     })
 
-    // The enrolment's reads: the programs, their rules, tiers and auto-redeemed rewards, the member's
-    // card, the free cards (both passes at once); no look-up of the new card's code (its pattern holds
-    // 62^8 codes: the unique `code` settles a collision) and no tier standing of a card just made.
+    // The enrolment's reads: the programs, their rules, tiers and auto-redeemed rewards, the free
+    // cards (both passes at once); no card of a customer created in the same commit, no look-up of the
+    // new card's code (its pattern holds 62^8 codes: the unique `code` settles a collision), and no
+    // tier standing of a card just made.
     const enrolmentReads = {
       'campaigns.list': 1,
       'earning_rules.list': 1,
       'loyalty_tiers.list': 1,
       'reward_assignments.list': 1,
-      'vouchers.list': 3,
+      'vouchers.list': 2,
     }
     // Its writes: the new customer and its paid order's activities (one of each type), the customer,
     // the card (no join-once membership row: the customer is new, docs/storage.md#claims) and its count (a shard of the program's code counter, guarded),
