@@ -34,7 +34,8 @@ export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: num
       (code) => taken.has(code) || acceptedSet.has(code),
       path,
     )
-    if (!tx.redeciding && codeSpace(config, path) >= UNCHECKED_SPACE) {
+    // Inside a host's transaction a collision would be the host's 409 to retry, not a claim: looked up.
+    if (!tx.redeciding && tx.ctx.store.hostTransaction !== true && codeSpace(config, path) >= UNCHECKED_SPACE) {
       for (const code of batch) accepted.push(code)
       break
     }
