@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
 import { captureRedemptionCommit } from './captured-commit'
+import { FLOOR_SQL, floorRows } from './floor'
 
 /*
  * `npx tsx bench/postgres/commit-replay.ts <earlier dist>` (not a test; docs/postgres.md#commit): the
@@ -10,7 +11,9 @@ import { captureRedemptionCommit } from './captured-commit'
  * connection, its inserted ids made fresh each time, into each build's schema in turn, rounds
  * alternating (`REPLAY_ROUNDS`), fsync off then on. Reports per build the client's mean and p50 per
  * call and the server's `pe_commit` time per call (pg_stat_user_functions): the engine, the driver and
- * the reads left out, so the difference is the function's.
+ * the reads left out, so the difference is the function's. The floor call (floor.ts: 19 JSONB inserts
+ * and a guarded update in one function, as near-floor.ts measures it) runs in the same rounds, and each
+ * build's commit is given as a multiple of it.
  */
 
 const N = Number(process.env.REPLAY_N ?? 300)
@@ -25,6 +28,7 @@ try {
     { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
     { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
   ]
+  await pool.query(FLOOR_SQL)
   for (const b of builds) {
     const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')
     await createPostgresStore({ pool, schema: b.schema }).migrate()
@@ -40,13 +44,24 @@ try {
     await pool.query(`ALTER SYSTEM SET fsync = ${fsync}`)
     await pool.query('SELECT pg_reload_conf()')
     const client = await pool.connect()
-    const times = new Map<string, number[]>(builds.map((b) => [b.schema, []]))
+    const times = new Map<string, number[]>([...builds.map((b): [string, number[]] => [b.schema, []]), ['floor', []]])
     for (const b of builds)
       for (let i = 0; i < 20; i++) await client.query(`SELECT ${b.schema}.pe_commit($1::jsonb)`, [fresh()])
+    let f = 0
+    const floor = { name: 'r_floor', text: 'SELECT floor.apply($1::jsonb, 0) AS ok' }
+    for (let i = 0; i < 20; i++) await client.query({ ...floor, values: [floorRows(`${fsync}-w-${f++}`)] })
     await new Promise((r) => setTimeout(r, 600))
     await pool.query('SELECT pg_stat_reset()')
     const load = execSync('uptime').toString().trim()
     for (let round = 0; round < ROUNDS; round++) {
+      const floorTimes = times.get('floor') as number[]
+      for (let i = 0; i < N; i++) {
+        const values = [floorRows(`${fsync}-${f++}`)]
+        const t = performance.now()
+        const r = await client.query({ ...floor, values })
+        floorTimes.push(performance.now() - t)
+        if (r.rows[0].ok !== true) throw new Error('the floor call failed')
+      }
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         const sql = { name: `r_${b.schema}`, text: `SELECT ${b.schema}.pe_commit($1::jsonb) AS r` }
         for (let i = 0; i < N; i++) {
@@ -61,18 +76,29 @@ try {
     client.release()
     await new Promise((r) => setTimeout(r, 600))
     const fns = await pool.query(
-      `SELECT schemaname AS s, total_time, calls FROM pg_stat_user_functions WHERE funcname = 'pe_commit'`,
+      `SELECT schemaname AS s, total_time, calls FROM pg_stat_user_functions
+        WHERE funcname = 'pe_commit' OR (schemaname = 'floor' AND funcname = 'apply')`,
     )
-    console.log(`\n### fsync ${fsync} (load before: ${load})\n`)
-    console.log('| build | client mean ms | client p50 ms | server pe_commit ms per call |')
-    console.log('| --- | ---: | ---: | ---: |')
-    for (const b of builds) {
-      const t = (times.get(b.schema) as number[]).sort((x, y) => x - y)
-      const fn = fns.rows.find((r) => r.s === b.schema)
-      console.log(
-        `| ${b.label} | ${(t.reduce((a, x) => a + x, 0) / t.length).toFixed(3)} | ${(t[Math.floor(t.length / 2)] ?? 0).toFixed(3)} | ${(fn.total_time / fn.calls).toFixed(3)} |`,
-      )
+    console.log(`\n### fsync ${fsync} (load before: ${load}; after: ${execSync('uptime').toString().trim()})\n`)
+    console.log('| call | client mean ms | client p50 ms | server ms per call | ÷ floor (p50) | ÷ floor (server) |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+    const stats = (schema: string) => {
+      const t = (times.get(schema) as number[]).sort((x, y) => x - y)
+      const fn = fns.rows.find((r) => r.s === schema)
+      return {
+        mean: t.reduce((a, x) => a + x, 0) / t.length,
+        p50: t[Math.floor(t.length / 2)] ?? 0,
+        server: fn.total_time / fn.calls,
+      }
     }
+    const base = stats('floor')
+    for (const [label, s] of [
+      ...builds.map((b): [string, ReturnType<typeof stats>] => [`${b.label}: pe_commit`, stats(b.schema)]),
+      ['floor: 19 JSONB inserts + guarded update', base] as [string, ReturnType<typeof stats>],
+    ])
+      console.log(
+        `| ${label} | ${s.mean.toFixed(3)} | ${s.p50.toFixed(3)} | ${s.server.toFixed(3)} | ${(s.p50 / base.p50).toFixed(2)} | ${(s.server / base.server).toFixed(2)} |`,
+      )
   }
 } finally {
   await pool.end().catch(() => {})

@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { floorRows } from './floor'
 
 /*
  * One load-generating process of bench/postgres/near-floor.ts: runs `KIND` for `BENCH_SECONDS`, one
@@ -37,19 +38,7 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
   if (kind === 'floor-call') {
     const id = Number(slot)
     let k = 0
-    const rows = () =>
-      JSON.stringify(
-        Array.from({ length: 19 }, (_, i) => ({
-          id: `${slot}-${process.pid}-${k}-${i}`,
-          value: {
-            id: `x${i}`,
-            type: 'customer.redemption.succeeded',
-            customer_id: 'cust_1',
-            amount: 100 * i,
-            data: { code, order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1 }] } },
-          },
-        })),
-      )
+    const rows = () => floorRows(`${slot}-${process.pid}-${k}`, code)
     return {
       op: async () => {
         k++

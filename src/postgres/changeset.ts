@@ -64,21 +64,33 @@ function mergeable(first: Increment, second: Increment): boolean {
   )
 }
 
+/** The field at a dotted path of a value, as the key column reads it. */
+function fieldAt(value: unknown, path: string): unknown {
+  let v = value
+  for (const part of path.split('.'))
+    v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[part] : undefined
+  return v
+}
+
 /**
- * The collections whose natural keys the writes may change (docs/postgres.md#commit): puts, and
- * increments that add to, assign or create a key field. Only their unique checks run at the end.
+ * The collections whose natural keys the writes may change (docs/postgres.md#commit): puts of a
+ * value that holds a key (every field of it a string: the key column is NULL otherwise, and NULLs
+ * never collide, so an order without a `source_id` needs no check), and increments that add to,
+ * assign or create a key field. Only their unique checks run at the end.
  */
 export function keyedCollections(writes: readonly Write[]): CollectionName[] {
   const out = new Set<CollectionName>()
   for (const w of writes) {
     if (w.op === 'delete' || w.op === 'take') continue
-    const fields = naturalKeysOf(w.collection).flat()
-    if (fields.length === 0) continue
+    const keys = naturalKeysOf(w.collection)
+    if (keys.length === 0) continue
+    const fields = keys.flat()
     const touches =
-      w.op === 'put' ||
-      [...Object.keys(w.by), ...Object.keys(w.set ?? {}), ...Object.keys(w.create ?? {})].some((path) =>
-        fields.includes(path.split('.')[0] as string),
-      )
+      w.op === 'put'
+        ? keys.some((key) => key.every((f) => typeof fieldAt(w.value, f) === 'string'))
+        : [...Object.keys(w.by), ...Object.keys(w.set ?? {}), ...Object.keys(w.create ?? {})].some((path) =>
+            fields.includes(path.split('.')[0] as string),
+          )
     if (touches) out.add(w.collection)
   }
   return [...out]

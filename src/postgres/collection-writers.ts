@@ -20,15 +20,11 @@ export function collectionWriter(schema: string, collection: string): string {
   const s = quote(schema)
   const t = `${s}.${quote(collection)}`
   const c = literal(collection)
-  const feed = `INSERT INTO ${s}.pe_changes AS f (seq, pos, collection, id, op, version, value, shape)`
-  // A later round's write of the same entity replaces its change: per entity, the last write.
-  const replace =
-    'ON CONFLICT (seq, pos) DO UPDATE SET op = excluded.op, version = excluded.version, value = excluded.value, shape = excluded.shape'
   const conflictOf = (reason: string) =>
     `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
   const slot = (id: string) => `${c} || '/' || ${id}`
   const incRows =
-    "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, pos integer, n integer, ap text[], av float8[], sp text[], sv jsonb, up text[], g jsonb, cr jsonb, s integer)"
+    "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, n integer, ap text[], av float8[], sp text[], sv jsonb, up text[], g jsonb, cr jsonb, s integer)"
   // The guards of the incremented rows `u` (joined to their writes `x`), checked on the result.
   const guards = (
     rows: string,
@@ -55,7 +51,7 @@ export function collectionWriter(schema: string, collection: string): string {
     END IF;
     RETURN out;`
   return `
-CREATE OR REPLACE FUNCTION ${writerFunction(schema, collection)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
+CREATE OR REPLACE FUNCTION ${writerFunction(schema, collection)}(step jsonb, collect boolean) RETURNS jsonb
   LANGUAGE plpgsql AS $fn$
 DECLARE
   bad text;
@@ -81,8 +77,6 @@ BEGIN
         ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
           value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]) FROM x WHERE x.id = excluded.id)
         RETURNING t.id, t.version, t.value, t.shape),
-      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id
-        WHERE u.version > 0 ${replace}),
       added AS (SELECT * FROM u WHERE u.version > 0)
     SELECT (SELECT min(x.id) FROM x JOIN u ON u.id = x.id WHERE x.cr IS NULL AND u.version = 0),
         (SELECT array_agg(u.id) FROM u WHERE u.version = 0), ${guards('added')}, ${written('added')}
@@ -101,15 +95,23 @@ BEGIN
       PERFORM 1 FROM ${t} WHERE id = ANY(ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' <> 'ins'))
         ORDER BY id FOR UPDATE;
     END IF;
-    -- New entities, and the counter rows an increment creates (version 0: the increment makes it n).
-    IF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, pos integer, cr jsonb)
+    -- New entities only: a plain insert. An id already stored raises unique_violation, which pe_commit
+    -- turns into an \`exists\` conflict (ON CONFLICT would cost every row a probe of the key first and
+    -- a second WAL record to confirm it, for a collision random ids do not have).
+    IF (step ->> 'cr')::integer = 0 AND (step ->> 'ins')::integer > 0 THEN
+      WITH i AS (INSERT INTO ${t} (id, value, version, shape)
+          SELECT x.id, x.v, 1, x.s FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer)
+          WHERE x.op = 'ins' ORDER BY x.id RETURNING id)
+      SELECT jsonb_object_agg(${slot('i.id')}, 1) INTO vs FROM i;
+      out := jsonb_build_object('v', vs);
+    -- New entities and the counter rows an increment creates (version 0: the increment makes it n).
+    ELSIF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
+      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, cr jsonb)
           WHERE x.op = 'ins' OR (x.op = 'inc' AND jsonb_typeof(x.cr) = 'object')),
         i AS (INSERT INTO ${t} (id, value, version, shape)
           SELECT x.id, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END,
             CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s FROM x ORDER BY x.id
-          ON CONFLICT (id) DO NOTHING RETURNING id, version),
-        f AS (${feed} SELECT seqv, x.pos, ${c}, x.id, 'put', 1, x.v, x.s FROM x JOIN i ON i.id = x.id WHERE i.version = 1 ${replace})
+          ON CONFLICT (id) DO NOTHING RETURNING id, version)
       SELECT min(x.id) FILTER (WHERE x.op = 'ins' AND i.id IS NULL),
           jsonb_object_agg(${slot('i.id')}, 1) FILTER (WHERE x.op = 'ins' AND i.id IS NOT NULL)
         INTO bad, vs FROM x LEFT JOIN i ON i.id = x.id;
@@ -117,11 +119,10 @@ BEGIN
       out := jsonb_build_object('v', coalesce(vs, '{}'::jsonb));
     END IF;
     IF (step ->> 'upd')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer, pos integer)
+      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer)
           WHERE x.op = 'upd'),
         u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s FROM x
-          WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos, x.v, x.s),
-        f AS (${feed} SELECT seqv, u.pos, ${c}, u.id, 'put', u.version, u.v, u.s FROM u ${replace})
+          WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version)
       SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
           (SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM u)
         INTO bad, vs;
@@ -132,10 +133,9 @@ BEGIN
       out := jsonb_build_object('v', coalesce(out -> 'v', '{}'::jsonb) || coalesce(vs, '{}'::jsonb));
     END IF;
     IF (step ->> 'del')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, ev integer, pos integer)
+      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, ev integer)
           WHERE x.op = 'del'),
-        d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version, x.pos),
-        f AS (${feed} SELECT seqv, d.pos, ${c}, d.id, 'delete', d.version, NULL, NULL FROM d ${replace})
+        d AS (DELETE FROM ${t} t USING x WHERE t.id = x.id AND t.version = x.ev RETURNING t.id)
       SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM d WHERE d.id = x.id)),
           (SELECT jsonb_object_agg(${slot('d.id')}, NULL::integer) FROM d)
         INTO bad, vs;
@@ -151,8 +151,7 @@ BEGIN
   IF (step ->> 'inc')::integer > 0 THEN
     WITH x AS (SELECT * FROM ${incRows} WHERE x.op = 'inc' AND (fresh IS NULL OR x.id = ANY(fresh))),
       u AS (UPDATE ${t} t SET value = ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]), version = t.version + x.n FROM x
-        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape),
-      f AS (${feed} SELECT seqv, x.pos, ${c}, u.id, 'put', u.version, u.value, u.shape FROM u JOIN x ON x.id = u.id ${replace})
+        WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape)
     SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)), ${guards('u')}, ${written('u')}
       INTO bad, failed, vs, xs, ss;
     ${outcome}
@@ -176,9 +175,10 @@ export function takeFunctionName(schema: string): string {
  * Two cursors walk the declared index `(voucher_id, status, expires_at, created_at NULLS FIRST, id)`
  * in its own order (the expiring buckets after `now`, then the never-expiring ones), one row fetched
  * and locked at a time, and stop at the bucket that covers the amount: a take reads what it takes,
- * whatever the card holds (docs/postgres.md#flat-in-live-rows). Each bucket's change goes to the feed
- * (replacing this commit's earlier change of it) and what was taken to the named record. Too few
- * points: a guard conflict.
+ * whatever the card holds (docs/postgres.md#flat-in-live-rows). What was taken goes to the named
+ * record; each bucket's change, and the record's new value, are returned (`f`, `r`) for `pe_commit` to
+ * put in the feed (replacing this commit's earlier change of that entity). Too few points: a guard
+ * conflict.
  */
 export function takeFunction(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -193,7 +193,7 @@ export function takeFunction(schema: string, layout: TableLayout): string {
   const expires = column('expires_at')
   const created = column('created_at')
   return `
-CREATE OR REPLACE FUNCTION ${takeFunctionName(schema)}(seqv bigint, step jsonb, collect boolean) RETURNS jsonb
+CREATE OR REPLACE FUNCTION ${takeFunctionName(schema)}(step jsonb, collect boolean) RETURNS jsonb
   LANGUAGE plpgsql AS $fn$
 DECLARE
   w jsonb := step -> 'take';
@@ -208,6 +208,8 @@ DECLARE
   nver integer;
   taken jsonb := '[]'::jsonb;
   vs jsonb := '{}'::jsonb;
+  feed jsonb := '[]'::jsonb;
+  rv jsonb;
   shortfall jsonb;
   rc text := w -> 'record' ->> 'collection';
   rid text := w -> 'record' ->> 'id';
@@ -234,13 +236,7 @@ BEGIN
       nv := jsonb_set(b.value, '{remaining}', to_jsonb((b.value ->> 'remaining')::numeric - part));
       IF (b.value ->> 'remaining')::numeric = part THEN nv := jsonb_set(nv, '{status}', '"SPENT"'); END IF;
       UPDATE ${t} SET value = nv, version = version + 1 WHERE CURRENT OF c RETURNING version INTO nver;
-      UPDATE ${s}.pe_changes SET op = 'put', version = nver, value = nv
-        WHERE seq = seqv AND collection = ${literal(layout.collection)} AND id = b.id;
-      IF NOT FOUND THEN
-        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-          SELECT seqv, coalesce(max(pos), -1) + 1, ${literal(layout.collection)}, b.id, 'put', nver, nv, b.shape
-          FROM ${s}.pe_changes WHERE seq = seqv;
-      END IF;
+      feed := feed || jsonb_build_array(jsonb_build_object('c', ${literal(layout.collection)}, 'id', b.id, 'version', nver, 'value', nv, 'shape', b.shape));
       taken := taken || jsonb_build_object('bucketId', b.id, 'points', part);
       vs := vs || jsonb_build_object(${literal(layout.collection)} || '/' || b.id, nver);
       -- Stop before the next row is fetched (and locked).
@@ -253,15 +249,15 @@ BEGIN
     shortfall := jsonb_build_object('collection', ${literal(layout.collection)}, 'id', card, 'reason', 'guard',
       'guard', jsonb_build_object('path', 'remaining', 'value', to_jsonb(-left_), 'min', 0));
     IF NOT collect THEN RETURN jsonb_build_object('conflict', shortfall); END IF;
-    RETURN jsonb_build_object('v', vs, 'failed', jsonb_build_array(shortfall));
+    RETURN jsonb_build_object('v', vs, 'f', feed, 'failed', jsonb_build_array(shortfall));
   END IF;
   IF rid IS NOT NULL THEN
     -- The record's own write this commit made: its version stays the one that write gave it.
-    EXECUTE format('UPDATE %s.%I SET value = ${s.replace(/%/g, '%%')}.pe_set(value, string_to_array($1, ''.''), $2) WHERE id = $3', ${literal(quote(schema))}, rc)
-      USING w -> 'record' ->> 'path', taken, rid;
-    UPDATE ${s}.pe_changes SET value = ${s}.pe_set(value, string_to_array(w -> 'record' ->> 'path', '.'), taken)
-      WHERE seq = seqv AND collection = rc AND id = rid;
+    EXECUTE format('UPDATE %s.%I SET value = ${s.replace(/%/g, '%%')}.pe_set(value, string_to_array($1, ''.''), $2) WHERE id = $3 RETURNING value', ${literal(quote(schema))}, rc)
+      INTO rv USING w -> 'record' ->> 'path', taken, rid;
   END IF;
-  RETURN jsonb_build_object('v', vs);
+  -- The feed's entries (pe_commit numbers them): each bucket's change, in the order taken, and the
+  -- record's value as it now stands (its change in the feed, if this commit wrote it, carries it).
+  RETURN jsonb_build_object('v', vs, 'f', feed, 'r', CASE WHEN rv IS NULL THEN '{}'::jsonb ELSE jsonb_build_object(rc || '/' || rid, rv) END);
 END $fn$;`
 }

@@ -12,8 +12,10 @@ import { quote, type TableLayout } from './columns'
  * id, entities with a guarded increment last), and each step runs at most five statements whatever
  * its size: lock the existing rows it writes, in id order; insert (new entities and counter rows
  * made by `create`); update under a version check; delete under a version check; increment and check
- * the guards. Each of the writing statements records its change feed rows in the same statement.
- * Two commits therefore lock shared rows in the same order and cannot deadlock.
+ * the guards. Two commits therefore lock shared rows in the same order and cannot deadlock: the
+ * statements that write without the lock statement before them write new rows only, or one existing
+ * row, or take their locks in id order themselves (the upsert inserts and updates its rows in id
+ * order), and entities with a guarded increment (the hot rows) come last.
  *
  * Everything runs inside a block with an exception handler, which PostgreSQL runs as a
  * subtransaction: a conflict raises, the block's writes roll back, and the conflict is returned as
@@ -22,8 +24,9 @@ import { quote, type TableLayout } from './columns'
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
  * The change feed's position is the id of a subtransaction begun after the last write
- * (docs/postgres.md#change-feed-and-late-commits): the steps write the feed rows under a provisional
- * negative number (minus the transaction id), renumbered then. No row is taken by every commit.
+ * (docs/postgres.md#change-feed-and-late-commits): the steps write no feed rows; that subtransaction
+ * writes them, each once, under the final number, built from the payload and what the steps
+ * reported. No row is taken by every commit.
  */
 
 export function commitFunction(schema: string, layouts: readonly TableLayout[]): string {
@@ -39,8 +42,52 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
       )
       .join('\n      ')
   const dispatch = layouts
-    .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(seqv, step, collect)`)
+    .map((l) => `WHEN ${literal(l.collection)} THEN ${writerFunction(schema, l.collection)}(step, collect)`)
     .join('\n          ')
+  // An earlier release's writers also took the provisional feed number: those overloads go.
+  const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
+    .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
+    .join('\n')
+  // The change-feed rows of the round that stands, one per entity written, in the order the changeset
+  // first touched each (\`pos\`): an entity's last write (a later round's row replaces an earlier one's),
+  // its version, and for an increment its value and shape, as the steps reported them; an inserted or
+  // updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
+  // take of each; one this commit wrote before keeps its position, the others follow in the order
+  // taken), and the value a take left in its record. Nothing is copied per step to build them (carried
+  // as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
+  // The payload's rows are read with operators: jsonb_to_recordset, called again for every step, cost
+  // ten times more. Without takes (the common case) a statement that joins nothing:
+  const feedOfSteps = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
+          CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
+            ELSE (x.r ->> 's')::integer END AS shape
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
+  // With takes, and to name a duplicate key's entity:
+  const feedRows = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.c AS c, x.r ->> 'id' AS id,
+          st.c || '/' || (x.r ->> 'id') AS slot, x.r ->> 'op' AS op, (x.r ->> 'pos')::integer AS pos, x.r -> 'v' AS v,
+          (x.r ->> 'ev')::integer AS ev, (x.r ->> 's')::integer AS s
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC),
+      b AS (SELECT DISTINCT ON (tb.value ->> 'c', tb.value ->> 'id') (tb.value ->> 'c') || '/' || (tb.value ->> 'id') AS slot,
+          tb.value AS e, min(tb.ordinality) OVER (PARTITION BY tb.value ->> 'c', tb.value ->> 'id') AS first
+        FROM jsonb_array_elements(takes) WITH ORDINALITY tb
+        ORDER BY tb.value ->> 'c', tb.value ->> 'id', tb.ordinality DESC)
+      SELECT coalesce(w.pos, (SELECT coalesce(max(pos), -1) FROM w)
+            + (row_number() OVER (PARTITION BY w.pos IS NULL ORDER BY b.first))::integer) AS pos,
+          coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
+          CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
+            ELSE (vers ->> w.slot)::integer END AS version,
+          CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
+            ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
+            WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
+        FROM w FULL JOIN b ON b.slot = w.slot`
   return `
 CREATE OR REPLACE FUNCTION ${s}.pe_add(v jsonb, path text[], amount float8) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE AS $$
@@ -112,6 +159,7 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
       THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
     ELSE (g ->> 'max')::float8 END $$;
 
+${dropOld}
 ${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
 ${layouts
   .filter((l) => l.collection === 'points_buckets')
@@ -142,6 +190,11 @@ DECLARE
   vers jsonb;
   vals jsonb;
   shps jsonb;
+  -- For the feed: how many steps wrote rows, the takes' buckets (in the order taken) and the values
+  -- takes left in their records.
+  wrote integer;
+  takes jsonb;
+  recs jsonb;
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
@@ -157,7 +210,7 @@ BEGIN
       FROM jsonb_array_elements_text(p -> 'keys') AS x ORDER BY 1) q;
   END IF;
   -- A provisional feed number, unique to this commit: minus the transaction's id (a host's transaction
-  -- committing twice renumbered its first commit's rows before the second starts).
+  -- committing twice removed its first commit's placeholder before the second starts).
   seqv := -(pg_current_xact_id()::text::bigint);
   LOOP
   BEGIN
@@ -165,10 +218,13 @@ BEGIN
     vers := '{}'::jsonb;
     vals := '{}'::jsonb;
     shps := '{}'::jsonb;
+    wrote := 0;
+    takes := '[]'::jsonb;
+    recs := '{}'::jsonb;
     FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
       k := k + 1;
       IF step ? 'take' THEN
-        r := ${takeFunctionName(schema)}(seqv, step, collect);
+        r := ${takeFunctionName(schema)}(step, collect);
       ELSE
         r := CASE step ->> 'c'
           ${dispatch}
@@ -182,6 +238,12 @@ BEGIN
       IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
       -- A later round's write of an entity replaces what an earlier one reported.
       vers := vers || coalesce(r -> 'v', '{}'::jsonb);
+      -- Every step but a take writes at least one row (a take reports what it wrote).
+      IF NOT step ? 'take' THEN wrote := wrote + 1; END IF;
+      IF r ? 'f' THEN
+        takes := takes || (r -> 'f');
+        recs := recs || (r -> 'r');
+      END IF;
       IF r ? 'x' THEN
         vals := vals || (r -> 'x');
         shps := shps || (r -> 's');
@@ -198,8 +260,8 @@ BEGIN
     EXCEPTION WHEN unique_violation THEN
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       SELECT * INTO kc FROM ${s}.pe_keys WHERE constraint_name = cname;
-      SELECT array_agg(DISTINCT c.id) INTO written FROM ${s}.pe_changes c
-        WHERE c.seq = seqv AND c.collection = kc.collection AND c.op = 'put';
+      SELECT array_agg(DISTINCT f.id) INTO written FROM (${feedRows}) f
+        WHERE f.collection = kc.collection AND f.op = 'put';
       EXECUTE format('SELECT id FROM %I.%I WHERE id = ANY($1) AND (%s) IN (SELECT %s FROM %I.%I GROUP BY %s HAVING count(*) > 1) ORDER BY id LIMIT 1',
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '), array_to_string(kc.columns, ', '),
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '))
@@ -222,14 +284,24 @@ BEGIN
     -- each row's writes in the order they were made. Readers stop below the oldest transaction in
     -- progress, which is older than this id until this transaction ends: none appears late.
     BEGIN
-      -- The subtransaction's first write gives it its id, which the row written reports as xmin.
-      UPDATE ${s}.pe_changes SET pos = pos WHERE seq = seqv
-        AND pos = (SELECT min(pos) FROM ${s}.pe_changes WHERE seq = seqv) RETURNING xmin::text::bigint INTO sub;
-      IF sub IS NOT NULL THEN
+      IF wrote > 0 OR jsonb_array_length(takes) > 0 THEN
+        -- The subtransaction's first write gives it its id, which the row written reports as xmin: a
+        -- placeholder of a few bytes under the provisional number, removed by the statement that
+        -- writes the commit's feed rows, each once, under the final number.
+        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version) VALUES (seqv, -1, '', '', 'put', 0)
+          RETURNING xmin::text::bigint INTO sub;
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        UPDATE ${s}.pe_changes SET seq = final_seq WHERE seq = seqv;
+        IF jsonb_array_length(takes) = 0 THEN
+          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1)
+          INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${feedOfSteps}) f;
+        ELSE
+          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1)
+          INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${feedRows}) f;
+        END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.
         final_seq := ${s}.pe_feed_base() + pg_snapshot_xmin(pg_current_snapshot())::text::bigint - 1;
@@ -282,6 +354,24 @@ BEGIN
         END IF;
       END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
+    WHEN unique_violation THEN
+      -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
+      -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this
+      -- changeset inserted twice is found among its own inserts instead. Any other key raises on.
+      GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
+      IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = cname AND contype = 'p'
+          AND conrelid = format('%I.%I', ${literal(schema)}, step ->> 'c')::regclass) THEN
+        RAISE;
+      END IF;
+      EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, step ->> 'c')
+        INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'ins');
+      IF dup IS NULL THEN
+        SELECT min(x ->> 'id') INTO dup FROM jsonb_array_elements(step -> 'rows') x
+          WHERE x ->> 'op' = 'ins' AND EXISTS (SELECT 1 FROM jsonb_array_elements(todo) WITH ORDINALITY st(v, n), jsonb_array_elements(st.v -> 'rows') y
+            WHERE st.n < k AND st.v ->> 'c' = step ->> 'c' AND y ->> 'id' = x ->> 'id');
+      END IF;
+      RETURN jsonb_build_object('ok', false, 'conflict', jsonb_build_object('collection', step ->> 'c',
+        'id', dup, 'reason', 'exists'));
     WHEN deadlock_detected OR serialization_failure OR lock_not_available THEN
       RETURN jsonb_build_object('ok', false, 'conflict',
         jsonb_build_object('collection', step ->> 'c', 'id', coalesce(step -> 'rows' -> 0 ->> 'id', ''), 'reason', 'version'));

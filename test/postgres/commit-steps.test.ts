@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { commitSteps } from '../../src/postgres/changeset'
+import { commitSteps, keyedCollections } from '../../src/postgres/changeset'
+import type { Write } from '../../src/storage/ports'
 
 /*
  * The payload `pe_commit` reads (docs/postgres.md#commit), pinned key for key: merged increments as
@@ -68,5 +69,19 @@ describe('commitSteps', () => {
         },
       ]),
     )
+  })
+  it('names for the unique checks only the collections whose keys a write may set', () => {
+    const put = (collection: 'orders' | 'customers', value: object): Write =>
+      ({ op: 'put', collection, value: { id: 'x', ...value }, expectedVersion: null, shape: 1 }) as Write
+    // A value holding no key (absent, null or not a string: the key column is NULL) cannot collide.
+    expect(
+      keyedCollections([put('orders', {}), put('orders', { source_id: null }), put('orders', { source_id: 7 })]),
+    ).toEqual([])
+    expect(keyedCollections([put('orders', {}), put('customers', { source_id: 'c1' })])).toEqual(['customers'])
+    // An increment that writes a key field may give it a value.
+    expect(
+      keyedCollections([{ op: 'increment', collection: 'customers', id: 'x', by: {}, set: { source_id: 'c2' } }]),
+    ).toEqual(['customers'])
+    expect(keyedCollections([{ op: 'increment', collection: 'customers', id: 'x', by: { n: 1 } }])).toEqual([])
   })
 })
