@@ -13,8 +13,13 @@ import { indexesOf, isMultiValued, naturalKeysOf } from '../storage/ports'
 export interface Column {
   name: string
   sqlType: string
-  /** The column's expression over a row's value, `source` (the column `value`, or the trigger's `NEW.value`). */
+  /** The column's expression over a row's value, `source` (a generated column's, while `migrate()` fills it). */
   expression: (source: string) => string
+  /**
+   * The row trigger's statements that set it from `NEW.value`, through the trigger's locals `v jsonb`
+   * and `t text`: the field read once, the timestamp's parse inline (no function call per row).
+   */
+  assignment: string
 }
 
 /** A natural key: the constraint that makes it unique and the columns it spans. */
@@ -52,8 +57,27 @@ function pathOf(path: string): string {
   return `'{${parts.join(',').replace(/'/g, "''")}}'`
 }
 
+/** `source -> 'a'` for a one-segment path (a key lookup), `source #> '{a,b}'` otherwise. */
+function read(source: string, path: string): string {
+  return path.includes('.') ? `(${source} #> ${pathOf(path)})` : `(${source} -> '${path.replace(/'/g, "''")}')`
+}
+
+/**
+ * `pe_timestamp`'s rule as an expression over text `t` (docs/postgres.md#schema): a date, then
+ * nothing but digits, `:`, `.`, spaces, `T`, and a `Z` or a numeric offset; a text that names no
+ * offset is read as UTC (cast without a time zone, then placed at UTC), one that does is cast with
+ * it, so the session's `TimeZone` never counts; `pg_input_is_valid` refuses what does not parse
+ * (a 30 February) without raising, so no exception block. Anything else is NULL.
+ */
+export function timestampExpression(t: string): string {
+  const offset = `right(${t}, 1) IN ('Z', 'z') OR strpos(substr(${t}, 11), '+') > 0 OR strpos(substr(${t}, 11), '-') > 0`
+  return `CASE WHEN ${t} ~ '^\\d\\d\\d\\d-\\d\\d-\\d\\d' AND substr(${t}, 11) ~ '^[-+0-9:. TtZz]*$' THEN
+    CASE WHEN ${offset} THEN CASE WHEN pg_input_is_valid(${t}, 'timestamptz') THEN ${t}::timestamptz END
+    WHEN pg_input_is_valid(${t}, 'timestamp') THEN ${t}::timestamp AT TIME ZONE 'UTC' END END`
+}
+
 function fieldExpression(source: string, path: string, type: IndexType, schema: string): string {
-  const v = `(${source} #> ${pathOf(path)})`
+  const v = read(source, path)
   switch (type) {
     case 'text':
       return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${v} #>> '{}' END`
@@ -63,6 +87,22 @@ function fieldExpression(source: string, path: string, type: IndexType, schema: 
       return `CASE WHEN jsonb_typeof(${v}) = 'boolean' THEN (${v})::boolean END`
     case 'timestamp':
       return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${v} #>> '{}') END`
+  }
+}
+
+/** The trigger's statements for a field column: the same values as `fieldExpression`, the field read once. */
+function fieldAssignment(column: string, path: string, type: IndexType): string {
+  const set = `NEW.${quote(column)} :=`
+  const v = `v := ${read('NEW.value', path)};`
+  switch (type) {
+    case 'text':
+      return `${v} ${set} CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' WHEN 'number' THEN v #>> '{}' END;`
+    case 'number':
+      return `${v} ${set} CASE WHEN jsonb_typeof(v) = 'number' THEN v::numeric END;`
+    case 'boolean':
+      return `${v} ${set} CASE WHEN jsonb_typeof(v) = 'boolean' THEN v::boolean END;`
+    case 'timestamp':
+      return `${v} t := CASE WHEN jsonb_typeof(v) = 'string' THEN v #>> '{}' END; ${set} ${timestampExpression('t')};`
   }
 }
 
@@ -115,14 +155,14 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
   const keys: KeyColumns[] = naturalKeysOf(collection).map((fieldsOfKey) => {
     const cols = fieldsOfKey.map((f) => {
       const name = keyColumn(f)
-      const path = pathOf(f)
       columns.set(name, {
         name,
         sqlType: SQL_TYPE.text,
         expression: (source) => {
-          const v = `(${source} #> ${path})`
+          const v = read(source, f)
           return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`
         },
+        assignment: `v := ${read('NEW.value', f)}; NEW.${quote(name)} := CASE WHEN jsonb_typeof(v) = 'string' THEN v #>> '{}' END;`,
       })
       return name
     })
@@ -143,8 +183,18 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
         columns.set(
           name,
           multi
-            ? { name, sqlType: 'jsonb', expression: (source) => elementsExpression(source, path) }
-            : { name, sqlType: SQL_TYPE[type], expression: (source) => fieldExpression(source, path, type, schema) },
+            ? {
+                name,
+                sqlType: 'jsonb',
+                expression: (source) => elementsExpression(source, path),
+                assignment: `NEW.${quote(name)} := ${elementsExpression('NEW.value', path)};`,
+              }
+            : {
+                name,
+                sqlType: SQL_TYPE[type],
+                expression: (source) => fieldExpression(source, path, type, schema),
+                assignment: fieldAssignment(name, path, type),
+              },
         )
       }
     }

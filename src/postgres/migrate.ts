@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../storage/collections'
 import type { CollectionName, IndexDeclarations } from '../storage/ports'
-import { identifier, quote, type TableLayout, tableLayout } from './columns'
+import { identifier, quote, type TableLayout, tableLayout, timestampExpression } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
@@ -27,15 +27,7 @@ const STEPS: readonly ((s: string) => string)[] = [
       seq bigint NOT NULL, pos integer NOT NULL, collection text NOT NULL, id text NOT NULL,
       op text NOT NULL, version integer NOT NULL, value jsonb, PRIMARY KEY (seq, pos));
     CREATE TABLE ${s}.pe_keys (
-      constraint_name text PRIMARY KEY, collection text NOT NULL, key text NOT NULL, columns text[] NOT NULL);
-    CREATE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
-      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
-    BEGIN
-      -- Only ISO-looking text is cast; a value that still does not parse reads as absent, never an error.
-      IF t !~ '^\\d{4}-\\d{2}-\\d{2}' THEN RETURN NULL; END IF;
-      RETURN t::timestamptz;
-    EXCEPTION WHEN others THEN RETURN NULL;
-    END $$;`,
+      constraint_name text PRIMARY KEY, collection text NOT NULL, key text NOT NULL, columns text[] NOT NULL);`,
   // 2: a campaign's transactions are listed by campaign (the transactions export): reward redemptions
   // name their card's campaign, and rollbacks their redemption's, as the engine now writes them. The
   // tables exist only once the declared ones have been made (a fresh schema has nothing to fill in).
@@ -133,7 +125,9 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
       [options.schema],
     )
     const constraints = new Set(existing.rows.map((r) => r.conname))
-    const ddl: string[] = []
+    // Replaced on every run, like the commit function: a schema of an earlier release gets this
+    // release's rule (docs/postgres.md#migrations).
+    const ddl: string[] = [timestampFunction(s)]
     for (const layout of tables.values()) ddl.push(...tableDdl(s, layout, constraints))
     // Stored as written, not compressed (docs/postgres.md#commit): a redemption's row (2.2 kB of JSON,
     // written to its table and to the feed) passes the 2 kB at which PostgreSQL compresses a row,
@@ -149,6 +143,17 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
     throw error
   }
   return { applied }
+}
+
+/**
+ * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema): the row triggers inline the
+ * same expression; list conditions call this on their parameters. No `SET TimeZone` (a function with
+ * one is never inlined and saves and restores the setting at every call) and no exception block (a
+ * subtransaction per call): the rule itself never depends on the session's settings nor raises.
+ */
+function timestampFunction(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ BEGIN RETURN ${timestampExpression('t')}; END $$`
 }
 
 function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): string[] {
@@ -168,9 +173,9 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   }
   if (layout.columns.length > 0) {
     const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
-    const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
+    const sets = layout.columns.map((c) => c.assignment).join('\n  ')
     out.push(
-      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
+      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nDECLARE v jsonb; t text;\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
       `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
     )
   }
