@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -82,6 +82,12 @@ const STEPS: readonly ((s: string) => string)[] = [
           CHECK (id !~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$');
       END IF;
     END $$;`,
+  // 6: indexes no list reads, which every insert paid (docs/postgres.md#schema): redemptions by their
+  // parent redemption (and the column it read), activities listed whole by date. A host that declares
+  // one in its own `indexes` gets it back from the reconciliation below.
+  (s) => `
+    ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
+    DROP INDEX IF EXISTS ${s}.activities__f_created_at_ts;`,
 ]
 
 export interface MigrateOptions {

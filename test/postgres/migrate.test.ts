@@ -198,6 +198,37 @@ describe('PostgreSQL migrations', () => {
     expect(stored.rows.filter((r) => !r.absent)).toHaveLength(parsed.length)
   })
 
+  it('step 6 drops the indexes no list reads; a host that declares one gets it back', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'unread' })
+    await store.migrate()
+    // As schema version 5 left them: redemptions by their parent redemption, activities listed whole by date.
+    await db.pool.query(`ALTER TABLE unread.redemptions ADD COLUMN f_redemption_t text COLLATE "C";
+      CREATE INDEX redemptions__f_redemption_t__f_date_ts ON unread.redemptions (f_redemption_t, f_date_ts NULLS FIRST, id);
+      CREATE INDEX activities__f_created_at_ts ON unread.activities (f_created_at_ts NULLS FIRST, id);
+      DELETE FROM unread.pe_migrations WHERE version = 6`)
+    const indexes = async () =>
+      (
+        await db.pool.query(
+          `SELECT indexname FROM pg_indexes WHERE schemaname = 'unread' AND tablename IN ('redemptions', 'activities')
+             AND indexname IN ('redemptions__f_redemption_t__f_date_ts', 'activities__f_created_at_ts') ORDER BY 1`,
+        )
+      ).rows.map((r) => r.indexname)
+    expect(await indexes()).toHaveLength(2)
+    expect(await store.migrate()).toEqual({ applied: [6] })
+    expect(await indexes()).toEqual([])
+    const column = await db.pool.query(
+      "SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'unread' AND table_name = 'redemptions' AND column_name = 'f_redemption_t'",
+    )
+    expect(column.rows[0].n).toBe(0)
+    const host = createPostgresStore({
+      pool: db.pool,
+      schema: 'unread',
+      indexes: { activities: [{ on: [], sort: ['created_at', 'timestamp'] }] },
+    })
+    expect(await host.migrate()).toEqual({ applied: [] })
+    expect(await indexes()).toEqual(['activities__f_created_at_ts'])
+  })
+
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()
