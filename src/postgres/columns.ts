@@ -13,13 +13,8 @@ import { indexesOf, isMultiValued, naturalKeysOf } from '../storage/ports'
 export interface Column {
   name: string
   sqlType: string
-  /** The column's expression over a row's value, `source` (a generated column's, while `migrate()` fills it). */
+  /** The column's expression over a row's value, `source` (the column `value`, or the trigger's `NEW.value`). */
   expression: (source: string) => string
-  /**
-   * The row trigger's statements that set it from `NEW.value`, through the trigger's locals `v jsonb`
-   * and `t text`: the field read once, the timestamp's parse inline (no function call per row).
-   */
-  assignment: string
 }
 
 /** A natural key: the constraint that makes it unique and the columns it spans. */
@@ -57,14 +52,15 @@ function pathOf(path: string): string {
   return `'{${parts.join(',').replace(/'/g, "''")}}'`
 }
 
-/** `source -> 'a'` for a one-segment path (a key lookup), `source #> '{a,b}'` otherwise. */
-function read(source: string, path: string): string {
-  return path.includes('.') ? `(${source} #> ${pathOf(path)})` : `(${source} -> '${path.replace(/'/g, "''")}')`
+/** `source -> 'a'` for a one-segment path (a key lookup), `source #> '{a,b}'` otherwise; `text` for `->>`, `#>>`. */
+function read(source: string, path: string, text = false): string {
+  if (path.includes('.')) return `(${source} #>${text ? '>' : ''} ${pathOf(path)})`
+  return `(${source} ->${text ? '>' : ''} '${path.replace(/'/g, "''")}')`
 }
 
 /**
  * `pe_timestamp`'s rule as an expression over text `t` (docs/postgres.md#schema): a date, then
- * nothing but digits, `:`, `.`, spaces, `T`, and a `Z` or a numeric offset; a text that names no
+ * nothing but digits, `:`, `.`, spaces, `T`, and a `Z` or a numeric offset. A text that names no
  * offset is read as UTC (cast without a time zone, then placed at UTC), one that does is cast with
  * it, so the session's `TimeZone` never counts; `pg_input_is_valid` refuses what does not parse
  * (a 30 February) without raising, so no exception block. Anything else is NULL.
@@ -80,29 +76,15 @@ function fieldExpression(source: string, path: string, type: IndexType, schema: 
   const v = read(source, path)
   switch (type) {
     case 'text':
-      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${v} #>> '{}' END`
+      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${read(source, path, true)} END`
     case 'number':
       return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v})::numeric END`
     case 'boolean':
       return `CASE WHEN jsonb_typeof(${v}) = 'boolean' THEN (${v})::boolean END`
     case 'timestamp':
-      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${v} #>> '{}') END`
-  }
-}
-
-/** The trigger's statements for a field column: the same values as `fieldExpression`, the field read once. */
-function fieldAssignment(column: string, path: string, type: IndexType): string {
-  const set = `NEW.${quote(column)} :=`
-  const v = `v := ${read('NEW.value', path)};`
-  switch (type) {
-    case 'text':
-      return `${v} ${set} CASE jsonb_typeof(v) WHEN 'string' THEN v #>> '{}' WHEN 'number' THEN v #>> '{}' END;`
-    case 'number':
-      return `${v} ${set} CASE WHEN jsonb_typeof(v) = 'number' THEN v::numeric END;`
-    case 'boolean':
-      return `${v} ${set} CASE WHEN jsonb_typeof(v) = 'boolean' THEN v::boolean END;`
-    case 'timestamp':
-      return `${v} t := CASE WHEN jsonb_typeof(v) = 'string' THEN v #>> '{}' END; ${set} ${timestampExpression('t')};`
+      // A call, not the rule inline: the row trigger's expressions are set up again in every
+      // transaction, and one function's once per transaction however many columns call it.
+      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${read(source, path, true)}) END`
   }
 }
 
@@ -158,11 +140,8 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
       columns.set(name, {
         name,
         sqlType: SQL_TYPE.text,
-        expression: (source) => {
-          const v = read(source, f)
-          return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`
-        },
-        assignment: `v := ${read('NEW.value', f)}; NEW.${quote(name)} := CASE WHEN jsonb_typeof(v) = 'string' THEN v #>> '{}' END;`,
+        expression: (source) =>
+          `CASE WHEN jsonb_typeof(${read(source, f)}) = 'string' THEN ${read(source, f, true)} END`,
       })
       return name
     })
@@ -183,18 +162,8 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
         columns.set(
           name,
           multi
-            ? {
-                name,
-                sqlType: 'jsonb',
-                expression: (source) => elementsExpression(source, path),
-                assignment: `NEW.${quote(name)} := ${elementsExpression('NEW.value', path)};`,
-              }
-            : {
-                name,
-                sqlType: SQL_TYPE[type],
-                expression: (source) => fieldExpression(source, path, type, schema),
-                assignment: fieldAssignment(name, path, type),
-              },
+            ? { name, sqlType: 'jsonb', expression: (source) => elementsExpression(source, path) }
+            : { name, sqlType: SQL_TYPE[type], expression: (source) => fieldExpression(source, path, type, schema) },
         )
       }
     }

@@ -152,10 +152,10 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
 }
 
 /**
- * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema): the row triggers inline the
- * same expression; list conditions call this on their parameters. No `SET TimeZone` (a function with
- * one is never inlined and saves and restores the setting at every call) and no exception block (a
- * subtransaction per call): the rule itself never depends on the session's settings nor raises.
+ * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema), for the row triggers and
+ * for list conditions' parameters. No `SET TimeZone` (the setting saved and restored at every call)
+ * and no exception block (a subtransaction per call): the rule never depends on the session's
+ * settings and never raises.
  */
 function timestampFunction(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
@@ -179,9 +179,9 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   }
   if (layout.columns.length > 0) {
     const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
-    const sets = layout.columns.map((c) => c.assignment).join('\n  ')
+    const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
     out.push(
-      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nDECLARE v jsonb; t text;\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
+      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
       `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
     )
   }
