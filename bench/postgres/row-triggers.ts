@@ -1,15 +1,16 @@
-import { execSync } from 'node:child_process'
+import { execSync, spawn } from 'node:child_process'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
 
 /*
- * `npx tsx bench/postgres/row-triggers.ts <earlier dist>` (not a test; docs/postgres.md#schema): what the
- * derived columns' row trigger (`pe_cols_<collection>`) costs a one-row INSERT into the tables a
+ * `npx tsx bench/postgres/row-triggers.ts <earlier dist>` (not a test; docs/postgres.md#schema): what
+ * the derived columns' row trigger (`pe_cols_<collection>`) costs a one-row INSERT into the tables a
  * redemption writes, this checkout's schema beside an earlier build's on one server. Per table and
- * build, `ROWS` one-row INSERTs inside one PL/pgSQL loop (no client time), rounds alternating the
- * builds; then the same with the trigger disabled (its columns left NULL: the table and its indexes
- * alone). Reports µs per INSERT (median of rounds) and the trigger function's own time per call
- * (pg_stat_user_functions, which counts a PL/pgSQL trigger like any function).
+ * build, `ROWS` one-row INSERTs, each its own transaction as in a commit (a procedure that commits
+ * after each; the trigger's expressions are set up again in every transaction), then the same with the
+ * trigger disabled (the table and its indexes alone). Reports the backend's CPU time per row
+ * (`perf stat -e task-clock` on it, so other processes' load counts less than in wall time), median
+ * of `ROUNDS` rounds alternating the builds. Needs `perf`.
  */
 
 const ROWS = Number(process.env.ROWS ?? 2000)
@@ -26,7 +27,7 @@ const value = {
   customer_id: 'cust_0aB1cD2eF3gH4iJ5',
   related_object_id: 'v_0aB1cD2eF3gH4iJ5',
   related_object_parent_id: 'camp_0aB1cD2eF3gH4i',
-  related_object_type: 'voucher',
+  redemption: 'r_0aB1cD2eF3gH4iJ5',
   channel: { channel_type: 'API', channel_id: 'user' },
   type: 'customer.rewarded',
   campaign_id: 'camp_x',
@@ -39,7 +40,7 @@ const value = {
   amount: 100,
 }
 
-const server = await startEmbedded({ track_functions: 'all' })
+const server = await startEmbedded({ synchronous_commit: 'off' })
 const pool = new pg.Pool({ connectionString: server.url, max: 1 }).on('error', () => {})
 try {
   const builds = [
@@ -50,52 +51,66 @@ try {
     const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')
     await createPostgresStore({ pool, schema: b.schema }).migrate()
     for (const t of TABLES) {
-      await pool.query(`CREATE FUNCTION ${b.schema}.bench_${t}(n int, v jsonb) RETURNS float8 LANGUAGE plpgsql AS $$
-        DECLARE t0 timestamptz := clock_timestamp(); tag text := md5(clock_timestamp()::text);
+      await pool.query(`CREATE PROCEDURE ${b.schema}.bench_${t}(n int, v jsonb) LANGUAGE plpgsql AS $$
+        DECLARE tag text := md5(clock_timestamp()::text);
         BEGIN
           FOR i IN 1..n LOOP
             INSERT INTO ${b.schema}.${t} (id, value, version, shape)
               VALUES (tag || i, v || jsonb_build_object('code', tag || i, 'source_id', tag || i), 1, 1);
+            COMMIT;
           END LOOP;
-          RETURN extract(epoch FROM clock_timestamp() - t0) * 1e6 / n;
         END $$`)
     }
   }
-  console.log(`${new Date().toISOString()}; load ${execSync('uptime').toString().trim()}; ${ROUNDS} rounds × ${ROWS} rows`)
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+  const client = await pool.connect()
+  const pid = (await client.query('SELECT pg_backend_pid() AS p')).rows[0].p as number
+  /** The backend's CPU milliseconds while `run` runs. */
+  const cpu = async (run: () => Promise<unknown>) => {
+    const perf = spawn('perf', ['stat', '-x,', '-e', 'task-clock', '-p', String(pid)], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
+    let out = ''
+    perf.stderr.on('data', (d) => {
+      out += d
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    await run()
+    perf.kill('SIGINT')
+    await new Promise((r) => perf.on('exit', r))
+    return Number(
+      out
+        .split('\n')
+        .find((l) => l.includes('task-clock'))
+        ?.split(',')[0],
+    )
+  }
+  console.log(`${new Date().toISOString()}; ${execSync('uptime').toString().trim()}; ${ROUNDS} rounds × ${ROWS} rows`)
   const cells = new Map<string, number[]>()
-  const cell = (k: string, x: number) => cells.set(k, [...(cells.get(k) ?? []), x])
-  await pool.query('SELECT pg_stat_reset()')
   for (const trigger of ['ENABLE', 'DISABLE']) {
-    for (const b of builds) for (const t of TABLES) await pool.query(`ALTER TABLE ${b.schema}.${t} ${trigger} TRIGGER pe_columns`)
+    for (const b of builds)
+      for (const t of TABLES) await client.query(`ALTER TABLE ${b.schema}.${t} ${trigger} TRIGGER pe_columns`)
     for (let round = 0; round < ROUNDS; round++) {
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         for (const t of TABLES) {
-          const r = await pool.query(`SELECT ${b.schema}.bench_${t}($1, $2) AS us`, [ROWS, value])
-          cell(`${b.schema}.${t}.${trigger}`, r.rows[0].us)
-          await pool.query(`TRUNCATE ${b.schema}.${t}`)
+          await client.query(`CALL ${b.schema}.bench_${t}(50, $1)`, [value])
+          const ms = await cpu(() => client.query(`CALL ${b.schema}.bench_${t}($1, $2)`, [ROWS, value]))
+          const k = `${b.schema}.${t}.${trigger}`
+          cells.set(k, [...(cells.get(k) ?? []), (ms * 1000) / ROWS])
+          await client.query(`TRUNCATE ${b.schema}.${t}`)
         }
       }
     }
-    if (trigger === 'ENABLE') await new Promise((r) => setTimeout(r, 700))
-    if (trigger === 'ENABLE') {
-      const fns = await pool.query(
-        `SELECT schemaname AS s, funcname AS f, total_time / calls * 1000 AS us FROM pg_stat_user_functions WHERE funcname LIKE 'pe_cols_%' OR funcname = 'pe_timestamp'`,
-      )
-      for (const f of fns.rows) cell(`${f.s}.${f.f}.fn`, f.us)
-    }
   }
-  console.log('\n| table | build | µs per INSERT | trigger off | trigger µs per row (self) |')
+  client.release()
+  const median = (xs: number[] = []) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
+  console.log('\n| table | build | CPU µs per one-row commit | trigger disabled | the trigger |')
   console.log('| --- | --- | ---: | ---: | ---: |')
   for (const t of TABLES)
     for (const b of builds) {
-      const on = median(cells.get(`${b.schema}.${t}.ENABLE`) ?? [])
-      const off = median(cells.get(`${b.schema}.${t}.DISABLE`) ?? [])
-      const fn = cells.get(`${b.schema}.pe_cols_${t}.fn`)?.[0] ?? 0
-      console.log(`| ${t} | ${b.label} | ${on.toFixed(1)} | ${off.toFixed(1)} | ${fn.toFixed(1)} |`)
+      const on = median(cells.get(`${b.schema}.${t}.ENABLE`))
+      const off = median(cells.get(`${b.schema}.${t}.DISABLE`))
+      console.log(`| ${t} | ${b.label} | ${on.toFixed(1)} | ${off.toFixed(1)} | ${(on - off).toFixed(1)} |`)
     }
-  const ts = builds.map((b) => `${b.label} ${(cells.get(`${b.schema}.pe_timestamp.fn`)?.[0] ?? 0).toFixed(2)}`)
-  console.log(`\npe_timestamp µs per call: ${ts.join(', ')}`)
 } finally {
   await pool.end().catch(() => {})
   await server.stop()
