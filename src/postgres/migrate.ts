@@ -83,10 +83,12 @@ const STEPS: readonly ((s: string) => string)[] = [
       END IF;
     END $$;`,
   // 6: indexes no list reads, which every insert paid (docs/postgres.md#schema): redemptions by their
-  // parent redemption (and the column it read), activities listed whole by date. A host that declares
-  // one in its own `indexes` gets it back from the reconciliation below.
+  // parent redemption (and the column it read), activities and counters listed whole by date (the
+  // counters' only derived column, so their row trigger goes too, below). A host that declares one in
+  // its own `indexes` gets it back from the reconciliation below.
   (s) => `
     ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
+    ALTER TABLE IF EXISTS ${s}.counters DROP COLUMN IF EXISTS f_created_at_ts;
     DROP INDEX IF EXISTS ${s}.activities__f_created_at_ts;`,
 ]
 
@@ -177,8 +179,11 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
       `ALTER TABLE ${t} ALTER COLUMN ${quote(c.name)} DROP EXPRESSION IF EXISTS`,
     )
   }
-  if (layout.columns.length > 0) {
-    const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+  // A table left with no derived column keeps no trigger: it would run for nothing on every write.
+  const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+  if (layout.columns.length === 0)
+    out.push(`DROP TRIGGER IF EXISTS pe_columns ON ${t}`, `DROP FUNCTION IF EXISTS ${fn}()`)
+  else {
     const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
     out.push(
       `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,

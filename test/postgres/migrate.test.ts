@@ -201,32 +201,45 @@ describe('PostgreSQL migrations', () => {
   it('step 6 drops the indexes no list reads; a host that declares one gets it back', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'unread' })
     await store.migrate()
-    // As schema version 5 left them: redemptions by their parent redemption, activities listed whole by date.
+    // As schema version 5 left them: redemptions by their parent redemption, activities and counters
+    // listed whole by date, the counters' column kept by a row trigger.
     await db.pool.query(`ALTER TABLE unread.redemptions ADD COLUMN f_redemption_t text COLLATE "C";
       CREATE INDEX redemptions__f_redemption_t__f_date_ts ON unread.redemptions (f_redemption_t, f_date_ts NULLS FIRST, id);
       CREATE INDEX activities__f_created_at_ts ON unread.activities (f_created_at_ts NULLS FIRST, id);
+      ALTER TABLE unread.counters ADD COLUMN f_created_at_ts timestamptz;
+      CREATE INDEX counters__f_created_at_ts ON unread.counters (f_created_at_ts NULLS FIRST, id);
+      CREATE FUNCTION unread.pe_cols_counters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+      CREATE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON unread.counters FOR EACH ROW EXECUTE FUNCTION unread.pe_cols_counters();
       DELETE FROM unread.pe_migrations WHERE version = 6`)
-    const indexes = async () =>
-      (
-        await db.pool.query(
-          `SELECT indexname FROM pg_indexes WHERE schemaname = 'unread' AND tablename IN ('redemptions', 'activities')
-             AND indexname IN ('redemptions__f_redemption_t__f_date_ts', 'activities__f_created_at_ts') ORDER BY 1`,
-        )
-      ).rows.map((r) => r.indexname)
-    expect(await indexes()).toHaveLength(2)
+    const left = async () => {
+      const indexes = await db.pool.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = 'unread' AND indexname IN
+           ('redemptions__f_redemption_t__f_date_ts', 'activities__f_created_at_ts', 'counters__f_created_at_ts') ORDER BY 1`,
+      )
+      const rest = await db.pool.query(
+        `SELECT (SELECT count(*)::int FROM information_schema.columns WHERE table_schema = 'unread'
+             AND (table_name, column_name) IN (('redemptions', 'f_redemption_t'), ('counters', 'f_created_at_ts'))) AS columns,
+           (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'unread.counters'::regclass AND NOT tgisinternal) AS triggers`,
+      )
+      return { indexes: indexes.rows.map((r) => r.indexname), ...rest.rows[0] }
+    }
+    expect(await left()).toMatchObject({ columns: 2, triggers: 1 })
+    expect((await left()).indexes).toHaveLength(3)
     expect(await store.migrate()).toEqual({ applied: [6] })
-    expect(await indexes()).toEqual([])
-    const column = await db.pool.query(
-      "SELECT count(*)::int AS n FROM information_schema.columns WHERE table_schema = 'unread' AND table_name = 'redemptions' AND column_name = 'f_redemption_t'",
-    )
-    expect(column.rows[0].n).toBe(0)
+    expect(await left()).toEqual({ indexes: [], columns: 0, triggers: 0 })
+    // A counter is still written and read (no derived column, no trigger).
+    const counted = await store.commit({
+      writes: [{ op: 'increment', collection: 'counters', id: 'c_1', by: { n: 1 }, create: {}, shape: 1 }],
+    })
+    expect(counted.ok).toBe(true)
+    expect((await store.counters.get('c_1'))?.value).toEqual({ id: 'c_1', n: 1 })
     const host = createPostgresStore({
       pool: db.pool,
       schema: 'unread',
       indexes: { activities: [{ on: [], sort: ['created_at', 'timestamp'] }] },
     })
     expect(await host.migrate()).toEqual({ applied: [] })
-    expect(await indexes()).toEqual(['activities__f_created_at_ts'])
+    expect((await left()).indexes).toEqual(['activities__f_created_at_ts'])
   })
 
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
