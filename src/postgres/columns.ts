@@ -52,17 +52,39 @@ function pathOf(path: string): string {
   return `'{${parts.join(',').replace(/'/g, "''")}}'`
 }
 
+/** `source -> 'a'` for a one-segment path (a key lookup), `source #> '{a,b}'` otherwise; `text` for `->>`, `#>>`. */
+function read(source: string, path: string, text = false): string {
+  if (path.includes('.')) return `(${source} #>${text ? '>' : ''} ${pathOf(path)})`
+  return `(${source} ->${text ? '>' : ''} '${path.replace(/'/g, "''")}')`
+}
+
+/**
+ * `pe_timestamp`'s rule as an expression over text `t` (docs/postgres.md#schema): a date, then
+ * nothing but digits, `:`, `.`, spaces, `T`, and a `Z` or a numeric offset. A text that names no
+ * offset is read as UTC (cast without a time zone, then placed at UTC), one that does is cast with
+ * it, so the session's `TimeZone` never counts; `pg_input_is_valid` refuses what does not parse
+ * (a 30 February) without raising, so no exception block. Anything else is NULL.
+ */
+export function timestampExpression(t: string): string {
+  const offset = `right(${t}, 1) IN ('Z', 'z') OR strpos(substr(${t}, 11), '+') > 0 OR strpos(substr(${t}, 11), '-') > 0`
+  return `CASE WHEN ${t} ~ '^\\d\\d\\d\\d-\\d\\d-\\d\\d' AND substr(${t}, 11) ~ '^[-+0-9:. TtZz]*$' THEN
+    CASE WHEN ${offset} THEN CASE WHEN pg_input_is_valid(${t}, 'timestamptz') THEN ${t}::timestamptz END
+    WHEN pg_input_is_valid(${t}, 'timestamp') THEN ${t}::timestamp AT TIME ZONE 'UTC' END END`
+}
+
 function fieldExpression(source: string, path: string, type: IndexType, schema: string): string {
-  const v = `(${source} #> ${pathOf(path)})`
+  const v = read(source, path)
   switch (type) {
     case 'text':
-      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${v} #>> '{}' END`
+      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${read(source, path, true)} END`
     case 'number':
       return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v})::numeric END`
     case 'boolean':
       return `CASE WHEN jsonb_typeof(${v}) = 'boolean' THEN (${v})::boolean END`
     case 'timestamp':
-      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${v} #>> '{}') END`
+      // A call, not the rule inline: the row trigger's expressions are set up again in every
+      // transaction, and one function's once per transaction however many columns call it.
+      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${read(source, path, true)}) END`
   }
 }
 
@@ -115,14 +137,11 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
   const keys: KeyColumns[] = naturalKeysOf(collection).map((fieldsOfKey) => {
     const cols = fieldsOfKey.map((f) => {
       const name = keyColumn(f)
-      const path = pathOf(f)
       columns.set(name, {
         name,
         sqlType: SQL_TYPE.text,
-        expression: (source) => {
-          const v = `(${source} #> ${path})`
-          return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`
-        },
+        expression: (source) =>
+          `CASE WHEN jsonb_typeof(${read(source, f)}) = 'string' THEN ${read(source, f, true)} END`,
       })
       return name
     })
