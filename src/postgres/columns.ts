@@ -58,20 +58,6 @@ function read(source: string, path: string, text = false): string {
   return `(${source} ->${text ? '>' : ''} '${path.replace(/'/g, "''")}')`
 }
 
-/**
- * `pe_timestamp`'s rule as an expression over text `t` (docs/postgres.md#schema): a date, then
- * nothing but digits, `:`, `.`, spaces, `T`, and a `Z` or a numeric offset. A text that names no
- * offset is read as UTC (cast without a time zone, then placed at UTC), one that does is cast with
- * it, so the session's `TimeZone` never counts; `pg_input_is_valid` refuses what does not parse
- * (a 30 February) without raising, so no exception block. Anything else is NULL.
- */
-export function timestampExpression(t: string): string {
-  const offset = `right(${t}, 1) IN ('Z', 'z') OR strpos(substr(${t}, 11), '+') > 0 OR strpos(substr(${t}, 11), '-') > 0`
-  return `CASE WHEN ${t} ~ '^\\d\\d\\d\\d-\\d\\d-\\d\\d' AND substr(${t}, 11) ~ '^[-+0-9:. TtZz]*$' THEN
-    CASE WHEN ${offset} THEN CASE WHEN pg_input_is_valid(${t}, 'timestamptz') THEN ${t}::timestamptz END
-    WHEN pg_input_is_valid(${t}, 'timestamp') THEN ${t}::timestamp AT TIME ZONE 'UTC' END END`
-}
-
 function fieldExpression(source: string, path: string, type: IndexType, schema: string): string {
   const v = read(source, path)
   switch (type) {

@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../storage/collections'
 import type { CollectionName, IndexDeclarations } from '../storage/ports'
-import { identifier, quote, type TableLayout, tableLayout, timestampExpression } from './columns'
+import { identifier, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
@@ -155,13 +155,19 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
 
 /**
  * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema), for the row triggers and
- * for list conditions' parameters. No `SET TimeZone` (the setting saved and restored at every call)
- * and no exception block (a subtransaction per call): the rule never depends on the session's
- * settings and never raises.
+ * for list conditions' parameters: ISO-looking text cast with fixed settings (UTC, ISO), anything
+ * that does not parse NULL, never an error. Replaced on every run, like the commit function, so a
+ * schema of an earlier release gets this release's form (its shape check spelled digit by digit:
+ * `\d{4}` costs PostgreSQL's regular expressions several times more).
  */
 function timestampFunction(s: string): string {
   return `CREATE OR REPLACE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
-  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$ BEGIN RETURN ${timestampExpression('t')}; END $$`
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
+BEGIN
+  IF t !~ '^\\d\\d\\d\\d-\\d\\d-\\d\\d' THEN RETURN NULL; END IF;
+  RETURN t::timestamptz;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$`
 }
 
 function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): string[] {
