@@ -39,7 +39,8 @@ import { freePort, startEmbedded } from '../test/postgres/embedded'
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
  * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
- * generated per new customer). Figures in bench/RESULTS.md.
+ * generated per new customer), WARMUP (seconds of uncounted requests first, default 10). Figures in
+ * bench/RESULTS.md.
  */
 
 const RATES = (process.env.RATES ?? '100,200,300,400').split(',').map(Number)
@@ -47,6 +48,8 @@ const SECONDS = Number(process.env.SECONDS ?? 20)
 const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
 const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
 const PROFILE = process.env.PROFILE === '1'
+/** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
+const WARMUP = Number(process.env.WARMUP ?? 10)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
 const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
@@ -535,14 +538,31 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     const rows = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows
     return new Map(rows.map((r) => [r.pid, cpuMs(r.pid) ?? 0]))
   }
+  /**
+   * The server's top-level statements so far (pg_stat_statements, the bench's own left out) and the
+   * database's sessions opened: per request, they show how many requests share a read statement at
+   * each rate, and whether the pool reconnects (each new connection prepares its statements again).
+   */
+  const databaseCounts = async (): Promise<{ statements: number; sessions: number }> => {
+    if (memory) return { statements: 0, sessions: 0 }
+    const row = (
+      await admin.query<{ statements: string | null; sessions: string }>(
+        `SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%') AS statements,
+                (SELECT sessions FROM pg_stat_database WHERE datname = current_database()) AS sessions`,
+      )
+    ).rows[0]
+    return { statements: Number(row?.statements ?? 0), sessions: Number(row?.sessions ?? 0) }
+  }
   try {
     for (const [k, server] of servers.entries()) await waitForServer(server, ports[k] as number)
     await admin.connect()
     await admin.query(FLOOR_SQL)
     await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
-    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per process.
-    await openLoop(50 * count, 3, 'warm')
+    // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per
+    // process. 3 s at 50/s left the first rate paying for them (server CPU per request 3.1 ms at 100/s
+    // first, 2.0 ms at 100/s again after 150/s, with 4 sessions opened during the first).
+    await openLoop(Math.min(100, RATES[0] ?? 100) * count, WARMUP, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
       `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
@@ -565,6 +585,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     for (const rate of RATES) {
       const serverBefore = serversCpu()
       const dbBefore = await databaseCpu()
+      const countsBefore = await databaseCounts()
       const metricsBefore = await scrapeAll(metricsPorts)
       const backends = sampleBackends(admin)
       const ownBefore = process.cpuUsage()
@@ -572,6 +593,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       const own = process.cpuUsage(ownBefore)
       const states = await backends.stop()
       const metricsAfter = await scrapeAll(metricsPorts)
+      const countsAfter = await databaseCounts()
       const serverCpu = serversCpu().all - serverBefore.all
       const serverSystem = serversCpu().system - serverBefore.system
       let dbCpu = 0
@@ -604,7 +626,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         const mean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
         const waits = delta('promo_engine_db_pool_wait_seconds_count')
         where.push(
-          `| ${rate} | ${f(mean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory ? '—' : `${perRequest(state('running')).toFixed(2)} / ${perRequest(lock).toFixed(2)} / ${other || '—'}`} | ${memory ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} |`,
+          `| ${rate} | ${f(mean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory ? '—' : `${perRequest(state('running')).toFixed(2)} / ${perRequest(lock).toFixed(2)} / ${other || '—'}`} | ${memory ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
         )
       }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
@@ -618,12 +640,12 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     }
     if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
     console.log(
-      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; and the mean number of busy backends:\n`,
+      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; the mean number of busy backends; the statements the server sent per request (concurrent requests' reads share one) and the database sessions opened during the rate (the pool reconnecting):\n`,
     )
     console.log(
-      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | GC ms/request | database ms/request: running / lock waits / other waits | busy backends |',
+      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | GC ms/request | database ms/request: running / lock waits / other waits | busy backends | statements/request / sessions opened |',
     )
-    console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: |')
+    console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: | --- |')
     for (const row of where) console.log(row)
     if (!memory) {
       const wall = performance.now() - started

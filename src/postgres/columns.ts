@@ -52,17 +52,25 @@ function pathOf(path: string): string {
   return `'{${parts.join(',').replace(/'/g, "''")}}'`
 }
 
+/** `source -> 'a'` for a one-segment path (a key lookup), `source #> '{a,b}'` otherwise; `text` for `->>`, `#>>`. */
+function read(source: string, path: string, text = false): string {
+  if (path.includes('.')) return `(${source} #>${text ? '>' : ''} ${pathOf(path)})`
+  return `(${source} ->${text ? '>' : ''} '${path.replace(/'/g, "''")}')`
+}
+
 function fieldExpression(source: string, path: string, type: IndexType, schema: string): string {
-  const v = `(${source} #> ${pathOf(path)})`
+  const v = read(source, path)
   switch (type) {
     case 'text':
-      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${v} #>> '{}' END`
+      return `CASE WHEN jsonb_typeof(${v}) IN ('string', 'number') THEN ${read(source, path, true)} END`
     case 'number':
       return `CASE WHEN jsonb_typeof(${v}) = 'number' THEN (${v})::numeric END`
     case 'boolean':
       return `CASE WHEN jsonb_typeof(${v}) = 'boolean' THEN (${v})::boolean END`
     case 'timestamp':
-      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${v} #>> '{}') END`
+      // A call, not the rule inline: the row trigger's expressions are set up again in every
+      // transaction, and one function's once per transaction however many columns call it.
+      return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${read(source, path, true)}) END`
   }
 }
 
@@ -115,14 +123,11 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
   const keys: KeyColumns[] = naturalKeysOf(collection).map((fieldsOfKey) => {
     const cols = fieldsOfKey.map((f) => {
       const name = keyColumn(f)
-      const path = pathOf(f)
       columns.set(name, {
         name,
         sqlType: SQL_TYPE.text,
-        expression: (source) => {
-          const v = `(${source} #> ${path})`
-          return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${v} #>> '{}' END`
-        },
+        expression: (source) =>
+          `CASE WHEN jsonb_typeof(${read(source, f)}) = 'string' THEN ${read(source, f, true)} END`,
       })
       return name
     })

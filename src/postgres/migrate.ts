@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 5
+export const SCHEMA_VERSION = 6
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -27,15 +27,7 @@ const STEPS: readonly ((s: string) => string)[] = [
       seq bigint NOT NULL, pos integer NOT NULL, collection text NOT NULL, id text NOT NULL,
       op text NOT NULL, version integer NOT NULL, value jsonb, PRIMARY KEY (seq, pos));
     CREATE TABLE ${s}.pe_keys (
-      constraint_name text PRIMARY KEY, collection text NOT NULL, key text NOT NULL, columns text[] NOT NULL);
-    CREATE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
-      LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
-    BEGIN
-      -- Only ISO-looking text is cast; a value that still does not parse reads as absent, never an error.
-      IF t !~ '^\\d{4}-\\d{2}-\\d{2}' THEN RETURN NULL; END IF;
-      RETURN t::timestamptz;
-    EXCEPTION WHEN others THEN RETURN NULL;
-    END $$;`,
+      constraint_name text PRIMARY KEY, collection text NOT NULL, key text NOT NULL, columns text[] NOT NULL);`,
   // 2: a campaign's transactions are listed by campaign (the transactions export): reward redemptions
   // name their card's campaign, and rollbacks their redemption's, as the engine now writes them. The
   // tables exist only once the declared ones have been made (a fresh schema has nothing to fill in).
@@ -90,6 +82,14 @@ const STEPS: readonly ((s: string) => string)[] = [
           CHECK (id !~ '^(r|rc|c|cc|cu):[^|]*\\|[dwm]:[0-9-]+$');
       END IF;
     END $$;`,
+  // 6: indexes no list reads, which every insert paid (docs/postgres.md#schema): redemptions by their
+  // parent redemption (and the column it read), activities and counters listed whole by date (the
+  // counters' only derived column, so their row trigger goes too, below). A host that declares one in
+  // its own `indexes` gets it back from the reconciliation below.
+  (s) => `
+    ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
+    ALTER TABLE IF EXISTS ${s}.counters DROP COLUMN IF EXISTS f_created_at_ts;
+    DROP INDEX IF EXISTS ${s}.activities__f_created_at_ts;`,
 ]
 
 export interface MigrateOptions {
@@ -133,7 +133,9 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
       [options.schema],
     )
     const constraints = new Set(existing.rows.map((r) => r.conname))
-    const ddl: string[] = []
+    // Replaced on every run, like the commit function: a schema of an earlier release gets this
+    // release's rule (docs/postgres.md#migrations).
+    const ddl: string[] = [timestampFunction(s)]
     for (const layout of tables.values()) ddl.push(...tableDdl(s, layout, constraints))
     // Stored as written, not compressed (docs/postgres.md#commit): a redemption's row (2.2 kB of JSON,
     // written to its table and to the feed) passes the 2 kB at which PostgreSQL compresses a row,
@@ -151,6 +153,23 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
   return { applied }
 }
 
+/**
+ * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema), for the row triggers and
+ * for list conditions' parameters: ISO-looking text cast with fixed settings (UTC, ISO), anything
+ * that does not parse NULL, never an error. Replaced on every run, like the commit function, so a
+ * schema of an earlier release gets this release's form (its shape check spelled digit by digit:
+ * `\d{4}` costs PostgreSQL's regular expressions several times more).
+ */
+function timestampFunction(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.pe_timestamp(t text) RETURNS timestamptz
+  LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
+BEGIN
+  IF t !~ '^\\d\\d\\d\\d-\\d\\d-\\d\\d' THEN RETURN NULL; END IF;
+  RETURN t::timestamptz;
+EXCEPTION WHEN others THEN RETURN NULL;
+END $$`
+}
+
 function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): string[] {
   const t = `${s}.${quote(layout.collection)}`
   const out = [
@@ -166,8 +185,11 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
       `ALTER TABLE ${t} ALTER COLUMN ${quote(c.name)} DROP EXPRESSION IF EXISTS`,
     )
   }
-  if (layout.columns.length > 0) {
-    const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+  // A table left with no derived column keeps no trigger: it would run for nothing on every write.
+  const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
+  if (layout.columns.length === 0)
+    out.push(`DROP TRIGGER IF EXISTS pe_columns ON ${t}`, `DROP FUNCTION IF EXISTS ${fn}()`)
+  else {
     const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
     out.push(
       `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,

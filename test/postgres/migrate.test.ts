@@ -93,6 +93,150 @@ describe('PostgreSQL migrations', () => {
     expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
   })
 
+  it("pe_timestamp, replaced at every start, reads every text as the earlier release's did, whatever the session's TimeZone and DateStyle; the row triggers agree with it", async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'stamps' })
+    await store.migrate()
+    // The function as releases up to schema version 5 installed it: fixed settings, an exception block.
+    const earlier = (name: string) => `CREATE OR REPLACE FUNCTION stamps.${name}(t text) RETURNS timestamptz
+      LANGUAGE plpgsql IMMUTABLE SET "TimeZone" = 'UTC' SET "DateStyle" = 'ISO' AS $$
+      BEGIN
+        IF t !~ '^\\d{4}-\\d{2}-\\d{2}' THEN RETURN NULL; END IF;
+        RETURN t::timestamptz;
+      EXCEPTION WHEN others THEN RETURN NULL;
+      END $$`
+    await db.pool.query(earlier('pe_timestamp_v5'))
+    // A schema an earlier release left gets this release's function at the next start.
+    await db.pool.query(earlier('pe_timestamp'))
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const installed = await db.pool.query(
+      "SELECT prosrc FROM pg_proc WHERE oid = 'stamps.pe_timestamp(text)'::regprocedure",
+    )
+    expect(installed.rows[0].prosrc).not.toContain('{4}')
+    const parsed = [
+      '2026-11-26T12:00:00.000Z',
+      '2026-11-26T12:00Z',
+      '2026-11-26t12:00:00z',
+      '2026-11-26 12:00:00+02',
+      '2026-11-26T12:00:00.123456+05:30',
+      '2026-11-26T12:00:00-0800',
+      '2026-11-26T23:30:00-03:30',
+      '2026-11-26T12:00:00+5',
+      '2026-11-26T12:00:00 +02:00',
+      '2026-11-26T12:00:00.123+02:00:30',
+      // Beyond microseconds: rounded, into the next day at the end of one.
+      '2026-11-26T12:00:00.1234567Z',
+      '2026-12-31T23:59:59.9999999Z',
+      '2026-12-31T24:00:00Z',
+      '2026-06-30T23:59:60Z',
+      '2026-11-26T12:00:00.Z',
+      // Leap days, and texts naming no offset (UTC, whatever the session's zone, even in its DST gap).
+      '2024-02-29T00:00:00Z',
+      '2000-02-29T12:00:00Z',
+      '2024-02-29',
+      '2026-11-26',
+      '2026-11-26 ',
+      '2026-11-26 z',
+      '2026-11-26T12:00:00',
+      '2026-11-26 12:00',
+      '2026-11-26 1230',
+      '2026-03-29T02:30:00',
+      '0001-01-01T00:00:00Z',
+      '9999-12-31T23:59:59Z',
+    ]
+    const refused = [
+      ...['1900-02-29', '2026-02-29', '2026-02-29T00:00:00Z', '2026-13-01', '2026-00-10', '2026-04-31', '0000-01-01'],
+      ...['2026-11-26T25:00:00Z', '2026-11-26T12:60:00Z', '2026-11-26T12:00:61Z', '2026-11-26T12:00:00+25:00'],
+      ...['', 'garbage', 'Z', '26-11-2026', '11/26/2026', '2026-1-5', '2026-11-26TZ', '2026-11-26T', '  2026-11-26'],
+      ...['now', 'today', 'infinity', 'epoch', '2026-11-26garbage', '2026-11-26T12', '2026-11-26 12:00:00 -'],
+      ...['2026-11-26T12:00:00++02', '2026-11-26 12:00 Z 5', '2026-11-26-05', '2026-11-26T12:00:00 t'],
+    ]
+    // Read through the server's zone database and abbreviation list, at UTC whatever the session's zone.
+    const named = [
+      '2026-11-26 12:00:00 UTC',
+      '2026-11-26 12:00 Europe/Paris',
+      '2026-11-26 12:00 PST',
+      '2026-11-26 12:00:00 GMT+2',
+      '2026-11-26 BC',
+      '2026-11-26 allballs',
+    ]
+    const inputs = [...parsed, ...refused, ...named]
+    const client = await db.pool.connect()
+    try {
+      for (const settings of ["TimeZone = 'UTC'", "TimeZone = 'America/St_Johns'", "TimeZone = 'Europe/Paris'"]) {
+        await client.query(`SET ${settings}; SET DateStyle = 'SQL, DMY'`)
+        // Epoch seconds: what the session's DateStyle cannot change.
+        const { rows } = await client.query<{ x: string; now: string | null; then: string | null }>(
+          `SELECT x, extract(epoch FROM stamps.pe_timestamp(x))::text AS now,
+             extract(epoch FROM stamps.pe_timestamp_v5(x))::text AS then FROM unnest($1::text[]) x`,
+          [inputs],
+        )
+        const by = new Map(rows.map((r) => [r.x, r]))
+        for (const x of [...parsed, ...named]) expect([x, by.get(x)?.now]).toEqual([x, by.get(x)?.then ?? 'parsed'])
+        for (const x of refused) expect([x, by.get(x)?.now, by.get(x)?.then]).toEqual([x, null, null])
+      }
+    } finally {
+      await client.query('RESET ALL')
+      client.release()
+    }
+    // The triggers call the same rule; a timestamp field that is not a string reads as absent.
+    const values: unknown[] = [...inputs, 1_764_158_400_000, true, null, { at: '2026-11-26' }, ['2026-11-26']]
+    const made = await store.commit({
+      writes: values.map((date, i) => put('redemptions', { id: `r_${i}`, date, created_at: date })),
+    })
+    expect(made.ok).toBe(true)
+    const stored = await db.pool.query(
+      `SELECT r.id, r.f_date_ts IS NOT DISTINCT FROM CASE WHEN jsonb_typeof(r.value -> 'date') = 'string'
+           THEN stamps.pe_timestamp(r.value ->> 'date') END AND r.f_created_at_ts IS NOT DISTINCT FROM r.f_date_ts AS same,
+         r.f_date_ts IS NULL AS absent FROM stamps.redemptions r ORDER BY r.id`,
+    )
+    expect(stored.rows.filter((r) => !r.same)).toEqual([])
+    expect(stored.rows.filter((r) => !r.absent)).toHaveLength(parsed.length + named.length)
+  })
+
+  it('step 6 drops the indexes no list reads; a host that declares one gets it back', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'unread' })
+    await store.migrate()
+    // As schema version 5 left them: redemptions by their parent redemption, activities and counters
+    // listed whole by date, the counters' column kept by a row trigger.
+    await db.pool.query(`ALTER TABLE unread.redemptions ADD COLUMN f_redemption_t text COLLATE "C";
+      CREATE INDEX redemptions__f_redemption_t__f_date_ts ON unread.redemptions (f_redemption_t, f_date_ts NULLS FIRST, id);
+      CREATE INDEX activities__f_created_at_ts ON unread.activities (f_created_at_ts NULLS FIRST, id);
+      ALTER TABLE unread.counters ADD COLUMN f_created_at_ts timestamptz;
+      CREATE INDEX counters__f_created_at_ts ON unread.counters (f_created_at_ts NULLS FIRST, id);
+      CREATE FUNCTION unread.pe_cols_counters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+      CREATE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON unread.counters FOR EACH ROW EXECUTE FUNCTION unread.pe_cols_counters();
+      DELETE FROM unread.pe_migrations WHERE version = 6`)
+    const left = async () => {
+      const indexes = await db.pool.query(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = 'unread' AND indexname IN
+           ('redemptions__f_redemption_t__f_date_ts', 'activities__f_created_at_ts', 'counters__f_created_at_ts') ORDER BY 1`,
+      )
+      const rest = await db.pool.query(
+        `SELECT (SELECT count(*)::int FROM information_schema.columns WHERE table_schema = 'unread'
+             AND (table_name, column_name) IN (('redemptions', 'f_redemption_t'), ('counters', 'f_created_at_ts'))) AS columns,
+           (SELECT count(*)::int FROM pg_trigger WHERE tgrelid = 'unread.counters'::regclass AND NOT tgisinternal) AS triggers`,
+      )
+      return { indexes: indexes.rows.map((r) => r.indexname), ...rest.rows[0] }
+    }
+    expect(await left()).toMatchObject({ columns: 2, triggers: 1 })
+    expect((await left()).indexes).toHaveLength(3)
+    expect(await store.migrate()).toEqual({ applied: [6] })
+    expect(await left()).toEqual({ indexes: [], columns: 0, triggers: 0 })
+    // A counter is still written and read (no derived column, no trigger).
+    const counted = await store.commit({
+      writes: [{ op: 'increment', collection: 'counters', id: 'c_1', by: { n: 1 }, create: {}, shape: 1 }],
+    })
+    expect(counted.ok).toBe(true)
+    expect((await store.counters.get('c_1'))?.value).toEqual({ id: 'c_1', n: 1 })
+    const host = createPostgresStore({
+      pool: db.pool,
+      schema: 'unread',
+      indexes: { activities: [{ on: [], sort: ['created_at', 'timestamp'] }] },
+    })
+    expect(await host.migrate()).toEqual({ applied: [] })
+    expect((await left()).indexes).toEqual(['activities__f_created_at_ts'])
+  })
+
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()

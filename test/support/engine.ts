@@ -46,7 +46,9 @@ export async function snapshot(
   for (const [name, repo] of Object.entries(store)) {
     if (except.includes(name)) continue
     if (typeof repo === 'object' && repo !== null && 'list' in repo) {
-      out[name] = (await (repo as { list(): Promise<{ data: unknown[] }> }).list()).data
+      // By id: every collection is listed whole by id, not all by created_at (src/storage/indexes.ts).
+      const byId = { order: { field: 'id', direction: 'asc' } } as const
+      out[name] = (await (repo as { list(q: typeof byId): Promise<{ data: unknown[] }> }).list(byId)).data
     }
   }
   return JSON.stringify(out)

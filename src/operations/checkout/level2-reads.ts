@@ -30,9 +30,9 @@ import type { LoadedLocks } from './session-locks'
 
 /*
  * Level 2 of a validation's or redemption's reads (docs/storage.md#load-decide-commit): planned from
- * what level 1 found, and started early from the hints of earlier requests when every code, tier,
- * line and the customer is remembered (docs/postgres.md#loads). The early answers are used only when
- * level 1's answers make the same plan.
+ * what level 1 found, and started early from the hints of earlier requests when every code, tier and
+ * line is remembered (docs/postgres.md#loads). The early answers are used only when level 1's answers
+ * make the same plan.
  */
 
 /**
@@ -106,7 +106,7 @@ const NO_LOCKS: LoadedLocks = { own: new Map(), expired: new Map() }
 
 /**
  * Level 2 started from what level 1 found last time for the same codes, tiers, lines and customer
- * (docs/postgres.md#loads), when all of them are remembered.
+ * (docs/postgres.md#loads), when the codes, tiers and lines are remembered.
  * The plan made from the hints is kept, to be compared with the one level 1's answers make.
  */
 export function startFromHints(
@@ -127,9 +127,10 @@ export function startFromHints(
     if (f === undefined) return undefined
     found.push(f)
   }
+  // A customer not remembered is planned as new, the open loop's usual case (a first request): level
+  // 1 finding them stored makes another plan, and level 2 is then read after it, as without hints.
   const key = customerKey(customerInput)
   const customerId = key === undefined ? undefined : hints.customers.get(key)
-  if (key !== undefined && customerId === undefined) return undefined
   const scopes = found.map((f) => counterScopeOf(f, customerId))
   const plan = level2Plan(requests, found, customerId, lines, NO_LOCKS, scopes)
   return { plan, answers: startEarly(readLevel2(ctx, plan, now, options.sessionKey)) }

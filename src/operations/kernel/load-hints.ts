@@ -37,3 +37,11 @@ export function remember<V>(map: Map<string, V>, key: string, value: V, capacity
   }
   map.set(key, value)
 }
+
+/**
+ * A customer this engine just created, remembered as level 1 would have found them: their next
+ * request (a redemption after the one that created them) starts level 2 with level 1.
+ */
+export function rememberCreatedCustomer(hints: LoadHints, sourceId: string, id: string): void {
+  remember(hints.customers, `source_id:${sourceId}`, id, hints.capacity)
+}

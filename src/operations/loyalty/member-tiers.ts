@@ -7,6 +7,7 @@ import { startEarly } from '../kernel/early-reads'
 import { enqueue } from '../kernel/jobs'
 import { upgradeMemberTier } from '../kernel/shape-upgrades'
 import type { Tx } from '../kernel/unit-of-work'
+import { slotsOf } from './card-slots'
 import { type CardState, cardTierMark, moveCardTierMark } from './points-ledger'
 
 /**
@@ -71,6 +72,12 @@ async function standingSlot(tx: Tx, voucherId: string) {
     standingCache.set(tx, map)
   }
   let slot = map.get(voucherId)
+  if (!slot && slotsOf(tx).get(voucherId)?.stored.version === 0) {
+    // A card this transaction makes (version 0: not stored yet) has a fresh id, so no standing can be
+    // stored under it: an auto-join enrolment reads nothing for it (docs/storage.md#a-members-tier).
+    slot = Promise.resolve({ stored: null, value: null })
+    map.set(voucherId, slot)
+  }
   if (!slot) {
     slot = tx.store.member_tiers.get(memberTierId(voucherId)).then((found) => {
       const stored = found ?? null

@@ -4,6 +4,7 @@ import type { SimpleCustomer } from '../../model/common'
 import type { Customer, CustomerInput } from '../../model/customer'
 import type { MetadataSchema } from '../../model/metadata-schema'
 import type { Stored } from '../../storage/ports'
+import { rememberCreatedCustomer } from '../kernel/load-hints'
 import { enforceMetadata } from '../kernel/metadata-enforcement'
 import type { Context, Tx } from '../kernel/unit-of-work'
 
@@ -65,6 +66,8 @@ export function newCustomer(tx: Tx, input: CustomerInput): Customer {
     object: 'customer',
   }
   tx.insert('customers', customer)
+  const sourceId = customer.source_id
+  if (sourceId !== null) tx.onCommit(() => rememberCreatedCustomer(tx.ctx.hints, sourceId, customer.id))
   tx.emit('customer.created', customer.id, { customer: { id: customer.id, source_id: customer.source_id } })
   return customer
 }

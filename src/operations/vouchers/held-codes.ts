@@ -40,10 +40,21 @@ function loadedCard(tx: Tx, campaignId: string, customerId: string): Stored<Vouc
 export async function joinOnce(tx: Tx, campaignId: string, customerId: string): Promise<void> {
   const id = `join:${campaignId}:${customerId}`
   if (tx.writes.some((w) => w.op === 'put' && w.collection === 'locks' && w.value.id === id)) return
+  // A customer this transaction creates has an id no other request knows yet, so none can give them a
+  // code meanwhile (two requests creating one customer collide on its source_id first): a new
+  // customer's first card, such as an auto-join enrolment's, needs no membership row.
+  if (createdHere(tx, customerId)) return
   tx.claim('locks', id)
   const stored = tx.redeciding ? await tx.store.locks.get(id) : undefined
   if (stored) tx.update('locks', stored, { ...stored.value, updated_at: tx.nowIso })
   else tx.insert('locks', { id, updated_at: tx.nowIso })
+}
+
+/** Whether this transaction creates the customer: a fresh id, which nothing stored refers to yet. */
+function createdHere(tx: Tx, customerId: string): boolean {
+  return tx.writes.some(
+    (w) => w.op === 'put' && w.collection === 'customers' && w.expectedVersion === null && w.value.id === customerId,
+  )
 }
 
 /**
@@ -62,6 +73,8 @@ export async function findMemberCard(
   }
   const loaded = loadedCard(tx, campaignId, customerId)
   if (loaded) return loaded
+  // The store holds no code of a customer this transaction creates.
+  if (createdHere(tx, customerId)) return undefined
   let byHolder = held.get(tx.reads)
   if (!byHolder) {
     byHolder = new Map()

@@ -116,7 +116,11 @@ describe('budget counters with a field per period', () => {
       folded += page.filled
     }
     expect(folded).toBe(4)
-    expect((await t.store.counters.list({ limit: 100 })).data.map((x) => x.value.id)).toEqual([r])
+    expect(
+      (await t.store.counters.list({ order: { field: 'id', direction: 'asc' }, limit: 100 })).data.map(
+        (x) => x.value.id,
+      ),
+    ).toEqual([r])
     // The old day is dropped (it counts for no decision); the current ones are fields of the row.
     expect((await t.store.counters.get(r))?.value).toEqual({
       id: r,

@@ -12,7 +12,10 @@ async function valuesExceptWrites(store: T['store']): Promise<string> {
   for (const [name, repo] of Object.entries(store)) {
     if (name === 'activities' || name === 'sessions') continue
     if (typeof repo === 'object' && repo !== null && 'list' in repo) {
-      const page = await (repo as { list(): Promise<{ data: { value: unknown }[] }> }).list()
+      // By id: every collection is listed whole by id (not all by created_at, docs/storage.md#indexes).
+      const page = await (repo as { list(q: object): Promise<{ data: { value: unknown }[] }> }).list({
+        order: { field: 'id', direction: 'asc' },
+      })
       // A lock counts itself in its code's `session_locks` (docs/storage.md#session-locks): nothing else of the code changes.
       out[name] = page.data.map((s) =>
         name === 'vouchers' ? { ...(s.value as object), session_locks: undefined } : s.value,
