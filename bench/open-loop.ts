@@ -5,6 +5,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort, startEmbedded } from '../test/postgres/embedded'
+import { FLOOR_SQL } from './postgres/floor'
 
 /*
  * `npm run bench:open-loop`: the reference server (its built CLI, as `npm run serve` runs it) on an
@@ -336,18 +337,6 @@ function summary(samples: Sample[]) {
     lagP99: lags[Math.min(lags.length - 1, Math.ceil(0.99 * lags.length) - 1)] ?? 0,
   }
 }
-
-const FLOOR_SQL = `
-CREATE SCHEMA IF NOT EXISTS floor;
-CREATE TABLE IF NOT EXISTS floor.counter (id integer PRIMARY KEY, n bigint NOT NULL, cap bigint NOT NULL);
-CREATE TABLE IF NOT EXISTS floor.rows (id text PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL);
-INSERT INTO floor.counter SELECT g, 0, 1000000000000 FROM generate_series(0, 7) g ON CONFLICT DO NOTHING;
-CREATE OR REPLACE FUNCTION floor.apply(p jsonb, which integer) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO floor.rows (id, value, version) SELECT x ->> 'id', x -> 'value', 1 FROM jsonb_array_elements(p) x;
-  UPDATE floor.counter SET n = n + 1 WHERE id = which AND n + 1 <= cap;
-  RETURN FOUND;
-END $$;`
 
 /** The database's own rate from one connection for `seconds`: the same statements as near-floor.ts. */
 async function floor(url: string, kind: 'update' | 'call', seconds: number): Promise<number> {

@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process'
 import { cpus } from 'node:os'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { FLOOR_SQL } from './floor'
 
 /*
  * `npx tsx bench/postgres/commit-profile.ts [earlier dist]` (not a test; docs/postgres.md#commit):
@@ -20,18 +21,6 @@ const builds = [
   { label: 'this build', dist: '', schema: 'promo_engine' },
   ...(process.argv[2] ? [{ label: 'earlier build', dist: process.argv[2], schema: 'base' }] : []),
 ]
-
-const FLOOR_SQL = `
-CREATE SCHEMA IF NOT EXISTS floor;
-CREATE TABLE IF NOT EXISTS floor.counter (id integer PRIMARY KEY, n bigint NOT NULL, cap bigint NOT NULL);
-CREATE TABLE IF NOT EXISTS floor.rows (id text PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL);
-INSERT INTO floor.counter SELECT g, 0, 1000000000000 FROM generate_series(0, 7) g ON CONFLICT DO NOTHING;
-CREATE OR REPLACE FUNCTION floor.apply(p jsonb, which integer) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  INSERT INTO floor.rows (id, value, version) SELECT x ->> 'id', x -> 'value', 1 FROM jsonb_array_elements(p) x;
-  UPDATE floor.counter SET n = n + 1 WHERE id = which AND n + 1 <= cap;
-  RETURN FOUND;
-END $$;`
 
 const body = {
   redeemables: [{ object: 'voucher' as const, id: 'P' }],
