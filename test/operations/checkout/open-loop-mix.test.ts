@@ -5,6 +5,7 @@ import { createMemoryStore } from '../../../src/memory'
 import type { Changeset, Store } from '../../../src/storage/ports'
 import { manualClock, testEngine } from '../../support/engine'
 import { defaultTestStore } from '../../support/store'
+import { watchedStore } from '../../support/watched-store'
 
 /*
  * The open loop's mix (bench/open-loop.ts): a validation and a redemption of a public code, and a paid
@@ -27,31 +28,16 @@ function listingStore(inner: Store) {
       : w.op === 'increment'
         ? `${w.collection}${w.collection === 'counters' ? ` ${w.id.split(':')[0]}:` : ''} ${w.guard ? 'guarded ' : ''}increment`
         : `${w.collection} ${w.op}`
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const member = Reflect.get(target, prop, receiver)
-      if (prop === 'commit') {
-        return (changeset: Changeset) => {
-          if (state.on) {
-            commits++
-            writes.push(...changeset.writes.map(describeWrite))
-          }
-          return inner.commit(changeset)
-        }
-      }
-      if (typeof prop !== 'string' || member === null || typeof member !== 'object') return member
-      return new Proxy(member as object, {
-        get(repo, method, r) {
-          const fn = Reflect.get(repo, method, r)
-          if (typeof fn !== 'function') return fn
-          return (...args: unknown[]) => {
-            if (state.on) reads.push(`${prop}.${String(method)}`)
-            return fn.apply(repo, args)
-          }
-        },
-      })
+  const store = watchedStore(inner, {
+    commit(changeset) {
+      if (!state.on) return
+      commits++
+      writes.push(...changeset.writes.map(describeWrite))
     },
-  }) as Store
+    call(name) {
+      if (state.on) reads.push(name)
+    },
+  })
   return {
     store,
     async listed(run: () => Promise<unknown>) {
@@ -72,6 +58,19 @@ function listingStore(inner: Store) {
 const tally = (list: string[]) =>
   list.reduce<Record<string, number>>((n, x) => Object.assign(n, { [x]: (n[x] ?? 0) + 1 }), {})
 
+/** An auto-join loyalty program whose cards' codes come from a vast pattern, earning 10 points per paid order. */
+async function autoJoinClub(engine: ReturnType<typeof testEngine>['engine']): Promise<{ id: string }> {
+  const club = await engine.loyalties.create({
+    name: 'Club',
+    type: 'AUTO_UPDATE',
+    auto_join: true,
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
+  })
+  await engine.asyncActions.runPending()
+  await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
+  return club
+}
+
 describe('the open loop mix: reads and writes of each request', () => {
   it('a new customer validating, redeeming a public code, and paying an order in an auto-join program', async () => {
     const listing = listingStore(defaultTestStore() ?? createMemoryStore())
@@ -82,14 +81,7 @@ describe('the open loop mix: reads and writes of each request', () => {
       type: 'DISCOUNT_VOUCHER',
       discount: { type: 'AMOUNT', amount_off: 100 },
     })
-    const club = await engine.loyalties.create({
-      name: 'Club',
-      type: 'AUTO_UPDATE',
-      auto_join: true,
-      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
-    })
-    await engine.asyncActions.runPending()
-    await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
+    await autoJoinClub(engine)
     const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
     const redeemables = [{ object: 'voucher' as const, id: 'PUBLIC' }]
     // The steady state: the program's and the code's first requests behind.
@@ -187,14 +179,7 @@ describe('the open loop mix: reads and writes of each request', () => {
     const listing = listingStore(defaultTestStore() ?? createMemoryStore())
     const clock = manualClock()
     const { engine } = testEngine({ store: listing.store, clock })
-    const club = await engine.loyalties.create({
-      name: 'Club',
-      type: 'AUTO_UPDATE',
-      auto_join: true,
-      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
-    })
-    await engine.asyncActions.runPending()
-    await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
+    const club = await autoJoinClub(engine)
     // Two engines on one store drawing the same codes (one seed) under distinct ids: the second's
     // first draw is the code the first just stored.
     const drawing = (idSeed: number) =>

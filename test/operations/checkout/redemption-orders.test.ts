@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../../src/engine'
 import { createMemoryStore } from '../../../src/memory'
-import type { Changeset, Store } from '../../../src/storage/ports'
 import { amountOffVoucher, testEngine } from '../../support/engine'
 import { fiveRedeemables } from '../../support/shops'
 import { defaultTestStore } from '../../support/store'
+import { watchedStore } from '../../support/watched-store'
 
 /*
  * A redemption refers to the stored order instead of copying it (docs/storage.md#what-a-redemption-stores):
@@ -17,28 +17,10 @@ function measuredStore() {
   const inner = defaultTestStore() ?? createMemoryStore()
   const commits: number[] = []
   const calls: string[] = []
-  const store = new Proxy(inner, {
-    get(target, prop, receiver) {
-      const member = Reflect.get(target, prop, receiver)
-      if (prop === 'commit') {
-        return (c: Changeset) => {
-          commits.push(JSON.stringify(c).length)
-          return target.commit(c)
-        }
-      }
-      if (typeof prop !== 'string' || member === null || typeof member !== 'object') return member
-      return new Proxy(member as object, {
-        get(repo, method, r) {
-          const fn = Reflect.get(repo, method, r)
-          if (typeof fn !== 'function') return fn
-          return (...args: unknown[]) => {
-            calls.push(`${prop}.${String(method)}`)
-            return fn.apply(repo, args)
-          }
-        },
-      })
-    },
-  }) as Store
+  const store = watchedStore(inner, {
+    commit: (c) => commits.push(JSON.stringify(c).length),
+    call: (name) => calls.push(name),
+  })
   return { store, commits, calls }
 }
 
