@@ -139,12 +139,21 @@ describe.sequential('rows read on PostgreSQL do not grow with the rows stored', 
     }
   }, 300_000)
 
-  it("every operation's loads read as many rows, each table by an index, with 10,000 live locks on its code and 1,000 live buckets of its member as with 1,000 and 100", () => {
+  it("every operation's loads read no more rows, each table by an index, with 10,000 live locks on its code and 1,000 live buckets of its member as with 1,000 and 100", () => {
     const [small, large] = sizes as [Measured, Measured]
     for (const name of names) {
       expect(small[name]?.loads.scanned, name).toEqual([])
       expect(large[name]?.loads.scanned, name).toEqual([])
-      expect(large[name]?.loads.rows, name).toEqual(small[name]?.loads.rows)
+      // The same tables, none read more at the large size. Fewer is the planner's right: at the small
+      // size it may read a customer's few activities whole and sort them rather than page the index
+      // (the activity page read 67 rows at the small size and 11 at the large one in a CI run).
+      const grew = Object.entries(large[name]?.loads.rows ?? {}).filter(
+        ([t, n]) => n > (small[name]?.loads.rows[t] ?? 0),
+      )
+      expect(Object.keys(large[name]?.loads.rows ?? {}).sort(), name).toEqual(
+        Object.keys(small[name]?.loads.rows ?? {}).sort(),
+      )
+      expect(grew, name).toEqual([])
       // The live locks and buckets are never read whole: a session's own lock, a spend's first pages.
       expect(small[name]?.loads.rows.sessions ?? 0, name).toBeLessThanOrEqual(1)
       expect(small[name]?.loads.rows.points_buckets ?? 0, name).toBeLessThanOrEqual(50)
