@@ -1,5 +1,7 @@
 import { collectionWriter, literal, takeFunction, takeFunctionName, writerFunction } from './collection-writers'
 import { quote, type TableLayout } from './columns'
+import { FEED_OF_STEPS, FEED_ROWS } from './feed-rows'
+import { incrementFunctions } from './increment-functions'
 
 /*
  * The commit as PL/pgSQL functions, installed by `migrate()` (docs/postgres.md#commit): the adapter
@@ -48,116 +50,8 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
     .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
     .join('\n')
-  // The change-feed rows of the round that stands, one per entity written, in the order the changeset
-  // first touched each (\`pos\`): an entity's last write (a later round's row replaces an earlier one's),
-  // its version, and for an increment its value and shape, as the steps reported them; an inserted or
-  // updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
-  // take of each; one this commit wrote before keeps its position, the others follow in the order
-  // taken), and the value a take left in its record. Nothing is copied per step to build them (carried
-  // as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
-  // The payload's rows are read with operators: jsonb_to_recordset, called again for every step, cost
-  // ten times more. Without takes (the common case) a statement that joins nothing:
-  const feedOfSteps = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
-          CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
-          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
-          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
-          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
-            ELSE (x.r ->> 's')::integer END AS shape
-        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
-          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
-        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
-  // With takes, and to name a duplicate key's entity:
-  const feedRows = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.c AS c, x.r ->> 'id' AS id,
-          st.c || '/' || (x.r ->> 'id') AS slot, x.r ->> 'op' AS op, (x.r ->> 'pos')::integer AS pos, x.r -> 'v' AS v,
-          (x.r ->> 'ev')::integer AS ev, (x.r ->> 's')::integer AS s
-        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
-          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
-        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC),
-      b AS (SELECT DISTINCT ON (tb.value ->> 'c', tb.value ->> 'id') (tb.value ->> 'c') || '/' || (tb.value ->> 'id') AS slot,
-          tb.value AS e, min(tb.ordinality) OVER (PARTITION BY tb.value ->> 'c', tb.value ->> 'id') AS first
-        FROM jsonb_array_elements(takes) WITH ORDINALITY tb
-        ORDER BY tb.value ->> 'c', tb.value ->> 'id', tb.ordinality DESC)
-      SELECT coalesce(w.pos, (SELECT coalesce(max(pos), -1) FROM w)
-            + (row_number() OVER (PARTITION BY w.pos IS NULL ORDER BY b.first))::integer) AS pos,
-          coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
-          CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
-          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
-            ELSE (vers ->> w.slot)::integer END AS version,
-          CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
-            ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
-          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
-            WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
-        FROM w FULL JOIN b ON b.slot = w.slot`
   return `
-CREATE OR REPLACE FUNCTION ${s}.pe_add(v jsonb, path text[], amount float8) RETURNS jsonb
-  LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  child jsonb;
-  base jsonb := CASE WHEN jsonb_typeof(v) = 'object' THEN v ELSE '{}'::jsonb END;
-BEGIN
-  IF array_length(path, 1) = 1 THEN
-    child := base -> path[1];
-    RETURN jsonb_set(base, path, to_jsonb(
-      CASE WHEN jsonb_typeof(child) = 'number' THEN child::float8 ELSE 0 END + amount), true);
-  END IF;
-  RETURN jsonb_set(base, path[1:1], ${s}.pe_add(base -> path[1], path[2:], amount), true);
-END $$;
-
-CREATE OR REPLACE FUNCTION ${s}.pe_set(v jsonb, path text[], x jsonb) RETURNS jsonb
-  LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  base jsonb := CASE WHEN jsonb_typeof(v) = 'object' THEN v ELSE '{}'::jsonb END;
-BEGIN
-  IF array_length(path, 1) = 1 THEN RETURN jsonb_set(base, path, x, true); END IF;
-  RETURN jsonb_set(base, path[1:1], ${s}.pe_set(base -> path[1], path[2:], x), true);
-END $$;
-
--- An increment's new value: its additions, then its assignments, in order (parallel arrays of dotted
--- paths and values; a loop over arrays runs no query, where one over jsonb_each would run one per call).
-CREATE OR REPLACE FUNCTION ${s}.pe_apply(v jsonb, ap text[], av float8[], sp text[], sv jsonb) RETURNS jsonb
-  LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  path text[];
-BEGIN
-  FOR i IN 1 .. coalesce(array_length(ap, 1), 0) LOOP
-    path := string_to_array(ap[i], '.');
-    IF array_length(path, 1) = 1 AND jsonb_typeof(v) = 'object' THEN
-      v := jsonb_set(v, path, to_jsonb(
-        CASE WHEN jsonb_typeof(v -> path[1]) = 'number' THEN (v -> path[1])::float8 ELSE 0 END + av[i]), true);
-    ELSE
-      v := ${s}.pe_add(v, path, av[i]);
-    END IF;
-  END LOOP;
-  FOR i IN 1 .. coalesce(array_length(sp, 1), 0) LOOP
-    v := ${s}.pe_set(v, string_to_array(sp[i], '.'), sv -> (i - 1));
-  END LOOP;
-  RETURN v;
-END $$;
-
-CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
-
--- A guarded field as the guard compares it: the field plus its \`plus\` fields (docs/storage.md#counters).
--- PL/pgSQL, whose plan is kept: an SQL function with a subquery is not inlined and was planned again
--- at every statement that called it (about half of a guarded increment's time in the profile).
-CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  total float8 := ${s}.pe_num(v #> string_to_array(path, '.'));
-BEGIN
-  IF jsonb_typeof(g -> 'plus') = 'array' THEN
-    FOR i IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
-      total := total + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> i, '.'));
-    END LOOP;
-  END IF;
-  RETURN total;
-END $$;
-
--- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as guardCheck in src/storage/ports.ts.
-CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
-  SELECT CASE
-    WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
-      THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
-    ELSE (g ->> 'max')::float8 END $$;
+${incrementFunctions(s)}
 
 ${dropOld}
 ${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
@@ -260,7 +154,7 @@ BEGIN
     EXCEPTION WHEN unique_violation THEN
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       SELECT * INTO kc FROM ${s}.pe_keys WHERE constraint_name = cname;
-      SELECT array_agg(DISTINCT f.id) INTO written FROM (${feedRows}) f
+      SELECT array_agg(DISTINCT f.id) INTO written FROM (${FEED_ROWS}) f
         WHERE f.collection = kc.collection AND f.op = 'put';
       EXECUTE format('SELECT id FROM %I.%I WHERE id = ANY($1) AND (%s) IN (SELECT %s FROM %I.%I GROUP BY %s HAVING count(*) > 1) ORDER BY id LIMIT 1',
         ${literal(schema)}, kc.collection, array_to_string(kc.columns, ', '), array_to_string(kc.columns, ', '),
@@ -296,11 +190,11 @@ BEGIN
         IF jsonb_array_length(takes) = 0 THEN
           WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1)
           INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${feedOfSteps}) f;
+            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_OF_STEPS}) f;
         ELSE
           WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1)
           INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${feedRows}) f;
+            SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_ROWS}) f;
         END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.

@@ -1,0 +1,47 @@
+/*
+ * What the change feed records for a commit (docs/postgres.md#commit): the queries `pe_commit`
+ * (commit-function.ts) runs at its end, over its own variables (`todo`, the round's steps; `vers`,
+ * `vals`, `shps`, what the steps reported; `takes` and `recs`, what the takes did), to insert
+ * each entity's change once under the commit's final number.
+ */
+
+// The change-feed rows of the round that stands, one per entity written, in the order the changeset
+// first touched each (`pos`): an entity's last write (a later round's row replaces an earlier one's),
+// its version, and for an increment its value and shape, as the steps reported them; an inserted or
+// updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
+// take of each; one this commit wrote before keeps its position, the others follow in the order
+// taken), and the value a take left in its record. Nothing is copied per step to build them (carried
+// as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
+// The payload's rows are read with operators: jsonb_to_recordset, called again for every step, cost
+// ten times more. Without takes (the common case) a statement that joins nothing:
+export const FEED_OF_STEPS = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
+          CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
+          CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
+            ELSE (x.r ->> 's')::integer END AS shape
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
+// With takes, and to name a duplicate key's entity:
+export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.c AS c, x.r ->> 'id' AS id,
+          st.c || '/' || (x.r ->> 'id') AS slot, x.r ->> 'op' AS op, (x.r ->> 'pos')::integer AS pos, x.r -> 'v' AS v,
+          (x.r ->> 'ev')::integer AS ev, (x.r ->> 's')::integer AS s
+        FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
+          CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
+        ORDER BY st.c, x.r ->> 'id', st.ordinality DESC),
+      b AS (SELECT DISTINCT ON (tb.value ->> 'c', tb.value ->> 'id') (tb.value ->> 'c') || '/' || (tb.value ->> 'id') AS slot,
+          tb.value AS e, min(tb.ordinality) OVER (PARTITION BY tb.value ->> 'c', tb.value ->> 'id') AS first
+        FROM jsonb_array_elements(takes) WITH ORDINALITY tb
+        ORDER BY tb.value ->> 'c', tb.value ->> 'id', tb.ordinality DESC)
+      SELECT coalesce(w.pos, (SELECT coalesce(max(pos), -1) FROM w)
+            + (row_number() OVER (PARTITION BY w.pos IS NULL ORDER BY b.first))::integer) AS pos,
+          coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
+          CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
+            ELSE (vers ->> w.slot)::integer END AS version,
+          CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
+            ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
+          CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
+            WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
+        FROM w FULL JOIN b ON b.slot = w.slot`

@@ -1,0 +1,77 @@
+/*
+ * How an increment applies and how a guard reads its field (docs/storage.md#counters), as the SQL
+ * functions the commit's writers call (collection-writers.ts): the same rules as the memory store's and
+ * `guardCheck` in src/storage/ports.ts.
+ */
+
+export function incrementFunctions(s: string): string {
+  return `CREATE OR REPLACE FUNCTION ${s}.pe_add(v jsonb, path text[], amount float8) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  child jsonb;
+  base jsonb := CASE WHEN jsonb_typeof(v) = 'object' THEN v ELSE '{}'::jsonb END;
+BEGIN
+  IF array_length(path, 1) = 1 THEN
+    child := base -> path[1];
+    RETURN jsonb_set(base, path, to_jsonb(
+      CASE WHEN jsonb_typeof(child) = 'number' THEN child::float8 ELSE 0 END + amount), true);
+  END IF;
+  RETURN jsonb_set(base, path[1:1], ${s}.pe_add(base -> path[1], path[2:], amount), true);
+END $$;
+
+CREATE OR REPLACE FUNCTION ${s}.pe_set(v jsonb, path text[], x jsonb) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  base jsonb := CASE WHEN jsonb_typeof(v) = 'object' THEN v ELSE '{}'::jsonb END;
+BEGIN
+  IF array_length(path, 1) = 1 THEN RETURN jsonb_set(base, path, x, true); END IF;
+  RETURN jsonb_set(base, path[1:1], ${s}.pe_set(base -> path[1], path[2:], x), true);
+END $$;
+
+-- An increment's new value: its additions, then its assignments, in order (parallel arrays of dotted
+-- paths and values; a loop over arrays runs no query, where one over jsonb_each would run one per call).
+CREATE OR REPLACE FUNCTION ${s}.pe_apply(v jsonb, ap text[], av float8[], sp text[], sv jsonb) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  path text[];
+BEGIN
+  FOR i IN 1 .. coalesce(array_length(ap, 1), 0) LOOP
+    path := string_to_array(ap[i], '.');
+    IF array_length(path, 1) = 1 AND jsonb_typeof(v) = 'object' THEN
+      v := jsonb_set(v, path, to_jsonb(
+        CASE WHEN jsonb_typeof(v -> path[1]) = 'number' THEN (v -> path[1])::float8 ELSE 0 END + av[i]), true);
+    ELSE
+      v := ${s}.pe_add(v, path, av[i]);
+    END IF;
+  END LOOP;
+  FOR i IN 1 .. coalesce(array_length(sp, 1), 0) LOOP
+    v := ${s}.pe_set(v, string_to_array(sp[i], '.'), sv -> (i - 1));
+  END LOOP;
+  RETURN v;
+END $$;
+
+CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
+
+-- A guarded field as the guard compares it: the field plus its \`plus\` fields (docs/storage.md#counters).
+-- PL/pgSQL, whose plan is kept: an SQL function with a subquery is not inlined and was planned again
+-- at every statement that called it (about half of a guarded increment's time in the profile).
+CREATE OR REPLACE FUNCTION ${s}.pe_guarded(v jsonb, path text, g jsonb) RETURNS float8 LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  total float8 := ${s}.pe_num(v #> string_to_array(path, '.'));
+BEGIN
+  IF jsonb_typeof(g -> 'plus') = 'array' THEN
+    FOR i IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
+      total := total + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> i, '.'));
+    END LOOP;
+  END IF;
+  RETURN total;
+END $$;
+
+-- A guard's upper bound: the lower of \`max\` and the number stored at \`maxOf\` (none: NULL), as guardCheck in src/storage/ports.ts.
+CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE
+    WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
+      THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
+    ELSE (g ->> 'max')::float8 END $$;`
+}
