@@ -122,13 +122,13 @@ function contextOf(options: EngineOptions): Context {
   const projectId = options.projectId ?? 'proj_default'
   // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
   const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
-  return {
+  return new EngineContext(
     // Reads upgrade values stored in older shapes (docs/storage.md#shape-versions).
-    store: upgradedStore(options.store ?? createMemoryStore()),
-    clock: options.clock === undefined ? systemClock : checkedClock(options.clock),
-    ids: options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
+    upgradedStore(options.store ?? createMemoryStore()),
+    options.clock === undefined ? systemClock : checkedClock(options.clock),
+    options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
-    config: {
+    {
       timezone,
       rounding,
       stackingRules: options.stackingRules,
@@ -143,16 +143,43 @@ function contextOf(options: EngineOptions): Context {
       fileLinkTtlSeconds: options.fileLinkTtlSeconds ?? 3600,
       fileRetentionSeconds: options.fileRetentionSeconds ?? null,
     },
-    asyncHandlers: createAsyncHandlers(),
-    sequence: counter(),
-    inFlight: new InFlight(),
-    hints: loadHints(options.loadHints ?? DEFAULT_LOAD_HINTS),
-  }
+    createAsyncHandlers(),
+    counter(),
+    new InFlight(),
+    loadHints(options.loadHints ?? DEFAULT_LOAD_HINTS),
+  )
+}
+
+/**
+ * A class, not an object literal: every operation's optimised code reads the context, and a
+ * literal's second evaluation (a process's second engine) builds its boilerplate and generalises the
+ * field types that code relied on, so it is thrown away and compiled again
+ * (docs/design.md#one-function-per-process).
+ */
+class EngineContext implements Context {
+  constructor(
+    public store: Context['store'],
+    public clock: Context['clock'],
+    public ids: Context['ids'],
+    public random: Context['random'],
+    public config: Context['config'],
+    public asyncHandlers: Context['asyncHandlers'],
+    public sequence: Context['sequence'],
+    public inFlight: Context['inFlight'],
+    public hints: Context['hints'],
+  ) {}
 }
 
 function counter(): Context['sequence'] {
-  let n = 0
-  return { next: () => ++n }
+  return new Sequence()
+}
+
+/** A class: one `next` for every engine of a process, so optimised callers stay valid from one engine to the next. */
+class Sequence {
+  private n = 0
+  next(): number {
+    return ++this.n
+  }
 }
 
 /**

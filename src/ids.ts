@@ -49,6 +49,9 @@ export const ID_PREFIX = {
 
 /** Ids like the hosted service's: a prefix and 24 base-62 characters from the given random source. */
 export function createIdGenerator(random: RandomSource = systemRandom, length = 24): IdGenerator {
+  // The default is one function for every engine of a process: code optimised around one engine's
+  // ids stays valid for the next engine's (docs/design.md#one-function-per-process).
+  if (random === systemRandom && length === 24) return systemIds
   return (prefix) => prefix + randomString(random, length, ALPHABET)
 }
 
@@ -88,3 +91,5 @@ export function blockRandom(fill: (block: Uint32Array) => void, size = 4096): Ra
 
 /** Cryptographic randomness: unguessable codes and ids by default, 16 KiB (about 170 ids) per call into the CSPRNG. */
 export const systemRandom: RandomSource = blockRandom((block) => randomFillSync(block))
+
+const systemIds: IdGenerator = (prefix) => prefix + randomString(systemRandom, 24, ALPHABET)

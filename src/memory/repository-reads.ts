@@ -12,69 +12,103 @@ import { isMultiValued } from '../storage/ports'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'
-import { keyString, type MemoryState, table } from './state'
+import { keyString, type MemoryState, type MemoryStoreStats, table } from './state'
 
 /** The memory store's reads: by id, by natural key, and lists answered from a declared index's buckets. */
 
 const EMPTY = new SortedEntries()
 
+/**
+ * A store's repository: five arrows over the module's functions, which every store of a process
+ * shares, so the code optimised while one store was read stays valid for the next store's reads
+ * (docs/design.md#one-function-per-process). The methods hold their repository: a host may spread
+ * one (`{ ...store.campaigns, list }`) or call one detached from it.
+ */
 export function repository<C extends CollectionName>(state: MemoryState, collection: C): Repository<C> {
-  const { stats } = state
-  const rows = table(state, collection)
-  // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
-  const asStored = (row: Row): StoredRow<Entity<C>> => ({
-    value: row.value as Entity<C>,
-    version: row.version,
-    shape: row.shape,
-  })
-  const byKey = (key: string, value: string | readonly string[]): Row | undefined => {
-    const index = state.keys.get(`${collection}.${key}`)
-    if (!index) throw new Error(`${collection} has no natural key ${key}`)
-    const id = index.get(typeof value === 'string' ? value : keyString(value))
-    return id === undefined ? undefined : rows.get(id)
-  }
+  const reads = new CollectionReads(state, collection)
   return {
-    async get(id) {
-      stats.calls++
-      const row = rows.get(id)
-      return row ? asStored(row) : undefined
-    },
-    async getMany(ids) {
-      stats.calls++
-      const out: StoredRow<Entity<C>>[] = []
-      for (const id of ids) {
-        const row = rows.get(id)
-        if (row) out.push(asStored(row))
-      }
-      return out
-    },
-    async findBy(key, value) {
-      stats.calls++
-      const row = byKey(key, value)
-      return row ? asStored(row) : undefined
-    },
-    async findMany(key, values) {
-      stats.calls++
-      const out: StoredRow<Entity<C>>[] = []
-      for (const value of values) {
-        const row = byKey(key, value)
-        if (row) out.push(asStored(row))
-      }
-      return out
-    },
-    async list(query = {}) {
-      stats.calls++
-      return list(state, collection, query, asStored)
-    },
+    get: (id) => readOne(reads, id) as Promise<StoredRow<Entity<C>> | undefined>,
+    getMany: (ids) => readMany(reads, ids) as Promise<StoredRow<Entity<C>>[]>,
+    findBy: (key, value) => findOne(reads, key, value) as Promise<StoredRow<Entity<C>> | undefined>,
+    findMany: (key, values) => findSome(reads, key, values) as Promise<StoredRow<Entity<C>>[]>,
+    list: (query) => listPage(reads, query) as Promise<Page<Entity<C>>>,
   }
 }
 
-function list<C extends CollectionName>(
-  state: MemoryState,
-  collection: C,
-  query: ListQuery,
-  asStored: (row: Row) => StoredRow<Entity<C>>,
-): Page<Entity<C>> {
+/** What one collection's reads start from: one class, so every store's has the same shape. */
+class CollectionReads {
+  readonly stats: MemoryStoreStats
+  readonly rows: Map<string, Row>
+  constructor(
+    readonly state: MemoryState,
+    readonly collection: CollectionName,
+  ) {
+    this.stats = state.stats
+    this.rows = table(state, collection)
+  }
+}
+
+async function readOne(reads: CollectionReads, id: string): Promise<StoredRow<unknown> | undefined> {
+  reads.stats.calls++
+  const row = reads.rows.get(id)
+  return row ? asStored(row) : undefined
+}
+
+async function readMany(reads: CollectionReads, ids: readonly string[]): Promise<StoredRow<unknown>[]> {
+  reads.stats.calls++
+  const out: StoredRow<unknown>[] = []
+  for (const id of ids) {
+    const row = reads.rows.get(id)
+    if (row) out.push(asStored(row))
+  }
+  return out
+}
+
+async function findOne(
+  reads: CollectionReads,
+  key: string,
+  value: string | readonly string[],
+): Promise<StoredRow<unknown> | undefined> {
+  reads.stats.calls++
+  const row = byKey(reads, keyIndex(reads, key), value)
+  return row ? asStored(row) : undefined
+}
+
+async function findSome(
+  reads: CollectionReads,
+  key: string,
+  values: readonly (string | readonly string[])[],
+): Promise<StoredRow<unknown>[]> {
+  reads.stats.calls++
+  const index = keyIndex(reads, key)
+  const out: StoredRow<unknown>[] = []
+  for (const value of values) {
+    const row = byKey(reads, index, value)
+    if (row) out.push(asStored(row))
+  }
+  return out
+}
+
+async function listPage(reads: CollectionReads, query: ListQuery = {}): Promise<Page<unknown>> {
+  reads.stats.calls++
+  return list(reads.state, reads.collection, query) as Page<unknown>
+}
+
+function keyIndex(reads: CollectionReads, key: string): Map<string, string> {
+  const index = reads.state.keys.get(`${reads.collection}.${key}`)
+  if (!index) throw new Error(`${reads.collection} has no natural key ${key}`)
+  return index
+}
+
+function byKey(reads: CollectionReads, index: Map<string, string>, value: string | readonly string[]): Row | undefined {
+  const id = index.get(typeof value === 'string' ? value : keyString(value))
+  return id === undefined ? undefined : reads.rows.get(id)
+}
+
+// The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
+const asStored = <T>(row: Row): StoredRow<T> => ({ value: row.value as T, version: row.version, shape: row.shape })
+
+function list<C extends CollectionName>(state: MemoryState, collection: C, query: ListQuery): Page<Entity<C>> {
   const { stats } = state
   const where = query.where ?? {}
   const order = query.order ?? { field: 'created_at', direction: 'asc' }
@@ -113,7 +147,7 @@ function list<C extends CollectionName>(
       query,
       order.direction,
       rows,
-      asStored,
+      asStored<Entity<C>>,
     )
     // Only the entries the page returns are touched.
     stats.rowsExamined += page.data.length
@@ -129,7 +163,7 @@ function list<C extends CollectionName>(
         if (seen.has(e.id)) continue
         seen.add(e.id)
       }
-      candidates.push(asStored(rows.get(e.id) as Row))
+      candidates.push(asStored<Entity<C>>(rows.get(e.id) as Row))
     }
   }
   return listRows(
