@@ -62,7 +62,17 @@ export interface MemoryState {
 }
 
 export function createState(options: MemoryStoreOptions): MemoryState {
-  const state = new State(options)
+  const state: MemoryState = {
+    options,
+    stats: { calls: 0, rowsExamined: 0, commits: 0 },
+    tables: new Map(),
+    keys: new Map(),
+    naturalKeys: new Map(),
+    indexes: new Map(),
+    declaredFields: new Map(),
+    log: [],
+    seq: 0,
+  }
   for (const c of COLLECTIONS) {
     state.tables.set(c, new Map())
     const natural = naturalKeysOf(c).map((fields) => ({
@@ -82,23 +92,6 @@ export function createState(options: MemoryStoreOptions): MemoryState {
     state.declaredFields.set(c, new Map(fields.reverse()))
   }
   return state
-}
-
-/**
- * A class, not an object literal: a literal's second evaluation (a process's second store) builds its
- * boilerplate and generalises the field types the store's optimised code relied on, throwing that
- * code away (docs/design.md#one-function-per-process).
- */
-class State implements MemoryState {
-  readonly stats: MemoryStoreStats = { calls: 0, rowsExamined: 0, commits: 0 }
-  readonly tables = new Map<CollectionName, Map<string, Row>>()
-  readonly keys = new Map<string, Map<string, string>>()
-  readonly naturalKeys = new Map<CollectionName, NaturalKey[]>()
-  readonly indexes = new Map<CollectionName, IndexBuckets[]>()
-  readonly declaredFields = new Map<CollectionName, Map<string, IndexType>>()
-  readonly log: Logged[] = []
-  seq = 0
-  constructor(readonly options: MemoryStoreOptions) {}
 }
 
 export function table(state: MemoryState, c: CollectionName): Map<string, Row> {

@@ -25,20 +25,7 @@ export interface LoadHints {
 export const DEFAULT_LOAD_HINTS = 1000
 
 export function loadHints(capacity: number): LoadHints {
-  return new Hints(capacity)
-}
-
-/**
- * A class, not an object literal: a literal's second evaluation (the second engine of a process)
- * builds its boilerplate and generalises the field types optimised code relied on, throwing away the
- * compiled load path of every engine (docs/design.md#one-function-per-process).
- */
-class Hints implements LoadHints {
-  readonly redeemables = new Map<string, { voucher?: Stored<Voucher>; tier?: Stored<PromotionTier> }>()
-  readonly customers = new Map<string, string>()
-  readonly rules = new Map<string, string[]>()
-  readonly lines = new Map<string, { product_id: string | null; sku_id: string | null }>()
-  constructor(readonly capacity: number) {}
+  return { redeemables: new Map(), customers: new Map(), rules: new Map(), lines: new Map(), capacity }
 }
 
 /** Keeps `value` under `key`, the oldest entry going when the map is full. */

@@ -2,13 +2,10 @@ import { COLLECTIONS } from '../../storage/collections'
 import type {
   Change,
   ChangePage,
-  Changeset,
   ChangesQuery,
   CollectionName,
   CommitResult,
   Entity,
-  ListQuery,
-  NaturalKey,
   Page,
   Repositories,
   Repository,
@@ -90,93 +87,37 @@ function upgradeChange(change: Change): Change {
 
 /**
  * The store as the engine reads it: every value in its current shape (reads, the values a commit
- * returns after its increments, the change feed). Collections that never changed shape read the
- * store's own repositories as they answer.
+ * returns after its increments, the change feed). Collections that never changed shape are the
+ * store's own repositories, untouched.
  */
 export function upgradedStore(store: Store): Store {
   const repositories = Object.fromEntries(
-    COLLECTIONS.map((c) => [c, new EngineRepository(c, store[c])]),
-  ) as unknown as Repositories
-  // A literal spread from the repositories keeps fast properties (forty assigned one by one to an
-  // instance make a dictionary of it). `commit` and `changes` are the same two functions for every
-  // engine of a process, and call the store's own methods on the store itself (an adapter may be a
-  // class instance, a host may replace a method after the engine is made).
-  const upgraded: Upgraded = {
+    COLLECTIONS.map((c) => [c, UPGRADES[c] ? upgradedRepository(c, store[c]) : store[c]]),
+  ) as Repositories
+  // The store's methods are called on the store itself: an adapter may be a class instance.
+  return {
     ...repositories,
     ...(store.hostTransaction === undefined ? {} : { hostTransaction: store.hostTransaction }),
-    [INNER]: store,
-    commit: upgradedCommit,
-    changes: upgradedChanges,
+    commit: (changeset) => store.commit(changeset).then(upgradeCommit),
+    changes: (query) => store.changes(query).then(upgradePage),
   }
-  return upgraded
 }
 
-const INNER = Symbol('the store upgraded')
-
-type Upgraded = Store & { readonly [INNER]: Store }
-
-function upgradedCommit(this: Upgraded, changeset: Changeset): Promise<CommitResult> {
-  return this[INNER].commit(changeset).then(upgradeCommit)
-}
-
-function upgradedChanges(this: Upgraded, query?: ChangesQuery): Promise<ChangePage> {
-  return this[INNER].changes(query).then(upgradePage)
-}
-
-/**
- * Every collection's reads as the engine's operations call them: one class, so every engine of a
- * process calls the same five functions at each of its read sites, and the code optimised while
- * the first engine ran stays valid for the next one (docs/design.md#one-function-per-process); the
- * store's own repository is called as it is (a host's plain object, spread copy or class instance).
- */
-class EngineRepository<C extends CollectionName> implements Repository<C> {
-  /** How many upgrade steps the collection has: 0 returns the store's answers untouched. */
-  private readonly steps: number
-  constructor(
-    private readonly collection: C,
-    private readonly inner: Repository<C>,
-  ) {
-    this.steps = UPGRADES[collection]?.length ?? 0
-  }
-
-  get(id: string): Promise<StoredRow<Entity<C>> | undefined> {
-    const read = this.inner.get(id)
-    return this.steps === 0 ? read : read.then(this.one)
-  }
-
-  getMany(ids: readonly string[]): Promise<StoredRow<Entity<C>>[]> {
-    const read = this.inner.getMany(ids)
-    return this.steps === 0 ? read : read.then(this.many)
-  }
-
-  findBy(key: NaturalKey<C>, value: string | readonly string[]): Promise<StoredRow<Entity<C>> | undefined> {
-    const read = this.inner.findBy(key, value)
-    return this.steps === 0 ? read : read.then(this.one)
-  }
-
-  findMany(key: NaturalKey<C>, values: readonly (string | readonly string[])[]): Promise<StoredRow<Entity<C>>[]> {
-    const read = this.inner.findMany(key, values)
-    return this.steps === 0 ? read : read.then(this.many)
-  }
-
-  list(query?: ListQuery): Promise<Page<Entity<C>>> {
-    const read = this.inner.list(query)
-    if (this.steps === 0) return read
-    return read.then((page) => {
-      const data = this.many(page.data)
-      return data === page.data ? page : { ...page, data }
-    })
-  }
-
-  // Made once per repository, not per read: what each read's promise continues with.
-  private readonly one = (row: StoredRow<Entity<C>> | undefined): StoredRow<Entity<C>> | undefined =>
-    row === undefined ? row : upgradeRow(this.collection, row)
-
-  private readonly many = (rows: StoredRow<Entity<C>>[]): StoredRow<Entity<C>>[] => {
-    for (const row of rows) {
-      if (row.shape <= this.steps) return rows.map(this.one) as StoredRow<Entity<C>>[]
-    }
-    return rows
+function upgradedRepository<C extends CollectionName>(collection: C, inner: Repository<C>): Repository<C> {
+  type Row = StoredRow<Entity<C>>
+  const one = (row: Row | undefined) => (row === undefined ? row : upgradeRow(collection, row))
+  const many = (rows: Row[]) =>
+    rows.some((r) => r.shape <= (UPGRADES[collection]?.length ?? 0)) ? (rows.map(one) as Row[]) : rows
+  return {
+    get: (id) => inner.get(id).then(one),
+    getMany: (ids) => inner.getMany(ids).then(many),
+    findBy: (key, value) => inner.findBy(key, value).then(one),
+    findMany: (key, values) => inner.findMany(key, values).then(many),
+    list: (query) =>
+      inner.list(query).then((page: Page<Entity<C>>) => {
+        const data = many(page.data)
+        return data === page.data ? page : { ...page, data }
+      }),
   }
 }
 
