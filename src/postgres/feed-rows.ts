@@ -16,7 +16,7 @@
 // ten times more. Without takes (the common case) a statement that joins nothing:
 export const FEED_OF_STEPS = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
           CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
-          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
+          CASE x.r ->> 'op' WHEN 'del' THEN (x.r ->> 'ev')::integer WHEN 'ins' THEN 1 ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
           CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
           CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
             ELSE (x.r ->> 's')::integer END AS shape
@@ -39,7 +39,7 @@ export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.
           coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
           CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
-            ELSE (vers ->> w.slot)::integer END AS version,
+            WHEN w.op = 'ins' THEN 1 ELSE (vers ->> w.slot)::integer END AS version,
           CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
             ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
