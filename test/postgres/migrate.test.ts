@@ -93,6 +93,72 @@ describe('PostgreSQL migrations', () => {
     expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
   })
 
+  it("an update runs the derived columns' trigger only when a field they read changed; an earlier release's single trigger is split", async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'upd' })
+    await store.migrate()
+    // As an earlier release left it: one trigger for inserts and every update of the value.
+    await db.pool.query(`DROP TRIGGER pe_columns_update ON upd.activities;
+      CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON upd.activities
+        FOR EACH ROW EXECUTE FUNCTION upd.pe_cols_activities()`)
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const triggers = await db.pool.query(
+      `SELECT tgname, pg_get_triggerdef(oid) LIKE '%BEFORE INSERT ON%' AS on_insert, pg_get_triggerdef(oid) LIKE '%WHEN%' AS conditional
+         FROM pg_trigger WHERE tgrelid = 'upd.activities'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    )
+    expect(triggers.rows).toEqual([
+      { tgname: 'pe_columns', on_insert: true, conditional: false },
+      { tgname: 'pe_columns_update', on_insert: false, conditional: true },
+    ])
+    const activity = {
+      id: 'evact_1',
+      type: 'customer.referral.converted',
+      customer_id: 'cust_1',
+      data: { referrer: { id: 'cust_r' }, note: 'a' },
+      created_at: '2026-01-01T00:00:00.000Z',
+    }
+    const voucher = { id: 'v_1', code: 'C1', campaign_id: 'camp', redemption: { quantity: 10, redeemed_quantity: 0 } }
+    expect((await store.commit({ writes: [put('activities', activity), put('vouchers', voucher)] })).ok).toBe(true)
+    const client = await db.pool.connect()
+    try {
+      await client.query("BEGIN; SET LOCAL track_functions = 'all'")
+      const calls = async () =>
+        (
+          await client.query(
+            `SELECT coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_activities'), 0)::int AS activities,
+               coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_vouchers'), 0)::int AS vouchers
+             FROM pg_stat_xact_user_functions WHERE schemaname = 'upd'`,
+          )
+        ).rows[0]
+      // A field no column reads, and a guarded increment of a code (a redemption's): no trigger.
+      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,note}', '"b"')`)
+      const hosted = createPostgresStore({ client, schema: 'upd' })
+      const increment = await hosted.commit({
+        writes: [
+          {
+            op: 'increment',
+            collection: 'vouchers',
+            id: 'v_1',
+            by: { 'redemption.redeemed_quantity': 1 },
+            guard: { 'redemption.redeemed_quantity': { maxOf: 'redemption.quantity' } },
+          },
+        ],
+      })
+      expect(increment.ok).toBe(true)
+      expect(await calls()).toEqual({ activities: 0, vouchers: 0 })
+      // A field one reads, nested: the trigger runs and the column follows.
+      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,referrer,id}', '"cust_s"')`)
+      await client.query(`UPDATE upd.vouchers SET value = jsonb_set(value, '{campaign_id}', '"camp2"')`)
+      expect(await calls()).toEqual({ activities: 1, vouchers: 1 })
+      const columns = await client.query(
+        `SELECT (SELECT "f_data_referrer_id_t" FROM upd.activities) AS referrer, (SELECT f_campaign_id_t FROM upd.vouchers) AS campaign`,
+      )
+      expect(columns.rows[0]).toEqual({ referrer: 'cust_s', campaign: 'camp2' })
+      await client.query('COMMIT')
+    } finally {
+      client.release()
+    }
+  })
+
   it("pe_timestamp, replaced at every start, reads every text as the earlier release's did, whatever the session's TimeZone and DateStyle; the row triggers agree with it", async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'stamps' })
     await store.migrate()
