@@ -132,7 +132,9 @@ BEGIN
     wrote := 0;
     takes := '[]'::jsonb;
     recs := '{}'::jsonb;
-    FOR step IN SELECT value FROM jsonb_array_elements(todo) LOOP
+    -- By index, not over a query of the array: no cursor to open for every commit.
+    FOR i IN 0 .. jsonb_array_length(todo) - 1 LOOP
+      step := todo -> i;
       k := k + 1;
       r := NULL;
       IF step ? 'take' THEN
