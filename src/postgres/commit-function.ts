@@ -16,7 +16,8 @@ import { incrementFunctions } from './increment-functions'
  * apply it, not for a round trip per write.
  *
  * Every statement is static: one function per collection (`pe_w_<collection>`) holds that table's
- * statements, planned once per connection and reused, and `pe_commit` calls them step by step. The
+ * statements, planned once per connection and reused, and `pe_commit` calls them step by step (a
+ * step that only inserts new entities it applies itself, with that table's static insert). The
  * adapter groups the writes into steps (src/postgres/changeset.ts: one collection, one round, rows by
  * id, entities with a guarded increment last), and each step runs at most five statements whatever
  * its size: lock the existing rows it writes, in id order; insert (new entities and counter rows

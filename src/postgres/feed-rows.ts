@@ -7,8 +7,9 @@
 
 // The change-feed rows of the round that stands, one per entity written, in the order the changeset
 // first touched each (`pos`): an entity's last write (a later round's row replaces an earlier one's),
-// its version, and for an increment its value and shape, as the steps reported them; an inserted or
-// updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
+// its version (1 for an insert, which reports none; for the others as the steps reported it), and for
+// an increment its value and shape, as reported; an inserted or updated entity's value and shape as
+// the payload carries them. Then the takes' buckets (the last
 // take of each; one this commit wrote before keeps its position, the others follow in the order
 // taken), and the value a take left in its record. Nothing is copied per step to build them (carried
 // as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
