@@ -192,12 +192,15 @@ END $fn$;`
 
 /**
  * A step's new entities when it writes nothing else (docs/postgres.md#commit), run by \`pe_commit\`
- * itself: a plain insert, rows in the order the adapter sorted them (by id). An id already stored
- * raises unique_violation, which \`pe_commit\` turns into an \`exists\` conflict.
+ * itself: a plain insert, rows in the order the adapter sorted them (by id), the derived columns
+ * computed by the statement (the row trigger then does not run: docs/postgres.md#schema). An id
+ * already stored raises unique_violation, which \`pe_commit\` turns into an \`exists\` conflict.
  */
-export function insertStatement(schema: string, collection: string): string {
-  return `INSERT INTO ${quote(schema)}.${quote(collection)} (id, value, version, shape)
-            SELECT x.id, x.v, 1, x.s FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
+export function insertStatement(schema: string, layout: TableLayout): string {
+  const names = layout.columns.map((c) => `, ${quote(c.name)}`).join('')
+  const values = layout.columns.map((c) => `, ${c.expression('x.v')}`).join('')
+  return `INSERT INTO ${quote(schema)}.${quote(layout.collection)} (id, value, version, shape${names})
+            SELECT x.id, x.v, 1, x.s${values} FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
 }
 
 export function literal(text: string): string {

@@ -62,7 +62,7 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
     .map((l) => `WHEN ${literal(l.collection)} THEN r := ${writerFunction(schema, l.collection)}(step, collect);`)
     .join('\n          ')
   const inserts = hotFirst(['activities', 'orders', 'redemptions', 'customers'])
-    .map((l) => `WHEN ${literal(l.collection)} THEN ${insertStatement(schema, l.collection)};`)
+    .map((l) => `WHEN ${literal(l.collection)} THEN ${insertStatement(schema, l)};`)
     .join('\n          ')
   // An earlier release's writers also took the provisional feed number: those overloads go.
   const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]

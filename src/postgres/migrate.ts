@@ -203,7 +203,9 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
     ].join(' OR ')
     out.push(
       `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
-      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+      // An insert that computed them (the commit's insert of new entities) runs none either: a row
+      // whose columns are all NULL is computed, which for a value that holds none of the fields is the same.
+      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT ON ${t} FOR EACH ROW WHEN (${layout.columns.map((c) => `NEW.${quote(c.name)} IS NULL`).join(' AND ')}) EXECUTE FUNCTION ${fn}()`,
       `CREATE OR REPLACE TRIGGER pe_columns_update BEFORE UPDATE OF value ON ${t} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}()`,
     )
   }
