@@ -225,7 +225,13 @@ interface ProcessSnapshot {
 /** Every child of the postmaster with its role (from the title PostgreSQL gives it) and CPU so far. */
 function databaseProcesses(postmaster: number, adminPid: number): ProcessSnapshot {
   const pids = new Map<number, { role: string; ms: number }>()
-  for (const entry of readdirSync('/proc')) {
+  let entries: string[] = []
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    // No /proc (not Linux): no CPU figures, as cpuSplit gives none.
+  }
+  for (const entry of entries) {
     const pid = Number(entry)
     if (!Number.isInteger(pid) || pid <= 0) continue
     const stat = procStat(pid)
