@@ -15,6 +15,9 @@ export default defineConfig({
           exclude: ['test/postgres/**'],
           // A pure library: sharing the module graph between files is safe and saves seconds per file.
           isolate: false,
+          // Property tests run hundreds of operations and share 2 cores with the database projects:
+          // one took 4.5 s alone against vitest's 5 s default. A safety limit, no timing is asserted.
+          testTimeout: 30_000,
         },
       },
       {
