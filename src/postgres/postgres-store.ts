@@ -17,9 +17,11 @@ import { commitSteps, insertedKeys, keyedCollections, outcome } from './changese
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
+  JsonRowQuery,
   type PoolClientLike,
   type PoolLike,
   type Queryable,
+  type QueryConfigLike,
   type QueryResultLike,
   storeFault,
 } from './connection'
@@ -118,13 +120,40 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
     stats.queries++
     try {
-      return await db.query<R>(named(text, values))
+      const config: QueryConfigLike = { text }
+      const name = named(text)
+      if (name !== undefined) config.name = name
+      if (values !== undefined) config.values = values
+      return await db.query<R>(config)
     } catch (error) {
       throw storeFault(error)
     }
   }
 
-  const read = readBatcher(query)
+  // node-postgres in pipeline mode refuses query objects of its users' own (docs/postgres.md#driver-path).
+  const wire = !pipelined(db)
+
+  /** A statement whose columns are all JSON, answered as its first row's columns (one round trip). */
+  async function jsonRow(via: Queryable, text: string, values: unknown[]): Promise<unknown[] | undefined> {
+    if (wire) {
+      const q = new JsonRowQuery(named(text) ?? '', text, values)
+      return (await (via.query(q as never) as unknown as PromiseLike<unknown[] | undefined>)) ?? undefined
+    }
+    const config: QueryConfigLike = { text, values }
+    const name = named(text)
+    if (name !== undefined) config.name = name
+    const { rows } = await via.query(config)
+    return rows[0] === undefined ? undefined : Object.values(rows[0])
+  }
+
+  const read = readBatcher(async (text, values) => {
+    stats.queries++
+    try {
+      return await jsonRow(db, text, values)
+    } catch (error) {
+      throw storeFault(error)
+    }
+  })
 
   const table = (c: CollectionName) => `${s}.${quote(c)}`
   const layoutOf = (c: CollectionName) => tables.get(c) as TableLayout
@@ -283,8 +312,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
     try {
-      const { rows } = await client.query<{ r: unknown }>(named(sql, [payload]))
-      return rows[0]?.r
+      return (await jsonRow(client, sql, [payload]))?.[0]
     } catch (error) {
       const code = (error as { code?: unknown }).code
       // Raised outside the function's own handler (at COMMIT in the host's transaction, for one): still a conflict.
@@ -379,6 +407,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 const ignore = () => {}
+
+/** A pool or client of node-postgres made with `pipeline: true`. */
+function pipelined(db: Queryable): boolean {
+  const x = db as { pipeline?: unknown; options?: { pipeline?: unknown } }
+  return Boolean(x.pipeline || x.options?.pipeline)
+}
 
 /** A changeset that writes nothing but new activities (docs/postgres.md#asynchronous-activity-commits). */
 function onlyAppendsActivities(changeset: Changeset): boolean {
