@@ -179,6 +179,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
     const findBySql = new Map<string, string>()
     const findManySql = new Map<string, string>()
+    const listTarget = { read, table: t, layout, schema: s, collection, statements: new Map<string, string>() }
     return {
       async get(id) {
         const [row] = await read<Packed[]>(getSql, [id])
@@ -228,7 +229,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         })
       },
       async list(q = {}) {
-        return listPage({ read, table: t, layout, schema: s, collection }, q, asStored)
+        return listPage(listTarget, q, asStored)
       },
     }
   }
