@@ -222,9 +222,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           findManySql.set(key, sql)
         }
         const rows = await read<Packed[]>(sql, params)
-        const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
+        // Keys joined by NUL, which a PostgreSQL text value cannot hold: no JSON per row and per tuple.
+        const byKey = new Map<string, Packed>()
+        for (const r of rows) byKey.set(r.length === 5 ? String(r[4]) : r.slice(4).join('\u0000'), r)
         return tuples.flatMap((tuple) => {
-          const row = byKey.get(JSON.stringify(tuple))
+          const row = byKey.get(tuple.length === 1 ? (tuple[0] as string) : tuple.join('\u0000'))
           return row ? [asStored(unpack(row))] : []
         })
       },

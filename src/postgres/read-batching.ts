@@ -25,6 +25,8 @@ export function namer(): (text: string) => string | undefined {
 
 interface Waiting {
   text: string
+  /** The text's number (`numberOf`), once the flush has asked. */
+  n: number | undefined
   values: unknown[]
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
@@ -44,7 +46,7 @@ export function readBatcher(
 
   function read<T>(text: string, values: unknown[]): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ text, values, resolve: resolve as (v: unknown) => void, reject })
+      waiting.push({ text, n: undefined, values, resolve: resolve as (v: unknown) => void, reject })
       if (waiting.length === 1) setImmediate(flush)
     })
   }
@@ -61,6 +63,7 @@ export function readBatcher(
       let numbered = true
       for (const r of all) {
         const n = numberOf(r.text)
+        r.n = n
         if (n === undefined) {
           numbered = false
           break
@@ -113,7 +116,7 @@ export function readBatcher(
     let key: string | undefined = ''
     for (const r of batch) {
       for (const v of r.values) params.push(v)
-      const n = numberOf(r.text)
+      const n = r.n ?? numberOf(r.text)
       key = n === undefined || key === undefined ? undefined : `${key}${n},`
     }
     const known = key === undefined ? undefined : statements.get(key)
