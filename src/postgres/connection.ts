@@ -141,7 +141,8 @@ export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
   private row: unknown[] | undefined = undefined
   private failure: Error | undefined = undefined
   private settle!: (error: Error | undefined, row: unknown[] | undefined) => void
-  private readonly answer: Promise<unknown[] | undefined>
+  /** The first row's columns, parsed; rejected with the statement's error. */
+  readonly answer: Promise<unknown[] | undefined>
 
   constructor(
     readonly name: string,

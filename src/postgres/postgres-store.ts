@@ -133,25 +133,32 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   // node-postgres in pipeline mode refuses query objects of its users' own (docs/postgres.md#driver-path).
   const wire = !pipelined(db)
 
-  /** A statement whose columns are all JSON, answered as its first row's columns (one round trip). */
-  async function jsonRow(via: Queryable, text: string, values: unknown[]): Promise<unknown[] | undefined> {
+  /**
+   * A statement whose columns are all JSON, answered as its first row's columns (one round trip).
+   * Not an async function: its promise is the driver's own, without a wrapper's turns of the queue.
+   */
+  function jsonRow(via: Queryable, text: string, values: unknown[]): Promise<unknown[] | undefined> {
     if (wire) {
       const q = new JsonRowQuery(named(text) ?? '', text, values)
-      return (await (via.query(q as never) as unknown as PromiseLike<unknown[] | undefined>)) ?? undefined
+      const sent = via.query(q as never) as unknown
+      // A pool answers with a promise of its own; a client returns the query object itself.
+      return sent === q ? q.answer : (sent as Promise<unknown[] | undefined>)
     }
     const config: QueryConfigLike = { text, values }
     const name = named(text)
     if (name !== undefined) config.name = name
-    const { rows } = await via.query(config)
-    return rows[0] === undefined ? undefined : Object.values(rows[0])
+    return via.query(config).then(({ rows }) => (rows[0] === undefined ? undefined : Object.values(rows[0])))
   }
 
-  const read = readBatcher(async (text, values) => {
+  const readFault = (error: unknown): never => {
+    throw storeFault(error)
+  }
+  const read = readBatcher((text, values) => {
     stats.queries++
     try {
-      return await jsonRow(db, text, values)
+      return jsonRow(db, text, values).then(undefined, readFault)
     } catch (error) {
-      throw storeFault(error)
+      return readFault(error)
     }
   })
 
