@@ -1,3 +1,4 @@
+import { parseInstant } from '../rules/zoned-calendar'
 import type { FieldFilter, IndexDeclaration, IndexType } from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
 import { readElements, readPath } from './paths'
@@ -25,7 +26,7 @@ export function sortKey(value: unknown, type: IndexType): SortKey {
       if (typeof value !== 'string') return null
       // An entity's indexes mostly sort on the same date (`created_at`): parsed once, not per index.
       if (value === lastParsed.text) return lastParsed.time
-      const t = Date.parse(value)
+      const t = parseInstant(value)
       lastParsed.text = value
       lastParsed.time = Number.isNaN(t) ? null : t
       return lastParsed.time

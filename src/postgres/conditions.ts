@@ -1,3 +1,4 @@
+import { parseInstant } from '../rules/zoned-calendar'
 import type { FieldFilter, IndexType } from '../storage/ports'
 import { quote } from './columns'
 
@@ -80,7 +81,7 @@ function asColumnValue(value: string | number | boolean, type: IndexType): strin
   switch (type) {
     case 'timestamp': {
       if (typeof value !== 'string') return null
-      const t = Date.parse(value)
+      const t = parseInstant(value)
       return Number.isNaN(t) ? null : new Date(t).toISOString()
     }
     case 'number':

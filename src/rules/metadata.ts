@@ -1,5 +1,6 @@
 import type { Metadata } from '../model/common'
 import type { MetadataPropertyDefinition, MetadataSchema } from '../model/metadata-schema'
+import { parseInstant } from './zoned-calendar'
 
 /** The `related_object` values the service interface names; any other non-empty value is a custom schema. */
 export const STANDARD_RELATED_OBJECTS = [
@@ -109,7 +110,7 @@ export function hasType(type: MetadataType, value: unknown): boolean {
     case 'date':
       return typeof value === 'string' && isCalendarDate(value)
     case 'datetime':
-      return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(Date.parse(value))
+      return typeof value === 'string' && DATE_TIME.test(value) && !Number.isNaN(parseInstant(value))
     case 'object':
       return isPlainObject(value)
     case 'geopoint':

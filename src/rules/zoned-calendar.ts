@@ -40,6 +40,22 @@ export function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month, 0)).getUTCDate()
 }
 
+const ISO_DAY = /^\d\d\d\d-\d\d-\d\d/
+
+/**
+ * An ISO 8601 date-time (it begins `YYYY-MM-DD`) as milliseconds since the epoch; NaN when it is not
+ * one. `Date.parse` alone rolls an impossible day of the month over (30 February reads as 2 March) and
+ * takes forms that are not ISO; PostgreSQL's `timestamptz` refuses both, so a timestamp index reads
+ * such text as absent on every store and an input refuses it (docs/storage.md#indexes).
+ */
+export function parseInstant(text: string): number {
+  if (!ISO_DAY.test(text)) return Number.NaN
+  const day = (text.charCodeAt(8) - 48) * 10 + text.charCodeAt(9) - 48
+  const month = (text.charCodeAt(5) - 48) * 10 + text.charCodeAt(6) - 48
+  if (day > 28 && month >= 1 && month <= 12 && day > daysInMonth(Number(text.slice(0, 4)), month)) return Number.NaN
+  return Date.parse(text)
+}
+
 export function compareDates(a: LocalDate, b: LocalDate): number {
   return a.year - b.year || a.month - b.month || a.day - b.day
 }

@@ -1,4 +1,5 @@
 import { checkFormulaSyntax } from '../rules/formulas'
+import { parseInstant } from '../rules/zoned-calendar'
 import * as v from './valibot'
 
 /** Optional in the exact sense: absent is fine, `undefined` written explicitly is not a value. */
@@ -25,7 +26,7 @@ export const nonEmptyString = v.pipe(v.string(), v.minLength(1, 'must not be emp
 
 export const dateTime = v.pipe(
   v.string(),
-  v.check((s) => /^\d{4}-\d{2}-\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date-time'),
+  v.check((s) => !Number.isNaN(parseInstant(s)), 'must be an ISO 8601 date-time'),
 )
 
 /** A metadata object: string keys to any JSON values. An array is not one (valibot's record would take it). */

@@ -1,3 +1,4 @@
+import { parseInstant } from '../rules/zoned-calendar'
 import type { CollectionName, Entity, NaturalKey } from './collections'
 
 export * from './collections'
@@ -217,7 +218,7 @@ export function takeOrder(
   b: { id: string; expires_at?: unknown; created_at?: unknown },
 ): number {
   const ms = (x: unknown, absent: number) => {
-    const t = typeof x === 'string' ? Date.parse(x) : Number.NaN
+    const t = typeof x === 'string' ? parseInstant(x) : Number.NaN
     return Number.isNaN(t) ? absent : t
   }
   const ea = ms(a.expires_at, Number.POSITIVE_INFINITY)

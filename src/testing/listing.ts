@@ -259,3 +259,21 @@ export async function listCursorsAfterChange(store: Store): Promise<void> {
   // In another order a deleted row's place is unknown.
   assert.deepEqual(await next({ order: { field: 'score', direction: 'asc' }, limit: 3 }, 'c'), [[], false])
 }
+
+/**
+ * A timestamp field whose text is not an instant (an impossible day of the month, a word) lists as
+ * absent, first in ascending order and outside every range: `Date.parse` would read 30 February as
+ * 2 March, and a database's timestamp column refuses it.
+ */
+export async function listUnreadableDates(store: Store): Promise<void> {
+  const at = (letter: string, created_at: string) =>
+    insert(store, 'customers', customer(`cust_${letter}`, `src_${letter}`, { created_at, group: 'x', score: 1 }))
+  await at('z', '2026-01-04T12:00:00.000Z')
+  await at('x', '2026-02-30T00:00:00.000Z')
+  await at('y', 'soon')
+  const r = repo(store, 'customers')
+  const asc = await r.list({ where: { group: 'x' }, order: { field: 'created_at', direction: 'asc' } })
+  assert.deepEqual(ids(asc), ['x', 'y', 'z'], 'absent dates first, ascending, by id')
+  const after = await r.list({ where: { group: 'x', created_at: { after: '2026-02-01T00:00:00.000Z' } } })
+  assert.deepEqual(ids(after), [], 'no impossible day falls in a range')
+}

@@ -30,6 +30,7 @@ import {
   listOrder,
   listPages,
   listRangeFilters,
+  listUnreadableDates,
 } from './listing'
 import { keysPerCollection, missingNaturalKeys, roundTrip, unknownReads } from './reads'
 import { concurrentTakes, takesInSpendingOrder } from './takes'
@@ -136,6 +137,7 @@ export function storeContract(
     ['list filters by equality, null, in and dotted paths', listEqualityFilters],
     ['list filters dates by before/after (exclusive) and numbers by gte/lte (inclusive)', listRangeFilters],
     ['list orders asc/desc by a field, ties broken by id in the same direction', listOrder],
+    ['a timestamp that is not an instant (30 February, a word) lists as absent', listUnreadableDates],
     ['list pages with limit and page', listPages],
     ['cursor pagination walks every item once, ascending and descending', listCursors],
     ['a cursor keeps its place when its row leaves the filter, or in id order is deleted', listCursorsAfterChange],

@@ -61,6 +61,7 @@ describe('checkMetadata', () => {
       ['b', 'true', 'must be a boolean'],
       ['d', '2026-02-30', 'must be a date (YYYY-MM-DD)'],
       ['dt', '2026-02-28', 'must be an ISO 8601 date-time'],
+      ['dt', '2026-02-30T10:00:00Z', 'must be an ISO 8601 date-time'],
       ['o', [1], 'must be an object'],
       ['g', { latitude: 91, longitude: 0 }, 'must be a geopoint {latitude, longitude}'],
       ['i', 'ftp://x/y.png', 'must be an http(s) image URL'],

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { parseDuration } from '../../src/rules/duration'
-import { addMonthsClamped, localDate, periodBounds, periodLastDay, startOfDay } from '../../src/rules/zoned-calendar'
+import {
+  addMonthsClamped,
+  localDate,
+  parseInstant,
+  periodBounds,
+  periodLastDay,
+  startOfDay,
+} from '../../src/rules/zoned-calendar'
 
 describe('zoned calendar', () => {
   it('local dates and midnights in a zone, across DST', () => {
@@ -36,5 +43,25 @@ describe('zoned calendar', () => {
     expect(() => parseDuration('P')).toThrow(RangeError)
     expect(() => parseDuration('P1DT')).toThrow(RangeError)
     expect(() => parseDuration('3 months')).toThrow(RangeError)
+  })
+})
+
+describe('parseInstant', () => {
+  it('reads ISO date-times as Date.parse does, and refuses impossible days and other forms', () => {
+    for (const ok of ['2026-02-28T23:59:59Z', '2024-02-29T00:00:00.000Z', '2026-04-30', '2026-12-31T10:00:00+02:00']) {
+      expect(parseInstant(ok)).toBe(Date.parse(ok))
+    }
+    for (const bad of [
+      '2026-02-29T00:00:00Z',
+      '2026-02-30',
+      '2026-04-31T00:00:00Z',
+      '2026-13-01',
+      '2026-00-10',
+      'soon',
+      'March 2, 2026',
+      '',
+    ]) {
+      expect(parseInstant(bad), bad).toBeNaN()
+    }
   })
 })

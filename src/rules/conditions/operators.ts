@@ -10,6 +10,8 @@
  * - `$timeframe` compares local calendar dates `[from, to]` inclusive in the engine's zone;
  *   `$timeframe_absolute` compares instants. The "ago" / "future" operators count whole days.
  */
+
+import { parseInstant } from '../zoned-calendar'
 import { inDailyWindow, localDayNumber, localMinuteOfDay, localParts, parseClockTime } from '../zoned-time'
 
 export const OPERATORS = [
@@ -89,7 +91,7 @@ function toNumber(v: unknown): number | null {
 function toInstant(v: unknown): number | null {
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? null : v.getTime()
   if (typeof v === 'string' && ISO_DATE.test(v.trim())) {
-    const ms = Date.parse(v)
+    const ms = parseInstant(v.trim())
     return Number.isNaN(ms) ? null : ms
   }
   return null

@@ -284,6 +284,7 @@ describe('campaigns.create bad input', () => {
       'voucher.code_config.charset',
       400,
     ],
+    ['an impossible calendar day (30 February)', { ...summer, start_date: '2026-02-30T00:00:00Z' }, 'start_date', 400],
     [
       'more codes than the pattern allows',
       { ...summer, vouchers_count: 3, voucher: { ...summer.voucher, code_config: { pattern: '#', charset: 'AB' } } },
