@@ -2,18 +2,9 @@ import type { CollectionName, Entity, ListQuery, Page, StoredRow } from 'promo-e
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 
-/** A stored row as the store reads it. */
-export interface Row {
-  id: string
-  value: unknown
-  version: number
-  shape: number
-}
-
 /** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
 export type Packed = [string, unknown, number, number, ...unknown[]]
 export const PACK = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape)), '[]'::jsonb)`
-export const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shape: r[3] })
 
 /** The table a list reads, and the batched read that sends its statement with the others of its level. */
 export interface ListTarget<C extends CollectionName> {
@@ -39,7 +30,7 @@ const STATEMENTS = 256
 export async function listPage<C extends CollectionName>(
   target: ListTarget<C>,
   q: ListQuery,
-  asStored: (row: Row) => StoredRow<Entity<C>>,
+  asStored: (row: Packed) => StoredRow<Entity<C>>,
 ): Promise<Page<Entity<C>>> {
   const { read, table: t, layout, schema: s, collection } = target
   const order = q.order ?? { field: 'created_at', direction: 'asc' as const }
@@ -102,7 +93,7 @@ export async function listPage<C extends CollectionName>(
     if (target.statements.size < STATEMENTS) target.statements.set(key, sql)
   }
   const result = await read<{ total: number; rows: Packed[] }>(sql, params)
-  const found = result.rows.map(unpack)
+  const found = result.rows
   const has_more = limit !== undefined && found.length > limit
   const data = (has_more ? found.slice(0, limit) : found).map(asStored)
   const last = data.at(-1)

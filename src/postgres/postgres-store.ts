@@ -26,7 +26,7 @@ import {
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
-import { listPage, PACK, type Packed, type Row, unpack } from './list-query'
+import { listPage, PACK, type Packed } from './list-query'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
 
@@ -169,10 +169,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const t = table(collection)
     const layout = layoutOf(collection)
     // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
-    const asStored = (row: Row): StoredRow<Entity<C>> => ({
-      value: row.value as Entity<C>,
-      version: row.version,
-      shape: row.shape,
+    const asStored = (row: Packed): StoredRow<Entity<C>> => ({
+      value: row[1] as Entity<C>,
+      version: row[2],
+      shape: row[3],
     })
     const keyOf = (key: string) => {
       const k = layout.keys.find((x) => x.key === key)
@@ -190,7 +190,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     return {
       async get(id) {
         const [row] = await read<Packed[]>(getSql, [id])
-        return row ? asStored(unpack(row)) : undefined
+        return row ? asStored(row) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
@@ -198,7 +198,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
-          return row ? [asStored(unpack(row))] : []
+          return row ? [asStored(row)] : []
         })
       },
       async findBy(key, value) {
@@ -211,7 +211,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           findBySql.set(key, sql)
         }
         const [row] = await read<Packed[]>(sql, [...keyValues(value)])
-        return row ? asStored(unpack(row)) : undefined
+        return row ? asStored(row) : undefined
       },
       async findMany(key, values) {
         if (values.length === 0) return []
@@ -234,7 +234,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         for (const r of rows) byKey.set(r.length === 5 ? String(r[4]) : r.slice(4).join('\u0000'), r)
         return tuples.flatMap((tuple) => {
           const row = byKey.get(tuple.length === 1 ? (tuple[0] as string) : tuple.join('\u0000'))
-          return row ? [asStored(unpack(row))] : []
+          return row ? [asStored(row)] : []
         })
       },
       async list(q = {}) {
