@@ -24,11 +24,15 @@ import { FLOOR_SQL } from './postgres/floor'
  * reads).
  *
  * Each rate also shows the CPU time per request of the server, the database's processes and the
- * generator (from /proc), which stays meaningful on a shared machine where latencies do not; and where
- * a request's time goes: the server's own request-duration and pool-wait histograms and its
- * event-loop delay (its /metrics, read before and after the rate), and what the database's backends
- * were doing (pg_stat_activity sampled every ~10 ms: on CPU or runnable, waiting on a lock, other waits). The sweep
- * stops at the first rate the server could not keep up with.
+ * generator (from /proc), which stays meaningful on a shared machine where latencies do not, and the
+ * database's CPU by process (the server's connections, the bench's own sampling connection, autovacuum,
+ * checkpointer, WAL writer, children that exited); and where a request's time goes: the server's own
+ * request-duration and pool-wait histograms and its event-loop delay (its /metrics, read before and
+ * after the rate), and, with the instruments on, what the database's backends were doing
+ * (pg_stat_activity sampled every ~10 ms: on CPU or runnable, waiting on a lock by lock type, other
+ * waits). The instruments cost CPU of their own (the sampling connection alone ~0.35 ms of the
+ * database's CPU per request at 150–200/s), so each sweep runs without them and again with them
+ * (INSTRUMENTS). The sweep stops at the first rate the server could not keep up with.
  *
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), VALIDATORS=returning (validations by 100
@@ -38,8 +42,8 @@ import { FLOOR_SQL } from './postgres/floor'
  * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
  * checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
- * with `--cpu-prof`; its profile is summarised by file and by function at the end; KEEP_PROFILE=1
- * keeps the file), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
+ * with `--cpu-prof`; its profile is summarised by source module and by function at the end;
+ * KEEP_PROFILE=1 keeps the file), INSTRUMENTS and PERF (below), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
  * generated per new customer), WARMUP (seconds of uncounted requests first, default 10). Figures in
  * bench/RESULTS.md.
  */
@@ -49,6 +53,19 @@ const SECONDS = Number(process.env.SECONDS ?? 20)
 const FSYNC = (process.env.FSYNC ?? 'off,on').split(',')
 const MIX = (process.env.MIX ?? '2:2:1').split(':').map(Number)
 const PROFILE = process.env.PROFILE === '1'
+/**
+ * INSTRUMENTS (default `off,on`): `on` runs the database with pg_stat_statements (every statement
+ * nested in PL/pgSQL timed), track_functions, and pg_stat_activity sampled every ~10 ms, for the
+ * tables of where the time goes; `off` without any of them, for latencies and CPU as a production
+ * database would show them. Each setting in the list runs the sweep on a fresh database.
+ */
+const INSTRUMENTS = (process.env.INSTRUMENTS ?? 'off,on').split(',')
+/**
+ * PERF=1: `perf record` (DWARF call graphs) of the server's database connections during the highest
+ * rate of an instrumented sweep, told by phase at the end: the commit function, planning and parsing the statements the server
+ * sends, executing its reads, transaction commit. Needs `perf` and the right to trace those processes.
+ */
+const PERF = process.env.PERF === '1'
 /** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
 const WARMUP = Number(process.env.WARMUP ?? 10)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
@@ -168,12 +185,6 @@ interface Sample {
   lag: number
 }
 
-/** CPU time (user + system) a process has used, in ms, from /proc (Linux); null elsewhere. */
-function cpuMs(pid: number | undefined): number | null {
-  const split = cpuSplit(pid)
-  return split && split.user + split.system
-}
-
 /** User and system (kernel: syscalls, the loopback's TCP) CPU time of a process, in ms. */
 function cpuSplit(pid: number | undefined): { user: number; system: number } | null {
   try {
@@ -182,6 +193,166 @@ function cpuSplit(pid: number | undefined): { user: number; system: number } | n
   } catch {
     return null
   }
+}
+
+/** A process's parent and CPU times in ms (its own, and its reaped children's), from /proc/<pid>/stat. */
+function procStat(pid: number): { ppid: number; ms: number; children: number } | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    const ms = (i: number) => (Number(fields[i]) * 1000) / 100
+    return { ppid: Number(fields[1]), ms: ms(11) + ms(12), children: ms(13) + ms(14) }
+  } catch {
+    return null
+  }
+}
+
+/** The roles the database's CPU is told by, in the table's order. */
+const ROLES = [
+  "server's connections",
+  'bench sampler',
+  'autovacuum',
+  'checkpointer + bgwriter',
+  'walwriter',
+  'postmaster + other',
+  'exited',
+] as const
+
+interface ProcessSnapshot {
+  pids: Map<number, { role: string; ms: number }>
+  postmaster: { ms: number; children: number }
+}
+
+/** Every child of the postmaster with its role (from the title PostgreSQL gives it) and CPU so far. */
+function databaseProcesses(postmaster: number, adminPid: number): ProcessSnapshot {
+  const pids = new Map<number, { role: string; ms: number }>()
+  let entries: string[] = []
+  try {
+    entries = readdirSync('/proc')
+  } catch {
+    // No /proc (not Linux): no CPU figures, as cpuSplit gives none.
+  }
+  for (const entry of entries) {
+    const pid = Number(entry)
+    if (!Number.isInteger(pid) || pid <= 0) continue
+    const stat = procStat(pid)
+    if (!stat || stat.ppid !== postmaster) continue
+    let title = ''
+    try {
+      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    } catch {}
+    const role =
+      pid === adminPid
+        ? 'bench sampler'
+        : title.includes('autovacuum')
+          ? 'autovacuum'
+          : title.includes('checkpointer') || title.includes('background writer')
+            ? 'checkpointer + bgwriter'
+            : title.includes('walwriter')
+              ? 'walwriter'
+              : /\d+\.\d+\.\d+\.\d+\(\d+\)|\[local\]/.test(title)
+                ? "server's connections"
+                : 'postmaster + other'
+    pids.set(pid, { role, ms: stat.ms })
+  }
+  const own = procStat(postmaster)
+  return { pids, postmaster: { ms: own?.ms ?? 0, children: own?.children ?? 0 } }
+}
+
+/** CPU ms by role between two snapshots; what exited children used comes from the reaped time. */
+function databaseCpuByRole(before: ProcessSnapshot, after: ProcessSnapshot): Map<string, number> {
+  const out = new Map<string, number>()
+  const add = (role: string, ms: number) => out.set(role, (out.get(role) ?? 0) + ms)
+  for (const [pid, p] of after.pids) add(p.role, p.ms - (before.pids.get(pid)?.ms ?? 0))
+  // A child reaped during the rate adds its whole life to the postmaster's children time: less what it
+  // had used before the rate (counted in `before`).
+  let gone = 0
+  for (const [pid, p] of before.pids) if (!after.pids.has(pid)) gone += p.ms
+  add('exited', after.postmaster.children - before.postmaster.children - gone)
+  add('postmaster + other', after.postmaster.ms - before.postmaster.ms)
+  return out
+}
+
+/** Records the server's database connections for `seconds`; resolves to the data file, or null. */
+function perfRecord(postmaster: number, adminPid: number, seconds: number): Promise<string | null> {
+  const pids = [...databaseProcesses(postmaster, adminPid).pids]
+    .filter(([, p]) => p.role === "server's connections")
+    .map(([pid]) => pid)
+  const file = join(tmpdir(), `open-loop-perf-${process.pid}-${Date.now()}.data`)
+  return new Promise((resolve) => {
+    const child = spawn(
+      'perf',
+      [
+        'record',
+        '--call-graph',
+        'dwarf,16384',
+        '-F',
+        '149',
+        '-p',
+        pids.join(','),
+        '-o',
+        file,
+        '--',
+        'sleep',
+        String(seconds),
+      ],
+      { stdio: 'ignore' },
+    )
+    child.on('error', () => resolve(null))
+    child.on('exit', (code) => resolve(code === 0 ? file : null))
+  })
+}
+
+/**
+ * Each sample of the database connections' CPU by the first phase its call stack shows: PostgreSQL's
+ * own function names (the commit function runs under plpgsql_call_handler; the statements the server
+ * sends are parsed in exec_parse_message and planned in BuildCachedPlan outside it).
+ */
+const PHASES: [string, RegExp][] = [
+  ['the JSON text of a changeset parsed to jsonb', /jsonb_from_cstring|jsonb_in\b/],
+  ['commit function: row triggers', /plpgsql_exec_trigger/],
+  ['commit function: planning inside', /BuildCachedPlan/],
+  ['commit function: executor start-up', /standard_ExecutorStart|ExecInitNode/],
+  ['commit function: index inserts', /ExecInsertIndexTuples/],
+  ['commit function: the rest', /plpgsql_call_handler/],
+  ["planning the server's statements", /BuildCachedPlan|pg_plan_queries/],
+  ["parsing the server's statements", /exec_parse_message|raw_parser|parse_analyze/],
+  ["executing the server's reads", /PortalRun/],
+  ['transaction commit (WAL, locks released)', /CommitTransaction|AbortTransaction/],
+  ['protocol and network', /pq_|secure_read|secure_write|sock_|tcp_|ReadCommand/],
+]
+
+function summarisePerf(file: string | null, rate: number): void {
+  if (!file) {
+    console.log('\n(perf record failed: no perf, or no right to trace the database processes)')
+    return
+  }
+  const text = execSync(`perf script -i ${file} --no-inline -F ip,sym 2>/dev/null`, {
+    maxBuffer: 1 << 30,
+  }).toString()
+  rmSync(file, { force: true })
+  const counts = new Map<string, number>()
+  let all = 0
+  for (const sample of text.split(/\n\s*\n/)) {
+    if (sample.trim() === '') continue
+    all++
+    const inCommit = sample.includes('plpgsql_call_handler')
+    let phase = 'other (idle loop, memory, the kernel)'
+    for (const [name, pattern] of PHASES) {
+      if (name.startsWith('commit function') && !inCommit) continue
+      if (pattern.test(sample)) {
+        phase = name
+        break
+      }
+    }
+    counts.set(phase, (counts.get(phase) ?? 0) + 1)
+  }
+  console.log(
+    `\nThe database connections' CPU at ${rate}/s by phase (perf, ${all} samples at 149 Hz; each sample counted once, under the first phase its stack shows):\n`,
+  )
+  console.log('| phase | % of samples |')
+  console.log('| --- | ---: |')
+  for (const [name, n] of [...counts].sort((a, b) => b[1] - a[1]))
+    console.log(`| ${name} | ${((100 * n) / Math.max(1, all)).toFixed(1)} |`)
 }
 
 /** The server's /metrics as name{labels} → value (counters, gauges, histogram sums and counts). */
@@ -400,6 +571,7 @@ function summariseProfile(dir: string): void {
     timeDeltas: number[]
   }
   const byId = new Map(profile.nodes.map((n) => [n.id, n.callFrame]))
+  const source = bundleSources()
   const self = new Map<number, number>()
   profile.samples.forEach((id, k) => {
     self.set(id, (self.get(id) ?? 0) + (profile.timeDeltas[k] ?? 0))
@@ -424,7 +596,9 @@ function summariseProfile(dir: string): void {
             ? `node:${url.slice(5).split('/')[0]}`
             : url === ''
               ? '(native)'
-              : url.replace(/^.*\/packages\/server\/dist\//, 'server bundle: ')
+              : url.endsWith('/packages/server/dist/cli.js')
+                ? `server bundle: ${source(url, frame.lineNumber)}`
+                : url.replace(/^.*\/packages\/server\/dist\//, 'server bundle: ')
     byFile.set(where, (byFile.get(where) ?? 0) + us)
     const fn = `${frame.functionName || '(anonymous)'} ${url.split('/').slice(-2).join('/')}:${frame.lineNumber + 1}`
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + us)
@@ -435,7 +609,7 @@ function summariseProfile(dir: string): void {
   )
   console.log('| where (self time) | s | % of busy |')
   console.log('| --- | ---: | ---: |')
-  for (const [k, us] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 16)) {
+  for (const [k, us] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
     if (k === '(idle)') continue
     console.log(`| ${k} | ${(us / 1e6).toFixed(2)} | ${((100 * us) / busy).toFixed(1)} |`)
   }
@@ -444,6 +618,41 @@ function summariseProfile(dir: string): void {
   for (const [k, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
     if (k.startsWith('(idle)')) continue
     console.log(`| \`${k}\` | ${(us / 1e6).toFixed(2)} | ${((100 * us) / busy).toFixed(1)} |`)
+  }
+}
+
+/**
+ * The source file of a line of the server's bundle: esbuild marks where each module starts
+ * (`// ../../src/http/handler.ts`), so a profile's self time is told by module, not by bundle.
+ */
+function bundleSources(): (url: string, line: number) => string {
+  const marks = new Map<string, { line: number; file: string }[]>()
+  return (url, line) => {
+    let list = marks.get(url)
+    if (!list) {
+      list = []
+      try {
+        const lines = readFileSync(new URL(url), 'utf8').split('\n')
+        lines.forEach((text, i) => {
+          const m = /^\/\/ (?:\.\.\/\.\.\/)?((?:src|node_modules)\/\S+)$/.exec(text)
+          if (m?.[1])
+            list?.push({ line: i, file: m[1].startsWith('src/') && !text.includes('../../') ? `server ${m[1]}` : m[1] })
+        })
+      } catch {}
+      marks.set(url, list)
+    }
+    let lo = 0
+    let hi = list.length - 1
+    let found = 'cli.js'
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      const mark = list[mid] as { line: number; file: string }
+      if (mark.line <= line) {
+        found = mark.file
+        lo = mid + 1
+      } else hi = mid - 1
+    }
+    return found
   }
 }
 
@@ -479,12 +688,16 @@ const uptime = () => execSync('uptime').toString().trim()
  * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
  * then the database's time by statement.
  */
-async function session(fsync: string, build: Build, memory: boolean): Promise<void> {
+async function session(fsync: string, build: Build, memory: boolean, instruments: boolean): Promise<void> {
   const pgServer = await startEmbedded({
     fsync,
-    track_functions: 'pl',
-    shared_preload_libraries: 'pg_stat_statements',
-    'pg_stat_statements.track': 'all',
+    ...(instruments
+      ? {
+          track_functions: 'pl',
+          shared_preload_libraries: 'pg_stat_statements',
+          'pg_stat_statements.track': 'all',
+        }
+      : {}),
   })
   const count = build.processes ?? 1
   ports = []
@@ -522,18 +735,16 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     }
   }
   const admin = new pg.Client({ connectionString: pgServer.url })
-  /** CPU of the database's processes (those pg_stat_activity lists), per pid. */
-  const databaseCpu = async (): Promise<Map<number, number>> => {
-    const rows = (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity')).rows
-    return new Map(rows.map((r) => [r.pid, cpuMs(r.pid) ?? 0]))
-  }
+  /** The postmaster (the parent of the bench's own backend) and that backend, found once connected. */
+  let postmaster = 0
+  let adminPid = 0
   /**
    * The server's top-level statements so far (pg_stat_statements, the bench's own left out) and the
    * database's sessions opened: per request, they show how many requests share a read statement at
    * each rate, and whether the pool reconnects (each new connection prepares its statements again).
    */
   const databaseCounts = async (): Promise<{ statements: number; sessions: number }> => {
-    if (memory) return { statements: 0, sessions: 0 }
+    if (memory || !instruments) return { statements: Number.NaN, sessions: 0 }
     const row = (
       await admin.query<{ statements: string | null; sessions: string }>(
         `SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%') AS statements,
@@ -545,8 +756,10 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
   try {
     for (const [k, server] of servers.entries()) await waitForServer(server, ports[k] as number)
     await admin.connect()
+    adminPid = Number((await admin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
+    postmaster = procStat(adminPid)?.ppid ?? 0
     await admin.query(FLOOR_SQL)
-    await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    if (instruments) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
     // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per
     // process. 3 s at 50/s left the first rate paying for them (server CPU per request 3.1 ms at 100/s
@@ -554,7 +767,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     await openLoop(Math.min(100, RATES[0] ?? 100) * count, WARMUP, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
-      `\n### ${shown}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
+      `\n### ${shown}, instruments ${instruments ? 'on' : 'off'}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
     )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
@@ -562,7 +775,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       console.log(
         `floor from 1 connection: guarded single-row UPDATE ${update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${call.toFixed(0)}/s\n`,
       )
-      await admin.query('SELECT pg_stat_statements_reset()')
+      if (instruments) await admin.query('SELECT pg_stat_statements_reset()')
     }
     console.log(
       '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server (kernel %) / database / generator | generator lag p99 ms |',
@@ -571,22 +784,32 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     const started = performance.now()
     const saturated: string[] = []
     const where: string[] = []
+    const processRows: string[] = []
+    const perfFiles: { rate: number; file: string | null }[] = []
     for (const rate of RATES) {
       const serverBefore = serversCpu()
-      const dbBefore = await databaseCpu()
+      const dbBefore = databaseProcesses(postmaster, adminPid)
       const countsBefore = await databaseCounts()
       const metricsBefore = await scrapeAll(metricsPorts)
-      const backends = sampleBackends(admin)
+      const backends = instruments ? sampleBackends(admin) : null
       const ownBefore = process.cpuUsage()
+      const perf =
+        PERF && instruments && !memory && rate === Math.max(...RATES) ? perfRecord(postmaster, adminPid, SECONDS) : null
       const r = await openLoop(rate, SECONDS, `r${rate}`)
+      if (perf) perfFiles.push({ rate, file: await perf })
       const own = process.cpuUsage(ownBefore)
-      const states = await backends.stop()
+      const states = (await backends?.stop()) ?? null
       const metricsAfter = await scrapeAll(metricsPorts)
       const countsAfter = await databaseCounts()
       const serverCpu = serversCpu().all - serverBefore.all
       const serverSystem = serversCpu().system - serverBefore.system
+      const dbRoles = databaseCpuByRole(dbBefore, databaseProcesses(postmaster, adminPid))
+      // The database's CPU for the requests: everything but the bench's own sampling backend.
       let dbCpu = 0
-      for (const [pid, ms] of await databaseCpu()) dbCpu += (cpuMs(pid) ?? ms) - (dbBefore.get(pid) ?? 0)
+      for (const [role, ms] of dbRoles) if (role !== 'bench sampler') dbCpu += ms
+      processRows.push(
+        `| ${rate} | ${[...ROLES].map((role) => ((dbRoles.get(role) ?? 0) / r.scheduled).toFixed(2)).join(' | ')} |`,
+      )
       const all = summary(r.samples)
       const of = (k: Kind) => summary(r.samples.filter((s) => s.kind === k))
       const f = (x: number) => x.toFixed(1)
@@ -605,17 +828,20 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
         const gauge = (name: string) => total(metricsAfter, name) * 1000
         const answeredPerSecond = r.scheduled / r.doneIn
         const perRequest = (backendsInState: number) => (backendsInState * 1000) / answeredPerSecond
-        const shown = [...states.mean].sort((a, b) => b[1] - a[1])
-        const state = (key: string) => states.mean.get(key) ?? 0
-        const lock = shown.filter(([k]) => k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)
+        const mean = states?.mean ?? new Map<string, number>()
+        const shown = [...mean].sort((a, b) => b[1] - a[1])
+        const state = (key: string) => mean.get(key) ?? 0
+        const locks = shown.filter(([k]) => k.startsWith('Lock:'))
+        const lock = locks.reduce((sum, [, n]) => sum + n, 0)
+        const lockShown = `${perRequest(lock).toFixed(2)}${locks.length > 0 ? ` (${locks.map(([k, n]) => `${k.slice(5)} ${perRequest(n).toFixed(2)}`).join(', ')})` : ''}`
         const other = shown
           .filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:'))
           .map(([k, n]) => `${k} ${perRequest(n).toFixed(2)}`)
           .join(', ')
-        const mean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
+        const clientMean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
         const waits = delta('promo_engine_db_pool_wait_seconds_count')
         where.push(
-          `| ${rate} | ${f(mean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory ? '—' : `${perRequest(state('running')).toFixed(2)} / ${perRequest(lock).toFixed(2)} / ${other || '—'}`} | ${memory ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
+          `| ${rate} | ${f(clientMean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory || !states ? '—' : `${perRequest(state('running')).toFixed(2)} / ${lockShown} / ${other || '—'}`} | ${memory || !states ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory || !instruments ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
         )
       }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
@@ -637,6 +863,14 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
     console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: | --- |')
     for (const row of where) console.log(row)
     if (!memory) {
+      console.log(
+        `\nThe database's CPU by process (ms per request, from /proc: the postmaster's children by their title; "exited" is what children that ended during the rate used, from the postmaster's reaped-children time: autovacuum workers, closed connections):\n`,
+      )
+      console.log(`| rate/s | ${[...ROLES].join(' | ')} |`)
+      console.log(`| ---: | ${[...ROLES].map(() => '---:').join(' | ')} |`)
+      for (const row of processRows) console.log(row)
+    }
+    if (!memory && instruments) {
       const wall = performance.now() - started
       const top = await admin.query(
         `SELECT calls, round(total_exec_time::numeric) AS total_ms, round(mean_exec_time::numeric, 3) AS mean_ms, toplevel,
@@ -664,6 +898,17 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
            AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'SHOW%'
          ORDER BY calls DESC LIMIT 10`,
       )
+      // Levels of reads from requests in flight together are combined into one statement: a text seen
+      // a few times only is parsed and planned again at (nearly) every use.
+      const distinct = await admin.query(
+        `SELECT count(*) AS texts, sum(calls) AS calls, sum(calls) FILTER (WHERE calls <= 5) AS rare
+         FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%'
+           AND query NOT ILIKE '%pe_commit%' AND query NOT ILIKE '%pg_reload_conf%' AND query NOT ILIKE 'SHOW%'`,
+      )
+      const d = distinct.rows[0] as { texts: string; calls: string | null; rare: string | null }
+      console.log(
+        `\nThe server's other statements (its reads): ${d.calls ?? 0} calls of ${d.texts} distinct texts; ${d.rare ?? 0} calls of texts sent at most 5 times in the sweep (each connection plans a statement's first 5 executions itself)`,
+      )
       console.log('\nThe statements the server sent, by calls:\n')
       console.log('| calls | mean ms | statement |')
       console.log('| ---: | ---: | --- |')
@@ -673,6 +918,7 @@ async function session(fsync: string, build: Build, memory: boolean): Promise<vo
       const hot = await admin.query(`SELECT id, version FROM "promo_engine".counters ORDER BY version DESC LIMIT 6`)
       console.log(`\nMost incremented counter rows: ${hot.rows.map((r) => `${r.id} (${r.version})`).join(', ')}`)
     }
+    for (const { rate, file } of perfFiles) summarisePerf(file, rate)
     console.log(`\n(load after: ${uptime()})`)
   } finally {
     await admin.end().catch(() => {})
@@ -704,7 +950,9 @@ async function main(): Promise<void> {
     `Machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; ${new Date().toISOString()}; Node ${process.version}; ${SECONDS} s per rate; mix validations:redemptions:orders ${MIX.join(':')}${memory ? '; MEMORY store' : ''}${process.env.PROGRAM === 'none' ? '; no loyalty program' : ''}${process.env.POOL ? `; pool ${process.env.POOL}` : ''}${PROFILE ? '; server under --cpu-prof' : ''}`,
   )
   // Each fsync setting with every build in turn, each on a fresh database: the builds see the same load.
-  for (const fsync of memory ? ['off'] : FSYNC) for (const build of builds()) await session(fsync, build, memory)
+  for (const fsync of memory ? ['off'] : FSYNC)
+    for (const instruments of memory ? ['off'] : INSTRUMENTS)
+      for (const build of builds()) await session(fsync, build, memory, instruments === 'on')
 }
 
 await main()
