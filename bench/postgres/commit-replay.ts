@@ -1,4 +1,5 @@
 import { execSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
 import { captureRedemptionCommit } from './captured-commit'
@@ -13,8 +14,16 @@ import { FLOOR_SQL, floorRows } from './floor'
  * call and the server's `pe_commit` time per call (pg_stat_user_functions): the engine, the driver and
  * the reads left out, so the difference is the function's. The floor call (floor.ts: 19 JSONB inserts
  * and a guarded update in one function, as near-floor.ts measures it) runs in the same rounds, and each
- * build's commit is given as a multiple of it.
+ * build's commit is given as a multiple of it. Beside the server's time (wall time, which a loaded
+ * machine stretches), the backend's CPU time per call (/proc/<pid>/stat, utime + stime, read around
+ * each block of calls): what the function costs the database, whoever else holds the cores.
  */
+
+/** The backend's CPU time so far, ms (clock ticks of 10 ms: a block of calls lasts hundreds of them). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
 
 const N = Number(process.env.REPLAY_N ?? 300)
 const ROUNDS = Number(process.env.REPLAY_ROUNDS ?? 6)
@@ -44,6 +53,8 @@ try {
     await pool.query(`ALTER SYSTEM SET fsync = ${fsync}`)
     await pool.query('SELECT pg_reload_conf()')
     const client = await pool.connect()
+    const pid = (await client.query('SELECT pg_backend_pid() AS p')).rows[0].p as number
+    const cpu = new Map<string, number>()
     const times = new Map<string, number[]>([...builds.map((b): [string, number[]] => [b.schema, []]), ['floor', []]])
     for (const b of builds)
       for (let i = 0; i < 20; i++) await client.query(`SELECT ${b.schema}.pe_commit($1::jsonb)`, [fresh()])
@@ -55,6 +66,7 @@ try {
     const load = execSync('uptime').toString().trim()
     for (let round = 0; round < ROUNDS; round++) {
       const floorTimes = times.get('floor') as number[]
+      let c0 = cpuMs(pid)
       for (let i = 0; i < N; i++) {
         const values = [floorRows(`${fsync}-${f++}`)]
         const t = performance.now()
@@ -62,8 +74,10 @@ try {
         floorTimes.push(performance.now() - t)
         if (r.rows[0].ok !== true) throw new Error('the floor call failed')
       }
+      cpu.set('floor', (cpu.get('floor') ?? 0) + cpuMs(pid) - c0)
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         const sql = { name: `r_${b.schema}`, text: `SELECT ${b.schema}.pe_commit($1::jsonb) AS r` }
+        c0 = cpuMs(pid)
         for (let i = 0; i < N; i++) {
           const text = fresh()
           const t = performance.now()
@@ -71,6 +85,7 @@ try {
           ;(times.get(b.schema) as number[]).push(performance.now() - t)
           if (r.rows[0].r.ok !== true) throw new Error(JSON.stringify(r.rows[0].r))
         }
+        cpu.set(b.schema, (cpu.get(b.schema) ?? 0) + cpuMs(pid) - c0)
       }
     }
     client.release()
@@ -80,8 +95,10 @@ try {
         WHERE funcname = 'pe_commit' OR (schemaname = 'floor' AND funcname = 'apply')`,
     )
     console.log(`\n### fsync ${fsync} (load before: ${load}; after: ${execSync('uptime').toString().trim()})\n`)
-    console.log('| call | client mean ms | client p50 ms | server ms per call | ÷ floor (p50) | ÷ floor (server) |')
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: |')
+    console.log(
+      '| call | client mean ms | client p50 ms | server ms per call | backend CPU ms per call | ÷ floor (p50) | ÷ floor (server) |',
+    )
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     const stats = (schema: string) => {
       const t = (times.get(schema) as number[]).sort((x, y) => x - y)
       const fn = fns.rows.find((r) => r.s === schema)
@@ -89,6 +106,7 @@ try {
         mean: t.reduce((a, x) => a + x, 0) / t.length,
         p50: t[Math.floor(t.length / 2)] ?? 0,
         server: fn.total_time / fn.calls,
+        cpu: (cpu.get(schema) ?? 0) / t.length,
       }
     }
     const base = stats('floor')
@@ -97,7 +115,7 @@ try {
       ['floor: 19 JSONB inserts + guarded update', base] as [string, ReturnType<typeof stats>],
     ])
       console.log(
-        `| ${label} | ${s.mean.toFixed(3)} | ${s.p50.toFixed(3)} | ${s.server.toFixed(3)} | ${(s.p50 / base.p50).toFixed(2)} | ${(s.server / base.server).toFixed(2)} |`,
+        `| ${label} | ${s.mean.toFixed(3)} | ${s.p50.toFixed(3)} | ${s.server.toFixed(3)} | ${s.cpu.toFixed(3)} | ${(s.p50 / base.p50).toFixed(2)} | ${(s.server / base.server).toFixed(2)} |`,
       )
   }
 } finally {

@@ -15,6 +15,8 @@ export interface Column {
   sqlType: string
   /** The column's expression over a row's value, `source` (the column `value`, or the trigger's `NEW.value`). */
   expression: (source: string) => string
+  /** The part of the value the expression reads: the column changes only when it does. */
+  reads: (source: string) => string
 }
 
 /** A natural key: the constraint that makes it unique and the columns it spans. */
@@ -128,6 +130,7 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
         sqlType: SQL_TYPE.text,
         expression: (source) =>
           `CASE WHEN jsonb_typeof(${read(source, f)}) = 'string' THEN ${read(source, f, true)} END`,
+        reads: (source) => read(source, f),
       })
       return name
     })
@@ -145,11 +148,23 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
       }
       if (!fields.has(path)) fields.set(path, multi ? { column: name, type, multi } : { column: name, type })
       if (name !== 'id' && !columns.has(name)) {
+        // A multi-valued path reads the whole array its first segment holds.
+        const whole = path.split('[]')[0] as string
         columns.set(
           name,
           multi
-            ? { name, sqlType: 'jsonb', expression: (source) => elementsExpression(source, path) }
-            : { name, sqlType: SQL_TYPE[type], expression: (source) => fieldExpression(source, path, type, schema) },
+            ? {
+                name,
+                sqlType: 'jsonb',
+                expression: (source) => elementsExpression(source, path),
+                reads: (source) => read(source, whole),
+              }
+            : {
+                name,
+                sqlType: SQL_TYPE[type],
+                expression: (source) => fieldExpression(source, path, type, schema),
+                reads: (source) => read(source, path),
+              },
         )
       }
     }

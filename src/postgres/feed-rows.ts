@@ -7,8 +7,9 @@
 
 // The change-feed rows of the round that stands, one per entity written, in the order the changeset
 // first touched each (`pos`): an entity's last write (a later round's row replaces an earlier one's),
-// its version, and for an increment its value and shape, as the steps reported them; an inserted or
-// updated entity's value and shape as the payload carries them. Then the takes' buckets (the last
+// its version (1 for an insert, which reports none; for the others as the steps reported it), and for
+// an increment its value and shape, as reported; an inserted or updated entity's value and shape as
+// the payload carries them. Then the takes' buckets (the last
 // take of each; one this commit wrote before keeps its position, the others follow in the order
 // taken), and the value a take left in its record. Nothing is copied per step to build them (carried
 // as JSON built by each step, they cost more than the rows' rewrite they saved: bench/RESULTS.md).
@@ -16,7 +17,7 @@
 // ten times more. Without takes (the common case) a statement that joins nothing:
 export const FEED_OF_STEPS = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> 'pos')::integer AS pos, st.c AS collection, x.r ->> 'id' AS id,
           CASE WHEN x.r ->> 'op' = 'del' THEN 'delete' ELSE 'put' END AS op,
-          CASE WHEN x.r ->> 'op' = 'del' THEN (x.r ->> 'ev')::integer ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
+          CASE x.r ->> 'op' WHEN 'del' THEN (x.r ->> 'ev')::integer WHEN 'ins' THEN 1 ELSE (vers ->> (st.c || '/' || (x.r ->> 'id')))::integer END AS version,
           CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN vals -> (st.c || '/' || (x.r ->> 'id')) ELSE x.r -> 'v' END AS value,
           CASE x.r ->> 'op' WHEN 'del' THEN NULL WHEN 'inc' THEN (shps ->> (st.c || '/' || (x.r ->> 'id')))::integer
             ELSE (x.r ->> 's')::integer END AS shape
@@ -39,7 +40,7 @@ export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.
           coalesce(w.c, b.e ->> 'c') AS collection, coalesce(w.id, b.e ->> 'id') AS id,
           CASE WHEN b.slot IS NULL AND w.op = 'del' THEN 'delete' ELSE 'put' END AS op,
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'version')::integer WHEN w.op = 'del' THEN w.ev
-            ELSE (vers ->> w.slot)::integer END AS version,
+            WHEN w.op = 'ins' THEN 1 ELSE (vers ->> w.slot)::integer END AS version,
           CASE WHEN b.slot IS NOT NULL THEN b.e -> 'value' WHEN w.op = 'del' THEN NULL
             ELSE coalesce(recs -> w.slot, CASE WHEN w.op = 'inc' THEN vals -> w.slot ELSE w.v END) END AS value,
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL

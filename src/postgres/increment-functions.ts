@@ -32,16 +32,14 @@ END $$;
 -- paths and values; a loop over arrays runs no query, where one over jsonb_each would run one per call).
 CREATE OR REPLACE FUNCTION ${s}.pe_apply(v jsonb, ap text[], av float8[], sp text[], sv jsonb) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  path text[];
 BEGIN
+  -- A top-level field (a counter's) without an array variable: assigning one costs more than the addition.
   FOR i IN 1 .. coalesce(array_length(ap, 1), 0) LOOP
-    path := string_to_array(ap[i], '.');
-    IF array_length(path, 1) = 1 AND jsonb_typeof(v) = 'object' THEN
-      v := jsonb_set(v, path, to_jsonb(
-        CASE WHEN jsonb_typeof(v -> path[1]) = 'number' THEN (v -> path[1])::float8 ELSE 0 END + av[i]), true);
+    IF strpos(ap[i], '.') = 0 AND ap[i] <> '' AND jsonb_typeof(v) = 'object' THEN
+      v := v || jsonb_build_object(ap[i],
+        CASE WHEN jsonb_typeof(v -> ap[i]) = 'number' THEN (v -> ap[i])::float8 ELSE 0 END + av[i]);
     ELSE
-      v := ${s}.pe_add(v, path, av[i]);
+      v := ${s}.pe_add(v, string_to_array(ap[i], '.'), av[i]);
     END IF;
   END LOOP;
   FOR i IN 1 .. coalesce(array_length(sp, 1), 0) LOOP

@@ -188,12 +188,25 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   // A table left with no derived column keeps no trigger: it would run for nothing on every write.
   const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
   if (layout.columns.length === 0)
-    out.push(`DROP TRIGGER IF EXISTS pe_columns ON ${t}`, `DROP FUNCTION IF EXISTS ${fn}()`)
+    out.push(
+      `DROP TRIGGER IF EXISTS pe_columns ON ${t}`,
+      `DROP TRIGGER IF EXISTS pe_columns_update ON ${t}`,
+      `DROP FUNCTION IF EXISTS ${fn}()`,
+    )
   else {
     const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
+    // An update runs the trigger only when a field a column reads changed (docs/postgres.md#schema): an
+    // increment of a code's counters leaves its columns as they are, and the condition is plain SQL,
+    // where the trigger's PL/pgSQL is set up again in every transaction.
+    const changed = [
+      ...new Set(layout.columns.map((c) => `${c.reads('OLD.value')} IS DISTINCT FROM ${c.reads('NEW.value')}`)),
+    ].join(' OR ')
     out.push(
       `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
-      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON ${t} FOR EACH ROW EXECUTE FUNCTION ${fn}()`,
+      // An insert that computed them (the commit's insert of new entities) runs none either: a row
+      // whose columns are all NULL is computed, which for a value that holds none of the fields is the same.
+      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT ON ${t} FOR EACH ROW WHEN (${layout.columns.map((c) => `NEW.${quote(c.name)} IS NULL`).join(' AND ')}) EXECUTE FUNCTION ${fn}()`,
+      `CREATE OR REPLACE TRIGGER pe_columns_update BEFORE UPDATE OF value ON ${t} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}()`,
     )
   }
   for (const k of layout.keys) {

@@ -93,6 +93,92 @@ describe('PostgreSQL migrations', () => {
     expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
   })
 
+  it("the derived columns' triggers run only where needed: an update that changes a field a column reads, an insert that did not compute them; an earlier release's single trigger is split", async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'upd' })
+    await store.migrate()
+    // As an earlier release left it: one trigger for inserts and every update of the value.
+    await db.pool.query(`DROP TRIGGER pe_columns_update ON upd.activities;
+      CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON upd.activities
+        FOR EACH ROW EXECUTE FUNCTION upd.pe_cols_activities()`)
+    expect(await store.migrate()).toEqual({ applied: [] })
+    const triggers = await db.pool.query(
+      `SELECT tgname, pg_get_triggerdef(oid) LIKE '%BEFORE INSERT ON%' AS on_insert, pg_get_triggerdef(oid) LIKE '%WHEN%' AS conditional
+         FROM pg_trigger WHERE tgrelid = 'upd.activities'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    )
+    expect(triggers.rows).toEqual([
+      { tgname: 'pe_columns', on_insert: true, conditional: true },
+      { tgname: 'pe_columns_update', on_insert: false, conditional: true },
+    ])
+    const activity = {
+      id: 'evact_1',
+      type: 'customer.referral.converted',
+      customer_id: 'cust_1',
+      data: { referrer: { id: 'cust_r' }, note: 'a' },
+      created_at: '2026-01-01T00:00:00.000Z',
+    }
+    const voucher = { id: 'v_1', code: 'C1', campaign_id: 'camp', redemption: { quantity: 10, redeemed_quantity: 0 } }
+    expect((await store.commit({ writes: [put('activities', activity), put('vouchers', voucher)] })).ok).toBe(true)
+    const client = await db.pool.connect()
+    try {
+      await client.query("BEGIN; SET LOCAL track_functions = 'all'")
+      const calls = async () =>
+        (
+          await client.query(
+            `SELECT coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_activities'), 0)::int AS activities,
+               coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_vouchers'), 0)::int AS vouchers
+             FROM pg_stat_xact_user_functions WHERE schemaname = 'upd'`,
+          )
+        ).rows[0]
+      // A field no column reads, and a guarded increment of a code (a redemption's): no trigger.
+      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,note}', '"b"')`)
+      const hosted = createPostgresStore({ client, schema: 'upd' })
+      const increment = await hosted.commit({
+        writes: [
+          {
+            op: 'increment',
+            collection: 'vouchers',
+            id: 'v_1',
+            by: { 'redemption.redeemed_quantity': 1 },
+            guard: { 'redemption.redeemed_quantity': { maxOf: 'redemption.quantity' } },
+          },
+        ],
+      })
+      expect(increment.ok).toBe(true)
+      expect(await calls()).toEqual({ activities: 0, vouchers: 0 })
+      // A field one reads, nested: the trigger runs and the column follows.
+      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,referrer,id}', '"cust_s"')`)
+      await client.query(`UPDATE upd.vouchers SET value = jsonb_set(value, '{campaign_id}', '"camp2"')`)
+      expect(await calls()).toEqual({ activities: 1, vouchers: 1 })
+      const columns = await client.query(
+        `SELECT (SELECT "f_data_referrer_id_t" FROM upd.activities) AS referrer, (SELECT f_campaign_id_t FROM upd.vouchers) AS campaign`,
+      )
+      expect(columns.rows[0]).toEqual({ referrer: 'cust_s', campaign: 'camp2' })
+      // The commit's insert of new entities computes the columns itself; an insert that does not (a
+      // host's, a bench's fill) gets them from the trigger.
+      const second = { ...activity, id: 'evact_2', customer_id: 'cust_2', created_at: '2026-01-02T00:00:00.000Z' }
+      expect((await hosted.commit({ writes: [put('activities', second)] })).ok).toBe(true)
+      expect(await calls()).toEqual({ activities: 1, vouchers: 1 })
+      await client.query(
+        `INSERT INTO upd.activities (id, value, version, shape) SELECT 'evact_3', jsonb_set(value, '{customer_id}', '"cust_3"'), 1, 1
+           FROM upd.activities WHERE id = 'evact_2'`,
+      )
+      expect(await calls()).toEqual({ activities: 2, vouchers: 1 })
+      const inserted = await client.query(
+        `SELECT id, f_customer_id_t, f_type_t, f_data_referrer_id_t, f_created_at_ts, f_campaign_id_t FROM upd.activities
+           WHERE id IN ('evact_2', 'evact_3') ORDER BY id`,
+      )
+      const row = { f_type_t: 'customer.referral.converted', f_data_referrer_id_t: 'cust_r', f_campaign_id_t: null }
+      const at = new Date('2026-01-02T00:00:00.000Z')
+      expect(inserted.rows).toEqual([
+        { id: 'evact_2', f_customer_id_t: 'cust_2', f_created_at_ts: at, ...row },
+        { id: 'evact_3', f_customer_id_t: 'cust_3', f_created_at_ts: at, ...row },
+      ])
+      await client.query('COMMIT')
+    } finally {
+      client.release()
+    }
+  })
+
   it("pe_timestamp, replaced at every start, reads every text as the earlier release's did, whatever the session's TimeZone and DateStyle; the row triggers agree with it", async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'stamps' })
     await store.migrate()
