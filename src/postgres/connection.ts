@@ -105,3 +105,163 @@ export function commitFault(error: unknown): EngineError {
         details: describe(error),
       })
 }
+
+/*
+ * What node-postgres hands a query object it runs (its "Submittable" protocol: an object with a
+ * `submit` method is queued as it is): the connection to write the protocol messages to, and the
+ * statements that connection has prepared.
+ */
+interface WireConnection {
+  parsedStatements: Record<string, string>
+  submittedNamedStatements: Record<string, string>
+  stream: { cork?: () => void; uncork?: () => void }
+  parse(config: { text: string; name: string }): void
+  bind(config: { statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void
+  execute(config: { portal: string }): void
+  sync(): void
+}
+
+/**
+ * One prepared statement whose columns are all JSON (a level of reads, the commit), answered as the
+ * first row's columns, each parsed once (docs/postgres.md#driver-path). node-postgres's own query
+ * object costs more than the statement's answer on this path: it copies the config by property
+ * descriptors, asks the server to describe the result at every execution and parses that
+ * description, then builds each row by spreading an object keyed by column name. This one names the
+ * statement (prepared on first use on a connection, as node-postgres's named queries are), binds,
+ * executes and syncs, and parses the one row's text columns with `JSON.parse`: what node-postgres's
+ * jsonb parser does to the same text. Results are always asked for as text, whatever the client's
+ * `binary` setting.
+ *
+ * A pool's `query` and a client's both accept it (a pool takes a connection for it and sets
+ * `callback` to give it back); a client's `query` returns the object itself, so it is awaitable.
+ */
+export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
+  /** Set by a pool (its release and answer); called once, at the end. */
+  callback: ((error: Error | null, row?: unknown[]) => void) | undefined = undefined
+  private row: unknown[] | undefined = undefined
+  private failure: Error | undefined = undefined
+  private settle!: (error: Error | undefined, row: unknown[] | undefined) => void
+  /** The first row's columns, parsed; rejected with the statement's error. */
+  readonly answer: Promise<unknown[] | undefined>
+
+  constructor(
+    readonly name: string,
+    readonly text: string,
+    readonly values: unknown[],
+  ) {
+    this.answer = new Promise((resolve, reject) => {
+      this.settle = (error, row) => (error ? reject(error) : resolve(row))
+    })
+    // Rejected answers are also reported through the pool's callback; the store awaits one of them.
+    this.answer.catch(ignore)
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: awaitable on purpose: a client's `query` returns this object
+  then<A = unknown[] | undefined, B = never>(
+    onfulfilled?: ((value: unknown[] | undefined) => A | PromiseLike<A>) | null,
+    onrejected?: ((reason: unknown) => B | PromiseLike<B>) | null,
+  ): Promise<A | B> {
+    return this.answer.then(onfulfilled, onrejected)
+  }
+
+  submit(connection: WireConnection): Error | null {
+    // The unnamed statement ('') is parsed at every use; a named one once per connection.
+    const previous =
+      this.name === ''
+        ? undefined
+        : (connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name])
+    if (previous !== undefined && previous !== this.text) {
+      return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`)
+    }
+    connection.stream.cork?.()
+    try {
+      if (previous === undefined) {
+        connection.parse({ text: this.text, name: this.name })
+        if (this.name !== '') connection.submittedNamedStatements[this.name] = this.text
+      }
+      try {
+        connection.bind({ statement: this.name, values: this.values, valueMapper: wireValue })
+      } catch (error) {
+        // What node-postgres does when a value cannot be written: close the statement, sync, fail.
+        ;(connection as unknown as { close(c: { type: string; name: string }): void }).close({
+          type: 'S',
+          name: this.name,
+        })
+        connection.sync()
+        this.handleError(error as Error)
+        return null
+      }
+      connection.execute({ portal: '' })
+      connection.sync()
+    } finally {
+      connection.stream.uncork?.()
+    }
+    return null
+  }
+
+  handleDataRow(msg: { fields: (string | null)[] }): void {
+    if (this.failure || this.row) return
+    try {
+      const fields = msg.fields
+      const row = new Array<unknown>(fields.length)
+      for (let i = 0; i < fields.length; i++) {
+        const f = fields[i]
+        row[i] = f === null || f === undefined ? null : JSON.parse(f)
+      }
+      this.row = row
+    } catch (error) {
+      this.failure = error as Error
+    }
+  }
+
+  handleReadyForQuery(): void {
+    this.finish(this.failure ?? null)
+  }
+
+  handleError(error: Error): void {
+    this.finish(error)
+  }
+
+  private finish(error: Error | null): void {
+    const callback = this.callback
+    this.callback = undefined
+    this.settle(error ?? undefined, this.row)
+    callback?.(error, this.row)
+  }
+
+  // The rest of the protocol a query object answers: nothing to do for one statement without a portal.
+  handleRowDescription(): void {}
+  handleCommandComplete(): void {}
+  handleEmptyQuery(): void {}
+  handlePortalSuspended(): void {}
+  handleCopyInResponse(connection: { sendCopyFail(message: string): void }): void {
+    connection.sendCopyFail('No source stream defined')
+  }
+  handleCopyData(): void {}
+}
+
+const ignore = () => {}
+
+/** A parameter as node-postgres writes it (text): arrays as array literals, objects as JSON. */
+function wireValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null
+  if (typeof value === 'string') return value
+  if (Array.isArray(value)) return arrayLiteral(value)
+  if (typeof value === 'object') return Buffer.isBuffer(value) ? value : JSON.stringify(value)
+  return String(value)
+}
+
+function arrayLiteral(values: readonly unknown[]): string {
+  let out = '{'
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) out += ','
+    const v = values[i]
+    if (v === null || v === undefined) out += 'NULL'
+    else if (Array.isArray(v)) out += arrayLiteral(v)
+    else {
+      const text = typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v)
+      out += `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+    }
+  }
+  return `${out}}`
+}

@@ -2,18 +2,9 @@ import type { CollectionName, Entity, ListQuery, Page, StoredRow } from 'promo-e
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 
-/** A stored row as the store reads it. */
-export interface Row {
-  id: string
-  value: unknown
-  version: number
-  shape: number
-}
-
 /** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
 export type Packed = [string, unknown, number, number, ...unknown[]]
 export const PACK = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape)), '[]'::jsonb)`
-export const unpack = (r: Packed): Row => ({ id: r[0], value: r[1], version: r[2], shape: r[3] })
 
 /** The table a list reads, and the batched read that sends its statement with the others of its level. */
 export interface ListTarget<C extends CollectionName> {
@@ -24,7 +15,12 @@ export interface ListTarget<C extends CollectionName> {
   /** The quoted schema. */
   schema: string
   collection: C
+  /** The list statements made for this table, by shape (see `listPage`). */
+  statements: Map<string, string>
 }
+
+/** List statements kept per table; past this many shapes, a statement is made per call. */
+const STATEMENTS = 256
 
 /**
  * One query per page, whatever it asks: the filters, the cursor (its anchor read in the same
@@ -34,7 +30,7 @@ export interface ListTarget<C extends CollectionName> {
 export async function listPage<C extends CollectionName>(
   target: ListTarget<C>,
   q: ListQuery,
-  asStored: (row: Row) => StoredRow<Entity<C>>,
+  asStored: (row: Packed) => StoredRow<Entity<C>>,
 ): Promise<Page<Entity<C>>> {
   const { read, table: t, layout, schema: s, collection } = target
   const order = q.order ?? { field: 'created_at', direction: 'asc' as const }
@@ -66,35 +62,38 @@ export async function listPage<C extends CollectionName>(
   const where = conditions.length > 0 ? conditions.join(' AND ') : 'TRUE'
   const desc = order.direction === 'desc'
   const col = quote(sort.column)
-  const dir = desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'
-  const idDir = desc ? 'DESC' : 'ASC'
   const limit = q.limit
   const page = q.page ?? 1
   // Without a limit every row is on page 1.
   const empty = limit === undefined && page > 1
   const offset = limit === undefined ? 0 : (page - 1) * limit
-  let anchor = ''
-  let from = t
-  let keyset = 'TRUE'
-  if (q.starting_after_id !== undefined) {
-    const at = param(q.starting_after_id)
-    anchor =
-      sort.column === 'id'
-        ? `WITH a AS (SELECT ${at}::text AS ak, ${at}::text AS aid) `
-        : `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${at}) `
-    from = `${t} CROSS JOIN a`
-    keyset = desc
-      ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
-      : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
+  // The statement is made once per shape (docs/postgres.md#loads): the conditions' text and what
+  // else decides it are the key, and the params follow in the order the text numbers them. Building
+  // the full text per call cost more than the rest of a list, and a fresh string is hashed again
+  // wherever it is looked up (the read batching's numbering, the prepared statement's name).
+  const at = q.starting_after_id === undefined ? undefined : param(q.starting_after_id)
+  const limitAt = limit === undefined ? undefined : param(limit + 1)
+  const offsetAt = offset > 0 ? param(offset) : undefined
+  const key = `${where}\u0000${constant.join(',')}\u0000${col}\u0000${desc}\u0000${at}\u0000${limitAt}\u0000${offsetAt}\u0000${empty}\u0000${q.count === false}`
+  let sql = target.statements.get(key)
+  if (sql === undefined) {
+    sql = listStatement({
+      t,
+      col,
+      where,
+      constant,
+      desc,
+      at,
+      limitAt,
+      offsetAt,
+      empty,
+      total: q.count !== false,
+      byId: sort.column === 'id',
+    })
+    if (target.statements.size < STATEMENTS) target.statements.set(key, sql)
   }
-  // A total only when the caller asks for one (`count` not false): internal reads skip the count(*).
-  const total = q.count === false ? '-1' : `(SELECT count(*) FROM ${t} WHERE ${where})`
-  const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
-    empty ? ' AND FALSE' : ''
-  } ORDER BY ${constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${limit === undefined ? '' : ` LIMIT ${param(limit + 1)}::bigint`}${offset > 0 ? ` OFFSET ${param(offset)}::bigint` : ''}`
-  const sql = `(${anchor}SELECT jsonb_build_object('total', ${total}, 'rows', coalesce(jsonb_agg(jsonb_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::jsonb)) FROM (${pageSql}) p)`
   const result = await read<{ total: number; rows: Packed[] }>(sql, params)
-  const found = result.rows.map(unpack)
+  const found = result.rows
   const has_more = limit !== undefined && found.length > limit
   const data = (has_more ? found.slice(0, limit) : found).map(asStored)
   const last = data.at(-1)
@@ -104,4 +103,41 @@ export async function listPage<C extends CollectionName>(
     has_more,
     more_starting_after: has_more && last ? (last.value as { id: string }).id : null,
   }
+}
+
+/** A list's statement, from what decides its text (`listPage`). */
+function listStatement(x: {
+  t: string
+  col: string
+  where: string
+  constant: readonly string[]
+  desc: boolean
+  at: string | undefined
+  limitAt: string | undefined
+  offsetAt: string | undefined
+  empty: boolean
+  total: boolean
+  byId: boolean
+}): string {
+  const { t, col, where, desc, at } = x
+  const dir = desc ? 'DESC NULLS LAST' : 'ASC NULLS FIRST'
+  const idDir = desc ? 'DESC' : 'ASC'
+  let anchor = ''
+  let from = t
+  let keyset = 'TRUE'
+  if (at !== undefined) {
+    anchor = x.byId
+      ? `WITH a AS (SELECT ${at}::text AS ak, ${at}::text AS aid) `
+      : `WITH a AS (SELECT ${col} AS ak, id AS aid FROM ${t} WHERE id = ${at}) `
+    from = `${t} CROSS JOIN a`
+    keyset = desc
+      ? `((a.ak IS NULL AND ${col} IS NULL AND id < a.aid) OR (a.ak IS NOT NULL AND (${col} < a.ak OR (${col} = a.ak AND id < a.aid) OR ${col} IS NULL)))`
+      : `((a.ak IS NULL AND (${col} IS NOT NULL OR id > a.aid)) OR (a.ak IS NOT NULL AND (${col} > a.ak OR (${col} = a.ak AND id > a.aid))))`
+  }
+  // A total only when the caller asks for one (\`count\` not false): internal reads skip the count(*).
+  const total = x.total ? `(SELECT count(*) FROM ${t} WHERE ${where})` : '-1'
+  const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
+    x.empty ? ' AND FALSE' : ''
+  } ORDER BY ${x.constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${x.limitAt === undefined ? '' : ` LIMIT ${x.limitAt}::bigint`}${x.offsetAt === undefined ? '' : ` OFFSET ${x.offsetAt}::bigint`}`
+  return `(${anchor}SELECT jsonb_build_object('total', ${total}, 'rows', coalesce(jsonb_agg(jsonb_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::jsonb)) FROM (${pageSql}) p)`
 }

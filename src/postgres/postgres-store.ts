@@ -17,14 +17,16 @@ import { commitSteps, insertedKeys, keyedCollections, outcome } from './changese
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
+  JsonRowQuery,
   type PoolClientLike,
   type PoolLike,
   type Queryable,
+  type QueryConfigLike,
   type QueryResultLike,
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
-import { listPage, PACK, type Packed, type Row, unpack } from './list-query'
+import { listPage, PACK, type Packed } from './list-query'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
 
@@ -118,13 +120,47 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
     stats.queries++
     try {
-      return await db.query<R>(named(text, values))
+      const config: QueryConfigLike = { text }
+      const name = named(text)
+      if (name !== undefined) config.name = name
+      if (values !== undefined) config.values = values
+      return await db.query<R>(config)
     } catch (error) {
       throw storeFault(error)
     }
   }
 
-  const read = readBatcher(query)
+  // node-postgres in pipeline mode refuses query objects of its users' own (docs/postgres.md#driver-path).
+  const wire = !pipelined(db)
+
+  /**
+   * A statement whose columns are all JSON, answered as its first row's columns (one round trip).
+   * Not an async function: its promise is the driver's own, without a wrapper's turns of the queue.
+   */
+  function jsonRow(via: Queryable, text: string, values: unknown[]): Promise<unknown[] | undefined> {
+    if (wire) {
+      const q = new JsonRowQuery(named(text) ?? '', text, values)
+      const sent = via.query(q as never) as unknown
+      // A pool answers with a promise of its own; a client returns the query object itself.
+      return sent === q ? q.answer : (sent as Promise<unknown[] | undefined>)
+    }
+    const config: QueryConfigLike = { text, values }
+    const name = named(text)
+    if (name !== undefined) config.name = name
+    return via.query(config).then(({ rows }) => (rows[0] === undefined ? undefined : Object.values(rows[0])))
+  }
+
+  const readFault = (error: unknown): never => {
+    throw storeFault(error)
+  }
+  const read = readBatcher((text, values) => {
+    stats.queries++
+    try {
+      return jsonRow(db, text, values).then(undefined, readFault)
+    } catch (error) {
+      return readFault(error)
+    }
+  })
 
   const table = (c: CollectionName) => `${s}.${quote(c)}`
   const layoutOf = (c: CollectionName) => tables.get(c) as TableLayout
@@ -133,10 +169,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const t = table(collection)
     const layout = layoutOf(collection)
     // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
-    const asStored = (row: Row): StoredRow<Entity<C>> => ({
-      value: row.value as Entity<C>,
-      version: row.version,
-      shape: row.shape,
+    const asStored = (row: Packed): StoredRow<Entity<C>> => ({
+      value: row[1] as Entity<C>,
+      version: row[2],
+      shape: row[3],
     })
     const keyOf = (key: string) => {
       const k = layout.keys.find((x) => x.key === key)
@@ -150,10 +186,11 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
     const findBySql = new Map<string, string>()
     const findManySql = new Map<string, string>()
+    const listTarget = { read, table: t, layout, schema: s, collection, statements: new Map<string, string>() }
     return {
       async get(id) {
         const [row] = await read<Packed[]>(getSql, [id])
-        return row ? asStored(unpack(row)) : undefined
+        return row ? asStored(row) : undefined
       },
       async getMany(ids) {
         if (ids.length === 0) return []
@@ -161,7 +198,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         const byId = new Map(rows.map((r) => [r[0], r]))
         return ids.flatMap((id) => {
           const row = byId.get(id)
-          return row ? [asStored(unpack(row))] : []
+          return row ? [asStored(row)] : []
         })
       },
       async findBy(key, value) {
@@ -174,7 +211,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           findBySql.set(key, sql)
         }
         const [row] = await read<Packed[]>(sql, [...keyValues(value)])
-        return row ? asStored(unpack(row)) : undefined
+        return row ? asStored(row) : undefined
       },
       async findMany(key, values) {
         if (values.length === 0) return []
@@ -192,14 +229,16 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           findManySql.set(key, sql)
         }
         const rows = await read<Packed[]>(sql, params)
-        const byKey = new Map(rows.map((r) => [JSON.stringify(r.slice(4)), r]))
+        // Keys joined by NUL, which a PostgreSQL text value cannot hold: no JSON per row and per tuple.
+        const byKey = new Map<string, Packed>()
+        for (const r of rows) byKey.set(r.length === 5 ? String(r[4]) : r.slice(4).join('\u0000'), r)
         return tuples.flatMap((tuple) => {
-          const row = byKey.get(JSON.stringify(tuple))
-          return row ? [asStored(unpack(row))] : []
+          const row = byKey.get(tuple.length === 1 ? (tuple[0] as string) : tuple.join('\u0000'))
+          return row ? [asStored(row)] : []
         })
       },
       async list(q = {}) {
-        return listPage({ read, table: t, layout, schema: s, collection }, q, asStored)
+        return listPage(listTarget, q, asStored)
       },
     }
   }
@@ -283,8 +322,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
     try {
-      const { rows } = await client.query<{ r: unknown }>(named(sql, [payload]))
-      return rows[0]?.r
+      return (await jsonRow(client, sql, [payload]))?.[0]
     } catch (error) {
       const code = (error as { code?: unknown }).code
       // Raised outside the function's own handler (at COMMIT in the host's transaction, for one): still a conflict.
@@ -379,6 +417,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 const ignore = () => {}
+
+/** A pool or client of node-postgres made with `pipeline: true`. */
+function pipelined(db: Queryable): boolean {
+  const x = db as { pipeline?: unknown; options?: { pipeline?: unknown } }
+  return Boolean(x.pipeline || x.options?.pipeline)
+}
 
 /** A changeset that writes nothing but new activities (docs/postgres.md#asynchronous-activity-commits). */
 function onlyAppendsActivities(changeset: Changeset): boolean {
