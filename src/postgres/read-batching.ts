@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto'
 
 /**
  * A statement node-postgres prepares once per connection (a named query), named by a hash of its
- * text. Levels of reads from concurrent requests can combine into texts never seen again, and a
- * connection keeps what it prepared for ever: past `PREPARED` distinct texts a store sends the rest
- * unnamed (parsed at each use, as before).
+ * text. A connection keeps what it prepared for ever, and a host's lists can take many shapes: past
+ * `PREPARED` distinct texts a store sends the rest unnamed (parsed at each use).
  */
 const PREPARED = 256
 
