@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto'
 
 /**
  * A statement node-postgres prepares once per connection (a named query), named by a hash of its
- * text. Levels of reads from concurrent requests can combine into texts never seen again, and a
- * connection keeps what it prepared for ever: past `PREPARED` distinct texts a store sends the rest
- * unnamed (parsed at each use, as before).
+ * text. A connection keeps what it prepared for ever, and a host's lists can take many shapes: past
+ * `PREPARED` distinct texts a store sends the rest unnamed (parsed at each use).
  */
 const PREPARED = 256
 
@@ -28,6 +27,8 @@ interface Waiting {
   /** The text's number (`numberOf`), once the flush has asked. */
   n: number | undefined
   values: unknown[]
+  /** The synchronous run it was issued in (\`read\`). */
+  run: number
   resolve: (v: unknown) => void
   reject: (e: unknown) => void
 }
@@ -43,17 +44,55 @@ export function readBatcher(
   query: (text: string, params: unknown[]) => Promise<unknown[] | undefined>,
 ): <T>(text: string, values: unknown[]) => Promise<T> {
   let waiting: Waiting[] = []
+  /*
+   * Reads are numbered by the synchronous run that issued them (one operation's level: its reads go
+   * out from one \`Promise.all\`), the number moving on once that run's microtasks are done. A flush
+   * sends each run as its own statement: requests served at once by one process would otherwise
+   * combine their levels into texts seldom seen twice, each parsed and planned again by the
+   * database (a fifth of its CPU under concurrent requests, bench/RESULTS.md), where one
+   * operation's level keeps one text, prepared once per connection.
+   */
+  let run = 0
+  let runOpen = false
+  const closeRun = () => {
+    run++
+    runOpen = false
+  }
+  // A tick queued from a microtask runs once the microtask queue is empty: the run is everything the
+  // callback that woke this process (an answer, a request) and the promise continuations it resumed
+  // issued, an operation's concurrent loads (a member's programs beside its redemption's level) too.
+  const closeAfterMicrotasks = () => process.nextTick(closeRun)
 
   function read<T>(text: string, values: unknown[]): Promise<T> {
+    if (!runOpen) {
+      runOpen = true
+      queueMicrotask(closeAfterMicrotasks)
+    }
     return new Promise<T>((resolve, reject) => {
-      waiting.push({ text, n: undefined, values, resolve: resolve as (v: unknown) => void, reject })
+      waiting.push({ text, n: undefined, values, run, resolve: resolve as (v: unknown) => void, reject })
       if (waiting.length === 1) setImmediate(flush)
     })
   }
 
-  async function flush(): Promise<void> {
+  function flush(): Promise<unknown> {
     const all = waiting
     waiting = []
+    const first = all[0] as Waiting
+    if (first.run === (all.at(-1) as Waiting).run) return sendRun(all)
+    const runs: Waiting[][] = []
+    let current: Waiting[] = []
+    for (const r of all) {
+      if (current.length > 0 && r.run !== (current[0] as Waiting).run) {
+        runs.push(current)
+        current = []
+      }
+      current.push(r)
+    }
+    runs.push(current)
+    return Promise.all(runs.map(sendRun))
+  }
+
+  async function sendRun(all: Waiting[]): Promise<void> {
     // The reads grouped by text, the groups in the order of their texts' numbers (within one, as
     // issued): a level of the same shape comes out in the same order however its reads were issued,
     // without comparing texts (a list's is built per call, so comparing it would copy it flat first).

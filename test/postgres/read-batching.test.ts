@@ -75,4 +75,37 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
     expect(new Set(sent.map((q) => q.text)).size).toBe(1)
     expect(sent[0]?.name).toMatch(/^pe_/)
   })
+
+  it('operations woken by different callbacks before one flush: a statement each, as each alone sends', async () => {
+    const { pool, sent } = recordingPool(db.pool)
+    const store = createPostgresStore({ pool })
+    // One operation's level: two reads at once, and a third from a continuation of the same wake-up.
+    const level = async (id: string) => {
+      const [one, many] = await Promise.all([
+        store.counters.get(id),
+        Promise.resolve().then(() => store.counters.getMany([id, 'missing'])),
+      ])
+      return [(one?.value as { used: number } | undefined)?.used, many.length]
+    }
+    expect(await level('c001')).toEqual([1, 1])
+    const alone = sent.map((q) => q.name)
+    expect(alone).toHaveLength(1)
+    sent.length = 0
+    // Two wake-ups (two immediates run before the flush the first one's read scheduled), each
+    // starting its operation: two runs of reads, each sent as the statement it sends alone, not one
+    // statement of both that no other moment would send again (docs/postgres.md#loads).
+    const both = await new Promise<unknown[]>((resolve) => {
+      const started: Promise<unknown>[] = []
+      setImmediate(() => started.push(level('c001')))
+      setImmediate(() => {
+        started.push(level('c002'))
+        resolve(Promise.all(started))
+      })
+    })
+    expect(both).toEqual([
+      [1, 1],
+      [2, 1],
+    ])
+    expect(sent.map((q) => q.name)).toEqual([alone[0], alone[0]])
+  })
 })
