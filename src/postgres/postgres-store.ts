@@ -141,13 +141,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     if (wire) {
       const q = new JsonRowQuery(named(text) ?? '', text, values)
       const sent = via.query(q as never) as unknown
-      // A pool answers with a promise of its own; a client returns the query object itself.
-      return sent === q ? q.answer : (sent as Promise<unknown[] | undefined>)
+      // A pool answers with a promise of its own; a client returns the query object itself. A host's
+      // own `Queryable` that ran it as a plain config (its text, name and values) answers a result.
+      return sent === q ? q.answer : (sent as Promise<unknown>).then(asFirstRow)
     }
     const config: QueryConfigLike = { text, values }
     const name = named(text)
     if (name !== undefined) config.name = name
-    return via.query(config).then(({ rows }) => (rows[0] === undefined ? undefined : Object.values(rows[0])))
+    return via.query(config).then(asFirstRow)
   }
 
   const readFault = (error: unknown): never => {
@@ -431,4 +432,11 @@ function onlyAppendsActivities(changeset: Changeset): boolean {
     !changeset.alternatives?.length &&
     changeset.writes.every((w) => w.collection === 'activities' && w.op === 'put' && w.expectedVersion === null)
   )
+}
+
+/** A statement's first row's columns, from a query object's answer (already them) or a driver's result. */
+function asFirstRow(answer: unknown): unknown[] | undefined {
+  if (answer === undefined || Array.isArray(answer)) return answer
+  const first = (answer as QueryResultLike<Record<string, unknown>>).rows[0]
+  return first === undefined ? undefined : Object.values(first)
 }

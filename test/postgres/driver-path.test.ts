@@ -63,6 +63,17 @@ describe.sequential('the driver path on PostgreSQL', () => {
     } finally {
       await client.end()
     }
+    // A host's own pool that runs every query as a plain config (its text, name and values), as a
+    // tracing or retrying wrapper may: the query object comes back as a driver's result.
+    const wrapped: PoolLike = {
+      query: (q: string | { text: string; name?: string; values?: unknown[] }, values?: unknown[]) =>
+        (typeof q === 'string'
+          ? db.pool.query(q, values)
+          : db.pool.query({ text: q.text, ...(q.name ? { name: q.name } : {}), values: q.values ?? [] })) as never,
+      connect: () => db.pool.connect() as never,
+      end: async () => {},
+    }
+    expect(await redeemTwice(wrapped, 'pool')).toEqual(plain)
   })
 
   it('each statement is prepared once per connection: the same operations again prepare nothing new', async () => {
