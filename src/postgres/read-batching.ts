@@ -46,11 +46,13 @@ export function readBatcher(
   let waiting: Waiting[] = []
   /*
    * Reads are numbered by the synchronous run that issued them (one operation's level: its reads go
-   * out from one \`Promise.all\`), the number moving on once that run's microtasks are done. A flush
-   * sends each run as its own statement: requests served at once by one process would otherwise
-   * combine their levels into texts seldom seen twice, each parsed and planned again by the
-   * database (a fifth of its CPU under concurrent requests, bench/RESULTS.md), where one
-   * operation's level keeps one text, prepared once per connection.
+   * out from one `Promise.all`), the number moving on once that run's microtasks are done. A flush
+   * that finds several runs sends them as one statement only when that combination came before;
+   * otherwise each run as its own statement. Requests of different kinds served at once combine
+   * their levels into texts seldom seen twice, each parsed and planned again by the database (a
+   * fifth of its CPU in the open loop's mix, bench/RESULTS.md), where one operation's level keeps one
+   * text, prepared once per connection; many requests of one kind combine into the same few texts
+   * again and again, and one statement for them all saves the statements' own costs.
    */
   let run = 0
   let runOpen = false
@@ -74,11 +76,22 @@ export function readBatcher(
     })
   }
 
+  /** Combinations of runs seen once (their statements' keys): the second time, they go as one statement. */
+  const combinations = new Set<string>()
+
   function flush(): Promise<unknown> {
     const all = waiting
     waiting = []
     const first = all[0] as Waiting
     if (first.run === (all.at(-1) as Waiting).run) return sendRun(all)
+    const together = ordered(all)
+    if (together.length <= BATCH) {
+      const key = keyOf(together)
+      if (key !== undefined) {
+        if (statements.has(key) || combinations.delete(key)) return send(together)
+        if (combinations.size < PREPARED * 4) combinations.add(key)
+      }
+    }
     const runs: Waiting[][] = []
     let current: Waiting[] = []
     for (const r of all) {
@@ -93,9 +106,21 @@ export function readBatcher(
   }
 
   async function sendRun(all: Waiting[]): Promise<void> {
-    // The reads grouped by text, the groups in the order of their texts' numbers (within one, as
-    // issued): a level of the same shape comes out in the same order however its reads were issued,
-    // without comparing texts (a list's is built per call, so comparing it would copy it flat first).
+    const reads = ordered(all)
+    if (reads.length <= BATCH) return send(reads)
+    // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
+    // of at most BATCH reads, sent together.
+    const batches: Waiting[][] = []
+    for (let i = 0; i < reads.length; i += BATCH) batches.push(reads.slice(i, i + BATCH))
+    await Promise.all(batches.map(send))
+  }
+
+  /**
+   * The reads grouped by text, the groups in the order of their texts' numbers (within one, as
+   * issued): a level of the same shape comes out in the same order however its reads were issued,
+   * without comparing texts (a list's is built per call, so comparing it would copy it flat first).
+   */
+  function ordered(all: Waiting[]): Waiting[] {
     let ordered = all
     if (all.length > 1) {
       const groups = new Map<number, Waiting[]>()
@@ -114,12 +139,7 @@ export function readBatcher(
       if (!numbered) ordered = bySortedText(all)
       else if (groups.size > 1) ordered = [...groups.keys()].sort((a, b) => a - b).flatMap((n) => groups.get(n) ?? [])
     }
-    if (ordered.length <= BATCH) return send(ordered)
-    // A SELECT holds at most 1,664 columns: many requests reading at once are split into statements
-    // of at most BATCH reads, sent together.
-    const batches: Waiting[][] = []
-    for (let i = 0; i < ordered.length; i += BATCH) batches.push(ordered.slice(i, i + BATCH))
-    await Promise.all(batches.map(send))
+    return ordered
   }
 
   /*
@@ -150,14 +170,21 @@ export function readBatcher(
     return [...groups.keys()].sort().flatMap((text) => groups.get(text) ?? [])
   }
 
+  /** A batch's statement key: its reads' text numbers in order; none past the bound on numbered texts. */
+  function keyOf(batch: readonly Waiting[]): string | undefined {
+    let key = ''
+    for (const r of batch) {
+      const n = r.n ?? numberOf(r.text)
+      if (n === undefined) return undefined
+      key = `${key}${n},`
+    }
+    return key
+  }
+
   function statement(batch: readonly Waiting[]): { text: string; params: unknown[] } {
     const params: unknown[] = []
-    let key: string | undefined = ''
-    for (const r of batch) {
-      for (const v of r.values) params.push(v)
-      const n = r.n ?? numberOf(r.text)
-      key = n === undefined || key === undefined ? undefined : `${key}${n},`
-    }
+    for (const r of batch) for (const v of r.values) params.push(v)
+    const key = keyOf(batch)
     const known = key === undefined ? undefined : statements.get(key)
     if (known !== undefined) return { text: known, params }
     let offset = 0

@@ -76,7 +76,7 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
     expect(sent[0]?.name).toMatch(/^pe_/)
   })
 
-  it('operations woken by different callbacks before one flush: a statement each, as each alone sends', async () => {
+  it('operations woken by different callbacks before one flush: a statement each, until that combination recurs', async () => {
     const { pool, sent } = recordingPool(db.pool)
     const store = createPostgresStore({ pool })
     // One operation's level: two reads at once, and a third from a continuation of the same wake-up.
@@ -93,19 +93,28 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
     sent.length = 0
     // Two wake-ups (two immediates run before the flush the first one's read scheduled), each
     // starting its operation: two runs of reads, each sent as the statement it sends alone, not one
-    // statement of both that no other moment would send again (docs/postgres.md#loads).
-    const both = await new Promise<unknown[]>((resolve) => {
-      const started: Promise<unknown>[] = []
-      setImmediate(() => started.push(level('c001')))
-      setImmediate(() => {
-        started.push(level('c002'))
-        resolve(Promise.all(started))
+    // statement of both that might never be sent again (docs/postgres.md#loads).
+    const both = () =>
+      new Promise<unknown[]>((resolve) => {
+        const started: Promise<unknown>[] = []
+        setImmediate(() => started.push(level('c001')))
+        setImmediate(() => {
+          started.push(level('c002'))
+          resolve(Promise.all(started))
+        })
       })
-    })
-    expect(both).toEqual([
+    const answers = [
       [1, 1],
       [2, 1],
-    ])
+    ]
+    expect(await both()).toEqual(answers)
     expect(sent.map((q) => q.name)).toEqual([alone[0], alone[0]])
+    // The same combination again: it recurs, so from now on it is one statement, prepared once.
+    sent.length = 0
+    expect(await both()).toEqual(answers)
+    expect(await both()).toEqual(answers)
+    expect(sent).toHaveLength(2)
+    expect(sent[0]?.name).not.toBe(alone[0])
+    expect(sent[1]?.name).toBe(sent[0]?.name)
   })
 })
