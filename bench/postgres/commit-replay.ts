@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
 import { captureRedemptionCommit } from './captured-commit'
-import { FLOOR_SQL, floorRows } from './floor'
+import { buildsBeside, FLOOR_SQL, floorRows } from './floor'
 
 /*
  * `npx tsx bench/postgres/commit-replay.ts <earlier dist>` (not a test; docs/postgres.md#commit): the
@@ -33,10 +33,7 @@ if (!earlier) throw new Error('usage: commit-replay.ts <earlier dist>')
 const server = await startEmbedded({ track_functions: 'all' })
 const pool = new pg.Pool({ connectionString: server.url, max: 2 }).on('error', () => {})
 try {
-  const builds = [
-    { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
-    { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
-  ]
+  const builds = buildsBeside(earlier)
   await pool.query(FLOOR_SQL)
   for (const b of builds) {
     const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')

@@ -31,3 +31,11 @@ export function floorRows(prefix: string, code = 'D0'): string {
     })),
   )
 }
+
+/** This checkout's adapter and an earlier build's, each in a schema of its own, as the benches compare them. */
+export function buildsBeside(earlier: string): { label: string; schema: string; mod: string }[] {
+  return [
+    { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
+    { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
+  ]
+}

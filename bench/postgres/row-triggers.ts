@@ -1,6 +1,7 @@
 import { execSync, spawn } from 'node:child_process'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { buildsBeside } from './floor'
 
 /*
  * `npx tsx bench/postgres/row-triggers.ts <earlier dist>` (not a test; docs/postgres.md#schema): what
@@ -43,10 +44,7 @@ const value = {
 const server = await startEmbedded({ synchronous_commit: 'off' })
 const pool = new pg.Pool({ connectionString: server.url, max: 1 }).on('error', () => {})
 try {
-  const builds = [
-    { label: 'this build', schema: 'promo_engine', mod: '../../src/postgres/index.ts' },
-    { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
-  ]
+  const builds = buildsBeside(earlier)
   for (const b of builds) {
     const { createPostgresStore } = (await import(b.mod)) as typeof import('../../src/postgres/index')
     await createPostgresStore({ pool, schema: b.schema }).migrate()

@@ -38,17 +38,23 @@ export const BUDGET = 40
 export const LOCKS = 10
 export const UNITS = 40
 
-/** The shop: products, an auto-join program earning on paid orders with a MATERIAL reward, and one redeemable per family. */
-export async function hotShop(engine: Engine): Promise<HotShop> {
-  const shoe = await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
+/** An auto-join loyalty program whose cards' codes follow `pattern`, earning 10 points per paid order. */
+export async function autoJoinClub(engine: Engine, pattern: string): Promise<{ id: string }> {
   const club = await engine.loyalties.create({
     name: 'Club',
     type: 'AUTO_UPDATE',
     auto_join: true,
-    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-######' } },
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern } },
   })
   await engine.asyncActions.runPending()
   await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
+  return club
+}
+
+/** The shop: products, an auto-join program earning on paid orders with a MATERIAL reward, and one redeemable per family. */
+export async function hotShop(engine: Engine): Promise<HotShop> {
+  const shoe = await engine.products.create({ name: 'Shoe', source_id: 'shoe', price: 5000 })
+  const club = await autoJoinClub(engine, 'CLUB-######')
   const product = await engine.products.create({ name: 'Mug', source_id: 'mug' })
   const mug = await engine.rewards.create({
     name: 'Mug',

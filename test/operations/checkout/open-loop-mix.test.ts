@@ -4,6 +4,7 @@ import { createIdGenerator, seededRandom } from '../../../src/ids'
 import { createMemoryStore } from '../../../src/memory'
 import type { Changeset, Store } from '../../../src/storage/ports'
 import { manualClock, testEngine } from '../../support/engine'
+import { autoJoinClub } from '../../support/hot-rows'
 import { defaultTestStore } from '../../support/store'
 import { watchedStore } from '../../support/watched-store'
 
@@ -58,19 +59,6 @@ function listingStore(inner: Store) {
 const tally = (list: string[]) =>
   list.reduce<Record<string, number>>((n, x) => Object.assign(n, { [x]: (n[x] ?? 0) + 1 }), {})
 
-/** An auto-join loyalty program whose cards' codes come from a vast pattern, earning 10 points per paid order. */
-async function autoJoinClub(engine: ReturnType<typeof testEngine>['engine']): Promise<{ id: string }> {
-  const club = await engine.loyalties.create({
-    name: 'Club',
-    type: 'AUTO_UPDATE',
-    auto_join: true,
-    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
-  })
-  await engine.asyncActions.runPending()
-  await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } }])
-  return club
-}
-
 describe('the open loop mix: reads and writes of each request', () => {
   it('a new customer validating, redeeming a public code, and paying an order in an auto-join program', async () => {
     const listing = listingStore(defaultTestStore() ?? createMemoryStore())
@@ -81,7 +69,7 @@ describe('the open loop mix: reads and writes of each request', () => {
       type: 'DISCOUNT_VOUCHER',
       discount: { type: 'AMOUNT', amount_off: 100 },
     })
-    await autoJoinClub(engine)
+    await autoJoinClub(engine, 'CLUB-########')
     const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
     const redeemables = [{ object: 'voucher' as const, id: 'PUBLIC' }]
     // The steady state: the program's and the code's first requests behind.
@@ -171,7 +159,7 @@ describe('the open loop mix: reads and writes of each request', () => {
     const listing = listingStore(defaultTestStore() ?? createMemoryStore())
     const clock = manualClock()
     const { engine } = testEngine({ store: listing.store, clock })
-    const club = await autoJoinClub(engine)
+    const club = await autoJoinClub(engine, 'CLUB-########')
     // Two engines on one store drawing the same codes (one seed) under distinct ids: the second's
     // first draw is the code the first just stored.
     const drawing = (idSeed: number) =>
