@@ -109,6 +109,24 @@ export function checkDeclaration(collection: string, index: IndexDeclaration): v
 
 /** The buckets a `where` selects in this index: one per combination of its equality values. */
 export function bucketsFor(index: IndexDeclaration, where: Record<string, FieldFilter>): string[] {
+  // Most lists fix each field to one value: one bucket, named without the combinations' arrays.
+  let bucket = '['
+  for (let i = 0; i < index.on.length; i++) {
+    const [path, type] = index.on[i] as (typeof index.on)[number]
+    const cond = where[path]
+    if (cond !== null && typeof cond === 'object') {
+      if (!('in' in cond) || cond.in.length !== 1) return combinations(index, where)
+      bucket += `${i > 0 ? ',' : ''}${bucketPart(cond.in[0] as string | number | boolean | null, type)}`
+    } else bucket += `${i > 0 ? ',' : ''}${bucketPart(cond as string | number | boolean | null, type)}`
+  }
+  return [`${bucket}]`]
+}
+
+function bucketPart(v: string | number | boolean | null, type: IndexType): string {
+  return keyText(v === null ? null : sortKey(v, type))
+}
+
+function combinations(index: IndexDeclaration, where: Record<string, FieldFilter>): string[] {
   let keys: SortKey[][] = [[]]
   for (const [path, type] of index.on) {
     const cond = where[path]

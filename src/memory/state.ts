@@ -32,11 +32,6 @@ export interface MemoryStoreStats {
   commits: number
 }
 
-/** A commit's change as the feed hands it out (frozen), with the shape its value was stored in. */
-export interface Logged {
-  readonly change: Change
-}
-
 export interface NaturalKey {
   readonly fields: readonly string[]
   /** The key's name (`fields` joined by `+`). */
@@ -56,7 +51,10 @@ export interface MemoryState {
   readonly indexes: Map<CollectionName, IndexBuckets[]>
   /** Each declared field of a collection and its type (the first declaration's). */
   readonly declaredFields: Map<CollectionName, Map<string, IndexType>>
-  readonly log: Logged[]
+  /** The same as a record, built once: what a list filtered outside its index compares by. */
+  readonly declaredTypes: Map<CollectionName, Readonly<Record<string, IndexType>>>
+  /** Every commit's changes in order, frozen: the feed hands them out as they are. */
+  readonly log: Change[]
   /** The last commit's sequence number. */
   seq: number
 }
@@ -70,6 +68,7 @@ export function createState(options: MemoryStoreOptions): MemoryState {
     naturalKeys: new Map(),
     indexes: new Map(),
     declaredFields: new Map(),
+    declaredTypes: new Map(),
     log: [],
     seq: 0,
   }
@@ -89,7 +88,9 @@ export function createState(options: MemoryStoreOptions): MemoryState {
       declared.map((d) => new IndexBuckets(d)),
     )
     const fields: (readonly [string, IndexType])[] = [['id', 'text'], ...declared.flatMap((d) => [...d.on, d.sort])]
-    state.declaredFields.set(c, new Map(fields.reverse()))
+    const types = new Map(fields.reverse())
+    state.declaredFields.set(c, types)
+    state.declaredTypes.set(c, Object.freeze(Object.fromEntries(types)))
   }
   return state
 }
