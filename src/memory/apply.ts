@@ -1,5 +1,5 @@
 import { EngineError } from '../errors'
-import type { CommitResult } from '../storage/ports'
+import type { Change, CollectionName, CommitResult } from '../storage/ports'
 import type { Staged } from './check-changeset'
 import { type IndexBuckets, type Placement, samePlacement } from './index-buckets'
 import type { Row } from './pages'
@@ -7,6 +7,19 @@ import { freezeNew } from './paths'
 import { keyValue, type MemoryState, type NaturalKey, table } from './state'
 
 /** Applying a checked changeset: freeze, write, reindex, log; undone in full if anything throws midway. */
+
+/** A change of the feed: made by `new`, like everything the store keeps (see `StoredVersion` in pages.ts). */
+class LoggedChange implements Change {
+  constructor(
+    readonly seq: number,
+    readonly collection: CollectionName,
+    readonly id: string,
+    readonly op: 'put' | 'delete',
+    readonly version: number,
+    readonly value: unknown,
+    readonly shape: number | null,
+  ) {}
+}
 
 /**
  * What undoes one step of a commit, as data rather than a closure per step (a redemption writes some
@@ -81,15 +94,17 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
       }
       // Frozen like the values: the feed hands its records out as they are.
       log.push(
-        Object.freeze({
-          seq,
-          collection: s.collection,
-          id: s.id,
-          op: s.after ? 'put' : 'delete',
-          version: s.after?.version ?? s.before?.version ?? 0,
-          value: s.after?.value ?? null,
-          shape: s.after?.shape ?? null,
-        }),
+        Object.freeze(
+          new LoggedChange(
+            seq,
+            s.collection,
+            s.id,
+            s.after ? 'put' : 'delete',
+            s.after?.version ?? s.before?.version ?? 0,
+            s.after?.value ?? null,
+            s.after?.shape ?? null,
+          ),
+        ),
       )
     }
     return { ok: true, seq, versions, values, shapes }

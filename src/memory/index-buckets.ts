@@ -17,6 +17,14 @@ export interface Entry {
   id: string
 }
 
+/** An entry an index keeps: made by `new`, like everything the store keeps (see `StoredVersion` in pages.ts). */
+class IndexEntry implements Entry {
+  constructor(
+    readonly key: SortKey,
+    readonly id: string,
+  ) {}
+}
+
 const lastParsed: { text: string | undefined; time: number | null } = { text: undefined, time: null }
 
 /** How an entity's field reads as a sort key of the given type (`null` when absent or of another type). */
@@ -189,7 +197,7 @@ export class SortedEntries implements Iterable<Entry> {
     }
     const chunk = this.chunkFor(entry)
     if (!chunk) {
-      this.chunks.push([entry])
+      this.chunks.push(Array.of(entry))
       return
     }
     if (compareEntries(chunk[chunk.length - 1] as Entry, entry) < 0) chunk.push(entry)
@@ -258,7 +266,7 @@ export class IndexBuckets {
   }
 
   entriesOf(id: string, value: unknown): Placement {
-    const entry = { key: sortKey(this.sortRead(value), this.declaration.sort[1]), id }
+    const entry = new IndexEntry(sortKey(this.sortRead(value), this.declaration.sort[1]), id)
     if (this.multi) return { buckets: bucketsOf(this.declaration, value), entry }
     // The same text as `JSON.stringify` of the keys (`bucketsFor` names the buckets a list reads so).
     let bucket = '['
