@@ -7,7 +7,7 @@ import {
   writerFunction,
 } from './collection-writers'
 import { quote, type TableLayout } from './columns'
-import { FEED_OF_STEPS, FEED_ROWS, feedInsert } from './feed-rows'
+import { FEED_OF_STEPS, FEED_ROWS } from './feed-rows'
 import { incrementFunctions } from './increment-functions'
 
 /*
@@ -34,9 +34,9 @@ import { incrementFunctions } from './increment-functions'
  * chosen (a second subtransaction in the same transaction): one commit either way.
  *
  * The change feed's position is the id of a subtransaction begun after the last write
- * (docs/postgres.md#change-feed-and-late-commits): the steps write no feed row; that subtransaction
- * writes the commit's one row, once, under the final number, built from the payload and what the
- * steps reported. No row is taken by every commit.
+ * (docs/postgres.md#change-feed-and-late-commits): the steps write no feed rows; that subtransaction
+ * writes them, each once, under the final number, built from the payload and what the steps
+ * reported. No row is taken by every commit.
  */
 
 export function commitFunction(schema: string, layouts: readonly TableLayout[]): string {
@@ -214,17 +214,26 @@ BEGIN
       IF wrote > 0 OR jsonb_array_length(takes) > 0 THEN
         -- The subtransaction's first write gives it its id, which the row written reports as xmin: a
         -- placeholder of a few bytes under the provisional number, removed by the statement that
-        -- writes the commit's feed row, once, under the final number.
-        INSERT INTO ${s}.pe_changes (seq, changes) VALUES (seqv, '[]') RETURNING xmin::text::bigint INTO sub;
+        -- writes the commit's feed rows, each once, under the final number.
+        INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version) VALUES (seqv, -1, '', '', 'put', 0)
+          RETURNING xmin::text::bigint INTO sub;
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        -- The answer's versions are the feed's (per entity its last write; deleted ones left out): the
-        -- steps that only insert report nothing.
+        -- The answer's versions are the feed rows' (per entity its last write; deleted ones left out):
+        -- the steps that only insert report nothing.
         IF jsonb_array_length(takes) = 0 THEN
-          ${feedInsert(s, FEED_OF_STEPS)};
+          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1),
+            i AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+              SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_OF_STEPS}) f
+              RETURNING collection, id, op, version)
+          SELECT jsonb_object_agg(i.collection || '/' || i.id, i.version) FILTER (WHERE i.op = 'put') INTO vers FROM i;
         ELSE
-          ${feedInsert(s, FEED_ROWS)};
+          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1),
+            i AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+              SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_ROWS}) f
+              RETURNING collection, id, op, version)
+          SELECT jsonb_object_agg(i.collection || '/' || i.id, i.version) FILTER (WHERE i.op = 'put') INTO vers FROM i;
         END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.

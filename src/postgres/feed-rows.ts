@@ -1,11 +1,11 @@
 /*
  * What the change feed records for a commit (docs/postgres.md#commit): the queries `pe_commit`
  * (commit-function.ts) runs at its end, over its own variables (`todo`, the round's steps; `vers`,
- * `vals`, `shps`, what the steps reported; `takes` and `recs`, what the takes did), to insert the
- * commit's changes once under its final number, as one row.
+ * `vals`, `shps`, what the steps reported; `takes` and `recs`, what the takes did), to insert
+ * each entity's change once under the commit's final number.
  */
 
-// The changes of the round that stands, one per entity written, in the order the changeset
+// The change-feed rows of the round that stands, one per entity written, in the order the changeset
 // first touched each (`pos`): an entity's last write (a later round's row replaces an earlier one's),
 // its version (1 for an insert, which reports none; for the others as the steps reported it), and for
 // an increment its value and shape, as reported; an inserted or updated entity's value and shape as
@@ -46,24 +46,3 @@ export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
             WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
         FROM w FULL JOIN b ON b.slot = w.slot`
-
-/**
- * One change as the feed row's array holds it (docs/postgres.md#change-feed-and-late-commits), from a
- * row `f` with a change's columns; the migration to one row per commit converts stored rows with it.
- */
-export function feedEntry(f: string): string {
-  return `jsonb_build_object('c', ${f}.collection, 'id', ${f}.id, 'op', ${f}.op, 'v', ${f}.version, 's', ${f}.shape, 'value', ${f}.value)`
-}
-
-/**
- * Deletes the numbering placeholder (`seqv`), inserts the commit's one feed row under `final_seq`, its
- * changes in the order the changeset first touched each, and sets `vers` to the answer's versions
- * (per entity its last write; deleted ones left out), from one of the queries above.
- */
-export function feedInsert(s: string, changes: string): string {
-  return `WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv),
-            f AS MATERIALIZED (${changes}),
-            i AS (INSERT INTO ${s}.pe_changes (seq, changes)
-              SELECT final_seq, jsonb_agg(${feedEntry('f')} ORDER BY f.pos) FROM f HAVING count(*) > 0)
-          SELECT jsonb_object_agg(f.collection || '/' || f.id, f.version) FILTER (WHERE f.op = 'put') INTO vers FROM f`
-}

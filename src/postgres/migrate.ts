@@ -4,7 +4,6 @@ import { identifier, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
-import { feedEntry } from './feed-rows'
 
 /*
  * The schema, created and upgraded by `migrate()` (docs/postgres.md#migrations). Numbered steps run
@@ -18,7 +17,7 @@ import { feedEntry } from './feed-rows'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 7
+export const SCHEMA_VERSION = 6
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -91,17 +90,6 @@ const STEPS: readonly ((s: string) => string)[] = [
     ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
     ALTER TABLE IF EXISTS ${s}.counters DROP COLUMN IF EXISTS f_created_at_ts;
     DROP INDEX IF EXISTS ${s}.activities__f_created_at_ts;`,
-  // 7: the change feed is one row per commit, its changes in order in an array
-  // (docs/postgres.md#change-feed-and-late-commits): a redemption's commit wrote ten rows and their
-  // index entries. Stored changes are converted, each commit's in the order of its positions, under
-  // the same number; the migration's lock waits for commits in progress.
-  (s) => `
-    CREATE TABLE ${s}.pe_changes_by_commit (seq bigint PRIMARY KEY, changes jsonb NOT NULL);
-    INSERT INTO ${s}.pe_changes_by_commit (seq, changes)
-      SELECT c.seq, jsonb_agg(${feedEntry('c')} ORDER BY c.pos) FROM ${s}.pe_changes c GROUP BY c.seq ORDER BY c.seq;
-    DROP TABLE ${s}.pe_changes;
-    ALTER TABLE ${s}.pe_changes_by_commit RENAME TO pe_changes;
-    ALTER INDEX ${s}.pe_changes_by_commit_pkey RENAME TO pe_changes_pkey;`,
 ]
 
 export interface MigrateOptions {

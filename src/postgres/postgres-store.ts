@@ -343,22 +343,18 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const after = q.after ?? 0
     const limit = q.limit ?? 100
     const only = q.collections && q.collections.length > 0 ? q.collections : undefined
-    const filter = only ? " AND x.ch ->> 'c' = ANY($3::text[])" : ''
-    // A commit is one row, its changes an array in order (docs/postgres.md#change-feed-and-late-commits).
-    const unnest = `${s}.pe_changes c CROSS JOIN h CROSS JOIN LATERAL jsonb_array_elements(c.changes) WITH ORDINALITY x(ch, n)`
+    const filter = only ? ' AND collection = ANY($3::text[])' : ''
     // One statement: the seq of the limit-th matching change below the horizon (the page ends with
-    // that commit, whole), the page, whether more follows, and the last commit below the horizon. The
-    // edge needs no order inside a commit: whichever of its changes is the limit-th, the seq is its.
+    // that commit, whole), the page, whether more follows, and the last commit below the horizon.
     const sql = `WITH h AS (SELECT ${horizon} AS h),
-      edge AS (SELECT c.seq FROM ${unnest} WHERE c.seq > $1 AND c.seq < h.h${filter} ORDER BY c.seq OFFSET $2 LIMIT 1),
-      page AS (SELECT c.seq, x.n, x.ch FROM ${unnest}
-        WHERE c.seq > $1 AND c.seq < h.h AND c.seq <= coalesce((SELECT seq FROM edge), h.h)${filter})
+      edge AS (SELECT seq FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h${filter} ORDER BY seq, pos OFFSET $2 LIMIT 1),
+      page AS (SELECT c.seq, c.pos, c.collection, c.id, c.op, c.version, c.value, c.shape FROM ${s}.pe_changes c, h
+        WHERE c.seq > $1 AND c.seq < h.h AND c.seq <= coalesce((SELECT seq FROM edge), h.h)${filter.replace('collection', 'c.collection')})
       SELECT (SELECT seq FROM edge) AS edge,
         (SELECT EXISTS (SELECT 1 FROM ${s}.pe_changes, h WHERE seq > (SELECT seq FROM edge) AND seq < h.h)) AS more,
         (SELECT max(seq) FROM ${s}.pe_changes, h WHERE seq > $1 AND seq < h.h) AS last,
-        p.seq, p.ch ->> 'c' AS collection, p.ch ->> 'id' AS id, p.ch ->> 'op' AS op, (p.ch ->> 'v')::integer AS version,
-        p.ch -> 'value' AS value, (p.ch ->> 's')::integer AS shape
-      FROM (SELECT 1) one LEFT JOIN page p ON TRUE ORDER BY p.seq, p.n`
+        p.seq, p.collection, p.id, p.op, p.version, p.value, p.shape
+      FROM (SELECT 1) one LEFT JOIN page p ON TRUE ORDER BY p.seq, p.pos`
     const { rows } = await query<
       Omit<Change, 'seq'> & {
         seq: string | null

@@ -154,20 +154,18 @@ describe.sequential('the commit on PostgreSQL', () => {
         .map((c) => c.collection)
         .sort(),
     ).toEqual([...Array(3).fill('activities'), 'orders', 'redemptions', 'redemptions'])
-    // Stored as listed: the commit is one feed row under its final number (docs/postgres.md#change-feed-and-late-commits),
-    // its array one change per entity, and no provisional (negative) number is left behind.
+    // Stored as listed: the commit's rows carry its final number, one per entity, and no provisional
+    // (negative) number is left behind.
     const stored = await db.pool.query<{ seq: string; n: number; entities: number }>(
-      `SELECT seq::text, jsonb_array_length(changes) AS n,
-           (SELECT count(DISTINCT (x ->> 'c', x ->> 'id'))::int FROM jsonb_array_elements(changes) x) AS entities
-         FROM promo_engine.pe_changes WHERE seq = $1 OR seq < 0`,
+      `SELECT seq::text, count(*)::int AS n, count(DISTINCT (collection, id))::int AS entities
+         FROM promo_engine.pe_changes WHERE seq = $1 OR seq < 0 GROUP BY seq`,
       [feed.data[0]?.seq],
     )
     expect(stored.rows).toEqual([{ seq: String(feed.data[0]?.seq), n: 10, entities: 10 }])
     // What the commit writes, table by table (docs/postgres.md#commit): the same payload applied again
-    // (its inserted ids made new) in a transaction that is rolled back, counted by the server. The
-    // feed is one row per commit, inserted once under its final number with the 10 changes listed
-    // above in it (it was a row per change: 10), and one placeholder of a few bytes inserted and
-    // deleted to give the numbering subtransaction its id; no feed row is updated.
+    // (its inserted ids made new) in a transaction that is rolled back, counted by the server. Each
+    // feed row is inserted once, under its final number: 10 rows, and one placeholder of a few bytes
+    // inserted and deleted to give the numbering subtransaction its id; no feed row is updated.
     const payload = payloadOf(sent)
     let again = JSON.stringify(payload)
     for (const step of payload.steps)
@@ -203,13 +201,13 @@ describe.sequential('the commit on PostgreSQL', () => {
         // The counters' upsert: three rows that exist, each updated once.
         { relname: 'counters', ins: 0, upd: 3, del: 0 },
         { relname: 'orders', ins: 1, upd: 0, del: 0 },
-        { relname: 'pe_changes', ins: 2, upd: 0, del: 1 },
+        { relname: 'pe_changes', ins: 11, upd: 0, del: 1 },
         { relname: 'redemptions', ins: 2, upd: 0, del: 0 },
         { relname: 'vouchers', ins: 0, upd: 1, del: 0 },
       ])
       const rows = await client.query<{ n: number; provisional: number }>(
-        `SELECT (SELECT jsonb_array_length(changes) FROM promo_engine.pe_changes WHERE seq = $1) AS n,
-           count(*) FILTER (WHERE seq < 0)::int AS provisional FROM promo_engine.pe_changes`,
+        `SELECT count(*) FILTER (WHERE seq = $1)::int AS n, count(*) FILTER (WHERE seq < 0)::int AS provisional
+           FROM promo_engine.pe_changes`,
         [applied.seq],
       )
       expect(rows.rows).toEqual([{ n: 10, provisional: 0 }])

@@ -41,7 +41,7 @@ export async function emptySchema(db: pg.Pool | pg.Client, schema: string): Prom
   await db.query(`DO $$
 DECLARE c text;
 BEGIN
-  FOR c IN SELECT DISTINCT x ->> 'c' FROM ${s}.pe_changes, jsonb_array_elements(changes) x LOOP
+  FOR c IN SELECT DISTINCT collection FROM ${s}.pe_changes LOOP
     EXECUTE format('DELETE FROM %I.%I', '${schema}', c);
   END LOOP;
   DELETE FROM ${s}.pe_changes;

@@ -13,8 +13,7 @@ import { useClonedPool } from './database'
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
  * reward redemptions and rollbacks written before the engine did, so a campaign's transactions are
  * found by its declared index; step 4 numbers the change feed by transaction ids, listing the changes
- * numbered before it first; step 5 folds the period rows of budget counters into their base rows;
- * step 7 converts the feed's rows, one per change, into one row per commit.
+ * numbered before it first; step 5 folds the period rows of budget counters into their base rows.
  */
 
 const db = useClonedPool(4)
@@ -45,7 +44,7 @@ describe('PostgreSQL migrations', () => {
     expect(outcome.ok).toBe(true)
     const methods = await db.pool.query(
       `SELECT (SELECT pg_column_compression(value) FROM inline.redemptions) AS table_row,
-         (SELECT pg_column_compression(changes) FROM inline.pe_changes) AS feed_row,
+         (SELECT pg_column_compression(value) FROM inline.pe_changes WHERE collection = 'redemptions') AS feed_row,
          (SELECT pg_column_compression(value) FROM inline.activities) AS activity_row`,
     )
     expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
@@ -367,9 +366,8 @@ describe('PostgreSQL migrations', () => {
     await db.pool.query(`ALTER TABLE counted.pe_feed RENAME COLUMN base TO seq;
       UPDATE counted.pe_feed SET seq = 3;
       DELETE FROM counted.pe_migrations WHERE version = 4;
-      INSERT INTO counted.pe_changes (seq, changes)
-        SELECT n, jsonb_build_array(jsonb_build_object('c', 'categories', 'id', 'old' || n, 'op', 'put', 'v', 1, 's', 1,
-          'value', jsonb_build_object('id', 'old' || n, 'name', 'old')))
+      INSERT INTO counted.pe_changes (seq, pos, collection, id, op, version, value, shape)
+        SELECT n, 0, 'categories', 'old' || n, 'put', 1, jsonb_build_object('id', 'old' || n, 'name', 'old'), 1
         FROM generate_series(1, 3) n`)
     expect(await store.migrate()).toEqual({ applied: [4] })
     const made = await store.commit({ writes: [put('categories', { id: 'new', name: 'new' })] })
@@ -380,81 +378,6 @@ describe('PostgreSQL migrations', () => {
     expect(await ids(2)).toEqual(['old3', 'new'])
   })
 
-  it('step 7: a feed stored a row per change becomes a row per commit, every change listed once, in order, then new commits', async () => {
-    const store = createPostgresStore({ pool: db.pool, schema: 'per_change' })
-    await store.migrate()
-    const before = await store.commit({ writes: [put('categories', { id: 'before', name: 'b' })] })
-    expect(before.ok).toBe(true)
-    const seqBefore = before.ok ? before.seq : 0
-    // The feed as version 6 left it: a row per change, primary key (seq, pos), some rows without a
-    // shape (written before version 3); the commit above converted back, then two older commits (one
-    // of three changes, stored out of position order, one a delete) and one after it.
-    await db.pool.query(`
-      CREATE TABLE per_change.pe_changes_v6 (seq bigint NOT NULL, pos integer NOT NULL, collection text NOT NULL,
-        id text NOT NULL, op text NOT NULL, version integer NOT NULL, value jsonb, shape integer, PRIMARY KEY (seq, pos));
-      INSERT INTO per_change.pe_changes_v6
-        SELECT c.seq, (x.n - 1)::integer, x.ch ->> 'c', x.ch ->> 'id', x.ch ->> 'op', (x.ch ->> 'v')::integer, x.ch -> 'value',
-          (x.ch ->> 's')::integer
-        FROM per_change.pe_changes c, jsonb_array_elements(c.changes) WITH ORDINALITY x(ch, n);
-      INSERT INTO per_change.pe_changes_v6 VALUES
-        (5, 2, 'vouchers', 'v_old', 'put', 3, '{"id": "v_old", "code": "OLD"}', NULL),
-        (5, 0, 'categories', 'old_a', 'put', 1, '{"id": "old_a", "name": "a"}', 1),
-        (5, 1, 'categories', 'old_b', 'put', 2, '{"id": "old_b", "name": "b"}', 1),
-        (7, 0, 'categories', 'old_a', 'delete', 1, NULL, NULL),
-        (${seqBefore + 1}, 0, 'categories', 'late', 'put', 1, '{"id": "late", "name": "l"}', 1);
-      DROP TABLE per_change.pe_changes;
-      ALTER TABLE per_change.pe_changes_v6 RENAME TO pe_changes;
-      ALTER INDEX per_change.pe_changes_v6_pkey RENAME TO pe_changes_pkey;
-      DELETE FROM per_change.pe_migrations WHERE version = 7;`)
-    expect(await store.migrate()).toEqual({ applied: [7] })
-    // One row per commit, under the same numbers.
-    const rows = await db.pool.query(
-      'SELECT seq::float8 AS seq, jsonb_array_length(changes) AS n FROM per_change.pe_changes ORDER BY seq',
-    )
-    expect(rows.rows).toEqual([
-      { seq: 5, n: 3 },
-      { seq: 7, n: 1 },
-      { seq: seqBefore, n: 1 },
-      { seq: seqBefore + 1, n: 1 },
-    ])
-    const after = await store.commit({ writes: [put('categories', { id: 'after', name: 'a' })] })
-    expect(after.ok && after.seq > seqBefore + 1).toBe(true)
-    const summary = (page: Awaited<ReturnType<typeof store.changes>>) =>
-      page.data.map((c) => [c.seq, c.collection, c.id, c.op, c.version, c.value, c.shape])
-    const all = await store.changes()
-    expect(summary(all)).toEqual([
-      [5, 'categories', 'old_a', 'put', 1, { id: 'old_a', name: 'a' }, 1],
-      [5, 'categories', 'old_b', 'put', 2, { id: 'old_b', name: 'b' }, 1],
-      [5, 'vouchers', 'v_old', 'put', 3, { id: 'v_old', code: 'OLD' }, null],
-      [7, 'categories', 'old_a', 'delete', 1, null, null],
-      [seqBefore, 'categories', 'before', 'put', 1, { id: 'before', name: 'b' }, currentShape('categories')],
-      [seqBefore + 1, 'categories', 'late', 'put', 1, { id: 'late', name: 'l' }, 1],
-      [
-        after.ok ? after.seq : 0,
-        'categories',
-        'after',
-        'put',
-        1,
-        { id: 'after', name: 'a' },
-        currentShape('categories'),
-      ],
-    ])
-    // Paged, filtered, and from a cursor of before the upgrade: the same changes, a page never
-    // splitting a commit.
-    const pages: unknown[] = []
-    for (let cursor = 0, more = true; more; ) {
-      const page = await store.changes({ after: cursor, limit: 2 })
-      pages.push(...summary(page))
-      cursor = page.next_after
-      more = page.has_more
-    }
-    expect(pages).toEqual(summary(all))
-    expect(summary(await store.changes({ limit: 2 })).map((c) => c[0])).toEqual([5, 5, 5])
-    expect(summary(await store.changes({ after: 5, collections: ['vouchers'] }))).toEqual([])
-    expect(summary(await store.changes({ collections: ['vouchers'] })).map((c) => c[2])).toEqual(['v_old'])
-    expect(summary(await store.changes({ after: 7 })).map((c) => c[2])).toEqual(['before', 'late', 'after'])
-  })
-
   it('a database restored with transaction ids below its feed: migrate() raises the base, no change lands below', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'restored' })
     await store.migrate()
@@ -462,8 +385,8 @@ describe('PostgreSQL migrations', () => {
     expect(first.ok).toBe(true)
     // As if restored from a cluster whose transaction ids ran far ahead of this one's.
     const far = 1_000_000_000_000
-    await db.pool.query(`INSERT INTO restored.pe_changes (seq, changes)
-      VALUES (${far}, '[{"c": "categories", "id": "restored", "op": "put", "v": 1, "s": 1, "value": {"id": "restored", "name": "r"}}]')`)
+    await db.pool.query(`INSERT INTO restored.pe_changes (seq, pos, collection, id, op, version, value, shape)
+      VALUES (${far}, 0, 'categories', 'restored', 'put', 1, '{"id": "restored", "name": "r"}', 1)`)
     expect(await store.migrate()).toEqual({ applied: [] })
     const next = await store.commit({ writes: [put('categories', { id: 'next', name: 'next' })] })
     expect(next.ok && next.seq > far).toBe(true)

@@ -28,9 +28,8 @@ describe('stored shapes written by an earlier release', () => {
       [action],
     )
     await db.pool.query(
-      `INSERT INTO promo_engine.pe_changes (seq, changes) VALUES (1, jsonb_build_array(
-         jsonb_build_object('c', 'redemptions', 'id', 'r_parent', 'op', 'put', 'v', 1, 's', 1, 'value', $1::jsonb),
-         jsonb_build_object('c', 'async_actions', 'id', 'aa_1', 'op', 'put', 'v', 1, 's', 1, 'value', $2::jsonb)))`,
+      `INSERT INTO promo_engine.pe_changes (seq, pos, collection, id, op, version, value, shape)
+       VALUES (1, 0, 'redemptions', 'r_parent', 'put', 1, $1, 1), (1, 1, 'async_actions', 'aa_1', 'put', 1, $2, 1)`,
       [parent, action],
     )
     const store = createPostgresStore({ pool: db.pool })
