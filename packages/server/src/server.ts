@@ -84,7 +84,6 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
 
   let pending: number | null = null
   const metrics = createMetrics({ pool, pendingActions: () => pending })
-  if (pool) commitsFirst(pool as never)
   if (pool) timeConnections(pool as never, metrics.poolWait)
   const tracer = options.traceFile ? createTracer(options.traceFile) : undefined
   if (pool && tracer) tracer.pool(pool as never)
@@ -370,36 +369,6 @@ function every(
     clearTimeout(timer)
     await running
   }
-}
-
-/**
- * A commit's wait for a pool connection goes to the head of the pool's queue, reads keep theirs
- * (docs/postgres.md#tuning). The store takes a connection with `connect()` only to commit (and to
- * migrate); its reads go through `pool.query`, which queues a callback. In a first-come queue of
- * connections a request at its commit waits behind every newer request's reads, again at each of its
- * round trips, so a burst finishes late for all its requests; served commit first, the oldest requests
- * in the burst end first. Reaches into node-postgres's pool queue; without it (another pool), a no-op.
- */
-export function commitsFirst(pool: { connect: (...args: never[]) => unknown; _pendingQueue?: unknown }): void {
-  const queue = pool._pendingQueue
-  if (!Array.isArray(queue)) return
-  const connect = pool.connect.bind(pool) as (callback?: unknown) => unknown
-  const commits = new WeakSet<object>()
-  pool.connect = ((callback?: unknown) => {
-    if (callback !== undefined) return connect(callback)
-    const before = queue.length
-    const taken = connect()
-    // Queued behind others (pushed last, synchronously): moved behind the commits already waiting
-    // (first come among them) and ahead of the reads.
-    if (before > 0 && queue.length === before + 1) {
-      const item = queue.pop() as object
-      commits.add(item)
-      let at = 0
-      while (at < queue.length && commits.has(queue[at] as object)) at++
-      queue.splice(at, 0, item)
-    }
-    return taken
-  }) as never
 }
 
 /** Purges expired records a batch (one commit) at a time until none is left. */
