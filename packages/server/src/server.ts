@@ -262,6 +262,7 @@ async function run(
         state = 'stopping'
         if (settings.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, settings.shutdownDelayMs))
         await closeAll()
+        extra.tracer?.write()
       })()
       return closed
     },

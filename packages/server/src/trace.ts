@@ -37,6 +37,8 @@ export interface Tracer {
   /** Runs the request's handler inside its span; the span is written out once the answer is. */
   run(id: string, outgoing: ServerResponse | undefined, handle: () => Promise<Response>): Promise<Response>
   store(store: Store): Store
+  /** Writes the file now (the server's close; the process's exit writes it again with anything later). */
+  write(): void
   /** Counts a pool connection's wait for the request in whose context it was asked for. */
   pool(pool: { connect: (...args: never[]) => unknown }): void
 }
@@ -54,13 +56,14 @@ export function createTracer(file: string): Tracer {
       ])
   })
   observer.observe({ entryTypes: ['gc'] })
-  process.on('exit', () => {
+  const write = () => {
     const lines = spans.map((s) =>
       JSON.stringify([s.id, s.arrive, s.reads, s.readCalls, s.commit, s.poolWait, s.pools, s.answered, s.written]),
     )
     for (const g of gcs) lines.push(JSON.stringify(['gc', ...g]))
     writeFileSync(file, `${lines.join('\n')}\n`)
-  })
+  }
+  process.once('exit', write)
 
   const timed =
     (fn: (...args: unknown[]) => unknown, self: unknown, commit: boolean) =>
@@ -78,6 +81,7 @@ export function createTracer(file: string): Tracer {
     }
 
   return {
+    write,
     run(id, outgoing, handle) {
       const span: Span = {
         id,
