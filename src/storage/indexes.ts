@@ -26,6 +26,12 @@ export function isMultiValued(path: string): boolean {
 export interface IndexDeclaration {
   on: readonly IndexField[]
   sort: IndexField
+  /**
+   * Holds only the entities that have every `on` field (docs/storage.md#sparse-indexes): one missing
+   * any is not in it, so an insert that leaves them absent writes no entry. A list asking for an `on`
+   * field to be absent is answered from another index, or refused when only a scan would answer it.
+   */
+  sparse?: true
 }
 
 export type IndexDeclarations = { [C in CollectionName]?: readonly IndexDeclaration[] }
@@ -84,7 +90,8 @@ export const INDEXES: IndexDeclarations = {
   ],
   redemptions: [
     { on: [text('related_object_id')], sort: time('date') },
-    { on: [text('related_object_parent_id')], sort: time('date') },
+    // A campaign's redemptions: the parent of a stackable redemption names no campaign.
+    { on: [text('related_object_parent_id')], sort: time('date'), sparse: true },
     { on: [text('customer_id')], sort: time('date') },
     { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
   ],
@@ -145,12 +152,14 @@ export const INDEXES: IndexDeclarations = {
   activities: [
     { on: [text('customer_id')], sort: CREATED },
     { on: [text('customer_id'), text('type')], sort: CREATED },
-    { on: [text('customer_id'), text('campaign_id')], sort: CREATED },
-    { on: [text('customer_id'), text('campaign_type')], sort: CREATED },
+    // Sparse: a redemption's or an order's activities name no campaign and no referrer, and every
+    // validation and redemption writes some (docs/postgres.md#indexes-of-the-tables-a-redemption-writes).
+    { on: [text('customer_id'), text('campaign_id')], sort: CREATED, sparse: true },
+    { on: [text('customer_id'), text('campaign_type')], sort: CREATED, sparse: true },
     { on: [text('customer_id'), text('category')], sort: CREATED },
     // The conversions naming a customer as the referrer: a referrer's `loyalty` in one read, whatever
     // its codes and referees (docs/behaviour.md#customer-loyalty-and-referrals).
-    { on: [text('type'), text('data.referrer.id')], sort: CREATED },
+    { on: [text('type'), text('data.referrer.id')], sort: CREATED, sparse: true },
   ],
   async_actions: [{ on: [text('status')], sort: time('run_at') }],
   file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],
@@ -178,4 +187,55 @@ export function indexesOf(collection: CollectionName, extra: IndexDeclarations =
     ...(NOT_LISTED_WHOLE.has(collection) ? [] : [{ on: [], sort: CREATED }]),
     { on: [], sort: text('id') },
   ]
+}
+
+/**
+ * Whether a filter asks for an absent field: `null`, an `in` holding `null`, or a value no entity's
+ * field of that type reads as (stores read those as absent too). A sparse index holds no such entity.
+ */
+export function asksAbsent(cond: unknown, type: IndexType): boolean {
+  if (cond === undefined) return false
+  if (cond !== null && typeof cond === 'object')
+    return 'in' in cond && Array.isArray(cond.in) && cond.in.some((v) => asksAbsent(v, type))
+  switch (type) {
+    case 'text':
+      return typeof cond !== 'string' && typeof cond !== 'number'
+    case 'number':
+      return typeof cond !== 'number'
+    case 'boolean':
+      return typeof cond !== 'boolean'
+    case 'timestamp':
+      return typeof cond !== 'string'
+  }
+}
+
+/** Whether a sparse index cannot answer a `where`: it asks one of the index's fields to be absent. */
+export function sparseExcludes(index: IndexDeclaration, where: Readonly<Record<string, unknown>>): boolean {
+  return index.sparse === true && index.on.some(([path, type]) => asksAbsent(where[path], type))
+}
+
+const isEquality = (cond: unknown) => cond !== undefined && (cond === null || typeof cond !== 'object' || 'in' in cond)
+
+/**
+ * Refuses a list that a sparse index would answer but for a field asked to be absent, when no other
+ * index fixed by the `where` can (docs/storage.md#sparse-indexes): the rows without the field are in
+ * no index but the whole collection's, so the list would be a scan. Both stores call it.
+ */
+export function refuseAbsentFromSparse(
+  collection: string,
+  indexes: readonly IndexDeclaration[],
+  where: Readonly<Record<string, unknown>>,
+): void {
+  let excluded: IndexDeclaration | undefined
+  for (const index of indexes) {
+    if (index.on.length === 0 || !index.on.every(([p]) => isEquality(where[p]))) continue
+    if (!sparseExcludes(index, where)) return
+    excluded = index
+  }
+  if (excluded) {
+    const fields = excluded.on.map(([p]) => p).join(', ')
+    throw new Error(
+      `${collection} is listed with one of ${fields} absent, which its sparse index holds no entry for and no other index serves: declare one (docs/storage.md#sparse-indexes)`,
+    )
+  }
 }
