@@ -153,7 +153,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
     step.rows.push(r)
     byStep.set(key, step)
   }
-  const steps = [...byStep.entries()]
+  return [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, step]): Step => {
       step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -209,44 +209,6 @@ export function commitSteps(writes: readonly Write[]): Step[] {
       return { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
     })
     .concat(takes)
-  joinInserts(steps)
-  return steps
-}
-
-/**
- * The collections whose new entities one statement inserts when consecutive steps only insert them
- * (docs/postgres.md#commit): a redemption's activities, order and redemptions, in the order the steps
- * come (by collection name). `pe_commit` holds that statement.
- */
-export const JOINED_INSERTS: readonly CollectionName[] = ['activities', 'orders', 'redemptions']
-
-/**
- * Marks each run of two or more consecutive steps that only insert, of distinct collections of
- * `JOINED_INSERTS`: its first step names the run's steps by collection (`jn`, their positions) and
- * how many they are (`jl`), and `pe_commit` applies them as one statement, one executor start
- * instead of one per step.
- */
-function joinInserts(steps: Step[]): void {
-  let i = 0
-  while (i < steps.length) {
-    let end = i
-    let last = -1
-    while (end < steps.length) {
-      const step = steps[end] as Step
-      const at = JOINED_INSERTS.indexOf(step.c)
-      if (step.take || at <= last || step.ins !== step.rows.length) break
-      last = at
-      end++
-    }
-    if (end - i >= 2) {
-      const jn: Record<string, number> = {}
-      for (let j = i; j < end; j++) jn[(steps[j] as Step).c] = j
-      const first = steps[i] as Step
-      first.jn = jn
-      first.jl = end - i
-    }
-    i = Math.max(end, i + 1)
-  }
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */
@@ -260,7 +222,4 @@ export interface Step {
   cr: number
   /** A `take`, applied by `pe_take` after the other steps. */
   take?: Extract<Write, { op: 'take' }>
-  /** The first step of a run inserted as one statement: the run's steps by collection, and how many. */
-  jn?: Record<string, number>
-  jl?: number
 }

@@ -196,11 +196,11 @@ END $fn$;`
  * computed by the statement (the row trigger then does not run: docs/postgres.md#schema). An id
  * already stored raises unique_violation, which \`pe_commit\` turns into an \`exists\` conflict.
  */
-export function insertStatement(schema: string, layout: TableLayout, rows = `step -> 'rows'`): string {
+export function insertStatement(schema: string, layout: TableLayout): string {
   const names = layout.columns.map((c) => `, ${quote(c.name)}`).join('')
   const values = layout.columns.map((c) => `, ${c.expression('x.v')}`).join('')
   return `INSERT INTO ${quote(schema)}.${quote(layout.collection)} (id, value, version, shape${names})
-            SELECT x.id, x.v, 1, x.s${values} FROM jsonb_to_recordset(${rows}) AS x(id text, v jsonb, s integer)`
+            SELECT x.id, x.v, 1, x.s${values} FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
 }
 
 export function literal(text: string): string {

@@ -6,7 +6,6 @@ import {
   takeFunctionName,
   writerFunction,
 } from './collection-writers'
-import { JOINED_INSERTS } from './changeset'
 import { quote, type TableLayout } from './columns'
 import { FEED_OF_STEPS, FEED_ROWS } from './feed-rows'
 import { incrementFunctions } from './increment-functions'
@@ -65,21 +64,6 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   const inserts = hotFirst(['activities', 'orders', 'redemptions', 'customers'])
     .map((l) => `WHEN ${literal(l.collection)} THEN ${insertStatement(schema, l)};`)
     .join('\n          ')
-  // Consecutive insert-only steps of these collections as one statement (changeset.ts marks them):
-  // each insert reads its step's rows, none when the run has no step of its collection. The
-  // statements of a WITH run in an order PostgreSQL does not promise; which step's id already
-  // existed is found afterwards, in step order (the handler below), so the conflict is the one
-  // the steps applied in turn would report.
-  const joinedLayouts = JOINED_INSERTS.flatMap((c) => layouts.filter((l) => l.collection === c))
-  const joinedRows = (c: string) => `todo -> (step -> 'jn' ->> ${literal(c)})::integer -> 'rows'`
-  const joined =
-    joinedLayouts.length < 2
-      ? 'RAISE EXCEPTION \'no joined insert\''
-      : `WITH ${joinedLayouts
-          .slice(0, -1)
-          .map((l, i) => `j${i} AS (${insertStatement(schema, l, joinedRows(l.collection))})`)
-          .join(',\n            ')}
-          ${insertStatement(schema, joinedLayouts.at(-1) as TableLayout, joinedRows((joinedLayouts.at(-1) as TableLayout).collection))}`
   // An earlier release's writers also took the provisional feed number: those overloads go.
   const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
     .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
@@ -124,11 +108,6 @@ DECLARE
   takes jsonb;
   recs jsonb;
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
-  -- The step at hand, how many steps there are, and how many the step at hand applies (a joined insert's run).
-  i integer;
-  n integer;
-  m integer;
-  tname text;
   failed jsonb := '[]'::jsonb;
   chosen integer;
   choices integer := 0;
@@ -155,29 +134,19 @@ BEGIN
     takes := '[]'::jsonb;
     recs := '{}'::jsonb;
     -- By index, not over a query of the array: no cursor to open for every commit.
-    i := 0;
-    n := jsonb_array_length(todo);
-    WHILE i < n LOOP
+    FOR i IN 0 .. jsonb_array_length(todo) - 1 LOOP
       step := todo -> i;
       k := k + 1;
       r := NULL;
-      m := 1;
       IF step ? 'take' THEN
         r := ${takeFunctionName(schema)}(step, collect);
       ELSE
         -- Every step but a take writes at least one row (a take reports what it wrote).
         wrote := wrote + 1;
-        -- A run of steps that only insert (a redemption's activities, order and redemptions): one
-        -- statement. Not with the testing hook, which pauses after a given step.
-        IF step ? 'jn' AND pause IS NULL THEN
-          m := (step ->> 'jl')::integer;
-          ${joined};
-          wrote := wrote + m - 1;
-          k := k + m - 1;
         -- New entities only (most steps of a redemption): the collection's insert, here rather than in
         -- its writer, whose call and branches cost more than the insert. Their version is 1, which the
         -- feed's statement below knows without a report.
-        ELSIF (step ->> 'ins')::integer = jsonb_array_length(step -> 'rows') THEN
+        IF (step ->> 'ins')::integer = jsonb_array_length(step -> 'rows') THEN
           CASE step ->> 'c'
           ${inserts}
           END CASE;
@@ -209,7 +178,6 @@ BEGIN
       IF pause IS NOT NULL AND (pause ->> 'after')::integer = k THEN
         PERFORM pg_sleep((pause ->> 'seconds')::float8);
       END IF;
-      i := i + m;
     END LOOP;
 
     -- Natural keys, checked on the final state of the changeset; none changed (a redemption whose
@@ -324,27 +292,13 @@ BEGIN
       -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
       -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this
       -- changeset inserted twice is found among its own inserts instead. Any other key raises on.
-      GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME, tname = TABLE_NAME;
+      GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;
       IF NOT EXISTS (SELECT 1 FROM pg_constraint WHERE conname = cname AND contype = 'p'
-          AND conrelid = to_regclass(format('%I.%I', ${literal(schema)}, tname))) THEN
+          AND conrelid = format('%I.%I', ${literal(schema)}, step ->> 'c')::regclass) THEN
         RAISE;
       END IF;
-      -- A joined insert: the first of its steps (in step order) whose ids are already stored, else the
-      -- step of the table that raised (an id this changeset inserted in an earlier step).
-      dup := NULL;
-      IF step ? 'jn' AND pause IS NULL THEN
-        FOR j IN i .. i + m - 1 LOOP
-          EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, todo -> j ->> 'c')
-            INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(todo -> j -> 'rows') x);
-          step := todo -> j;
-          k := j + 1;
-          EXIT WHEN dup IS NOT NULL OR step ->> 'c' = tname;
-        END LOOP;
-      END IF;
-      IF dup IS NULL THEN
-        EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, step ->> 'c')
-          INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'ins');
-      END IF;
+      EXECUTE format('SELECT min(id) FROM %I.%I WHERE id = ANY($1)', ${literal(schema)}, step ->> 'c')
+        INTO dup USING ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'ins');
       IF dup IS NULL THEN
         SELECT min(x ->> 'id') INTO dup FROM jsonb_array_elements(step -> 'rows') x
           WHERE x ->> 'op' = 'ins' AND EXISTS (SELECT 1 FROM jsonb_array_elements(todo) WITH ORDINALITY st(v, n), jsonb_array_elements(st.v -> 'rows') y
