@@ -1,5 +1,5 @@
 import type { FieldFilter, IndexDeclaration, ListQuery, Page, StoredRow } from '../storage/ports'
-import { sparseExcludes } from '../storage/ports'
+import { sparseExcludes } from '../storage/sparse'
 import {
   compareEntries,
   compareKeys,

@@ -8,7 +8,8 @@ import type {
   Repository,
   StoredRow,
 } from '../storage/ports'
-import { isMultiValued, refuseAbsentFromSparse } from '../storage/ports'
+import { isMultiValued } from '../storage/ports'
+import { refuseAbsentFromSparse } from '../storage/sparse'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'

@@ -1,5 +1,5 @@
 import type { CollectionName, Entity, ListQuery, Page, StoredRow } from 'promo-engine/storage'
-import { refuseAbsentFromSparse } from '../storage/indexes'
+import { refuseAbsentFromSparse } from '../storage/sparse'
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 
