@@ -397,25 +397,53 @@ describe('PostgreSQL migrations', () => {
       end: async () => undefined,
     }
     const listing = createPostgresStore({ pool: recording as never, schema: 'sparse' })
-    const page = await listing.activities.list({
-      where: { customer_id: 'c1', campaign_id: 'camp_1' },
-      order: { field: 'created_at', direction: 'desc' },
-      limit: 5,
-      count: false,
-    })
-    expect(page.data).toHaveLength(5)
-    const text = sent.find((t) => t.includes('sparse"."activities'))
-    expect(text).toBeDefined()
+    // The customer's activities of a campaign (by value and by `in`), and a referrer's conversions
+    // as `customer-relations.ts` lists them.
+    // With `in` the customer's index gives the order and PostgreSQL prefers it: it is taken away
+    // (in a transaction rolled back) to show the partial index answers `= ANY($2)` too.
+    const customerIndexes = (
+      await db.pool.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = 'sparse' AND tablename = 'activities'
+           AND indexdef LIKE '%(f_customer_id_t%' AND indexdef NOT LIKE '% WHERE %'`,
+      )
+    ).rows.map((r) => r.indexname)
+    expect(customerIndexes).toHaveLength(3)
+    const lists = [
+      [{ customer_id: 'c1', campaign_id: 'camp_1' }, 5, ['c1', 'camp_1', 6], 0, false],
+      [{ customer_id: 'c1', campaign_id: { in: ['camp_1', 'camp_2'] } }, 5, ['c1', '{camp_1,camp_2}', 6], 0, true],
+      [{ type: 'customer.referred', 'data.referrer.id': 'c1' }, undefined, ['customer.referred', 'c1'], 2, false],
+    ] as const
     const client = await db.pool.connect()
     try {
-      await client.query(`SET plan_cache_mode = force_generic_plan`)
-      await client.query(`PREPARE listed AS ${text}`)
-      const plan = JSON.stringify(
-        (await client.query(`EXPLAIN (FORMAT JSON) EXECUTE listed('c1', 'camp_1', 6)`)).rows[0]['QUERY PLAN'],
-      )
-      expect(plan).toContain(partial[0]?.indexname)
-      expect(plan).not.toContain('Seq Scan')
-      await client.query('DEALLOCATE listed')
+      await client.query('SET plan_cache_mode = force_generic_plan')
+      for (const [where, limit, values, index, alone] of lists) {
+        sent.length = 0
+        const page = await listing.activities.list({
+          where: where as never,
+          order: { field: 'created_at', direction: 'desc' },
+          ...(limit === undefined ? {} : { limit }),
+          count: false,
+        })
+        expect(page.data).toHaveLength(limit ?? 0)
+        const text = sent.find((t) => t.includes('sparse"."activities'))
+        expect(text).toBeDefined()
+        if (alone) {
+          await client.query('BEGIN')
+          for (const name of customerIndexes) await client.query(`DROP INDEX sparse.${name}`)
+        }
+        await client.query(`PREPARE listed AS ${text}`)
+        const plan = JSON.stringify(
+          (
+            await client.query(
+              `EXPLAIN (FORMAT JSON) EXECUTE listed(${values.map((v) => (typeof v === 'number' ? v : `'${v}'`)).join(', ')})`,
+            )
+          ).rows[0]['QUERY PLAN'],
+        )
+        expect(plan).toContain(partial[index]?.indexname)
+        expect(plan).not.toContain('Seq Scan')
+        await client.query('DEALLOCATE listed')
+        if (alone) await client.query('ROLLBACK')
+      }
     } finally {
       await client.query('RESET plan_cache_mode')
       client.release()
