@@ -7,7 +7,7 @@ import {
   writerFunction,
 } from './collection-writers'
 import { quote, type TableLayout } from './columns'
-import { FEED_OF_STEPS, FEED_ROWS } from './feed-rows'
+import { FEED_OF_STEPS, FEED_ROWS, feedInsert } from './feed-rows'
 import { incrementFunctions } from './increment-functions'
 
 /*
@@ -223,17 +223,9 @@ BEGIN
         -- The answer's versions are the feed rows' (per entity its last write; deleted ones left out):
         -- the steps that only insert report nothing.
         IF jsonb_array_length(takes) = 0 THEN
-          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1),
-            i AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-              SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_OF_STEPS}) f
-              RETURNING collection, id, op, version)
-          SELECT jsonb_object_agg(i.collection || '/' || i.id, i.version) FILTER (WHERE i.op = 'put') INTO vers FROM i;
+          ${feedInsert(s, FEED_OF_STEPS)};
         ELSE
-          WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1),
-            i AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
-              SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${FEED_ROWS}) f
-              RETURNING collection, id, op, version)
-          SELECT jsonb_object_agg(i.collection || '/' || i.id, i.version) FILTER (WHERE i.op = 'put') INTO vers FROM i;
+          ${feedInsert(s, FEED_ROWS)};
         END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.

@@ -46,3 +46,17 @@ export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.
           CASE WHEN b.slot IS NOT NULL THEN (b.e ->> 'shape')::integer WHEN w.op = 'del' THEN NULL
             WHEN w.op = 'inc' THEN (shps ->> w.slot)::integer ELSE w.s END AS shape
         FROM w FULL JOIN b ON b.slot = w.slot`
+
+/**
+ * Deletes the numbering placeholder (`seqv`), inserts the commit's feed rows under `final_seq`, one
+ * per change, from one of the queries above, and sets `vers` to the answer's versions (per entity its
+ * last write; deleted ones left out). One statement, so bench/postgres/feed-forms.ts can put another
+ * form of the feed in its place.
+ */
+export function feedInsert(s: string, changes: string): string {
+  return `WITH gone AS (DELETE FROM ${s}.pe_changes WHERE seq = seqv AND pos = -1),
+            i AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+              SELECT final_seq, f.pos, f.collection, f.id, f.op, f.version, f.value, f.shape FROM (${changes}) f
+              RETURNING collection, id, op, version)
+          SELECT jsonb_object_agg(i.collection || '/' || i.id, i.version) FILTER (WHERE i.op = 'put') INTO vers FROM i`
+}
