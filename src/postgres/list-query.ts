@@ -1,4 +1,5 @@
 import type { CollectionName, Entity, ListQuery, Page, StoredRow } from 'promo-engine/storage'
+import { refuseAbsentFromSparse } from '../storage/sparse'
 import { quote, type TableLayout } from './columns'
 import { condition } from './conditions'
 
@@ -49,6 +50,8 @@ export async function listPage<C extends CollectionName>(
     }
     return f
   }
+  // As the memory store refuses it: the rows without the field would be read by a scan.
+  if (layout.sparse && q.where) refuseAbsentFromSparse(collection, layout.sparse, q.where)
   const params: unknown[] = []
   const param = (v: unknown) => {
     params.push(v)
