@@ -79,6 +79,13 @@ const INSTRUMENTS = (process.env.INSTRUMENTS ?? 'off,on').split(',')
  * sends, executing its reads, transaction commit. Needs `perf` and the right to trace those processes.
  */
 const PERF = process.env.PERF === '1'
+/**
+ * TRACE=1: each request carries `X-Trace-Id` and the servers run with PROMO_TRACE_FILE (builds without
+ * it write none); after each session, per rate, the slowest 1 % of requests against the median band,
+ * phase by phase: the generator's lag, send to the handler's start, pool waits, reads, the commit,
+ * the handler's own time, writing the answer, back to the generator, GC pauses during the request.
+ */
+const TRACE = process.env.TRACE === '1'
 /** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
 const WARMUP = Number(process.env.WARMUP ?? 10)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
@@ -99,7 +106,7 @@ interface Answer {
   body: string
 }
 
-function send(method: string, path: string, body?: unknown, port = ports[0]): Promise<Answer> {
+function send(method: string, path: string, body?: unknown, port = ports[0], traceId?: string): Promise<Answer> {
   const payload = body === undefined ? undefined : JSON.stringify(body)
   return new Promise((resolve, reject) => {
     const req = httpRequest(
@@ -109,7 +116,11 @@ function send(method: string, path: string, body?: unknown, port = ports[0]): Pr
         method,
         path,
         agent,
-        headers: { ...APP, ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }) },
+        headers: {
+          ...APP,
+          ...(payload === undefined ? {} : { 'Content-Length': Buffer.byteLength(payload) }),
+          ...(traceId === undefined ? {} : { 'X-Trace-Id': traceId }),
+        },
       },
       (res) => {
         const chunks: Buffer[] = []
@@ -195,6 +206,11 @@ interface Sample {
   ms: number
   /** How late the generator sent it. */
   lag: number
+  /** TRACE=1: the request's name (`X-Trace-Id`), its scheduled start and when it was sent and answered (ms since the epoch). */
+  id?: string | undefined
+  at?: number
+  sent?: number
+  received?: number
 }
 
 async function openLoop(rate: number, seconds: number, prefix: string) {
@@ -227,10 +243,26 @@ async function openLoop(rate: number, seconds: number, prefix: string) {
       const { at, kind } = schedule[i] as { at: number; kind: Kind }
       const [path, body] = requestOf(kind, `${prefix}-${i}`, i)
       const lag = performance.now() - start - at
+      const id = TRACE ? `${prefix}-${i}` : undefined
+      const sent = TRACE ? performance.timeOrigin + performance.now() : 0
       pending.push(
-        send('POST', path, body, ports[i % ports.length]).then(
+        send('POST', path, body, ports[i % ports.length], id).then(
           (a) => {
-            samples.push({ kind, status: a.status, ms: performance.now() - start - at, lag })
+            const ms = performance.now() - start - at
+            samples.push(
+              TRACE
+                ? {
+                    kind,
+                    status: a.status,
+                    ms,
+                    lag,
+                    id,
+                    sent,
+                    at: performance.timeOrigin + start + at,
+                    received: performance.timeOrigin + performance.now(),
+                  }
+                : { kind, status: a.status, ms, lag },
+            )
           },
           (error: NodeJS.ErrnoException) => {
             samples.push({ kind, status: 0, ms: performance.now() - start - at, lag })
@@ -465,6 +497,8 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
   }
   const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
+  const traceFile = (k: number) => join(tmpdir(), `open-loop-trace-${process.pid}-${k}.jsonl`)
+  const traced: { rate: number; samples: Sample[] }[] = []
   const servers = ports.map((port, k) =>
     spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'], {
       env: {
@@ -478,6 +512,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
         PROMO_METRICS_PORT: String(metricsPorts[k]),
         ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
         ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
+        ...(TRACE ? { PROMO_TRACE_FILE: traceFile(k) } : {}),
       },
       // The server logs a line per request as in production; what it writes is thrown away here.
       stdio: ['ignore', 'ignore', 'inherit'],
@@ -553,6 +588,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       const perf =
         PERF && instruments && !memory && rate === Math.max(...RATES) ? perfRecord(postmaster, adminPid, SECONDS) : null
       const r = await openLoop(rate, SECONDS, `r${rate}`)
+      if (TRACE) traced.push({ rate, samples: r.samples })
       if (perf) perfFiles.push({ rate, file: await perf })
       const own = process.cpuUsage(ownBefore)
       const states = (await backends?.stop()) ?? null
@@ -693,11 +729,122 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     )
     await pgServer.stop()
   }
+  if (TRACE) {
+    printTrace(
+      traced,
+      ports.map((_, k) => traceFile(k)),
+    )
+  }
   if (PROFILE) {
     summariseProfile(profileDir)
     if (process.env.KEEP_PROFILE === '1') console.log(`\n(profile kept in ${profileDir})`)
     else rmSync(profileDir, { recursive: true, force: true })
   }
+}
+
+/**
+ * TRACE=1: the generator's samples joined with the servers' spans (packages/server/src/trace.ts) by
+ * trace id: for each rate, the mean of each phase over the slowest 1 % against the 45th–55th
+ * percentiles, and the slowest 1 %'s kinds.
+ */
+function printTrace(traced: { rate: number; samples: Sample[] }[], files: string[]): void {
+  const spans = new Map<string, number[]>()
+  const gcs: [number, number][] = []
+  const gcKinds = new Map<number, [number, number, number]>()
+  for (const file of files) {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+      rmSync(file, { force: true })
+    } catch {
+      console.log('\n(no trace written: a build without PROMO_TRACE_FILE)')
+      return
+    }
+    for (const line of text.split('\n')) {
+      if (!line) continue
+      const row = JSON.parse(line) as [string, ...number[]]
+      if (row[0] === 'gc') {
+        gcs.push([row[1] as number, row[2] as number])
+        const kind = gcKinds.get(row[3] as number) ?? [0, 0, 0]
+        gcKinds.set(row[3] as number, [kind[0] + 1, kind[1] + (row[2] as number), Math.max(kind[2], row[2] as number)])
+      } else spans.set(row[0], row.slice(1) as number[])
+    }
+  }
+  gcs.sort((a, b) => a[0] - b[0])
+  const gcDuring = (from: number, to: number) => {
+    let ms = 0
+    for (const [at, d] of gcs) if (at < to && at + d > from) ms += Math.min(to, at + d) - Math.max(from, at)
+    return ms
+  }
+  const phases = [
+    'total',
+    'generator lag',
+    'sent → handler',
+    'pool wait',
+    'reads',
+    'commit',
+    'handler other',
+    'answer → written',
+    'written → generator',
+    'GC during',
+    'in flight at arrival',
+  ]
+  console.log(
+    `\nTrace: where the slowest 1 % of requests spend their time against the median band (means, ms; "reads" and "commit" include their pool waits; "handler other" is the handler's time outside the store, its own CPU and its turns waiting for the event loop; "in flight at arrival": requests the server held when this one reached the handler):\n`,
+  )
+  console.log(`| rate/s | requests | ${phases.join(' | ')} | kinds |`)
+  console.log(`| --- | ---: | ${phases.map(() => '---:').join(' | ')} | --- |`)
+  for (const { rate, samples } of traced) {
+    const rows = samples
+      .filter((s) => s.id !== undefined && spans.has(s.id))
+      .map((s) => {
+        const [arrive = 0, reads = 0, , commit = 0, poolWait = 0, , answered = 0, written = 0] = spans.get(
+          s.id as string,
+        ) as number[]
+        return { s, arrive, reads, commit, poolWait, answered, written }
+      })
+      .sort((a, b) => a.s.ms - b.s.ms)
+    if (rows.length === 0) continue
+    const band = (label: string, from: number, to: number) => {
+      const part = rows.slice(
+        Math.floor(from * rows.length),
+        Math.max(Math.floor(from * rows.length) + 1, Math.floor(to * rows.length)),
+      )
+      const mean = (f: (r: (typeof part)[number]) => number) =>
+        (part.reduce((sum, r) => sum + f(r), 0) / part.length).toFixed(1)
+      const kinds = new Map<string, number>()
+      for (const r of part) kinds.set(r.s.kind, (kinds.get(r.s.kind) ?? 0) + 1)
+      const cells = [
+        mean((r) => r.s.ms),
+        mean((r) => r.s.lag),
+        mean((r) => r.arrive - (r.s.sent ?? 0)),
+        mean((r) => r.poolWait),
+        mean((r) => r.reads),
+        mean((r) => r.commit),
+        mean((r) => r.answered - r.arrive - r.reads - r.commit),
+        mean((r) => (r.written > 0 ? r.written - r.answered : 0)),
+        mean((r) => (r.s.received ?? 0) - (r.written > 0 ? r.written : r.answered)),
+        mean((r) => gcDuring(r.arrive, r.written > 0 ? r.written : r.answered)),
+        mean((r) => rows.filter((o) => o.arrive < r.arrive && (o.written || o.answered) > r.arrive).length),
+      ]
+      console.log(
+        `| ${rate} ${label} | ${part.length} | ${cells.join(' | ')} | ${[...kinds].map(([k, n]) => `${k} ${n}`).join(', ')} |`,
+      )
+    }
+    band('p45–p55', 0.45, 0.55)
+    band('slowest 1 %', 0.99, 1)
+  }
+  const gcTotal = gcs.reduce((sum, [, d]) => sum + d, 0)
+  const longest = gcs.reduce((m, [, d]) => Math.max(m, d), 0)
+  // Node's kinds: 1 scavenge (young generation), 2 mark-compact, 4 incremental marking, 8 weak callbacks.
+  const kindName = (k: number) =>
+    ({ 1: 'scavenge', 2: 'mark-compact', 4: 'incremental marking', 8: 'weak callbacks' })[k] ?? `kind ${k}`
+  const byKind = [...gcKinds].map(
+    ([k, [n, ms, max]]) => `${kindName(k)} ${n}, ${ms.toFixed(0)} ms, longest ${max.toFixed(1)}`,
+  )
+  console.log(
+    `\nGC over the whole session: ${gcs.length} pauses, ${gcTotal.toFixed(0)} ms, longest ${longest.toFixed(1)} ms (${byKind.join('; ')})`,
+  )
 }
 
 async function main(): Promise<void> {

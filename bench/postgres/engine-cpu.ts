@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process'
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { Session } from 'node:inspector/promises'
 import { cpus, loadavg } from 'node:os'
 import { resolve } from 'node:path'
@@ -21,7 +21,11 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * server's execution time (pg_stat_statements, top-level statements), and the rest: the engine's own
  * JavaScript between queries (load, decide, build the commit) with the adapter's; and the client's
  * CPU time split the same way (with a query in flight: node-postgres, the socket, the parse of the
- * answer; between queries: the engine and the adapter, garbage collection included).
+ * answer; between queries: the engine and the adapter, garbage collection included). On Linux, the
+ * process's CPU is also split by thread: the main thread (JavaScript, the driver, the sockets) and the
+ * others (V8's background compilers and garbage collector helpers). The others' share is mostly the
+ * JIT still optimising functions met for the first time: it falls with WARM (bench/RESULTS.md,
+ * "Helper run `clientcpu2`"), so a build's steady state wants WARM of several thousand.
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -37,6 +41,18 @@ type Out = {
   inFlight: number
   server: number
   cpuInFlight: number
+  /** CPU of the threads other than the main one (JIT compilers, GC helpers); NaN off Linux. */
+  cpuOther: number
+}
+
+/** The main thread's CPU time, ms (Linux: its task's utime + stime, in clock ticks of 10 ms). */
+function mainThreadCpu(): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+    return (Number(f[11]) + Number(f[12])) * 10
+  } catch {
+    return Number.NaN
+  }
 }
 
 async function child(dist: string, kind: string, url: string, schema: string): Promise<void> {
@@ -110,6 +126,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const q0 = store.stats.queries
   const latencies: number[] = []
   const started = performance.now()
+  const main0 = mainThreadCpu()
   const cpu = process.cpuUsage()
   for (let i = 0; i < N; i++) {
     const t = performance.now()
@@ -117,6 +134,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     latencies.push(performance.now() - t)
   }
   const used = process.cpuUsage(cpu)
+  const mainUsed = mainThreadCpu() - main0
   const wall = performance.now() - started
   const server = Number(
     (
@@ -143,6 +161,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     inFlight: inFlight / N,
     server: server / N,
     cpuInFlight: cpuInFlight / N,
+    cpuOther: ((used.user + used.system) / 1000 - mainUsed) / N,
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
   await pool.end()
@@ -213,15 +232,15 @@ async function main(dists: string[]): Promise<void> {
       '',
       'Where the wall time of one operation goes (ms, medians of the rounds): mean wall; with a query in flight, of which the server executing; between queries (the engine and the adapter)',
       '',
-      '| operation | build | wall | query in flight | of which server | driver, socket, wake-ups | engine between queries | client CPU with a query in flight | client CPU between queries |',
-      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+      '| operation | build | wall | query in flight | of which server | driver, socket, wake-ups | engine between queries | client CPU with a query in flight | client CPU between queries | client CPU of threads other than the main one (JIT, GC) |',
+      '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ]
     for (const kind of KINDS) {
       for (const dist of dists) {
         const rows = rowsOf(kind, dist)
         const m = (f: (r: Out) => number) => median(rows.map(f))
         tail.push(
-          `| ${kind} | ${dist} | ${m((r) => r.wall).toFixed(2)} | ${m((r) => r.inFlight).toFixed(2)} | ${m((r) => r.server).toFixed(2)} | ${m((r) => r.inFlight - r.server).toFixed(2)} | ${m((r) => r.wall - r.inFlight).toFixed(2)} | ${m((r) => r.cpuInFlight).toFixed(2)} | ${m((r) => r.cpu - r.cpuInFlight).toFixed(2)} |`,
+          `| ${kind} | ${dist} | ${m((r) => r.wall).toFixed(2)} | ${m((r) => r.inFlight).toFixed(2)} | ${m((r) => r.server).toFixed(2)} | ${m((r) => r.inFlight - r.server).toFixed(2)} | ${m((r) => r.wall - r.inFlight).toFixed(2)} | ${m((r) => r.cpuInFlight).toFixed(2)} | ${m((r) => r.cpu - r.cpuInFlight).toFixed(2)} | ${m((r) => r.cpuOther).toFixed(2)} |`,
         )
       }
     }

@@ -113,6 +113,10 @@ export function checkDeclaration(collection: string, index: IndexDeclaration): v
   if (isMultiValued(index.sort[0])) {
     throw new Error(`${collection}: an index cannot sort on the multi-valued field ${index.sort[0]}`)
   }
+  if (index.sparse && index.on.some(([path]) => isMultiValued(path))) {
+    throw new Error(`${collection}: a sparse index has no multi-valued field (it holds "none" as an element)`)
+  }
+  if (index.sparse && index.on.length === 0) throw new Error(`${collection}: a sparse index has equality fields`)
 }
 
 /** The buckets a `where` selects in this index: one per combination of its equality values. */
@@ -245,6 +249,7 @@ export class IndexBuckets {
 
   /** Whether an entity may sit in several buckets (a multi-valued `on` field). */
   readonly multi: boolean
+  readonly sparse: boolean
 
   /**
    * A commit places every entity it writes in every index of its collection, so the paths are split
@@ -257,6 +262,7 @@ export class IndexBuckets {
 
   constructor(readonly declaration: IndexDeclaration) {
     this.multi = declaration.on.some(([path]) => isMultiValued(path))
+    this.sparse = declaration.sparse === true
     this.on = declaration.on.map(([path, type]) => ({ read: reader(path), type }))
     this.sortRead = reader(declaration.sort[0])
     this.deciding = [
@@ -273,7 +279,10 @@ export class IndexBuckets {
     for (let i = 0; i < this.on.length; i++) {
       const field = this.on[i] as (typeof this.on)[number]
       if (i > 0) bucket += ','
-      bucket += keyText(sortKey(field.read(value), field.type))
+      const key = sortKey(field.read(value), field.type)
+      // A sparse index holds no entity missing one of its fields (docs/storage.md#sparse-indexes).
+      if (key === null && this.sparse) return { buckets: NONE, entry }
+      bucket += keyText(key)
     }
     return { buckets: [`${bucket}]`], entry }
   }
@@ -309,6 +318,8 @@ export class IndexBuckets {
     }
   }
 }
+
+const NONE: string[] = []
 
 /** Where an entity sits in one index: its buckets and its entry in each. */
 export interface Placement {

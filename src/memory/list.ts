@@ -67,7 +67,8 @@ function matchesField(value: unknown, field: string, cond: FieldFilter, text: bo
 
 function matches(value: unknown, cond: FieldFilter, text: boolean): boolean {
   if (cond === null || typeof cond !== 'object') return value === cond || (cond === null && value === undefined)
-  if ('in' in cond) return cond.in.includes(value as string | number)
+  // `null` in a set matches an absent field too, as a `null` filter does.
+  if ('in' in cond) return cond.in.includes((value === undefined ? null : value) as string | number | null)
   if ('before' in cond || 'after' in cond) {
     if (typeof value !== 'string') return false
     const c = cond as { before?: string; after?: string }

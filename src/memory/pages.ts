@@ -1,4 +1,5 @@
 import type { FieldFilter, IndexDeclaration, ListQuery, Page, StoredRow } from '../storage/ports'
+import { sparseExcludes } from '../storage/sparse'
 import {
   compareEntries,
   compareKeys,
@@ -40,6 +41,8 @@ export function chooseIndex(indexes: readonly IndexBuckets[], where: ListQuery['
   for (const index of indexes) {
     const { on, sort } = index.declaration
     if (!on.every(([p]) => p in where && !isRange(where[p] as FieldFilter))) continue
+    // Its entities all have the fields: those asked to be absent are in another index.
+    if (index.sparse && sparseExcludes(index.declaration, where)) continue
     const score = on.length * 2 + (sort[0] === orderField ? 1 : 0)
     if (score > bestScore) {
       best = index

@@ -9,6 +9,7 @@ import type {
   StoredRow,
 } from '../storage/ports'
 import { isMultiValued } from '../storage/ports'
+import { refuseAbsentFromSparse } from '../storage/sparse'
 import { bucketsFor, type IndexBuckets, SortedEntries } from './index-buckets'
 import { listRows } from './list'
 import { chooseIndex, isRange, type Row, slice } from './pages'
@@ -127,7 +128,15 @@ function list<C extends CollectionName>(state: MemoryState, collection: C, query
       throw new Error(`${collection}: the multi-valued ${field} is filtered by equality or in, not by a range`)
     }
   }
-  const index = chooseIndex(state.indexes.get(collection) as IndexBuckets[], where, order.field)
+  const indexes = state.indexes.get(collection) as IndexBuckets[]
+  const index = chooseIndex(indexes, where, order.field)
+  // Only a scan is left: refused if a sparse index skipped for an absent field would have answered.
+  if (index.declaration.on.length === 0 && query.where !== undefined)
+    refuseAbsentFromSparse(
+      collection,
+      indexes.map((i) => i.declaration),
+      where,
+    )
   const rows = table(state, collection)
   const { on } = index.declaration
   const rest: [string, FieldFilter][] = []

@@ -113,8 +113,13 @@ export interface TableLayout {
   keys: KeyColumns[]
   /** Declared fields (and `id`), by path: the column lists filter and order on, and its type. */
   fields: Map<string, { column: string; type: IndexType; multi?: true }>
-  /** B-tree indexes over typed columns, and GIN indexes over a multi-valued field's column. */
-  indexes: { name: string; columns: string[]; gin?: true }[]
+  /**
+   * B-tree indexes over typed columns, and GIN indexes over a multi-valued field's column; a sparse
+   * one is partial, holding only rows whose equality columns are all set (`where`).
+   */
+  indexes: { name: string; columns: string[]; gin?: true; where?: string }[]
+  /** The declarations, when one is sparse: a list asking its fields absent is checked against them. */
+  sparse?: readonly IndexDeclaration[]
 }
 
 export function tableLayout(collection: CollectionName, schema: string, extra: IndexDeclarations = {}): TableLayout {
@@ -182,7 +187,19 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
     // Listing a whole collection by id is its primary key.
     if (cols.length === 1 && cols[0] === 'id') continue
     const signature = cols.join(',')
+    if (d.sparse) {
+      if (d.on.length === 0) throw new Error(`${collection}: a sparse index has equality fields`)
+      // Named apart from the full index on the same columns, which a host may declare too.
+      indexes.push({
+        name: identifier(`${collection}__${signature.replace(/,/g, '__')}__sparse`),
+        columns: cols,
+        where: d.on.map(([p, t]) => `${quote(fieldColumn(p, t))} IS NOT NULL`).join(' AND '),
+      })
+      continue
+    }
     indexes.push({ name: identifier(`${collection}__${signature.replace(/,/g, '__')}`), columns: cols })
   }
-  return { collection, columns: [...columns.values()], keys, fields, indexes }
+  const layout: TableLayout = { collection, columns: [...columns.values()], keys, fields, indexes }
+  if (declared.some((d) => d.sparse)) layout.sparse = declared
+  return layout
 }

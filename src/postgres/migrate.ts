@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 6
+export const SCHEMA_VERSION = 7
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -90,6 +90,17 @@ const STEPS: readonly ((s: string) => string)[] = [
     ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
     ALTER TABLE IF EXISTS ${s}.counters DROP COLUMN IF EXISTS f_created_at_ts;
     DROP INDEX IF EXISTS ${s}.activities__f_created_at_ts;`,
+  // 7: sparse indexes (docs/storage.md#sparse-indexes): activities by campaign, campaign type and
+  // referrer, and redemptions by campaign, held only for rows that have the field, so the activities
+  // of a plain redemption and its parent redemption write no entry there. The full indexes are
+  // dropped here and the partial ones made by the reconciliation below, in this transaction: the
+  // drop locks each table (ACCESS EXCLUSIVE) and the build blocks its writes (SHARE) until the
+  // migration commits, a build that reads the whole table once (docs/postgres.md#migrations).
+  (s) => `
+    DROP INDEX IF EXISTS ${s}.activities__f_customer_id_t__f_campaign_id_t__f_created_at_ts;
+    DROP INDEX IF EXISTS ${s}.activities__f_customer_id_t__f_campaign_type_t__f_created_at_ts;
+    DROP INDEX IF EXISTS ${s}.activities__f_type_t__f_data_referrer_id_t__f_created_at_ts;
+    DROP INDEX IF EXISTS ${s}.redemptions__f_related_object_parent_id_t__f_date_ts;`,
 ]
 
 export interface MigrateOptions {
@@ -233,7 +244,9 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
     }
     const cols = index.columns.map((c, i) => (i === index.columns.length - 1 ? `${quote(c)} NULLS FIRST` : quote(c)))
     if (index.columns.at(-1) !== 'id') cols.push('id')
-    out.push(`CREATE INDEX IF NOT EXISTS ${quote(index.name)} ON ${t} (${cols.join(', ')})`)
+    out.push(
+      `CREATE INDEX IF NOT EXISTS ${quote(index.name)} ON ${t} (${cols.join(', ')})${index.where ? ` WHERE ${index.where}` : ''}`,
+    )
   }
   return out
 }

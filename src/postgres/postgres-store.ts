@@ -222,7 +222,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         let sql = findManySql.get(key)
         if (sql === undefined) {
           const cols = k.columns.map(quote)
-          const pack = `coalesce(jsonb_agg(jsonb_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::jsonb)`
+          const pack = `coalesce(json_agg(json_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::json)`
           sql =
             cols.length === 1
               ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`

@@ -26,6 +26,12 @@ export function isMultiValued(path: string): boolean {
 export interface IndexDeclaration {
   on: readonly IndexField[]
   sort: IndexField
+  /**
+   * Holds only the entities that have every `on` field (docs/storage.md#sparse-indexes): one missing
+   * any is not in it, so an insert that leaves them absent writes no entry. A list asking for an `on`
+   * field to be absent is answered from another index, or refused when only a scan would answer it.
+   */
+  sparse?: true
 }
 
 export type IndexDeclarations = { [C in CollectionName]?: readonly IndexDeclaration[] }
@@ -84,7 +90,8 @@ export const INDEXES: IndexDeclarations = {
   ],
   redemptions: [
     { on: [text('related_object_id')], sort: time('date') },
-    { on: [text('related_object_parent_id')], sort: time('date') },
+    // A campaign's redemptions: the parent of a stackable redemption names no campaign.
+    { on: [text('related_object_parent_id')], sort: time('date'), sparse: true },
     { on: [text('customer_id')], sort: time('date') },
     { on: [text('customer_id'), text('channel.channel_type')], sort: time('date') },
   ],
@@ -145,12 +152,14 @@ export const INDEXES: IndexDeclarations = {
   activities: [
     { on: [text('customer_id')], sort: CREATED },
     { on: [text('customer_id'), text('type')], sort: CREATED },
-    { on: [text('customer_id'), text('campaign_id')], sort: CREATED },
-    { on: [text('customer_id'), text('campaign_type')], sort: CREATED },
+    // Sparse: a redemption's or an order's activities name no campaign and no referrer, and every
+    // validation and redemption writes some (docs/postgres.md#indexes-of-the-tables-a-redemption-writes).
+    { on: [text('customer_id'), text('campaign_id')], sort: CREATED, sparse: true },
+    { on: [text('customer_id'), text('campaign_type')], sort: CREATED, sparse: true },
     { on: [text('customer_id'), text('category')], sort: CREATED },
     // The conversions naming a customer as the referrer: a referrer's `loyalty` in one read, whatever
     // its codes and referees (docs/behaviour.md#customer-loyalty-and-referrals).
-    { on: [text('type'), text('data.referrer.id')], sort: CREATED },
+    { on: [text('type'), text('data.referrer.id')], sort: CREATED, sparse: true },
   ],
   async_actions: [{ on: [text('status')], sort: time('run_at') }],
   file_chunks: [{ on: [text('file_id')], sort: ['index', 'number'] }],

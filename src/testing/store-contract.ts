@@ -33,6 +33,7 @@ import {
   listUnreadableDates,
 } from './listing'
 import { keysPerCollection, missingNaturalKeys, roundTrip, unknownReads } from './reads'
+import { sparseIndexes } from './sparse'
 import { concurrentTakes, takesInSpendingOrder } from './takes'
 import {
   deleteWithVersion,
@@ -143,6 +144,10 @@ export function storeContract(
     ['a cursor keeps its place when its row leaves the filter, or in id order is deleted', listCursorsAfterChange],
     ['a multi-valued index lists an entity by any element of an array field, once', listByElements],
     ['a multi-valued index follows updates, deletes and failed commits', elementsFollowWrites],
+    [
+      'a sparse index holds only entities with its fields; a list asking them absent uses another index or is refused',
+      sparseIndexes,
+    ],
     // Isolation
     ['the caller cannot change a stored value through what it passed in', isolationOfInput],
     ['the caller cannot change a stored value through what it read', isolationOfReads],

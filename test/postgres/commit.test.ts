@@ -220,6 +220,46 @@ describe.sequential('the commit on PostgreSQL', () => {
     // level with their first: one statement of reads, then the commit.
     expect({ validationQueries, redemptionQueries }).toEqual({ validationQueries: 2, redemptionQueries: 2 })
   })
+  it('new entities of several collections: every row lands; an id already stored is an exists conflict of the first step holding one', async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    const row = (collection: string, id: string) => ({
+      op: 'put' as const,
+      collection: collection as 'activities',
+      value: { id, customer_id: 'c1', created_at: '2026-01-01T00:00:00.000Z' } as never,
+      expectedVersion: null,
+      shape: currentShape(collection as 'activities'),
+    })
+    const three = (suffix: string) => [
+      row('redemptions', `r_${suffix}`),
+      row('activities', `a_${suffix}`),
+      row('orders', `o_${suffix}`),
+      row('activities', `a2_${suffix}`),
+    ]
+    const first = await store.commit({ writes: three('1') })
+    expect(first.ok).toBe(true)
+    for (const [c, id] of [
+      ['activities', 'a_1'],
+      ['activities', 'a2_1'],
+      ['orders', 'o_1'],
+      ['redemptions', 'r_1'],
+    ] as const)
+      expect((await store[c].get(id))?.version).toBe(1)
+    // Stored ids in the redemptions and the order: the order's step comes first.
+    const both = await store.commit({ writes: [...three('2'), row('orders', 'o_1'), row('redemptions', 'r_1')] })
+    expect(both).toEqual({ ok: false, conflict: { collection: 'orders', id: 'o_1', reason: 'exists' } })
+    const last = await store.commit({ writes: [...three('3'), row('redemptions', 'r_1')] })
+    expect(last).toEqual({ ok: false, conflict: { collection: 'redemptions', id: 'r_1', reason: 'exists' } })
+    // Nothing of the failed commits was written.
+    expect(await store.activities.get('a_2')).toBeUndefined()
+    expect(await store.orders.get('o_3')).toBeUndefined()
+    // An id an earlier step of the same commit inserted (a second round of the entity): reported too.
+    const twice = await store.commit({
+      writes: [row('activities', 'a_4'), row('orders', 'o_4'), row('activities', 'a_4')],
+    })
+    expect(twice).toEqual({ ok: false, conflict: { collection: 'activities', id: 'a_4', reason: 'exists' } })
+  })
+
   it('a guard bounded by a stored field (maxOf) and by other fields added to it (plus)', async () => {
     await emptySchema(db.pool, 'promo_engine')
     const store = createPostgresStore({ pool: db.pool })

@@ -323,6 +323,133 @@ describe('PostgreSQL migrations', () => {
     expect((await left()).indexes).toEqual(['activities__f_created_at_ts'])
   })
 
+  it('step 7 makes the activities and redemptions indexes of fields a plain redemption leaves absent sparse; the lists still read them', async () => {
+    const store = createPostgresStore({ pool: db.pool, schema: 'sparse' })
+    await store.migrate()
+    const sparse = async () =>
+      (
+        await db.pool.query<{ indexname: string; indexdef: string }>(
+          `SELECT indexname, indexdef FROM pg_indexes WHERE schemaname = 'sparse' AND indexdef LIKE '% WHERE %' ORDER BY 1`,
+        )
+      ).rows
+    const partial = await sparse()
+    expect(partial.map((r) => r.indexdef.split(' WHERE ')[1])).toEqual([
+      '((f_customer_id_t IS NOT NULL) AND (f_campaign_id_t IS NOT NULL))',
+      '((f_customer_id_t IS NOT NULL) AND (f_campaign_type_t IS NOT NULL))',
+      '((f_type_t IS NOT NULL) AND (f_data_referrer_id_t IS NOT NULL))',
+      '(f_related_object_parent_id_t IS NOT NULL)',
+    ])
+    // As schema version 6 left them: full indexes under the names without the suffix.
+    const full = [
+      ['activities', 'f_customer_id_t, f_campaign_id_t, f_created_at_ts'],
+      ['activities', 'f_customer_id_t, f_campaign_type_t, f_created_at_ts'],
+      ['activities', 'f_type_t, f_data_referrer_id_t, f_created_at_ts'],
+      ['redemptions', 'f_related_object_parent_id_t, f_date_ts'],
+    ].map(([t, cols]) => `${t}__${(cols as string).replace(/, /g, '__')}`)
+    await db.pool.query(
+      `${partial.map((r) => `DROP INDEX sparse.${r.indexname};`).join('\n')}
+      CREATE INDEX ${full[0]} ON sparse.activities (f_customer_id_t, f_campaign_id_t, f_created_at_ts NULLS FIRST, id);
+      CREATE INDEX ${full[1]} ON sparse.activities (f_customer_id_t, f_campaign_type_t, f_created_at_ts NULLS FIRST, id);
+      CREATE INDEX ${full[2]} ON sparse.activities (f_type_t, f_data_referrer_id_t, f_created_at_ts NULLS FIRST, id);
+      CREATE INDEX ${full[3]} ON sparse.redemptions (f_related_object_parent_id_t, f_date_ts NULLS FIRST, id);
+      DELETE FROM sparse.pe_migrations WHERE version = 7`,
+    )
+    expect(await sparse()).toEqual([])
+    expect(await store.migrate()).toEqual({ applied: [7] })
+    expect(await sparse()).toEqual(partial)
+    const left = await db.pool.query(
+      `SELECT indexname FROM pg_indexes WHERE schemaname = 'sparse' AND indexname = ANY($1)`,
+      [full],
+    )
+    expect(left.rows).toEqual([])
+    // A customer with many activities, a few of a campaign: an insert without the fields writes no entry.
+    const activity = (i: number, campaign: boolean) =>
+      put('activities', {
+        id: `act_${String(i).padStart(5, '0')}`,
+        customer_id: 'c1',
+        type: 'customer.redemption.succeeded',
+        created_at: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+        ...(campaign ? { campaign_id: 'camp_1', campaign_type: 'LOYALTY_PROGRAM' } : {}),
+      })
+    const writes = Array.from({ length: 2000 }, (_, i) => activity(i, i % 200 === 0))
+    expect((await store.commit({ writes })).ok).toBe(true)
+    // VACUUM counts each index's entries: the partial ones hold only the rows with their fields.
+    await db.pool.query('VACUUM (ANALYZE) sparse.activities')
+    const entries = await db.pool.query<{ name: string; entries: number }>(
+      `SELECT c.relname AS name, c.reltuples::int AS entries FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'sparse' AND c.relkind = 'i' AND c.relname LIKE 'activities%' ORDER BY 1`,
+    )
+    const held = new Map(entries.rows.map((r) => [r.name, r.entries]))
+    expect(partial.slice(0, 3).map((r) => held.get(r.indexname))).toEqual([10, 10, 0])
+    // The others (the primary key, by customer, type, category) hold every activity.
+    expect(entries.rows.filter((r) => !partial.some((p) => p.indexname === r.name)).map((r) => r.entries)).toEqual(
+      Array(4).fill(2000),
+    )
+    // The list as the store sends it, planned generically ($n parameters, as a prepared statement is
+    // after its fifth run): `campaign_id = $2` implies NOT NULL, so the partial index answers it.
+    const sent: string[] = []
+    const recording = {
+      query: (q: { text: string; values?: unknown[] } | string, v?: unknown[]) => {
+        sent.push(typeof q === 'string' ? q : q.text)
+        return db.pool.query(q as never, v as never)
+      },
+      connect: () => db.pool.connect(),
+      end: async () => undefined,
+    }
+    const listing = createPostgresStore({ pool: recording as never, schema: 'sparse' })
+    // The customer's activities of a campaign (by value and by `in`), and a referrer's conversions
+    // as `customer-relations.ts` lists them.
+    // With `in` the customer's index gives the order and PostgreSQL prefers it: it is taken away
+    // (in a transaction rolled back) to show the partial index answers `= ANY($2)` too.
+    const customerIndexes = (
+      await db.pool.query<{ indexname: string }>(
+        `SELECT indexname FROM pg_indexes WHERE schemaname = 'sparse' AND tablename = 'activities'
+           AND indexdef LIKE '%(f_customer_id_t%' AND indexdef NOT LIKE '% WHERE %'`,
+      )
+    ).rows.map((r) => r.indexname)
+    expect(customerIndexes).toHaveLength(3)
+    const lists = [
+      [{ customer_id: 'c1', campaign_id: 'camp_1' }, 5, ['c1', 'camp_1', 6], 0, false],
+      [{ customer_id: 'c1', campaign_id: { in: ['camp_1', 'camp_2'] } }, 5, ['c1', '{camp_1,camp_2}', 6], 0, true],
+      [{ type: 'customer.referred', 'data.referrer.id': 'c1' }, undefined, ['customer.referred', 'c1'], 2, false],
+    ] as const
+    const client = await db.pool.connect()
+    try {
+      await client.query('SET plan_cache_mode = force_generic_plan')
+      for (const [where, limit, values, index, alone] of lists) {
+        sent.length = 0
+        const page = await listing.activities.list({
+          where: where as never,
+          order: { field: 'created_at', direction: 'desc' },
+          ...(limit === undefined ? {} : { limit }),
+          count: false,
+        })
+        expect(page.data).toHaveLength(limit ?? 0)
+        const text = sent.find((t) => t.includes('sparse"."activities'))
+        expect(text).toBeDefined()
+        if (alone) {
+          await client.query('BEGIN')
+          for (const name of customerIndexes) await client.query(`DROP INDEX sparse.${name}`)
+        }
+        await client.query(`PREPARE listed AS ${text}`)
+        const plan = JSON.stringify(
+          (
+            await client.query(
+              `EXPLAIN (FORMAT JSON) EXECUTE listed(${values.map((v) => (typeof v === 'number' ? v : `'${v}'`)).join(', ')})`,
+            )
+          ).rows[0]['QUERY PLAN'],
+        )
+        expect(plan).toContain(partial[index]?.indexname)
+        expect(plan).not.toContain('Seq Scan')
+        await client.query('DEALLOCATE listed')
+        if (alone) await client.query('ROLLBACK')
+      }
+    } finally {
+      await client.query('RESET plan_cache_mode')
+      client.release()
+    }
+  })
+
   it('step 2 names the campaign on redemptions and rollbacks stored without it', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'older' })
     await store.migrate()

@@ -56,7 +56,8 @@ async function main(argv: string[]): Promise<number> {
 async function serve(flags: string[]): Promise<number> {
   const settings = readSettings(flags, process.env)
   const logger = createLogger(settings.logLevel)
-  const running = await startServer({ settings, logger })
+  const traceFile = process.env.PROMO_TRACE_FILE
+  const running = await startServer({ settings, logger, ...(traceFile ? { traceFile } : {}) })
   logger.info(
     {
       url: running.url,

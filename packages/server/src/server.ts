@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createAdaptorServer } from '@hono/node-server'
@@ -10,6 +10,7 @@ import { createPostgresStore, type PostgresStore } from '../../../src/postgres'
 import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
 import { createLogger, createMetrics, type Metrics, timeConnections } from './observe'
 import { readSettings, type Settings } from './settings'
+import { createTracer, type Tracer } from './trace'
 
 export interface ServeOptions {
   /** Settings over the defaults (`promo-engine --help`); the CLI reads them from flags and the environment. */
@@ -25,6 +26,8 @@ export interface ServeOptions {
   hostname?: string
   asyncIntervalMs?: number
   purgeIntervalMs?: number
+  /** Per-request phase timings written to this file at exit (PROMO_TRACE_FILE, docs/http.md#tracing). */
+  traceFile?: string
 }
 
 export interface RunningServer {
@@ -82,6 +85,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   let pending: number | null = null
   const metrics = createMetrics({ pool, pendingActions: () => pending })
   if (pool) timeConnections(pool as never, metrics.poolWait)
+  const tracer = options.traceFile ? createTracer(options.traceFile) : undefined
+  if (pool && tracer) tracer.pool(pool as never)
   const closing: (() => Promise<void>)[] = []
   if (pool) {
     const p = pool
@@ -92,6 +97,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
   try {
     return await run(settings, options, logger, metrics, closing, closeAll, {
+      tracer,
       pool,
       store,
       setPending: (n) => {
@@ -111,7 +117,12 @@ async function run(
   metrics: Metrics,
   closing: (() => Promise<void>)[],
   closeAll: () => Promise<void>,
-  extra: { pool: pg.Pool | undefined; store: PostgresStore | undefined; setPending: (n: number) => void },
+  extra: {
+    tracer: Tracer | undefined
+    pool: pg.Pool | undefined
+    store: PostgresStore | undefined
+    setPending: (n: number) => void
+  },
 ): Promise<RunningServer> {
   let state: 'starting' | 'ready' | 'stopping' = 'starting'
   // Closed in reverse order of registration: the listeners drain, then background work stops, then the pool.
@@ -155,7 +166,10 @@ async function run(
       at: performance.now(),
       ip: clientIp(request, env.incoming as IncomingMessage | undefined, settings.trustProxy),
     })
-    const response = await handler(request)
+    const traceId = extra.tracer ? request.headers.get('X-Trace-Id') : null
+    const response = await (traceId !== null && extra.tracer
+      ? extra.tracer.run(traceId, (env as { outgoing?: ServerResponse }).outgoing, () => handler(request))
+      : handler(request))
     // While draining, a kept-alive connection is closed after its answer, so clients go elsewhere.
     if (state === 'stopping') response.headers.set('Connection', 'close')
     return response
@@ -175,7 +189,8 @@ async function run(
   closing.push(() => closeServer(server, settings.shutdownTimeoutMs))
   const url = `http://${hostForUrl(settings.host)}:${(server.address() as AddressInfo).port}`
 
-  const store = counted(extra.store ?? createMemoryStore(), metrics)
+  const plain = extra.store ?? createMemoryStore()
+  const store = counted(extra.tracer ? extra.tracer.store(plain) : plain, metrics)
   const engine =
     options.engine ??
     createEngine({
@@ -247,6 +262,7 @@ async function run(
         state = 'stopping'
         if (settings.shutdownDelayMs > 0) await new Promise((r) => setTimeout(r, settings.shutdownDelayMs))
         await closeAll()
+        extra.tracer?.write()
       })()
       return closed
     },
