@@ -18,14 +18,19 @@
  * - a child measures two windows, each on a fresh engine after 20 calls and a full collection
  *   (`--expose-gc`), so each build pays for the garbage of its window, not for what came before: one
  *   after WARMUP calls of a warm-up engine of its own (the process still compiling its hot paths, as
- *   in a host's first seconds) and one after STEADY calls (the compiler done: a host's steady state);
+ *   in a host's first seconds) and one after STEADY calls (the compiler done: a host's steady state),
+ *   that one REPEAT times on fresh engines, its median kept (`WINDOWS=300` measures the first alone,
+ *   a short child, so many more rounds fit: the early window is the noisiest);
  * - the tables give each build's median with its spread (lowest–highest of the rounds) and, per other
  *   build, the median of the per-round ratios with their interquartile range and how many rounds
  *   came out at least 1.
  *
- * A child (`--child <dist> <workload>`) prints one JSON line: per window, calls per second of wall time and of CPU
- * time (`process.cpuUsage`, every thread of the process: what a loaded machine distorts least, since
- * waiting for a core does not count). `PROFILE=<dir>` writes a CPU profile of each measured window.
+ * A child (`--child <dist> <workload>`) prints one JSON line: per window, calls per second of wall
+ * time, of CPU time of every thread (`process.cpuUsage`: the compiler's and the collector's
+ * background threads included) and of the main thread alone (`/proc/thread-self/schedstat`: what the
+ * host's event loop spends). CPU time is what a loaded machine distorts least, since waiting for a
+ * core does not count; the early window's background compiles make the every-thread figure the
+ * noisier of the two. `PROFILE=<dir>` writes a CPU profile of each measured window.
  */
 import { fork } from 'node:child_process'
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -38,6 +43,11 @@ const OPS = Number(process.env.OPS ?? 400)
 const WARMUP = Number(process.env.WARMUP ?? 300)
 const STEADY = Number(process.env.STEADY ?? 3000)
 const ROUNDS = Number(process.env.ROUNDS ?? 15)
+// The windows measured, by how many calls precede them: `WINDOWS=300` measures the early one alone.
+const WINDOWS = (process.env.WINDOWS ?? `${WARMUP},${STEADY}`).split(',').map(Number)
+// A window after the compiler is done (≥ 1000 calls) is measured REPEAT times, on a fresh engine each,
+// and reported by its median: what it measures does not change from one repeat to the next.
+const REPEAT = Number(process.env.REPEAT ?? 3)
 
 type Engine = {
   raw: Record<string, Record<string, (...a: unknown[]) => Promise<unknown>>>
@@ -139,41 +149,64 @@ async function child(dist: string, name: string): Promise<void> {
   }
   const make = WORKLOADS[name]
   if (!make) throw new Error(`unknown workload ${name}`)
-  const collect = (globalThis as { gc?: () => void }).gc ?? (() => {})
-  const out: Record<string, { wall: number; cpu: number }> = {}
+  const out: Record<string, Window> = {}
   // Warm-up compiles the hot paths on an engine of its own; the measured calls run on fresh ones.
   const warm = await make(createEngine)
   let warmed = 0
-  for (const calls of [WARMUP, STEADY]) {
+  for (const calls of WINDOWS) {
     for (; warmed < calls; warmed++) await warm()
-    const op = await make(createEngine)
-    for (let i = 0; i < 20; i++) await op()
-    collect()
-    const session = process.env.PROFILE ? new Session() : undefined
-    if (session) {
-      session.connect()
-      await session.post('Profiler.enable')
-      await session.post('Profiler.start')
+    const repeats: Window[] = []
+    for (let k = 0; k < (calls >= 1000 ? REPEAT : 1); k++) {
+      repeats.push(await measure(await make(createEngine), `${name.replace(/\W+/g, '-')}-after-${calls}-${k}`))
     }
-    const start = performance.now()
-    const cpu = process.cpuUsage()
-    for (let i = 0; i < OPS; i++) await op()
-    const used = process.cpuUsage(cpu)
-    const wall = (performance.now() - start) / 1000
-    if (session) {
-      const { profile } = await session.post('Profiler.stop')
-      const dir = process.env.PROFILE as string
-      mkdirSync(dir, { recursive: true })
-      const file = `${name.replace(/\W+/g, '-')}-after-${calls}-${process.pid}.cpuprofile`
-      writeFileSync(resolve(dir, file), JSON.stringify(profile))
-      session.disconnect()
-    }
-    out[`after ${calls} calls`] = { wall: OPS / wall, cpu: OPS / ((used.user + used.system) / 1e6) }
+    const mid = (field: keyof Window) => median(repeats.map((r) => r[field]))
+    out[`after ${calls} calls`] = { wall: mid('wall'), cpu: mid('cpu'), main: mid('main') }
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
 }
 
-function run(dist: string, name: string): Promise<Record<string, { wall: number; cpu: number }>> {
+/** One window: OPS calls of `op` after 20 and a full collection, per second of wall, every thread's and the main thread's CPU. */
+async function measure(op: Op, label: string): Promise<Window> {
+  for (let i = 0; i < 20; i++) await op()
+  ;((globalThis as { gc?: () => void }).gc ?? (() => {}))()
+  const session = process.env.PROFILE ? new Session() : undefined
+  if (session) {
+    session.connect()
+    await session.post('Profiler.enable')
+    await session.post('Profiler.start')
+  }
+  const start = performance.now()
+  const cpu = process.cpuUsage()
+  const mainAt = mainThreadSeconds()
+  for (let i = 0; i < OPS; i++) await op()
+  const mainUsed = mainThreadSeconds() - mainAt
+  const used = process.cpuUsage(cpu)
+  const wall = (performance.now() - start) / 1000
+  if (session) {
+    const { profile } = await session.post('Profiler.stop')
+    const dir = process.env.PROFILE as string
+    mkdirSync(dir, { recursive: true })
+    writeFileSync(resolve(dir, `${label}-${process.pid}.cpuprofile`), JSON.stringify(profile))
+    session.disconnect()
+  }
+  return { wall: OPS / wall, cpu: OPS / ((used.user + used.system) / 1e6), main: OPS / mainUsed }
+}
+
+/**
+ * CPU time of the calling thread alone (Linux `schedstat`: nanoseconds on a core), so neither the
+ * compiler's nor the collector's background threads count: what the host's event loop spends.
+ */
+function mainThreadSeconds(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e9
+  } catch {
+    return Number.NaN
+  }
+}
+
+type Window = { wall: number; cpu: number; main: number }
+
+function run(dist: string, name: string): Promise<Record<string, Window>> {
   return new Promise((done, fail) => {
     const p = fork(fileURLToPath(import.meta.url), ['--child', dist, name], {
       execArgv: ['--import', 'tsx', '--expose-gc'],
@@ -196,7 +229,7 @@ const quantile = (xs: number[], q: number) => {
 }
 const median = (xs: number[]) => quantile(xs, 0.5)
 
-type Results = Record<string, Record<string, Record<string, { wall: number; cpu: number }>[]>>
+type Results = Record<string, Record<string, Record<string, Window>[]>>
 
 async function main(): Promise<void> {
   const builds = process.argv.slice(2)
@@ -204,7 +237,7 @@ async function main(): Promise<void> {
   const names = Object.keys(WORKLOADS).filter((n) => process.env.ONLY === undefined || n.startsWith(process.env.ONLY))
   const loads: number[] = [loadavg()[0] as number]
   console.log(
-    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; windows after ${WARMUP} and ${STEADY} warm-up calls, ${OPS} measured calls each, ${ROUNDS} rounds, a process per run`,
+    `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; Node ${process.version}; ${new Date().toISOString()}; windows after ${WINDOWS.join(' and ')} warm-up calls (those after ≥ 1000 the median of ${REPEAT}), ${OPS} measured calls each, ${ROUNDS} rounds, a process per run`,
   )
   // results[workload][build][round][window]
   const results: Results = Object.fromEntries(names.map((n) => [n, Object.fromEntries(builds.map((b) => [b, []]))]))
@@ -233,7 +266,8 @@ function report(builds: string[], results: Results, loads: number[]): void {
     ...new Set(Object.values(results).flatMap((byBuild) => Object.values(byBuild).flat().flatMap(Object.keys))),
   ]
   for (const [unit, field] of [
-    ['calls per second of CPU time', 'cpu'],
+    ['calls per second of CPU time, every thread', 'cpu'],
+    ['calls per second of CPU time, the main thread alone', 'main'],
     ['calls per second of wall time', 'wall'],
   ] as const) {
     const ratios = builds.slice(1).map((b) => `${builds[0]} ÷ ${b}`)

@@ -1,6 +1,6 @@
 import type { Change, ChangePage, ChangesQuery } from '../storage/ports'
 import { firstWhere } from './index-buckets'
-import type { Logged, MemoryState } from './state'
+import type { MemoryState } from './state'
 
 /** The change feed: the commits after a cursor, a page ending on a commit boundary (docs/storage.md). */
 export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePage {
@@ -9,10 +9,10 @@ export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePag
   const limit = query.limit ?? 100
   const only = query.collections ? new Set(query.collections) : undefined
   const data: Change[] = []
-  let i = firstWhere(log, (c) => c.change.seq > after)
+  let i = firstWhere(log, (c) => c.seq > after)
   let next = after
   for (; i < log.length; i++) {
-    const { change } = log[i] as Logged
+    const change = log[i] as Change
     // A page ends on a commit boundary, so a cursor never splits a commit.
     if (data.length >= limit && change.seq !== next) break
     next = change.seq

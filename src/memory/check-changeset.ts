@@ -1,7 +1,7 @@
 import type { CollectionName, Conflict, TakenPart, Write } from '../storage/ports'
 import { guardCheck, takeOrder } from '../storage/ports'
 import { bucketsFor, type IndexBuckets } from './index-buckets'
-import type { Row } from './pages'
+import { type Row, StoredVersion } from './pages'
 import { readPath, withIncrements } from './paths'
 import { keyValue, type MemoryState, type NaturalKey, table } from './state'
 
@@ -50,7 +50,7 @@ export function check(
       let base = current
       if (base === null) {
         if (w.create === undefined) return { conflict: { collection: w.collection, id, reason: 'missing' } }
-        base = { value: { ...w.create, id }, version: 0, shape: w.shape ?? 1 }
+        base = new StoredVersion({ ...w.create, id }, 0, w.shape ?? 1)
       }
       const value = withIncrements(base.value, w.by, w.set, w.unset)
       for (const [path, guard] of Object.entries(w.guard ?? {})) {
@@ -67,7 +67,7 @@ export function check(
           failed.push(conflict)
         }
       }
-      entry.after = { value, version: base.version + 1, shape: base.shape }
+      entry.after = new StoredVersion(value, base.version + 1, base.shape)
       entry.incremented = true
       continue
     }
@@ -79,7 +79,7 @@ export function check(
     } else if (version !== w.expectedVersion) {
       return { conflict: { collection: w.collection, id, reason: 'version' } }
     }
-    entry.after = w.op === 'put' ? { value: w.value, version: (version ?? 0) + 1, shape: w.shape } : null
+    entry.after = w.op === 'put' ? new StoredVersion(w.value, (version ?? 0) + 1, w.shape) : null
   }
   // Takes apply after every other write, on the state they leave (docs/storage.md#taking-points).
   for (const w of takes) {
@@ -240,18 +240,22 @@ function take(
       after: row,
       incremented: false,
     }
-    entry.after = {
-      value: { ...value, remaining, ...(remaining === 0 ? { status: 'SPENT' } : {}) },
-      version: row.version + 1,
-      shape: row.shape,
-    }
+    entry.after = new StoredVersion(
+      { ...value, remaining, ...(remaining === 0 ? { status: 'SPENT' } : {}) },
+      row.version + 1,
+      row.shape,
+    )
     staged.set(slot, entry)
   }
   if (w.record) {
     const target = staged.get(`${w.record.collection}/${w.record.id}`)
     if (!target?.after) throw new Error(`take: the record ${w.record.collection}/${w.record.id} is not written`)
     // The record's own write: its version stays the one the put gives it.
-    target.after = { ...target.after, value: withIncrements(target.after.value, {}, { [w.record.path]: taken }) }
+    target.after = new StoredVersion(
+      withIncrements(target.after.value, {}, { [w.record.path]: taken }),
+      target.after.version,
+      target.after.shape,
+    )
   }
   return undefined
 }

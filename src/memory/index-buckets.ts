@@ -17,6 +17,14 @@ export interface Entry {
   id: string
 }
 
+/** An entry an index keeps: made by `new`, like everything the store keeps (see `StoredVersion` in pages.ts). */
+class IndexEntry implements Entry {
+  constructor(
+    readonly key: SortKey,
+    readonly id: string,
+  ) {}
+}
+
 const lastParsed: { text: string | undefined; time: number | null } = { text: undefined, time: null }
 
 /** How an entity's field reads as a sort key of the given type (`null` when absent or of another type). */
@@ -113,6 +121,24 @@ export function checkDeclaration(collection: string, index: IndexDeclaration): v
 
 /** The buckets a `where` selects in this index: one per combination of its equality values. */
 export function bucketsFor(index: IndexDeclaration, where: Record<string, FieldFilter>): string[] {
+  // Most lists fix each field to one value: one bucket, named without the combinations' arrays.
+  let bucket = '['
+  for (let i = 0; i < index.on.length; i++) {
+    const [path, type] = index.on[i] as (typeof index.on)[number]
+    const cond = where[path]
+    if (cond !== null && typeof cond === 'object') {
+      if (!('in' in cond) || cond.in.length !== 1) return combinations(index, where)
+      bucket += `${i > 0 ? ',' : ''}${bucketPart(cond.in[0] as string | number | boolean | null, type)}`
+    } else bucket += `${i > 0 ? ',' : ''}${bucketPart(cond as string | number | boolean | null, type)}`
+  }
+  return [`${bucket}]`]
+}
+
+function bucketPart(v: string | number | boolean | null, type: IndexType): string {
+  return keyText(v === null ? null : sortKey(v, type))
+}
+
+function combinations(index: IndexDeclaration, where: Record<string, FieldFilter>): string[] {
   let keys: SortKey[][] = [[]]
   for (const [path, type] of index.on) {
     const cond = where[path]
@@ -175,7 +201,7 @@ export class SortedEntries implements Iterable<Entry> {
     }
     const chunk = this.chunkFor(entry)
     if (!chunk) {
-      this.chunks.push([entry])
+      this.chunks.push(Array.of(entry))
       return
     }
     if (compareEntries(chunk[chunk.length - 1] as Entry, entry) < 0) chunk.push(entry)
@@ -246,7 +272,7 @@ export class IndexBuckets {
   }
 
   entriesOf(id: string, value: unknown): Placement {
-    const entry = { key: sortKey(this.sortRead(value), this.declaration.sort[1]), id }
+    const entry = new IndexEntry(sortKey(this.sortRead(value), this.declaration.sort[1]), id)
     if (this.multi) return { buckets: bucketsOf(this.declaration, value), entry }
     // The same text as `JSON.stringify` of the keys (`bucketsFor` names the buckets a list reads so).
     let bucket = '['

@@ -16,6 +16,20 @@ import { readPath } from './paths'
 /** A stored row: the value as committed, its version and the shape it was written in. */
 export type Row = { readonly value: unknown; readonly version: number; readonly shape: number }
 
+/**
+ * What the store keeps for ever (a row, an index entry, a change of the feed) is made by `new`, not
+ * by an object literal: V8 tracks literals' allocation sites, and once enough of a site's objects
+ * survive a collection it moves the site to the old generation and throws away every optimised
+ * function that allocates there, to compile them again (docs/design.md#kept-objects-made-by-new).
+ */
+export class StoredVersion implements Row {
+  constructor(
+    readonly value: unknown,
+    readonly version: number,
+    readonly shape: number,
+  ) {}
+}
+
 export function isRange(cond: FieldFilter): boolean {
   return cond !== null && typeof cond === 'object' && !('in' in cond)
 }

@@ -55,7 +55,17 @@ export function freezeNew(value: unknown, previous: unknown, walked: Set<object>
       walked.add(current)
     } else Object.freeze(current)
     const old = before !== null && typeof before === 'object' ? (before as Record<string, unknown>) : undefined
-    for (const key of Object.keys(current)) {
+    // Indexed for arrays and `for…in` for objects: neither allocates a list of keys per object.
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) {
+        const child: unknown = current[i]
+        if (child === null || typeof child !== 'object') continue
+        const was = old?.[i]
+        if (child !== was) stack.push(child, was)
+      }
+      continue
+    }
+    for (const key in current) {
       const child = current[key]
       if (child === null || typeof child !== 'object') continue
       const was = old?.[key]

@@ -109,18 +109,19 @@ function byKey(reads: CollectionReads, index: Map<string, string>, value: string
 // The value as stored, with its shape: the engine upgrades an older one (docs/storage.md#shape-versions).
 const asStored = <T>(row: Row): StoredRow<T> => ({ value: row.value as T, version: row.version, shape: row.shape })
 
+const undeclared = (collection: string, field: string) =>
+  new Error(
+    `${collection} is listed by ${field}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
+  )
+
 function list<C extends CollectionName>(state: MemoryState, collection: C, query: ListQuery): Page<Entity<C>> {
   const { stats } = state
   const where = query.where ?? {}
   const order = query.order ?? { field: 'created_at', direction: 'asc' }
   const declared = state.declaredFields.get(collection) as Map<string, IndexType>
   // Every read of the checkout lists: checked and planned without intermediate arrays.
-  const undeclared = (field: string) =>
-    new Error(
-      `${collection} is listed by ${field}, which no declared index covers: declare it in INDEXES (docs/storage.md#indexes)`,
-    )
-  for (const field in where) if (!declared.has(field)) throw undeclared(field)
-  if (!declared.has(order.field)) throw undeclared(order.field)
+  for (const field in where) if (!declared.has(field)) throw undeclared(collection, field)
+  if (!declared.has(order.field)) throw undeclared(collection, order.field)
   if (isMultiValued(order.field)) throw new Error(`${collection} cannot be ordered by the multi-valued ${order.field}`)
   for (const field in where) {
     if (isMultiValued(field) && isRange(where[field] as FieldFilter)) {
@@ -142,10 +143,11 @@ function list<C extends CollectionName>(state: MemoryState, collection: C, query
   for (const field in where) {
     if (!on.some(([p]) => p === field)) rest.push([field, where[field] as FieldFilter])
   }
-  const buckets = bucketsFor(index.declaration, where).flatMap((b) => {
+  const buckets: SortedEntries[] = []
+  for (const b of bucketsFor(index.declaration, where)) {
     const entries = index.buckets.get(b)
-    return entries ? [entries] : []
-  })
+    if (entries) buckets.push(entries)
+  }
   const [sortField] = index.declaration.sort
   const single = buckets.length <= 1
   if (single && sortField === order.field && rest.every(([f, c]) => f === sortField && isRange(c))) {
@@ -178,7 +180,7 @@ function list<C extends CollectionName>(state: MemoryState, collection: C, query
   return listRows(
     candidates,
     { ...query, where: Object.fromEntries(rest) },
-    Object.fromEntries(declared),
+    state.declaredTypes.get(collection),
     (id) => (rows.get(id) as Row | undefined)?.value as Entity<C> | undefined,
   )
 }

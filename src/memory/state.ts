@@ -32,11 +32,6 @@ export interface MemoryStoreStats {
   commits: number
 }
 
-/** A commit's change as the feed hands it out (frozen), with the shape its value was stored in. */
-export interface Logged {
-  readonly change: Change
-}
-
 export interface NaturalKey {
   readonly fields: readonly string[]
   /** The key's name (`fields` joined by `+`). */
@@ -56,30 +51,46 @@ export interface MemoryState {
   readonly indexes: Map<CollectionName, IndexBuckets[]>
   /** Each declared field of a collection and its type (the first declaration's). */
   readonly declaredFields: Map<CollectionName, Map<string, IndexType>>
-  readonly log: Logged[]
+  /** The same as a record, built once: what a list filtered outside its index compares by. */
+  readonly declaredTypes: Map<CollectionName, Readonly<Record<string, IndexType>>>
+  /** Every commit's changes in order, frozen: the feed hands them out as they are. */
+  readonly log: Change[]
   /** The last commit's sequence number. */
   seq: number
 }
 
+/**
+ * A class, not an object literal: a literal's second evaluation (a process's second store) makes
+ * the fields optimised code read as constants mutable, and that code is thrown away
+ * (docs/design.md#one-function-per-process).
+ */
+class State implements MemoryState {
+  readonly stats: MemoryStoreStats = { calls: 0, rowsExamined: 0, commits: 0 }
+  readonly tables = new Map<CollectionName, Map<string, Row>>()
+  readonly keys = new Map<string, Map<string, string>>()
+  readonly naturalKeys = new Map<CollectionName, NaturalKey[]>()
+  readonly indexes = new Map<CollectionName, IndexBuckets[]>()
+  readonly declaredFields = new Map<CollectionName, Map<string, IndexType>>()
+  readonly declaredTypes = new Map<CollectionName, Readonly<Record<string, IndexType>>>()
+  readonly log: Change[] = []
+  seq = 0
+  constructor(readonly options: MemoryStoreOptions) {}
+}
+
+/** A natural key and its map: a class, for the same reason as `State`. */
+class Key implements NaturalKey {
+  constructor(
+    readonly fields: readonly string[],
+    readonly name: string,
+    readonly ids: Map<string, string>,
+  ) {}
+}
+
 export function createState(options: MemoryStoreOptions): MemoryState {
-  const state: MemoryState = {
-    options,
-    stats: { calls: 0, rowsExamined: 0, commits: 0 },
-    tables: new Map(),
-    keys: new Map(),
-    naturalKeys: new Map(),
-    indexes: new Map(),
-    declaredFields: new Map(),
-    log: [],
-    seq: 0,
-  }
+  const state = new State(options)
   for (const c of COLLECTIONS) {
     state.tables.set(c, new Map())
-    const natural = naturalKeysOf(c).map((fields) => ({
-      fields,
-      name: fields.join('+'),
-      ids: new Map<string, string>(),
-    }))
+    const natural = naturalKeysOf(c).map((fields) => new Key(fields, fields.join('+'), new Map()))
     for (const key of natural) state.keys.set(`${c}.${key.name}`, key.ids)
     state.naturalKeys.set(c, natural)
     const declared = indexesOf(c, options.indexes)
@@ -89,7 +100,9 @@ export function createState(options: MemoryStoreOptions): MemoryState {
       declared.map((d) => new IndexBuckets(d)),
     )
     const fields: (readonly [string, IndexType])[] = [['id', 'text'], ...declared.flatMap((d) => [...d.on, d.sort])]
-    state.declaredFields.set(c, new Map(fields.reverse()))
+    const types = new Map(fields.reverse())
+    state.declaredFields.set(c, types)
+    state.declaredTypes.set(c, Object.freeze(Object.fromEntries(types)))
   }
   return state
 }
