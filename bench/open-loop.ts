@@ -491,9 +491,20 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
   const count = build.processes ?? 1
   ports = []
   const metricsPorts: number[] = []
+  // A port just closed can be handed out again at once: draw until the server's and the metrics
+  // listener's ports all differ.
+  const taken = new Set<number>()
+  const distinctPort = async (): Promise<number> => {
+    for (;;) {
+      const port = await freePort()
+      if (taken.has(port)) continue
+      taken.add(port)
+      return port
+    }
+  }
   for (let k = 0; k < count; k++) {
-    ports.push(await freePort())
-    metricsPorts.push(await freePort())
+    ports.push(await distinctPort())
+    metricsPorts.push(await distinctPort())
   }
   const profileDir = join(tmpdir(), `open-loop-prof-${process.pid}-${fsync}-${build.label.replace(/\W+/g, '_')}`)
   if (PROFILE) mkdirSync(profileDir, { recursive: true })
