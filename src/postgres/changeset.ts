@@ -153,7 +153,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
     step.rows.push(r)
     byStep.set(key, step)
   }
-  return [...byStep.entries()]
+  const steps = [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, step]): Step => {
       step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -200,20 +200,53 @@ export function commitSteps(writes: readonly Write[]): Step[] {
           row.sv = sv
         }
         if (up.length > 0) row.up = up
-        if (guard !== undefined && Object.keys(guard).length > 0) row.g = guard
+        if (guard !== undefined && Object.keys(guard).length > 0) {
+          row.g = guard
+          // Its paths as an array, which pe_commit's check of one row's guards walks without a query.
+          row.gk = Object.keys(guard)
+        }
         if (create) row.cr = w.create
         row.s = w.shape ?? 1
         row.pos = pos
         return row
       })
-      return { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
+      const kind = stepKind(out.length, n, out)
+      const sent: Step = { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
+      if (kind) sent.k = `${kind} ${step.c}`
+      return sent
     })
     .concat(takes)
+  // An entity written in a later round: the feed picks each entity's last write (docs/postgres.md#commit).
+  const first = steps[0]
+  if (first && rounds.size < rows.length) first.dd = 1
+  return steps
+}
+
+/**
+ * The steps \`pe_commit\` applies itself rather than through the collection's writer
+ * (docs/postgres.md#commit): new entities only (\`i\`); increments only, each creating its row when
+ * missing and none guarded (\`u\`, a redemption's counters); one existing row's increment (\`g\`, the
+ * code's guarded quantity). Any other step goes to its writer.
+ */
+function stepKind(
+  size: number,
+  n: { ins: number; upd: number; del: number; inc: number; cr: number },
+  rows: unknown[],
+) {
+  if (n.ins === size) return 'i'
+  if (n.inc !== size) return undefined
+  if (n.cr === size && rows.every((r) => (r as { g?: unknown }).g === undefined)) return 'u'
+  if (size === 1 && n.cr === 0) return 'g'
+  return undefined
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */
 export interface Step {
   c: CollectionName
+  /** How \`pe_commit\` applies the step itself, with the collection (\`stepKind\`); absent: by its writer. */
+  k?: string
+  /** On the first step: some entity is written in more than one step. */
+  dd?: 1
   rows: unknown[]
   ins: number
   upd: number

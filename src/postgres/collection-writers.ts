@@ -203,6 +203,55 @@ export function insertStatement(schema: string, layout: TableLayout): string {
             SELECT x.id, x.v, 1, x.s${values} FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
 }
 
+/**
+ * A step of increments only, every row with \`create\`, none guarded (a redemption's counters), run by
+ * \`pe_commit\` itself (docs/postgres.md#commit): one upsert adds to the rows that exist and inserts
+ * those that do not (as \`create\` gives them, version 0), one row at a time in the order the adapter
+ * sorted them (by id), so its row locks are taken in id order; the rows it inserted (a new customer's,
+ * a new code's) then get their increment from a second statement. Each row's increment is its payload
+ * row, which \`pe_inc\` reads with operators. What they wrote goes to \`pe_commit\`'s \`vers\`, \`vals\`
+ * and \`shps\`.
+ */
+export function upsertStatements(schema: string, layout: TableLayout): string {
+  const s = quote(schema)
+  const t = `${s}.${quote(layout.collection)}`
+  const slot = `${literal(`${layout.collection}/`)} || u.id`
+  const written = (filter: string) =>
+    `vers || coalesce(jsonb_object_agg(${slot}, u.version)${filter}, '{}'::jsonb),
+            vals || coalesce(jsonb_object_agg(${slot}, u.value)${filter}, '{}'::jsonb),
+            shps || coalesce(jsonb_object_agg(${slot}, u.shape)${filter}, '{}'::jsonb)`
+  return `WITH x AS (SELECT w ->> 'id' AS id, w FROM jsonb_array_elements(step -> 'rows') w),
+            u AS (INSERT INTO ${t} AS t (id, value, version, shape)
+                SELECT x.id, (x.w -> 'cr') || jsonb_build_object('id', x.id), 0, (x.w ->> 's')::integer FROM x
+              ON CONFLICT (id) DO UPDATE SET (version, value) =
+                (SELECT t.version + (x.w ->> 'n')::integer, ${s}.pe_inc(t.value, x.w) FROM x WHERE x.id = excluded.id)
+              RETURNING t.id, t.version, t.value, t.shape)
+          SELECT array_agg(u.id) FILTER (WHERE u.version = 0), ${written(' FILTER (WHERE u.version > 0)')}
+            INTO fresh, vers, vals, shps FROM u;
+          IF fresh IS NOT NULL THEN
+            WITH u AS (UPDATE ${t} t SET value = ${s}.pe_inc(t.value, x.w), version = t.version + (x.w ->> 'n')::integer
+                FROM jsonb_array_elements(step -> 'rows') x(w) WHERE t.id = x.w ->> 'id' AND t.id = ANY(fresh)
+                RETURNING t.id, t.version, t.value, t.shape)
+            SELECT ${written('')} INTO vers, vals, shps FROM u;
+          END IF`
+}
+
+/**
+ * A step that increments one existing row (a redemption's code, under its guard), run by \`pe_commit\`
+ * itself (docs/postgres.md#commit): one UPDATE of that row, which reports what it wrote into
+ * \`vers\`, \`vals\` and \`shps\` and whether its guards hold (\`held\`; NULL when the row does not exist).
+ */
+export function incrementStatement(schema: string, layout: TableLayout): string {
+  const s = quote(schema)
+  const t = `${s}.${quote(layout.collection)}`
+  const slot = `${literal(`${layout.collection}/`)} || t.id`
+  return `UPDATE ${t} t SET value = ${s}.pe_inc(t.value, step -> 'rows' -> 0), version = t.version + (step -> 'rows' -> 0 ->> 'n')::integer
+            WHERE t.id = step -> 'rows' -> 0 ->> 'id'
+            RETURNING vers || jsonb_build_object(${slot}, t.version), vals || jsonb_build_object(${slot}, t.value),
+              shps || jsonb_build_object(${slot}, t.shape), ${s}.pe_guards_hold(t.value, step -> 'rows' -> 0)
+            INTO vers, vals, shps, held`
+}
+
 export function literal(text: string): string {
   return `'${text.replace(/'/g, "''")}'`
 }

@@ -24,6 +24,12 @@ export const FEED_OF_STEPS = `SELECT DISTINCT ON (st.c, x.r ->> 'id') (x.r ->> '
         FROM (SELECT e.value ->> 'c' AS c, e.value -> 'rows' AS rows, e.ordinality FROM jsonb_array_elements(todo) WITH ORDINALITY e) st
           CROSS JOIN LATERAL jsonb_array_elements(st.rows) AS x(r)
         ORDER BY st.c, x.r ->> 'id', st.ordinality DESC`
+// Each entity written once (the adapter marks the first step when one is written twice): the same rows
+// without picking each entity's last write, so without a sort.
+export const FEED_ONCE = FEED_OF_STEPS.replace("SELECT DISTINCT ON (st.c, x.r ->> 'id')", 'SELECT').replace(
+  /\s*ORDER BY st\.c, x\.r ->> 'id', st\.ordinality DESC$/,
+  '',
+)
 // With takes, and to name a duplicate key's entity:
 export const FEED_ROWS = `WITH w AS (SELECT DISTINCT ON (st.c, x.r ->> 'id') st.c AS c, x.r ->> 'id' AS id,
           st.c || '/' || (x.r ->> 'id') AS slot, x.r ->> 'op' AS op, (x.r ->> 'pos')::integer AS pos, x.r -> 'v' AS v,
