@@ -97,7 +97,8 @@ export function keyedCollections(writes: readonly Write[]): CollectionName[] {
 }
 
 /**
- * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
+ * The writes as the commit function applies them (docs/postgres.md#commit; `collected`: the writes
+ * of a changeset with alternatives, whose failed guards are collected): grouped into steps, each
  * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
  * deleted come first, then those incremented, then those with a guarded increment: counter rows are
  * what many requests share, so they are locked last and held shortest; a card's points buckets after
@@ -110,7 +111,7 @@ export function keyedCollections(writes: readonly Write[]): CollectionName[] {
  * not a second round. `pos` is the order in which the changeset first touched each entity, which the
  * change feed keeps.
  */
-export function commitSteps(writes: readonly Write[]): Step[] {
+export function commitSteps(writes: readonly Write[], collected = false): Step[] {
   const firstTouch = new Map<string, number>()
   const rounds = new Map<string, number>()
   const guarded = new Set<string>()
@@ -210,7 +211,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
         row.pos = pos
         return row
       })
-      const kind = stepKind(out.length, n, out)
+      const kind = stepKind(out.length, n, out, collected)
       const sent: Step = { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
       if (kind) sent.k = `${kind} ${step.c}`
       return sent
@@ -223,27 +224,30 @@ export function commitSteps(writes: readonly Write[]): Step[] {
 }
 
 /**
- * The steps \`pe_commit\` applies itself rather than through the collection's writer
- * (docs/postgres.md#commit): new entities only (\`i\`); increments only, each creating its row when
- * missing and none guarded (\`u\`, a redemption's counters); one existing row's increment (\`g\`, the
- * code's guarded quantity). Any other step goes to its writer.
+ * The steps `pe_commit` applies itself rather than through the collection's writer
+ * (docs/postgres.md#commit): new entities only (`i`); increments only, each creating its row when
+ * missing and none guarded (`u`, a redemption's counters); one existing row's increment (`g`, the
+ * code's guarded quantity), unless its guard fails into a list rather than a conflict (`collected`:
+ * the writes of a changeset with alternatives). Any other step goes to its writer.
  */
 function stepKind(
   size: number,
   n: { ins: number; upd: number; del: number; inc: number; cr: number },
   rows: unknown[],
+  collected: boolean,
 ) {
   if (n.ins === size) return 'i'
   if (n.inc !== size) return undefined
-  if (n.cr === size && rows.every((r) => (r as { g?: unknown }).g === undefined)) return 'u'
-  if (size === 1 && n.cr === 0) return 'g'
+  const guarded = rows.some((r) => (r as { g?: unknown }).g !== undefined)
+  if (n.cr === size && !guarded) return 'u'
+  if (size === 1 && n.cr === 0 && !(guarded && collected)) return 'g'
   return undefined
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */
 export interface Step {
   c: CollectionName
-  /** How \`pe_commit\` applies the step itself, with the collection (\`stepKind\`); absent: by its writer. */
+  /** How `pe_commit` applies the step itself, with the collection (`stepKind`); absent: by its writer. */
   k?: string
   /** On the first step: some entity is written in more than one step. */
   dd?: 1

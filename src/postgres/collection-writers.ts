@@ -204,13 +204,13 @@ export function insertStatement(schema: string, layout: TableLayout): string {
 }
 
 /**
- * A step of increments only, every row with \`create\`, none guarded (a redemption's counters), run by
- * \`pe_commit\` itself (docs/postgres.md#commit): one upsert adds to the rows that exist and inserts
- * those that do not (as \`create\` gives them, version 0), one row at a time in the order the adapter
+ * A step of increments only, every row with `create`, none guarded (a redemption's counters), run by
+ * `pe_commit` itself (docs/postgres.md#commit): one upsert adds to the rows that exist and inserts
+ * those that do not (as `create` gives them, version 0), one row at a time in the order the adapter
  * sorted them (by id), so its row locks are taken in id order; the rows it inserted (a new customer's,
  * a new code's) then get their increment from a second statement. Each row's increment is its payload
- * row, which \`pe_inc\` reads with operators. What they wrote goes to \`pe_commit\`'s \`vers\`, \`vals\`
- * and \`shps\`.
+ * row, which `pe_inc` reads with operators. What they wrote goes to `pe_commit`'s `vers`, `vals`
+ * and `shps`.
  */
 export function upsertStatements(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -237,9 +237,10 @@ export function upsertStatements(schema: string, layout: TableLayout): string {
 }
 
 /**
- * A step that increments one existing row (a redemption's code, under its guard), run by \`pe_commit\`
+ * A step that increments one existing row (a redemption's code, under its guard), run by `pe_commit`
  * itself (docs/postgres.md#commit): one UPDATE of that row, which reports what it wrote into
- * \`vers\`, \`vals\` and \`shps\` and whether its guards hold (\`held\`; NULL when the row does not exist).
+ * `vers`, `vals` and `shps`. A row that does not exist raises no_data_found (`STRICT`), a failed
+ * guard PE003 (`pe_inc`): `pe_commit` turns them into conflicts.
  */
 export function incrementStatement(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -248,8 +249,8 @@ export function incrementStatement(schema: string, layout: TableLayout): string 
   return `UPDATE ${t} t SET value = ${s}.pe_inc(t.value, step -> 'rows' -> 0), version = t.version + (step -> 'rows' -> 0 ->> 'n')::integer
             WHERE t.id = step -> 'rows' -> 0 ->> 'id'
             RETURNING vers || jsonb_build_object(${slot}, t.version), vals || jsonb_build_object(${slot}, t.value),
-              shps || jsonb_build_object(${slot}, t.shape), ${s}.pe_guards_hold(t.value, step -> 'rows' -> 0)
-            INTO vers, vals, shps, held`
+              shps || jsonb_build_object(${slot}, t.shape)
+            INTO STRICT vers, vals, shps`
 }
 
 export function literal(text: string): string {

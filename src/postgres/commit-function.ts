@@ -71,24 +71,7 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   for (const l of layouts) {
     own.set(`i ${l.collection}`, `${insertStatement(schema, l)};`)
     own.set(`u ${l.collection}`, `${upsertStatements(schema, l)};`)
-    own.set(
-      `g ${l.collection}`,
-      `${incrementStatement(schema, l)};
-          IF held IS NOT TRUE THEN
-            IF held IS NULL THEN
-              conflict := jsonb_build_object('collection', step ->> 'c', 'id', step -> 'rows' -> 0 ->> 'id', 'reason', 'missing');
-              RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-            END IF;
-            r := ${s}.pe_failed(step ->> 'c', step -> 'rows' -> 0 ->> 'id',
-              vals -> (${literal(`${l.collection}/`)} || (step -> 'rows' -> 0 ->> 'id')), step -> 'rows' -> 0 -> 'g');
-            IF NOT collect THEN
-              conflict := r -> 0;
-              RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
-            END IF;
-            -- Written anyway, so later writes see them; the round rolls back below.
-            failed := failed || r;
-          END IF;`,
-    )
+    own.set(`g ${l.collection}`, `${incrementStatement(schema, l)};`)
   }
   const hot = ['i activities', 'i orders', 'i redemptions', 'u counters', 'g vouchers', 'i customers', 'u customers']
   const arms = [...hot, ...[...own.keys()].filter((k) => !hot.includes(k))]
@@ -137,9 +120,8 @@ DECLARE
   nt integer;
   takes jsonb;
   recs jsonb;
-  -- What a step pe_commit applies itself reports: the rows its upsert inserted, whether its guards held.
+  -- The rows an upsert of pe_commit's own inserted.
   fresh text[];
-  held boolean;
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
@@ -273,7 +255,13 @@ BEGIN
     result := jsonb_build_object('ok', true, 'seq', final_seq, 'versions', coalesce(vers, '{}'::jsonb), 'values', vals, 'shapes', shps);
     EXIT;
   EXCEPTION
-    WHEN SQLSTATE 'PE001' THEN
+    WHEN SQLSTATE 'PE001' OR SQLSTATE 'PE003' THEN
+      -- A guard of a step pe_commit applied itself failed (pe_inc): its failed guards, on the value it
+      -- gave the row (a round without alternatives: pe_inc checks no guard of a round that collects them).
+      IF SQLSTATE = 'PE003' THEN
+        GET STACKED DIAGNOSTICS cname = MESSAGE_TEXT;
+        conflict := ${s}.pe_failed(step ->> 'c', step -> 'rows' -> 0 ->> 'id', cname::jsonb, step -> 'rows' -> 0 -> 'g') -> 0;
+      END IF;
       -- The chosen alternative's own guard failed: the first round's row locks went with its rollback,
       -- so another commit moved a row in between. Choose again on what is stored now (the first round
       -- again, its guards collected anew), a bounded number of times, rather than send the request
@@ -314,6 +302,10 @@ BEGIN
         END IF;
       END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
+    WHEN no_data_found THEN
+      -- The one row a step pe_commit applies itself increments does not exist (its UPDATE's STRICT).
+      RETURN jsonb_build_object('ok', false, 'conflict', jsonb_build_object('collection', step ->> 'c',
+        'id', step -> 'rows' -> 0 ->> 'id', 'reason', 'missing'));
     WHEN unique_violation THEN
       -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
       -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this

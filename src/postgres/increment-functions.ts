@@ -48,33 +48,64 @@ BEGIN
   RETURN v;
 END $$;
 
--- An increment as pe_commit applies it to one row (docs/postgres.md#commit): the row of the payload
--- itself, read with operators (no record built from it, no function scan to join); the same order as
--- pe_apply: its additions, its assignments, then its removals.
+-- An increment as pe_commit applies it to one row (docs/postgres.md#commit), its payload row read with
+-- operators (no record built from it, no function scan to join): its additions, its assignments,
+-- its removals, as pe_apply; a top-level field, or one of an object a level down (a code's quantity),
+-- without a call of pe_add or pe_set. Then its guards (\`gk\`: their paths, listed by the adapter, so
+-- that a loop over an array walks them without a query), as pe_guarded and pe_bound read them: one
+-- failing raises PE003 with the value after the increment, and pe_commit lists the failed guards.
 CREATE OR REPLACE FUNCTION ${s}.pe_inc(v jsonb, r jsonb) RETURNS jsonb
   LANGUAGE plpgsql IMMUTABLE AS $$
 DECLARE
   ap jsonb := r -> 'ap';
-  av jsonb := r -> 'av';
   f text;
+  p text[];
+  g jsonb;
+  n float8;
 BEGIN
   FOR i IN 0 .. coalesce(jsonb_array_length(ap), 0) - 1 LOOP
     f := ap ->> i;
     IF strpos(f, '.') = 0 AND f <> '' AND jsonb_typeof(v) = 'object' THEN
       v := v || jsonb_build_object(f,
-        CASE WHEN jsonb_typeof(v -> f) = 'number' THEN (v -> f)::float8 ELSE 0 END + ${s}.pe_float(av -> i));
+        CASE WHEN jsonb_typeof(v -> f) = 'number' THEN (v -> f)::float8 ELSE 0 END + ${s}.pe_float(r -> 'av' -> i));
     ELSE
-      v := ${s}.pe_add(v, string_to_array(f, '.'), ${s}.pe_float(av -> i));
+      p := string_to_array(f, '.');
+      IF array_length(p, 1) = 2 AND jsonb_typeof(v -> p[1]) = 'object' THEN
+        v := jsonb_set(v, p, to_jsonb(
+          CASE WHEN jsonb_typeof(v #> p) = 'number' THEN (v #> p)::float8 ELSE 0 END + ${s}.pe_float(r -> 'av' -> i)));
+      ELSE
+        v := ${s}.pe_add(v, p, ${s}.pe_float(r -> 'av' -> i));
+      END IF;
     END IF;
   END LOOP;
   IF r ? 'sp' THEN
     FOR i IN 0 .. jsonb_array_length(r -> 'sp') - 1 LOOP
-      v := ${s}.pe_set(v, string_to_array(r -> 'sp' ->> i, '.'), r -> 'sv' -> i);
+      f := r -> 'sp' ->> i;
+      IF strpos(f, '.') = 0 AND f <> '' AND jsonb_typeof(v) = 'object' THEN
+        v := v || jsonb_build_object(f, r -> 'sv' -> i);
+      ELSE
+        v := ${s}.pe_set(v, string_to_array(f, '.'), r -> 'sv' -> i);
+      END IF;
     END LOOP;
   END IF;
   IF r ? 'up' THEN
     FOR i IN 0 .. jsonb_array_length(r -> 'up') - 1 LOOP
       v := v - (r -> 'up' ->> i);
+    END LOOP;
+  END IF;
+  IF r ? 'gk' THEN
+    FOR i IN 0 .. jsonb_array_length(r -> 'gk') - 1 LOOP
+      f := r -> 'gk' ->> i;
+      g := r -> 'g' -> f;
+      n := ${s}.pe_num(v #> string_to_array(f, '.'));
+      IF jsonb_typeof(g -> 'plus') = 'array' THEN
+        FOR j IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
+          n := n + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> j, '.'));
+        END LOOP;
+      END IF;
+      IF (g ? 'min' AND n < (g ->> 'min')::float8) OR n > ${s}.pe_bound(v, g) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PE003', MESSAGE = v::text;
+      END IF;
     END LOOP;
   END IF;
   RETURN v;
@@ -83,29 +114,6 @@ END $$;
 -- A payload's number as the writers' float8[] columns read it (a JSON null, or anything not a number: NULL).
 CREATE OR REPLACE FUNCTION ${s}.pe_float(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 END $$;
-
--- Whether every guard of one incremented row holds on its value after the increment (the same rule
--- as the writers' guard check and pe_guarded), its guards' paths listed by the adapter (\`gk\`): a
--- loop over an array runs no query. Only when one fails does pe_failed list them, as the writers do.
-CREATE OR REPLACE FUNCTION ${s}.pe_guards_hold(v jsonb, r jsonb) RETURNS boolean
-  LANGUAGE plpgsql IMMUTABLE AS $$
-DECLARE
-  gk jsonb := r -> 'gk';
-  g jsonb;
-  n float8;
-BEGIN
-  FOR i IN 0 .. coalesce(jsonb_array_length(gk), 0) - 1 LOOP
-    g := r -> 'g' -> (gk ->> i);
-    n := ${s}.pe_num(v #> string_to_array(gk ->> i, '.'));
-    IF jsonb_typeof(g -> 'plus') = 'array' THEN
-      FOR j IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
-        n := n + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> j, '.'));
-      END LOOP;
-    END IF;
-    IF (g ? 'min' AND n < (g ->> 'min')::float8) OR n > ${s}.pe_bound(v, g) THEN RETURN false; END IF;
-  END LOOP;
-  RETURN true;
-END $$;
 
 CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
@@ -133,7 +141,7 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
     ELSE (g ->> 'max')::float8 END $$;
 
 -- The guards of one incremented row that failed, as conflicts (in the writers' form and order), for a
--- row pe_guards_hold found failing.
+-- row whose increment pe_inc refused.
 CREATE OR REPLACE FUNCTION ${s}.pe_failed(c text, id text, v jsonb, g jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_agg(jsonb_build_object('collection', c, 'id', id, 'reason', 'guard',
       'guard', jsonb_build_object('path', f.key, 'value', to_jsonb(f.n)) || f.value

@@ -257,7 +257,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     // Built field by field: no object spreads on the path of every commit.
     const body: Record<string, unknown> = {}
     if (options.asyncActivities && !options.client && onlyAppendsActivities(changeset)) body.async = true
-    body.steps = commitSteps(changeset.writes)
+    body.steps = commitSteps(changeset.writes, (changeset.alternatives?.length ?? 0) > 0)
     if (keys.length > 0) body.keys = keys
     if (keyed.length > 0) body.uk = keyed
     if (changeset.alternatives?.length) {
