@@ -82,7 +82,9 @@ try {
     const steps = JSON.parse(payload).steps as { c: string; rows: unknown[] }[]
     const counterRows = steps.find((st) => st.c === 'counters')?.rows.length ?? 0
     if (after.f - before.f !== inserted.length + counterRows + 1 || after.c - before.c < counterRows)
-      throw new Error(`the writes floor wrote ${after.f - before.f} feed rows and ${after.c - before.c} counter versions`)
+      throw new Error(
+        `the writes floor wrote ${after.f - before.f} feed rows and ${after.c - before.c} counter versions`,
+      )
     for (const b of builds)
       for (let i = 0; i < 20; i++) await client.query(`SELECT ${b.schema}.pe_commit($1::jsonb)`, [fresh()])
     let f = 0
@@ -139,7 +141,9 @@ try {
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     const stats = (schema: string) => {
       const t = (times.get(schema) as number[]).sort((x, y) => x - y)
-      const fn = fns.rows.find((r) => (schema === 'writes' ? r.f === 'pe_floor_writes' : r.s === schema && r.f !== 'pe_floor_writes'))
+      const fn = fns.rows.find((r) =>
+        schema === 'writes' ? r.f === 'pe_floor_writes' : r.s === schema && r.f !== 'pe_floor_writes',
+      )
       return {
         mean: t.reduce((a, x) => a + x, 0) / t.length,
         p50: t[Math.floor(t.length / 2)] ?? 0,
