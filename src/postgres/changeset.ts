@@ -3,8 +3,14 @@ import { naturalKeysOf } from '../storage/ports'
 
 /** A changeset as the commit function takes it, and its answer as the store returns it (docs/postgres.md#commit). */
 
-export function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult
+/** What the adapter sent to the commit function: the steps, and each alternative's. */
+export interface Sent {
+  steps: Step[]
+  alternatives?: { steps: Step[] }[]
+}
+
+export function outcome(r: unknown, sent: Sent): CommitResult {
+  const result = r as CommitResult & { wrote?: Record<string, number | null> }
   // The function reports only what it knows; absent keys are left out, as the memory store does.
   const tidy = (c: Conflict) => {
     for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
@@ -16,7 +22,42 @@ export function outcome(r: unknown): CommitResult {
   result.alternative?.failed.forEach(tidy)
   // An increment keeps the row's shape: the commit returns it with the value, for the engine to upgrade.
   result.shapes ??= {}
+  const wrote = result.wrote
+  if (wrote !== undefined) {
+    delete result.wrote
+    const steps = result.alternative ? (sent.alternatives?.[result.alternative.index]?.steps ?? []) : sent.steps
+    // Built when first read (the engine's hot path reads none): keyed by fresh ids, they cost the
+    // parse of the answer more than anything else in it.
+    let versions: Record<string, number> | undefined
+    Object.defineProperty(result, 'versions', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        versions ??= versionsOf(steps, wrote)
+        return versions
+      },
+    })
+  }
   return result
+}
+
+/**
+ * The answer's versions when the function reports only what the steps wrote other than inserts
+ * (docs/postgres.md#commit): per entity its last write, in the order the steps apply them; an insert
+ * is at version 1, an update or increment at the version the function reported, and an entity whose
+ * last write deleted it is left out.
+ */
+function versionsOf(steps: readonly Step[], wrote: Record<string, number | null>): Record<string, number> {
+  const versions: Record<string, number> = {}
+  for (const step of steps) {
+    for (const row of step.rows as { op: string; id: string }[]) {
+      const slot = `${step.c}/${row.id}`
+      if (row.op === 'ins') versions[slot] = 1
+      else if (row.op === 'del') delete versions[slot]
+      else versions[slot] = wrote[slot] as number
+    }
+  }
+  return versions
 }
 
 /** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */

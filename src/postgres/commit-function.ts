@@ -232,16 +232,17 @@ BEGIN
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        -- The answer's versions are the feed rows' (per entity its last write; deleted ones left out):
-        -- the steps that only insert report nothing.
+        -- With takes, the answer's versions are the feed rows' (per entity its last write; deleted ones
+        -- left out). Without, they are what the steps reported (\`wrote\`: the steps that only insert
+        -- report nothing), which the adapter completes from its steps: no aggregate of the rows inserted.
         IF jsonb_array_length(takes) > 0 THEN
           ${feedInsert(s, FEED_ROWS)};
         -- No entity written twice (the adapter marks the first step otherwise): nothing to pick the
         -- last write from, no sort.
         ELSIF todo -> 0 ? 'dd' THEN
-          ${feedInsert(s, FEED_OF_STEPS)};
+          ${feedInsert(s, FEED_OF_STEPS, false)};
         ELSE
-          ${feedInsert(s, FEED_ONCE)};
+          ${feedInsert(s, FEED_ONCE, false)};
         END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.
@@ -252,7 +253,9 @@ BEGIN
       -- Never raised: a handler is what makes the block a subtransaction of its own.
       RAISE;
     END;
-    result := jsonb_build_object('ok', true, 'seq', final_seq, 'versions', coalesce(vers, '{}'::jsonb), 'values', vals, 'shapes', shps);
+    result := jsonb_build_object('ok', true, 'seq', final_seq,
+      CASE WHEN jsonb_array_length(takes) > 0 THEN 'versions' ELSE 'wrote' END, coalesce(vers, '{}'::jsonb),
+      'values', vals, 'shapes', shps);
     EXIT;
   EXCEPTION
     WHEN SQLSTATE 'PE001' OR SQLSTATE 'PE003' THEN

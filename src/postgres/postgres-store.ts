@@ -13,7 +13,7 @@ import type {
   StoredRow,
 } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
-import { commitSteps, insertedKeys, keyedCollections, outcome } from './changeset'
+import { commitSteps, insertedKeys, keyedCollections, outcome, type Sent } from './changeset'
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
@@ -271,20 +271,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const payload = JSON.stringify(body)
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
-      return outcome(await runCommit(options.client, commitSql, payload))
+      return outcome(await runCommit(options.client, commitSql, payload), body as unknown as Sent)
     }
     const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
-      if (!hook) return outcome(await runCommit(client, commitSql, payload))
+      if (!hook) return outcome(await runCommit(client, commitSql, payload), body as unknown as Sent)
       await runStatement(client, 'BEGIN')
       await hook('begin')
       const r = await runCommit(client, commitSql, payload)
       await hook('applied')
       await runStatement(client, 'COMMIT')
       await hook('committed')
-      return outcome(r)
+      return outcome(r, body as unknown as Sent)
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error))
       throw error

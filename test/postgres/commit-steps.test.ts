@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { commitSteps, keyedCollections } from '../../src/postgres/changeset'
+import { commitSteps, keyedCollections, outcome } from '../../src/postgres/changeset'
 import type { Write } from '../../src/storage/ports'
 
 /*
@@ -97,6 +97,33 @@ describe('commitSteps', () => {
       ['counters', 'g counters', 1],
       ['counters', 'g counters', null],
     ])
+  })
+  it("completes the answer's versions from the steps when the function reports only what they wrote", () => {
+    const steps = commitSteps([
+      { op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: null, shape: 1 },
+      { op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: 1, shape: 1 },
+      { op: 'put', collection: 'products', value: { id: 'p' } as never, expectedVersion: null, shape: 1 },
+      { op: 'increment', collection: 'counters', id: 'c', by: { n: 1 } },
+      { op: 'increment', collection: 'counters', id: 'gone', by: { n: 1 } },
+      { op: 'delete', collection: 'counters', id: 'gone', expectedVersion: 3 },
+    ])
+    // What pe_commit reports without takes: the updates and increments (a deletion as null), no inserts.
+    const wrote = { 'orders/o': 2, 'counters/c': 8, 'counters/gone': null }
+    const result = outcome({ ok: true, seq: 7, wrote, values: {}, shapes: {} }, { steps })
+    if (!result.ok) throw new Error('expected a commit')
+    // Per entity its last write: the order inserted then updated, the product inserted, the counter
+    // incremented; the counter deleted after its increment is left out.
+    expect(result.versions).toEqual({ 'orders/o': 2, 'products/p': 1, 'counters/c': 8 })
+    expect(Object.keys(result)).toEqual(['ok', 'seq', 'values', 'shapes', 'versions'])
+    // An alternative committed instead: its own steps.
+    const alternative = commitSteps([
+      { op: 'put', collection: 'customers', value: { id: 'r' } as never, expectedVersion: null, shape: 1 },
+    ])
+    const chosen = outcome(
+      { ok: true, seq: 8, wrote: {}, values: {}, shapes: {}, alternative: { index: 0, failed: [] } },
+      { steps, alternatives: [{ steps: alternative }] },
+    )
+    expect(chosen.ok && chosen.versions).toEqual({ 'customers/r': 1 })
   })
   it('names for the unique checks only the collections whose keys a write may set', () => {
     const put = (collection: 'orders' | 'customers', value: object): Write =>
