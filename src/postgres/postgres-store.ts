@@ -26,7 +26,7 @@ import {
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
-import { listPage, PACK, type Packed } from './list-query'
+import { listPage, type Packed, packed } from './list-query'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
 
@@ -183,8 +183,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const keyValues = (value: string | readonly string[]): readonly string[] =>
       typeof value === 'string' ? [value] : value
     // The reads' texts, made once: a read of the same shape is the same string (see `statement`).
-    const getSql = `(SELECT ${PACK} FROM ${t} WHERE id = $1)`
-    const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
+    const getSql = packed(`FROM ${t} WHERE id = $1`)
+    const getManySql = packed(`FROM ${t} WHERE id = ANY($1::text[])`)
     const findBySql = new Map<string, string>()
     const findManySql = new Map<string, string>()
     const listTarget = { read, table: t, layout, schema: s, collection, statements: new Map<string, string>() }
@@ -208,7 +208,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           const where = keyOf(key)
             .columns.map((c, i) => `${quote(c)} = $${i + 1}::text`)
             .join(' AND ')
-          sql = `(SELECT ${PACK} FROM ${t} WHERE ${where})`
+          sql = packed(`FROM ${t} WHERE ${where}`)
           findBySql.set(key, sql)
         }
         const [row] = await read<Packed[]>(sql, [...keyValues(value)])
@@ -222,11 +222,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         let sql = findManySql.get(key)
         if (sql === undefined) {
           const cols = k.columns.map(quote)
-          const pack = `coalesce(json_agg(json_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::json)`
+          const extra = `, ${cols.join(', ')}`
           sql =
             cols.length === 1
-              ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
-              : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+              ? packed(`FROM ${t} WHERE ${cols[0]} = ANY($1::text[])`, extra)
+              : packed(
+                  `FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')}))`,
+                  extra,
+                )
           findManySql.set(key, sql)
         }
         const rows = await read<Packed[]>(sql, params)
