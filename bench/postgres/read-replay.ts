@@ -10,11 +10,11 @@ import { buildsBeside } from './floor'
  * `npx tsx bench/postgres/read-replay.ts <earlier dist>` (not a test; docs/postgres.md#loads): the
  * database's CPU for the READ statements of a one-line validation and redemption, this checkout's
  * against an earlier build's, on one server. Each build's engine runs a few validations and
- * redemptions of one code for one known customer (hinted: steady state), and the read statements of
- * the last of each are kept (text and parameters). They are then replayed as prepared statements
+ * redemptions of one code for one known customer (hinted: steady state) and for new customers, and the
+ * read statements of the last of each are kept (text and parameters). They are then replayed as prepared statements
  * (bound and executed, as the store sends them) `READ_N` times per round from one connection, the
  * builds alternating round by round (`READ_ROUNDS`), with `SELECT 1` as a floor of what any statement
- * costs. Per statement: the backend's CPU time (/proc/<pid>/stat, utime + stime, read around each
+ * costs. Per statement: the backend's CPU time (/proc/<pid>/schedstat, read around each
  * block of executions: what the database spends, whoever else holds the cores) and the client's p50.
  * `PLAN_MODE` sets `plan_cache_mode` on the replaying connection (`force_custom_plan`: every
  * execution planned again, so the difference is what planning costs). `READ_PERF=<file>`: instead,
@@ -76,9 +76,15 @@ try {
       order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
       customer: { source_id: 'read-0' },
     }
+    // A known customer's, and a new customer's (the open loop's: every request a customer not seen
+    // before, whose statement PostgreSQL may keep planning at every execution).
+    let k = 0
+    const fresh = () => ({ ...body, customer: { source_id: `read-new-${k++}` } })
     for (const [kind, op] of [
       ['validate', () => engine.raw.validations.validateStackable(body)],
       ['redeem', () => engine.raw.redemptions.redeemStackable(body)],
+      ['validate, new customer', () => engine.raw.validations.validateStackable(fresh())],
+      ['redeem, new customer', () => engine.raw.redemptions.redeemStackable(fresh())],
     ] as const) {
       for (let i = 0; i < 8; i++) {
         captured = []

@@ -23,6 +23,7 @@ import {
   type Queryable,
   type QueryConfigLike,
   type QueryResultLike,
+  SESSION_OPTIONS,
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
@@ -110,7 +111,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         // listener node-postgres would crash the process. The next query gets a new connection, and a
         // query that fails becomes an EngineError (docs/postgres.md#faults).
         // Sized for the work (docs/postgres.md#tuning): a request holds one connection per round trip.
-        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE }).on(
+        // Its statements planned once per connection (docs/postgres.md#plan-caching).
+        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE, options: SESSION_OPTIONS }).on(
           'error',
           () => {},
         ) as unknown as PoolLike)
