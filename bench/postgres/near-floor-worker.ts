@@ -58,12 +58,13 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
   const { createEngine } = (await import(engineModule)) as typeof import('../../src/index')
   const postgres = (await import(postgresModule)) as typeof import('../../src/postgres/index')
   const { createPostgresStore } = postgres
-  // The session settings the build asks of its connections (docs/postgres.md#plan-caching), as a host
-  // following its docs passes them; builds before SESSION_OPTIONS have none.
-  const options = (postgres as { SESSION_OPTIONS?: string }).SESSION_OPTIONS
-  if (options !== undefined) {
+  // The session setting the build asks of its connections (docs/postgres.md#plan-caching), as a host
+  // following its docs sets it; builds before `planGenerically` have none.
+  const plan = (postgres as { planGenerically?: (p: pg.Pool) => void }).planGenerically
+  if (plan !== undefined) {
     await pool.end()
-    pool = new pg.Pool({ connectionString: url, max: 2, options }).on('error', () => {})
+    pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+    plan(pool)
   }
   const store = createPostgresStore({
     pool,

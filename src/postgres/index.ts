@@ -5,10 +5,11 @@
 export {
   type PoolClientLike,
   type PoolLike,
+  planGenerically,
   type Queryable,
   type QueryConfigLike,
   type QueryResultLike,
-  SESSION_OPTIONS,
+  SESSION_SETTINGS,
 } from './connection'
 export { SCHEMA_VERSION } from './migrate'
 export {

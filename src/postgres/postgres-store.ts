@@ -20,10 +20,10 @@ import {
   JsonRowQuery,
   type PoolClientLike,
   type PoolLike,
+  planGenerically,
   type Queryable,
   type QueryConfigLike,
   type QueryResultLike,
-  SESSION_OPTIONS,
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
@@ -111,11 +111,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         // listener node-postgres would crash the process. The next query gets a new connection, and a
         // query that fails becomes an EngineError (docs/postgres.md#faults).
         // Sized for the work (docs/postgres.md#tuning): a request holds one connection per round trip.
-        // Its statements planned once per connection (docs/postgres.md#plan-caching).
-        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE, options: SESSION_OPTIONS }).on(
-          'error',
-          () => {},
-        ) as unknown as PoolLike)
+        ownedPool(options.connectionString)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
 
@@ -423,6 +419,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 const ignore = () => {}
+
+function ownedPool(connectionString: string): PoolLike {
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE }).on('error', ignore)
+  // Its statements planned once per connection (docs/postgres.md#plan-caching).
+  planGenerically(pool as never)
+  return pool as unknown as PoolLike
+}
 
 /** A pool or client of node-postgres made with `pipeline: true`. */
 function pipelined(db: Queryable): boolean {

@@ -2,14 +2,14 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
-import { createPostgresStore, SESSION_OPTIONS } from '../../src/postgres'
+import { createPostgresStore, planGenerically } from '../../src/postgres'
 import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { emptySchema, useClonedPool } from './database'
 
 /*
  * docs/postgres.md#plan-caching: the store's connections run with `plan_cache_mode =
- * force_generic_plan` (SESSION_OPTIONS), so each statement is planned once per connection without its
+ * force_generic_plan` (`planGenerically`), so each statement is planned once per connection without its
  * parameters' values. Generic plans must still read by indexes only: on tables holding rows enough
  * that a sequential scan is a choice for the planner (2,000 per table, analysed), the statements of
  * a chain of operations (one-line validations and redemptions of a known and of new customers, four
@@ -79,9 +79,9 @@ describe.sequential('plan caching on PostgreSQL', () => {
     const pool = new pg.Pool({
       connectionString: db.url,
       max: 2,
-      options: SESSION_OPTIONS,
       application_name: 'plan-cache',
     }).on('error', () => {})
+    planGenerically(pool)
     const sent: string[] = []
     const recording = {
       query: (q: { text: string } | string, v?: unknown[]) => {
