@@ -148,8 +148,6 @@ export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
     readonly name: string,
     readonly text: string,
     readonly values: unknown[],
-    /** The leading columns parsed as JSON; the rest are left as their text (`json` counts them). */
-    readonly json = Number.POSITIVE_INFINITY,
   ) {
     this.answer = new Promise((resolve, reject) => {
       this.settle = (error, row) => (error ? reject(error) : resolve(row))
@@ -208,7 +206,7 @@ export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
       const row = new Array<unknown>(fields.length)
       for (let i = 0; i < fields.length; i++) {
         const f = fields[i]
-        row[i] = f === null || f === undefined ? null : i < this.json ? JSON.parse(f) : f
+        row[i] = f === null || f === undefined ? null : JSON.parse(f)
       }
       this.row = row
     } catch (error) {

@@ -137,9 +137,9 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
    * A statement whose columns are all JSON, answered as its first row's columns (one round trip).
    * Not an async function: its promise is the driver's own, without a wrapper's turns of the queue.
    */
-  function jsonRow(via: Queryable, text: string, values: unknown[], json?: number): Promise<unknown[] | undefined> {
+  function jsonRow(via: Queryable, text: string, values: unknown[]): Promise<unknown[] | undefined> {
     if (wire) {
-      const q = new JsonRowQuery(named(text) ?? '', text, values, json)
+      const q = new JsonRowQuery(named(text) ?? '', text, values)
       const sent = via.query(q as never) as unknown
       // A pool answers with a promise of its own; a client returns the query object itself. A host's
       // own `Queryable` that ran it as a plain config (its text, name and values) answers a result.
@@ -244,11 +244,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
-  // The answer in four columns: its head (\`ok\`, \`seq\`, a conflict or an alternative), then the
-  // versions, values and shapes as text, parsed when first read (\`committed\`). The subquery runs the
-  // function once (OFFSET 0: never pulled up into the outer list).
-  const commitSql = `SELECT r - '{versions,values,shapes}'::text[] AS h, (r -> 'versions')::text AS v,
-    (r -> 'values')::text AS x, (r -> 'shapes')::text AS s FROM (SELECT ${s}.pe_commit($1::jsonb) AS r OFFSET 0) c`
+  const commitSql = `SELECT ${s}.pe_commit($1::jsonb) AS r`
 
   async function commit(changeset: Changeset): Promise<CommitResult> {
     stats.commits++
@@ -275,20 +271,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const payload = JSON.stringify(body)
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
-      return await runCommit(options.client, commitSql, payload)
+      return outcome(await runCommit(options.client, commitSql, payload))
     }
     const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
-      if (!hook) return await runCommit(client, commitSql, payload)
+      if (!hook) return outcome(await runCommit(client, commitSql, payload))
       await runStatement(client, 'BEGIN')
       await hook('begin')
       const r = await runCommit(client, commitSql, payload)
       await hook('applied')
       await runStatement(client, 'COMMIT')
       await hook('committed')
-      return r
+      return outcome(r)
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error))
       throw error
@@ -324,11 +320,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
   }
 
-  async function runCommit(client: Queryable, sql: string, payload: string): Promise<CommitResult> {
+  async function runCommit(client: Queryable, sql: string, payload: string): Promise<unknown> {
     stats.queries++
-    let row: unknown[] | undefined
     try {
-      row = await jsonRow(client, sql, [payload], 1)
+      return (await jsonRow(client, sql, [payload]))?.[0]
     } catch (error) {
       const code = (error as { code?: unknown }).code
       // Raised outside the function's own handler (at COMMIT in the host's transaction, for one): still a conflict.
@@ -336,7 +331,6 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         return { ok: false, conflict: { collection: 'locks', id: '', reason: 'version' } }
       throw commitFault(error)
     }
-    return committed(row)
   }
 
   /**
@@ -438,49 +432,6 @@ function onlyAppendsActivities(changeset: Changeset): boolean {
     !changeset.alternatives?.length &&
     changeset.writes.every((w) => w.collection === 'activities' && w.op === 'put' && w.expectedVersion === null)
   )
-}
-
-/**
- * The commit's answer from its four columns (\`commitSql\`). Versions, values and shapes are keyed by
- * \`collection/id\`, mostly ids new with this commit: V8 makes a hidden class for every new key of an
- * object, so parsing them cost more than the rest of the answer (bench/RESULTS.md, "Helper run
- * \`client483\`"), and most callers read none of them (a redemption reads its code's value; nothing
- * reads the versions). Each is parsed when first read, once (docs/postgres.md#driver-path).
- */
-function committed(row: unknown[] | undefined): CommitResult {
-  const head = outcome(row?.[0])
-  if (!head.ok) return head
-  const texts = row as [unknown, string | null, string | null, string | null]
-  let versions: Record<string, number> | undefined
-  let values: Record<string, unknown> | undefined
-  let shapes: Record<string, number> | undefined
-  const result: CommitResult = {
-    ok: true,
-    seq: head.seq,
-    get versions() {
-      versions ??= texts[1] === null ? {} : (JSON.parse(texts[1]) as Record<string, number>)
-      return versions
-    },
-    set versions(v) {
-      versions = v
-    },
-    get values() {
-      values ??= texts[2] === null ? {} : (JSON.parse(texts[2]) as Record<string, unknown>)
-      return values
-    },
-    set values(v) {
-      values = v
-    },
-    get shapes() {
-      shapes ??= texts[3] === null ? {} : (JSON.parse(texts[3]) as Record<string, number>)
-      return shapes
-    },
-    set shapes(v) {
-      shapes = v
-    },
-  }
-  if (head.alternative) result.alternative = head.alternative
-  return result
 }
 
 /** A statement's first row's columns, from a query object's answer (already them) or a driver's result. */

@@ -124,16 +124,6 @@ function upgradedRepository<C extends CollectionName>(collection: C, inner: Repo
 /** An increment keeps its entity's shape: the values a commit returns are upgraded like every read. */
 function upgradeCommit(result: CommitResult): CommitResult {
   if (!result.ok) return result
-  // The shapes first: a commit whose values are all current reads none of them (the PostgreSQL store
-  // parses each part of its answer when first read, docs/postgres.md#driver-path).
-  let old = false
-  for (const slot in result.shapes) {
-    if ((result.shapes[slot] as number) < currentShape(slot.slice(0, slot.indexOf('/')) as CollectionName)) {
-      old = true
-      break
-    }
-  }
-  if (!old) return result
   let values: Record<string, unknown> | undefined
   for (const [slot, value] of Object.entries(result.values)) {
     const collection = slot.slice(0, slot.indexOf('/')) as CollectionName
