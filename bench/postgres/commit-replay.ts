@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
 import { captureRedemptionCommit } from './captured-commit'
-import { buildsBeside, FLOOR_SQL, floorRows } from './floor'
+import { buildsBeside, FLOOR_SQL, floorRows, writesFloorSql } from './floor'
 
 /*
  * `npx tsx bench/postgres/commit-replay.ts <earlier dist>` (not a test; docs/postgres.md#commit): the
@@ -16,7 +16,10 @@ import { buildsBeside, FLOOR_SQL, floorRows } from './floor'
  * and a guarded update in one function, as near-floor.ts measures it) runs in the same rounds, and each
  * build's commit is given as a multiple of it. Beside the server's time (wall time, which a loaded
  * machine stretches), the backend's CPU time per call (/proc/<pid>/stat, utime + stime, read around
- * each block of calls): what the function costs the database, whoever else holds the cores.
+ * each block of calls): what the function costs the database, whoever else holds the cores. A second
+ * floor runs in the same rounds: the same commit's writes by hand (floor.ts `writesFloorSql`: one
+ * static statement per table into this build's tables, nothing else), so the engine's commit is also
+ * given as a multiple of what its own rows cost the database.
  */
 
 /** The backend's CPU time so far, ms (clock ticks of 10 ms: a block of calls lasts hundreds of them). */
@@ -43,6 +46,12 @@ try {
   // the earlier build's schema.
   const { payload, inserted, fresh, copyCodeTo } = await captureRedemptionCommit(pool)
   await copyCodeTo('base')
+  const { insertStatement } = await import('../../src/postgres/collection-writers')
+  const { layouts } = await import('../../src/postgres/migrate')
+  const tables = [...layouts('promo_engine').values()]
+  await pool.query(
+    writesFloorSql('promo_engine', (l) => insertStatement('promo_engine', l as never), tables, JSON.parse(payload)),
+  )
   console.log(
     `${new Date().toISOString()}; payload ${payload.length} bytes, ${inserted.length} inserts; ${ROUNDS} rounds × ${N} calls per build`,
   )
@@ -52,7 +61,30 @@ try {
     const client = await pool.connect()
     const pid = (await client.query('SELECT pg_backend_pid() AS p')).rows[0].p as number
     const cpu = new Map<string, number>()
-    const times = new Map<string, number[]>([...builds.map((b): [string, number[]] => [b.schema, []]), ['floor', []]])
+    const times = new Map<string, number[]>([
+      ...builds.map((b): [string, number[]] => [b.schema, []]),
+      ['floor', []],
+      ['writes', []],
+    ])
+    const writes = { name: 'r_writes', text: 'SELECT promo_engine.pe_floor_writes($1::jsonb) AS ok' }
+    for (let i = 0; i < 20; i++) await client.query({ ...writes, values: [fresh()] })
+    // The hand-written writes are the commit's: one feed row per entity, every counter row incremented.
+    const count = async () =>
+      (
+        await client.query(
+          `SELECT (SELECT count(*) FROM promo_engine.pe_changes WHERE seq < 0 AND pos >= 1)::int AS f,
+            (SELECT sum(version) FROM promo_engine.counters)::int AS c`,
+        )
+      ).rows[0] as { f: number; c: number }
+    const before = await count()
+    await client.query({ ...writes, values: [fresh()] })
+    const after = await count()
+    const steps = JSON.parse(payload).steps as { c: string; rows: unknown[] }[]
+    const counterRows = steps.find((st) => st.c === 'counters')?.rows.length ?? 0
+    if (after.f - before.f !== inserted.length + counterRows + 1 || after.c - before.c < counterRows)
+      throw new Error(
+        `the writes floor wrote ${after.f - before.f} feed rows and ${after.c - before.c} counter versions`,
+      )
     for (const b of builds)
       for (let i = 0; i < 20; i++) await client.query(`SELECT ${b.schema}.pe_commit($1::jsonb)`, [fresh()])
     let f = 0
@@ -72,6 +104,16 @@ try {
         if (r.rows[0].ok !== true) throw new Error('the floor call failed')
       }
       cpu.set('floor', (cpu.get('floor') ?? 0) + cpuMs(pid) - c0)
+      const writesTimes = times.get('writes') as number[]
+      c0 = cpuMs(pid)
+      for (let i = 0; i < N; i++) {
+        const values = [fresh()]
+        const t = performance.now()
+        const r = await client.query({ ...writes, values })
+        writesTimes.push(performance.now() - t)
+        if (r.rows[0].ok !== true) throw new Error('the writes floor failed')
+      }
+      cpu.set('writes', (cpu.get('writes') ?? 0) + cpuMs(pid) - c0)
       for (const b of round % 2 ? [...builds].reverse() : builds) {
         const sql = { name: `r_${b.schema}`, text: `SELECT ${b.schema}.pe_commit($1::jsonb) AS r` }
         c0 = cpuMs(pid)
@@ -88,17 +130,20 @@ try {
     client.release()
     await new Promise((r) => setTimeout(r, 600))
     const fns = await pool.query(
-      `SELECT schemaname AS s, total_time, calls FROM pg_stat_user_functions
-        WHERE funcname = 'pe_commit' OR (schemaname = 'floor' AND funcname = 'apply')`,
+      `SELECT schemaname AS s, funcname AS f, total_time, calls FROM pg_stat_user_functions
+        WHERE funcname = 'pe_commit' OR (schemaname = 'floor' AND funcname = 'apply')
+          OR funcname = 'pe_floor_writes'`,
     )
     console.log(`\n### fsync ${fsync} (load before: ${load}; after: ${execSync('uptime').toString().trim()})\n`)
     console.log(
-      '| call | client mean ms | client p50 ms | server ms per call | backend CPU ms per call | ÷ floor (p50) | ÷ floor (server) |',
+      '| call | client mean ms | client p50 ms | server ms per call | backend CPU ms per call | ÷ floor (p50) | ÷ floor (server) | ÷ writes by hand (p50, server, CPU) |',
     )
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     const stats = (schema: string) => {
       const t = (times.get(schema) as number[]).sort((x, y) => x - y)
-      const fn = fns.rows.find((r) => r.s === schema)
+      const fn = fns.rows.find((r) =>
+        schema === 'writes' ? r.f === 'pe_floor_writes' : r.s === schema && r.f !== 'pe_floor_writes',
+      )
       return {
         mean: t.reduce((a, x) => a + x, 0) / t.length,
         p50: t[Math.floor(t.length / 2)] ?? 0,
@@ -107,12 +152,14 @@ try {
       }
     }
     const base = stats('floor')
+    const own = stats('writes')
     for (const [label, s] of [
       ...builds.map((b): [string, ReturnType<typeof stats>] => [`${b.label}: pe_commit`, stats(b.schema)]),
       ['floor: 19 JSONB inserts + guarded update', base] as [string, ReturnType<typeof stats>],
+      ["floor: this commit's writes by hand", own] as [string, ReturnType<typeof stats>],
     ])
       console.log(
-        `| ${label} | ${s.mean.toFixed(3)} | ${s.p50.toFixed(3)} | ${s.server.toFixed(3)} | ${s.cpu.toFixed(3)} | ${(s.p50 / base.p50).toFixed(2)} | ${(s.server / base.server).toFixed(2)} |`,
+        `| ${label} | ${s.mean.toFixed(3)} | ${s.p50.toFixed(3)} | ${s.server.toFixed(3)} | ${s.cpu.toFixed(3)} | ${(s.p50 / base.p50).toFixed(2)} | ${(s.server / base.server).toFixed(2)} | ${(s.p50 / own.p50).toFixed(2)}, ${(s.server / own.server).toFixed(2)}, ${(s.cpu / own.cpu).toFixed(2)} |`,
       )
   }
 } finally {

@@ -39,3 +39,62 @@ export function buildsBeside(earlier: string): { label: string; schema: string; 
     { label: 'earlier build', schema: 'base', mod: `${earlier}/postgres.js` },
   ]
 }
+
+/**
+ * The second floor (docs/postgres.md#commit): the writes of one captured redemption's commit, and
+ * nothing else, by hand. One PL/pgSQL function with one static statement per table, into this build's
+ * own tables (their indexes, derived columns and triggers), from the commit's own payload: the new
+ * entities inserted with their derived columns computed (as the commit's insert does), the counters'
+ * and the code's increments applied with JSON arithmetic (the code's under its limit), and one
+ * change-feed row per entity written. No versions reported, no conflict kinds, no alternatives, no
+ * subtransaction, no feed numbering: what the database needs for these rows, which an engine commit
+ * pays whatever its design. `insertStatement` is the commit's own (src/postgres/collection-writers.ts).
+ */
+export function writesFloorSql(
+  schema: string,
+  insertStatement: (layout: { collection: string }) => string,
+  layouts: readonly { collection: string }[],
+  payload: { steps: { c: string; rows: { op: string }[] }[] },
+): string {
+  const s = `"${schema}"`
+  const inserts = payload.steps
+    .filter((st) => st.rows.every((r) => r.op === 'ins'))
+    .map((st) => {
+      const layout = layouts.find((l) => l.collection === st.c)
+      if (!layout) throw new Error(`no table for ${st.c}`)
+      return `step := (SELECT e FROM jsonb_array_elements(p -> 'steps') e WHERE e ->> 'c' = '${st.c}');
+  ${insertStatement(layout)};`
+    })
+    .join('\n  ')
+  for (const st of payload.steps)
+    if (!st.rows.every((r) => r.op === 'ins') && !['counters', 'vouchers'].includes(st.c))
+      throw new Error(`the writes floor knows no step of ${st.c}`)
+  return `
+CREATE OR REPLACE FUNCTION ${s}.pe_floor_writes(p jsonb) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  step jsonb;
+  n integer;
+BEGIN
+  ${inserts}
+  -- The increments: top-level numbers of the counter rows, the code's redeemed quantity under its limit.
+  WITH x AS (SELECT * FROM jsonb_to_recordset((SELECT e FROM jsonb_array_elements(p -> 'steps') e WHERE e ->> 'c' = 'counters') -> 'rows')
+      AS x(id text, n integer, ap text[], av float8[])),
+    c AS (UPDATE ${s}.counters t SET version = t.version + x.n,
+        value = t.value || (SELECT jsonb_object_agg(u.k, coalesce((t.value ->> u.k)::float8, 0) + u.v) FROM unnest(x.ap, x.av) AS u(k, v))
+      FROM x WHERE t.id = x.id RETURNING t.id, t.version, t.value, t.shape),
+    v AS (UPDATE ${s}.vouchers t SET version = t.version + 1,
+        value = jsonb_set(jsonb_set(t.value, '{redemption,redeemed_quantity}',
+          to_jsonb(coalesce((t.value #>> '{redemption,redeemed_quantity}')::integer, 0) + 1)), '{updated_at}', to_jsonb(now()))
+      WHERE t.id = (SELECT e -> 'rows' -> 0 ->> 'id' FROM jsonb_array_elements(p -> 'steps') e WHERE e ->> 'c' = 'vouchers')
+        AND coalesce((t.value #>> '{redemption,redeemed_quantity}')::integer, 0) + 1 <= (t.value #>> '{redemption,quantity}')::integer
+      RETURNING t.id, t.version, t.value, t.shape),
+    f AS (INSERT INTO ${s}.pe_changes (seq, pos, collection, id, op, version, value, shape)
+      SELECT -(pg_current_xact_id()::text::bigint), row_number() OVER (), w.c, w.id, 'put', w.version, w.value, w.shape FROM (
+        SELECT e ->> 'c' AS c, r ->> 'id' AS id, 1 AS version, r -> 'v' AS value, (r ->> 's')::integer AS shape
+          FROM jsonb_array_elements(p -> 'steps') e, jsonb_array_elements(e -> 'rows') r WHERE r ->> 'op' = 'ins'
+        UNION ALL SELECT 'counters', id, version, value, shape FROM c
+        UNION ALL SELECT 'vouchers', id, version, value, shape FROM v) w RETURNING 1)
+  SELECT (SELECT count(*) FROM v) INTO n;
+  RETURN n = 1;
+END $$;`
+}
