@@ -50,7 +50,7 @@ import { FLOOR_SQL } from './postgres/floor'
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), VALIDATORS=returning (validations by 100
  * customers the shop made, so each records an activity; by default every request is a new
- * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async],…`: other server builds, each on a
+ * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async][!--node-flag…],…`: other server builds, each on a
  * fresh database, in turn for each fsync setting; `*2` runs two server processes on the database,
  * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
  * checkout's, built first), STORE=memory (the server on
@@ -454,6 +454,8 @@ interface Build {
   asyncActivities?: boolean
   /** Server processes on the one database (`*N` after the path or pool), requests spread round them. */
   processes?: number
+  /** Node flags for the server (`!--flag` after everything else, repeatable), e.g. `!--max-semi-space-size=32`. */
+  nodeFlags?: string[]
 }
 
 /**
@@ -464,10 +466,11 @@ function builds(): Build[] {
   const given = process.env.BUILDS
   if (!given) return [{ label: 'this build', cli: 'packages/server/dist/cli.js', pool: process.env.POOL }]
   return given.split(',').map((pair) => {
-    const [label = '', given = ''] = pair.split('=')
+    const [label = '', ...rest] = pair.split('=')
+    const [given = '', ...nodeFlags] = rest.join('=').split('!')
     const spec = given.replace(/\+async$/, '')
     const [, cli = '', pool, processes] = /^([^@*]+)(?:@(\d+))?(?:\*(\d+))?$/.exec(spec) ?? []
-    return { label, cli, pool, asyncActivities: spec !== given, processes: Number(processes ?? 1) }
+    return { label, cli, pool, asyncActivities: spec !== given, processes: Number(processes ?? 1), nodeFlags }
   })
 }
 
@@ -511,23 +514,32 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
   const traceFile = (k: number) => join(tmpdir(), `open-loop-trace-${process.pid}-${k}.jsonl`)
   const traced: { rate: number; samples: Sample[] }[] = []
   const servers = ports.map((port, k) =>
-    spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), build.cli, 'serve'], {
-      env: {
-        ...process.env,
-        ...(memory ? {} : { DATABASE_URL: pgServer.url }),
-        PORT: String(port),
-        HOST: host,
-        PROMO_APP_ID: APP['X-App-Id'],
-        PROMO_APP_SECRET: APP['X-App-Token'],
-        PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
-        PROMO_METRICS_PORT: String(metricsPorts[k]),
-        ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
-        ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
-        ...(TRACE ? { PROMO_TRACE_FILE: traceFile(k) } : {}),
+    spawn(
+      process.execPath,
+      [
+        ...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+        ...(build.nodeFlags ?? []),
+        build.cli,
+        'serve',
+      ],
+      {
+        env: {
+          ...process.env,
+          ...(memory ? {} : { DATABASE_URL: pgServer.url }),
+          PORT: String(port),
+          HOST: host,
+          PROMO_APP_ID: APP['X-App-Id'],
+          PROMO_APP_SECRET: APP['X-App-Token'],
+          PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
+          PROMO_METRICS_PORT: String(metricsPorts[k]),
+          ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
+          ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
+          ...(TRACE ? { PROMO_TRACE_FILE: traceFile(k) } : {}),
+        },
+        // The server logs a line per request as in production; what it writes is thrown away here.
+        stdio: ['ignore', 'ignore', 'inherit'],
       },
-      // The server logs a line per request as in production; what it writes is thrown away here.
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
+    ),
   )
   /** CPU of the server processes together. */
   const serversCpu = () => {
