@@ -15,7 +15,7 @@ const slot = process.env.SLOT ?? '0'
 const code = process.env.CODE ?? 'D0'
 const seconds = Number(process.env.BENCH_SECONDS ?? 3)
 
-const pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+let pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
 
 type Op = () => Promise<boolean>
 
@@ -56,7 +56,16 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
   const engineModule = build === 'src' ? '../../src/index.ts' : `${build}/index.js`
   const postgresModule = build === 'src' ? '../../src/postgres/index.ts' : `${build}/postgres.js`
   const { createEngine } = (await import(engineModule)) as typeof import('../../src/index')
-  const { createPostgresStore } = (await import(postgresModule)) as typeof import('../../src/postgres/index')
+  const postgres = (await import(postgresModule)) as typeof import('../../src/postgres/index')
+  const { createPostgresStore } = postgres
+  // The session setting the build asks of its connections (docs/postgres.md#plan-caching), as a host
+  // following its docs sets it; builds before `planGenerically` have none.
+  const plan = (postgres as { planGenerically?: (p: pg.Pool) => void }).planGenerically
+  if (plan !== undefined) {
+    await pool.end()
+    pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+    plan(pool)
+  }
   const store = createPostgresStore({
     pool,
     schema: process.env.SCHEMA ?? 'promo_engine',

@@ -2,7 +2,15 @@
  * `promo-engine/postgres`: the storage contract on PostgreSQL (docs/postgres.md). Needs `pg`
  * (node-postgres), an optional peer dependency of the package; the core never imports this module.
  */
-export type { PoolClientLike, PoolLike, Queryable, QueryConfigLike, QueryResultLike } from './connection'
+export {
+  type PoolClientLike,
+  type PoolLike,
+  planGenerically,
+  type Queryable,
+  type QueryConfigLike,
+  type QueryResultLike,
+  SESSION_SETTINGS,
+} from './connection'
 export { SCHEMA_VERSION } from './migrate'
 export {
   type CommitStep,

@@ -5,13 +5,20 @@ import { condition } from './conditions'
 
 /** A row as a read returns it inside its JSON array: id, value, version, shape (then key columns). */
 export type Packed = [string, unknown, number, number, ...unknown[]]
-/*
- * Aggregated as `json`, not `jsonb` (docs/postgres.md#loads): the answer is text for the client either
- * way, and `json_agg` appends each value's text where `jsonb_agg` first copies every value into a new
- * binary container, then prints it all again: the server's execution of a level of reads is about a
- * third cheaper, and the client parses the same JSON.
+
+/**
+ * A read as one JSON array of its rows, each `[id, value, version, shape, ...extra]`, from `rest`
+ * (`FROM … WHERE …`, and a list's `ORDER BY`/`LIMIT`). Built as `array_to_json(ARRAY(SELECT …))`,
+ * not `coalesce(json_agg(…), '[]')` (docs/postgres.md#loads): an `ARRAY` sublink collects the rows
+ * its subquery emits, in their order, with no aggregate node for PostgreSQL to plan and set up at
+ * every execution, nor a second sort for the aggregate's own `ORDER BY`. Aggregated as `json`, not
+ * `jsonb`: the answer is text for the client either way, and `json_build_array` appends each value's
+ * text where `jsonb_build_array` first copies every value into a new binary container. `cte`: a
+ * `WITH … ` the subquery reads (a list's cursor anchor).
  */
-export const PACK = `coalesce(json_agg(json_build_array(id, value, version, shape)), '[]'::json)`
+export function packed(rest: string, extra = '', cte = ''): string {
+  return `array_to_json(ARRAY(${cte}SELECT json_build_array(id, value, version, shape${extra}) ${rest}))`
+}
 
 /** The table a list reads, and the batched read that sends its statement with the others of its level. */
 export interface ListTarget<C extends CollectionName> {
@@ -145,8 +152,9 @@ function listStatement(x: {
   }
   // A total only when the caller asks for one (\`count\` not false): internal reads skip the count(*).
   const total = x.total ? `(SELECT count(*) FROM ${t} WHERE ${where})` : '-1'
-  const pageSql = `SELECT id, value, version, shape, ${col} AS k FROM ${from} WHERE ${where} AND ${keyset}${
-    x.empty ? ' AND FALSE' : ''
-  } ORDER BY ${x.constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}${x.limitAt === undefined ? '' : ` LIMIT ${x.limitAt}::bigint`}${x.offsetAt === undefined ? '' : ` OFFSET ${x.offsetAt}::bigint`}`
-  return `(${anchor}SELECT json_build_object('total', ${total}, 'rows', coalesce(json_agg(json_build_array(p.id, p.value, p.version, p.shape) ORDER BY p.k ${dir}, p.id ${idDir}), '[]'::json)) FROM (${pageSql}) p)`
+  const order = `${x.constant.map((c) => `${c}${desc ? ' DESC' : ''}, `).join('')}${col} ${dir}, id ${idDir}`
+  const limit = x.limitAt === undefined ? '' : ` LIMIT ${x.limitAt}::bigint`
+  const offset = x.offsetAt === undefined ? '' : ` OFFSET ${x.offsetAt}::bigint`
+  const rest = `FROM ${from} WHERE ${where} AND ${keyset}${x.empty ? ' AND FALSE' : ''} ORDER BY ${order}${limit}${offset}`
+  return `json_build_object('total', ${total}, 'rows', ${packed(rest, '', anchor)})`
 }

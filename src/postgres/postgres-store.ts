@@ -20,13 +20,14 @@ import {
   JsonRowQuery,
   type PoolClientLike,
   type PoolLike,
+  planGenerically,
   type Queryable,
   type QueryConfigLike,
   type QueryResultLike,
   storeFault,
 } from './connection'
 import { feedHorizon } from './feed-numbering'
-import { listPage, PACK, type Packed } from './list-query'
+import { listPage, type Packed, packed } from './list-query'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
 
@@ -110,10 +111,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         // listener node-postgres would crash the process. The next query gets a new connection, and a
         // query that fails becomes an EngineError (docs/postgres.md#faults).
         // Sized for the work (docs/postgres.md#tuning): a request holds one connection per round trip.
-        (new pg.Pool({ connectionString: options.connectionString, max: POOL_SIZE }).on(
-          'error',
-          () => {},
-        ) as unknown as PoolLike)
+        ownedPool(options.connectionString)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
 
@@ -183,8 +181,8 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const keyValues = (value: string | readonly string[]): readonly string[] =>
       typeof value === 'string' ? [value] : value
     // The reads' texts, made once: a read of the same shape is the same string (see `statement`).
-    const getSql = `(SELECT ${PACK} FROM ${t} WHERE id = $1)`
-    const getManySql = `(SELECT ${PACK} FROM ${t} WHERE id = ANY($1::text[]))`
+    const getSql = packed(`FROM ${t} WHERE id = $1`)
+    const getManySql = packed(`FROM ${t} WHERE id = ANY($1::text[])`)
     const findBySql = new Map<string, string>()
     const findManySql = new Map<string, string>()
     const listTarget = { read, table: t, layout, schema: s, collection, statements: new Map<string, string>() }
@@ -208,7 +206,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           const where = keyOf(key)
             .columns.map((c, i) => `${quote(c)} = $${i + 1}::text`)
             .join(' AND ')
-          sql = `(SELECT ${PACK} FROM ${t} WHERE ${where})`
+          sql = packed(`FROM ${t} WHERE ${where}`)
           findBySql.set(key, sql)
         }
         const [row] = await read<Packed[]>(sql, [...keyValues(value)])
@@ -222,11 +220,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         let sql = findManySql.get(key)
         if (sql === undefined) {
           const cols = k.columns.map(quote)
-          const pack = `coalesce(json_agg(json_build_array(id, value, version, shape, ${cols.join(', ')})), '[]'::json)`
+          const extra = `, ${cols.join(', ')}`
           sql =
             cols.length === 1
-              ? `(SELECT ${pack} FROM ${t} WHERE ${cols[0]} = ANY($1::text[]))`
-              : `(SELECT ${pack} FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')})))`
+              ? packed(`FROM ${t} WHERE ${cols[0]} = ANY($1::text[])`, extra)
+              : packed(
+                  `FROM ${t} WHERE (${cols.join(', ')}) IN (SELECT * FROM unnest(${cols.map((_, i) => `$${i + 1}::text[]`).join(', ')}))`,
+                  extra,
+                )
           findManySql.set(key, sql)
         }
         const rows = await read<Packed[]>(sql, params)
@@ -418,6 +419,13 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 }
 
 const ignore = () => {}
+
+function ownedPool(connectionString: string): PoolLike {
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE }).on('error', ignore)
+  // Its statements planned once per connection (docs/postgres.md#plan-caching).
+  planGenerically(pool as never)
+  return pool as unknown as PoolLike
+}
 
 /** A pool or client of node-postgres made with `pipeline: true`. */
 function pipelined(db: Queryable): boolean {

@@ -6,7 +6,7 @@ import pg from 'pg'
 import type { Logger } from 'pino'
 import { createEngine, createMemoryStore, type Engine, type EngineOptions, type Store } from '../../../src'
 import { type Answered, createFetchHandler } from '../../../src/http'
-import { createPostgresStore, type PostgresStore } from '../../../src/postgres'
+import { createPostgresStore, type PostgresStore, planGenerically } from '../../../src/postgres'
 import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
 import { createLogger, createMetrics, type Metrics, timeConnections } from './observe'
 import { readSettings, type Settings } from './settings'
@@ -70,6 +70,8 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
       application_name: 'promo-engine',
     })
+    // The store's statements planned once per connection (docs/postgres.md#plan-caching).
+    planGenerically(pool as never)
     // A connection the database drops while idle (a restart, a failover) is reported here; the next
     // query takes a new one, and a failed query becomes a 503 (docs/postgres.md#faults).
     pool.on('error', () => {})
