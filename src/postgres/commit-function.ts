@@ -72,10 +72,10 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
 ${incrementFunctions(s)}
 
 ${dropOld}
-${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
+${layouts.map((l) => collectionWriter(schema, l)).join('\n')}
 ${layouts
   .filter((l) => l.collection === 'points_buckets')
-  .map((l) => takeFunction(schema, l))
+  .map((l) => takeFunction(schema, l, layouts))
   .join('\n')}
 
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$
