@@ -43,7 +43,7 @@ export function buildsBeside(earlier: string): { label: string; schema: string; 
 /**
  * The second floor (docs/postgres.md#commit): the writes of one captured redemption's commit, and
  * nothing else, by hand. One PL/pgSQL function with one static statement per table, into this build's
- * own tables (their indexes, derived columns and triggers), from the commit's own payload: the new
+ * own tables (their indexes and derived columns), from the commit's own payload: the new
  * entities inserted with their derived columns computed (as the commit's insert does), the counters'
  * and the code's increments applied with JSON arithmetic (the code's under its limit), and one
  * change-feed row per entity written. No versions reported, no conflict kinds, no alternatives, no

@@ -1,4 +1,12 @@
-import { identifier, quote, type TableLayout } from './columns'
+import {
+  columnFieldFilter,
+  columnNames,
+  columnSets,
+  columnValues,
+  identifier,
+  quote,
+  type TableLayout,
+} from './columns'
 
 /*
  * One PL/pgSQL function per collection (`pe_w_<collection>`), holding that table's static statements
@@ -16,13 +24,17 @@ export function writerFunction(schema: string, collection: string): string {
  * `collection/id`: its version, null when deleted; for increments its value after and its shape), or
  * `{conflict}`, or, collecting for alternatives, also `{failed}` (the guards that failed, written anyway).
  */
-export function collectionWriter(schema: string, collection: string): string {
+export function collectionWriter(schema: string, layout: TableLayout): string {
+  const collection = layout.collection
   const s = quote(schema)
   const t = `${s}.${quote(collection)}`
+  const names = columnNames(layout)
   const c = literal(collection)
   const conflictOf = (reason: string) =>
     `jsonb_build_object('conflict', jsonb_build_object('collection', ${c}, 'id', bad, 'reason', ${reason}))`
   const slot = (id: string) => `${c} || '/' || ${id}`
+  // The value of a row an increment creates, before the increment.
+  const created = "(coalesce(x.cr, '{}'::jsonb) || jsonb_build_object('id', x.id))"
   const incRows =
     "jsonb_to_recordset(step -> 'rows') AS x(op text, id text, n integer, ap text[], av float8[], sp text[], sv jsonb, up text[], g jsonb, cr jsonb, s integer)"
   // The guards of the incremented rows `u` (joined to their writes `x`), checked on the result.
@@ -45,7 +57,13 @@ export function collectionWriter(schema: string, collection: string): string {
       failed := CASE WHEN failed IS NULL THEN earlier
         ELSE (SELECT jsonb_agg(e ORDER BY e ->> 'id', e -> 'guard' ->> 'path') FROM jsonb_array_elements(earlier || failed) e) END;
     END IF;`
+  // The derived columns of the rows incremented (docs/postgres.md#schema), set again only when an
+  // increment adds to, assigns or removes a field one of them reads: an increment changes the fields
+  // its paths name and nothing else (pe_apply, then `- up`), so a step whose paths all lie outside
+  // those fields (a code's redeemed quantity) leaves every column as it was.
+  const touched = columnRefresh(schema, layout)
   const outcome = `IF bad IS NOT NULL THEN RETURN ${conflictOf("'missing'")}; END IF;
+    ${touched}
     ${merge}
     IF failed IS NOT NULL THEN
       IF NOT collect THEN RETURN jsonb_build_object('conflict', failed -> 0); END IF;
@@ -79,8 +97,8 @@ BEGIN
     -- fewer to set up in a statement that runs for every redemption.
     IF guarded THEN
       WITH x AS (SELECT * FROM ${incRows}),
-        u AS (INSERT INTO ${t} AS t (id, value, version, shape)
-            SELECT x.id, coalesce(x.cr, '{}'::jsonb) || jsonb_build_object('id', x.id), 0, x.s FROM x ORDER BY x.id
+        u AS (INSERT INTO ${t} AS t (id, value, version, shape${names})
+            SELECT x.id, ${created}, 0, x.s${columnValues(layout, created)} FROM x ORDER BY x.id
           ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
             value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]) FROM x WHERE x.id = excluded.id)
           RETURNING t.id, t.version, t.value, t.shape),
@@ -89,8 +107,8 @@ BEGIN
         FROM (SELECT array_agg(u.id) FILTER (WHERE u.version = 0) AS fresh, ${written(' FILTER (WHERE u.version > 0)')} FROM u) w;
     ELSE
       WITH x AS (SELECT * FROM ${incRows}),
-        u AS (INSERT INTO ${t} AS t (id, value, version, shape)
-            SELECT x.id, coalesce(x.cr, '{}'::jsonb) || jsonb_build_object('id', x.id), 0, x.s FROM x ORDER BY x.id
+        u AS (INSERT INTO ${t} AS t (id, value, version, shape${names})
+            SELECT x.id, ${created}, 0, x.s${columnValues(layout, created)} FROM x ORDER BY x.id
           ON CONFLICT (id) DO UPDATE SET version = t.version + (SELECT x.n FROM x WHERE x.id = excluded.id),
             value = (SELECT ${s}.pe_apply(t.value, x.ap, x.av, x.sp, x.sv) - coalesce(x.up, '{}'::text[]) FROM x WHERE x.id = excluded.id)
           RETURNING t.id, t.version, t.value, t.shape)
@@ -117,18 +135,18 @@ BEGIN
     -- turns into an \`exists\` conflict (ON CONFLICT would cost every row a probe of the key first and
     -- a second WAL record to confirm it, for a collision random ids do not have).
     IF (step ->> 'cr')::integer = 0 AND (step ->> 'ins')::integer > 0 THEN
-      WITH i AS (INSERT INTO ${t} (id, value, version, shape)
-          SELECT x.id, x.v, 1, x.s FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer)
+      WITH i AS (INSERT INTO ${t} (id, value, version, shape${names})
+          SELECT x.id, x.v, 1, x.s${columnValues(layout, 'x.v')} FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer)
           WHERE x.op = 'ins' ORDER BY x.id RETURNING id)
       SELECT jsonb_object_agg(${slot('i.id')}, 1) INTO vs FROM i;
       out := jsonb_build_object('v', vs);
     -- New entities and the counter rows an increment creates (version 0: the increment makes it n).
     ELSIF (step ->> 'ins')::integer + (step ->> 'cr')::integer > 0 THEN
-      WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, cr jsonb)
+      WITH x AS (SELECT x.*, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END AS nv
+          FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, s integer, cr jsonb)
           WHERE x.op = 'ins' OR (x.op = 'inc' AND jsonb_typeof(x.cr) = 'object')),
-        i AS (INSERT INTO ${t} (id, value, version, shape)
-          SELECT x.id, CASE WHEN x.op = 'ins' THEN x.v ELSE x.cr || jsonb_build_object('id', x.id) END,
-            CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s FROM x ORDER BY x.id
+        i AS (INSERT INTO ${t} (id, value, version, shape${names})
+          SELECT x.id, x.nv, CASE WHEN x.op = 'ins' THEN 1 ELSE 0 END, x.s${columnValues(layout, 'x.nv')} FROM x ORDER BY x.id
           ON CONFLICT (id) DO NOTHING RETURNING id, version)
       SELECT min(x.id) FILTER (WHERE x.op = 'ins' AND i.id IS NULL),
           jsonb_object_agg(${slot('i.id')}, 1) FILTER (WHERE x.op = 'ins' AND i.id IS NOT NULL)
@@ -139,7 +157,7 @@ BEGIN
     IF (step ->> 'upd')::integer > 0 THEN
       WITH x AS (SELECT * FROM jsonb_to_recordset(step -> 'rows') AS x(op text, id text, v jsonb, ev integer, s integer)
           WHERE x.op = 'upd'),
-        u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s FROM x
+        u AS (UPDATE ${t} t SET value = x.v, version = t.version + 1, shape = x.s${columnSets(layout, 'x.v')} FROM x
           WHERE t.id = x.id AND t.version = x.ev RETURNING t.id, t.version)
       SELECT (SELECT min(x.id) FROM x WHERE NOT EXISTS (SELECT 1 FROM u WHERE u.id = x.id)),
           (SELECT jsonb_object_agg(${slot('u.id')}, u.version) FROM u)
@@ -193,14 +211,28 @@ END $fn$;`
 /**
  * A step's new entities when it writes nothing else (docs/postgres.md#commit), run by \`pe_commit\`
  * itself: a plain insert, rows in the order the adapter sorted them (by id), the derived columns
- * computed by the statement (the row trigger then does not run: docs/postgres.md#schema). An id
+ * computed by the statement, like every write of a value (docs/postgres.md#schema). An id
  * already stored raises unique_violation, which \`pe_commit\` turns into an \`exists\` conflict.
  */
 export function insertStatement(schema: string, layout: TableLayout): string {
-  const names = layout.columns.map((c) => `, ${quote(c.name)}`).join('')
-  const values = layout.columns.map((c) => `, ${c.expression('x.v')}`).join('')
-  return `INSERT INTO ${quote(schema)}.${quote(layout.collection)} (id, value, version, shape${names})
-            SELECT x.id, x.v, 1, x.s${values} FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
+  return `INSERT INTO ${quote(schema)}.${quote(layout.collection)} (id, value, version, shape${columnNames(layout)})
+            SELECT x.id, x.v, 1, x.s${columnValues(layout, 'x.v')} FROM jsonb_to_recordset(step -> 'rows') AS x(id text, v jsonb, s integer)`
+}
+
+/**
+ * The derived columns of the rows a step incremented (docs/postgres.md#schema), set again only when an
+ * increment adds to, assigns or removes a field one of them reads: an increment changes the fields
+ * its paths name and nothing else (pe_apply or pe_inc, then `- up`), so a step whose paths all lie
+ * outside those fields (a code's redeemed quantity) leaves every column as it was. '' for a table
+ * without derived columns.
+ */
+export function columnRefresh(schema: string, layout: TableLayout): string {
+  const filter = columnFieldFilter(layout)
+  if (!filter) return ''
+  return `IF step -> 'rows' @? ${literal(`$[*] ? (exists(@.ap[*] ? (${filter})) || exists(@.sp[*] ? (${filter})) || exists(@.up[*] ? (${filter})))`)} THEN
+      UPDATE ${quote(schema)}.${quote(layout.collection)} SET ${columnSets(layout, 'value').slice(2)}
+        WHERE id = ANY(ARRAY(SELECT x ->> 'id' FROM jsonb_array_elements(step -> 'rows') x WHERE x ->> 'op' = 'inc'));
+    END IF;`
 }
 
 /**
@@ -210,7 +242,7 @@ export function insertStatement(schema: string, layout: TableLayout): string {
  * sorted them (by id), so its row locks are taken in id order; the rows it inserted (a new customer's,
  * a new code's) then get their increment from a second statement. Each row's increment is its payload
  * row, which `pe_inc` reads with operators. What they wrote goes to `pe_commit`'s `vers`, `vals`
- * and `shps`.
+ * and `shps`. Complete statements, each ended by its semicolon.
  */
 export function upsertStatements(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -220,9 +252,10 @@ export function upsertStatements(schema: string, layout: TableLayout): string {
     `vers || coalesce(jsonb_object_agg(${slot}, u.version)${filter}, '{}'::jsonb),
             vals || coalesce(jsonb_object_agg(${slot}, u.value)${filter}, '{}'::jsonb),
             shps || coalesce(jsonb_object_agg(${slot}, u.shape)${filter}, '{}'::jsonb)`
+  const created = "((x.w -> 'cr') || jsonb_build_object('id', x.id))"
   return `WITH x AS (SELECT w ->> 'id' AS id, w FROM jsonb_array_elements(step -> 'rows') w),
-            u AS (INSERT INTO ${t} AS t (id, value, version, shape)
-                SELECT x.id, (x.w -> 'cr') || jsonb_build_object('id', x.id), 0, (x.w ->> 's')::integer FROM x
+            u AS (INSERT INTO ${t} AS t (id, value, version, shape${columnNames(layout)})
+                SELECT x.id, ${created}, 0, (x.w ->> 's')::integer${columnValues(layout, created)} FROM x
               ON CONFLICT (id) DO UPDATE SET (version, value) =
                 (SELECT t.version + (x.w ->> 'n')::integer, ${s}.pe_inc(t.value, x.w) FROM x WHERE x.id = excluded.id)
               RETURNING t.id, t.version, t.value, t.shape)
@@ -233,14 +266,16 @@ export function upsertStatements(schema: string, layout: TableLayout): string {
                 FROM jsonb_array_elements(step -> 'rows') x(w) WHERE t.id = x.w ->> 'id' AND t.id = ANY(fresh)
                 RETURNING t.id, t.version, t.value, t.shape)
             SELECT ${written('')} INTO vers, vals, shps FROM u;
-          END IF`
+          END IF;
+          ${columnRefresh(schema, layout)}`
 }
 
 /**
  * A step that increments one existing row (a redemption's code, under its guard), run by `pe_commit`
  * itself (docs/postgres.md#commit): one UPDATE of that row, which reports what it wrote into
  * `vers`, `vals` and `shps`. A row that does not exist raises no_data_found (`STRICT`), a failed
- * guard PE003 (`pe_inc`): `pe_commit` turns them into conflicts.
+ * guard PE003 (`pe_inc`): `pe_commit` turns them into conflicts. Complete statements, each ended by
+ * its semicolon.
  */
 export function incrementStatement(schema: string, layout: TableLayout): string {
   const s = quote(schema)
@@ -250,7 +285,8 @@ export function incrementStatement(schema: string, layout: TableLayout): string 
             WHERE t.id = step -> 'rows' -> 0 ->> 'id'
             RETURNING vers || jsonb_build_object(${slot}, t.version), vals || jsonb_build_object(${slot}, t.value),
               shps || jsonb_build_object(${slot}, t.shape)
-            INTO STRICT vers, vals, shps`
+            INTO STRICT vers, vals, shps;
+          ${columnRefresh(schema, layout)}`
 }
 
 export function literal(text: string): string {
@@ -273,7 +309,7 @@ export function takeFunctionName(schema: string): string {
  * put in the feed (replacing this commit's earlier change of that entity). Too few points: a guard
  * conflict.
  */
-export function takeFunction(schema: string, layout: TableLayout): string {
+export function takeFunction(schema: string, layout: TableLayout, layouts: readonly TableLayout[]): string {
   const s = quote(schema)
   const t = `${s}.${quote(layout.collection)}`
   const column = (path: string) => {
@@ -285,6 +321,19 @@ export function takeFunction(schema: string, layout: TableLayout): string {
   const status = column('status')
   const expires = column('expires_at')
   const created = column('created_at')
+  // A bucket's derived columns that a take can move: it writes `remaining` and `status` and nothing else.
+  const moved = (c: { field: string }) => c.field === 'remaining' || c.field === 'status'
+  // The record's columns, set again when the record's path lies in a field one of them reads (a
+  // dotted path: the engine's `points_taken` is in none), one static statement per collection.
+  const recordColumns = layouts
+    .filter((l) => l.columns.length > 0)
+    .map(
+      (l) =>
+        `WHEN ${literal(l.collection)} THEN IF w -> 'record' -> 'path' @? ${literal(`$ ? (${columnFieldFilter(l)})`)} THEN
+        UPDATE ${s}.${quote(l.collection)} SET ${columnSets(l, 'value').slice(2)} WHERE id = rid;
+      END IF;`,
+    )
+    .join('\n      ')
   return `
 CREATE OR REPLACE FUNCTION ${takeFunctionName(schema)}(step jsonb, collect boolean) RETURNS jsonb
   LANGUAGE plpgsql AS $fn$
@@ -328,7 +377,7 @@ BEGIN
       left_ := left_ - part;
       nv := jsonb_set(b.value, '{remaining}', to_jsonb((b.value ->> 'remaining')::numeric - part));
       IF (b.value ->> 'remaining')::numeric = part THEN nv := jsonb_set(nv, '{status}', '"SPENT"'); END IF;
-      UPDATE ${t} SET value = nv, version = version + 1 WHERE CURRENT OF c RETURNING version INTO nver;
+      UPDATE ${t} SET value = nv, version = version + 1${columnSets(layout, 'nv', moved)} WHERE CURRENT OF c RETURNING version INTO nver;
       feed := feed || jsonb_build_array(jsonb_build_object('c', ${literal(layout.collection)}, 'id', b.id, 'version', nver, 'value', nv, 'shape', b.shape));
       taken := taken || jsonb_build_object('bucketId', b.id, 'points', part);
       vs := vs || jsonb_build_object(${literal(layout.collection)} || '/' || b.id, nver);
@@ -348,6 +397,10 @@ BEGIN
     -- The record's own write this commit made: its version stays the one that write gave it.
     EXECUTE format('UPDATE %s.%I SET value = ${s.replace(/%/g, '%%')}.pe_set(value, string_to_array($1, ''.''), $2) WHERE id = $3 RETURNING value', ${literal(quote(schema))}, rc)
       INTO rv USING w -> 'record' ->> 'path', taken, rid;
+    CASE rc
+      ${recordColumns}
+      ELSE NULL;
+    END CASE;
   END IF;
   -- The feed's entries (pe_commit numbers them): each bucket's change, in the order taken, and the
   -- record's value as it now stands (its change in the feed, if this commit wrote it, carries it).

@@ -4,19 +4,20 @@ import { indexesOf, isMultiValued, naturalKeysOf } from '../storage/ports'
 
 /*
  * How entities map onto columns: every field a natural key or a declared index names becomes a
- * column computed from the JSONB value by the table's row trigger, typed by its declaration. Each column's
- * expression yields NULL for a value of another type instead of failing its cast, so an entity whose
- * field holds something unexpected is still stored (and lists like the memory store lists it: absent).
+ * column computed from the JSONB value, typed by its declaration, by every statement that writes the
+ * value (docs/postgres.md#schema). Each column's expression yields NULL for a value of another type
+ * instead of failing its cast, so an entity whose field holds something unexpected is still stored
+ * (and lists like the memory store lists it: absent).
  */
 
 /** A typed column of a collection's table, derived from its value. */
 export interface Column {
   name: string
   sqlType: string
-  /** The column's expression over a row's value, `source` (the column `value`, or the trigger's `NEW.value`). */
+  /** The column's expression over a row's value, `source` (the column `value`, or the value a statement writes). */
   expression: (source: string) => string
-  /** The part of the value the expression reads: the column changes only when it does. */
-  reads: (source: string) => string
+  /** The top-level field of the value the expression reads: the column changes only when it does. */
+  field: string
 }
 
 /** A natural key: the constraint that makes it unique and the columns it spans. */
@@ -70,8 +71,8 @@ function fieldExpression(source: string, path: string, type: IndexType, schema: 
     case 'boolean':
       return `CASE WHEN jsonb_typeof(${v}) = 'boolean' THEN (${v})::boolean END`
     case 'timestamp':
-      // A call, not the rule inline: the row trigger's expressions are set up again in every
-      // transaction, and one function's once per transaction however many columns call it.
+      // A call, not the rule inline: a statement's expressions are set up again at every execution,
+      // and one function's once per transaction however many columns and statements call it.
       return `CASE WHEN jsonb_typeof(${v}) = 'string' THEN ${quote(schema)}.pe_timestamp(${read(source, path, true)}) END`
   }
 }
@@ -92,6 +93,49 @@ function elementsExpression(source: string, path: string): string {
     .join('')
   const jsonpath = `lax $${steps} ? (@.type() == "string")`.replace(/'/g, "''")
   return `COALESCE(NULLIF(jsonb_path_query_array(${source}, '${jsonpath}'), '[]'::jsonb), '[null]'::jsonb)`
+}
+
+/** The first segment of a dotted path (`data.referrer.id` → `data`, `products[].id` → `products`). */
+function topField(path: string): string {
+  return path.split(/[.[]/)[0] as string
+}
+
+/*
+ * The derived columns as the statements that write a value list them (docs/postgres.md#schema): no
+ * row trigger computes them, so every INSERT names them beside the value and every UPDATE of the
+ * value sets them, from the same expressions. Each helper gives '' for a table without derived
+ * columns, so its statements stay as they were.
+ */
+
+/** `, "c1", "c2"`: an INSERT's derived columns, after `id, value, version, shape`. */
+export function columnNames(layout: TableLayout): string {
+  return layout.columns.map((c) => `, ${quote(c.name)}`).join('')
+}
+
+/** `, <c1 over source>, <c2 over source>`: their values from the value inserted, in the order of `columnNames`. */
+export function columnValues(layout: TableLayout, source: string): string {
+  return layout.columns.map((c) => `, ${c.expression(source)}`).join('')
+}
+
+/**
+ * `, "c1" = <c1 over source>, …`: an UPDATE's assignments of the columns `which` selects (all by
+ * default) from the value it writes.
+ */
+export function columnSets(layout: TableLayout, source: string, which: (c: Column) => boolean = () => true): string {
+  return layout.columns
+    .filter(which)
+    .map((c) => `, ${quote(c.name)} = ${c.expression(source)}`)
+    .join('')
+}
+
+/**
+ * A jsonpath filter on text items (dotted paths, or top-level fields removed): true for an item in one
+ * of the fields the layout's columns read, by its first segment (`redemption` for
+ * `redemption.redeemed_quantity`), so that what it finds is all that could move a column. '' when none.
+ */
+export function columnFieldFilter(layout: TableLayout): string {
+  const fields = [...new Set(layout.columns.map((c) => c.field))]
+  return fields.map((f) => `@ == ${JSON.stringify(f)} || @ starts with ${JSON.stringify(`${f}.`)}`).join(' || ')
 }
 
 /** The column of a declared index field (`id` is the primary key itself). */
@@ -135,7 +179,7 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
         sqlType: SQL_TYPE.text,
         expression: (source) =>
           `CASE WHEN jsonb_typeof(${read(source, f)}) = 'string' THEN ${read(source, f, true)} END`,
-        reads: (source) => read(source, f),
+        field: topField(f),
       })
       return name
     })
@@ -153,8 +197,6 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
       }
       if (!fields.has(path)) fields.set(path, multi ? { column: name, type, multi } : { column: name, type })
       if (name !== 'id' && !columns.has(name)) {
-        // A multi-valued path reads the whole array its first segment holds.
-        const whole = path.split('[]')[0] as string
         columns.set(
           name,
           multi
@@ -162,13 +204,13 @@ export function tableLayout(collection: CollectionName, schema: string, extra: I
                 name,
                 sqlType: 'jsonb',
                 expression: (source) => elementsExpression(source, path),
-                reads: (source) => read(source, whole),
+                field: topField(path),
               }
             : {
                 name,
                 sqlType: SQL_TYPE[type],
                 expression: (source) => fieldExpression(source, path, type, schema),
-                reads: (source) => read(source, path),
+                field: topField(path),
               },
         )
       }

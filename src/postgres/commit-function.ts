@@ -70,8 +70,8 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   const own = new Map<string, string>()
   for (const l of layouts) {
     own.set(`i ${l.collection}`, `${insertStatement(schema, l)};`)
-    own.set(`u ${l.collection}`, `${upsertStatements(schema, l)};`)
-    own.set(`g ${l.collection}`, `${incrementStatement(schema, l)};`)
+    own.set(`u ${l.collection}`, upsertStatements(schema, l))
+    own.set(`g ${l.collection}`, incrementStatement(schema, l))
   }
   const hot = ['i activities', 'i orders', 'i redemptions', 'u counters', 'g vouchers', 'i customers', 'u customers']
   const arms = [...hot, ...[...own.keys()].filter((k) => !hot.includes(k))]
@@ -85,10 +85,10 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
 ${incrementFunctions(s)}
 
 ${dropOld}
-${layouts.map((l) => collectionWriter(schema, l.collection)).join('\n')}
+${layouts.map((l) => collectionWriter(schema, l)).join('\n')}
 ${layouts
   .filter((l) => l.collection === 'points_buckets')
-  .map((l) => takeFunction(schema, l))
+  .map((l) => takeFunction(schema, l, layouts))
   .join('\n')}
 
 CREATE OR REPLACE FUNCTION ${s}.pe_commit(p jsonb) RETURNS jsonb LANGUAGE plpgsql AS $fn$

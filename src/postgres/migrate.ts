@@ -1,6 +1,6 @@
 import { COLLECTIONS } from '../storage/collections'
 import type { CollectionName, IndexDeclarations } from '../storage/ports'
-import { identifier, quote, type TableLayout, tableLayout } from './columns'
+import { columnSets, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
@@ -17,7 +17,7 @@ import { installFeedBase } from './feed-numbering'
 const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 7
+export const SCHEMA_VERSION = 8
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -84,7 +84,7 @@ const STEPS: readonly ((s: string) => string)[] = [
     END $$;`,
   // 6: indexes no list reads, which every insert paid (docs/postgres.md#schema): redemptions by their
   // parent redemption (and the column it read), activities and counters listed whole by date (the
-  // counters' only derived column, so their row trigger goes too, below). A host that declares one in
+  // counters' only derived column; their row trigger went with the reconciliation then, with step 8 now). A host that declares one in
   // its own `indexes` gets it back from the reconciliation below.
   (s) => `
     ALTER TABLE IF EXISTS ${s}.redemptions DROP COLUMN IF EXISTS f_redemption_t;
@@ -101,7 +101,38 @@ const STEPS: readonly ((s: string) => string)[] = [
     DROP INDEX IF EXISTS ${s}.activities__f_customer_id_t__f_campaign_type_t__f_created_at_ts;
     DROP INDEX IF EXISTS ${s}.activities__f_type_t__f_data_referrer_id_t__f_created_at_ts;
     DROP INDEX IF EXISTS ${s}.redemptions__f_related_object_parent_id_t__f_date_ts;`,
+  // 8: no row triggers (docs/postgres.md#schema): every statement that writes a value computes the
+  // derived columns itself, so the triggers that kept them (`pe_columns` on insert, `pe_columns_update`
+  // on an update of the value) and their functions (`pe_cols_<collection>`) go. Each DROP TRIGGER
+  // takes its table's ACCESS EXCLUSIVE lock until the migration commits (waiting for the commits that
+  // write it), as the reconciliation's ADD COLUMN IF NOT EXISTS does on every run. A step that rewrites
+  // stored values names its tables in REWRITES.
+  (s) => `
+    DO $$
+    DECLARE r record;
+    BEGIN
+      FOR r IN SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+          WHERE c.relnamespace = '${s}'::regnamespace AND NOT t.tgisinternal AND t.tgname IN ('pe_columns', 'pe_columns_update')
+          ORDER BY c.relname, t.tgname LOOP
+        EXECUTE format('DROP TRIGGER %I ON ${s}.%I', r.tgname, r.relname);
+      END LOOP;
+      FOR r IN SELECT p.oid::regprocedure AS f FROM pg_proc p
+          WHERE p.pronamespace = '${s}'::regnamespace AND p.proname LIKE 'pe\\_cols\\_%' AND p.prorettype = 'trigger'::regtype LOOP
+        EXECUTE format('DROP FUNCTION %s', r.f);
+      END LOOP;
+    END $$;`,
 ]
+
+/**
+ * The tables whose stored values a step rewrites (its number → collections): their derived columns
+ * are computed again after the reconciliation (which adds any column missing), for the rows where
+ * one differs from its expression (docs/postgres.md#migrations). Needed from step 8 on, when no row
+ * trigger keeps them.
+ */
+const REWRITES: Readonly<Record<number, readonly CollectionName[]>> = {
+  2: ['redemptions', 'redemption_rollbacks'],
+  5: ['counters'],
+}
 
 export interface MigrateOptions {
   schema: string
@@ -154,6 +185,15 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
     for (const table of ['pe_changes', ...UNCOMPRESSED])
       ddl.push(`ALTER TABLE ${s}.${quote(table)} SET (toast_tuple_target = 8160)`)
     await db.query(ddl.join(';\n'))
+    for (const collection of new Set(applied.flatMap((step) => REWRITES[step] ?? []))) {
+      const layout = tables.get(collection)
+      if (!layout || layout.columns.length === 0) continue
+      const names = layout.columns.map((c) => quote(c.name)).join(', ')
+      const values = layout.columns.map((c) => c.expression('value')).join(', ')
+      await db.query(
+        `UPDATE ${s}.${quote(collection)} SET ${columnSets(layout, 'value').slice(2)} WHERE ROW(${names}) IS DISTINCT FROM ROW(${values})`,
+      )
+    }
     await installFeedBase(db, s)
     await db.query(commitFunction(options.schema, [...tables.values()]))
     await db.query('COMMIT')
@@ -165,7 +205,7 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
 }
 
 /**
- * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema), for the row triggers and
+ * How a timestamp field reads as `timestamptz` (docs/postgres.md#schema), for the derived columns and
  * for list conditions' parameters: ISO-looking text cast with fixed settings (UTC, ISO), anything
  * that does not parse NULL, never an error. Replaced on every run, like the commit function, so a
  * schema of an earlier release gets this release's form (its shape check spelled digit by digit:
@@ -186,38 +226,14 @@ function tableDdl(s: string, layout: TableLayout, constraints: Set<string>): str
   const out = [
     `CREATE TABLE IF NOT EXISTS ${t} (id text COLLATE "C" PRIMARY KEY, value jsonb NOT NULL, version integer NOT NULL, shape integer NOT NULL)`,
   ]
-  // Derived columns are plain columns a row trigger keeps (docs/postgres.md#schema): a stored generated
-  // column's expression is read from the catalog and compiled again at every statement that writes
-  // the table, a fifth of a redemption's commit. A new column is added generated, which fills the
-  // rows already stored, then made plain; the trigger keeps it from then on.
+  // Derived columns are plain columns the statements that write the value compute (docs/postgres.md#schema):
+  // a stored generated column's expression is read from the catalog and compiled again at every
+  // statement that writes the table, a fifth of a redemption's commit. A new column is added
+  // generated, which fills the rows already stored, then made plain; the writers keep it from then on.
   for (const c of layout.columns) {
     out.push(
       `ALTER TABLE ${t} ADD COLUMN IF NOT EXISTS ${quote(c.name)} ${c.sqlType} GENERATED ALWAYS AS (${c.expression('value')}) STORED`,
       `ALTER TABLE ${t} ALTER COLUMN ${quote(c.name)} DROP EXPRESSION IF EXISTS`,
-    )
-  }
-  // A table left with no derived column keeps no trigger: it would run for nothing on every write.
-  const fn = `${s}.${quote(identifier(`pe_cols_${layout.collection}`))}`
-  if (layout.columns.length === 0)
-    out.push(
-      `DROP TRIGGER IF EXISTS pe_columns ON ${t}`,
-      `DROP TRIGGER IF EXISTS pe_columns_update ON ${t}`,
-      `DROP FUNCTION IF EXISTS ${fn}()`,
-    )
-  else {
-    const sets = layout.columns.map((c) => `NEW.${quote(c.name)} := ${c.expression('NEW.value')};`).join('\n  ')
-    // An update runs the trigger only when a field a column reads changed (docs/postgres.md#schema): an
-    // increment of a code's counters leaves its columns as they are, and the condition is plain SQL,
-    // where the trigger's PL/pgSQL is set up again in every transaction.
-    const changed = [
-      ...new Set(layout.columns.map((c) => `${c.reads('OLD.value')} IS DISTINCT FROM ${c.reads('NEW.value')}`)),
-    ].join(' OR ')
-    out.push(
-      `CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $pe$\nBEGIN\n  ${sets}\n  RETURN NEW;\nEND $pe$`,
-      // An insert that computed them (the commit's insert of new entities) runs none either: a row
-      // whose columns are all NULL is computed, which for a value that holds none of the fields is the same.
-      `CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT ON ${t} FOR EACH ROW WHEN (${layout.columns.map((c) => `NEW.${quote(c.name)} IS NULL`).join(' AND ')}) EXECUTE FUNCTION ${fn}()`,
-      `CREATE OR REPLACE TRIGGER pe_columns_update BEFORE UPDATE OF value ON ${t} FOR EACH ROW WHEN (${changed}) EXECUTE FUNCTION ${fn}()`,
     )
   }
   for (const k of layout.keys) {

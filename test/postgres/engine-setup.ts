@@ -1,9 +1,10 @@
 import pg from 'pg'
-import { afterAll, beforeAll } from 'vitest'
+import { afterAll, afterEach, beforeAll, expect } from 'vitest'
 import { createPostgresStore } from '../../src/postgres'
 import type { Store } from '../../src/storage/ports'
 import { setPropertyRunShare, useTestStore } from '../support/store'
 import { cloneDatabase, emptySchema } from './database'
+import { staleColumns } from './derived-columns'
 import { ENGINE_SCHEMAS } from './global-setup'
 
 /*
@@ -16,6 +17,8 @@ import { ENGINE_SCHEMAS } from './global-setup'
 let pool: pg.Pool | undefined
 let drop: (() => Promise<void>) | undefined
 let turn = 0
+/** The schemas handed out since the last test ended. */
+const used = new Set<string>()
 
 // Property tests make a fresh store per run: a twentieth of their runs on PostgreSQL keeps the suite fast.
 setPropertyRunShare(0.05)
@@ -27,8 +30,17 @@ beforeAll(async () => {
   const p = pool
   useTestStore(() => {
     const schema = ENGINE_SCHEMAS[turn++ % ENGINE_SCHEMAS.length] as string
+    used.add(schema)
     return afterReady(emptySchema(p, schema), createPostgresStore({ pool: p, schema }))
   })
+})
+
+// Whatever the operations wrote left each derived column equal to its expression over the stored
+// value (docs/postgres.md#schema): the statements compute them, no row trigger does.
+afterEach(async () => {
+  const schemas = [...used]
+  used.clear()
+  for (const schema of schemas) if (pool) expect(await staleColumns(pool, schema)).toEqual([])
 })
 
 afterAll(async () => {

@@ -5,9 +5,11 @@ import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
 import { SCHEMA_VERSION } from '../../src/postgres/migrate'
 import type { CollectionName, Write } from '../../src/storage/ports'
+import { repo } from '../../src/testing/fixtures'
 import { manualClock } from '../support/engine'
 import { dailyLimitedCode } from '../support/shops'
 import { useClonedPool } from './database'
+import { staleColumns } from './derived-columns'
 
 /*
  * Numbered migration steps (docs/postgres.md#migrations) run once each: step 2 names the campaign on
@@ -50,7 +52,7 @@ describe('PostgreSQL migrations', () => {
     expect(methods.rows[0]).toEqual({ table_row: null, feed_row: null, activity_row: 'pglz' })
   })
 
-  it("derived columns are plain columns a row trigger keeps; an earlier release's generated column is converted in place", async () => {
+  it("derived columns are plain columns the writes compute; an earlier release's generated column is converted in place", async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'derived' })
     await store.migrate()
     // As an earlier release left the table: the code's column generated, a row stored under it.
@@ -66,15 +68,16 @@ describe('PostgreSQL migrations', () => {
     )
     expect(generated.rows[0].n).toBe(0)
     expect((await store.vouchers.findBy('code', 'OLD'))?.value.id).toBe('v_old')
-    // The commit's writes and any other writer of the value keep the columns.
+    // The commit's writes keep the columns: an insert, and an update that renames the code.
     const date = '2026-02-01T00:00:00.000Z'
+    const old = await store.vouchers.get('v_old')
     const made = await store.commit({
-      writes: [put('vouchers', { id: 'v_new', code: 'NEW', campaign_id: 'camp', holder_id: 7, created_at: date })],
+      writes: [
+        put('vouchers', { id: 'v_new', code: 'NEW', campaign_id: 'camp', holder_id: 7, created_at: date }),
+        { ...put('vouchers', { ...old?.value, code: 'RENAMED' }), expectedVersion: old?.version ?? 0 } as Write,
+      ],
     })
     expect(made.ok).toBe(true)
-    await db.pool.query(
-      `UPDATE derived.vouchers SET value = jsonb_set(value, '{code}', '"RENAMED"') WHERE id = 'v_old'`,
-    )
     const rows = await db.pool.query(
       'SELECT id, k_code, f_campaign_id_t, f_holder_id_t, f_created_at_ts FROM derived.vouchers ORDER BY id',
     )
@@ -91,95 +94,138 @@ describe('PostgreSQL migrations', () => {
     expect(await store.vouchers.findBy('code', 'OLD')).toBeUndefined()
     const page = await store.vouchers.list({ where: { campaign_id: 'camp' }, count: false })
     expect(page.data.map((v) => v.value.id)).toEqual(['v_old', 'v_new'])
+    expect(await staleColumns(db.pool, 'derived')).toEqual([])
   })
 
-  it("the derived columns' triggers run only where needed: an update that changes a field a column reads, an insert that did not compute them; an earlier release's single trigger is split", async () => {
+  it('step 8 drops the row triggers; every statement that writes a value computes the derived columns itself', async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'upd' })
     await store.migrate()
-    // As an earlier release left it: one trigger for inserts and every update of the value.
-    await db.pool.query(`DROP TRIGGER pe_columns_update ON upd.activities;
-      CREATE OR REPLACE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON upd.activities
-        FOR EACH ROW EXECUTE FUNCTION upd.pe_cols_activities()`)
-    expect(await store.migrate()).toEqual({ applied: [] })
-    const triggers = await db.pool.query(
-      `SELECT tgname, pg_get_triggerdef(oid) LIKE '%BEFORE INSERT ON%' AS on_insert, pg_get_triggerdef(oid) LIKE '%WHEN%' AS conditional
-         FROM pg_trigger WHERE tgrelid = 'upd.activities'::regclass AND NOT tgisinternal ORDER BY tgname`,
+    // As schema version 7 left it: each table with derived columns kept by two conditional row
+    // triggers (the activities' here, and a stand-in on the codes that would spoil their columns).
+    await db.pool.query(`CREATE FUNCTION upd.pe_cols_activities() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+      CREATE TRIGGER pe_columns BEFORE INSERT ON upd.activities FOR EACH ROW
+        WHEN (NEW.f_customer_id_t IS NULL) EXECUTE FUNCTION upd.pe_cols_activities();
+      CREATE TRIGGER pe_columns_update BEFORE UPDATE OF value ON upd.activities FOR EACH ROW
+        WHEN (OLD.value -> 'customer_id' IS DISTINCT FROM NEW.value -> 'customer_id') EXECUTE FUNCTION upd.pe_cols_activities();
+      CREATE FUNCTION upd.pe_cols_vouchers() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN NEW.f_campaign_id_t := 'spoiled'; RETURN NEW; END $$;
+      CREATE TRIGGER pe_columns_update BEFORE UPDATE OF value ON upd.vouchers FOR EACH ROW EXECUTE FUNCTION upd.pe_cols_vouchers();
+      DELETE FROM upd.pe_migrations WHERE version = 8`)
+    expect(await store.migrate()).toEqual({ applied: [8] })
+    const left = await db.pool.query(
+      `SELECT (SELECT count(*)::int FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+           WHERE c.relnamespace = 'upd'::regnamespace AND NOT t.tgisinternal) AS triggers,
+         (SELECT count(*)::int FROM pg_proc WHERE pronamespace = 'upd'::regnamespace AND proname LIKE 'pe_cols%') AS functions`,
     )
-    expect(triggers.rows).toEqual([
-      { tgname: 'pe_columns', on_insert: true, conditional: true },
-      { tgname: 'pe_columns_update', on_insert: false, conditional: true },
+    expect(left.rows[0]).toEqual({ triggers: 0, functions: 0 })
+    const commit = async (writes: Write[]) => {
+      const outcome = await store.commit({ writes })
+      expect(outcome).toMatchObject({ ok: true })
+    }
+    const at = (day: number) => `2026-01-${String(day).padStart(2, '0')}T00:00:00.000Z`
+    const code = (id: string, extra: Record<string, unknown> = {}) => ({
+      id,
+      code: id.toUpperCase(),
+      campaign_id: 'camp',
+      holder_id: 'cust_1',
+      created_at: at(1),
+      redemption: { quantity: 10, redeemed_quantity: 0 },
+      ...extra,
+    })
+    const inc = (id: string, fields: Partial<Extract<Write, { op: 'increment' }>>): Write => ({
+      op: 'increment',
+      collection: 'vouchers',
+      id,
+      by: { 'redemption.redeemed_quantity': 1 },
+      ...fields,
+    })
+    const update = async (collection: CollectionName, id: string, change: Record<string, unknown>) => {
+      const row = await repo(store, collection).get(id)
+      return { ...put(collection, { ...(row?.value as object), ...change }), expectedVersion: row?.version } as Write
+    }
+    // New entities only (pe_commit's insert), of several tables.
+    await commit([
+      put('activities', {
+        id: 'evact_1',
+        type: 'a',
+        customer_id: 'cust_1',
+        data: { referrer: { id: 'r1' } },
+        created_at: at(1),
+      }),
+      put('activities', { id: 'evact_2', type: 'a', customer_id: 7, created_at: 'not a date' }),
+      put('vouchers', code('v_1')),
+      put('vouchers', code('v_2', { holder_id: null })),
+      put('points_buckets', {
+        id: 'b_1',
+        voucher_id: 'v_1',
+        status: 'ACTIVE',
+        remaining: 5,
+        created_at: at(1),
+        expires_at: at(20),
+      }),
+      put('points_buckets', {
+        id: 'b_2',
+        voucher_id: 'v_1',
+        status: 'ACTIVE',
+        remaining: 5,
+        created_at: at(2),
+        expires_at: null,
+      }),
+      put('redemptions', { id: 'r_1', customer_id: 'cust_1', related_object_id: 'v_1', date: at(3) }),
     ])
-    const activity = {
-      id: 'evact_1',
-      type: 'customer.referral.converted',
-      customer_id: 'cust_1',
-      data: { referrer: { id: 'cust_r' }, note: 'a' },
-      created_at: '2026-01-01T00:00:00.000Z',
-    }
-    const voucher = { id: 'v_1', code: 'C1', campaign_id: 'camp', redemption: { quantity: 10, redeemed_quantity: 0 } }
-    expect((await store.commit({ writes: [put('activities', activity), put('vouchers', voucher)] })).ok).toBe(true)
-    const client = await db.pool.connect()
-    try {
-      await client.query("BEGIN; SET LOCAL track_functions = 'all'")
-      const calls = async () =>
-        (
-          await client.query(
-            `SELECT coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_activities'), 0)::int AS activities,
-               coalesce(sum(calls) FILTER (WHERE funcname = 'pe_cols_vouchers'), 0)::int AS vouchers
-             FROM pg_stat_xact_user_functions WHERE schemaname = 'upd'`,
-          )
-        ).rows[0]
-      // A field no column reads, and a guarded increment of a code (a redemption's): no trigger.
-      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,note}', '"b"')`)
-      const hosted = createPostgresStore({ client, schema: 'upd' })
-      const increment = await hosted.commit({
-        writes: [
-          {
-            op: 'increment',
-            collection: 'vouchers',
-            id: 'v_1',
-            by: { 'redemption.redeemed_quantity': 1 },
-            guard: { 'redemption.redeemed_quantity': { maxOf: 'redemption.quantity' } },
-          },
-        ],
-      })
-      expect(increment.ok).toBe(true)
-      expect(await calls()).toEqual({ activities: 0, vouchers: 0 })
-      // A field one reads, nested: the trigger runs and the column follows.
-      await client.query(`UPDATE upd.activities SET value = jsonb_set(value, '{data,referrer,id}', '"cust_s"')`)
-      await client.query(`UPDATE upd.vouchers SET value = jsonb_set(value, '{campaign_id}', '"camp2"')`)
-      expect(await calls()).toEqual({ activities: 1, vouchers: 1 })
-      const columns = await client.query(
-        `SELECT (SELECT "f_data_referrer_id_t" FROM upd.activities) AS referrer, (SELECT f_campaign_id_t FROM upd.vouchers) AS campaign`,
-      )
-      expect(columns.rows[0]).toEqual({ referrer: 'cust_s', campaign: 'camp2' })
-      // The commit's insert of new entities computes the columns itself; an insert that does not (a
-      // host's, a bench's fill) gets them from the trigger.
-      const second = { ...activity, id: 'evact_2', customer_id: 'cust_2', created_at: '2026-01-02T00:00:00.000Z' }
-      expect((await hosted.commit({ writes: [put('activities', second)] })).ok).toBe(true)
-      expect(await calls()).toEqual({ activities: 1, vouchers: 1 })
-      await client.query(
-        `INSERT INTO upd.activities (id, value, version, shape) SELECT 'evact_3', jsonb_set(value, '{customer_id}', '"cust_3"'), 1, 1
-           FROM upd.activities WHERE id = 'evact_2'`,
-      )
-      expect(await calls()).toEqual({ activities: 2, vouchers: 1 })
-      const inserted = await client.query(
-        `SELECT id, f_customer_id_t, f_type_t, f_data_referrer_id_t, f_created_at_ts, f_campaign_id_t FROM upd.activities
-           WHERE id IN ('evact_2', 'evact_3') ORDER BY id`,
-      )
-      const row = { f_type_t: 'customer.referral.converted', f_data_referrer_id_t: 'cust_r', f_campaign_id_t: null }
-      const at = new Date('2026-01-02T00:00:00.000Z')
-      expect(inserted.rows).toEqual([
-        { id: 'evact_2', f_customer_id_t: 'cust_2', f_created_at_ts: at, ...row },
-        { id: 'evact_3', f_customer_id_t: 'cust_3', f_created_at_ts: at, ...row },
-      ])
-      await client.query('COMMIT')
-    } finally {
-      client.release()
-    }
+    // A new entity beside an update (the writer's insert), and updates that move indexed fields.
+    await commit([
+      put('vouchers', code('v_3')),
+      await update('vouchers', 'v_2', { campaign_id: 'camp2', holder_id: 'cust_2', created_at: at(4) }),
+      await update('activities', 'evact_1', { customer_id: 'cust_9', data: {} }),
+    ])
+    // A new entity beside an increment that creates its row, then increments of rows that exist only
+    // and some that create theirs (the upsert), each moving an indexed field or not.
+    await commit([
+      put('vouchers', code('v_4')),
+      inc('v_5', { create: { code: 'MADE', campaign_id: 'camp', created_at: at(5) }, set: { holder_id: 'cust_5' } }),
+    ])
+    await commit([
+      inc('v_1', { guard: { 'redemption.redeemed_quantity': { maxOf: 'redemption.quantity' } } }),
+      inc('v_3', { set: { campaign_id: 'camp3', 'redemption.last': at(6) } }),
+      inc('v_4', { unset: ['holder_id'] }),
+    ])
+    await commit([inc('v_6', { create: { code: 'MADE6', created_at: at(6) } }), inc('v_2', { by: { code: 1 } })])
+    // A take: the buckets it spends change status, and its record is a field a column reads.
+    await commit([
+      { op: 'increment', collection: 'vouchers', id: 'v_1', by: { 'loyalty_card.balance': -7 } },
+      {
+        op: 'take',
+        collection: 'points_buckets',
+        id: 'v_1',
+        amount: 7,
+        now: at(10),
+        record: { collection: 'redemptions', id: 'r_1', path: 'related_object_id' },
+      },
+    ])
+    expect(await staleColumns(db.pool, 'upd')).toEqual([])
+    const columns = await db.pool.query(
+      `SELECT (SELECT jsonb_object_agg(id, jsonb_build_array(f_campaign_id_t, f_holder_id_t, k_code)) FROM upd.vouchers) AS codes,
+         (SELECT jsonb_object_agg(id, f_status_t) FROM upd.points_buckets) AS buckets,
+         (SELECT f_related_object_id_t FROM upd.redemptions) AS record,
+         (SELECT jsonb_object_agg(id, f_customer_id_t) FROM upd.activities) AS activities`,
+    )
+    expect(columns.rows[0]).toEqual({
+      codes: {
+        v_1: ['camp', 'cust_1', 'V_1'],
+        v_2: ['camp2', 'cust_2', null],
+        v_3: ['camp3', 'cust_1', 'V_3'],
+        v_4: ['camp', null, 'V_4'],
+        v_5: ['camp', 'cust_5', 'MADE'],
+        v_6: [null, null, 'MADE6'],
+      },
+      buckets: { b_1: 'SPENT', b_2: 'ACTIVE' },
+      record: null,
+      activities: { evact_1: 'cust_9', evact_2: '7' },
+    })
   })
 
-  it("pe_timestamp, replaced at every start, reads every text as the earlier release's did, whatever the session's TimeZone and DateStyle; the row triggers agree with it", async () => {
+  it("pe_timestamp, replaced at every start, reads every text as the earlier release's did, whatever the session's TimeZone and DateStyle; the derived columns agree with it", async () => {
     const store = createPostgresStore({ pool: db.pool, schema: 'stamps' })
     await store.migrate()
     // The function as releases up to schema version 5 installed it: fixed settings, an exception block.
@@ -264,7 +310,7 @@ describe('PostgreSQL migrations', () => {
       await client.query('RESET ALL')
       client.release()
     }
-    // The triggers call the same rule; a timestamp field that is not a string reads as absent.
+    // The derived columns call the same rule; a timestamp field that is not a string reads as absent.
     const values: unknown[] = [...inputs, 1_764_158_400_000, true, null, { at: '2026-11-26' }, ['2026-11-26']]
     const made = await store.commit({
       writes: values.map((date, i) => put('redemptions', { id: `r_${i}`, date, created_at: date })),
@@ -291,7 +337,7 @@ describe('PostgreSQL migrations', () => {
       CREATE INDEX counters__f_created_at_ts ON unread.counters (f_created_at_ts NULLS FIRST, id);
       CREATE FUNCTION unread.pe_cols_counters() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
       CREATE TRIGGER pe_columns BEFORE INSERT OR UPDATE OF value ON unread.counters FOR EACH ROW EXECUTE FUNCTION unread.pe_cols_counters();
-      DELETE FROM unread.pe_migrations WHERE version = 6`)
+      DELETE FROM unread.pe_migrations WHERE version IN (6, 8)`)
     const left = async () => {
       const indexes = await db.pool.query(
         `SELECT indexname FROM pg_indexes WHERE schemaname = 'unread' AND indexname IN
@@ -306,7 +352,7 @@ describe('PostgreSQL migrations', () => {
     }
     expect(await left()).toMatchObject({ columns: 2, triggers: 1 })
     expect((await left()).indexes).toHaveLength(3)
-    expect(await store.migrate()).toEqual({ applied: [6] })
+    expect(await store.migrate()).toEqual({ applied: [6, 8] })
     expect(await left()).toEqual({ indexes: [], columns: 0, triggers: 0 })
     // A counter is still written and read (no derived column, no trigger).
     const counted = await store.commit({

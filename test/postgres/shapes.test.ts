@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import { readChangeFeed, upgradedStore } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore } from '../../src/postgres'
+import { columnNames, columnValues, tableLayout } from '../../src/postgres/columns'
 import { useClonedPool } from './database'
+import { staleColumns } from './derived-columns'
 
 /*
  * Rows an earlier release wrote in shape 1, put into the tables and the change feed directly by SQL
@@ -19,20 +21,25 @@ describe('stored shapes written by an earlier release', () => {
       related_redemptions: { rollbacks: [], redemptions: ['r_child'] },
     }
     const action = { id: 'aa_1', type: 'vouchers.bulk_update', status: 'ENQUEUED', result: null }
-    await db.pool.query(
-      `INSERT INTO promo_engine.redemptions (id, value, version, shape) VALUES ('r_parent', $1, 1, 1)`,
-      [parent],
-    )
-    await db.pool.query(
-      `INSERT INTO promo_engine.async_actions (id, value, version, shape) VALUES ('aa_1', $1, 1, 1)`,
-      [action],
-    )
+    // With their derived columns, as every writer computes them (docs/postgres.md#schema).
+    for (const [collection, id, value] of [
+      ['redemptions', 'r_parent', parent],
+      ['async_actions', 'aa_1', action],
+    ] as const) {
+      const layout = tableLayout(collection, 'promo_engine')
+      await db.pool.query(
+        `INSERT INTO promo_engine.${collection} (id, value, version, shape${columnNames(layout)})
+           SELECT $1, v, 1, 1${columnValues(layout, 'v')} FROM (SELECT $2::jsonb AS v) x`,
+        [id, value],
+      )
+    }
     await db.pool.query(
       `INSERT INTO promo_engine.pe_changes (seq, pos, collection, id, op, version, value, shape)
        VALUES (1, 0, 'redemptions', 'r_parent', 'put', 1, $1, 1), (1, 1, 'async_actions', 'aa_1', 'put', 1, $2, 1)`,
       [parent, action],
     )
     const store = createPostgresStore({ pool: db.pool })
+    expect(await staleColumns(db.pool, 'promo_engine')).toEqual([])
     // The store returns each row as stored, with its shape.
     const raw = await store.redemptions.get('r_parent')
     expect([raw?.value, raw?.version, raw?.shape]).toEqual([parent, 1, 1])
