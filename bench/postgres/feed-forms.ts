@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { commitFunction } from '../../src/postgres/commit-function'
-import { FEED_OF_STEPS, feedInsert } from '../../src/postgres/feed-rows'
+import { FEED_OF_STEPS, FEED_ONCE, feedInsert } from '../../src/postgres/feed-rows'
 import { layouts } from '../../src/postgres/migrate'
 import { startEmbedded } from '../../test/postgres/embedded'
 import { captureRedemptionCommit } from './captured-commit'
@@ -82,7 +82,7 @@ try {
       if (form === 'one-arrays') await pool.query(`ALTER TABLE ${s}.pe_one ALTER COLUMN vals SET STORAGE EXTERNAL`)
     }
     const text = commitFunction(schema, [...layouts(schema).values()])
-    const statement = feedInsert(s, FEED_OF_STEPS)
+    const statement = feedInsert(s, FEED_ONCE, false)
     if (!text.includes(statement)) throw new Error("the commit function's feed statement was not found")
     await pool.query(text.replace(statement, feed(s)))
   }

@@ -3,8 +3,14 @@ import { naturalKeysOf } from '../storage/ports'
 
 /** A changeset as the commit function takes it, and its answer as the store returns it (docs/postgres.md#commit). */
 
-export function outcome(r: unknown): CommitResult {
-  const result = r as CommitResult
+/** What the adapter sent to the commit function: the steps, and each alternative's. */
+export interface Sent {
+  steps: Step[]
+  alternatives?: { steps: Step[] }[]
+}
+
+export function outcome(r: unknown, sent: Sent): CommitResult {
+  const result = r as CommitResult & { wrote?: Record<string, number | null> }
   // The function reports only what it knows; absent keys are left out, as the memory store does.
   const tidy = (c: Conflict) => {
     for (const k of Object.keys(c) as (keyof Conflict)[]) if (c[k] === null) delete c[k]
@@ -16,7 +22,42 @@ export function outcome(r: unknown): CommitResult {
   result.alternative?.failed.forEach(tidy)
   // An increment keeps the row's shape: the commit returns it with the value, for the engine to upgrade.
   result.shapes ??= {}
+  const wrote = result.wrote
+  if (wrote !== undefined) {
+    delete result.wrote
+    const steps = result.alternative ? (sent.alternatives?.[result.alternative.index]?.steps ?? []) : sent.steps
+    // Built when first read (the engine's hot path reads none): keyed by fresh ids, they cost the
+    // parse of the answer more than anything else in it.
+    let versions: Record<string, number> | undefined
+    Object.defineProperty(result, 'versions', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        versions ??= versionsOf(steps, wrote)
+        return versions
+      },
+    })
+  }
   return result
+}
+
+/**
+ * The answer's versions when the function reports only what the steps wrote other than inserts
+ * (docs/postgres.md#commit): per entity its last write, in the order the steps apply them; an insert
+ * is at version 1, an update or increment at the version the function reported, and an entity whose
+ * last write deleted it is left out.
+ */
+function versionsOf(steps: readonly Step[], wrote: Record<string, number | null>): Record<string, number> {
+  const versions: Record<string, number> = {}
+  for (const step of steps) {
+    for (const row of step.rows as { op: string; id: string }[]) {
+      const slot = `${step.c}/${row.id}`
+      if (row.op === 'ins') versions[slot] = 1
+      else if (row.op === 'del') delete versions[slot]
+      else versions[slot] = wrote[slot] as number
+    }
+  }
+  return versions
 }
 
 /** Above this many inserted natural keys a commit takes no key locks (a bulk load, not a race). */
@@ -97,7 +138,8 @@ export function keyedCollections(writes: readonly Write[]): CollectionName[] {
 }
 
 /**
- * The writes as the commit function applies them (docs/postgres.md#commit): grouped into steps, each
+ * The writes as the commit function applies them (docs/postgres.md#commit; `collected`: the writes
+ * of a changeset with alternatives, whose failed guards are collected): grouped into steps, each
  * the writes of one collection applied as one statement per kind. Entities only inserted, updated or
  * deleted come first, then those incremented, then those with a guarded increment: counter rows are
  * what many requests share, so they are locked last and held shortest; a card's points buckets after
@@ -110,7 +152,7 @@ export function keyedCollections(writes: readonly Write[]): CollectionName[] {
  * not a second round. `pos` is the order in which the changeset first touched each entity, which the
  * change feed keeps.
  */
-export function commitSteps(writes: readonly Write[]): Step[] {
+export function commitSteps(writes: readonly Write[], collected = false): Step[] {
   const firstTouch = new Map<string, number>()
   const rounds = new Map<string, number>()
   const guarded = new Set<string>()
@@ -153,7 +195,7 @@ export function commitSteps(writes: readonly Write[]): Step[] {
     step.rows.push(r)
     byStep.set(key, step)
   }
-  return [...byStep.entries()]
+  const steps = [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, step]): Step => {
       step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -200,20 +242,56 @@ export function commitSteps(writes: readonly Write[]): Step[] {
           row.sv = sv
         }
         if (up.length > 0) row.up = up
-        if (guard !== undefined && Object.keys(guard).length > 0) row.g = guard
+        if (guard !== undefined && Object.keys(guard).length > 0) {
+          row.g = guard
+          // Its paths as an array, which pe_commit's check of one row's guards walks without a query.
+          row.gk = Object.keys(guard)
+        }
         if (create) row.cr = w.create
         row.s = w.shape ?? 1
         row.pos = pos
         return row
       })
-      return { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
+      const kind = stepKind(out.length, n, out, collected)
+      const sent: Step = { c: step.c, rows: out, ins: n.ins, upd: n.upd, del: n.del, inc: n.inc, cr: n.cr }
+      if (kind) sent.k = `${kind} ${step.c}`
+      return sent
     })
     .concat(takes)
+  // An entity written in a later round: the feed picks each entity's last write (docs/postgres.md#commit).
+  const first = steps[0]
+  if (first && rounds.size < rows.length) first.dd = 1
+  return steps
+}
+
+/**
+ * The steps `pe_commit` applies itself rather than through the collection's writer
+ * (docs/postgres.md#commit): new entities only (`i`); increments only, each creating its row when
+ * missing and none guarded (`u`, a redemption's counters); one existing row's increment (`g`, the
+ * code's guarded quantity), unless its guard fails into a list rather than a conflict (`collected`:
+ * the writes of a changeset with alternatives). Any other step goes to its writer.
+ */
+function stepKind(
+  size: number,
+  n: { ins: number; upd: number; del: number; inc: number; cr: number },
+  rows: unknown[],
+  collected: boolean,
+) {
+  if (n.ins === size) return 'i'
+  if (n.inc !== size) return undefined
+  const guarded = rows.some((r) => (r as { g?: unknown }).g !== undefined)
+  if (n.cr === size && !guarded) return 'u'
+  if (size === 1 && n.cr === 0 && !(guarded && collected)) return 'g'
+  return undefined
 }
 
 /** One step of a commit: the writes of one collection in one round, with how many of each kind. */
 export interface Step {
   c: CollectionName
+  /** How `pe_commit` applies the step itself, with the collection (`stepKind`); absent: by its writer. */
+  k?: string
+  /** On the first step: some entity is written in more than one step. */
+  dd?: 1
   rows: unknown[]
   ins: number
   upd: number

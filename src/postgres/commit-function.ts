@@ -1,13 +1,15 @@
 import {
   collectionWriter,
+  incrementStatement,
   insertStatement,
   literal,
   takeFunction,
   takeFunctionName,
+  upsertStatements,
   writerFunction,
 } from './collection-writers'
 import { quote, type TableLayout } from './columns'
-import { FEED_OF_STEPS, FEED_ROWS, feedInsert } from './feed-rows'
+import { FEED_OF_STEPS, FEED_ONCE, FEED_ROWS, feedInsert } from './feed-rows'
 import { incrementFunctions } from './increment-functions'
 
 /*
@@ -61,9 +63,20 @@ export function commitFunction(schema: string, layouts: readonly TableLayout[]):
   const dispatch = hotFirst(['counters', 'vouchers', 'customers'])
     .map((l) => `WHEN ${literal(l.collection)} THEN r := ${writerFunction(schema, l.collection)}(step, collect);`)
     .join('\n          ')
-  const inserts = hotFirst(['activities', 'orders', 'redemptions', 'customers'])
-    .map((l) => `WHEN ${literal(l.collection)} THEN ${insertStatement(schema, l)};`)
-    .join('\n          ')
+  // The steps pe_commit applies itself, by the kind and collection the adapter names (\`k\`,
+  // src/postgres/changeset.ts): new entities only (\`i\`), increments creating their rows (\`u\`), one
+  // row's increment (\`g\`). One CASE statement whose arms are in the order of a redemption's steps:
+  // each WHEN is an expression of its own, set up in every transaction when reached and tested in turn.
+  const own = new Map<string, string>()
+  for (const l of layouts) {
+    own.set(`i ${l.collection}`, `${insertStatement(schema, l)};`)
+    own.set(`u ${l.collection}`, upsertStatements(schema, l))
+    own.set(`g ${l.collection}`, incrementStatement(schema, l))
+  }
+  const hot = ['i activities', 'i orders', 'i redemptions', 'u counters', 'g vouchers', 'i customers', 'u customers']
+  const arms = [...hot, ...[...own.keys()].filter((k) => !hot.includes(k))]
+    .map((k) => `WHEN ${literal(k)} THEN\n          ${own.get(k)}`)
+    .join('\n        ')
   // An earlier release's writers also took the provisional feed number: those overloads go.
   const dropOld = [...layouts.map((l) => writerFunction(schema, l.collection)), takeFunctionName(schema)]
     .map((f) => `DROP FUNCTION IF EXISTS ${f}(bigint, jsonb, boolean);`)
@@ -102,11 +115,13 @@ DECLARE
   vers jsonb;
   vals jsonb;
   shps jsonb;
-  -- For the feed: how many steps wrote rows, the takes' buckets (in the order taken) and the values
-  -- takes left in their records.
-  wrote integer;
+  -- For the feed: how many steps were takes (every other step writes rows), the takes' buckets (in
+  -- the order taken) and the values takes left in their records.
+  nt integer;
   takes jsonb;
   recs jsonb;
+  -- The rows an upsert of pe_commit's own inserted.
+  fresh text[];
   collect boolean := jsonb_array_length(coalesce(p -> 'alternatives', '[]'::jsonb)) > 0;
   failed jsonb := '[]'::jsonb;
   chosen integer;
@@ -130,50 +145,47 @@ BEGIN
     vers := '{}'::jsonb;
     vals := '{}'::jsonb;
     shps := '{}'::jsonb;
-    wrote := 0;
+    nt := 0;
     takes := '[]'::jsonb;
     recs := '{}'::jsonb;
     -- By index, not over a query of the array: no cursor to open for every commit.
     FOR i IN 0 .. jsonb_array_length(todo) - 1 LOOP
       step := todo -> i;
       k := k + 1;
-      r := NULL;
-      IF step ? 'take' THEN
-        r := ${takeFunctionName(schema)}(step, collect);
+      -- The steps of a redemption (new entities, counters, the code's guarded increment), here rather
+      -- than in a writer, whose call and branches cost more than the statement (docs/postgres.md#commit).
+      -- Inserted entities' version is 1, which the feed's statement below knows without a report.
+      CASE step ->> 'k'
+        ${arms}
       ELSE
-        -- Every step but a take writes at least one row (a take reports what it wrote).
-        wrote := wrote + 1;
-        -- New entities only (most steps of a redemption): the collection's insert, here rather than in
-        -- its writer, whose call and branches cost more than the insert. Their version is 1, which the
-        -- feed's statement below knows without a report.
-        IF (step ->> 'ins')::integer = jsonb_array_length(step -> 'rows') THEN
-          CASE step ->> 'c'
-          ${inserts}
-          END CASE;
+        r := NULL;
+        IF step ? 'take' THEN
+          nt := nt + 1;
+          r := ${takeFunctionName(schema)}(step, collect);
         ELSE
           CASE step ->> 'c'
           ${dispatch}
           END CASE;
         END IF;
-      END IF;
-      IF r IS NOT NULL THEN
-        IF r ? 'conflict' THEN
-          conflict := r -> 'conflict';
-          RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
+        IF r IS NOT NULL THEN
+          IF r ? 'conflict' THEN
+            conflict := r -> 'conflict';
+            RAISE EXCEPTION 'conflict' USING ERRCODE = 'PE001';
+          END IF;
+          -- Failed guards with alternatives: written anyway, so later writes see them; the round rolls back below.
+          IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
+          -- A later round's write of an entity replaces what an earlier one reported.
+          IF r ? 'v' THEN vers := vers || (r -> 'v'); END IF;
+          IF r ? 'f' THEN
+            takes := takes || (r -> 'f');
+            recs := recs || (r -> 'r');
+          END IF;
+          IF r ? 'x' THEN
+            vals := vals || (r -> 'x');
+            shps := shps || (r -> 's');
+          END IF;
         END IF;
-        -- Failed guards with alternatives: written anyway, so later writes see them; the round rolls back below.
-        IF r ? 'failed' THEN failed := failed || (r -> 'failed'); END IF;
-        -- A later round's write of an entity replaces what an earlier one reported.
-        IF r ? 'v' THEN vers := vers || (r -> 'v'); END IF;
-        IF r ? 'f' THEN
-          takes := takes || (r -> 'f');
-          recs := recs || (r -> 'r');
-        END IF;
-        IF r ? 'x' THEN
-          vals := vals || (r -> 'x');
-          shps := shps || (r -> 's');
-        END IF;
-      END IF;
+      END CASE;
       -- A testing hook (the adapter's commit hook): sleep after step k so a test can kill the client there.
       IF pause IS NOT NULL AND (pause ->> 'after')::integer = k THEN
         PERFORM pg_sleep((pause ->> 'seconds')::float8);
@@ -211,7 +223,7 @@ BEGIN
     -- each row's writes in the order they were made. Readers stop below the oldest transaction in
     -- progress, which is older than this id until this transaction ends: none appears late.
     BEGIN
-      IF wrote > 0 OR jsonb_array_length(takes) > 0 THEN
+      IF k > nt OR jsonb_array_length(takes) > 0 THEN
         -- The subtransaction's first write gives it its id, which the row written reports as xmin: a
         -- placeholder of a few bytes under the provisional number, removed by the statement that
         -- writes the commit's feed rows, each once, under the final number.
@@ -220,12 +232,17 @@ BEGIN
         -- As a 64-bit id (it never wraps): the subtransaction's is the transaction's plus less than 2^32.
         top := pg_current_xact_id()::text::bigint;
         final_seq := ${s}.pe_feed_base() + top + (sub - top % 4294967296 + 4294967296) % 4294967296;
-        -- The answer's versions are the feed rows' (per entity its last write; deleted ones left out):
-        -- the steps that only insert report nothing.
-        IF jsonb_array_length(takes) = 0 THEN
-          ${feedInsert(s, FEED_OF_STEPS)};
-        ELSE
+        -- With takes, the answer's versions are the feed rows' (per entity its last write; deleted ones
+        -- left out). Without, they are what the steps reported (\`wrote\`: the steps that only insert
+        -- report nothing), which the adapter completes from its steps: no aggregate of the rows inserted.
+        IF jsonb_array_length(takes) > 0 THEN
           ${feedInsert(s, FEED_ROWS)};
+        -- No entity written twice (the adapter marks the first step otherwise): nothing to pick the
+        -- last write from, no sort.
+        ELSIF todo -> 0 ? 'dd' THEN
+          ${feedInsert(s, FEED_OF_STEPS, false)};
+        ELSE
+          ${feedInsert(s, FEED_ONCE, false)};
         END IF;
       ELSE
         -- Nothing written: the position below which the feed is final now.
@@ -236,10 +253,18 @@ BEGIN
       -- Never raised: a handler is what makes the block a subtransaction of its own.
       RAISE;
     END;
-    result := jsonb_build_object('ok', true, 'seq', final_seq, 'versions', coalesce(vers, '{}'::jsonb), 'values', vals, 'shapes', shps);
+    result := jsonb_build_object('ok', true, 'seq', final_seq,
+      CASE WHEN jsonb_array_length(takes) > 0 THEN 'versions' ELSE 'wrote' END, coalesce(vers, '{}'::jsonb),
+      'values', vals, 'shapes', shps);
     EXIT;
   EXCEPTION
-    WHEN SQLSTATE 'PE001' THEN
+    WHEN SQLSTATE 'PE001' OR SQLSTATE 'PE003' THEN
+      -- A guard of a step pe_commit applied itself failed (pe_inc): its failed guards, on the value it
+      -- gave the row (a round without alternatives: pe_inc checks no guard of a round that collects them).
+      IF SQLSTATE = 'PE003' THEN
+        GET STACKED DIAGNOSTICS cname = MESSAGE_TEXT;
+        conflict := ${s}.pe_failed(step ->> 'c', step -> 'rows' -> 0 ->> 'id', cname::jsonb, step -> 'rows' -> 0 -> 'g') -> 0;
+      END IF;
       -- The chosen alternative's own guard failed: the first round's row locks went with its rollback,
       -- so another commit moved a row in between. Choose again on what is stored now (the first round
       -- again, its guards collected anew), a bounded number of times, rather than send the request
@@ -280,6 +305,10 @@ BEGIN
         END IF;
       END IF;
       RETURN jsonb_build_object('ok', false, 'conflict', conflict);
+    WHEN no_data_found THEN
+      -- The one row a step pe_commit applies itself increments does not exist (its UPDATE's STRICT).
+      RETURN jsonb_build_object('ok', false, 'conflict', jsonb_build_object('collection', step ->> 'c',
+        'id', step -> 'rows' -> 0 ->> 'id', 'reason', 'missing'));
     WHEN unique_violation THEN
       -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
       -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this

@@ -48,6 +48,73 @@ BEGIN
   RETURN v;
 END $$;
 
+-- An increment as pe_commit applies it to one row (docs/postgres.md#commit), its payload row read with
+-- operators (no record built from it, no function scan to join): its additions, its assignments,
+-- its removals, as pe_apply; a top-level field, or one of an object a level down (a code's quantity),
+-- without a call of pe_add or pe_set. Then its guards (\`gk\`: their paths, listed by the adapter, so
+-- that a loop over an array walks them without a query), as pe_guarded and pe_bound read them: one
+-- failing raises PE003 with the value after the increment, and pe_commit lists the failed guards.
+CREATE OR REPLACE FUNCTION ${s}.pe_inc(v jsonb, r jsonb) RETURNS jsonb
+  LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+  ap jsonb := r -> 'ap';
+  f text;
+  p text[];
+  g jsonb;
+  n float8;
+BEGIN
+  FOR i IN 0 .. coalesce(jsonb_array_length(ap), 0) - 1 LOOP
+    f := ap ->> i;
+    IF strpos(f, '.') = 0 AND f <> '' AND jsonb_typeof(v) = 'object' THEN
+      v := v || jsonb_build_object(f,
+        CASE WHEN jsonb_typeof(v -> f) = 'number' THEN (v -> f)::float8 ELSE 0 END + ${s}.pe_float(r -> 'av' -> i));
+    ELSE
+      p := string_to_array(f, '.');
+      IF array_length(p, 1) = 2 AND jsonb_typeof(v -> p[1]) = 'object' THEN
+        v := jsonb_set(v, p, to_jsonb(
+          CASE WHEN jsonb_typeof(v #> p) = 'number' THEN (v #> p)::float8 ELSE 0 END + ${s}.pe_float(r -> 'av' -> i)));
+      ELSE
+        v := ${s}.pe_add(v, p, ${s}.pe_float(r -> 'av' -> i));
+      END IF;
+    END IF;
+  END LOOP;
+  IF r ? 'sp' THEN
+    FOR i IN 0 .. jsonb_array_length(r -> 'sp') - 1 LOOP
+      f := r -> 'sp' ->> i;
+      IF strpos(f, '.') = 0 AND f <> '' AND jsonb_typeof(v) = 'object' THEN
+        v := v || jsonb_build_object(f, r -> 'sv' -> i);
+      ELSE
+        v := ${s}.pe_set(v, string_to_array(f, '.'), r -> 'sv' -> i);
+      END IF;
+    END LOOP;
+  END IF;
+  IF r ? 'up' THEN
+    FOR i IN 0 .. jsonb_array_length(r -> 'up') - 1 LOOP
+      v := v - (r -> 'up' ->> i);
+    END LOOP;
+  END IF;
+  IF r ? 'gk' THEN
+    FOR i IN 0 .. jsonb_array_length(r -> 'gk') - 1 LOOP
+      f := r -> 'gk' ->> i;
+      g := r -> 'g' -> f;
+      n := ${s}.pe_num(v #> string_to_array(f, '.'));
+      IF jsonb_typeof(g -> 'plus') = 'array' THEN
+        FOR j IN 0 .. jsonb_array_length(g -> 'plus') - 1 LOOP
+          n := n + ${s}.pe_num(v #> string_to_array(g -> 'plus' ->> j, '.'));
+        END LOOP;
+      END IF;
+      IF (g ? 'min' AND n < (g ->> 'min')::float8) OR n > ${s}.pe_bound(v, g) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PE003', MESSAGE = v::text;
+      END IF;
+    END LOOP;
+  END IF;
+  RETURN v;
+END $$;
+
+-- A payload's number as the writers' float8[] columns read it (a JSON null, or anything not a number: NULL).
+CREATE OR REPLACE FUNCTION ${s}.pe_float(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 END $$;
+
 CREATE OR REPLACE FUNCTION ${s}.pe_num(v jsonb) RETURNS float8 LANGUAGE sql IMMUTABLE AS $$
   SELECT CASE WHEN jsonb_typeof(v) = 'number' THEN v::float8 ELSE 0 END $$;
 
@@ -71,5 +138,15 @@ CREATE OR REPLACE FUNCTION ${s}.pe_bound(v jsonb, g jsonb) RETURNS float8 LANGUA
   SELECT CASE
     WHEN g ? 'maxOf' AND jsonb_typeof(v #> string_to_array(g ->> 'maxOf', '.')) = 'number'
       THEN least((g ->> 'max')::float8, (v #> string_to_array(g ->> 'maxOf', '.'))::float8)
-    ELSE (g ->> 'max')::float8 END $$;`
+    ELSE (g ->> 'max')::float8 END $$;
+
+-- The guards of one incremented row that failed, as conflicts (in the writers' form and order), for a
+-- row whose increment pe_inc refused.
+CREATE OR REPLACE FUNCTION ${s}.pe_failed(c text, id text, v jsonb, g jsonb) RETURNS jsonb LANGUAGE sql STABLE AS $$
+  SELECT jsonb_agg(jsonb_build_object('collection', c, 'id', id, 'reason', 'guard',
+      'guard', jsonb_build_object('path', f.key, 'value', to_jsonb(f.n)) || f.value
+        || CASE WHEN f.lim IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('max', to_jsonb(f.lim)) END) ORDER BY f.key)
+    FROM (SELECT e.key, e.value, ${s}.pe_guarded(v, e.key, e.value) AS n, ${s}.pe_bound(v, e.value) AS lim
+      FROM jsonb_each(coalesce(g, '{}'::jsonb)) e) f
+    WHERE (f.value ? 'min' AND f.n < (f.value ->> 'min')::float8) OR f.n > f.lim $$;`
 }

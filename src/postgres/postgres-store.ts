@@ -13,7 +13,7 @@ import type {
   StoredRow,
 } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
-import { commitSteps, insertedKeys, keyedCollections, outcome } from './changeset'
+import { commitSteps, insertedKeys, keyedCollections, outcome, type Sent } from './changeset'
 import { quote, type TableLayout } from './columns'
 import {
   commitFault,
@@ -258,7 +258,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     // Built field by field: no object spreads on the path of every commit.
     const body: Record<string, unknown> = {}
     if (options.asyncActivities && !options.client && onlyAppendsActivities(changeset)) body.async = true
-    body.steps = commitSteps(changeset.writes)
+    body.steps = commitSteps(changeset.writes, (changeset.alternatives?.length ?? 0) > 0)
     if (keys.length > 0) body.keys = keys
     if (keyed.length > 0) body.uk = keyed
     if (changeset.alternatives?.length) {
@@ -272,20 +272,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const payload = JSON.stringify(body)
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
-      return outcome(await runCommit(options.client, commitSql, payload))
+      return outcome(await runCommit(options.client, commitSql, payload), body as unknown as Sent)
     }
     const client = await take()
     let broken: Error | undefined
     try {
       const hook = options.commitHook?.after
-      if (!hook) return outcome(await runCommit(client, commitSql, payload))
+      if (!hook) return outcome(await runCommit(client, commitSql, payload), body as unknown as Sent)
       await runStatement(client, 'BEGIN')
       await hook('begin')
       const r = await runCommit(client, commitSql, payload)
       await hook('applied')
       await runStatement(client, 'COMMIT')
       await hook('committed')
-      return outcome(r)
+      return outcome(r, body as unknown as Sent)
     } catch (error) {
       broken = error instanceof Error ? error : new Error(String(error))
       throw error

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { commitSteps, keyedCollections } from '../../src/postgres/changeset'
+import { commitSteps, keyedCollections, outcome } from '../../src/postgres/changeset'
 import type { Write } from '../../src/storage/ports'
 
 /*
@@ -34,6 +34,7 @@ describe('commitSteps', () => {
           del: 0,
           inc: 0,
           cr: 0,
+          k: 'i orders',
         },
         { c: 'products', rows: [{ op: 'del', id: 's', ev: 4, pos: 4 }], ins: 0, upd: 0, del: 1, inc: 0, cr: 0 },
         {
@@ -60,15 +61,69 @@ describe('commitSteps', () => {
         },
         {
           c: 'vouchers',
-          rows: [{ op: 'inc', id: 'v', n: 1, ap: ['used'], av: [1], g: { used: { max: 5 } }, s: 1, pos: 2 }],
+          rows: [
+            { op: 'inc', id: 'v', n: 1, ap: ['used'], av: [1], g: { used: { max: 5 } }, gk: ['used'], s: 1, pos: 2 },
+          ],
           ins: 0,
           upd: 0,
           del: 0,
           inc: 1,
           cr: 0,
+          k: 'g vouchers',
         },
       ]),
     )
+  })
+  it('names the steps pe_commit applies itself, and marks an entity written in two steps', () => {
+    const inc = (id: string, more: object = {}): Write =>
+      ({ op: 'increment', collection: 'counters', id, by: { n: 1 }, ...more }) as Write
+    const kinds = (writes: Write[]) => commitSteps(writes).map((s) => [s.c, s.k ?? null, s.dd ?? null])
+    // Counters each created when missing, none guarded: the upsert; one row's increment: its UPDATE.
+    expect(kinds([inc('a', { create: {} }), inc('b', { create: {} })])).toEqual([['counters', 'u counters', null]])
+    expect(kinds([inc('a', { guard: { n: { max: 1 } } })])).toEqual([['counters', 'g counters', null]])
+    // A guarded row created when missing (a step after the unguarded ones), two rows without create,
+    // a row created and one not, an update: their writers.
+    expect(kinds([inc('a', { create: {} }), inc('b', { create: {}, guard: { n: { max: 1 } } })])).toEqual([
+      ['counters', 'u counters', null],
+      ['counters', null, null],
+    ])
+    expect(kinds([inc('a'), inc('b')])).toEqual([['counters', null, null]])
+    expect(kinds([inc('a', { create: {} }), inc('b')])).toEqual([['counters', null, null]])
+    expect(
+      kinds([{ op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: 2, shape: 1 }]),
+    ).toEqual([['orders', null, null]])
+    // The second increment cannot join the first (it adds where the first assigns): a second round.
+    expect(kinds([inc('a', { set: { n: 0 } }), inc('a')])).toEqual([
+      ['counters', 'g counters', 1],
+      ['counters', 'g counters', null],
+    ])
+  })
+  it("completes the answer's versions from the steps when the function reports only what they wrote", () => {
+    const steps = commitSteps([
+      { op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: null, shape: 1 },
+      { op: 'put', collection: 'orders', value: { id: 'o' } as never, expectedVersion: 1, shape: 1 },
+      { op: 'put', collection: 'products', value: { id: 'p' } as never, expectedVersion: null, shape: 1 },
+      { op: 'increment', collection: 'counters', id: 'c', by: { n: 1 } },
+      { op: 'increment', collection: 'counters', id: 'gone', by: { n: 1 } },
+      { op: 'delete', collection: 'counters', id: 'gone', expectedVersion: 3 },
+    ])
+    // What pe_commit reports without takes: the updates and increments (a deletion as null), no inserts.
+    const wrote = { 'orders/o': 2, 'counters/c': 8, 'counters/gone': null }
+    const result = outcome({ ok: true, seq: 7, wrote, values: {}, shapes: {} }, { steps })
+    if (!result.ok) throw new Error('expected a commit')
+    // Per entity its last write: the order inserted then updated, the product inserted, the counter
+    // incremented; the counter deleted after its increment is left out.
+    expect(result.versions).toEqual({ 'orders/o': 2, 'products/p': 1, 'counters/c': 8 })
+    expect(Object.keys(result)).toEqual(['ok', 'seq', 'values', 'shapes', 'versions'])
+    // An alternative committed instead: its own steps.
+    const alternative = commitSteps([
+      { op: 'put', collection: 'customers', value: { id: 'r' } as never, expectedVersion: null, shape: 1 },
+    ])
+    const chosen = outcome(
+      { ok: true, seq: 8, wrote: {}, values: {}, shapes: {}, alternative: { index: 0, failed: [] } },
+      { steps, alternatives: [{ steps: alternative }] },
+    )
+    expect(chosen.ok && chosen.versions).toEqual({ 'customers/r': 1 })
   })
   it('names for the unique checks only the collections whose keys a write may set', () => {
     const put = (collection: 'orders' | 'customers', value: object): Write =>
