@@ -50,14 +50,21 @@ export interface PoolLike extends Queryable {
 export const SESSION_SETTINGS = 'SET plan_cache_mode = force_generic_plan'
 
 /**
- * Runs `SESSION_SETTINGS` on every connection `pool` (a `pg.Pool`) opens, before anything else is
- * sent on it. A statement, not the connection's startup `options`, which a pooler such as PgBouncer
- * refuses unless told to ignore them; a server that refuses the setting keeps its default.
+ * Runs `SESSION_SETTINGS` on every connection `pool` (a `pg.Pool`) opens, before the connection is
+ * handed out: through the pool's `onConnect` hook (node-postgres 8.23's pool awaits it; one the
+ * host set runs first), so the setting is never a second query on a connection already running one.
+ * A statement, not the connection's startup `options`, which a pooler such as PgBouncer refuses
+ * unless told to ignore them; a server that refuses the setting keeps its default. A pool too old to
+ * know the hook never runs it, and plans as PostgreSQL's default does.
  */
-export function planGenerically(pool: { on(event: 'connect', listener: (client: Queryable) => void): unknown }): void {
-  pool.on('connect', (client) => {
-    client.query(SESSION_SETTINGS).catch(ignore)
-  })
+export function planGenerically(pool: { options?: object }): void {
+  const options = pool.options as { onConnect?: (client: Queryable) => unknown } | undefined
+  if (!options) return
+  const before = options.onConnect
+  options.onConnect = async (client) => {
+    await before?.(client)
+    await client.query(SESSION_SETTINGS).catch(ignore)
+  }
 }
 
 /** The SQLSTATE of an error the server sent; none when node-postgres or the socket failed first. */

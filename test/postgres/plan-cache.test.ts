@@ -73,6 +73,25 @@ async function scans(admin: pg.Pool): Promise<Map<string, { seq: number; idx: nu
 }
 
 describe.sequential('plan caching on PostgreSQL', () => {
+  it("sets the plan mode in the pool's connect hook, after the host's own hook, before the first query", async () => {
+    const pool = new pg.Pool({
+      connectionString: db.url,
+      max: 1,
+      onConnect: async (client) => {
+        await client.query(`SET application_name = 'host-hook'`)
+      },
+    }).on('error', () => {})
+    planGenerically(pool)
+    try {
+      const first = await pool.query(
+        `SELECT current_setting('application_name') AS app, current_setting('plan_cache_mode') AS mode`,
+      )
+      expect(first.rows[0]).toEqual({ app: 'host-hook', mode: 'force_generic_plan' })
+    } finally {
+      await pool.end()
+    }
+  })
+
   it('under generic plans, a chain of operations reads and writes by indexes only: no sequential scan, nested statements included', async () => {
     await emptySchema(db.pool, 'promo_engine')
     const tables = await fill(db.pool)
