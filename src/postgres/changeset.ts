@@ -198,7 +198,7 @@ export function commitSteps(writes: readonly Write[], collected = false): Step[]
   const steps = [...byStep.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, step]): Step => {
-      step.rows.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      step.rows.sort((a, b) => byteOrder(a.id, b.id))
       const n = { ins: 0, upd: 0, del: 0, inc: 0, cr: 0 }
       const out = step.rows.map(({ w, id, slot, merged }) => {
         const pos = firstTouch.get(slot) as number
@@ -300,4 +300,24 @@ export interface Step {
   cr: number
   /** A `take`, applied by `pe_take` after the other steps. */
   take?: Extract<Write, { op: 'take' }>
+}
+
+/**
+ * Ids in the order the database sorts them (`COLLATE "C"`: UTF-8 bytes, that is code points), the
+ * order every statement of a commit locks rows in (docs/postgres.md#commit), so that a step's rows
+ * and the writers' `ORDER BY id` agree. JavaScript's `<` compares UTF-16 units, which puts a code
+ * point above U+FFFF (a surrogate pair) before U+E000–U+FFFF.
+ */
+export function byteOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length)
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i)
+    const y = b.charCodeAt(i)
+    if (x === y) continue
+    const surrogateX = x >= 0xd800 && x <= 0xdfff
+    const surrogateY = y >= 0xd800 && y <= 0xdfff
+    if (surrogateX !== surrogateY) return surrogateX ? 1 : -1
+    return x - y
+  }
+  return a.length - b.length
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { commitSteps, keyedCollections, outcome } from '../../src/postgres/changeset'
+import { byteOrder, commitSteps, keyedCollections, outcome } from '../../src/postgres/changeset'
 import type { Write } from '../../src/storage/ports'
 
 /*
@@ -9,6 +9,16 @@ import type { Write } from '../../src/storage/ports'
  */
 
 describe('commitSteps', () => {
+  it("orders a step's rows as the database sorts ids (UTF-8 bytes), the order its statements lock them in", () => {
+    const ids = ['b', 'a\u{1F600}', 'a\uFFFF', 'a', 'a\uE000', 'A']
+    const steps = commitSteps(ids.map((id) => ({ op: 'increment', collection: 'counters', id, by: { count: 1 } })))
+    const order = steps.flatMap((s) => s.rows.map((r) => (r as { id: string }).id))
+    const bytes = [...ids].sort((x, y) => Buffer.compare(Buffer.from(x), Buffer.from(y)))
+    expect(order).toEqual(bytes)
+    expect(order).toEqual(['A', 'a', 'a\uE000', 'a\uFFFF', 'a\u{1F600}', 'b'])
+    expect(byteOrder('a\u{1F600}', 'a\uFFFF')).toBeGreaterThan(0)
+  })
+
   it('merges increments of one row into parallel arrays and leaves out what a row does not carry', () => {
     const steps = commitSteps([
       {
