@@ -46,7 +46,7 @@ try {
   // the earlier build's schema.
   const { payload, inserted, fresh, copyCodeTo } = await captureRedemptionCommit(pool)
   await copyCodeTo('base')
-  const { insertStatement } = await import('../../src/postgres/collection-writers')
+  const { insertStatement } = await import('../../src/postgres/commit-statements')
   const { layouts } = await import('../../src/postgres/migrate')
   const tables = [...layouts('promo_engine').values()]
   await pool.query(

@@ -48,7 +48,7 @@ export function buildsBeside(earlier: string): { label: string; schema: string; 
  * and the code's increments applied with JSON arithmetic (the code's under its limit), and one
  * change-feed row per entity written. No versions reported, no conflict kinds, no alternatives, no
  * subtransaction, no feed numbering: what the database needs for these rows, which an engine commit
- * pays whatever its design. `insertStatement` is the commit's own (src/postgres/collection-writers.ts).
+ * pays whatever its design. `insertStatement` is the commit's own (src/postgres/commit-statements.ts).
  */
 export function writesFloorSql(
   schema: string,

@@ -49,6 +49,11 @@ export function quote(identifierName: string): string {
   return `"${identifierName.replace(/"/g, '""')}"`
 }
 
+/** A SQL string literal. */
+export function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`
+}
+
 /** `value #> '{a,b}'` for a dotted path, written as a SQL literal path. */
 function pathOf(path: string): string {
   const parts = path.split('.').map((p) => `"${p.replace(/["\\]/g, (c) => `\\${c}`)}"`)

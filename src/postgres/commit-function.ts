@@ -1,16 +1,9 @@
-import {
-  collectionWriter,
-  incrementStatement,
-  insertStatement,
-  literal,
-  takeFunction,
-  takeFunctionName,
-  upsertStatements,
-  writerFunction,
-} from './collection-writers'
-import { quote, type TableLayout } from './columns'
+import { collectionWriter, writerFunction } from './collection-writers'
+import { literal, quote, type TableLayout } from './columns'
+import { incrementStatement, insertStatement, upsertStatements } from './commit-statements'
 import { FEED_OF_STEPS, FEED_ONCE, FEED_ROWS, feedInsert } from './feed-rows'
 import { incrementFunctions } from './increment-functions'
+import { takeFunction, takeFunctionName } from './take-function'
 
 /*
  * The commit as PL/pgSQL functions, installed by `migrate()` (docs/postgres.md#commit): the adapter
@@ -310,7 +303,7 @@ BEGIN
       RETURN jsonb_build_object('ok', false, 'conflict', jsonb_build_object('collection', step ->> 'c',
         'id', step -> 'rows' -> 0 ->> 'id', 'reason', 'missing'));
     WHEN unique_violation THEN
-      -- A step's plain insert of new entities met an id already stored (collection-writers.ts): the
+      -- A step's plain insert of new entities met an id already stored (commit-statements.ts, collection-writers.ts): the
       -- first such id, \`exists\`, as ON CONFLICT reported it. Its rows are rolled back, so an id this
       -- changeset inserted twice is found among its own inserts instead. Any other key raises on.
       GET STACKED DIAGNOSTICS cname = CONSTRAINT_NAME;

@@ -1,6 +1,5 @@
 import type pg from 'pg'
-import { literal } from '../../src/postgres/collection-writers'
-import { quote } from '../../src/postgres/columns'
+import { literal, quote } from '../../src/postgres/columns'
 import { layouts } from '../../src/postgres/migrate'
 import type { IndexDeclarations } from '../../src/storage/ports'
 
