@@ -24,6 +24,13 @@ export interface FetchHandlerOptions {
   onResponse?: (answered: Answered) => void
   /** Seconds a client should wait before retrying when the store cannot be reached (503). Default 1. */
   retryAfterSeconds?: number
+  /**
+   * Runs a request's operation (after its credentials are checked and its body has arrived) when the
+   * host has a place for it, or returns `undefined` to refuse it: answered 503 `server_overloaded`
+   * with `Retry-After`, nothing done. The reference server's concurrency limit (docs/http.md#admission).
+   * Default: every operation runs at once.
+   */
+  admit?: <T>(work: () => Promise<T>) => Promise<T> | undefined
 }
 
 /** What `onResponse` is told about one answer. */
@@ -81,6 +88,7 @@ export function createFetchHandler(engine: Engine, options: FetchHandlerOptions 
   const onError = options.onError ?? ((error: unknown) => console.error(error))
   const onResponse = options.onResponse ?? (() => {})
   const retryAfter = String(options.retryAfterSeconds ?? 1)
+  const admit = options.admit ?? ((work) => work())
 
   return async (request) => {
     const id = requestId(request)
@@ -102,7 +110,7 @@ export function createFetchHandler(engine: Engine, options: FetchHandlerOptions 
       }
       const found = match(compiled, request.method, path)
       route = found.route.path
-      const result = await run(engine, found, request, url, maxBodyBytes)
+      const result = await run(engine, found, request, url, maxBodyBytes, admit)
       const headers = { ...cors, 'X-Request-Id': id }
       if (found.route.download) return answered(download(result, headers))
       if (result === undefined) return answered(new Response(null, { status: 204, headers }))
@@ -239,7 +247,14 @@ function decodeSegment(segment: string): string {
   }
 }
 
-async function run(engine: Engine, found: Matched, request: Request, url: URL, maxBodyBytes: number): Promise<unknown> {
+async function run(
+  engine: Engine,
+  found: Matched,
+  request: Request,
+  url: URL,
+  maxBodyBytes: number,
+  admit: NonNullable<FetchHandlerOptions['admit']>,
+): Promise<unknown> {
   const { route, params } = found
   const access = operationAccess(route.operation)
   if (!access)
@@ -260,7 +275,15 @@ async function run(engine: Engine, found: Matched, request: Request, url: URL, m
   const args = route.args.map((source) => argument(source, { params, query, body, headers, engine, side }))
   const key = idempotencyKey(request, route)
   if (key !== undefined) args.push({ idempotencyKey: `${principal?.app_id ?? ''}/${key}` } satisfies CallOptions)
-  return operationFunction(engine, route, body)(...args)
+  const admitted = admit(() => operationFunction(engine, route, body)(...args))
+  if (admitted === undefined)
+    throw new EngineError({
+      code: 500,
+      key: 'server_overloaded',
+      message: 'Service unavailable',
+      details: 'Too many requests are waiting in this process: nothing was done; retry after Retry-After',
+    })
+  return admitted
 }
 
 const CREDENTIAL_NAMES = AUTHENTICATION_HEADERS.map((name) => name.toLowerCase())
@@ -467,10 +490,11 @@ function errorResponse(
     onError(error, request)
     json = { code: 500, key: 'internal_error', message: 'Internal error', details: 'Internal error', request_id: id }
   }
-  // Nothing was read or written: the same request will do once the store answers again. A commit whose
+  // Nothing was read or written: the same request will do once the store answers again (or, for
+  // `server_overloaded`, once this process has a place for it). A commit whose
   // outcome is unknown (`commit_outcome_unknown`) keeps its 500: it is retried only with an
   // idempotency key (docs/http.md#deploying).
-  const unavailable = json.key === 'store_unavailable'
+  const unavailable = json.key === 'store_unavailable' || json.key === 'server_overloaded'
   const status = unavailable ? 503 : json.code
   const body = unavailable ? { ...json, code: 503 } : json
   const headers: Record<string, string> = { ...cors, 'X-Request-Id': id, 'Content-Type': JSON_TYPE }

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest'
 import { engineContext } from '../../src/engine'
 import { EngineError } from '../../src/errors'
-import { createFetchHandler, parseQuery, ROUTES } from '../../src/http'
+import { type Answered, createFetchHandler, type FetchHandlerOptions, parseQuery, ROUTES } from '../../src/http'
 import { operationAccess } from '../../src/rules/scopes'
 import { amountOffVoucher, snapshot, testEngine } from '../support/engine'
 
-async function setup() {
+async function setup(options: FetchHandlerOptions = {}) {
   const t = testEngine({ authentication: 'keys' })
-  const handler = createFetchHandler(t.engine)
+  const handler = createFetchHandler(t.engine, options)
   const server = await t.engine.auth.createApplication({ family: 'server' })
   const client = await t.engine.auth.createApplication({ family: 'client', allowed_origins: ['https://shop.example'] })
   const management = await t.engine.auth.createApplication({ family: 'management' })
@@ -393,5 +393,33 @@ describe('store faults, trailing slashes and what onResponse is told', () => {
     // With the store back, a trailing slash is the path without it.
     expect((await request('GET', '/v1/vouchers/TEN/')).status).toBe(200)
     expect(told.at(-1)).toMatchObject({ route: '/v1/vouchers/:code', status: 200, errorKey: null })
+  })
+
+  it('admit: the host runs each operation once its credentials are checked and its body has arrived, or refuses it: 503 server_overloaded, nothing done', async () => {
+    let refuse = false
+    const admitted: string[] = []
+    const told: Answered[] = []
+    const { call, engine } = await setup({
+      onResponse: (a) => told.push(a),
+      admit: (work) => {
+        admitted.push('admit')
+        return refuse ? undefined : work()
+      },
+    })
+    // Refused credentials never reach the host's admission.
+    expect((await call('GET', '/v1/vouchers/TEN', { headers: { 'X-App-Token': 'wrong'.repeat(6) } })).status).toBe(401)
+    expect(admitted).toEqual([])
+    refuse = true
+    const refused = await call('POST', '/v1/customers', { body: { source_id: 'refused' } })
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('Retry-After')).toBe('1')
+    const body = (await refused.json()) as Record<string, unknown>
+    expect(body).toMatchObject({ code: 503, key: 'server_overloaded', message: 'Service unavailable' })
+    expect(body.request_id).toBe(refused.headers.get('X-Request-Id'))
+    expect(told.at(-1)).toMatchObject({ route: '/v1/customers', status: 503, errorKey: 'server_overloaded' })
+    refuse = false
+    await expect(engine.customers.get('refused')).rejects.toMatchObject({ key: 'not_found' })
+    expect((await call('POST', '/v1/customers', { body: { source_id: 'admitted' } })).status).toBe(200)
+    expect(admitted).toEqual(['admit', 'admit'])
   })
 })

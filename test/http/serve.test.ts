@@ -1,6 +1,8 @@
+import { request as httpRequest } from 'node:http'
 import { VoucherifyServerSide } from '@voucherify/sdk'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../packages/server/src/server'
+import { createEngine, createMemoryStore } from '../../src'
 import { engineContext } from '../../src/engine'
 import { manualClock } from '../support/engine'
 
@@ -105,6 +107,84 @@ describe('the server (packages/server)', () => {
       expect(left.data[0]?.value.created_at).toBe('2026-01-15T10:02:00.000Z')
     } finally {
       await purging.close()
+    }
+  })
+})
+
+describe("the server's admission (docs/http.md#admission)", () => {
+  it('a request whose body is still arriving holds no place; past the queue, 503 server_overloaded at once', async () => {
+    // One place, no queue; the store's commits wait at a gate the test opens.
+    const store = createMemoryStore()
+    let gate: Promise<void> | undefined
+    let reached = 0
+    const engine = createEngine({
+      authentication: 'keys',
+      store: {
+        ...store,
+        async commit(changeset) {
+          if (gate) {
+            reached++
+            await gate
+          }
+          return store.commit(changeset)
+        },
+      },
+    })
+    const s = await startServer({ env, engine, settings: { maxInFlight: 1, maxQueue: 0 } })
+    const post = (sourceId: string) =>
+      fetch(`${s.url}/v1/customers`, {
+        method: 'POST',
+        headers: { ...keys, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ source_id: sourceId }),
+      })
+    try {
+      // A slow upload: its headers and half its body.
+      const body = JSON.stringify({ source_id: 'slow' })
+      const slow = httpRequest(`${s.url}/v1/customers`, {
+        method: 'POST',
+        headers: { ...keys, 'Content-Type': 'application/json', 'Content-Length': String(body.length) },
+      })
+      const slowStatus = new Promise<number>((resolve, reject) => {
+        slow.on('response', (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        })
+        slow.on('error', reject)
+      })
+      slow.write(body.slice(0, 5))
+      // Another request is served meanwhile: the slow one waits for its body, not in the place.
+      expect((await post('quick')).status).toBe(200)
+      // Now the one place is held by a commit at the gate, and the queue holds none: refused at once.
+      let open: () => void = () => {}
+      gate = new Promise<void>((resolve) => {
+        open = resolve
+      })
+      const held = post('held')
+      await eventually(
+        async () => reached,
+        (n) => n === 1,
+      )
+      const refused = await post('refused')
+      expect(refused.status).toBe(503)
+      expect(refused.headers.get('Retry-After')).toBe('1')
+      expect(await refused.json()).toMatchObject({ code: 503, key: 'server_overloaded' })
+      gate = undefined
+      open()
+      expect((await held).status).toBe(200)
+      slow.end(body.slice(5))
+      expect(await slowStatus).toBe(200)
+      // Refused means nothing done.
+      const found = await Promise.all(
+        ['quick', 'held', 'slow', 'refused'].map((id) =>
+          engine.customers.get(id).then(
+            () => id,
+            () => null,
+          ),
+        ),
+      )
+      expect(found).toEqual(['quick', 'held', 'slow', null])
+    } finally {
+      await s.close()
     }
   })
 })

@@ -312,6 +312,13 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
       'waiting',
     ])
     expect(samples.some((s) => s.name === 'promo_engine_http_request_duration_seconds_bucket')).toBe(true)
+    // Admission (docs/http.md#admission): nothing working or waiting once answered; every API request
+    // that ran waited for its place once (none here: one at a time).
+    expect(samples.filter((s) => s.name === 'promo_engine_http_requests_in_flight')).toEqual([
+      { name: 'promo_engine_http_requests_in_flight', labels: { state: 'working' }, value: 0 },
+      { name: 'promo_engine_http_requests_in_flight', labels: { state: 'waiting' }, value: 0 },
+    ])
+    expect(samples.find((s) => s.name === 'promo_engine_http_admission_wait_seconds_count')?.value).toBe(3)
     // Every statement the requests sent waited for a pool connection once (reads and commits alike).
     const waits = samples.find((s) => s.name === 'promo_engine_db_pool_wait_seconds_count')
     expect(waits?.value).toBeGreaterThanOrEqual(answers.length)

@@ -40,4 +40,17 @@ describe('the server settings (packages/server/src/settings.ts)', () => {
     )
     expect(() => readSettings(['--db-pool-size', '1001'], {})).toThrow('--db-pool-size must be a whole number')
   })
+
+  it('admission: 6 requests at once and 1,000 waiting by default; 0 is no limit; each bounded', () => {
+    expect(readSettings([], {})).toMatchObject({ maxInFlight: 6, maxQueue: 1000 })
+    expect(readSettings(['--max-in-flight', '0', '--max-queue=0'], {})).toMatchObject({ maxInFlight: 0, maxQueue: 0 })
+    expect(readSettings([], { PROMO_MAX_IN_FLIGHT: '16', PROMO_MAX_QUEUE: '50' })).toMatchObject({
+      maxInFlight: 16,
+      maxQueue: 50,
+    })
+    expect(() => readSettings([], { PROMO_MAX_IN_FLIGHT: '-1' })).toThrow(
+      'PROMO_MAX_IN_FLIGHT must be a whole number from 0 to 10000; got "-1"',
+    )
+    expect(() => readSettings(['--max-queue', 'lots'], {})).toThrow('--max-queue must be a whole number')
+  })
 })

@@ -30,7 +30,11 @@ export interface PoolCounts {
 
 export type Metrics = ReturnType<typeof createMetrics>
 
-export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingActions: () => number | null }) {
+export function createMetrics(sources: {
+  pool?: PoolCounts | undefined
+  pendingActions: () => number | null
+  admission?: () => { inFlight: number; queued: number }
+}) {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry, prefix: 'promo_engine_' })
   const requests = new Counter({
@@ -76,6 +80,24 @@ export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingA
     buckets: [0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
+  const admissionWait = new Histogram({
+    name: 'promo_engine_http_admission_wait_seconds',
+    help: 'Time an API request waited for a place among those worked on at once (PROMO_MAX_IN_FLIGHT)',
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers: [registry],
+  })
+  new Gauge({
+    name: 'promo_engine_http_requests_in_flight',
+    help: 'API requests being worked on, and waiting for a place',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const now = sources.admission?.()
+      if (!now) return
+      this.set({ state: 'working' }, now.inFlight)
+      this.set({ state: 'waiting' }, now.queued)
+    },
+  })
   const { pool } = sources
   new Gauge({
     name: 'promo_engine_db_pool_connections',
@@ -109,6 +131,9 @@ export function createMetrics(sources: { pool?: PoolCounts | undefined; pendingA
     },
     commit(outcome: 'committed' | 'conflict' | 'failed_guard') {
       commits.inc({ outcome })
+    },
+    admissionWait(seconds: number) {
+      admissionWait.observe(seconds)
     },
     poolWait(seconds: number) {
       poolWait.observe(seconds)

@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import { createEngine, createMemoryStore, type Engine, type EngineOptions, type Store } from '../../../src'
 import { type Answered, createFetchHandler } from '../../../src/http'
 import { createPostgresStore, type PostgresStore, planGenerically } from '../../../src/postgres'
+import { type Admission, createAdmission } from './admission'
 import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
 import { createLogger, createMetrics, type Metrics, timeConnections } from './observe'
 import { readSettings, type Settings } from './settings'
@@ -85,7 +86,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   }
 
   let pending: number | null = null
-  const metrics = createMetrics({ pool, pendingActions: () => pending })
+  const admission = createAdmission({
+    limit: settings.maxInFlight,
+    queue: settings.maxQueue,
+    waited: (seconds) => metrics.admissionWait(seconds),
+  })
+  const metrics = createMetrics({ pool, pendingActions: () => pending, admission: () => admission })
   if (pool) timeConnections(pool as never, metrics.poolWait)
   const tracer = options.traceFile ? createTracer(options.traceFile) : undefined
   if (pool && tracer) tracer.pool(pool as never)
@@ -102,6 +108,7 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       tracer,
       pool,
       store,
+      admission,
       setPending: (n) => {
         pending = n
       },
@@ -123,6 +130,7 @@ async function run(
     tracer: Tracer | undefined
     pool: pg.Pool | undefined
     store: PostgresStore | undefined
+    admission: Admission
     setPending: (n: number) => void
   },
 ): Promise<RunningServer> {
@@ -203,30 +211,33 @@ async function run(
       ...options.engineOptions,
     })
   const keys = await applications(engine, settings, logger)
+  const requestId = (request: Request) => {
+    const given = settings.trustProxy ? request.headers.get('X-Request-Id') : null
+    return given !== null && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replaceAll('-', '')}`
+  }
+  const answered = (done: Answered) => {
+    const begun = started.get(done.request)
+    const seconds = begun === undefined ? 0 : (performance.now() - begun.at) / 1000
+    metrics.request(done.method, done.route, done.status, seconds, done.errorKey)
+    logger.info(
+      {
+        req_id: done.requestId,
+        method: done.method,
+        route: done.route,
+        status: done.status,
+        duration_ms: Math.round(seconds * 10_000) / 10,
+        error_key: done.errorKey,
+        ...(begun?.ip === undefined ? {} : { client_ip: begun.ip }),
+      },
+      'request',
+    )
+  }
   handler = createFetchHandler(engine, {
     maxBodyBytes: settings.bodyLimitBytes,
-    requestId: (request) => {
-      const given = settings.trustProxy ? request.headers.get('X-Request-Id') : null
-      return given !== null && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replaceAll('-', '')}`
-    },
+    requestId,
+    admit: (work) => extra.admission.run(work),
     onError: (error) => logger.error({ err: error }, 'unexpected error'),
-    onResponse: (answered: Answered) => {
-      const begun = started.get(answered.request)
-      const seconds = begun === undefined ? 0 : (performance.now() - begun.at) / 1000
-      metrics.request(answered.method, answered.route, answered.status, seconds, answered.errorKey)
-      logger.info(
-        {
-          req_id: answered.requestId,
-          method: answered.method,
-          route: answered.route,
-          status: answered.status,
-          duration_ms: Math.round(seconds * 10_000) / 10,
-          error_key: answered.errorKey,
-          ...(begun?.ip === undefined ? {} : { client_ip: begun.ip }),
-        },
-        'request',
-      )
-    },
+    onResponse: answered,
   })
 
   let metricsUrl: string | null = null

@@ -84,6 +84,24 @@ export const DEFINITIONS = define({
     about:
       'on: a commit writing only activities (a validation without a session) returns before its WAL flush; a database crash may lose the last ~600 ms of them',
   },
+  maxInFlight: {
+    flag: '--max-in-flight',
+    env: 'PROMO_MAX_IN_FLIGHT',
+    kind: 'integer',
+    fallback: '6',
+    min: 0,
+    max: 10_000,
+    about: 'API requests worked on at once; later ones wait in arrival order (0: no limit)',
+  },
+  maxQueue: {
+    flag: '--max-queue',
+    env: 'PROMO_MAX_QUEUE',
+    kind: 'integer',
+    fallback: '1000',
+    min: 0,
+    max: 1_000_000,
+    about: 'requests that may wait for a place; past it a request gets 503 server_overloaded at once',
+  },
   bodyLimitBytes: {
     flag: '--body-limit-bytes',
     env: 'PROMO_BODY_LIMIT_BYTES',
@@ -249,6 +267,9 @@ export interface Settings {
   connectTimeoutMs: number
   /** The store's `asyncActivities` (docs/postgres.md#asynchronous-activity-commits). */
   asyncActivities: boolean
+  /** Admission (docs/http.md#admission): requests worked on at once (0: no limit), and how many may wait. */
+  maxInFlight: number
+  maxQueue: number
   bodyLimitBytes: number
   requestTimeoutMs: number
   keepAliveTimeoutMs: number
@@ -380,6 +401,8 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     statementTimeoutMs: integer('statementTimeoutMs'),
     connectTimeoutMs: integer('connectTimeoutMs'),
     asyncActivities: onOff('asyncActivities'),
+    maxInFlight: integer('maxInFlight'),
+    maxQueue: integer('maxQueue'),
     bodyLimitBytes: integer('bodyLimitBytes'),
     requestTimeoutMs: integer('requestTimeoutMs'),
     keepAliveTimeoutMs: integer('keepAliveTimeoutMs'),
