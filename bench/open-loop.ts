@@ -50,14 +50,15 @@ import { FLOOR_SQL } from './postgres/floor'
  * Environment: RATES (default 100,200,300,400), SECONDS per rate (20), FSYNC (off,on), MIX
  * (validations:redemptions:orders, default 2:2:1), VALIDATORS=returning (validations by 100
  * customers the shop made, so each records an activity; by default every request is a new
- * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][*processes][+async][!--node-flag…],…`: other server builds, each on a
- * fresh database, in turn for each fsync setting; `*2` runs two server processes on the database,
+ * customer's), POOL (the server's PROMO_DB_POOL_SIZE, default its own), BUILDS (`label=path/to/cli.js[@pool][%in-flight][*processes][+async][!--node-flag…],…`: other server builds, each on a
+ * fresh database, in turn for each fsync setting; `%6` sets PROMO_MAX_IN_FLIGHT (`%0`: no limit); `*2` runs two server processes on the database,
  * requests sent to each in turn; `+async` with PROMO_DB_ASYNC_ACTIVITIES=on; default this
  * checkout's, built first), STORE=memory (the server on
  * its memory store: the HTTP layer and the engine without a database), PROFILE=1 (the server runs
  * with `--cpu-prof`; its profile is summarised by source module and by function at the end;
  * KEEP_PROFILE=1 keeps the file), INSTRUMENTS and PERF (below), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
- * generated per new customer), WARMUP (seconds of uncounted requests first, default 10). Figures in
+ * generated per new customer), WARMUP (seconds of uncounted requests first, default 10), REPEAT (the
+ * builds' sessions this many times in turn, default 1). Figures in
  * bench/RESULTS.md.
  */
 
@@ -88,6 +89,8 @@ const PERF = process.env.PERF === '1'
 const TRACE = process.env.TRACE === '1'
 /** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
 const WARMUP = Number(process.env.WARMUP ?? 10)
+/** REPEAT: the builds' sessions this many times in turn (a p99 over one run swings by 2× at 200/s). */
+const REPEAT = Number(process.env.REPEAT ?? 1)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
 const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
@@ -452,6 +455,8 @@ interface Build {
   pool?: string | undefined
   /** PROMO_DB_ASYNC_ACTIVITIES=on for this build (`+async` after its path). */
   asyncActivities?: boolean
+  /** The server's PROMO_MAX_IN_FLIGHT (`%N` after the path or pool; `%0` no limit); its own default when absent. */
+  inFlight?: string | undefined
   /** Server processes on the one database (`*N` after the path or pool), requests spread round them. */
   processes?: number
   /** Node flags for the server (`!--flag` after everything else, repeatable), e.g. `!--max-semi-space-size=32`. */
@@ -469,8 +474,16 @@ function builds(): Build[] {
     const [label = '', ...rest] = pair.split('=')
     const [given = '', ...nodeFlags] = rest.join('=').split('!')
     const spec = given.replace(/\+async$/, '')
-    const [, cli = '', pool, processes] = /^([^@*]+)(?:@(\d+))?(?:\*(\d+))?$/.exec(spec) ?? []
-    return { label, cli, pool, asyncActivities: spec !== given, processes: Number(processes ?? 1), nodeFlags }
+    const [, cli = '', pool, inFlight, processes] = /^([^@%*]+)(?:@(\d+))?(?:%(\d+))?(?:\*(\d+))?$/.exec(spec) ?? []
+    return {
+      label,
+      cli,
+      pool,
+      inFlight,
+      asyncActivities: spec !== given,
+      processes: Number(processes ?? 1),
+      nodeFlags,
+    }
   })
 }
 
@@ -533,6 +546,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
           PROMO_FILES_SECRET: 'bench-load-files-secret-0123456789abcdef',
           PROMO_METRICS_PORT: String(metricsPorts[k]),
           ...(build.pool ? { PROMO_DB_POOL_SIZE: build.pool } : {}),
+          ...(build.inFlight ? { PROMO_MAX_IN_FLIGHT: build.inFlight } : {}),
           ...(build.asyncActivities ? { PROMO_DB_ASYNC_ACTIVITIES: 'on' } : {}),
           ...(TRACE ? { PROMO_TRACE_FILE: traceFile(k) } : {}),
         },
@@ -879,7 +893,8 @@ async function main(): Promise<void> {
   // Each fsync setting with every build in turn, each on a fresh database: the builds see the same load.
   for (const fsync of memory ? ['off'] : FSYNC)
     for (const instruments of memory ? ['off'] : INSTRUMENTS)
-      for (const build of builds()) await session(fsync, build, memory, instruments === 'on')
+      for (let round = 0; round < REPEAT; round++)
+        for (const build of builds()) await session(fsync, build, memory, instruments === 'on')
 }
 
 await main()
