@@ -563,6 +563,18 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       system: splits.reduce((sum, x) => sum + (x?.system ?? 0), 0),
     }
   }
+  /**
+   * The servers' main threads' time runnable but waiting for a core (the second field of
+   * /proc/<pid>/schedstat, ns), ms: while it waits, every request in that process waits.
+   */
+  const serversQueued = () =>
+    servers.reduce((sum, server) => {
+      try {
+        return sum + Number(readFileSync(`/proc/${server.pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6
+      } catch {
+        return sum
+      }
+    }, 0)
   const admin = new pg.Client({ connectionString: pgServer.url })
   /** The postmaster (the parent of the bench's own backend) and that backend, found once connected. */
   let postmaster = 0
@@ -617,6 +629,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     const perfFiles: { rate: number; file: string | null }[] = []
     for (const rate of RATES) {
       const serverBefore = serversCpu()
+      const queuedBefore = serversQueued()
       const dbBefore = databaseProcesses(postmaster, adminPid)
       const countsBefore = await databaseCounts()
       const metricsBefore = await scrapeAll(metricsPorts)
@@ -633,6 +646,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       const countsAfter = await databaseCounts()
       const serverCpu = serversCpu().all - serverBefore.all
       const serverSystem = serversCpu().system - serverBefore.system
+      const serverQueued = serversQueued() - queuedBefore
       const dbRoles = databaseCpuByRole(dbBefore, databaseProcesses(postmaster, adminPid))
       // The database's CPU for the requests: everything but the bench's own sampling backend.
       let dbCpu = 0
@@ -671,7 +685,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
         const clientMean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
         const waits = delta('promo_engine_db_pool_wait_seconds_count')
         where.push(
-          `| ${rate} | ${f(clientMean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory || !states ? '—' : `${perRequest(state('running')).toFixed(2)} / ${lockShown} / ${other || '—'}`} | ${memory || !states ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory || !instruments ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
+          `| ${rate} | ${f(clientMean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${(serverQueued / r.scheduled).toFixed(2)} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory || !states ? '—' : `${perRequest(state('running')).toFixed(2)} / ${lockShown} / ${other || '—'}`} | ${memory || !states ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory || !instruments ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
         )
       }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
@@ -685,12 +699,12 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     }
     if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
     console.log(
-      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; the mean number of busy backends; the statements the server sent per request (concurrent requests' reads share one) and the database sessions opened during the rate (the pool reconnecting):\n`,
+      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); the time its main thread was runnable but waiting for a core, per request (/proc schedstat); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; the mean number of busy backends; the statements the server sent per request (concurrent requests' reads share one) and the database sessions opened during the rate (the pool reconnecting):\n`,
     )
     console.log(
-      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | GC ms/request | database ms/request: running / lock waits / other waits | busy backends | statements/request / sessions opened |',
+      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | main thread waiting for a core ms/request | GC ms/request | database ms/request: running / lock waits / other waits | busy backends | statements/request / sessions opened |',
     )
-    console.log('| ---: | ---: | ---: | --- | --- | ---: | --- | ---: | --- |')
+    console.log('| ---: | ---: | ---: | --- | --- | ---: | ---: | --- | ---: | --- |')
     for (const row of where) console.log(row)
     if (!memory) {
       console.log(

@@ -88,10 +88,11 @@ export const DEFINITIONS = define({
     flag: '--max-in-flight',
     env: 'PROMO_MAX_IN_FLIGHT',
     kind: 'integer',
-    fallback: '6',
+    fallback: undefined,
     min: 0,
     max: 10_000,
-    about: 'API requests worked on at once; later ones wait in arrival order (0: no limit)',
+    about:
+      'API requests worked on at once; later ones wait in arrival order (0: no limit; default: the pool size, PROMO_DB_POOL_SIZE)',
   },
   maxQueue: {
     flag: '--max-queue',
@@ -401,7 +402,8 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     statementTimeoutMs: integer('statementTimeoutMs'),
     connectTimeoutMs: integer('connectTimeoutMs'),
     asyncActivities: onOff('asyncActivities'),
-    maxInFlight: integer('maxInFlight'),
+    // As many as the connections that serve them: a request past those would wait for a connection anyway.
+    maxInFlight: raw('maxInFlight').value === undefined ? integer('poolSize') : integer('maxInFlight'),
     maxQueue: integer('maxQueue'),
     bodyLimitBytes: integer('bodyLimitBytes'),
     requestTimeoutMs: integer('requestTimeoutMs'),
