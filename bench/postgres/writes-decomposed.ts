@@ -145,7 +145,13 @@ try {
     const pid = (await client.query('SELECT pg_backend_pid() AS p')).rows[0].p as number
     let f = 0
     type Call = { name: string; what: string; run: () => Promise<void> }
-    const call = (name: string, what: string, text: string, values: () => unknown[], check: (r: pg.QueryResult) => boolean): Call => ({
+    const call = (
+      name: string,
+      what: string,
+      text: string,
+      values: () => unknown[],
+      check: (r: pg.QueryResult) => boolean,
+    ): Call => ({
       name,
       what,
       run: async () => {
@@ -154,11 +160,35 @@ try {
       },
     })
     const calls: Call[] = [
-      call('floor', 'floor call: 19 JSONB inserts + guarded update', 'SELECT floor.apply($1::jsonb, 0) AS ok', () => [floorRows(`${fsync}-${f++}`)], (r) => r.rows[0].ok === true),
-      call('text', 'the payload sent as text, nothing done', 'SELECT $1::text IS NOT NULL AS ok', () => [fresh()], (r) => r.rows[0].ok === true),
-      call('parse', 'the payload parsed as jsonb, nothing done', 'SELECT $1::jsonb IS NOT NULL AS ok', () => [fresh()], (r) => r.rows[0].ok === true),
+      call(
+        'floor',
+        'floor call: 19 JSONB inserts + guarded update',
+        'SELECT floor.apply($1::jsonb, 0) AS ok',
+        () => [floorRows(`${fsync}-${f++}`)],
+        (r) => r.rows[0].ok === true,
+      ),
+      call(
+        'text',
+        'the payload sent as text, nothing done',
+        'SELECT $1::text IS NOT NULL AS ok',
+        () => [fresh()],
+        (r) => r.rows[0].ok === true,
+      ),
+      call(
+        'parse',
+        'the payload parsed as jsonb, nothing done',
+        'SELECT $1::jsonb IS NOT NULL AS ok',
+        () => [fresh()],
+        (r) => r.rows[0].ok === true,
+      ),
       ...variants.map((v) =>
-        call(v.name, v.what, `SELECT w_${v.name}.pe_floor_writes($1::jsonb) AS ok`, () => [fresh()], (r) => r.rows[0].ok === true),
+        call(
+          v.name,
+          v.what,
+          `SELECT w_${v.name}.pe_floor_writes($1::jsonb) AS ok`,
+          () => [fresh()],
+          (r) => r.rows[0].ok === true,
+        ),
       ),
     ]
     for (const c of calls) for (let i = 0; i < 20; i++) await c.run()
@@ -166,7 +196,24 @@ try {
       const c = calls.find((x) => x.name === PERF)
       if (!c) throw new Error(`no variant ${PERF}`)
       const out = `/tmp/writes-perf-${PERF}-${fsync}.data`
-      const perf = spawn('perf', ['record', '-F', '2000', '--call-graph', 'dwarf,16384', '-o', out, '-p', String(pid), '--', 'sleep', process.env.PERF_SECONDS ?? '6'], { stdio: 'inherit' })
+      const perf = spawn(
+        'perf',
+        [
+          'record',
+          '-F',
+          '2000',
+          '--call-graph',
+          'dwarf,16384',
+          '-o',
+          out,
+          '-p',
+          String(pid),
+          '--',
+          'sleep',
+          process.env.PERF_SECONDS ?? '6',
+        ],
+        { stdio: 'inherit' },
+      )
       let done = false
       perf.on('exit', () => {
         done = true
@@ -185,13 +232,21 @@ try {
     const load = execSync('uptime').toString().trim()
     const cpu = new Map<string, number>()
     const wal = new Map<string, number>()
-    const lsn = async () => Number((await client.query('SELECT pg_current_wal_insert_lsn() - \'0/0\'::pg_lsn AS b')).rows[0].b)
+    const times = new Map<string, number[]>()
+    const lsn = async () =>
+      Number((await client.query("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn AS b")).rows[0].b)
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? [...calls].reverse() : calls
       for (const c of order) {
         const w0 = await lsn()
         const c0 = cpuMs(pid)
-        for (let i = 0; i < N; i++) await c.run()
+        const t = times.get(c.name) ?? []
+        for (let i = 0; i < N; i++) {
+          const t0 = performance.now()
+          await c.run()
+          t.push(performance.now() - t0)
+        }
+        times.set(c.name, t)
         cpu.set(c.name, (cpu.get(c.name) ?? 0) + cpuMs(pid) - c0)
         wal.set(c.name, (wal.get(c.name) ?? 0) + (await lsn()) - w0)
       }
@@ -205,13 +260,19 @@ try {
       `SELECT schemaname AS s, relname AS t, n_tup_upd AS u, n_tup_hot_upd AS h FROM pg_stat_user_tables WHERE relname IN ('counters', 'vouchers') AND n_tup_upd > 0`,
     )
     console.log(`\n### fsync ${fsync} (load before: ${load}; after: ${execSync('uptime').toString().trim()})\n`)
-    console.log('| call | what | backend CPU ms | server ms | WAL bytes | CPU − full | server − full | HOT counters / vouchers |')
-    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |')
+    console.log(
+      '| call | what | client p50 ms | backend CPU ms | server ms | WAL bytes | CPU − full | server − full | ÷ floor call (p50, server, CPU) | HOT counters / vouchers |',
+    )
+    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
+    const p50 = (name: string) => {
+      const t = [...(times.get(name) ?? [])].sort((x, y) => x - y)
+      return t[Math.floor(t.length / 2)] ?? Number.NaN
+    }
     const per = (name: string) => (cpu.get(name) ?? 0) / (ROUNDS * N)
     const server = (name: string) =>
       Number(
-        fns.rows.find((r) => (name === 'floor' ? r.s === 'floor' : r.s === `w_${name}` && r.f === 'pe_floor_writes'))?.ms ??
-          Number.NaN,
+        fns.rows.find((r) => (name === 'floor' ? r.s === 'floor' : r.s === `w_${name}` && r.f === 'pe_floor_writes'))
+          ?.ms ?? Number.NaN,
       )
     for (const c of calls) {
       const h = (t: string) => {
@@ -219,7 +280,7 @@ try {
         return r ? `${r.h}/${r.u}` : '–'
       }
       console.log(
-        `| ${c.name} | ${c.what} | ${per(c.name).toFixed(3)} | ${server(c.name).toFixed(3)} | ${Math.round((wal.get(c.name) ?? 0) / (ROUNDS * N))} | ${(per(c.name) - per('full')).toFixed(3)} | ${(server(c.name) - server('full')).toFixed(3)} | ${h('counters')} · ${h('vouchers')} |`,
+        `| ${c.name} | ${c.what} | ${p50(c.name).toFixed(3)} | ${per(c.name).toFixed(3)} | ${server(c.name).toFixed(3)} | ${Math.round((wal.get(c.name) ?? 0) / (ROUNDS * N))} | ${(per(c.name) - per('full')).toFixed(3)} | ${(server(c.name) - server('full')).toFixed(3)} | ${(p50(c.name) / p50('floor')).toFixed(2)}, ${(server(c.name) / server('floor')).toFixed(2)}, ${(per(c.name) / per('floor')).toFixed(2)} | ${h('counters')} · ${h('vouchers')} |`,
       )
     }
   }
