@@ -237,10 +237,6 @@ export function commitSteps(writes: readonly Write[], collected = false): Step[]
         }
         const guard = merged.at(-1)?.guard
         const row: Record<string, unknown> = { op: 'inc', id, n: merged.length, ap, av }
-        // Additions only, each to a distinct top-level field (a redemption's counters): the upsert adds
-        // them in its own statement, with no call of pe_inc (docs/postgres.md#commit).
-        if (sp.length === 0 && up.length === 0 && (guard === undefined || Object.keys(guard).length === 0) && flat(ap))
-          row.t = 1
         if (sp.length > 0) {
           row.sp = sp
           row.sv = sv
@@ -266,17 +262,6 @@ export function commitSteps(writes: readonly Write[], collected = false): Step[]
   const first = steps[0]
   if (first && rounds.size < rows.length) first.dd = 1
   return steps
-}
-
-/** Paths that are each one distinct top-level field: added in any order, the same value. */
-function flat(paths: readonly string[]): boolean {
-  if (paths.length === 0) return false
-  for (let i = 0; i < paths.length; i++) {
-    const p = paths[i] as string
-    if (p === '' || p.includes('.')) return false
-    for (let j = 0; j < i; j++) if (paths[j] === p) return false
-  }
-  return true
 }
 
 /**

@@ -35,20 +35,6 @@ export function columnRefresh(schema: string, layout: TableLayout): string {
 }
 
 /**
- * A row's increment as the upsert applies it (docs/postgres.md#commit): additions to distinct top-level
- * fields of an object (the adapter marks such a row \`t\`, changeset.ts) in the statement itself, one
- * \`||\` of an object built from the paths and amounts, as pe_inc adds them (a field that is not a
- * number counts as 0); any other increment through pe_inc.
- */
-export function flatIncrement(s: string, value: string, row: string): string {
-  return `CASE WHEN ${row} ? 't' AND jsonb_typeof(${value}) = 'object' THEN ${value} || (SELECT jsonb_object_agg(a.k,
-                  CASE WHEN jsonb_typeof(${value} -> a.k) = 'number' THEN (${value} -> a.k)::float8 ELSE 0 END
-                    + ${s}.pe_float(${row} -> 'av' -> (a.i::integer - 1)))
-                  FROM jsonb_array_elements_text(${row} -> 'ap') WITH ORDINALITY AS a(k, i))
-                ELSE ${s}.pe_inc(${value}, ${row}) END`
-}
-
-/**
  * A step of increments only, every row with `create`, none guarded (a redemption's counters), run by
  * `pe_commit` itself (docs/postgres.md#commit): one upsert adds to the rows that exist and inserts
  * those that do not (as `create` gives them, version 0), one row at a time in the order the adapter
@@ -70,12 +56,12 @@ export function upsertStatements(schema: string, layout: TableLayout): string {
             u AS (INSERT INTO ${t} AS t (id, value, version, shape${columnNames(layout)})
                 SELECT x.id, ${created}, 0, (x.w ->> 's')::integer${columnValues(layout, created)} FROM x
               ON CONFLICT (id) DO UPDATE SET (version, value) =
-                (SELECT t.version + (x.w ->> 'n')::integer, ${flatIncrement(s, 't.value', 'x.w')} FROM x WHERE x.id = excluded.id)
+                (SELECT t.version + (x.w ->> 'n')::integer, ${s}.pe_inc(t.value, x.w) FROM x WHERE x.id = excluded.id)
               RETURNING t.id, t.version, t.value, t.shape)
           SELECT array_agg(u.id) FILTER (WHERE u.version = 0), ${written(' FILTER (WHERE u.version > 0)')}
             INTO fresh, vers, vals, shps FROM u;
           IF fresh IS NOT NULL THEN
-            WITH u AS (UPDATE ${t} t SET value = ${flatIncrement(s, 't.value', 'x.w')}, version = t.version + (x.w ->> 'n')::integer
+            WITH u AS (UPDATE ${t} t SET value = ${s}.pe_inc(t.value, x.w), version = t.version + (x.w ->> 'n')::integer
                 FROM jsonb_array_elements(step -> 'rows') x(w) WHERE t.id = x.w ->> 'id' AND t.id = ANY(fresh)
                 RETURNING t.id, t.version, t.value, t.shape)
             SELECT ${written('')} INTO vers, vals, shps FROM u;

@@ -50,7 +50,7 @@ describe('commitSteps', () => {
         {
           c: 'counters',
           rows: [
-            { op: 'inc', id: 'a', n: 1, ap: ['count'], av: [1], t: 1, cr: { count: 0 }, s: 2, pos: 1 },
+            { op: 'inc', id: 'a', n: 1, ap: ['count'], av: [1], cr: { count: 0 }, s: 2, pos: 1 },
             {
               op: 'inc',
               id: 'b',

@@ -4,7 +4,6 @@ import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import { createPostgresStore, type PoolLike, type QueryConfigLike, type QueryResultLike } from '../../src/postgres'
-import { flatIncrement } from '../../src/postgres/commit-statements'
 import { manualClock } from '../support/engine'
 import { emptySchema, useClonedPool } from './database'
 
@@ -259,54 +258,6 @@ describe.sequential('the commit on PostgreSQL', () => {
       writes: [row('activities', 'a_4'), row('orders', 'o_4'), row('activities', 'a_4')],
     })
     expect(twice).toEqual({ ok: false, conflict: { collection: 'activities', id: 'a_4', reason: 'exists' } })
-  })
-
-  it("a counter row's additions to top-level fields: added by the upsert itself, as pe_inc adds them", async () => {
-    await emptySchema(db.pool, 'promo_engine')
-    const { pool, sent } = recordingPool(db.pool)
-    const store = createPostgresStore({ pool })
-    const add = (id: string, by: Record<string, number>, create: Record<string, unknown> = { id }) => ({
-      op: 'increment' as const,
-      collection: 'counters' as const,
-      id,
-      by,
-      create,
-    })
-    // Created at version 0 and added to (the second statement), then added to by the upsert: a field
-    // missing, a field that is not a number (counts as 0), fractions.
-    expect((await store.commit({ writes: [add('c1', { n: 1, x: 0.5 }, { id: 'c1', s: 'text' })] })).ok).toBe(true)
-    const rows = stepsOf(sent).flatMap((st) => st.rows) as { t?: number }[]
-    expect(rows.map((r) => r.t)).toEqual([1])
-    expect((await store.commit({ writes: [add('c1', { n: 2, s: 3, x: 0.25, y: -1 })] })).ok).toBe(true)
-    expect((await store.counters.get('c1'))?.value).toEqual({ id: 'c1', n: 3, s: 3, x: 0.75, y: -1 })
-    expect((await store.counters.get('c1'))?.version).toBe(2)
-    // Not marked (a dotted path, a field added twice, an assignment): pe_inc, as before.
-    await store.commit({
-      writes: [
-        add('c2', { 'a.b': 1 }),
-        { ...add('c3', { n: 1 }), set: { at: 't' } },
-        add('c4', { n: 1 }),
-        add('c4', { n: 2 }),
-      ],
-    })
-    const marked = stepsOf(sent).flatMap((st) => st.rows) as { id: string; t?: number }[]
-    expect(marked.map((r) => [r.id, r.t ?? null])).toEqual([
-      ['c2', null],
-      ['c3', null],
-      ['c4', null],
-    ])
-    expect((await store.counters.get('c2'))?.value).toEqual({ id: 'c2', a: { b: 1 } })
-    expect((await store.counters.get('c4'))?.value).toEqual({ id: 'c4', n: 3 })
-    // The upsert's form and pe_inc agree value for value, over the rows a marked increment may meet.
-    const { rows: same } = await db.pool.query(`
-      WITH c(v, r) AS (VALUES
-        ('{"n": 1, "s": "x"}'::jsonb, '{"ap": ["n", "s", "m"], "av": [2, 1.5, -3], "t": 1}'::jsonb),
-        ('{}'::jsonb, '{"ap": ["a"], "av": [0.1], "t": 1}'::jsonb),
-        ('{"a": {"b": 1}, "n": null}'::jsonb, '{"ap": ["a", "n"], "av": [1, 1e300], "t": 1}'::jsonb),
-        ('[]'::jsonb, '{"ap": ["n"], "av": [1], "t": 1}'::jsonb))
-      SELECT ${flatIncrement('"promo_engine"', 'c.v', 'c.r')} AS flat, promo_engine.pe_inc(c.v, c.r) AS inc FROM c`)
-    for (const r of same) expect(r.flat).toEqual(r.inc)
-    expect(same.map((r) => r.flat)).toEqual([{ n: 3, s: 1.5, m: -3 }, { a: 0.1 }, { a: 1, n: 1e300 }, { n: 1 }])
   })
 
   it('a guard bounded by a stored field (maxOf) and by other fields added to it (plus)', async () => {
