@@ -16,7 +16,8 @@ import { FLOOR_SQL, floorRows, type WritesVariant, writesFloorSql } from './floo
  * call and two calls that only send the payload (as text, and parsed as jsonb), fsync off then on
  * (`FSYNC`). Per call: the backend's CPU (/proc/<pid>/stat around each block), the server's time
  * (pg_stat_user_functions), the WAL bytes (pg_current_wal_insert_lsn around each block), and the HOT
- * share of the updates (pg_stat_user_tables). `VARIANTS` picks some by name. With `PERF=<variant>`
+ * share of the updates (pg_stat_user_tables). `VARIANTS` picks some by name; `LINES` gives the order that
+ * many lines (1 unless set). With `PERF=<variant>`
  * the backend is sampled by `perf record --call-graph dwarf` for `PERF_SECONDS` while that variant
  * runs, and the report's top symbols printed (self and inclusive).
  */
@@ -85,6 +86,12 @@ const ALL: Variant[] = [
       `ALTER TABLE ${s}.redemptions RESET (toast_tuple_target); ALTER TABLE ${s}.pe_changes RESET (toast_tuple_target)`,
   },
   {
+    name: 'orders8160',
+    what: 'toast_tuple_target = 8160 on orders and activities too (rows up to a page uncompressed)',
+    ddl: (s) =>
+      `ALTER TABLE ${s}.orders SET (toast_tuple_target = 8160); ALTER TABLE ${s}.activities SET (toast_tuple_target = 8160)`,
+  },
+  {
     name: 'ff70',
     what: 'fillfactor 70 on counters and vouchers',
     ddl: (s) => `ALTER TABLE ${s}.counters SET (fillfactor = 70); ALTER TABLE ${s}.vouchers SET (fillfactor = 70)`,
@@ -109,7 +116,7 @@ try {
   await pool.query(FLOOR_SQL)
   const { createPostgresStore } = await import('../../src/postgres/index')
   await createPostgresStore({ pool }).migrate()
-  const { payload, inserted, fresh } = await captureRedemptionCommit(pool)
+  const { payload, inserted, fresh } = await captureRedemptionCommit(pool, Number(process.env.LINES ?? 1))
   const { insertStatement } = await import('../../src/postgres/commit-statements')
   const { layouts } = await import('../../src/postgres/migrate')
   for (const v of variants) {
