@@ -42,12 +42,13 @@ export function buildsBeside(earlier: string): { label: string; schema: string; 
 
 /**
  * A variant of the second floor, for taking its cost apart (bench/postgres/writes-decomposed.ts): the
- * derived columns left NULL instead of computed (`columns: false`), the feed rows without their values
+ * derived columns left NULL instead of computed (`columns: false`; `'untimed'`: only the timestamps,
+ * which call `pe_timestamp`), the feed rows without their values
  * and shapes or not written (`feed`), the counters' and the code's values left as they are, only
  * their versions moved (`arithmetic: false`). The default is the floor itself.
  */
 export interface WritesVariant {
-  columns?: boolean
+  columns?: boolean | 'untimed'
   feed?: 'values' | 'bare' | 'none'
   arithmetic?: boolean
 }
@@ -77,7 +78,17 @@ export function writesFloorSql(
       const layout = layouts.find((l) => l.collection === st.c)
       if (!layout) throw new Error(`no table for ${st.c}`)
       return `step := (SELECT e FROM jsonb_array_elements(p -> 'steps') e WHERE e ->> 'c' = '${st.c}');
-  ${insertStatement(columns ? layout : { ...layout, columns: [] })};`
+  ${insertStatement(
+    columns === true
+      ? layout
+      : {
+          ...layout,
+          columns:
+            columns === 'untimed'
+              ? (layout.columns ?? []).filter((c) => (c as { sqlType: string }).sqlType !== 'timestamptz')
+              : [],
+        },
+  )};`
     })
     .join('\n  ')
   for (const st of payload.steps)

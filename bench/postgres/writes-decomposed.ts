@@ -65,6 +65,11 @@ const ALL: Variant[] = [
   },
   { name: 'nocols', what: 'derived columns left NULL (not computed)', writes: { columns: false } },
   {
+    name: 'untimed',
+    what: 'timestamp columns left NULL (no pe_timestamp call), the others computed',
+    writes: { columns: 'untimed' },
+  },
+  {
     name: 'bare',
     what: 'no secondary index, no derived column',
     writes: { columns: false },
