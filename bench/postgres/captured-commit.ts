@@ -4,8 +4,12 @@ import type pg from 'pg'
  * One redemption's commit payload, captured from this checkout's engine on `pool` (migrated in the
  * default schema), and a way to replay it: `fresh()` is the payload with its inserted ids made new
  * each call, so replays insert instead of conflicting. Shared by commit-replay.ts and commit-perf.ts.
+ * The order has `lines` lines (1 unless given; writes-decomposed.ts takes `LINES`).
  */
-export async function captureRedemptionCommit(pool: pg.Pool): Promise<{
+export async function captureRedemptionCommit(
+  pool: pg.Pool,
+  lines = 1,
+): Promise<{
   payload: string
   inserted: string[]
   fresh: () => string
@@ -38,7 +42,10 @@ export async function captureRedemptionCommit(pool: pg.Pool): Promise<{
   })
   const body = {
     redeemables: [{ object: 'voucher' as const, id: 'R' }],
-    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
+    order: {
+      amount: 10_000 * lines,
+      items: Array.from({ length: lines }, (_, i) => ({ product_id: `p${i + 1}`, quantity: 1, price: 10_000 })),
+    },
     customer: { source_id: 'replayed' },
   }
   await engine.raw.redemptions.redeemStackable(body)
