@@ -84,6 +84,14 @@ export const DEFINITIONS = define({
     about:
       'on: a commit writing only activities (a validation without a session) returns before its WAL flush; a database crash may lose the last ~600 ms of them',
   },
+  readCache: {
+    flag: '--db-read-cache',
+    env: 'PROMO_DB_READ_CACHE',
+    kind: 'switch',
+    fallback: 'on',
+    about:
+      'on: credentials and tokens kept in memory, dropped by a LISTEN/NOTIFY notice when any process writes them (a listening connection per process); off behind PgBouncer in transaction mode',
+  },
   bodyLimitBytes: {
     flag: '--body-limit-bytes',
     env: 'PROMO_BODY_LIMIT_BYTES',
@@ -249,6 +257,8 @@ export interface Settings {
   connectTimeoutMs: number
   /** The store's `asyncActivities` (docs/postgres.md#asynchronous-activity-commits). */
   asyncActivities: boolean
+  /** The store's `readCache` (docs/postgres.md#read-cache). */
+  readCache: boolean
   bodyLimitBytes: number
   requestTimeoutMs: number
   keepAliveTimeoutMs: number
@@ -380,6 +390,7 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     statementTimeoutMs: integer('statementTimeoutMs'),
     connectTimeoutMs: integer('connectTimeoutMs'),
     asyncActivities: onOff('asyncActivities'),
+    readCache: onOff('readCache'),
     bodyLimitBytes: integer('bodyLimitBytes'),
     requestTimeoutMs: integer('requestTimeoutMs'),
     keepAliveTimeoutMs: integer('keepAliveTimeoutMs'),
