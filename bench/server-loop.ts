@@ -22,6 +22,9 @@ import { cpuSplit, databaseCpuByRole, databaseProcesses, host, procStat } from '
  * before the first window (600), PERF=1 (`perf record` of each window, and the share of the samples
  * in V8's optimising compiler; run the build with `!--perf-basic-prof` to name JavaScript frames).
  *
+ * KINDS=get sends `GET /v1/vouchers/PUBLIC` only (authentication and one read: what a request costs
+ * beside its operation's own work).
+ *
  * Each window also reads the database's CPU per request (its processes from /proc, the bench's own
  * connection left out: the server's connections, and all of them) and, with STATEMENTS=1 (the
  * database then runs pg_stat_statements), the server's top-level statements per request.
@@ -194,6 +197,8 @@ for (let round = 0; round < ROUNDS; round++) {
           ...order,
         }),
     ]
+    if (process.env.KINDS === 'get')
+      kinds.splice(0, kinds.length, () => send(agent, port, 'GET', '/v1/vouchers/PUBLIC'))
     let k = 0
     const loop = async (count: number) => {
       let left = count
@@ -255,7 +260,7 @@ for (let round = 0; round < ROUNDS; round++) {
 }
 
 console.log(
-  `\nServer CPU per request, PostgreSQL fsync off, closed loop of ${C}, ${N} requests a window after ${WARMUP} (validation, redemption, paid order in turn); load average now ${loadavg()
+  `\nServer CPU per request, PostgreSQL fsync off, closed loop of ${C}, ${N} requests a window after ${WARMUP} (${process.env.KINDS === 'get' ? 'GET /v1/vouchers/PUBLIC' : 'validation, redemption, paid order in turn'}); load average now ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}\n`,
 )
