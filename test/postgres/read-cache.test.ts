@@ -18,14 +18,17 @@ const opened: { store: PostgresStore; pool: pg.Pool }[] = []
 type Event = { type: string; collection?: string }
 
 /** A store on a pool of its own (as another process has), with its hook's events awaitable. */
-function processStore(schema = 'promo_engine', options: { readCache?: boolean } = {}) {
-  const pool = new pg.Pool({ connectionString: db.url, max: 3 }).on('error', () => {})
+function processStore(schema = 'promo_engine', options: { readCache?: boolean; deaf?: boolean } = {}) {
+  const { deaf, ...storeOptions } = options
+  const pool = (
+    deaf ? new DeafPool({ connectionString: db.url, max: 3 }) : new pg.Pool({ connectionString: db.url, max: 3 })
+  ).on('error', () => {})
   const waiting: { test: (e: Event) => boolean; resolve: () => void }[] = []
   const seen: Event[] = []
   const store = createPostgresStore({
     pool: pool as never,
     schema,
-    ...options,
+    ...storeOptions,
     cacheHook: (event) => {
       seen.push(event)
       for (const w of waiting.splice(0)) {
@@ -52,6 +55,17 @@ function processStore(schema = 'promo_engine', options: { readCache?: boolean } 
         ? Promise.resolve()
         : new Promise((resolve) => waiting.push({ test: (e) => e.type === 'ready', resolve }))
     },
+  }
+}
+
+/**
+ * A pool whose notices go nowhere, as behind a pooler in transaction mode, where the session that
+ * ran LISTEN is not the one told: its pings run, and never reach the listener.
+ */
+class DeafPool extends pg.Pool {
+  // biome-ignore lint/suspicious/noExplicitAny: node-postgres' query overloads, passed through
+  override query(text: any, values?: any): any {
+    return super.query(typeof text === 'string' && text.includes('pg_notify') ? 'SELECT $1::text, $2::text' : text, values)
   }
 }
 
@@ -223,6 +237,24 @@ describe('the read cache', () => {
       client.release()
     }
   })
+
+  it('caches nothing when its pings do not come back (a pooler in transaction mode), and says so', async () => {
+    const a = processStore('promo_engine', { deaf: true })
+    const secret = 'p'.repeat(32)
+    await a.engine.auth.createApplication({ family: 'server', app_id: 'app_deaf', secret })
+    const down = a.next((e) => e.type === 'down')
+    for (let i = 0; i < 3; i++) {
+      expect(await statementsOf(a.store, () => a.engine.auth.authenticate(request('app_deaf', secret)))).toBe(1)
+    }
+    // The first heartbeat after the ping's statement returned finds it missing (HEARTBEAT_MS).
+    await down
+    expect(a.seen.filter((e) => e.type === 'ready')).toEqual([])
+    expect(a.seen.find((e) => e.type === 'down')).toMatchObject({
+      reason: 'a ping sent through the pool did not arrive',
+    })
+    expect(await statementsOf(a.store, () => a.engine.auth.authenticate(request('app_deaf', secret)))).toBe(1)
+    expect(a.store.stats.cached).toBe(0)
+  }, 20_000)
 
   it('closes its listener with the store', async () => {
     const a = processStore()
