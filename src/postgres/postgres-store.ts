@@ -69,7 +69,10 @@ export interface PostgresStoreOptions {
    * caches nothing, but keeps trying.
    */
   readCache?: boolean
-  /** Testing hook: told when the read cache's listener is ready, dropped, or receives a notice. */
+  /**
+   * Testing hook: told when the read cache's listener is ready, dropped, or receives a notice. The
+   * listener is shared by the stores made on one pool and schema: a later store's may be ready already.
+   */
   cacheHook?: (event: CacheEvent) => void
   /**
    * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
