@@ -70,8 +70,9 @@ export interface PostgresStoreOptions {
    */
   readCache?: boolean
   /**
-   * Testing hook: told when the read cache's listener is ready, dropped, or receives a notice. The
-   * listener is shared by the stores made on one pool and schema: a later store's may be ready already.
+   * Told when the read cache's listener is ready, dropped, or receives a notice (for a host's logs,
+   * and tests). The listener is shared by the stores made on one pool and schema: a later store's
+   * may be ready already.
    */
   cacheHook?: (event: CacheEvent) => void
   /**

@@ -79,6 +79,12 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       pool: pool as never,
       asyncActivities: settings.asyncActivities,
       readCache: settings.readCache,
+      // Whether authentication reads from memory or from the database (docs/postgres.md#read-cache).
+      cacheHook: (event) => {
+        if (event.type === 'ready') logger.info('read cache: listening for notices')
+        else if (event.type === 'down')
+          logger.warn({ reason: event.reason }, 'read cache: off until its listener is back')
+      },
     })
     try {
       await store.migrate()
