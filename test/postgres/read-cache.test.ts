@@ -65,7 +65,10 @@ function processStore(schema = 'promo_engine', options: { readCache?: boolean; d
 class DeafPool extends pg.Pool {
   // biome-ignore lint/suspicious/noExplicitAny: node-postgres' query overloads, passed through
   override query(text: any, values?: any): any {
-    return super.query(typeof text === 'string' && text.includes('pg_notify') ? 'SELECT $1::text, $2::text' : text, values)
+    return super.query(
+      typeof text === 'string' && text.includes('pg_notify') ? 'SELECT $1::text, $2::text' : text,
+      values,
+    )
   }
 }
 
