@@ -3,8 +3,9 @@ import { rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import pg from 'pg'
 import { freePort, startEmbedded } from '../test/postgres/embedded'
-import { cpuSplit, host } from './open-loop-probes'
+import { cpuSplit, databaseCpuByRole, databaseProcesses, host, procStat } from './open-loop-probes'
 
 /*
  * `npx tsx bench/server-loop.ts`: the reference server's CPU per request on PostgreSQL (fsync off), in
@@ -20,6 +21,13 @@ import { cpuSplit, host } from './open-loop-probes'
  * server), ROUNDS (3), N requests per window (1500), WINDOWS per server (1), C (4), WARMUP requests
  * before the first window (600), PERF=1 (`perf record` of each window, and the share of the samples
  * in V8's optimising compiler; run the build with `!--perf-basic-prof` to name JavaScript frames).
+ *
+ * KINDS=get sends `GET /v1/vouchers/PUBLIC` only (authentication and one read: what a request costs
+ * beside its operation's own work).
+ *
+ * Each window also reads the database's CPU per request (its processes from /proc, the bench's own
+ * connection left out: the server's connections, and all of them) and, with STATEMENTS=1 (the
+ * database then runs pg_stat_statements), the server's top-level statements per request.
  */
 
 const N = Number(process.env.N ?? 1500)
@@ -28,6 +36,7 @@ const WINDOWS = Number(process.env.WINDOWS ?? 1)
 const C = Number(process.env.C ?? 4)
 const WARMUP = Number(process.env.WARMUP ?? 600)
 const PERF = process.env.PERF === '1'
+const STATEMENTS = process.env.STATEMENTS === '1'
 const APP = { 'X-App-Id': 'load-app', 'X-App-Token': 'load-secret-of-the-bench-24chars' }
 const builds = (process.env.BUILDS ?? 'this=packages/server/dist/cli.js').split(',').map((spec) => {
   const [label = '', ...rest] = spec.split('=')
@@ -109,6 +118,9 @@ const rows: {
   window: number
   cpu: number
   system: number
+  dbServer: number
+  dbAll: number
+  statements: number | undefined
   gc: number
   rate: number
   compiler: string
@@ -119,7 +131,26 @@ const redeemables = [{ object: 'voucher', id: 'PUBLIC' }]
 
 for (let round = 0; round < ROUNDS; round++) {
   for (const build of round % 2 === 0 ? builds : [...builds].reverse()) {
-    const database = await startEmbedded({ fsync: 'off' })
+    const database = await startEmbedded({
+      fsync: 'off',
+      ...(STATEMENTS ? { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'top' } : {}),
+    })
+    // The bench's own connection: finds the postmaster, reads the statements, and is left out of the CPU.
+    const admin = new pg.Client({ connectionString: database.url })
+    await admin.connect()
+    const adminPid = Number((await admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid)
+    const postmaster = procStat(adminPid)?.ppid ?? 0
+    if (STATEMENTS) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    const statements = async () =>
+      STATEMENTS
+        ? Number(
+            (
+              await admin.query<{ n: string }>(
+                `SELECT coalesce(sum(calls), 0) AS n FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_backend_pid%'`,
+              )
+            ).rows[0]?.n,
+          )
+        : 0
     const port = await freePort()
     let metricsPort = await freePort()
     while (metricsPort === port) metricsPort = await freePort()
@@ -166,6 +197,8 @@ for (let round = 0; round < ROUNDS; round++) {
           ...order,
         }),
     ]
+    if (process.env.KINDS === 'get')
+      kinds.splice(0, kinds.length, () => send(agent, port, 'GET', '/v1/vouchers/PUBLIC'))
     let k = 0
     const loop = async (count: number) => {
       let left = count
@@ -183,11 +216,15 @@ for (let round = 0; round < ROUNDS; round++) {
         : undefined
       if (perf) await new Promise((r) => setTimeout(r, 500))
       const gc0 = await gcSeconds(metricsPort)
+      const statements0 = await statements()
+      const db0 = databaseProcesses(postmaster, adminPid)
       const before = cpuSplit(server.pid)
       const started = performance.now()
       await loop(N)
       const after = cpuSplit(server.pid)
       const seconds = (performance.now() - started) / 1000
+      const dbRoles = databaseCpuByRole(db0, databaseProcesses(postmaster, adminPid))
+      const statements1 = await statements()
       const gc1 = await gcSeconds(metricsPort)
       let compiler = '—'
       if (perf) {
@@ -202,43 +239,51 @@ for (let round = 0; round < ROUNDS; round++) {
         window,
         cpu: (after.user + after.system - before.user - before.system) / N,
         system: (after.system - before.system) / N,
+        dbServer: (dbRoles.get("server's connections") ?? 0) / N,
+        dbAll: [...dbRoles].filter(([role]) => role !== 'bench sampler').reduce((sum, [, ms]) => sum + ms, 0) / N,
+        statements: STATEMENTS ? (statements1 - statements0) / N : undefined,
         gc: ((gc1 - gc0) * 1000) / N,
         rate: N / seconds,
         compiler,
       }
       rows.push(row)
       console.log(
-        `${row.label} round ${round} window ${window}: ${row.cpu.toFixed(3)} ms/request (load ${loadavg()[0]?.toFixed(1)})`,
+        `${row.label} round ${round} window ${window}: ${row.cpu.toFixed(3)} ms/request, database ${row.dbAll.toFixed(3)}${row.statements === undefined ? '' : `, ${row.statements.toFixed(3)} statements`} (load ${loadavg()[0]?.toFixed(1)})`,
       )
     }
     agent.destroy()
     server.kill('SIGTERM')
     await new Promise((r) => server.once('exit', r))
+    await admin.end()
     await database.stop()
   }
 }
 
 console.log(
-  `\nServer CPU per request, PostgreSQL fsync off, closed loop of ${C}, ${N} requests a window after ${WARMUP} (validation, redemption, paid order in turn); load average now ${loadavg()
+  `\nServer CPU per request, PostgreSQL fsync off, closed loop of ${C}, ${N} requests a window after ${WARMUP} (${process.env.KINDS === 'get' ? 'GET /v1/vouchers/PUBLIC' : 'validation, redemption, paid order in turn'}); load average now ${loadavg()
     .map((l) => l.toFixed(1))
     .join(' ')}\n`,
 )
 console.log(
-  '| build | window | CPU ms/request | of which kernel | GC pauses ms/request | requests/s | compiler share (perf) |',
+  "| build | window | CPU ms/request | of which kernel | database CPU ms/request (server's connections / all) | statements/request | GC pauses ms/request | requests/s | compiler share (perf) |",
 )
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
 for (const r of rows)
   console.log(
-    `| ${r.label} | ${r.window} | ${r.cpu.toFixed(3)} | ${r.system.toFixed(3)} | ${r.gc.toFixed(3)} | ${r.rate.toFixed(0)} | ${r.compiler} |`,
+    `| ${r.label} | ${r.window} | ${r.cpu.toFixed(3)} | ${r.system.toFixed(3)} | ${r.dbServer.toFixed(3)} / ${r.dbAll.toFixed(3)} | ${r.statements === undefined ? '—' : r.statements.toFixed(3)} | ${r.gc.toFixed(3)} | ${r.rate.toFixed(0)} | ${r.compiler} |`,
   )
 for (const build of builds) {
   for (let window = 0; window < WINDOWS; window++) {
-    const cpus = rows
-      .filter((r) => r.label === build.label && r.window === window)
-      .map((r) => r.cpu)
-      .sort((a, b) => a - b)
+    const of = (pick: (r: (typeof rows)[number]) => number) =>
+      rows
+        .filter((r) => r.label === build.label && r.window === window)
+        .map(pick)
+        .sort((a, b) => a - b)
+    const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]?.toFixed(3)
+    const cpus = of((r) => r.cpu)
+    const dbs = of((r) => r.dbAll)
     console.log(
-      `${build.label}, window ${window}: median ${cpus[Math.floor(cpus.length / 2)]?.toFixed(3)} ms/request (${cpus.map((c) => c.toFixed(2)).join(', ')})`,
+      `${build.label}, window ${window}: median ${median(cpus)} ms/request (${cpus.map((c) => c.toFixed(2)).join(', ')}); database median ${median(dbs)} (${dbs.map((c) => c.toFixed(2)).join(', ')})${STATEMENTS ? `; statements median ${median(of((r) => r.statements ?? 0))}` : ''}`,
     )
   }
 }

@@ -19,3 +19,4 @@ export {
   type PostgresStoreOptions,
   type PostgresStoreStats,
 } from './postgres-store'
+export type { CacheEvent } from './read-cache'

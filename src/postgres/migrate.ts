@@ -4,6 +4,7 @@ import { columnSets, quote, type TableLayout, tableLayout } from './columns'
 import { commitFunction } from './commit-function'
 import type { Queryable } from './connection'
 import { installFeedBase } from './feed-numbering'
+import { notifyDdl } from './read-cache'
 
 /*
  * The schema, created and upgraded by `migrate()` (docs/postgres.md#migrations). Numbered steps run
@@ -184,6 +185,9 @@ export async function runMigrations(db: Queryable, options: MigrateOptions): Pro
     // and pglz on every insert was a large part of those inserts' time. Rows written from now on.
     for (const table of ['pe_changes', ...UNCOMPRESSED])
       ddl.push(`ALTER TABLE ${s}.${quote(table)} SET (toast_tuple_target = 8160)`)
+    // The notices a store's read cache listens for (docs/postgres.md#read-cache): the function
+    // replaced, the statement triggers on the cached tables made when missing.
+    ddl.push(notifyDdl(options.schema))
     await db.query(ddl.join(';\n'))
     for (const collection of new Set(applied.flatMap((step) => REWRITES[step] ?? []))) {
       const layout = tables.get(collection)

@@ -30,6 +30,7 @@ import { feedHorizon } from './feed-numbering'
 import { listPage, type Packed, packed } from './list-query'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
+import { CACHED, type CacheEvent, type ReadCache, readCache } from './read-cache'
 
 /** Where a commit is when the test hook is called (`PostgresStoreOptions.commitHook`). */
 export type CommitStep = 'begin' | 'applied' | 'committed'
@@ -57,6 +58,24 @@ export interface PostgresStoreOptions {
    */
   asyncActivities?: boolean
   /**
+   * Keeps the rows authentication reads at every request (credentials by app id, access tokens by
+   * hash) in memory, dropped when a commit of any process writes their table: the tables' triggers
+   * notify a channel of the schema at commit, and the store listens on a connection of its own
+   * (docs/postgres.md#read-cache). Nothing is served from memory while that connection is not known
+   * to receive notices. Default true with `connectionString` or a node-postgres `pg.Pool` (the
+   * listening connection is made as the pool makes its own, outside it); never in a host's
+   * transaction (`client`) nor with another pool. Set false behind a pooler in transaction mode
+   * (PgBouncer), where LISTEN does not hold: the store then finds no proof that notices arrive and
+   * caches nothing, but keeps trying.
+   */
+  readCache?: boolean
+  /**
+   * Told when the read cache's listener is ready, dropped, or receives a notice (for a host's logs,
+   * and tests). The listener is shared by the stores made on one pool and schema: a later store's
+   * may be ready already.
+   */
+  cacheHook?: (event: CacheEvent) => void
+  /**
    * Testing hook: when set, a commit runs as BEGIN, the commit function, COMMIT (three round trips
    * instead of one) and the hook is awaited after each, so a test can kill the process between them.
    * `pauseAfterWrite` makes the function itself sleep after its k-th step (1-based; a step is the
@@ -80,6 +99,8 @@ export interface PostgresStoreStats {
   /** Queries sent to the database (each is one round trip). */
   queries: number
   commits: number
+  /** Reads answered from the read cache, without a statement (docs/postgres.md#read-cache). */
+  cached: number
 }
 
 export interface PostgresStore extends Store {
@@ -87,7 +108,10 @@ export interface PostgresStore extends Store {
   readonly schema: string
   /** Creates or upgrades the schema (idempotent, safe from several processes at once). */
   migrate(): Promise<{ applied: number[] }>
-  /** Closes the pool the store made from a connection string (a pool or client passed in stays open). */
+  /**
+   * Closes the read cache's listening connection and the pool the store made from a connection
+   * string (a pool or client passed in stays open).
+   */
   close(): Promise<void>
 }
 
@@ -100,7 +124,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
   const schema = options.schema ?? 'promo_engine'
   const s = quote(schema)
   const tables = layouts(schema, options.indexes)
-  const stats: PostgresStoreStats = { queries: 0, commits: 0 }
+  const stats: PostgresStoreStats = { queries: 0, commits: 0, cached: 0 }
   const named = namer()
   const given = [options.pool, options.connectionString, options.client].filter((x) => x !== undefined)
   if (given.length !== 1) throw new Error('createPostgresStore needs exactly one of pool, connectionString or client')
@@ -114,6 +138,12 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
         ownedPool(options.connectionString)
   const pool = options.pool ?? ownPool
   const db: Queryable = pool ?? (options.client as Queryable)
+  const cache: ReadCache | undefined =
+    pool === undefined || options.readCache === false
+      ? undefined
+      : readCache(pool, schema, options.cacheHook, () => {
+          stats.cached++
+        })
 
   async function query<R>(text: string, values?: unknown[]): Promise<QueryResultLike<R>> {
     stats.queries++
@@ -184,6 +214,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     const getSql = packed(`FROM ${t} WHERE id = $1`)
     const getManySql = packed(`FROM ${t} WHERE id = ANY($1::text[])`)
     const findBySql = new Map<string, string>()
+    const cached = cache !== undefined && CACHED.includes(collection) ? cache : undefined
     const findManySql = new Map<string, string>()
     const listTarget = { read, table: t, layout, schema: s, collection, statements: new Map<string, string>() }
     return {
@@ -209,8 +240,20 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
           sql = packed(`FROM ${t} WHERE ${where}`)
           findBySql.set(key, sql)
         }
+        if (cached === undefined) {
+          const [row] = await read<Packed[]>(sql, [...keyValues(value)])
+          return row ? asStored(row) : undefined
+        }
+        // Found rows only: an unknown app id or token is read every time (docs/postgres.md#read-cache).
+        const entry = typeof value === 'string' ? `${key}\u0000${value}` : `${key}\u0000${value.join('\u0000')}`
+        const hit = cached.get(collection, entry)
+        if (hit !== undefined) return hit as StoredRow<Entity<C>>
+        const generation = cached.generation(collection)
         const [row] = await read<Packed[]>(sql, [...keyValues(value)])
-        return row ? asStored(row) : undefined
+        if (!row) return undefined
+        const found = asStored(row)
+        cached.set(collection, entry, generation, found)
+        return found
       },
       async findMany(key, values) {
         if (values.length === 0) return []
@@ -270,6 +313,19 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
     }
     if (options.commitHook?.pauseAfterWrite) body.pause = options.commitHook.pauseAfterWrite
     const payload = JSON.stringify(body)
+    if (cache === undefined) return send(body, payload)
+    // What this process writes is dropped from its own cache when the commit ends, however it ends,
+    // without waiting for the notice (a conflict there means what it read may be old too).
+    const written = cachedWritten(changeset)
+    if (written.length === 0) return send(body, payload)
+    try {
+      return await send(body, payload)
+    } finally {
+      for (const c of written) cache.invalidate(c)
+    }
+  }
+
+  async function send(body: Record<string, unknown>, payload: string): Promise<CommitResult> {
     if (options.client) {
       // The host's transaction: one statement, no BEGIN/COMMIT of ours.
       return outcome(await runCommit(options.client, commitSql, payload), body as unknown as Sent)
@@ -413,6 +469,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       }
     },
     async close() {
+      await cache?.close()
       await ownPool?.end()
     },
   }
@@ -431,6 +488,17 @@ function ownedPool(connectionString: string): PoolLike {
 function pipelined(db: Queryable): boolean {
   const x = db as { pipeline?: unknown; options?: { pipeline?: unknown } }
   return Boolean(x.pipeline || x.options?.pipeline)
+}
+
+/** The cached collections a changeset (or one of its alternatives) writes. */
+function cachedWritten(changeset: Changeset): CollectionName[] {
+  const out: CollectionName[] = []
+  const visit = (writes: readonly { collection: CollectionName }[]) => {
+    for (const w of writes) if (CACHED.includes(w.collection) && !out.includes(w.collection)) out.push(w.collection)
+  }
+  visit(changeset.writes)
+  for (const a of changeset.alternatives ?? []) visit(a.writes)
+  return out
 }
 
 /** A changeset that writes nothing but new activities (docs/postgres.md#asynchronous-activity-commits). */

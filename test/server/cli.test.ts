@@ -205,6 +205,22 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
     expect(await stop(withNew)).toMatchObject({ code: 0 })
   })
 
+  it('a server already running refuses a secret rotated by another process, without reading the credential per request', async () => {
+    const live = await serve()
+    // Its read cache listens once the credential has been read (the keys' check at start reads it).
+    await until(() => live.logs.some((l) => l.msg === 'read cache: listening for notices'))
+    expect((await api(live, '/v1/customers/kept')).status).toBe(200)
+    const rotate = run(['rotate-secret', SERVER.id])
+    expect((await rotate.exit).code).toBe(0)
+    const old = SERVER.secret
+    SERVER.secret = (JSON.parse(rotate.stdout()) as { secret: string }).secret
+    // The notice reaches it as the rotation commits: the old secret is refused from then on.
+    await until(async () => (await api(live, '/v1/customers/kept', { headers: { 'X-App-Token': old } })).status === 401)
+    expect((await api(live, '/v1/customers/kept')).status).toBe(200)
+    expect(live.logs.filter((l) => l.msg === 'read cache: off until its listener is back')).toEqual([])
+    expect(await stop(live)).toMatchObject({ code: 0 })
+  })
+
   it('writes the keys it creates once, mode 0600, names the file in the log, and reads them at restart', async () => {
     const env = { PROMO_APP_ID: '', PROMO_APP_SECRET: '', PROMO_KEYS_FILE: join(cwd, 'keys.json') }
     const first = await serve(env)

@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<number> {
       return serve(rest)
     case 'migrate':
       return withDatabase(async (pool) => {
-        const { applied } = await createPostgresStore({ pool: pool as never }).migrate()
+        const { applied } = await createPostgresStore({ pool: pool as never, readCache: false }).migrate()
         process.stdout.write(
           `migrated: ${applied.length === 0 ? 'nothing to apply' : `applied ${applied.join(', ')}`}\n`,
         )
@@ -42,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
       if (appId === undefined || rest.length !== 1)
         throw new SettingError('rotate-secret takes one argument: the app id')
       return withDatabase(async (pool) => {
-        const engine = createEngine({ store: createPostgresStore({ pool: pool as never }) })
+        const engine = createEngine({ store: createPostgresStore({ pool: pool as never, readCache: false }) })
         const rotated = await engine.auth.rotateSecret(appId)
         // The new secret is the command's output, shown once (never logged by the server).
         process.stdout.write(`${JSON.stringify(rotated)}\n`)

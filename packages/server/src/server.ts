@@ -76,10 +76,21 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
     // A connection the database drops while idle (a restart, a failover) is reported here; the next
     // query takes a new one, and a failed query becomes a 503 (docs/postgres.md#faults).
     pool.on('error', () => {})
-    store = createPostgresStore({ pool: pool as never, asyncActivities: settings.asyncActivities })
+    store = createPostgresStore({
+      pool: pool as never,
+      asyncActivities: settings.asyncActivities,
+      readCache: settings.readCache,
+      // Whether authentication reads from memory or from the database (docs/postgres.md#read-cache).
+      cacheHook: (event) => {
+        if (event.type === 'ready') logger.info('read cache: listening for notices')
+        else if (event.type === 'down')
+          logger.warn({ reason: event.reason }, 'read cache: off until its listener is back')
+      },
+    })
     try {
       await store.migrate()
     } catch (error) {
+      await store.close()
       await pool.end()
       throw new StartError(`DATABASE_URL: the database cannot be migrated: ${describe(error)}`)
     }
@@ -99,6 +110,11 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
   if (pool) {
     const p = pool
     closing.push(() => p.end())
+  }
+  // Before the pool: the read cache's listening connection (docs/postgres.md#read-cache).
+  if (store) {
+    const st = store
+    closing.push(() => st.close())
   }
   const closeAll = async () => {
     for (const close of closing.splice(0).reverse()) await close().catch(() => {})

@@ -84,6 +84,14 @@ export const DEFINITIONS = define({
     about:
       'on: a commit writing only activities (a validation without a session) returns before its WAL flush; a database crash may lose the last ~600 ms of them',
   },
+  readCache: {
+    flag: '--db-read-cache',
+    env: 'PROMO_DB_READ_CACHE',
+    kind: 'switch',
+    fallback: 'on',
+    about:
+      'on: credentials and tokens kept in memory, dropped by a LISTEN/NOTIFY notice when any process writes them (a listening connection per process); off behind PgBouncer in transaction mode',
+  },
   maxInFlight: {
     flag: '--max-in-flight',
     env: 'PROMO_MAX_IN_FLIGHT',
@@ -268,6 +276,8 @@ export interface Settings {
   connectTimeoutMs: number
   /** The store's `asyncActivities` (docs/postgres.md#asynchronous-activity-commits). */
   asyncActivities: boolean
+  /** The store's `readCache` (docs/postgres.md#read-cache). */
+  readCache: boolean
   /** Admission (docs/http.md#admission): requests worked on at once (0: no limit), and how many may wait. */
   maxInFlight: number
   maxQueue: number
@@ -402,6 +412,7 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     statementTimeoutMs: integer('statementTimeoutMs'),
     connectTimeoutMs: integer('connectTimeoutMs'),
     asyncActivities: onOff('asyncActivities'),
+    readCache: onOff('readCache'),
     // As many as the connections that serve them: a request past those would wait for a connection anyway.
     maxInFlight: raw('maxInFlight').value === undefined ? integer('poolSize') : integer('maxInFlight'),
     maxQueue: integer('maxQueue'),
