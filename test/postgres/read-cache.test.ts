@@ -205,13 +205,23 @@ describe('the read cache', () => {
     await warm(a, 'app_schema', secret)
     await warm(other, 'app_schema', secret)
     expect(noticeChannel('promo_engine')).not.toBe(noticeChannel('promo_engine_b'))
-    const noticedHere = a.next((e) => e.type === 'notice')
+    // A marker sent on the other schema's channel: a listener gets notices in commit order, so once a
+    // marker is in, every notice committed before it is too (its own createApplication's among them).
+    // The marker names the tokens' table, so the credential this test reads stays cached.
+    const barrier = async () => {
+      const arrived = other.next((e) => e.type === 'notice' && e.collection === 'access_tokens')
+      await db.pool.query('SELECT pg_notify($1, $2)', [noticeChannel('promo_engine_b'), 'access_tokens'])
+      await arrived
+    }
+    await barrier()
     const before = other.seen.length
+    const noticedHere = a.next((e) => e.type === 'notice')
     await a.engine.auth.rotateSecret('app_schema')
     await noticedHere
-    // The other schema's listener got no notice; its store still serves its own row from memory.
-    // (A notice sent to it would have been delivered before ours: one server, commit order.)
-    expect(other.seen.slice(before).filter((e) => e.type === 'notice')).toEqual([])
+    await barrier()
+    // The other schema's listener got no notice of its credentials between the markers; its store
+    // still serves its own row from memory.
+    expect(other.seen.slice(before).filter((e) => e.type === 'notice' && e.collection === 'credentials')).toEqual([])
     expect(await statementsOf(other.store, () => other.engine.auth.authenticate(request('app_schema', secret)))).toBe(0)
     expect(noticeChannel('s'.repeat(80)).length).toBeLessThanOrEqual(63)
   })
