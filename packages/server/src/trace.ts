@@ -63,7 +63,12 @@ export function createTracer(file: string): Tracer {
     for (const g of gcs) lines.push(JSON.stringify(['gc', ...g]))
     writeFileSync(file, `${lines.join('\n')}\n`)
   }
-  process.once('exit', write)
+  process.once('exit', () => {
+    // At exit the file's folder may be gone (a test's temporary one): what `write()` wrote stays.
+    try {
+      write()
+    } catch {}
+  })
 
   const timed =
     (fn: (...args: unknown[]) => unknown, self: unknown, commit: boolean) =>
