@@ -99,12 +99,12 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
     const together = (...starts: (() => Promise<unknown>)[]) =>
       new Promise<unknown[]>((resolve) => {
         const started: Promise<unknown>[] = []
-        starts.forEach((start, i) =>
+        for (const [i, start] of starts.entries()) {
           setImmediate(() => {
             started.push(start())
             if (i === starts.length - 1) resolve(Promise.all(started))
-          }),
-        )
+          })
+        }
       })
     // Two of one shape: one statement from the first time, the same text each time.
     const answers = [
