@@ -501,6 +501,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
           track_functions: 'pl',
           shared_preload_libraries: 'pg_stat_statements',
           'pg_stat_statements.track': 'all',
+          'pg_stat_statements.track_planning': 'on',
         }
       : {}),
   })
@@ -584,15 +585,22 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
    * database's sessions opened: per request, they show how many requests share a read statement at
    * each rate, and whether the pool reconnects (each new connection prepares its statements again).
    */
-  const databaseCounts = async (): Promise<{ statements: number; sessions: number }> => {
-    if (memory || !instruments) return { statements: Number.NaN, sessions: 0 }
+  const databaseCounts = async (): Promise<{ statements: number; sessions: number; plans: number; planMs: number }> => {
+    if (memory || !instruments) return { statements: Number.NaN, sessions: 0, plans: Number.NaN, planMs: Number.NaN }
     const row = (
-      await admin.query<{ statements: string | null; sessions: string }>(
+      await admin.query<{ statements: string | null; sessions: string; plans: string | null; plan_ms: number | null }>(
         `SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%') AS statements,
+                (SELECT sum(plans) FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%') AS plans,
+                (SELECT sum(total_plan_time) FROM pg_stat_statements WHERE toplevel AND query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%') AS plan_ms,
                 (SELECT sessions FROM pg_stat_database WHERE datname = current_database()) AS sessions`,
       )
     ).rows[0]
-    return { statements: Number(row?.statements ?? 0), sessions: Number(row?.sessions ?? 0) }
+    return {
+      statements: Number(row?.statements ?? 0),
+      sessions: Number(row?.sessions ?? 0),
+      plans: Number(row?.plans ?? 0),
+      planMs: Number(row?.plan_ms ?? 0),
+    }
   }
   try {
     for (const [k, server] of servers.entries()) await waitForServer(server, ports[k] as number)
@@ -600,6 +608,10 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     adminPid = Number((await admin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
     postmaster = procStat(adminPid)?.ppid ?? 0
     await admin.query(FLOOR_SQL)
+    // The floor's own tables (its 3 s write some 130,000 rows) are no part of the requests' cost: no
+    // autovacuum of them during the sweep, whose workers' CPU the "exited" column counts.
+    await admin.query('ALTER TABLE floor.rows SET (autovacuum_enabled = false)')
+    await admin.query('ALTER TABLE floor.counter SET (autovacuum_enabled = false)')
     if (instruments) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
     await shop()
     // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per
@@ -685,7 +697,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
         const clientMean = r.samples.reduce((sum, x) => sum + x.ms, 0) / Math.max(1, r.samples.length)
         const waits = delta('promo_engine_db_pool_wait_seconds_count')
         where.push(
-          `| ${rate} | ${f(clientMean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${(serverQueued / r.scheduled).toFixed(2)} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory || !states ? '—' : `${perRequest(state('running')).toFixed(2)} / ${lockShown} / ${other || '—'}`} | ${memory || !states ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory || !instruments ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} |`,
+          `| ${rate} | ${f(clientMean)} | ${f((1000 * delta('promo_engine_http_request_duration_seconds_sum')) / delta('promo_engine_http_request_duration_seconds_count'))} | ${waits > 0 ? `${((1000 * delta('promo_engine_db_pool_wait_seconds_sum')) / r.scheduled).toFixed(2)} (${(waits / r.scheduled).toFixed(1)} waits)` : '—'} | ${f(gauge('promo_engine_nodejs_eventloop_lag_p50_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_p99_seconds'))} / ${f(gauge('promo_engine_nodejs_eventloop_lag_max_seconds'))} | ${(serverQueued / r.scheduled).toFixed(2)} | ${((1000 * delta('promo_engine_nodejs_gc_duration_seconds_sum')) / r.scheduled).toFixed(2)} | ${memory || !states ? '—' : `${perRequest(state('running')).toFixed(2)} / ${lockShown} / ${other || '—'}`} | ${memory || !states ? '—' : (state('running') + lock + shown.filter(([k]) => k !== 'running' && k !== 'idle' && !k.startsWith('Lock:')).reduce((sum, [, n]) => sum + n, 0)).toFixed(1)} | ${memory || !instruments ? '—' : `${((countsAfter.statements - countsBefore.statements) / r.scheduled).toFixed(2)} / ${countsAfter.sessions - countsBefore.sessions}`} | ${memory || !instruments ? '—' : `${((countsAfter.plans - countsBefore.plans) / r.scheduled).toFixed(2)} / ${((countsAfter.planMs - countsBefore.planMs) / r.scheduled).toFixed(3)}`} |`,
         )
       }
       if (r.failures.size > 0) saturated.push(`${rate}/s: ${[...r.failures].map(([k, v]) => `${k} × ${v}`).join(', ')}`)
@@ -699,12 +711,12 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     }
     if (saturated.length > 0) console.log(`\n${saturated.join('; ')}`)
     console.log(
-      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); the time its main thread was runnable but waiting for a core, per request (/proc schedstat); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; the mean number of busy backends; the statements the server sent per request (concurrent requests' reads share one) and the database sessions opened during the rate (the pool reconnecting):\n`,
+      `\nWhere a request's time goes: the client's mean latency; the server's mean time from the request to its answer's headers (its request-duration histogram); the wait for a pool connection per request (its pool-wait histogram, absent from older builds); the server's event-loop delay (p50 / p99 / max over the rate); the time its main thread was runnable but waiting for a core, per request (/proc schedstat); its GC time per request; and the database backends serving it, sampled from pg_stat_activity every ~10 ms, as ms per request (Little's law: mean backends in the state / answered per second): on CPU or runnable / waiting on a row or transaction lock / other waits; the mean number of busy backends; the statements the server sent per request (concurrent requests' reads share one) and the database sessions opened during the rate (the pool reconnecting); the server's statements planned per request and their planning time (pg_stat_statements.track_planning: a text new to a connection, or sent unnamed):\n`,
     )
     console.log(
-      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | main thread waiting for a core ms/request | GC ms/request | database ms/request: running / lock waits / other waits | busy backends | statements/request / sessions opened |',
+      '| rate/s | client mean ms | server mean ms | pool wait ms/request | event loop delay ms p50 / p99 / max | main thread waiting for a core ms/request | GC ms/request | database ms/request: running / lock waits / other waits | busy backends | statements/request / sessions opened | plans / planning ms per request |',
     )
-    console.log('| ---: | ---: | ---: | --- | --- | ---: | ---: | --- | ---: | --- |')
+    console.log('| ---: | ---: | ---: | --- | --- | ---: | ---: | --- | ---: | --- | --- |')
     for (const row of where) console.log(row)
     if (!memory) {
       console.log(
@@ -753,6 +765,15 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       console.log(
         `\nThe server's other statements (its reads): ${d.calls ?? 0} calls of ${d.texts} distinct texts; ${d.rare ?? 0} calls of texts sent at most 5 times in the sweep (each connection plans a statement's first 5 executions itself)`,
       )
+      // Planning (pg_stat_statements.track_planning): the server's statements planned on their
+      // connections (a new text, a new connection), the commit function's own statements under it.
+      const planning = await admin.query(
+        `SELECT toplevel, sum(plans) AS plans, round(sum(total_plan_time)::numeric) AS plan_ms, round(sum(total_exec_time)::numeric) AS exec_ms
+         FROM pg_stat_statements WHERE query NOT ILIKE '%floor%' AND query NOT ILIKE '%pg_stat%' GROUP BY toplevel ORDER BY toplevel DESC`,
+      )
+      console.log(
+        `\nPlanning during the sweep: ${planning.rows.map((r) => `${r.toplevel ? 'top-level' : 'nested'} ${r.plans} plans, ${r.plan_ms} ms planning beside ${r.exec_ms} ms executing`).join('; ')}`,
+      )
       console.log('\nThe statements the server sent, by calls:\n')
       console.log('| calls | mean ms | statement |')
       console.log('| ---: | ---: | --- |')
@@ -761,6 +782,16 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       // The rows every request of the mix increments: their locks last until each commit ends.
       const hot = await admin.query(`SELECT id, version FROM "promo_engine".counters ORDER BY version DESC LIMIT 6`)
       console.log(`\nMost incremented counter rows: ${hot.rows.map((r) => `${r.id} (${r.version})`).join(', ')}`)
+    }
+    if (!memory) {
+      // Autovacuum during the session (its workers' CPU is the "exited" column above): which tables, how often.
+      const vacuumed = await admin.query(
+        `SELECT relname, autovacuum_count AS v, autoanalyze_count AS a, n_live_tup AS live, n_dead_tup AS dead
+         FROM pg_stat_user_tables WHERE autovacuum_count + autoanalyze_count > 0 ORDER BY autovacuum_count + autoanalyze_count DESC, relname`,
+      )
+      console.log(
+        `\nAutovacuum during the session (vacuums / analyses, live rows): ${vacuumed.rows.map((r) => `${r.relname} ${r.v}/${r.a} (${r.live})`).join(', ') || 'none'}`,
+      )
     }
     for (const { rate, file } of perfFiles) summarisePerf(file, rate)
     console.log(`\n(load after: ${uptime()})`)

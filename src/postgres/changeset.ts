@@ -267,9 +267,11 @@ export function commitSteps(writes: readonly Write[], collected = false): Step[]
 /**
  * The steps `pe_commit` applies itself rather than through the collection's writer
  * (docs/postgres.md#commit): new entities only (`i`); increments only, each creating its row when
- * missing and none guarded (`u`, a redemption's counters); one existing row's increment (`g`, the
- * code's guarded quantity), unless its guard fails into a list rather than a conflict (`collected`:
- * the writes of a changeset with alternatives). Any other step goes to its writer.
+ * missing and none guarded (`u`, a redemption's counters), or one such row under its guard (`u`, the
+ * shard of a campaign's count of generated codes a new member's card is counted in); one existing
+ * row's increment (`g`, the code's guarded quantity). A guarded row stays with its writer when its
+ * guard fails into a list rather than a conflict (`collected`: the writes of a changeset with
+ * alternatives). Any other step goes to its writer.
  */
 function stepKind(
   size: number,
@@ -280,7 +282,8 @@ function stepKind(
   if (n.ins === size) return 'i'
   if (n.inc !== size) return undefined
   const guarded = rows.some((r) => (r as { g?: unknown }).g !== undefined)
-  if (n.cr === size && !guarded) return 'u'
+  // One guarded row: pe_inc checks its guards, and a failure names the step's only row.
+  if (n.cr === size && (!guarded || (size === 1 && !collected))) return 'u'
   if (size === 1 && n.cr === 0 && !(guarded && collected)) return 'g'
   return undefined
 }

@@ -47,12 +47,14 @@ export function readBatcher(
   /*
    * Reads are numbered by the synchronous run that issued them (one operation's level: its reads go
    * out from one `Promise.all`), the number moving on once that run's microtasks are done. A flush
-   * that finds several runs sends them as one statement only when that combination came before;
-   * otherwise each run as its own statement. Requests of different kinds served at once combine
-   * their levels into texts seldom seen twice, each parsed and planned again by the database (a
-   * fifth of its CPU in the open loop's mix, bench/RESULTS.md), where one operation's level keeps one
-   * text, prepared once per connection; many requests of one kind combine into the same few texts
-   * again and again, and one statement for them all saves the statements' own costs.
+   * that finds several runs sends the runs of one shape (the same reads' texts: the same level of
+   * the same kind of operation) as one statement, and runs of different shapes as statements of
+   * their own, all at once. Runs of different shapes combined would make texts that are the
+   * combinations of whatever requests were served together: seldom seen twice, without bound, and
+   * past the store's prepared names (`PREPARED`) each sent unnamed, parsed and planned at every
+   * execution (docs/postgres.md#loads). Runs of one shape make one text per number of runs, a few per
+   * level, prepared once per connection, and one statement for many requests of one kind saves the
+   * statements' own costs.
    */
   let run = 0
   let runOpen = false
@@ -76,33 +78,34 @@ export function readBatcher(
     })
   }
 
-  /** Combinations of runs seen once (their statements' keys): the second time, they go as one statement. */
-  const combinations = new Set<string>()
-
   function flush(): Promise<unknown> {
     const all = waiting
     waiting = []
     const first = all[0] as Waiting
     if (first.run === (all.at(-1) as Waiting).run) return sendRun(all)
-    const together = ordered(all)
-    if (together.length <= BATCH) {
-      const key = keyOf(together)
-      if (key !== undefined) {
-        if (statements.has(key) || combinations.delete(key)) return send(together)
-        if (combinations.size < PREPARED * 4) combinations.add(key)
-      }
-    }
-    const runs: Waiting[][] = []
+    // Runs are contiguous (a run ends before the next begins): each ordered as it is sent alone, and
+    // joined to the runs of its shape; a run past the bound on numbered texts goes alone.
+    const byShape = new Map<string, Waiting[]>()
+    const alone: Waiting[][] = []
     let current: Waiting[] = []
+    const close = () => {
+      const reads = ordered(current)
+      const key = keyOf(reads)
+      const same = key === undefined ? undefined : byShape.get(key)
+      if (key === undefined) alone.push(reads)
+      else if (same) for (const r of reads) same.push(r)
+      else byShape.set(key, reads)
+    }
     for (const r of all) {
       if (current.length > 0 && r.run !== (current[0] as Waiting).run) {
-        runs.push(current)
+        close()
         current = []
       }
       current.push(r)
     }
-    runs.push(current)
-    return Promise.all(runs.map(sendRun))
+    close()
+    if (byShape.size === 1 && alone.length === 0) return sendRun([...byShape.values()][0] as Waiting[])
+    return Promise.all([...byShape.values(), ...alone].map(sendRun))
   }
 
   async function sendRun(all: Waiting[]): Promise<void> {

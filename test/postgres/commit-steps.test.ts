@@ -91,11 +91,20 @@ describe('commitSteps', () => {
     // Counters each created when missing, none guarded: the upsert; one row's increment: its UPDATE.
     expect(kinds([inc('a', { create: {} }), inc('b', { create: {} })])).toEqual([['counters', 'u counters', null]])
     expect(kinds([inc('a', { guard: { n: { max: 1 } } })])).toEqual([['counters', 'g counters', null]])
-    // A guarded row created when missing (a step after the unguarded ones), two rows without create,
-    // a row created and one not, an update: their writers.
+    // A guarded row created when missing (a step after the unguarded ones; a new member's card
+    // counted in a shard of its campaign's codes): the upsert too, pe_inc checking its guard.
     expect(kinds([inc('a', { create: {} }), inc('b', { create: {}, guard: { n: { max: 1 } } })])).toEqual([
       ['counters', 'u counters', null],
-      ['counters', null, null],
+      ['counters', 'u counters', null],
+    ])
+    // Two guarded rows created when missing (a failure would not name its row), two rows without
+    // create, a row created and one not, an update: their writers.
+    expect(
+      kinds([inc('a', { create: {}, guard: { n: { max: 1 } } }), inc('b', { create: {}, guard: { n: { max: 1 } } })]),
+    ).toEqual([['counters', null, null]])
+    // With alternatives the guard's failure is collected, not raised: its writer.
+    expect(commitSteps([inc('a', { create: {}, guard: { n: { max: 1 } } })], true).map((s) => s.k ?? null)).toEqual([
+      null,
     ])
     expect(kinds([inc('a'), inc('b')])).toEqual([['counters', null, null]])
     expect(kinds([inc('a', { create: {} }), inc('b')])).toEqual([['counters', null, null]])

@@ -311,6 +311,31 @@ describe.sequential('the commit on PostgreSQL', () => {
     expect((await take(100)).ok).toBe(true)
   })
 
+  it("one guarded row created when missing (a code-count shard) is pe_commit's upsert: the guard checked on a new row and on a stored one, a failure written nowhere", async () => {
+    await emptySchema(db.pool, 'promo_engine')
+    const store = createPostgresStore({ pool: db.pool })
+    const count = (id: string, by: number, max: number) =>
+      store.commit({
+        writes: [
+          { op: 'increment', collection: 'counters', id, by: { count: by }, guard: { count: { max } }, create: {} },
+        ],
+      })
+    const stored = async (id: string) =>
+      (await db.pool.query('SELECT value, version FROM promo_engine.counters WHERE id = $1', [id])).rows[0]
+    const refused = (id: string, value: number, max: number) => ({
+      ok: false,
+      conflict: { collection: 'counters', id, reason: 'guard', guard: { path: 'count', value, max } },
+    })
+    // A new row past its guard at once: refused, not inserted.
+    expect(await count('g:new', 3, 2)).toEqual(refused('g:new', 3, 2))
+    expect(await stored('g:new')).toBeUndefined()
+    // Created within it, then added to up to the bound; one more is refused and changes nothing.
+    expect((await count('g:new', 1, 2)).ok).toBe(true)
+    expect((await count('g:new', 1, 2)).ok).toBe(true)
+    expect(await count('g:new', 1, 2)).toEqual(refused('g:new', 3, 2))
+    expect(await stored('g:new')).toMatchObject({ value: { id: 'g:new', count: 2 }, version: 2 })
+  })
+
   const put = (id: string) => ({
     writes: [
       {

@@ -76,7 +76,7 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
     expect(sent[0]?.name).toMatch(/^pe_/)
   })
 
-  it('operations woken by different callbacks before one flush: a statement each, until that combination recurs', async () => {
+  it('operations woken by different callbacks before one flush: one statement for those of one shape, a statement per shape otherwise', async () => {
     const { pool, sent } = recordingPool(db.pool)
     const store = createPostgresStore({ pool })
     // One operation's level: two reads at once, and a third from a continuation of the same wake-up.
@@ -87,34 +87,53 @@ describe.sequential('reads batched per level on PostgreSQL', () => {
       ])
       return [(one?.value as { used: number } | undefined)?.used, many.length]
     }
+    // Another kind of operation's level: one read of another table.
+    const other = async (sourceId: string) => (await store.customers.findBy('source_id', sourceId)) ?? null
     expect(await level('c001')).toEqual([1, 1])
+    expect(await other('ann')).toBeNull()
     const alone = sent.map((q) => q.name)
-    expect(alone).toHaveLength(1)
+    expect(alone).toHaveLength(2)
     sent.length = 0
-    // Two wake-ups (two immediates run before the flush the first one's read scheduled), each
-    // starting its operation: two runs of reads, each sent as the statement it sends alone, not one
-    // statement of both that might never be sent again (docs/postgres.md#loads).
-    const both = () =>
+    // Wake-ups (immediates run before the flush the first one's read scheduled), each starting its
+    // operation: their runs of reads sent together.
+    const together = (...starts: (() => Promise<unknown>)[]) =>
       new Promise<unknown[]>((resolve) => {
         const started: Promise<unknown>[] = []
-        setImmediate(() => started.push(level('c001')))
-        setImmediate(() => {
-          started.push(level('c002'))
-          resolve(Promise.all(started))
-        })
+        for (const [i, start] of starts.entries()) {
+          setImmediate(() => {
+            started.push(start())
+            if (i === starts.length - 1) resolve(Promise.all(started))
+          })
+        }
       })
+    // Two of one shape: one statement from the first time, the same text each time.
     const answers = [
       [1, 1],
       [2, 1],
     ]
-    expect(await both()).toEqual(answers)
-    expect(sent.map((q) => q.name)).toEqual([alone[0], alone[0]])
-    // The same combination again: it recurs, so from now on it is one statement, prepared once.
-    sent.length = 0
-    expect(await both()).toEqual(answers)
-    expect(await both()).toEqual(answers)
-    expect(sent).toHaveLength(2)
+    for (let k = 0; k < 3; k++)
+      expect(
+        await together(
+          () => level('c001'),
+          () => level('c002'),
+        ),
+      ).toEqual(answers)
+    expect(sent).toHaveLength(3)
+    expect(new Set(sent.map((q) => q.name)).size).toBe(1)
     expect(sent[0]?.name).not.toBe(alone[0])
-    expect(sent[1]?.name).toBe(sent[0]?.name)
+    const pair = sent[0]?.name
+    sent.length = 0
+    // Two of one shape and one of another, again and again: the pair's statement and the other's own,
+    // never a text of the three (docs/postgres.md#loads: combinations of kinds are not bounded).
+    for (let k = 0; k < 3; k++)
+      expect(
+        await together(
+          () => level('c001'),
+          () => other('ann'),
+          () => level('c002'),
+        ),
+      ).toEqual([[1, 1], null, [2, 1]])
+    expect(sent).toHaveLength(6)
+    expect(new Set(sent.map((q) => q.name))).toEqual(new Set([pair, alone[1]]))
   })
 })
