@@ -41,9 +41,8 @@ describe('the server settings (packages/server/src/settings.ts)', () => {
     expect(() => readSettings(['--db-pool-size', '1001'], {})).toThrow('--db-pool-size must be a whole number')
   })
 
-  it('admission: as many requests at once as the pool has connections, 1,000 waiting, by default; 0 is no limit; each bounded', () => {
-    expect(readSettings([], {})).toMatchObject({ maxInFlight: 10, maxQueue: 1000 })
-    expect(readSettings([], { PROMO_DB_POOL_SIZE: '4' })).toMatchObject({ poolSize: 4, maxInFlight: 4 })
+  it('admission: no limit by default (1,000 may wait once one is set); each bounded', () => {
+    expect(readSettings([], {})).toMatchObject({ maxInFlight: 0, maxQueue: 1000 })
     expect(readSettings(['--max-in-flight', '6'], { PROMO_DB_POOL_SIZE: '4' })).toMatchObject({ maxInFlight: 6 })
     expect(readSettings(['--max-in-flight', '0', '--max-queue=0'], {})).toMatchObject({ maxInFlight: 0, maxQueue: 0 })
     expect(readSettings([], { PROMO_MAX_IN_FLIGHT: '16', PROMO_MAX_QUEUE: '50' })).toMatchObject({

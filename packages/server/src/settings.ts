@@ -96,11 +96,10 @@ export const DEFINITIONS = define({
     flag: '--max-in-flight',
     env: 'PROMO_MAX_IN_FLIGHT',
     kind: 'integer',
-    fallback: undefined,
+    fallback: '0',
     min: 0,
     max: 10_000,
-    about:
-      'API requests worked on at once; later ones wait in arrival order (0: no limit; default: the pool size, PROMO_DB_POOL_SIZE)',
+    about: 'API requests worked on at once; later ones wait in arrival order (0: no limit)',
   },
   maxQueue: {
     flag: '--max-queue',
@@ -413,8 +412,7 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     connectTimeoutMs: integer('connectTimeoutMs'),
     asyncActivities: onOff('asyncActivities'),
     readCache: onOff('readCache'),
-    // As many as the connections that serve them: a request past those would wait for a connection anyway.
-    maxInFlight: raw('maxInFlight').value === undefined ? integer('poolSize') : integer('maxInFlight'),
+    maxInFlight: integer('maxInFlight'),
     maxQueue: integer('maxQueue'),
     bodyLimitBytes: integer('bodyLimitBytes'),
     requestTimeoutMs: integer('requestTimeoutMs'),
