@@ -1,10 +1,13 @@
 import type { Engine } from 'promo-engine'
 import type { CallOptions } from '../call-options'
-import { EngineError, type EngineErrorJSON, type ErrorCode, isEngineError } from '../errors'
+import { EngineError, type EngineErrorJSON, isEngineError } from '../errors'
 import { AUTHENTICATION_HEADERS } from '../operations/admin/auth'
 import { operationAccess } from '../rules/scopes'
+import { httpError } from './http-error'
 import { parseQuery } from './query'
-import { type ArgumentSource, type HttpMethod, ROUTES, type Route } from './routes'
+import { readBody } from './read-body'
+import { type Matched, match, routeTable } from './route-match'
+import { type ArgumentSource, ROUTES, type Route } from './routes'
 
 export interface FetchHandlerOptions {
   /** The routes to serve; `ROUTES` by default (a host may filter or extend them). */
@@ -47,21 +50,6 @@ export interface Answered {
 
 /** A fetch-style request handler (Web `Request` in, `Response` out). */
 export type Handler = (request: Request) => Promise<Response>
-
-interface Compiled {
-  route: Route
-  /** Per path segment: the literal it must be, or the parameter's name (without the colon). */
-  segments: { literal: string | null; param: string }[]
-  literals: number
-}
-
-/** The routes by their number of path segments: a request is matched only against those of its length. */
-type RouteTable = ReadonlyMap<number, readonly Compiled[]>
-
-interface Matched {
-  route: Route
-  params: Record<string, string>
-}
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 const CLIENT_PREFIX = '/client/'
@@ -164,87 +152,6 @@ function download(file: unknown, headers: Record<string, string>): Response {
       'Cache-Control': 'private, no-store',
     },
   })
-}
-
-function routeTable(routes: readonly Route[]): RouteTable {
-  const table = new Map<number, Compiled[]>()
-  for (const route of routes) {
-    const segments = route.path
-      .split('/')
-      .map((s) => (s.startsWith(':') ? { literal: null, param: s.slice(1) } : { literal: s, param: '' }))
-    const compiled = { route, segments, literals: segments.filter((s) => s.literal !== null).length }
-    const same = table.get(segments.length)
-    if (same) same.push(compiled)
-    else table.set(segments.length, [compiled])
-  }
-  return table
-}
-
-/**
- * The route for a method and path: literal segments win over parameters (`/tiers/:id` before
- * `/:campaignId/tiers`). Runs on every request: a route is tried without allocating, each segment
- * decoded once however many routes take it as a parameter, and the parameters built for the winner only.
- */
-function match(table: RouteTable, method: string, path: string): Matched {
-  const got = path.split('/')
-  const decoded: (string | undefined)[] = []
-  const valueAt = (i: number) => {
-    let value = decoded[i]
-    if (value === undefined) {
-      value = decodeSegment(got[i] ?? '')
-      decoded[i] = value
-    }
-    return value
-  }
-  let best: Compiled | undefined
-  let methods: HttpMethod[] | undefined
-  for (const c of table.get(got.length) ?? []) {
-    if (!fits(c, got, valueAt)) continue
-    if (c.route.method === method) {
-      if (!best || c.literals > best.literals) best = c
-    } else if (!methods?.includes(c.route.method)) {
-      methods = [...(methods ?? []), c.route.method]
-    }
-  }
-  if (best) {
-    const params: Record<string, string> = {}
-    for (const [i, s] of best.segments.entries()) if (s.literal === null) params[s.param] = valueAt(i)
-    return { route: best.route, params }
-  }
-  if (methods) {
-    throw httpError(
-      { code: 405, key: 'method_not_allowed' },
-      `${method} is not allowed on ${path}; use ${methods.join(', ')}`,
-    )
-  }
-  throw httpError(
-    { code: 404, key: 'endpoint_not_found' },
-    `No endpoint ${method} ${path}: docs/http.md lists the routes this server has and the SDK methods it does not serve`,
-  )
-}
-
-/** Segment by segment in order, so a badly encoded parameter fails as it would be read. */
-function fits(c: Compiled, got: readonly string[], valueAt: (i: number) => string): boolean {
-  for (let i = 0; i < c.segments.length; i++) {
-    const want = c.segments[i] as Compiled['segments'][number]
-    const seg = got[i] ?? ''
-    if (want.literal !== null) {
-      if (want.literal !== seg) return false
-      continue
-    }
-    if (seg === '') return false
-    const value = valueAt(i)
-    if (c.route.except?.[want.param]?.includes(value)) return false
-  }
-  return true
-}
-
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    throw httpError({ code: 400, key: 'invalid_path' }, `The path segment ${segment} is not valid percent-encoding`)
-  }
 }
 
 async function run(
@@ -383,72 +290,6 @@ function operationFunction(engine: Engine, route: Route, body: unknown): AnyFunc
 }
 
 /** The body as JSON (or form fields for the token endpoints): size-capped, typed, or a clear 4xx. */
-async function readBody(request: Request, maxBytes: number, formAllowed: boolean): Promise<unknown> {
-  const declared = Number(request.headers.get('Content-Length') ?? '0')
-  if (declared > maxBytes) throw tooLarge(maxBytes)
-  const text = await readText(request, maxBytes)
-  if (text.trim() === '') return undefined
-  const type = (request.headers.get('Content-Type') ?? '').split(';')[0]?.trim().toLowerCase() ?? ''
-  if (formAllowed && type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text))
-  if (type !== 'application/json' && !type.endsWith('+json')) {
-    throw httpError(
-      { code: 415, key: 'unsupported_media_type' },
-      `The body must be JSON (Content-Type: application/json${formAllowed ? ' or application/x-www-form-urlencoded' : ''}); got ${type === '' ? 'no Content-Type' : type}`,
-      'Content-Type',
-    )
-  }
-  try {
-    return JSON.parse(text)
-  } catch (error) {
-    throw httpError(
-      { code: 400, key: 'invalid_json' },
-      `The body is not valid JSON: ${(error as Error).message}`,
-      'body',
-    )
-  }
-}
-
-async function readText(request: Request, maxBytes: number): Promise<string> {
-  // A declared length bounds the body (the HTTP parser reads no more): read it whole, which on Node
-  // adapters reads the socket's buffers directly instead of through a web stream. Without one, the
-  // chunks are counted as they come so an endless body is cut at the limit.
-  if (request.headers.has('Content-Length')) {
-    const bytes = new Uint8Array(await request.arrayBuffer())
-    if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes)
-    return decodeUtf8(bytes)
-  }
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > maxBytes) {
-      await reader.cancel()
-      throw tooLarge(maxBytes)
-    }
-    chunks.push(value)
-  }
-  return decodeUtf8(Buffer.concat(chunks))
-}
-
-/** Whole bodies only (never `stream: true`), so one decoder serves every request. */
-const UTF8 = new TextDecoder('utf-8', { fatal: true })
-
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    return UTF8.decode(bytes)
-  } catch {
-    throw httpError({ code: 400, key: 'invalid_json' }, 'The body is not valid UTF-8', 'body')
-  }
-}
-
-function tooLarge(maxBytes: number): EngineError {
-  return httpError({ code: 413, key: 'payload_too_large' }, `The body must be at most ${maxBytes} bytes`, 'body')
-}
-
 function corsHeaders(request: Request): Record<string, string> {
   const origin = request.headers.get('Origin')
   if (origin === null) return {}
@@ -462,17 +303,6 @@ function preflightHeaders(): Record<string, string> {
     'Access-Control-Allow-Headers': CORS_HEADERS,
     'Access-Control-Max-Age': '600',
   }
-}
-
-function httpError(id: { code: ErrorCode; key: string }, details: string, path?: string): EngineError {
-  const message = {
-    400: 'Bad request',
-    404: 'Not found',
-    405: 'Method not allowed',
-    413: 'Payload too large',
-    415: 'Unsupported media type',
-  }[id.code as 400 | 404 | 405 | 413 | 415]
-  return new EngineError({ ...id, message: message ?? 'Error', details, ...(path === undefined ? {} : { path }) })
 }
 
 function errorResponse(
