@@ -58,7 +58,7 @@ import { FLOOR_SQL } from './postgres/floor'
  * with `--cpu-prof`; its profile is summarised by source module and by function at the end;
  * KEEP_PROFILE=1 keeps the file), INSTRUMENTS and PERF (below), PROGRAM=none (a shop without the loyalty program: no enrolment, no card code
  * generated per new customer), WARMUP (seconds of uncounted requests first, default 10), REPEAT (the
- * builds' sessions this many times in turn, default 1). Figures in
+ * builds' sessions this many times in turn, default 1), WAL (`fresh`, `recycled`: below). Figures in
  * bench/RESULTS.md.
  */
 
@@ -91,6 +91,16 @@ const TRACE = process.env.TRACE === '1'
 const WARMUP = Number(process.env.WARMUP ?? 10)
 /** REPEAT: the builds' sessions this many times in turn (a p99 over one run swings by 2× at 200/s). */
 const REPEAT = Number(process.env.REPEAT ?? 1)
+/**
+ * WAL (default `fresh`; a list runs each in turn): `recycled` writes WAL_MB (384) of WAL into a table
+ * it then drops, and checkpoints, before the shop, so the sweep's commits land in WAL segments the
+ * server recycled, as on a server that has been running: on a new database every 16 MB segment is
+ * created on demand, zero-filled and (fsync on) flushed while every commit waits for it, tens of ms
+ * a segment on this machine's disk (docs/postgres.md#tuning). Each rate reports the WAL it wrote and
+ * the segment files created during it.
+ */
+const WAL = (process.env.WAL ?? 'fresh').split(',')
+const WAL_MB = Number(process.env.WAL_MB ?? 384)
 /** VALIDATORS=returning: validations by 100 customers made with the shop, so each records an activity. */
 const RETURNING = process.env.VALIDATORS === 'returning'
 const APP = {
@@ -302,6 +312,31 @@ function summary(samples: Sample[]) {
 }
 
 /** The database's own rate from one connection for `seconds`: the same statements as near-floor.ts. */
+/**
+ * WAL_MB of WAL written into a table then dropped, and a checkpoint: the segments behind it are
+ * recycled (renamed for reuse) instead of removed, as on a server that has been running. Returns the
+ * segment files in pg_wal afterwards.
+ */
+async function recycleWal(admin: pg.Client): Promise<number> {
+  // md5 text: about 1 kB of WAL per 10 rows' worth of heap, compressed by nothing.
+  await admin.query(
+    `CREATE TABLE pe_wal_warm AS SELECT g, md5(g::text) || md5((g + 1)::text) AS v FROM generate_series(1, ${Math.round(WAL_MB * 9000)}) g`,
+  )
+  await admin.query('DROP TABLE pe_wal_warm')
+  await admin.query('CHECKPOINT')
+  return (await walPosition(admin)).files
+}
+
+/** The WAL's insert position (bytes) and the segment files in pg_wal. */
+async function walPosition(admin: pg.Client): Promise<{ lsn: number; files: number }> {
+  const row = (
+    await admin.query<{ lsn: string; files: string }>(
+      "SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::text AS lsn, (SELECT count(*) FROM pg_ls_waldir() WHERE name ~ '^[0-9A-F]{24}$')::text AS files",
+    )
+  ).rows[0]
+  return { lsn: Number(row?.lsn ?? 0), files: Number(row?.files ?? 0) }
+}
+
 async function floor(url: string, kind: 'update' | 'call', seconds: number): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -493,7 +528,7 @@ const uptime = () => execSync('uptime').toString().trim()
  * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
  * then the database's time by statement.
  */
-async function session(fsync: string, build: Build, memory: boolean, instruments: boolean): Promise<void> {
+async function session(fsync: string, build: Build, memory: boolean, instruments: boolean, wal: string): Promise<void> {
   const pgServer = await startEmbedded({
     fsync,
     ...(instruments
@@ -607,6 +642,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     await admin.connect()
     adminPid = Number((await admin.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
     postmaster = procStat(adminPid)?.ppid ?? 0
+    const walReady = wal === 'recycled' ? await recycleWal(admin) : undefined
     await admin.query(FLOOR_SQL)
     // The floor's own tables (its 3 s write some 130,000 rows) are no part of the requests' cost: no
     // autovacuum of them during the sweep, whose workers' CPU the "exited" column counts.
@@ -620,7 +656,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     await openLoop(Math.min(100, RATES[0] ?? 100) * count, WARMUP, 'warm')
     const shown = memory ? 'memory store' : `fsync ${(await admin.query('SHOW fsync')).rows[0].fsync}`
     console.log(
-      `\n### ${shown}, instruments ${instruments ? 'on' : 'off'}, ${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
+      `\n### ${shown}, instruments ${instruments ? 'on' : 'off'}, ${memory ? '' : walReady === undefined ? 'WAL fresh, ' : `WAL recycled (${walReady} segment files ready), `}${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
     )
     if (!memory) {
       const update = await floor(pgServer.url, 'update', 3)
@@ -631,9 +667,9 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       if (instruments) await admin.query('SELECT pg_stat_statements_reset()')
     }
     console.log(
-      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server (kernel %) / database / generator | generator lag p99 ms |',
+      '| rate/s | scheduled | answered/s | p50 ms | p90 ms | p99 ms | max ms | statuses | p99 ms: validate / redeem / order | CPU ms/request: server (kernel %) / database / generator | generator lag p99 ms | WAL MB / segment files created |',
     )
-    console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: |')
+    console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- | --- | ---: | --- |')
     const started = performance.now()
     const saturated: string[] = []
     const where: string[] = []
@@ -644,6 +680,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       const queuedBefore = serversQueued()
       const dbBefore = databaseProcesses(postmaster, adminPid)
       const countsBefore = await databaseCounts()
+      const walBefore = memory ? undefined : await walPosition(admin)
       const metricsBefore = await scrapeAll(metricsPorts)
       const backends = instruments ? sampleBackends(admin) : null
       const ownBefore = process.cpuUsage()
@@ -656,6 +693,11 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       const states = (await backends?.stop()) ?? null
       const metricsAfter = await scrapeAll(metricsPorts)
       const countsAfter = await databaseCounts()
+      const walAfter = memory ? undefined : await walPosition(admin)
+      const walShown =
+        walBefore && walAfter
+          ? `${((walAfter.lsn - walBefore.lsn) / 2 ** 20).toFixed(0)} / ${walAfter.files - walBefore.files}`
+          : '—'
       const serverCpu = serversCpu().all - serverBefore.all
       const serverSystem = serversCpu().system - serverBefore.system
       const serverQueued = serversQueued() - queuedBefore
@@ -677,7 +719,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
           .map(([k, v]) => `${k} × ${v}`)
           .join(
             ', ',
-          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} (${serverCpu > 0 ? ((100 * serverSystem) / serverCpu).toFixed(0) : 0} %) / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} |`,
+          )} | ${f(of('validation').p99)} / ${f(of('redemption').p99)} / ${f(of('order').p99)} | ${per(serverCpu)} (${serverCpu > 0 ? ((100 * serverSystem) / serverCpu).toFixed(0) : 0} %) / ${memory ? '—' : per(dbCpu)} / ${per((own.user + own.system) / 1000)} | ${f(all.lagP99)} | ${walShown} |`,
       )
       {
         const delta = (name: string) => total(metricsAfter, name) - total(metricsBefore, name)
@@ -939,7 +981,8 @@ async function main(): Promise<void> {
   for (const fsync of memory ? ['off'] : FSYNC)
     for (const instruments of memory ? ['off'] : INSTRUMENTS)
       for (let round = 0; round < REPEAT; round++)
-        for (const build of builds()) await session(fsync, build, memory, instruments === 'on')
+        for (const wal of memory ? ['fresh'] : WAL)
+          for (const build of builds()) await session(fsync, build, memory, instruments === 'on', wal)
 }
 
 await main()
