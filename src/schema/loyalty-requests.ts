@@ -2,6 +2,7 @@ import type {
   RequestCampaignSettings,
   RequestCampaignVoucher,
   RequestCustomer,
+  RequestExpirationRules,
   RequestMetadata,
   RequestMetadataPoints,
   RequestOrder,
@@ -125,23 +126,7 @@ export type LoyaltiesCreateEarningRuleParams = {
         id: string
       }
     | undefined
-  expiration_rules?:
-    | {
-        period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
-        period_value?: number | undefined
-        rounding_type?:
-          | 'END_OF_MONTH'
-          | 'END_OF_QUARTER'
-          | 'END_OF_HALF_YEAR'
-          | 'END_OF_YEAR'
-          | 'PARTICULAR_MONTH'
-          | undefined
-        rounding_value?: number | undefined
-        fixed_month?: number | undefined
-        fixed_day?: number | undefined
-      }
-    | null
-    | undefined
+  expiration_rules?: RequestExpirationRules | null | undefined
   pending_points?:
     | {
         period_type: 'DAY'

@@ -135,26 +135,26 @@ export type RequestCustomer = {
   metadata?: RequestMetadata | undefined
 }
 
+/** When points expire (a loyalty card's, a pending points' or an earning's). */
+export type RequestExpirationRules = {
+  period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
+  period_value?: number | undefined
+  rounding_type?:
+    | 'END_OF_MONTH'
+    | 'END_OF_QUARTER'
+    | 'END_OF_HALF_YEAR'
+    | 'END_OF_YEAR'
+    | 'PARTICULAR_MONTH'
+    | undefined
+  rounding_value?: number | undefined
+  fixed_month?: number | undefined
+  fixed_day?: number | undefined
+}
+
 /** A loyalty card definition (points and their expiration rules). */
 export type RequestLoyaltyCard = {
   points: number
-  expiration_rules?:
-    | {
-        period_type: 'MONTH' | 'FIXED_DAY_OF_YEAR'
-        period_value?: number | undefined
-        rounding_type?:
-          | 'END_OF_MONTH'
-          | 'END_OF_QUARTER'
-          | 'END_OF_HALF_YEAR'
-          | 'END_OF_YEAR'
-          | 'PARTICULAR_MONTH'
-          | undefined
-        rounding_value?: number | undefined
-        fixed_month?: number | undefined
-        fixed_day?: number | undefined
-      }
-    | null
-    | undefined
+  expiration_rules?: RequestExpirationRules | null | undefined
 }
 
 /** Points given per amount of a metadata property (earning rules). */
