@@ -159,22 +159,7 @@ export type RequestLoyaltyCard = {
 
 /** Points given per amount of a metadata property (earning rules). */
 export type RequestMetadataPoints = {
-  metadata?:
-    | {
-        every: number
-        points: string | number
-        points_formula?: string | undefined
-        property?: string | undefined
-        object?: 'product' | 'sku' | 'products_collection' | undefined
-        id?: string | undefined
-        applicable_to?:
-          | {
-              object: 'product' | 'sku' | 'products_collection'
-              id: string
-            }[]
-          | undefined
-      }
-    | undefined
+  metadata?: RequestProportionalPoints | undefined
 }
 
 /** Points given per `every` units of an amount, quantity or property (earning rules). */

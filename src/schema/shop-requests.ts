@@ -1,4 +1,4 @@
-import type { RequestCustomer, RequestItems, RequestMetadata } from './request-shapes'
+import type { RequestCustomer, RequestMetadata, RequestOrder } from './request-shapes'
 
 export type CustomersCreateParams = RequestCustomer
 export interface CustomersListActivityParams {
@@ -78,15 +78,7 @@ export type EventsCreateParams = {
   event?: string
 }
 
-export interface OrdersCreateParams {
+export interface OrdersCreateParams extends RequestOrder {
   customer?: RequestCustomer | undefined
-  id?: string | undefined
-  source_id?: string | null | undefined
-  status?: 'CREATED' | 'PAID' | 'CANCELED' | 'FULFILLED' | 'PROCESSING' | undefined
-  amount?: number | null | undefined
-  initial_amount?: number | null | undefined
-  discount_amount?: number | null | undefined
-  items?: RequestItems | undefined
-  metadata?: RequestMetadata | undefined
 }
 export type OrdersUpdateParams = OrdersCreateParams
