@@ -9,7 +9,6 @@ import {
   finalizeOrder,
   matchedItemsAmount,
   type Step,
-  type StepResult,
 } from '../discounts'
 import { type FormulaContext, type FormulaUse, resolveDiscountFormulas } from '../formulas'
 import { payWithPoints } from '../reward-costs'
@@ -32,11 +31,11 @@ import {
   rewardPoints,
 } from './check-subject'
 import type {
+  AppliedEffect,
   PipelineInput,
   PipelineResult,
   RedeemableSubject,
   SubjectOutcome,
-  UnitBudgetsUsed,
   UnitLimits,
 } from './pipeline-types'
 import { siblingKeys, sumKey, withSiblings } from './siblings'
@@ -82,20 +81,6 @@ interface Turndown extends CheckFailure {
   bundle?: Bundle
 }
 
-interface Applied {
-  step: StepResult | null
-  /** The order after this redeemable (the running order itself when it has no order effect). */
-  order: CalculatedOrder
-  gift?: { credits: number; balance: number }
-  loyalty_card?: { points: number }
-  bundle?: Bundle
-  /** The discount as applied when formulas set its values (`is_dynamic`), and how each came out. */
-  discount?: Discount
-  formulas?: FormulaUse[]
-  budget_bounds?: CounterBound[]
-  unit_budgets?: UnitBudgetsUsed
-}
-
 type Change = { kind: 'no_effect'; index: number } | { kind: 'turned_down'; index: number; turndown: Turndown }
 
 /** Step 3–4 for one selection: the effects in order, stopping at the first redeemable that changes the selection. */
@@ -104,8 +89,8 @@ function runSequence(
   subjects: ReadonlyMap<number, RedeemableSubject>,
   input: PipelineInput,
   noEffect: ReadonlySet<number>,
-): { change: Change | null; applied: Map<number, Applied> } {
-  const applied = new Map<number, Applied>()
+): { change: Change | null; applied: Map<number, AppliedEffect> } {
+  const applied = new Map<number, AppliedEffect>()
   const options: CalculationOptions = {
     rounding: input.rounding,
     productsApplicationMode: input.rules.redeemables_products_application_mode,
@@ -140,7 +125,7 @@ function runSequence(
     ) {
       return { change: { kind: 'no_effect', index: subject.index }, applied }
     }
-    const entry: Applied = { step: result, order: after }
+    const entry: AppliedEffect = { step: result, order: after }
     if (bounds.length > 0) entry.budget_bounds = bounds
     if (effect.unit_limits && result) {
       // Units this step discounted per line, as the budgets took them (a line's cumulative count is capped by its quantity).
@@ -396,7 +381,7 @@ export function targetingOf(subject: Pick<RedeemableSubject, 'validation_rules'>
 
 function finish(
   decisions: readonly StackDecision[],
-  applied: ReadonlyMap<number, Applied>,
+  applied: ReadonlyMap<number, AppliedEffect>,
   own: ReadonlyMap<number, CheckFailure>,
   turnedDown: ReadonlyMap<number, Turndown>,
   input: PipelineInput,
@@ -404,7 +389,7 @@ function finish(
   const outcomes: SubjectOutcome[] = decisions.map((d) => {
     switch (d.decision) {
       case 'APPLY': {
-        const a = applied.get(d.index) as Applied
+        const a = applied.get(d.index) as AppliedEffect
         return { index: d.index, status: 'APPLICABLE', ...a }
       }
       case 'INAPPLICABLE': {

@@ -134,28 +134,29 @@ export type Explanation =
     }
   | { check: string; detail: string; expected?: unknown; actual?: unknown }
 
+/** What an applicable redeemable does to the order, and what its commit must guard. */
+export interface AppliedEffect {
+  step: StepResult | null
+  /** The cumulative order after this redeemable (the running order itself when it has no order effect). */
+  order: CalculatedOrder
+  gift?: { credits: number; balance: number }
+  loyalty_card?: { points: number }
+  bundle?: Bundle
+  /** The discount as applied when formulas set its values (`is_dynamic: true`). */
+  discount?: Discount
+  /** Each formula evaluated for this redeemable, and the static fallbacks used. */
+  formulas?: FormulaUse[]
+  /** What the budget rules it passed allow its counters to reach: the commit guards them. */
+  budget_bounds?: CounterBound[]
+  /**
+   * Its unit budgets: the limits decided on per included entry (the commit guards their rows with
+   * them) and the units its step discounted per line of `order` (what the budgets counted).
+   */
+  unit_budgets?: UnitBudgetsUsed
+}
+
 export type SubjectOutcome =
-  | {
-      index: number
-      status: 'APPLICABLE'
-      step: StepResult | null
-      /** The cumulative order after this redeemable. */
-      order: CalculatedOrder
-      gift?: { credits: number; balance: number }
-      loyalty_card?: { points: number }
-      bundle?: Bundle
-      /** The discount as applied when formulas set its values (`is_dynamic: true`). */
-      discount?: Discount
-      /** Each formula evaluated for this redeemable, and the static fallbacks used. */
-      formulas?: FormulaUse[]
-      /** What the budget rules it passed allow its counters to reach: the commit guards them. */
-      budget_bounds?: CounterBound[]
-      /**
-       * Its unit budgets: the limits decided on per included entry (the commit guards their rows with
-       * them) and the units its step discounted per line of `order` (what the budgets counted).
-       */
-      unit_budgets?: UnitBudgetsUsed
-    }
+  | ({ index: number; status: 'APPLICABLE' } & AppliedEffect)
   | {
       index: number
       status: 'INAPPLICABLE'
