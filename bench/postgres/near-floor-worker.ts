@@ -3,7 +3,10 @@ import { floorRows } from './floor'
 
 /*
  * One load-generating process of bench/postgres/near-floor.ts: runs `KIND` for `BENCH_SECONDS`, one
- * request at a time, and reports over IPC how many it made and their latencies (p50, p99).
+ * request at a time, and reports over IPC how many it made and their latencies (p50, p99). It tells
+ * the parent when it is ready (`{ ready: true }`: its build loaded, its statements prepared) and
+ * starts its window when told `go`, so the processes of a row measure together, none while another
+ * is still loading its build.
  * KIND: `floor-update` (a guarded single-row UPDATE), `floor-call` (one function call applying 19
  * JSONB inserts and a guarded update), `validate`, `redeem` (the engine, one-line order, built from
  * `BUILD`: `src` is this checkout, a path is another checkout's `dist/`).
@@ -92,6 +95,10 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
 }
 
 const { op, stats } = await operation()
+await new Promise<void>((go) => {
+  process.once('message', () => go())
+  process.send?.({ ready: true })
+})
 const latencies: number[] = []
 let ok = 0
 let failed = 0

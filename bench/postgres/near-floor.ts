@@ -36,20 +36,33 @@ interface Tally {
   commits: number
 }
 
-function worker(url: string, env: Record<string, string>): Promise<Tally> {
-  return new Promise((resolve, reject) => {
-    const child = fork(WORKER, [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
-    })
-    child.once('message', (m) => resolve(m as Tally))
+/** A worker process: `ready` when it has loaded and warmed up, `tally` after its window (started by `go`). */
+function worker(url: string, env: Record<string, string>) {
+  const child = fork(WORKER, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
+  })
+  let ready: () => void = () => {}
+  const readyAt = new Promise<void>((r) => {
+    ready = r
+  })
+  const tally = new Promise<Tally>((resolve, reject) => {
+    child.on('message', (m) => ((m as { ready?: true }).ready ? ready() : resolve(m as Tally)))
     child.once('error', reject)
     child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`worker exited ${code}`))))
   })
+  return { ready: readyAt, tally, go: () => child.send('go') }
 }
 
+/**
+ * A row: `n` processes, each timing its own window of SECONDS; the windows start together once every
+ * process has loaded its build (one still loading would take a core from the others' windows).
+ */
 async function race(url: string, n: number, env: (i: number) => Record<string, string>) {
-  const tallies = await Promise.all(Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) })))
+  const workers = Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) }))
+  await Promise.all(workers.map((w) => Promise.race([w.ready, w.tally])))
+  for (const w of workers) w.go()
+  const tallies = await Promise.all(workers.map((w) => w.tally))
   const seconds = Math.max(...tallies.map((t) => t.ms)) / 1000
   const sum = (k: keyof Tally) => tallies.reduce((s, t) => s + t[k], 0)
   return {
