@@ -145,9 +145,9 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query('SELECT pg_stat_statements_reset()')
-  const backends = (
-    await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [app])
-  ).rows.map((r) => r.pid as number)
+  const backends = (await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [app])).rows.map(
+    (r) => r.pid as number,
+  )
   const backend0 = processCpu(backends)
   inFlight = 0
   cpuInFlight = 0
