@@ -26,12 +26,18 @@ import { startEmbedded } from '../../test/postgres/embedded'
  * others (V8's background compilers and garbage collector helpers). The others' share is mostly the
  * JIT still optimising functions met for the first time: it falls with WARM (bench/RESULTS.md,
  * "Helper run `clientcpu2`"), so a build's steady state wants WARM of several thousand.
+ *
+ * The database's side: the CPU of the pool's backends over the window (`/proc/<pid>/stat`, found by
+ * the pool's `application_name`), per operation. The pool runs the session setting the build asks of
+ * its connections (`planGenerically`, docs/postgres.md#plan-caching), as near-floor.ts's workers do;
+ * the operation is theirs too: the same customer and the same code at every call. KINDS (both)
+ * picks the operations, e.g. KINDS=redeem.
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
 const N = Number(process.env.N ?? 1000)
 const WARM = Number(process.env.WARM ?? 1000)
-const KINDS = ['validate', 'redeem'] as const
+const KINDS = (process.env.KINDS ?? 'validate,redeem').split(',')
 
 type Out = {
   cpu: number
@@ -43,6 +49,22 @@ type Out = {
   cpuInFlight: number
   /** CPU of the threads other than the main one (JIT compilers, GC helpers); NaN off Linux. */
   cpuOther: number
+  /** CPU of the pool's backends (the database's side); NaN off Linux. */
+  backend: number
+}
+
+/** CPU time of processes (utime + stime in clock ticks of 10 ms), ms; NaN when one cannot be read. */
+function processCpu(pids: number[]): number {
+  let sum = 0
+  for (const pid of pids) {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? []
+      sum += (Number(f[11]) + Number(f[12])) * 10
+    } catch {
+      return Number.NaN
+    }
+  }
+  return sum
 }
 
 /** The main thread's CPU time, ms (Linux: its task's utime + stime, in clock ticks of 10 ms). */
@@ -60,7 +82,9 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const postgres = (await import(
     pathToFileURL(resolve(dist, 'postgres.js')).href
   )) as typeof import('../../src/postgres/index')
-  const pool = new pg.Pool({ connectionString: url, max: 2 }).on('error', () => {})
+  const app = `engine-cpu-${process.pid}`
+  const pool = new pg.Pool({ connectionString: url, max: 2, application_name: app }).on('error', () => {})
+  ;(postgres as { planGenerically?: (p: pg.Pool) => void }).planGenerically?.(pool)
   // Time with at least one query in flight (the union of their intervals).
   let inFlight = 0
   let cpuInFlight = 0
@@ -121,6 +145,10 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query('SELECT pg_stat_statements_reset()')
+  const backends = (await admin.query('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [app])).rows.map(
+    (r) => r.pid as number,
+  )
+  const backend0 = processCpu(backends)
   inFlight = 0
   cpuInFlight = 0
   const q0 = store.stats.queries
@@ -136,6 +164,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   const used = process.cpuUsage(cpu)
   const mainUsed = mainThreadCpu() - main0
   const wall = performance.now() - started
+  const backendUsed = processCpu(backends) - backend0
   const server = Number(
     (
       await admin.query(
@@ -162,6 +191,7 @@ async function child(dist: string, kind: string, url: string, schema: string): P
     server: server / N,
     cpuInFlight: cpuInFlight / N,
     cpuOther: ((used.user + used.system) / 1000 - mainUsed) / N,
+    backend: backendUsed / N,
   }
   process.stdout.write(`${JSON.stringify(out)}\n`)
   await pool.end()
@@ -224,9 +254,9 @@ async function main(dists: string[]): Promise<void> {
         .join(' ')})\n`,
     )
     console.log(
-      `| operation | build | client CPU ms/op (median, lowest–highest) | p50 ms | queries/op | CPU ÷ ${dists[0]} per round (median, lowest–highest) |`,
+      `| operation | build | client CPU ms/op (median, lowest–highest) | backend CPU ms/op (median, lowest–highest) | p50 ms | queries/op | CPU ÷ ${dists[0]} per round (median, lowest–highest) | backend CPU ÷ ${dists[0]} per round (median) |`,
     )
-    console.log('| --- | --- | ---: | ---: | ---: | ---: |')
+    console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |')
     const rowsOf = (kind: string, dist: string) => results[kind]?.[dist] ?? []
     const tail: string[] = [
       '',
@@ -251,8 +281,10 @@ async function main(dists: string[]): Promise<void> {
         const rows = results[kind]?.[dist] ?? []
         const cpu = rows.map((r) => r.cpu)
         const ratios = rows.map((r, i) => r.cpu / (first[i]?.cpu ?? Number.NaN))
+        const db = rows.map((r) => r.backend)
+        const dbRatios = rows.map((r, i) => r.backend / (first[i]?.backend ?? Number.NaN))
         console.log(
-          `| ${kind} | ${dist} | ${median(cpu).toFixed(3)} (${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)}) | ${median(rows.map((r) => r.p50)).toFixed(2)} | ${median(rows.map((r) => r.queries)).toFixed(1)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) |`,
+          `| ${kind} | ${dist} | ${median(cpu).toFixed(3)} (${Math.min(...cpu).toFixed(3)}–${Math.max(...cpu).toFixed(3)}) | ${median(db).toFixed(3)} (${Math.min(...db).toFixed(3)}–${Math.max(...db).toFixed(3)}) | ${median(rows.map((r) => r.p50)).toFixed(2)} | ${median(rows.map((r) => r.queries)).toFixed(1)} | ${median(ratios).toFixed(2)}× (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}) | ${median(dbRatios).toFixed(2)}× |`,
         )
       }
     }

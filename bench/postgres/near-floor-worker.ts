@@ -3,7 +3,10 @@ import { floorRows } from './floor'
 
 /*
  * One load-generating process of bench/postgres/near-floor.ts: runs `KIND` for `BENCH_SECONDS`, one
- * request at a time, and reports over IPC how many it made and their latencies (p50, p99).
+ * request at a time, and reports over IPC how many it made and their latencies (p50, p99). It tells
+ * the parent when it is ready (`{ ready: true }`: its build loaded, its statements prepared) and
+ * starts its window when told `go`, so the processes of a row measure together, none while another
+ * is still loading its build.
  * KIND: `floor-update` (a guarded single-row UPDATE), `floor-call` (one function call applying 19
  * JSONB inserts and a guarded update), `validate`, `redeem` (the engine, one-line order, built from
  * `BUILD`: `src` is this checkout, a path is another checkout's `dist/`).
@@ -83,15 +86,22 @@ async function operation(): Promise<{ op: Op; stats: () => { queries: number; co
       ? async () => (await engine.raw.validations.validateStackable(body)).valid
       : async () => (await engine.raw.redemptions.redeemStackable(body)).parent_redemption.result === 'SUCCESS'
   // The customer exists (a validation records its activity, its one commit, only for a customer that
-  // does; it creates none), and one warm-up request prepares the statements.
+  // does; it creates none), and one warm-up request prepares the statements. WARM (1) warm-up requests
+  // in all: the window of a process that made one runs while the JIT is still compiling the engine
+  // (bench/RESULTS.md, "Helper run `nodecpu`").
   if (kind === 'validate') await engine.raw.customers.create({ source_id: body.customer.source_id })
-  await op()
+  const warm = Math.max(1, Number(process.env.WARM ?? 1))
+  for (let i = 0; i < warm; i++) await op()
   const q0 = store.stats.queries
   const c0 = store.stats.commits
   return { op, stats: () => ({ queries: store.stats.queries - q0, commits: store.stats.commits - c0 }) }
 }
 
 const { op, stats } = await operation()
+await new Promise<void>((go) => {
+  process.once('message', () => go())
+  process.send?.({ ready: true })
+})
 const latencies: number[] = []
 let ok = 0
 let failed = 0

@@ -14,7 +14,9 @@ import { FLOOR_SQL } from './floor'
  * this checkout's build (`dist/`, run `npm run build` first) and, given its `dist/` path, an earlier
  * build beside it in its own schema. Each process makes one request at a time on its own connection
  * pool. Ends with the server's statements by total time (pg_stat_statements, nested statements too)
- * for every row: where the time goes. The builds alternate row by row.
+ * for every row: where the time goes. The builds alternate row by row. A row's processes start their
+ * windows together once all have loaded their build (STAGGERED=1: each as soon as it is ready, as
+ * before); WARM=n: n warm-up requests per process before its window (1).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
@@ -36,20 +38,35 @@ interface Tally {
   commits: number
 }
 
-function worker(url: string, env: Record<string, string>): Promise<Tally> {
-  return new Promise((resolve, reject) => {
-    const child = fork(WORKER, [], {
-      execArgv: ['--import', 'tsx'],
-      env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
-    })
-    child.once('message', (m) => resolve(m as Tally))
+/** A worker process: `ready` when it has loaded and warmed up, `tally` after its window (started by `go`). */
+function worker(url: string, env: Record<string, string>) {
+  const child = fork(WORKER, [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PG_URL: url, BENCH_SECONDS: String(SECONDS), ...env },
+  })
+  let ready: () => void = () => {}
+  const readyAt = new Promise<void>((r) => {
+    ready = r
+  })
+  const tally = new Promise<Tally>((resolve, reject) => {
+    child.on('message', (m) => ((m as { ready?: true }).ready ? ready() : resolve(m as Tally)))
     child.once('error', reject)
     child.once('exit', (code) => (code === 0 ? undefined : reject(new Error(`worker exited ${code}`))))
   })
+  return { ready: readyAt, tally, go: () => child.send('go') }
 }
 
+/**
+ * A row: `n` processes, each timing its own window of SECONDS; the windows start together once every
+ * process has loaded its build (one still loading would take a core from the others' windows).
+ */
 async function race(url: string, n: number, env: (i: number) => Record<string, string>) {
-  const tallies = await Promise.all(Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) })))
+  const workers = Array.from({ length: n }, (_, i) => worker(url, { SLOT: String(i), ...env(i) }))
+  // STAGGERED=1: each window starts as soon as its process is ready (as before 2026-11-27), to compare.
+  if (process.env.STAGGERED === '1') for (const w of workers) void w.ready.then(w.go)
+  await Promise.all(workers.map((w) => Promise.race([w.ready, w.tally])))
+  if (process.env.STAGGERED !== '1') for (const w of workers) w.go()
+  const tallies = await Promise.all(workers.map((w) => w.tally))
   const seconds = Math.max(...tallies.map((t) => t.ms)) / 1000
   const sum = (k: keyof Tally) => tallies.reduce((s, t) => s + t[k], 0)
   return {
