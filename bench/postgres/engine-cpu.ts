@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { AMOUNT_OFF, oneLineRedemption } from './one-line'
 
 /*
  * `npx tsx bench/postgres/engine-cpu.ts dist ../base/dist` (not a test; docs/postgres.md#commit): the
@@ -118,16 +119,8 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   await store.migrate()
   const engine = built.createEngine({ store })
   const code = `${kind}-${process.pid}`
-  await engine.raw.vouchers.create({
-    code,
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-  })
-  const body = {
-    redeemables: [{ object: 'voucher' as const, id: code }],
-    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-    customer: { source_id: `bench-${process.pid}` },
-  }
+  await engine.raw.vouchers.create({ code, ...AMOUNT_OFF })
+  const body = oneLineRedemption(code, `bench-${process.pid}`)
   await engine.raw.customers.create({ source_id: body.customer.source_id })
   const op =
     kind === 'validate'

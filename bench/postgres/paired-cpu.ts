@@ -5,6 +5,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { AMOUNT_OFF, oneLineRedemption } from './one-line'
 
 /*
  * `npx tsx bench/postgres/paired-cpu.ts dist ../base/dist` (not a test; docs/postgres.md#tuning): the
@@ -39,16 +40,8 @@ async function child(dist: string, url: string, schema: string): Promise<void> {
   await store.migrate()
   const engine = built.createEngine({ store })
   const code = `P${process.pid}`
-  await engine.raw.vouchers.create({
-    code,
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100, effect: 'APPLY_TO_ORDER' },
-  })
-  const body = {
-    redeemables: [{ object: 'voucher' as const, id: code }],
-    order: { amount: 10_000, items: [{ product_id: 'p1', quantity: 1, price: 10_000 }] },
-    customer: { source_id: `bench-${process.pid}` },
-  }
+  await engine.raw.vouchers.create({ code, ...AMOUNT_OFF })
+  const body = oneLineRedemption(code, `bench-${process.pid}`)
   const op = async () => {
     if ((await engine.raw.redemptions.redeemStackable(body)).parent_redemption.result !== 'SUCCESS')
       throw new Error('redeem failed')
