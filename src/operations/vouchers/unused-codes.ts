@@ -1,8 +1,9 @@
 import { EngineError } from '../../errors'
-import type { CodeConfig } from '../../model/campaign'
+import type { Campaign, CodeConfig } from '../../model/campaign'
 import type { Voucher } from '../../model/voucher'
 import { codeSpace, generateUniqueCodes } from '../../rules/codes'
 import type { Tx } from '../kernel/unit-of-work'
+import { type CodeCounts, checkCodeSpace } from './code-counts'
 
 /** Rounds of "draw, then look the batch up in the store" before giving up on a crowded code space. */
 const LOOKUP_ROUNDS = 10
@@ -55,4 +56,22 @@ export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: num
     )
   }
   return accepted
+}
+
+/**
+ * `count` codes a campaign makes on demand, and the check of its pattern's room (`checkCodeSpace`),
+ * read in one level where both read (deciding again; a pattern under `UNCHECKED_SPACE` looks its
+ * codes up on every decision, the check only then). The check's business error comes first, as when
+ * it ran alone before the draw; the codes are returned, not written, so nothing is made when it fails.
+ */
+export async function codesOnDemand(
+  tx: Tx,
+  campaign: Campaign,
+  count: number,
+  path: string,
+): Promise<{ counts: CodeCounts | undefined; codes: string[] }> {
+  const counts = checkCodeSpace(tx, campaign, count, path)
+  const codes = generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
+  await Promise.allSettled([counts, codes])
+  return { counts: await counts, codes: await codes }
 }
