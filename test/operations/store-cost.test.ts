@@ -5,7 +5,16 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
-import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
+import {
+  AUTO_JOIN_CARDS,
+  expectCardsFrom,
+  loyaltyChains,
+  newMemberChains,
+  seedAutoJoinShop,
+  seedChainShop,
+  seedOneLineShop,
+  seedPublicationShop,
+} from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty/fixtures'
 
@@ -64,6 +73,23 @@ describe('the longest chain of sequential store calls', () => {
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
     expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
   })
+  it.each(AUTO_JOIN_CARDS)(
+    "a new customer's paid order and redemption joining an auto-join program (%s): 3 made on demand (the request's reads, the program's earning rules beside its free cards, the commit), 4 with a free card (its ledger and standing)",
+    async (cards) => {
+      const memory = createMemoryStore()
+      const counter = chainCounter(memory)
+      const engine = engineOn(counter.store)
+      const { clubId } = await seedAutoJoinShop(engine, cards)
+      const chains = await newMemberChains(engine, counter, memory, clubId)
+      const levels = cards === 'AUTO_UPDATE, made on demand' ? 3 : 4
+      expect({ paidOrder: chains.paidOrder.depth, redemption: chains.redemption.depth }).toEqual({
+        paidOrder: levels,
+        redemption: levels,
+      })
+      expectCardsFrom(cards, chains)
+    },
+  )
+
   it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)

@@ -16,6 +16,7 @@ import { pickFreeCodes, publicationId, readFreeCodesAhead } from '../vouchers/fr
 import { findMemberCard, holdsNoCodeKnown, joinOnce } from '../vouchers/held-codes'
 import { codesOnDemand, generateUnusedCodes } from '../vouchers/unused-codes'
 import { buildVoucher, specFromCampaign } from '../vouchers/voucher-records'
+import { memberStanding } from './member-tiers'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './points-ledger'
 
 /**
@@ -158,7 +159,9 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
   const [first] = await pickFreeCodes(tx, c.id, 1, pendingCodes)
   if (first) {
     tx.claim('vouchers', first.value.id)
-    return loadCard(tx, first)
+    // The cascade that follows an enrolment reads the card's tier standing: read beside its ledger.
+    const [card] = await Promise.all([loadCard(tx, first), memberStanding(tx, first.value.id)])
+    return card
   }
   if (c.type !== 'AUTO_UPDATE') {
     throw new EngineError({
