@@ -106,7 +106,7 @@ export async function enrolMember(
   options: AssignOptions = {},
 ): Promise<{ card: CardState; created: boolean }> {
   // The free cards a new member takes are read beside the member's card and the publication by
-  // `source_id`, and dropped when either answers (docs/storage.md#codes-made-on-demand).
+  // `source_id`, and dropped when either answers (docs/storage.md#a-new-members-reads).
   if (options.code === undefined) readFreeCodesAhead(tx, campaign.value.id)
   const [previous, held] = await Promise.all([
     options.source_id === undefined ? undefined : publicationBySource(tx, campaign.value.id, options.source_id),
@@ -128,7 +128,8 @@ export async function enrolMember(
  * Starts the reads an auto-join enrolment of the customer in the program will need, where it is
  * known without a read that the customer holds no card of it (a customer this transaction creates):
  * the program's free cards, read beside its earning rules (`prefetchMember`, `fireEarningRules`),
- * a level before the cascade decides whether the customer joins. Dropped when they do not.
+ * a level before the cascade decides whether the customer joins (docs/storage.md#a-new-members-reads).
+ * Dropped when they do not.
  */
 export function readAheadForAutoJoin(tx: Tx, campaign: Campaign, customerId: string): void {
   if (campaign.auto_join && holdsNoCodeKnown(tx, campaign.id, customerId)) readFreeCodesAhead(tx, campaign.id)
