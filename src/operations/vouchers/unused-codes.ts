@@ -18,8 +18,8 @@ export const UNCHECKED_SPACE = 2 ** 40
 
 /**
  * `count` codes no voucher of the project uses. The pure generator keeps a batch unique within itself
- * and away from codes known to be taken; the store is then asked about each candidate, and any that
- * turn out taken are replaced in another round. The store's unique index on `code` still guards the
+ * and away from codes known to be taken; the store is then asked about the candidates in one read,
+ * and any that turn out taken are replaced in another round. The store's unique index on `code` still guards the
  * commit against a concurrent writer (the operation then retries with fresh codes).
  */
 export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: number, path: string): Promise<string[]> {
@@ -40,8 +40,10 @@ export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: num
       for (const code of batch) accepted.push(code)
       break
     }
+    // The round's candidates looked up in one read (one level however many codes are drawn).
+    const found = new Set((await tx.store.vouchers.findMany('code', batch)).map((s) => s.value.code))
     for (const code of batch) {
-      if (await tx.store.vouchers.findBy('code', code)) {
+      if (found.has(code)) {
         taken.add(code)
       } else {
         accepted.push(code)
