@@ -42,10 +42,11 @@ const readAhead = new WeakMap<Tx, Map<string, FirstPages>>()
 
 /**
  * Starts reading the first pages a pick of one free code of the campaign will need, for a pick that
- * comes later in this attempt (docs/storage.md#claims): an auto-join enrolment of a customer known to
- * hold no card reads them beside the program's earning rules, a level earlier than it knows it
- * enrols. A plain read: nothing is held until the pick, which skips what is held by then. Read once
- * per attempt: a second call, or a second pick, reads again.
+ * comes later in this attempt (docs/storage.md#a-new-members-reads): an enrolment reads them beside
+ * the member's card, and an auto-join enrolment of a customer known to hold no card beside the
+ * program's earning rules, a level before it knows it enrols. A plain read: nothing is held until the
+ * pick, which skips what is held by then. The attempt's next pick of the campaign takes them; a pick
+ * after that reads again, and a fork or a second attempt reads its own.
  */
 export function readFreeCodesAhead(tx: Tx, campaignId: string): void {
   let byCampaign = readAhead.get(tx)
