@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
-import { testEngine } from '../support/engine'
+import { createEngine } from '../../src/engine'
+import { seededRandom } from '../../src/ids'
+import { manualClock, testEngine } from '../support/engine'
 import { program } from './loyalty/fixtures'
 
 /**
@@ -21,6 +23,35 @@ describe('join-once under concurrency', () => {
     expect(held).toHaveLength(1)
     expect(new Set(cards.map((c) => c.id)).size).toBe(1)
     expect((await store.publications.list()).total).toBe(1)
+  })
+})
+
+describe('auto-join enrolments under concurrency', () => {
+  it("new customers' paid orders from two processes sharing a STATIC program's six free cards: each gets its own, none is left, no 409", async () => {
+    // Two engines on one store: neither sees the other's held codes, so the cards their enrolments
+    // read ahead (docs/storage.md#a-new-members-reads) can be the same, and the claim decides.
+    const { engine, store } = testEngine({ maxRetries: 20 })
+    const other = createEngine({ store, clock: manualClock(), random: seededRandom(7), maxRetries: 20 })
+    const club = await program(engine, { type: 'STATIC', vouchers_count: 6, auto_join: true })
+    await engine.raw.loyalties.createEarningRule(club.id, [
+      { event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } },
+    ])
+    const free = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.map((s) => s.value.code)
+    expect(free).toHaveLength(6)
+    await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        (i % 2 === 0 ? engine : other).orders.create({
+          customer: { source_id: `new-${i}` },
+          status: 'PAID',
+          amount: 10_000,
+        }),
+      ),
+    )
+    const cards = (await store.vouchers.list({ where: { campaign_id: club.id } })).data.map((s) => s.value)
+    expect(cards.map((c) => c.code).sort()).toEqual([...free].sort())
+    expect(new Set(cards.map((c) => c.holder_id)).size).toBe(6)
+    expect(cards.every((c) => c.holder_id !== null && c.loyalty_card?.balance === 10)).toBe(true)
+    expect((await store.publications.list()).total).toBe(6)
   })
 })
 

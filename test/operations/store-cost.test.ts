@@ -5,7 +5,16 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
-import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
+import {
+  AUTO_JOIN_CARDS,
+  expectCardsFrom,
+  loyaltyChains,
+  newMemberChains,
+  seedAutoJoinShop,
+  seedChainShop,
+  seedOneLineShop,
+  seedPublicationShop,
+} from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty/fixtures'
 
@@ -64,6 +73,38 @@ describe('the longest chain of sequential store calls', () => {
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
     expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
   })
+  it.each(AUTO_JOIN_CARDS)(
+    "a new customer's paid order and redemption joining an auto-join program (%s): 3 made on demand (the request's reads, the program's earning rules beside its free cards, the commit), 4 with a free card (its ledger and standing)",
+    async (cards) => {
+      const memory = createMemoryStore()
+      const counter = chainCounter(memory)
+      const engine = engineOn(counter.store)
+      const { clubId } = await seedAutoJoinShop(engine, cards)
+      const chains = await newMemberChains(engine, counter, memory, clubId)
+      const levels = cards === 'AUTO_UPDATE, made on demand' ? 3 : 4
+      expect({ paidOrder: chains.paidOrder.depth, redemption: chains.redemption.depth }).toEqual({
+        paidOrder: levels,
+        redemption: levels,
+      })
+      expectCardsFrom(cards, chains)
+    },
+  )
+
+  it("generating a program's 50 cards from a pattern under 2^40 codes: their codes looked up in one read, not one each (6, where it was 55)", async () => {
+    const counter = chainCounter(createMemoryStore())
+    const engine = engineOn(counter.store)
+    await engine.loyalties.create({
+      name: 'Club',
+      type: 'AUTO_UPDATE',
+      vouchers_count: 50,
+      voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-####' } },
+    })
+    counter.reset()
+    await engine.asyncActions.runPending()
+    expect(counter.depth).toBeLessThanOrEqual(6)
+    expect((await engine.loyalties.list()).campaigns[0]?.vouchers_count).toBe(50)
+  })
+
   it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)

@@ -3,7 +3,16 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
-import { loyaltyChains, seedChainShop, seedOneLineShop, seedPublicationShop } from '../support/chain-shop'
+import {
+  AUTO_JOIN_CARDS,
+  expectCardsFrom,
+  loyaltyChains,
+  newMemberChains,
+  seedAutoJoinShop,
+  seedChainShop,
+  seedOneLineShop,
+  seedPublicationShop,
+} from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { seedReferrer } from '../support/referrer-shop'
 import { emptySchema, useClonedPool } from './database'
@@ -161,6 +170,21 @@ describe.sequential('round trips on PostgreSQL', () => {
       rewardRedemption: chains.rewardRedemption,
     })
   })
+
+  it.each(AUTO_JOIN_CARDS)(
+    "a new customer's paid order and redemption joining an auto-join program (%s): 3 statements made on demand (the request's reads; the program's earning rules beside its free cards; the commit), 4 with a free card (its ledger and standing)",
+    async (cards) => {
+      const { counter, engine } = await emptyEngine()
+      const { clubId } = await seedAutoJoinShop(engine, cards)
+      const chains = await newMemberChains(engine, counter, createPostgresStore({ pool: db.pool }), clubId)
+      const levels = cards === 'AUTO_UPDATE, made on demand' ? 3 : 4
+      expect({ paidOrder: chains.paidOrder, redemption: chains.redemption }).toEqual({
+        paidOrder: { depth: levels, queries: levels },
+        redemption: { depth: levels, queries: levels },
+      })
+      expectCardsFrom(cards, chains)
+    },
+  )
 
   it("a publication from a campaign's free codes: at most 4 levels (the request's reads, the pick, the code's holder, the commit), each one statement, none counting", async () => {
     const { counter, engine } = await emptyEngine()

@@ -1,4 +1,6 @@
+import { expect } from 'vitest'
 import type { Engine } from '../../src/engine'
+import type { Store } from '../../src/storage/ports'
 import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
 
 /**
@@ -123,4 +125,94 @@ export async function seedPublicationShop(engine: Engine): Promise<void> {
   })
   await engine.asyncActions.runPending()
   await engine.customers.create({ source_id: 'known' })
+}
+
+/** How an auto-join program's new members get their cards: made on demand, or taken from codes made before. */
+export type AutoJoinCards = 'AUTO_UPDATE, made on demand' | 'AUTO_UPDATE, free cards made before' | 'STATIC, free cards'
+
+export const AUTO_JOIN_CARDS: readonly AutoJoinCards[] = [
+  'AUTO_UPDATE, made on demand',
+  'AUTO_UPDATE, free cards made before',
+  'STATIC, free cards',
+]
+
+/**
+ * The open loop's shop (bench/open-loop.ts): a product, a public code and an auto-join program earning
+ * on paid orders, whose cards are made on demand or taken from the 5 made with it.
+ */
+export async function seedAutoJoinShop(engine: Engine, cards: AutoJoinCards): Promise<{ clubId: string }> {
+  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
+  await engine.vouchers.create({
+    code: 'PUBLIC',
+    type: 'DISCOUNT_VOUCHER',
+    discount: { type: 'AMOUNT', amount_off: 100 },
+  })
+  const club = await engine.loyalties.create({
+    name: 'Club',
+    type: cards.startsWith('STATIC') ? 'STATIC' : 'AUTO_UPDATE',
+    auto_join: true,
+    vouchers_count: cards === 'AUTO_UPDATE, made on demand' ? 0 : 5,
+    voucher: { type: 'LOYALTY_CARD', loyalty_card: { points: 0 }, code_config: { pattern: 'CLUB-########' } },
+  })
+  await engine.asyncActions.runPending()
+  await engine.raw.loyalties.createEarningRule(club.id, [
+    { event: 'order.paid', loyalty: { type: 'FIXED', points: 10 } },
+  ])
+  return { clubId: club.id }
+}
+
+/**
+ * A new customer's paid order and a new customer's redemption of the public code (the open loop's
+ * mix, after one redemption that lets the engine remember the code): each one's chain, what the
+ * counter counts besides (statements on PostgreSQL), and the card each new member got, beside the
+ * program's free cards before (read from `store`, uncounted).
+ */
+export async function newMemberChains(
+  engine: Engine,
+  counter: { reset(): void; readonly depth: number; readonly queries?: number },
+  store: Store,
+  clubId: string,
+) {
+  const order = { amount: 10_000, items: [{ source_id: 'shoe', quantity: 2 }] }
+  const redeem = (source_id: string) =>
+    engine.redemptions.redeemStackable({
+      customer: { source_id },
+      order,
+      redeemables: [{ object: 'voucher', id: 'PUBLIC' }],
+    })
+  await redeem('warm')
+  const codes = async (where: { holder_id: string | null }) =>
+    (await store.vouchers.list({ where: { campaign_id: clubId, ...where }, count: false })).data.map(
+      (v) => v.value.code,
+    )
+  const free = await codes({ holder_id: null })
+  const measure = async (run: () => Promise<unknown>) => {
+    counter.reset()
+    await run()
+    return { depth: counter.depth, queries: counter.queries }
+  }
+  const paidOrder = await measure(() =>
+    engine.orders.create({ customer: { source_id: 'o1' }, status: 'PAID', ...order }),
+  )
+  const redemption = await measure(() => redeem('r1'))
+  const cardOf = async (source_id: string) => {
+    const customer = await store.customers.findBy('source_id', source_id)
+    return codes({ holder_id: customer?.value.id ?? 'none' })
+  }
+  return { paidOrder, redemption, free, cards: { o1: await cardOf('o1'), r1: await cardOf('r1') } }
+}
+
+/** Each new member got one card: one of the free cards where the program had them, else one made on demand. */
+export function expectCardsFrom(
+  cards: AutoJoinCards,
+  chains: { free: string[]; cards: Record<string, string[]> },
+): void {
+  for (const [customer, held] of Object.entries(chains.cards)) {
+    expect(held, customer).toHaveLength(1)
+    const [code] = held as [string]
+    expect(code, customer).toMatch(/^CLUB-/)
+    expect(chains.free.includes(code), customer).toBe(cards !== 'AUTO_UPDATE, made on demand')
+  }
+  if (cards === 'AUTO_UPDATE, made on demand') expect(chains.free).toEqual([])
+  else expect(chains.free).toHaveLength(4)
 }

@@ -17,6 +17,7 @@ import { startEarly } from '../kernel/early-reads'
 import type { Tx } from '../kernel/unit-of-work'
 import { findMemberCard } from '../vouchers/held-codes'
 import { knownCampaignTiers, memberStanding, primeCampaignTiers } from './member-tiers'
+import { readAheadForAutoJoin } from './members'
 import { type CardState, loadCard } from './points-ledger'
 
 /**
@@ -210,6 +211,7 @@ export function prefetchMember(
       customerId
         ? Promise.all(
             campaigns.map(async (c) => {
+              readAheadForAutoJoin(tx, c, customerId)
               const held = await findMemberCard(tx, c.id, customerId)
               const spending = options.spendFrom?.includes(held?.value.code ?? '') ?? false
               if (held) await Promise.all([loadCard(tx, held, { spending }), memberStanding(tx, held.value.id)])

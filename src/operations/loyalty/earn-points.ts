@@ -14,7 +14,7 @@ import { findMemberCard } from '../vouchers/held-codes'
 import { spendCard } from './card-spend'
 import { autoRedeemRun, decideCascade, type LoadedProgram, loadPrograms, loyaltyPrograms } from './cascade'
 import { writeStanding } from './member-tiers'
-import { type AssignOptions, enrolMember, publishCode } from './members'
+import { type AssignOptions, enrolMember, publishCode, readAheadForAutoJoin } from './members'
 import {
   customerInTx,
   type EarnedPoints,
@@ -49,8 +49,11 @@ export async function fireEarningRules(tx: Tx, trigger: EarningTrigger): Promise
       tx,
       campaigns.map((c) => c.value),
     ),
-    // The customer's cards, read beside the programs.
-    ...campaigns.map((c) => findMemberCard(tx, c.value.id, trigger.customer.id)),
+    // The customer's cards, read beside the programs, and a new customer's free cards to join with.
+    ...campaigns.map((c) => {
+      readAheadForAutoJoin(tx, c.value, trigger.customer.id)
+      return findMemberCard(tx, c.value.id, trigger.customer.id)
+    }),
   ])
   const custom = trigger.customEvent ?? null
   const event: CascadeTrigger = {

@@ -11,11 +11,12 @@ import { parse } from '../../schema/parse'
 import type { Stored } from '../../storage/ports'
 import { findCampaign } from '../campaigns/campaign-records'
 import type { Context, Tx } from '../kernel/unit-of-work'
-import { checkCodeSpace, countGeneratedCodes } from '../vouchers/code-counts'
-import { pickFreeCodes, publicationId } from '../vouchers/free-codes'
-import { findMemberCard, joinOnce } from '../vouchers/held-codes'
-import { generateUnusedCodes } from '../vouchers/unused-codes'
+import { countGeneratedCodes } from '../vouchers/code-counts'
+import { pickFreeCodes, publicationId, readFreeCodesAhead } from '../vouchers/free-codes'
+import { findMemberCard, holdsNoCodeKnown, joinOnce } from '../vouchers/held-codes'
+import { codesOnDemand, generateUnusedCodes } from '../vouchers/unused-codes'
 import { buildVoucher, specFromCampaign } from '../vouchers/voucher-records'
+import { memberStanding } from './member-tiers'
 import { type CardState, creditCard, loadCard, newCard, updateCardVoucher } from './points-ledger'
 
 /**
@@ -61,7 +62,15 @@ export async function loyaltyCodesFailure(tx: Tx, action: AsyncAction): Promise<
 /** Generates `count` cards of a loyalty program, each holding the template's initial points as a bucket. */
 export async function issueCards(tx: Tx, campaign: Campaign, count: number): Promise<CardState[]> {
   if (count === 0) return []
-  const codes = await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, 'voucher.code_config')
+  return cardsWithCodes(
+    tx,
+    campaign,
+    await generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, 'voucher.code_config'),
+  )
+}
+
+/** The program's new cards with these codes. */
+function cardsWithCodes(tx: Tx, campaign: Campaign, codes: readonly string[]): CardState[] {
   const category = campaign.categories[0] ?? null
   return codes.map((code) => {
     const card = newCard(tx, buildVoucher(tx, specFromCampaign(campaign, category, code)))
@@ -96,20 +105,34 @@ export async function enrolMember(
   customer: Customer,
   options: AssignOptions = {},
 ): Promise<{ card: CardState; created: boolean }> {
-  if (options.source_id !== undefined) {
-    const previous = await publicationBySource(tx, campaign.value.id, options.source_id)
-    if (previous) {
-      const stored = await tx.store.vouchers.get(previous.voucher_id)
-      if (stored) return { card: await loadCard(tx, stored), created: false }
-    }
+  // The free cards a new member takes are read beside the member's card and the publication by
+  // `source_id`, and dropped when either answers (docs/storage.md#a-new-members-reads).
+  if (options.code === undefined) readFreeCodesAhead(tx, campaign.value.id)
+  const [previous, held] = await Promise.all([
+    options.source_id === undefined ? undefined : publicationBySource(tx, campaign.value.id, options.source_id),
+    findMemberCard(tx, campaign.value.id, customer.id),
+  ])
+  if (previous) {
+    const stored = await tx.store.vouchers.get(previous.voucher_id)
+    if (stored) return { card: await loadCard(tx, stored), created: false }
   }
-  const held = await findMemberCard(tx, campaign.value.id, customer.id)
   if (held) return { card: await loadCard(tx, held), created: false }
   // Join-once under concurrency: a membership row inserted under (program, customer).
   await joinOnce(tx, campaign.value.id, customer.id)
   const card = await takeFreeCard(tx, campaign, options.code)
   publish(tx, campaign.value, card, customer, options)
   return { card, created: true }
+}
+
+/**
+ * Starts the reads an auto-join enrolment of the customer in the program will need, where it is
+ * known without a read that the customer holds no card of it (a customer this transaction creates):
+ * the program's free cards, read beside its earning rules (`prefetchMember`, `fireEarningRules`),
+ * a level before the cascade decides whether the customer joins (docs/storage.md#a-new-members-reads).
+ * Dropped when they do not.
+ */
+export function readAheadForAutoJoin(tx: Tx, campaign: Campaign, customerId: string): void {
+  if (campaign.auto_join && holdsNoCodeKnown(tx, campaign.id, customerId)) readFreeCodesAhead(tx, campaign.id)
 }
 
 async function publicationBySource(tx: Tx, campaignId: string, sourceId: string): Promise<Publication | undefined> {
@@ -137,7 +160,9 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
   const [first] = await pickFreeCodes(tx, c.id, 1, pendingCodes)
   if (first) {
     tx.claim('vouchers', first.value.id)
-    return loadCard(tx, first)
+    // The cascade that follows an enrolment reads the card's tier standing: read beside its ledger.
+    const [card] = await Promise.all([loadCard(tx, first), memberStanding(tx, first.value.id)])
+    return card
   }
   if (c.type !== 'AUTO_UPDATE') {
     throw new EngineError({
@@ -150,8 +175,8 @@ async function takeFreeCard(tx: Tx, campaign: Stored<Campaign>, code: string | u
   }
   // A card made on demand is counted in the program's counter row, never by rewriting the program
   // (docs/storage.md#shared-rows); its code is an insert under the unique `code`.
-  const counts = await checkCodeSpace(tx, c, 1, 'voucher.code_config')
-  const [card] = await issueCards(tx, c, 1)
+  const { counts, codes } = await codesOnDemand(tx, c, 1, 'voucher.code_config')
+  const [card] = cardsWithCodes(tx, c, codes)
   if (!card) throw new Error('card generation returned nothing')
   tx.claim('vouchers', card.voucher.id)
   countGeneratedCodes(tx, c, 1, 'voucher.code_config', card.voucher.code, counts)
@@ -208,8 +233,8 @@ export async function publishCode(tx: Tx, campaign: Stored<Campaign>, customer: 
   if (stored) tx.claim('vouchers', stored.value.id)
   if (!stored) {
     const current = campaign.value
-    const counts = await checkCodeSpace(tx, current, 1, 'reward.parameters.campaign')
-    const [code] = await generateUnusedCodes(tx, current.voucher?.code_config ?? {}, 1, 'reward.parameters.campaign')
+    const { counts, codes } = await codesOnDemand(tx, current, 1, 'reward.parameters.campaign')
+    const [code] = codes
     if (code === undefined) throw new Error('code generation returned nothing')
     const voucher = tx.insert(
       'vouchers',

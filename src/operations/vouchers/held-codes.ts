@@ -50,6 +50,21 @@ export async function joinOnce(tx: Tx, campaignId: string, customerId: string): 
   else tx.insert('locks', { id, updated_at: tx.nowIso })
 }
 
+/**
+ * Whether it is known without a read that the customer holds no code of the campaign: this
+ * transaction creates them (the store holds no code of theirs) and has given them none.
+ */
+export function holdsNoCodeKnown(tx: Tx, campaignId: string, customerId: string): boolean {
+  if (!createdHere(tx, customerId) || loadedCard(tx, campaignId, customerId)) return false
+  return !tx.writes.some(
+    (w) =>
+      w.op === 'put' &&
+      w.collection === 'vouchers' &&
+      (w.value as Voucher).campaign_id === campaignId &&
+      (w.value as Voucher).holder_id === customerId,
+  )
+}
+
 /** Whether this transaction creates the customer: a fresh id, which nothing stored refers to yet. */
 function createdHere(tx: Tx, customerId: string): boolean {
   return tx.writes.some(

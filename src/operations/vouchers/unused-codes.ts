@@ -1,8 +1,9 @@
 import { EngineError } from '../../errors'
-import type { CodeConfig } from '../../model/campaign'
+import type { Campaign, CodeConfig } from '../../model/campaign'
 import type { Voucher } from '../../model/voucher'
 import { codeSpace, generateUniqueCodes } from '../../rules/codes'
 import type { Tx } from '../kernel/unit-of-work'
+import { type CodeCounts, checkCodeSpace } from './code-counts'
 
 /** Rounds of "draw, then look the batch up in the store" before giving up on a crowded code space. */
 const LOOKUP_ROUNDS = 10
@@ -17,8 +18,8 @@ export const UNCHECKED_SPACE = 2 ** 40
 
 /**
  * `count` codes no voucher of the project uses. The pure generator keeps a batch unique within itself
- * and away from codes known to be taken; the store is then asked about each candidate, and any that
- * turn out taken are replaced in another round. The store's unique index on `code` still guards the
+ * and away from codes known to be taken; the store is then asked about the candidates in one read,
+ * and any that turn out taken are replaced in another round. The store's unique index on `code` still guards the
  * commit against a concurrent writer (the operation then retries with fresh codes).
  */
 export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: number, path: string): Promise<string[]> {
@@ -39,8 +40,10 @@ export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: num
       for (const code of batch) accepted.push(code)
       break
     }
+    // The round's candidates looked up in one read (one level however many codes are drawn).
+    const found = new Set((await tx.store.vouchers.findMany('code', batch)).map((s) => s.value.code))
     for (const code of batch) {
-      if (await tx.store.vouchers.findBy('code', code)) {
+      if (found.has(code)) {
         taken.add(code)
       } else {
         accepted.push(code)
@@ -55,4 +58,22 @@ export async function generateUnusedCodes(tx: Tx, config: CodeConfig, count: num
     )
   }
   return accepted
+}
+
+/**
+ * `count` codes a campaign makes on demand, and the check of its pattern's room (`checkCodeSpace`),
+ * read in one level where both read (deciding again; a pattern under `UNCHECKED_SPACE` looks its
+ * codes up on every decision, the check only then). The check's business error comes first, as when
+ * it ran alone before the draw; the codes are returned, not written, so nothing is made when it fails.
+ */
+export async function codesOnDemand(
+  tx: Tx,
+  campaign: Campaign,
+  count: number,
+  path: string,
+): Promise<{ counts: CodeCounts | undefined; codes: string[] }> {
+  const counts = checkCodeSpace(tx, campaign, count, path)
+  const codes = generateUnusedCodes(tx, campaign.voucher?.code_config ?? {}, count, path)
+  await Promise.allSettled([counts, codes])
+  return { counts: await counts, codes: await codes }
 }

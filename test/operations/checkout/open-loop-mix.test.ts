@@ -176,7 +176,7 @@ describe('the open loop mix: reads and writes of each request', () => {
     )
     // The first decision looked nothing up and its commit failed on the code; the second looked it up.
     expect(second.commits).toBe(2)
-    expect(second.reads.filter((r) => r === 'vouchers.findBy')).toHaveLength(1)
+    expect(second.reads.filter((r) => r === 'vouchers.findMany')).toHaveLength(1)
     const cards = await Promise.all(
       ['first', 'second'].map(async (source) => {
         const customer = await engine.customers.get(source)
