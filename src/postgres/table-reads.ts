@@ -6,7 +6,7 @@ import { CACHED, type ReadCache } from './read-cache'
 
 /** What a collection's reads need of the store that makes them. */
 export interface ReadPath {
-  /** The store's batched reads (docs/postgres.md#read-batching). */
+  /** The store's batched reads (docs/postgres.md#loads). */
   read: ReturnType<typeof readBatcher>
   /** The schema, quoted. */
   schema: string
@@ -17,7 +17,7 @@ export interface ReadPath {
 /**
  * A collection's reads (the `Repository` port): each by its primary key, a natural key or a declared
  * index, and each a statement whose text is made once, so reads of one shape are one string that
- * concurrent requests share (docs/postgres.md#read-batching).
+ * concurrent requests share (docs/postgres.md#loads).
  */
 export function tableReads<C extends CollectionName>(
   collection: C,
