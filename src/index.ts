@@ -133,6 +133,7 @@ export { estimatePoints, type PointsEstimateInput } from './rules/points-estimat
 export { type BestStackDecision, chooseBestStack, type LeftOut } from './rules/qualifications'
 export {
   type ApplicableResult,
+  type AppliedEffect,
   decideRedeemables,
   type Explanation,
   type InapplicableResult,

@@ -14,6 +14,7 @@ export {
 export { type CheckFailure, checkRules, checkSubject, rewardPoints } from './check-subject'
 export { decideRedeemables, targetingOf } from './decide'
 export type {
+  AppliedEffect,
   Explanation,
   PipelineInput,
   PipelineResult,
