@@ -100,34 +100,52 @@ export function databaseCpuByRole(before: ProcessSnapshot, after: ProcessSnapsho
   return out
 }
 
-/** Records the server's database connections for `seconds`; resolves to the data file, or null. */
-export function perfRecord(postmaster: number, adminPid: number, seconds: number): Promise<string | null> {
-  const pids = [...databaseProcesses(postmaster, adminPid).pids]
-    .filter(([, p]) => p.role === "server's connections")
-    .map(([pid]) => pid)
-  const file = join(tmpdir(), `open-loop-perf-${process.pid}-${Date.now()}.data`)
+/** What `perf record` samples, for how long, and how. */
+export interface PerfRecording {
+  pids: readonly number[]
+  /** The data file written. */
+  file: string
+  seconds: number | string
+  /** `--call-graph` (default `dwarf,16384`). */
+  callGraph?: string
+  /** Samples per second (`-F`; perf's default when absent). */
+  frequency?: number
+  /** Shows perf's own output (default: thrown away). */
+  verbose?: boolean
+}
+
+/** `perf record` of these processes for `seconds`; resolves to whether it wrote its file. */
+export function recordPerf(r: PerfRecording): Promise<boolean> {
   return new Promise((resolve) => {
     const child = spawn(
       'perf',
       [
         'record',
         '--call-graph',
-        'dwarf,16384',
-        '-F',
-        '149',
+        r.callGraph ?? 'dwarf,16384',
+        ...(r.frequency === undefined ? [] : ['-F', String(r.frequency)]),
         '-p',
-        pids.join(','),
+        r.pids.join(','),
         '-o',
-        file,
+        r.file,
         '--',
         'sleep',
-        String(seconds),
+        String(r.seconds),
       ],
-      { stdio: 'ignore' },
+      { stdio: r.verbose ? 'inherit' : 'ignore' },
     )
-    child.on('error', () => resolve(null))
-    child.on('exit', (code) => resolve(code === 0 ? file : null))
+    child.on('error', () => resolve(false))
+    child.on('exit', (code) => resolve(code === 0))
   })
+}
+
+/** Records the server's database connections for `seconds`; resolves to the data file, or null. */
+export async function perfRecord(postmaster: number, adminPid: number, seconds: number): Promise<string | null> {
+  const pids = [...databaseProcesses(postmaster, adminPid).pids]
+    .filter(([, p]) => p.role === "server's connections")
+    .map(([pid]) => pid)
+  const file = join(tmpdir(), `open-loop-perf-${process.pid}-${Date.now()}.data`)
+  return (await recordPerf({ pids, file, seconds, frequency: 149 })) ? file : null
 }
 
 /**

@@ -1,9 +1,10 @@
-import { execSync, spawn } from 'node:child_process'
+import { execSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { JsonRowQuery } from '../../src/postgres/connection'
 import { namer } from '../../src/postgres/read-batching'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { recordPerf } from '../open-loop-probes'
 import { buildsBeside } from './floor'
 
 /*
@@ -107,25 +108,14 @@ try {
   if (process.env.READ_PERF) {
     const out = process.env.READ_PERF
     const reads = levels.find((l) => l.label === 'this build' && l.kind === (process.env.READ_PERF_KIND ?? 'redeem'))
-    const perf = spawn(
-      'perf',
-      [
-        'record',
-        ...(process.env.PERF_CALLGRAPH ? ['--call-graph', process.env.PERF_CALLGRAPH] : ['-g']),
-        '-o',
-        out,
-        '-p',
-        String(pid),
-        '--',
-        'sleep',
-        process.env.PERF_SECONDS ?? '8',
-      ],
-      {
-        stdio: 'inherit',
-      },
-    )
     let done = false
-    perf.on('exit', () => {
+    const recorded = recordPerf({
+      pids: [pid],
+      file: out,
+      seconds: process.env.PERF_SECONDS ?? '8',
+      ...(process.env.PERF_CALLGRAPH ? { callGraph: process.env.PERF_CALLGRAPH } : { callGraph: 'fp' }),
+      verbose: true,
+    }).finally(() => {
       done = true
     })
     let n = 0
@@ -133,7 +123,7 @@ try {
       for (const c of reads?.reads ?? []) await run(c)
       n++
     }
-    console.log(`${n} executions while sampled`)
+    console.log(`${n} executions while sampled${(await recorded) ? '' : ' (perf failed)'}`)
     client.release()
   } else {
     const cpu = new Map<string, number>()

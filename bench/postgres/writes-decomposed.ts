@@ -1,7 +1,8 @@
-import { execSync, spawn } from 'node:child_process'
+import { execSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import pg from 'pg'
 import { startEmbedded } from '../../test/postgres/embedded'
+import { recordPerf } from '../open-loop-probes'
 import { captureRedemptionCommit } from './captured-commit'
 import { FLOOR_SQL, floorRows, type WritesVariant, writesFloorSql } from './floor'
 
@@ -208,26 +209,14 @@ try {
       const c = calls.find((x) => x.name === PERF)
       if (!c) throw new Error(`no variant ${PERF}`)
       const out = `/tmp/writes-perf-${PERF}-${fsync}.data`
-      const perf = spawn(
-        'perf',
-        [
-          'record',
-          '-F',
-          '2000',
-          '--call-graph',
-          'dwarf,16384',
-          '-o',
-          out,
-          '-p',
-          String(pid),
-          '--',
-          'sleep',
-          process.env.PERF_SECONDS ?? '6',
-        ],
-        { stdio: 'inherit' },
-      )
       let done = false
-      perf.on('exit', () => {
+      const recorded = recordPerf({
+        pids: [pid],
+        file: out,
+        seconds: process.env.PERF_SECONDS ?? '6',
+        frequency: 2000,
+        verbose: true,
+      }).finally(() => {
         done = true
       })
       let n = 0
@@ -235,7 +224,7 @@ try {
         await c.run()
         n++
       }
-      console.log(`perf: ${n} calls of ${PERF} while sampled, ${out}`)
+      console.log(`perf: ${n} calls of ${PERF} while sampled, ${(await recorded) ? out : 'perf failed'}`)
       client.release()
       continue
     }

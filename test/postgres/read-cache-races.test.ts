@@ -60,10 +60,22 @@ function cacheOn() {
     async ready() {
       while (!readyNow()) await new Promise<void>((r) => waiting.push(r))
     },
+    /** Keeps a row read now (at the collection's current generation). */
+    keep(collection: 'credentials' | 'access_tokens', key: string, value: ReturnType<typeof row>) {
+      cache.set(collection, key, cache.generation(collection), value)
+    },
     notice(collection: string) {
       clients.at(-1)?.emit('notification', { channel: noticeChannel('promo_engine'), payload: collection })
     },
   }
+}
+
+/** A cache whose listener a first read started and which is ready. */
+async function readyCache() {
+  const c = cacheOn()
+  c.cache.get('credentials', 'k')
+  await c.ready()
+  return c
 }
 
 describe('the read cache, reads racing notices', () => {
@@ -84,11 +96,9 @@ describe('the read cache, reads racing notices', () => {
   })
 
   it('drops on a notice of the collection, and does not keep a read sent before it', async () => {
-    const c = cacheOn()
-    c.cache.get('credentials', 'k')
-    await c.ready()
-    c.cache.set('credentials', 'k', c.cache.generation('credentials'), row('old'))
-    c.cache.set('access_tokens', 't', c.cache.generation('access_tokens'), row('token'))
+    const c = await readyCache()
+    c.keep('credentials', 'k', row('old'))
+    c.keep('access_tokens', 't', row('token'))
     const sent = c.cache.generation('credentials')
     c.notice('credentials')
     expect(c.cache.get('credentials', 'k')).toBeUndefined()
@@ -98,7 +108,7 @@ describe('the read cache, reads racing notices', () => {
     c.cache.set('credentials', 'k', sent, row('old'))
     expect(c.cache.get('credentials', 'k')).toBeUndefined()
     // This process's own commit drops the same way, before any notice.
-    c.cache.set('access_tokens', 't', c.cache.generation('access_tokens'), row('token'))
+    c.keep('access_tokens', 't', row('token'))
     const before = c.cache.generation('access_tokens')
     c.cache.invalidate('access_tokens')
     expect(c.cache.get('access_tokens', 't')).toBeUndefined()
@@ -108,10 +118,8 @@ describe('the read cache, reads racing notices', () => {
   })
 
   it('serves nothing while its listener is down, keeps nothing read meanwhile, and is made again at the next read', async () => {
-    const c = cacheOn()
-    c.cache.get('credentials', 'k')
-    await c.ready()
-    c.cache.set('credentials', 'k', c.cache.generation('credentials'), row('a'))
+    const c = await readyCache()
+    c.keep('credentials', 'k', row('a'))
     const during = c.cache.generation('credentials')
     c.clients.at(-1)?.emit('error', new Error('terminating connection due to administrator command'))
     expect(c.events.at(-1)).toMatchObject({ type: 'down' })

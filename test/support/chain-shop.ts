@@ -10,12 +10,7 @@ import { cardPayingWithPoints } from '../operations/loyalty/fixtures'
  */
 export async function seedChainShop(engine: Engine) {
   await engine.customers.create({ source_id: 'ana' })
-  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
-  await engine.vouchers.create({
-    code: 'TEN',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'PERCENT', percent_off: 10 },
-  })
+  await seedShoeAndCode(engine, 'TEN', { type: 'PERCENT', percent_off: 10 })
   const capped = await engine.vouchers.create({
     code: 'CAPPED',
     type: 'DISCOUNT_VOUCHER',
@@ -141,12 +136,7 @@ export const AUTO_JOIN_CARDS: readonly AutoJoinCards[] = [
  * on paid orders, whose cards are made on demand or taken from the 5 made with it.
  */
 export async function seedAutoJoinShop(engine: Engine, cards: AutoJoinCards): Promise<{ clubId: string }> {
-  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
-  await engine.vouchers.create({
-    code: 'PUBLIC',
-    type: 'DISCOUNT_VOUCHER',
-    discount: { type: 'AMOUNT', amount_off: 100 },
-  })
+  await seedShoeAndCode(engine, 'PUBLIC', { type: 'AMOUNT', amount_off: 100 })
   const club = await engine.loyalties.create({
     name: 'Club',
     type: cards.startsWith('STATIC') ? 'STATIC' : 'AUTO_UPDATE',
@@ -215,4 +205,14 @@ export function expectCardsFrom(
   }
   if (cards === 'AUTO_UPDATE, made on demand') expect(chains.free).toEqual([])
   else expect(chains.free).toHaveLength(4)
+}
+
+/** The product every chain shop sells (5,000 a unit) and a discount code of the shop. */
+async function seedShoeAndCode(
+  engine: Engine,
+  code: string,
+  discount: { type: 'PERCENT'; percent_off: number } | { type: 'AMOUNT'; amount_off: number },
+): Promise<void> {
+  await engine.products.create({ source_id: 'shoe', name: 'Shoe', price: 5000 })
+  await engine.vouchers.create({ code, type: 'DISCOUNT_VOUCHER', discount })
 }
