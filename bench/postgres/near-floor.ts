@@ -16,10 +16,21 @@ import { FLOOR_SQL } from './floor'
  * pool. Ends with the server's statements by total time (pg_stat_statements, nested statements too)
  * for every row: where the time goes. The builds alternate row by row. A row's processes start their
  * windows together once all have loaded their build (STAGGERED=1: each as soon as it is ready, as
- * before); WARM=n: n warm-up requests per process before its window (1).
+ * before); WARM=n: n warm-up requests per process before its window (1). REPEAT=n runs every row n
+ * times (the floor's rows too, each pass in the same order) and ends each fsync setting with the
+ * medians: each build's rate, this build ÷ the earlier build and ÷ the floor call from 4 connections
+ * (the issue's "3× the earlier build" and "10 % of the floor"); ROWS='a;b' keeps the rows whose name and "from"
+ * holds one of them (`ROWS='4 procs'`: the 4-process rows and the floor call's from 4 connections).
  */
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3)
+const REPEAT = Math.max(1, Number(process.env.REPEAT ?? 1))
+const ROWS = process.env.ROWS?.split(';').map((x) => x.trim())
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2
+}
 const WORKER = fileURLToPath(new URL('./near-floor-worker.ts', import.meta.url))
 const HERE = fileURLToPath(new URL('../../dist', import.meta.url))
 const builds: { label: string; dist: string; schema: string }[] = [
@@ -118,19 +129,17 @@ async function main(): Promise<void> {
       console.log(`### fsync ${shown} (load before: ${uptime()})\n`)
       console.log('| what | from | per second | p50 ms | queries/op | failed |')
       console.log('| --- | --- | ---: | ---: | ---: | ---: |')
-      const line = (what: string, from: string, r: Awaited<ReturnType<typeof race>>) =>
+      // Every pass's rate of a row, by `what | from`, for the medians at the end.
+      const rates = new Map<string, number[]>()
+      const line = (what: string, from: string, r: Awaited<ReturnType<typeof race>>) => {
+        rates.set(`${what} | ${from}`, [...(rates.get(`${what} | ${from}`) ?? []), r.perSecond])
         console.log(
           `| ${what} | ${from} | ${r.perSecond.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.queries ? r.queries.toFixed(1) : '—'} | ${r.failed} |`,
         )
-      for (const kind of ['floor-update', 'floor-call']) {
-        for (const n of [1, 4]) {
-          line(
-            `floor: ${kind === 'floor-update' ? 'guarded single-row UPDATE' : 'function call: 19 JSONB inserts + guarded update'}`,
-            `${n} conn`,
-            await race(url, n, () => ({ KIND: kind })),
-          )
-        }
       }
+      const FLOOR_CALL = 'floor: function call: 19 JSONB inserts + guarded update'
+      const kept = (what: string, from: string) => ROWS === undefined || ROWS.some((x) => `${what} ${from}`.includes(x))
+      if (fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
       // The builds alternate row by row, so a change of the machine's load falls on both alike.
       type Row = [string, string, number, (i: number) => Record<string, string>]
       const rows: Row[] = [
@@ -145,17 +154,42 @@ async function main(): Promise<void> {
         ['validate, asyncActivities', '1 client', 1, () => ({ KIND: 'validate', CODE: 'D0', ASYNC: '1' })],
         ['validate, asyncActivities', '4 procs', 4, (i) => ({ KIND: 'validate', CODE: `D${i}`, ASYNC: '1' })],
       ]
-      if (fsync === 'on') await admin.query('SELECT pg_stat_statements_reset()')
-      for (const [r, [what, from, n, env]] of rows.entries()) {
-        // The option is this build's (an earlier build would ignore it). Which build goes first turns
-        // row by row: the first of a pair runs right after whatever came before (the floor's
-        // 4-connection rows, for the first), and always the same build first read as a difference.
-        const pair = r % 2 === 0 ? builds : [...builds].reverse()
-        for (const build of what.includes('asyncActivities') ? builds.slice(0, 1) : pair) {
-          line(
-            `${build.label}: ${what}`,
-            from,
-            await race(url, n, (i) => ({ BUILD: build.dist, SCHEMA: build.schema, ...env(i) })),
+      for (let pass = 0; pass < REPEAT; pass++) {
+        for (const kind of ['floor-update', 'floor-call']) {
+          for (const n of [1, 4]) {
+            const what = kind === 'floor-update' ? 'floor: guarded single-row UPDATE' : FLOOR_CALL
+            // The floor call from 4 connections always: the rows' share of the floor is of it.
+            if (kept(what, `${n} conn`) || (what === FLOOR_CALL && n === 4))
+              line(what, `${n} conn`, await race(url, n, () => ({ KIND: kind })))
+          }
+        }
+        for (const [r, [what, from, n, env]] of rows.filter(([w, f]) => kept(w, f)).entries()) {
+          // The option is this build's (an earlier build would ignore it). Which build goes first turns
+          // row by row (and pass by pass): the first of a pair runs right after whatever came before (the floor's
+          // 4-connection rows, for the first), and always the same build first read as a difference.
+          const pair = (r + pass) % 2 === 0 ? builds : [...builds].reverse()
+          for (const build of what.includes('asyncActivities') ? builds.slice(0, 1) : pair) {
+            line(
+              `${build.label}: ${what}`,
+              from,
+              await race(url, n, (i) => ({ BUILD: build.dist, SCHEMA: build.schema, ...env(i) })),
+            )
+          }
+        }
+      }
+      if (REPEAT > 1) {
+        const floor = median(rates.get(`${FLOOR_CALL} | 4 conn`) ?? [])
+        console.log(
+          `\nMedians of ${REPEAT} passes (fsync ${shown}; the floor call from 4 connections: ${floor.toFixed(0)}/s):\n`,
+        )
+        console.log('| what | from | this build /s | earlier build /s | this ÷ earlier | this ÷ floor call |')
+        console.log('| --- | --- | ---: | ---: | ---: | ---: |')
+        for (const [what, from] of rows.filter(([w, f]) => kept(w, f))) {
+          const mine = median(rates.get(`this build: ${what} | ${from}`) ?? [])
+          const earlier = rates.get(`earlier build: ${what} | ${from}`)
+          const base = earlier ? median(earlier) : undefined
+          console.log(
+            `| ${what} | ${from} | ${mine.toFixed(0)} | ${base?.toFixed(0) ?? '—'} | ${base ? `${(mine / base).toFixed(2)}×` : '—'} | ${floor ? `${((100 * mine) / floor).toFixed(1)} %` : '—'} |`,
           )
         }
       }
