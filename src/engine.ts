@@ -106,7 +106,8 @@ export interface EngineOptions {
    * How many codes, tiers, customers, order lines and rule assignments of each kind the engine
    * remembers the ids of, so that a validation or redemption starts its second level of reads with its
    * first (docs/postgres.md#loads): on a database, one round trip less. Checked against what the first
-   * level reads, never trusted. Default 1000; 0 turns it off.
+   * level reads, never trusted. Default 1000 with a `store` given; 0 with the engine's own memory
+   * store, whose reads are no round trips: hints would only plan level 2 twice. 0 turns it off.
    */
   loadHints?: number | undefined
 }
@@ -146,7 +147,8 @@ function contextOf(options: EngineOptions): Context {
     createAsyncHandlers(),
     counter(),
     new InFlight(),
-    loadHints(options.loadHints ?? DEFAULT_LOAD_HINTS),
+    // On the engine's own memory store a read is no round trip: nothing for hints to save (docs/postgres.md#loads).
+    loadHints(options.loadHints ?? (options.store === undefined ? 0 : DEFAULT_LOAD_HINTS)),
   )
 }
 

@@ -13,6 +13,12 @@ describe('createEngine', () => {
     expect(customer.id).toMatch(/^cust_[0-9A-Za-z]{24}$/)
   })
 
+  it('load hints: off on its own memory store (no round trip to save), 1000 on a store given, as asked when asked', () => {
+    expect(engineContext(createEngine()).hints.capacity).toBe(0)
+    expect(engineContext(createEngine({ store: createMemoryStore() })).hints.capacity).toBe(1000)
+    expect(engineContext(createEngine({ loadHints: 5 })).hints.capacity).toBe(5)
+  })
+
   it('is deterministic with a seeded random source and a fixed clock', async () => {
     const run = async () => {
       const engine = createEngine({ random: seededRandom(7), clock: manualClock() })

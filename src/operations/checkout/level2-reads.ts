@@ -93,7 +93,7 @@ export async function readLevel2(
 ): Promise<Level2Answers> {
   const { store } = ctx
   const read = await Promise.all([
-    readSubjects(store, plan.subjects, now, sessionKey, ctx.hints),
+    readSubjects(store, plan.subjects, now, sessionKey, ctx.hints.capacity > 0 ? ctx.hints : undefined),
     plan.counters ? readCounters(store, plan.counters) : undefined,
     readCatalogue(store, plan.catalogue),
     plan.customerId ? customerTiers(store, plan.customerId) : Promise.resolve([]),

@@ -115,7 +115,7 @@ export async function loadRequest(
   const items = await itemsP
   const found = await foundP
   const ownLocks = ownLocksP ? await ownLocksP : []
-  if (named && !options.candidates)
+  if (named && !options.candidates && ctx.hints.capacity > 0)
     rememberLevel1(ctx.hints, requests, found, request.customer, customer, orderInput.items ?? [], items)
 
   // Level 2 (and 3 for the validation rules behind their assignments): each redeemable's details,
