@@ -106,8 +106,9 @@ export interface EngineOptions {
    * How many codes, tiers, customers, order lines and rule assignments of each kind the engine
    * remembers the ids of, so that a validation or redemption starts its second level of reads with its
    * first (docs/postgres.md#loads): on a database, one round trip less. Checked against what the first
-   * level reads, never trusted. Default 1000 with a `store` given; 0 with the engine's own memory
-   * store, whose reads are no round trips: hints would only plan level 2 twice. 0 turns it off.
+   * level reads, never trusted. Default 1000; 0 on a store that reads in this process (`inProcess`:
+   * the memory store), where a read is no round trip and hints would only plan level 2 twice. 0 turns
+   * it off.
    */
   loadHints?: number | undefined
 }
@@ -123,9 +124,10 @@ function contextOf(options: EngineOptions): Context {
   const projectId = options.projectId ?? 'proj_default'
   // A host's functions are checked where they are used (src/schema/injected.ts); the defaults need not be.
   const random = options.random === undefined ? systemRandom : checkedRandom(options.random)
+  const store = options.store ?? createMemoryStore()
   return new EngineContext(
     // Reads upgrade values stored in older shapes (docs/storage.md#shape-versions).
-    upgradedStore(options.store ?? createMemoryStore()),
+    upgradedStore(store),
     options.clock === undefined ? systemClock : checkedClock(options.clock),
     options.ids === undefined ? createIdGenerator(random) : checkedIds(options.ids),
     random,
@@ -147,8 +149,8 @@ function contextOf(options: EngineOptions): Context {
     createAsyncHandlers(),
     counter(),
     new InFlight(),
-    // On the engine's own memory store a read is no round trip: nothing for hints to save (docs/postgres.md#loads).
-    loadHints(options.loadHints ?? (options.store === undefined ? 0 : DEFAULT_LOAD_HINTS)),
+    // A store that reads in this process (the memory store) has no round trip for hints to save (docs/postgres.md#loads).
+    loadHints(options.loadHints ?? (store.inProcess === true ? 0 : DEFAULT_LOAD_HINTS)),
   )
 }
 

@@ -13,10 +13,13 @@ describe('createEngine', () => {
     expect(customer.id).toMatch(/^cust_[0-9A-Za-z]{24}$/)
   })
 
-  it('load hints: off on its own memory store (no round trip to save), 1000 on a store given, as asked when asked', () => {
+  it('load hints: off on a store that reads in this process (no round trip to save), 1000 on another, as asked when asked', () => {
     expect(engineContext(createEngine()).hints.capacity).toBe(0)
-    expect(engineContext(createEngine({ store: createMemoryStore() })).hints.capacity).toBe(1000)
+    expect(engineContext(createEngine({ store: createMemoryStore() })).hints.capacity).toBe(0)
+    const remote = { ...createMemoryStore(), inProcess: false }
+    expect(engineContext(createEngine({ store: remote })).hints.capacity).toBe(1000)
     expect(engineContext(createEngine({ loadHints: 5 })).hints.capacity).toBe(5)
+    expect(engineContext(createEngine({ store: createMemoryStore(), loadHints: 1000 })).hints.capacity).toBe(1000)
   })
 
   it('is deterministic with a seeded random source and a fixed clock', async () => {

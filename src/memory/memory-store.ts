@@ -29,6 +29,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
   return {
     ...repositories,
     stats,
+    inProcess: true,
     async commit(changeset: Changeset): Promise<CommitResult> {
       stats.calls++
       stats.commits++

@@ -362,6 +362,12 @@ export interface Store extends Repositories {
    * to retry its whole transaction, instead of deciding again on its own.
    */
   readonly hostTransaction?: boolean
+  /**
+   * True when the store answers reads in this process, without a round trip (the memory store): the
+   * engine then keeps no load hints unless its `loadHints` asks (docs/postgres.md#loads), since they
+   * save round trips and would only plan a request's second level of reads twice.
+   */
+  readonly inProcess?: boolean
   /** Applies every write or none, whatever throws. Never throws for a conflict: it reports it. */
   commit(changeset: Changeset): Promise<CommitResult>
   /** What commits wrote, in commit order, after a cursor: the change feed (docs/storage.md#change-feed). */

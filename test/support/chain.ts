@@ -4,7 +4,8 @@ import type { Store } from '../../src/storage/ports'
  * A store wrapper that measures the longest chain of sequential store calls of an operation: each
  * call's depth is one more than the deepest call that had finished when it started (a call that
  * finished earlier may have been awaited first). Calls issued together share a depth, so
- * `Promise.all` reads count once. With a database each level is a round trip.
+ * `Promise.all` reads count once. With a database each level is a round trip, and the wrapped store
+ * says it is not in process, so the engine keeps its load hints as on a database.
  */
 export function chainCounter(store: Store): {
   store: Store
@@ -42,6 +43,8 @@ export function chainCounter(store: Store): {
       wrapped[name] = repo
     } else wrapped[name] = value
   }
+  // It stands for a database, each level a round trip: the engine plans as it would there (load hints).
+  wrapped.inProcess = false
   return {
     store: wrapped as unknown as Store,
     reset() {

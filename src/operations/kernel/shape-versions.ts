@@ -98,6 +98,7 @@ export function upgradedStore(store: Store): Store {
   return {
     ...repositories,
     ...(store.hostTransaction === undefined ? {} : { hostTransaction: store.hostTransaction }),
+    ...(store.inProcess === undefined ? {} : { inProcess: store.inProcess }),
     commit: (changeset) => store.commit(changeset).then(upgradeCommit),
     changes: (query) => store.changes(query).then(upgradePage),
   }
