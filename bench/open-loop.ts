@@ -834,6 +834,22 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
       console.log(
         `\nAutovacuum during the session (vacuums / analyses, live rows): ${vacuumed.rows.map((r) => `${r.relname} ${r.v}/${r.a} (${r.live})`).join(', ') || 'none'}`,
       )
+      // Rows updated in place (docs/postgres.md#rows-updated-in-place): an update that is not HOT
+      // writes a new entry in each of its table's indexes and, when its page is full, lands on another.
+      const updated = await admin.query(
+        `SELECT relname, n_tup_upd AS upd, n_tup_hot_upd AS hot, pg_relation_size(relid) AS heap, pg_indexes_size(relid) AS idx
+         FROM pg_stat_user_tables WHERE schemaname = 'promo_engine' AND n_tup_upd > 0 ORDER BY n_tup_upd DESC, relname`,
+      )
+      console.log(
+        `\nUpdates during the session (HOT share; heap and index pages at the end): ${
+          updated.rows
+            .map(
+              (r) =>
+                `${r.relname} ${r.upd} (${((100 * Number(r.hot)) / Math.max(1, Number(r.upd))).toFixed(1)} % HOT; ${Number(r.heap) / 8192} / ${Number(r.idx) / 8192})`,
+            )
+            .join(', ') || 'none'
+        }`,
+      )
     }
     for (const { rate, file } of perfFiles) summarisePerf(file, rate)
     console.log(`\n(load after: ${uptime()})`)

@@ -8,7 +8,7 @@ import { server } from './server'
 /*
  * `npx tsx bench/postgres/updated-in-place.ts` (not a test; docs/postgres.md#rows-updated-in-place):
  * one code redeemed N (1,500) times, one request at a time, in two schemas of this checkout: one as
- * `migrate()` makes it (`vouchers` with `fillfactor = 70`) and one with the table's `fillfactor`
+ * `migrate()` makes it (`vouchers` with `fillfactor = 80`) and one with the table's `fillfactor`
  * reset to PostgreSQL's default, the two taking turns in blocks of 100 redemptions. Reports per
  * schema the share of the code's updates that were HOT (`pg_stat_user_tables`), the pages of
  * `vouchers` and of its indexes at the end, and the redemption's p50. fsync off unless
@@ -22,7 +22,7 @@ const pgServer = await server()
 const admin = new pg.Pool({ connectionString: pgServer.url, max: 2 })
 try {
   const setups = [
-    { label: 'fillfactor 70 (migrate)', schema: 'ff_migrated', reset: false },
+    { label: 'fillfactor 80 (migrate)', schema: 'ff_migrated', reset: false },
     { label: 'default fillfactor', schema: 'ff_default', reset: true },
   ]
   const runs = []

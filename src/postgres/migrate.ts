@@ -20,17 +20,17 @@ const UNCOMPRESSED: readonly CollectionName[] = ['redemptions']
 /**
  * Collections whose rows every redemption updates in place (a code's, a promotion tier's, a reward's
  * counts: rows that many customers' requests share), and the `fillfactor` their tables are made with
- * (docs/postgres.md#rows-updated-in-place). A page keeps 30 % free, more than any row stored inline
- * takes (about 2 kB: a larger one is compressed or moved out of line), so an update's new version
- * finds room on its page once the page's dead versions are pruned, which PostgreSQL does when the
- * free space falls under that reserve; at the default (100) it does so only under 10 % of the page, so
- * rows of about 0.9–2 kB fill a page with dead versions and go to a new page, every index of the
- * table getting a new entry.
+ * (docs/postgres.md#rows-updated-in-place). PostgreSQL prunes a page's dead versions when its free
+ * space falls under a reserve: 10 % of the page at the default, so a row of 0.9–2 kB can leave more
+ * free than that and still too little for its next version, which then goes to another page with a
+ * new entry in every index. At 80 the reserve is 1,638 bytes: more than any row up to 1,634 bytes,
+ * and four larger rows (up to the ~2 kB past which a row is compressed or moved out of line) leave
+ * less than it.
  */
 export const UPDATED_IN_PLACE: Readonly<Partial<Record<CollectionName, number>>> = {
-  vouchers: 70,
-  promotion_tiers: 70,
-  rewards: 70,
+  vouchers: 80,
+  promotion_tiers: 80,
+  rewards: 80,
 }
 
 /** The schema version this release writes. */

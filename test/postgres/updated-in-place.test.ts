@@ -67,9 +67,9 @@ describe('PostgreSQL: rows updated in place', () => {
     expect(options.rows).toEqual([
       { relname: 'activities', reloptions: null },
       { relname: 'customers', reloptions: null },
-      { relname: 'promotion_tiers', reloptions: ['fillfactor=70'] },
-      { relname: 'rewards', reloptions: ['fillfactor=70'] },
-      { relname: 'vouchers', reloptions: ['fillfactor=70'] },
+      { relname: 'promotion_tiers', reloptions: ['fillfactor=80'] },
+      { relname: 'rewards', reloptions: ['fillfactor=80'] },
+      { relname: 'vouchers', reloptions: ['fillfactor=80'] },
     ])
     expect(Object.keys(UPDATED_IN_PLACE).sort()).toEqual(['promotion_tiers', 'rewards', 'vouchers'])
   })
@@ -102,15 +102,15 @@ describe('PostgreSQL: rows updated in place', () => {
         )
       ).rows.map((r) => `${r.relname} ${r.reloptions}`)
     expect(await reloptions()).toEqual([
-      'promotion_tiers fillfactor=70',
-      'rewards fillfactor=70',
-      'vouchers fillfactor=70',
+      'promotion_tiers fillfactor=80',
+      'rewards fillfactor=80',
+      'vouchers fillfactor=80',
     ])
     await db.pool.query('ALTER TABLE ff_old.vouchers SET (fillfactor = 85)')
     expect(await store.migrate()).toEqual({ applied: [] })
     expect(await reloptions()).toEqual([
-      'promotion_tiers fillfactor=70',
-      'rewards fillfactor=70',
+      'promotion_tiers fillfactor=80',
+      'rewards fillfactor=80',
       'vouchers fillfactor=85',
     ])
   })
