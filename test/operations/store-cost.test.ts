@@ -5,16 +5,7 @@ import { createMemoryStore, type MemoryStore } from '../../src/memory'
 import { currentShape } from '../../src/operations/kernel/shape-versions'
 import type { Write } from '../../src/storage/ports'
 import { chainCounter } from '../support/chain'
-import {
-  AUTO_JOIN_CARDS,
-  expectCardsFrom,
-  loyaltyChains,
-  newMemberChains,
-  seedAutoJoinShop,
-  seedChainShop,
-  seedOneLineShop,
-  seedPublicationShop,
-} from '../support/chain-shop'
+import * as chainShop from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { cardPayingWithPoints } from './loyalty/fixtures'
 
@@ -31,7 +22,7 @@ function engineOn(store: ReturnType<typeof chainCounter>['store']) {
 async function shop() {
   const counter = chainCounter(createMemoryStore())
   const engine = engineOn(counter.store)
-  const body = await seedChainShop(engine)
+  const body = await chainShop.seedChainShop(engine)
   return { counter, engine, body }
 }
 
@@ -47,7 +38,7 @@ describe('the longest chain of sequential store calls', () => {
   it('a one-line validation and redemption of a known code for a known customer: 3 cold, then 2 (level 2 started with level 1 from hints)', async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)
-    const body = await seedOneLineShop(engine)
+    const body = await chainShop.seedOneLineShop(engine)
     const depth = async (run: () => Promise<unknown>) => {
       counter.reset()
       await run()
@@ -68,25 +59,25 @@ describe('the longest chain of sequential store calls', () => {
 
   it('loyalty operations: a member paying with points and earning at most 6, a paid order at most 4, a reward redemption at most 3', async () => {
     const counter = chainCounter(createMemoryStore())
-    const chains = await loyaltyChains(engineOn(counter.store), counter)
+    const chains = await chainShop.loyaltyChains(engineOn(counter.store), counter)
     expect(chains.memberRedemption).toBeLessThanOrEqual(6)
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
     expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
   })
-  it.each(AUTO_JOIN_CARDS)(
+  it.each(chainShop.AUTO_JOIN_CARDS)(
     "a new customer's paid order and redemption joining an auto-join program (%s): 3 made on demand (the request's reads, the program's earning rules beside its free cards, the commit), 4 with a free card (its ledger and standing)",
     async (cards) => {
       const memory = createMemoryStore()
       const counter = chainCounter(memory)
       const engine = engineOn(counter.store)
-      const { clubId } = await seedAutoJoinShop(engine, cards)
-      const chains = await newMemberChains(engine, counter, memory, clubId)
+      const { clubId } = await chainShop.seedAutoJoinShop(engine, cards)
+      const chains = await chainShop.newMemberChains(engine, counter, memory, clubId)
       const levels = cards === 'AUTO_UPDATE, made on demand' ? 3 : 4
       expect({ paidOrder: chains.paidOrder.depth, redemption: chains.redemption.depth }).toEqual({
         paidOrder: levels,
         redemption: levels,
       })
-      expectCardsFrom(cards, chains)
+      chainShop.expectCardsFrom(cards, chains)
     },
   )
 
@@ -108,7 +99,7 @@ describe('the longest chain of sequential store calls', () => {
   it("a publication from a campaign's free codes, for a new and a known customer: at most 4", async () => {
     const counter = chainCounter(createMemoryStore())
     const engine = engineOn(counter.store)
-    await seedPublicationShop(engine)
+    await chainShop.seedPublicationShop(engine)
     for (const source_id of ['new', 'known']) {
       counter.reset()
       await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })

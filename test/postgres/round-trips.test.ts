@@ -3,16 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src/engine'
 import { seededRandom } from '../../src/ids'
 import { createPostgresStore, type PoolLike, type QueryResultLike } from '../../src/postgres'
-import {
-  AUTO_JOIN_CARDS,
-  expectCardsFrom,
-  loyaltyChains,
-  newMemberChains,
-  seedAutoJoinShop,
-  seedChainShop,
-  seedOneLineShop,
-  seedPublicationShop,
-} from '../support/chain-shop'
+import * as chainShop from '../support/chain-shop'
 import { manualClock } from '../support/engine'
 import { seedReferrer } from '../support/referrer-shop'
 import { emptySchema, useClonedPool } from './database'
@@ -91,7 +82,7 @@ async function emptyEngine() {
 
 async function shop() {
   const { counter, engine } = await emptyEngine()
-  return { counter, engine, body: await seedChainShop(engine) }
+  return { counter, engine, body: await chainShop.seedChainShop(engine) }
 }
 
 describe.sequential('round trips on PostgreSQL', () => {
@@ -106,7 +97,7 @@ describe.sequential('round trips on PostgreSQL', () => {
 
   it('a one-line validation and redemption of a known code for a known customer: 2 levels of reads and the commit cold, then 1 and the commit (level 2 from hints)', async () => {
     const { counter, engine } = await emptyEngine()
-    const body = await seedOneLineShop(engine)
+    const body = await chainShop.seedOneLineShop(engine)
     const levels = async (run: () => Promise<unknown>) => {
       counter.reset()
       await run()
@@ -160,7 +151,7 @@ describe.sequential('round trips on PostgreSQL', () => {
 
   it('loyalty: a member paying with points and earning at most 5 levels, a paid order 4, a reward redemption 3, each level one statement', async () => {
     const { counter, engine } = await emptyEngine()
-    const chains = await loyaltyChains(engine, counter)
+    const chains = await chainShop.loyaltyChains(engine, counter)
     expect(chains.memberRedemption).toBeLessThanOrEqual(5)
     expect(chains.paidOrder).toBeLessThanOrEqual(4)
     expect(chains.rewardRedemption).toBeLessThanOrEqual(3)
@@ -171,24 +162,24 @@ describe.sequential('round trips on PostgreSQL', () => {
     })
   })
 
-  it.each(AUTO_JOIN_CARDS)(
+  it.each(chainShop.AUTO_JOIN_CARDS)(
     "a new customer's paid order and redemption joining an auto-join program (%s): 3 statements made on demand (the request's reads; the program's earning rules beside its free cards; the commit), 4 with a free card (its ledger and standing)",
     async (cards) => {
       const { counter, engine } = await emptyEngine()
-      const { clubId } = await seedAutoJoinShop(engine, cards)
-      const chains = await newMemberChains(engine, counter, createPostgresStore({ pool: db.pool }), clubId)
+      const { clubId } = await chainShop.seedAutoJoinShop(engine, cards)
+      const chains = await chainShop.newMemberChains(engine, counter, createPostgresStore({ pool: db.pool }), clubId)
       const levels = cards === 'AUTO_UPDATE, made on demand' ? 3 : 4
       expect({ paidOrder: chains.paidOrder, redemption: chains.redemption }).toEqual({
         paidOrder: { depth: levels, queries: levels },
         redemption: { depth: levels, queries: levels },
       })
-      expectCardsFrom(cards, chains)
+      chainShop.expectCardsFrom(cards, chains)
     },
   )
 
   it("a publication from a campaign's free codes: at most 4 levels (the request's reads, the pick, the code's holder, the commit), each one statement, none counting", async () => {
     const { counter, engine } = await emptyEngine()
-    await seedPublicationShop(engine)
+    await chainShop.seedPublicationShop(engine)
     for (const source_id of ['new', 'known']) {
       counter.reset()
       const result = await engine.publications.create({ campaign: { name: 'Welcome' }, customer: { source_id } })
