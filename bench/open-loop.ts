@@ -932,6 +932,7 @@ function printTrace(traced: { rate: number; samples: Sample[] }[], files: string
   console.log(
     `\nTrace: where the slowest 1 % of requests spend their time against the median band (means, ms; "reads" and "commit" include their pool waits; "handler other" is the handler's time outside the store, its own CPU and its turns waiting for the event loop; "in flight at arrival": requests the server held when this one reached the handler):\n`,
   )
+  const bursts: { rate: number; text: string }[] = []
   console.log(`| rate/s | requests | ${phases.join(' | ')} | kinds |`)
   console.log(`| --- | ---: | ${phases.map(() => '---:').join(' | ')} | --- |`)
   for (const { rate, samples } of traced) {
@@ -973,7 +974,14 @@ function printTrace(traced: { rate: number; samples: Sample[] }[], files: string
     }
     band('p45–p55', 0.45, 0.55)
     band('slowest 1 %', 0.99, 1)
+    bursts.push({ rate, text: burstsOf(rows.map((r) => r.s)) })
   }
+  // A tail made by a few stalls (many requests scheduled within a moment of each other, all late
+  // together) reads differently from one spread over the run (queueing at every moment).
+  console.log(
+    '\nThe slowest 1 % by when they were scheduled (bursts: requests less than 250 ms apart; seconds into the rate, requests):\n',
+  )
+  for (const { rate, text } of bursts) console.log(`- ${rate}/s: ${text}`)
   const gcTotal = gcs.reduce((sum, [, d]) => sum + d, 0)
   const longest = gcs.reduce((m, [, d]) => Math.max(m, d), 0)
   // Node's kinds: 1 scavenge (young generation), 2 mark-compact, 4 incremental marking, 8 weak callbacks.
@@ -985,6 +993,22 @@ function printTrace(traced: { rate: number; samples: Sample[] }[], files: string
   console.log(
     `\nGC over the whole session: ${gcs.length} pauses, ${gcTotal.toFixed(0)} ms, longest ${longest.toFixed(1)} ms (${byKind.join('; ')})`,
   )
+}
+
+/** The slowest 1 % of a rate's samples grouped into bursts of scheduled starts less than 250 ms apart. */
+function burstsOf(samples: readonly Sample[]): string {
+  const start = Math.min(...samples.map((s) => s.at ?? Number.POSITIVE_INFINITY))
+  const slow = [...samples].sort((a, b) => a.ms - b.ms).slice(Math.floor(0.99 * samples.length))
+  const at = slow.map((s) => s.at ?? start).sort((a, b) => a - b)
+  const groups: number[][] = []
+  for (const t of at) {
+    const last = groups.at(-1)
+    if (last && t - (last.at(-1) as number) < 250) last.push(t)
+    else groups.push([t])
+  }
+  const largest = groups.reduce((m, g) => Math.max(m, g.length), 0)
+  const shown = groups.map((g) => `${(((g[0] as number) - start) / 1000).toFixed(1)} s (${g.length})`).join(', ')
+  return `${slow.length} requests in ${groups.length} bursts, the largest ${largest}: ${shown}`
 }
 
 async function main(): Promise<void> {

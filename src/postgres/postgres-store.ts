@@ -172,7 +172,14 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
 const ignore = () => {}
 
 function ownedPool(connectionString: string): PoolLike {
-  const pool = new pg.Pool({ connectionString, max: POOL_SIZE }).on('error', ignore)
+  // A connection once opened is kept while idle (docs/postgres.md#tuning): a new one costs the request
+  // that opens it the backend's start, the commit function's compile and every statement's first plan,
+  // where node-postgres would close it after 10 s idle. Idle connections do not keep the process
+  // alive (a host that forgets `close()` still exits).
+  const pool = new pg.Pool({ connectionString, max: POOL_SIZE, idleTimeoutMillis: 0, allowExitOnIdle: true }).on(
+    'error',
+    ignore,
+  )
   // Its statements planned once per connection (docs/postgres.md#plan-caching).
   planGenerically(pool as never)
   return pool as unknown as PoolLike

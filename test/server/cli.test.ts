@@ -344,6 +344,49 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
     expect((await cli.exit).code).toBe(0)
   })
 
+  it('keeps its idle database connections by default; PROMO_DB_IDLE_TIMEOUT_MS closes them after that long idle', async () => {
+    const db = new Client({ connectionString: pg.url })
+    await db.connect()
+    // A server's connections (its pool's and its read cache's listener), by the application name each sets.
+    const backends = async (name: string) =>
+      Number(
+        (
+          await db.query<{ n: string }>(
+            'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()',
+            [name],
+          )
+        ).rows[0]?.n,
+      )
+    try {
+      // Kept longer than node-postgres's own default (10 s), after which it would have closed them; and
+      // closed within a second of idling when told so.
+      for (const { name, env, wait } of [
+        { name: 'idle-kept', env: {}, wait: 12_000 },
+        { name: 'idle-closed', env: { PROMO_DB_IDLE_TIMEOUT_MS: '100' }, wait: 1_000 },
+      ]) {
+        const cli = await serve({
+          ...env,
+          DATABASE_URL: `${pg.url}${pg.url.includes('?') ? '&' : '?'}application_name=${name}`,
+        })
+        // Eight commits at once: each takes a connection of its own.
+        const created = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            api(cli, '/v1/customers', { method: 'POST', body: JSON.stringify({ source_id: `${name}-${i}` }) }),
+          ),
+        )
+        expect(created.map((r) => r.status)).toEqual(Array(8).fill(200))
+        const busy = await backends(name)
+        expect(busy).toBeGreaterThanOrEqual(5)
+        await new Promise((resolve) => setTimeout(resolve, wait))
+        if (name === 'idle-kept') expect(await backends(name)).toBe(busy)
+        else expect(await backends(name)).toBeLessThanOrEqual(busy - 3)
+        expect((await stop(cli)).code).toBe(0)
+      }
+    } finally {
+      await db.end()
+    }
+  })
+
   it('PROMO_DB_ASYNC_ACTIVITIES=on: a validation commits its activity without waiting for the flush, a redemption waits as always', async () => {
     expect((await run(['migrate']).exit).code).toBe(0)
     const db = new Client({ connectionString: pg.url })

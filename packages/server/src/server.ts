@@ -68,6 +68,9 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       connectionString: settings.databaseUrl,
       max: settings.poolSize,
       connectionTimeoutMillis: settings.connectTimeoutMs,
+      // Kept while idle unless told otherwise (docs/postgres.md#tuning): a connection opened again after a
+      // lull costs its first request the backend's start and the statements' first plans.
+      idleTimeoutMillis: settings.idleTimeoutMs,
       ...(settings.statementTimeoutMs > 0 ? { statement_timeout: settings.statementTimeoutMs } : {}),
       application_name: 'promo-engine',
     })
