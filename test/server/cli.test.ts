@@ -368,19 +368,26 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
           ...env,
           DATABASE_URL: `${pg.url}${pg.url.includes('?') ? '&' : '?'}application_name=${name}`,
         })
-        // Eight commits at once: each takes a connection of its own.
-        const created = await Promise.all(
-          Array.from({ length: 8 }, (_, i) =>
-            api(cli, '/v1/customers', { method: 'POST', body: JSON.stringify({ source_id: `${name}-${i}` }) }),
-          ),
-        )
-        expect(created.map((r) => r.status)).toEqual(Array(8).fill(200))
-        const busy = await backends(name)
-        expect(busy).toBeGreaterThanOrEqual(5)
-        await new Promise((resolve) => setTimeout(resolve, wait))
-        if (name === 'idle-kept') expect(await backends(name)).toBe(busy)
-        else expect(await backends(name)).toBeLessThanOrEqual(busy - 3)
-        expect((await stop(cli)).code).toBe(0)
+        let stopped = false
+        try {
+          // Eight commits at once: each takes a connection of its own.
+          const created = await Promise.all(
+            Array.from({ length: 8 }, (_, i) =>
+              api(cli, '/v1/customers', { method: 'POST', body: JSON.stringify({ source_id: `${name}-${i}` }) }),
+            ),
+          )
+          expect(created.map((r) => r.status)).toEqual(Array(8).fill(200))
+          const busy = await backends(name)
+          expect(busy).toBeGreaterThanOrEqual(5)
+          await new Promise((resolve) => setTimeout(resolve, wait))
+          if (name === 'idle-kept') expect(await backends(name)).toBe(busy)
+          else expect(await backends(name)).toBeLessThanOrEqual(busy - 3)
+          stopped = true
+          expect((await stop(cli)).code).toBe(0)
+        } finally {
+          // A failed expectation leaves no server running.
+          if (!stopped) await stop(cli)
+        }
       }
     } finally {
       await db.end()
