@@ -1008,7 +1008,7 @@ function burstsOf(samples: readonly Sample[]): string {
   }
   const largest = groups.reduce((m, g) => Math.max(m, g.length), 0)
   const shown = groups.map((g) => `${(((g[0] as number) - start) / 1000).toFixed(1)} s (${g.length})`).join(', ')
-  return `${slow.length} requests in ${groups.length} bursts, the largest ${largest}: ${shown}`
+  return `${slow.length} requests in ${groups.length} bursts, the largest ${largest} (the rate began ${new Date(start).toISOString().slice(11, 23)}): ${shown}`
 }
 
 async function main(): Promise<void> {
