@@ -5,6 +5,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import { freePort, startEmbedded } from '../test/postgres/embedded'
+import { type MachineProbe, probeSummary, type Reading, startMachineProbe, worstBetween } from './machine-probe'
 import {
   cpuSplit,
   databaseCpuByRole,
@@ -18,7 +19,7 @@ import {
   summarisePerf,
   total,
 } from './open-loop-probes'
-import { FLOOR_SQL } from './postgres/floor'
+import { FLOOR_SQL, floorRows } from './postgres/floor'
 
 /*
  * `npm run bench:open-loop`: the reference server (its built CLI, as `npm run serve` runs it) on an
@@ -30,7 +31,9 @@ import { FLOOR_SQL } from './postgres/floor'
  *
  * For fsync off, then on (the same database, reloaded): the floor (what the database itself commits
  * from one connection: a guarded single-row UPDATE, and one function call applying 19 JSONB inserts
- * and a guarded update, as bench/postgres/near-floor.ts), then a rate sweep. Per rate: requests
+ * and a guarded update, as bench/postgres/near-floor.ts) and that call at each rate of the sweep, open
+ * loop (FLOOR_SECONDS, 10: the latencies the database and the disk alone give at that rate), then a
+ * rate sweep. Per rate: requests
  * scheduled and answered per second, p50/p90/p99/max from the scheduled start, status counts, and the
  * load generator's own lag (how late it sent). After each fsync setting: the database's time by
  * statement during the sweep (pg_stat_statements, nested statements included, `pe_commit` beside the
@@ -87,6 +90,8 @@ const PERF = process.env.PERF === '1'
  * the handler's own time, writing the answer, back to the generator, GC pauses during the request.
  */
 const TRACE = process.env.TRACE === '1'
+/** Seconds of the floor call at each rate, open loop, before the shop (the floor the p99 stands beside). */
+const FLOOR_SECONDS = Number(process.env.FLOOR_SECONDS ?? 10)
 /** Seconds of uncounted requests before the first rate, at that rate (at most 100/s) per process. */
 const WARMUP = Number(process.env.WARMUP ?? 10)
 /** REPEAT: the builds' sessions this many times in turn (a p99 over one run swings by 2× at 200/s). */
@@ -113,6 +118,8 @@ const APP = {
 let agent = new Agent({ keepAlive: true, maxSockets: 512 })
 /** The servers' ports (several with `*N` in BUILDS); requests go round them in turn. */
 let ports: number[] = []
+/** TRACE=1: the machine probe over a session's rates. */
+let machine: MachineProbe | undefined
 
 interface Answer {
   status: number
@@ -311,7 +318,6 @@ function summary(samples: Sample[]) {
   }
 }
 
-/** The database's own rate from one connection for `seconds`: the same statements as near-floor.ts. */
 /**
  * WAL_MB of WAL written into a table then dropped, and a checkpoint: the segments behind it are
  * recycled (renamed for reuse) instead of removed, as on a server that has been running. Returns the
@@ -337,6 +343,7 @@ async function walPosition(admin: pg.Client): Promise<{ lsn: number; files: numb
   return { lsn: Number(row?.lsn ?? 0), files: Number(row?.files ?? 0) }
 }
 
+/** The database's own rate from one connection for `seconds`: the same statements as near-floor.ts. */
 async function floor(url: string, kind: 'update' | 'call', seconds: number): Promise<number> {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -369,6 +376,49 @@ async function floor(url: string, kind: 'update' | 'call', seconds: number): Pro
     await client.end()
   }
   return n / seconds
+}
+
+/**
+ * The floor at the rate: the floor call (19 JSONB inserts and the guarded update of one row, as every
+ * redemption of the sweep's one code updates its row) scheduled as the sweep's requests are (Poisson
+ * arrivals, open loop, latency from the scheduled start), from a pool of 10 connections, as the
+ * server's: the latencies the database and the disk alone give at that rate, with no server, no
+ * engine and no reads. Its p99 is what the engine's p99 stands beside.
+ */
+async function floorLoop(url: string, rate: number, seconds: number) {
+  const pool = new pg.Pool({ connectionString: url, max: 10 }).on('error', () => {})
+  const next = random(rate * 104_729 + seconds)
+  const at: number[] = []
+  for (let t = 0; ; ) {
+    t += (-Math.log(1 - next()) / rate) * 1000
+    if (t >= seconds * 1000) break
+    at.push(t)
+  }
+  const samples: Sample[] = []
+  const pending: Promise<void>[] = []
+  const start = performance.now()
+  try {
+    let i = 0
+    while (i < at.length) {
+      const now = performance.now() - start
+      while (i < at.length && (at[i] as number) <= now) {
+        const due = at[i] as number
+        const rows = floorRows(`fl-${rate}-${i}`)
+        pending.push(
+          pool.query({ name: 'fc', text: 'SELECT floor.apply($1::jsonb, 0)', values: [rows] }).then(() => {
+            samples.push({ kind: 'redemption', status: 200, ms: performance.now() - start - due, lag: 0 })
+          }),
+        )
+        i++
+      }
+      const wait = i < at.length ? (at[i] as number) - (performance.now() - start) : 0
+      await new Promise((r) => (wait >= 1 ? setTimeout(r, Math.floor(wait)) : setImmediate(r)))
+    }
+    await Promise.all(pending)
+  } finally {
+    await pool.end()
+  }
+  return summary(samples)
 }
 
 async function waitForServer(child: ChildProcess, port: number): Promise<void> {
@@ -525,7 +575,7 @@ function builds(): Build[] {
 const uptime = () => execSync('uptime').toString().trim()
 
 /**
- * One fresh database (fsync as given) and one server build: the shop, a warm-up, the floor, the sweep,
+ * One fresh database (fsync as given) and one server build: the floors, the shop, a warm-up, the sweep,
  * then the database's time by statement.
  */
 async function session(fsync: string, build: Build, memory: boolean, instruments: boolean, wal: string): Promise<void> {
@@ -649,6 +699,22 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     await admin.query('ALTER TABLE floor.rows SET (autovacuum_enabled = false)')
     await admin.query('ALTER TABLE floor.counter SET (autovacuum_enabled = false)')
     if (instruments) await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements')
+    // The floors first, then the warm-up right before the sweep: the floors' seconds of commits at full
+    // speed (with fsync on, tens of MB of WAL and of dirty pages behind them) are no part of the first
+    // moments of a rate, and the server is not left idle between its warm-up and the sweep.
+    // Started before anything is measured: its own start (a process loading tsx) takes a core for a while.
+    machine = TRACE ? startMachineProbe() : undefined
+    const floors = memory
+      ? undefined
+      : {
+          update: await floor(pgServer.url, 'update', 3),
+          call: await floor(pgServer.url, 'call', 3),
+          atRates: await (async () => {
+            const out: { rate: number; r: ReturnType<typeof summary> }[] = []
+            for (const rate of RATES) out.push({ rate, r: await floorLoop(pgServer.url, rate, FLOOR_SECONDS) })
+            return out
+          })(),
+        }
     await shop()
     // Warm-up (not counted): JIT, the pool's connections, prepared statements; as many requests per
     // process. 3 s at 50/s left the first rate paying for them (server CPU per request 3.1 ms at 100/s
@@ -658,12 +724,15 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     console.log(
       `\n### ${shown}, instruments ${instruments ? 'on' : 'off'}, ${memory ? '' : walReady === undefined ? 'WAL fresh, ' : `WAL recycled (${walReady} segment files ready), `}${build.label} (${build.cli}${build.pool ? `, pool ${build.pool}` : ''}${build.asyncActivities ? ', PROMO_DB_ASYNC_ACTIVITIES=on' : ''}${count > 1 ? `, ${count} processes` : ''}) (load before: ${uptime()})\n`,
     )
-    if (!memory) {
-      const update = await floor(pgServer.url, 'update', 3)
-      const call = await floor(pgServer.url, 'call', 3)
+    if (floors) {
       console.log(
-        `floor from 1 connection: guarded single-row UPDATE ${update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${call.toFixed(0)}/s\n`,
+        `floor from 1 connection: guarded single-row UPDATE ${floors.update.toFixed(0)}/s; function call (19 JSONB inserts + guarded update) ${floors.call.toFixed(0)}/s`,
       )
+      for (const { rate, r } of floors.atRates)
+        console.log(
+          `floor at ${rate}/s (the function call, open loop, ${FLOOR_SECONDS} s, pool of 10, before the shop): p50 ${r.p50.toFixed(1)}, p90 ${r.p90.toFixed(1)}, p99 ${r.p99.toFixed(1)}, max ${r.max.toFixed(1)} ms`,
+        )
+      console.log('')
       if (instruments) await admin.query('SELECT pg_stat_statements_reset()')
     }
     console.log(
@@ -873,6 +942,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
     printTrace(
       traced,
       ports.map((_, k) => traceFile(k)),
+      (await machine?.stop()) ?? [],
     )
   }
   if (PROFILE) {
@@ -887,7 +957,7 @@ async function session(fsync: string, build: Build, memory: boolean, instruments
  * trace id: for each rate, the mean of each phase over the slowest 1 % against the 45th–55th
  * percentiles, and the slowest 1 %'s kinds.
  */
-function printTrace(traced: { rate: number; samples: Sample[] }[], files: string[]): void {
+function printTrace(traced: { rate: number; samples: Sample[] }[], files: string[], machine: Reading[]): void {
   const spans = new Map<string, number[]>()
   const gcs: [number, number][] = []
   const gcKinds = new Map<number, [number, number, number]>()
@@ -974,14 +1044,22 @@ function printTrace(traced: { rate: number; samples: Sample[] }[], files: string
     }
     band('p45–p55', 0.45, 0.55)
     band('slowest 1 %', 0.99, 1)
-    bursts.push({ rate, text: burstsOf(rows.map((r) => r.s)) })
+    bursts.push({
+      rate,
+      text: burstsOf(
+        rows.map((r) => r.s),
+        machine,
+      ),
+    })
   }
   // A tail made by a few stalls (many requests scheduled within a moment of each other, all late
   // together) reads differently from one spread over the run (queueing at every moment).
   console.log(
-    '\nThe slowest 1 % by when they were scheduled (bursts: requests less than 250 ms apart; seconds into the rate, requests):\n',
+    "\nThe slowest 1 % by when they were scheduled (bursts: requests less than 250 ms apart; seconds into the rate, requests; in brackets what the machine probe saw from the burst's first scheduled start to its last answer: its timer's worst lateness, the hypervisor's steal, its worst `fdatasync`, bench/machine-probe.ts):\n",
   )
   for (const { rate, text } of bursts) console.log(`- ${rate}/s: ${text}`)
+  if (machine.length > 0)
+    console.log(`\nMachine probe over the session (the floors, the warm-up and the rates): ${probeSummary(machine)}`)
   const gcTotal = gcs.reduce((sum, [, d]) => sum + d, 0)
   const longest = gcs.reduce((m, [, d]) => Math.max(m, d), 0)
   // Node's kinds: 1 scavenge (young generation), 2 mark-compact, 4 incremental marking, 8 weak callbacks.
@@ -995,19 +1073,29 @@ function printTrace(traced: { rate: number; samples: Sample[] }[], files: string
   )
 }
 
-/** The slowest 1 % of a rate's samples grouped into bursts of scheduled starts less than 250 ms apart. */
-function burstsOf(samples: readonly Sample[]): string {
+/**
+ * The slowest 1 % of a rate's samples grouped into bursts of scheduled starts less than 250 ms apart,
+ * each with the machine probe's worst from its first scheduled start to its last answer.
+ */
+function burstsOf(samples: readonly Sample[], machine: readonly Reading[]): string {
   const start = Math.min(...samples.map((s) => s.at ?? Number.POSITIVE_INFINITY))
   const slow = [...samples].sort((a, b) => a.ms - b.ms).slice(Math.floor(0.99 * samples.length))
-  const at = slow.map((s) => s.at ?? start).sort((a, b) => a - b)
-  const groups: number[][] = []
-  for (const t of at) {
+  const byStart = slow.map((s) => ({ at: s.at ?? start, end: (s.at ?? start) + s.ms })).sort((a, b) => a.at - b.at)
+  const groups: { at: number; end: number }[][] = []
+  for (const s of byStart) {
     const last = groups.at(-1)
-    if (last && t - (last.at(-1) as number) < 250) last.push(t)
-    else groups.push([t])
+    if (last && s.at - (last.at(-1) as { at: number }).at < 250) last.push(s)
+    else groups.push([s])
   }
   const largest = groups.reduce((m, g) => Math.max(m, g.length), 0)
-  const shown = groups.map((g) => `${(((g[0] as number) - start) / 1000).toFixed(1)} s (${g.length})`).join(', ')
+  const probe = (g: { at: number; end: number }[]) => {
+    if (machine.length === 0) return ''
+    const w = worstBetween(machine, (g[0] as { at: number }).at, Math.max(...g.map((s) => s.end)))
+    return ` [late ${w.lateMs.toFixed(0)}, steal ${w.stealMs}, flush ${w.flushMs.toFixed(0)} ms]`
+  }
+  const shown = groups
+    .map((g) => `${(((g[0] as { at: number }).at - start) / 1000).toFixed(1)} s (${g.length})${probe(g)}`)
+    .join(', ')
   return `${slow.length} requests in ${groups.length} bursts, the largest ${largest} (the rate began ${new Date(start).toISOString().slice(11, 23)}): ${shown}`
 }
 

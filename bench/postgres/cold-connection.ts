@@ -11,8 +11,9 @@ import { AMOUNT_OFF, oneLineRedemption } from './one-line'
  * a warm one. Per build (built `dist/`s, each in a schema of its own on one embedded PostgreSQL, fsync
  * off), alternated round by round (ROUNDS, 8): a client's connect; the commit function's first call
  * with nothing to write (its compile) and its second; one redemption on a new connection with the
- * engine warm, then one on the same connection again. Medians of the rounds, and the size of the
- * commit function's source.
+ * engine warm, then one on the same connection again; and, for a build with `store.warm()`, that
+ * call opening and preparing a new connection, then a redemption on it. Medians of the rounds, and
+ * the size of the commit function's source.
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 8)
@@ -22,6 +23,8 @@ interface Build {
   schema: string
   pool: pg.Pool
   redeem: (customer: string) => Promise<unknown>
+  /** `store.warm()`, in builds that have it. */
+  warm: (() => Promise<unknown>) | undefined
 }
 
 const median = (xs: number[]) => {
@@ -45,7 +48,8 @@ async function build(url: string, dist: string, k: number): Promise<Build> {
   const redeem = (customer: string) => engine.raw.redemptions.redeemStackable(oneLineRedemption('C', customer) as never)
   // The engine warm: what is measured is the connection's cost, not the JIT's.
   for (let i = 0; i < 300; i++) await redeem(`warm-${i}`)
-  return { label: dist, schema, pool, redeem }
+  const warm = (store as { warm?: () => Promise<unknown> }).warm
+  return { label: dist, schema, pool, redeem, warm: warm && (() => warm.call(store)) }
 }
 
 async function main(dists: string[]): Promise<void> {
@@ -58,7 +62,15 @@ async function main(dists: string[]): Promise<void> {
     const figures = new Map<string, Record<string, number[]>>()
     for (let round = 0; round < ROUNDS; round++) {
       for (const b of round % 2 === 0 ? builds : [...builds].reverse()) {
-        const f = figures.get(b.label) ?? { connect: [], first: [], second: [], cold: [], warm: [] }
+        const f = figures.get(b.label) ?? {
+          connect: [],
+          first: [],
+          second: [],
+          cold: [],
+          warm: [],
+          warming: [],
+          warmed: [],
+        }
         figures.set(b.label, f)
         const client = new pg.Client({ connectionString: db.url })
         let t = performance.now()
@@ -81,22 +93,32 @@ async function main(dists: string[]): Promise<void> {
         t = performance.now()
         await b.redeem(`warm-again-${round}`)
         f.warm?.push(performance.now() - t)
+        if (b.warm) {
+          const again = await b.pool.connect()
+          again.release(true)
+          t = performance.now()
+          await b.warm()
+          f.warming?.push(performance.now() - t)
+          t = performance.now()
+          await b.redeem(`warmed-${round}`)
+          f.warmed?.push(performance.now() - t)
+        }
       }
     }
     console.log(`${ROUNDS} rounds, medians (ms); embedded PostgreSQL, fsync off\n`)
     console.log(
-      '| build | commit function source (bytes) | connect | commit function, first call (nothing written) | second call | redemption on a new connection | on the same connection again |',
+      '| build | commit function source (bytes) | connect | commit function, first call (nothing written) | second call | redemption on a new connection | on the same connection again | `store.warm()` opening a new one | redemption on it |',
     )
-    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     for (const b of builds) {
       const f = figures.get(b.label) as Record<string, number[]>
       const { rows } = await admin.query(
         `SELECT length(p.prosrc) AS n FROM pg_proc p JOIN pg_namespace s ON s.oid = p.pronamespace WHERE p.proname = 'pe_commit' AND s.nspname = $1`,
         [b.schema],
       )
-      const m = (k: string) => median(f[k] ?? []).toFixed(1)
+      const m = (k: string) => (f[k]?.length ? median(f[k]).toFixed(1) : '—')
       console.log(
-        `| ${b.label} | ${rows[0]?.n ?? '—'} | ${m('connect')} | ${m('first')} | ${m('second')} | ${m('cold')} | ${m('warm')} |`,
+        `| ${b.label} | ${rows[0]?.n ?? '—'} | ${m('connect')} | ${m('first')} | ${m('second')} | ${m('cold')} | ${m('warm')} | ${m('warming')} | ${m('warmed')} |`,
       )
     }
     await admin.end()

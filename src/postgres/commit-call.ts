@@ -27,6 +27,9 @@ export interface CommitPath {
   statements: Statements
 }
 
+/** The statement of every commit: one call of `pe_commit` with the payload. */
+export const commitStatement = (schema: string) => `SELECT ${schema}.pe_commit($1::jsonb) AS r`
+
 /**
  * A store's `commit`: the changeset as one call of `pe_commit` (docs/postgres.md#commit), its payload
  * the steps of each collection's writes, the keys it inserts and the alternatives; the answer read
@@ -34,7 +37,7 @@ export interface CommitPath {
  */
 export function commitCall(path: CommitPath): (changeset: Changeset) => Promise<CommitResult> {
   const { stats, cache, client: host } = path
-  const commitSql = `SELECT ${path.schema}.pe_commit($1::jsonb) AS r`
+  const commitSql = commitStatement(path.schema)
 
   async function send(body: Record<string, unknown>, payload: string): Promise<CommitResult> {
     if (host) {

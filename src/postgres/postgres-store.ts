@@ -2,7 +2,7 @@ import pg from 'pg'
 import type { CollectionName, IndexDeclarations, Repository, Store } from 'promo-engine/storage'
 import { COLLECTIONS } from '../storage/collections'
 import { quote, type TableLayout } from './columns'
-import { type CommitStep, commitCall } from './commit-call'
+import { type CommitStep, commitCall, commitStatement } from './commit-call'
 import { type PoolLike, planGenerically, type Queryable, storeFault } from './connection'
 import { feedPages } from './feed-page'
 import { layouts, runMigrations } from './migrate'
@@ -10,6 +10,7 @@ import { namer, readBatcher } from './read-batching'
 import { type CacheEvent, type ReadCache, readCache } from './read-cache'
 import { giveConnection, type PostgresStoreStats, statements, takeConnection } from './statements'
 import { tableReads } from './table-reads'
+import { type WarmOptions, type WarmResult, warmConnections } from './warm-connections'
 
 export interface PostgresStoreOptions {
   /** A `pg.Pool` (the store takes a connection per commit and gives it back). */
@@ -75,6 +76,12 @@ export interface PostgresStore extends Store {
   readonly schema: string
   /** Creates or upgrades the schema (idempotent, safe from several processes at once). */
   migrate(): Promise<{ applied: number[] }>
+  /**
+   * Opens the pool's connections at once and prepares each for its first commit (docs/postgres.md#tuning):
+   * a server calls it at start, before it reports ready, so no request pays for a new connection when
+   * traffic grows. Writes nothing. A store on a host's transaction (`client`) has nothing to open.
+   */
+  warm(options?: WarmOptions): Promise<WarmResult>
   /**
    * Closes the read cache's listening connection and the pool the store made from a connection
    * string (a pool or client passed in stays open).
@@ -161,6 +168,10 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       } finally {
         giveConnection(client, broken)
       }
+    },
+    async warm(warmOptions) {
+      if (!pool) return { connections: 0, failed: [] }
+      return warmConnections(pool, commitStatement(s), sent, stats, warmOptions)
     },
     async close() {
       await cache?.close()

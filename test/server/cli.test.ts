@@ -344,7 +344,7 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
     expect((await cli.exit).code).toBe(0)
   })
 
-  it('keeps its idle database connections by default; PROMO_DB_IDLE_TIMEOUT_MS closes them after that long idle', async () => {
+  it('opens its whole pool at start and keeps idle connections by default; PROMO_DB_IDLE_TIMEOUT_MS closes them after that long idle', async () => {
     const db = new Client({ connectionString: pg.url })
     await db.connect()
     // A server's connections (its pool's and its read cache's listener), by the application name each sets.
@@ -361,8 +361,8 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
       // Kept longer than node-postgres's own default (10 s), after which it would have closed them; and
       // closed within a second of idling when told so.
       for (const { name, env, wait } of [
-        { name: 'idle-kept', env: {}, wait: 12_000 },
-        { name: 'idle-closed', env: { PROMO_DB_IDLE_TIMEOUT_MS: '100' }, wait: 1_000 },
+        { name: 'idle-kept', env: { PROMO_DB_POOL_SIZE: '6' }, wait: 12_000 },
+        { name: 'idle-closed', env: { PROMO_DB_POOL_SIZE: '6', PROMO_DB_IDLE_TIMEOUT_MS: '100' }, wait: 1_000 },
       ]) {
         const cli = await serve({
           ...env,
@@ -370,6 +370,9 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
         })
         let stopped = false
         try {
+          // Before any request: the pool's six connections (docs/postgres.md#tuning), and the read cache's listener.
+          const opened = await backends(name)
+          if (name === 'idle-kept') expect(opened).toBe(7)
           // Eight commits at once: each takes a connection of its own.
           const created = await Promise.all(
             Array.from({ length: 8 }, (_, i) =>
@@ -379,6 +382,8 @@ describe('promo-engine serve (the built CLI) on PostgreSQL', { timeout: 60_000 }
           expect(created.map((r) => r.status)).toEqual(Array(8).fill(200))
           const busy = await backends(name)
           expect(busy).toBeGreaterThanOrEqual(5)
+          // Warmed at start: none opened for the burst.
+          if (name === 'idle-kept') expect(busy).toBe(opened)
           await new Promise((resolve) => setTimeout(resolve, wait))
           if (name === 'idle-kept') expect(await backends(name)).toBe(busy)
           else expect(await backends(name)).toBeLessThanOrEqual(busy - 3)

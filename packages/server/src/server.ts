@@ -97,6 +97,13 @@ export async function startServer(options: ServeOptions = {}): Promise<RunningSe
       await pool.end()
       throw new StartError(`DATABASE_URL: the database cannot be migrated: ${describe(error)}`)
     }
+    // The whole pool opened and prepared before the server reports ready (docs/postgres.md#tuning): a
+    // connection opened when traffic grows costs its first request the backend's start and the
+    // commit's first plans, and its first commit holds the rows others wait for while it plans.
+    const warmed = await store.warm()
+    if (warmed.failed.length > 0)
+      logger.warn({ connections: warmed.connections, failed: warmed.failed }, 'database: some connections not opened')
+    else logger.info({ connections: warmed.connections }, 'database: connections opened')
   }
 
   let pending: number | null = null
