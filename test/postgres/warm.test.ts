@@ -107,6 +107,18 @@ describe('warm', () => {
     }
   })
 
+  it('warms a pool in pipeline mode and one asking for binary results as any other', async () => {
+    for (const options of [{ pipeline: true }, { binary: true }]) {
+      const pool = new pg.Pool({ connectionString: db.url, max: 2, ...options }).on('error', () => {})
+      try {
+        expect(await createPostgresStore({ pool: pool as never }).warm()).toEqual({ connections: 2, failed: [] })
+        expect(pool.idleCount).toBe(2)
+      } finally {
+        await pool.end()
+      }
+    }
+  })
+
   it("has nothing to open in a host's transaction", async () => {
     const client = await db.pool.connect()
     try {
