@@ -19,9 +19,9 @@ export interface WarmResult {
 /**
  * The commit calls that prepare a connection for its first commit (docs/postgres.md#tuning): one with
  * a step of every kind `pe_commit` applies itself that inserts or upserts, each with no rows, and one
- * per kind of guarded increment of a row no entity has (the empty id) (its statement raises, and `pe_commit`
- * answers "missing" after planning it). Each statement is planned at its first execution in a
- * session; every step writes nothing.
+ * per kind of guarded increment, of the empty id, which no entity has: its statement finds no row
+ * and raises, and `pe_commit` answers "missing". Each statement is planned at its first execution in
+ * a session; no step writes anything.
  */
 export function warmPayloads(): string[] {
   const step = (kind: string, rows: unknown[]) => ({ c: kind.slice(2), k: kind, rows })
