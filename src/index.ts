@@ -31,7 +31,7 @@ export {
 } from './money'
 export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/admin/auth'
 export type { FileLinkQuery } from './operations/admin/files'
-export type { BackfillSummary, PurgeSummary } from './operations/admin/maintenance'
+export type { BackfillSummary, PurgeSummary, TrimSummary } from './operations/admin/maintenance'
 export type { StoredRules } from './operations/campaigns/effective-stacking-rules'
 export type { BestStackResult, QualificationCallOptions } from './operations/checkout/qualifications'
 export type { StackedRedemption, StackedRollback } from './operations/checkout/redemptions'

@@ -55,7 +55,7 @@ function undoAll(undo: Undo[]): void {
 
 /** Applies a checked changeset; anything thrown midway undoes what was applied, so the store is unchanged. */
 export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<CommitResult, { ok: true }> {
-  const { options, log } = state
+  const { options, log, logTimes } = state
   const entries = [...staged.values()]
   const undo: Undo[] = []
   const logLength = log.length
@@ -107,11 +107,14 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
         ),
       )
     }
+    const at = Date.now()
+    for (let i = logTimes.length; i < log.length; i++) logTimes.push(at)
     return { ok: true, seq, versions, values, shapes }
   } catch (error) {
     undoAll(undo)
     state.seq = seqBefore
     log.length = logLength
+    logTimes.length = logLength
     throw new EngineError({
       code: 500,
       key: 'commit_failed',

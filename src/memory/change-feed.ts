@@ -1,4 +1,4 @@
-import type { Change, ChangePage, ChangesQuery } from '../storage/ports'
+import type { Change, ChangePage, ChangesQuery, TrimChangesQuery, TrimChangesResult } from '../storage/ports'
 import { firstWhere } from './index-buckets'
 import type { MemoryState } from './state'
 
@@ -20,4 +20,22 @@ export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePag
     if (!only || only.has(change.collection)) data.push(change)
   }
   return { data, has_more: i < log.length, next_after: next }
+}
+
+/**
+ * Retention (docs/storage.md#trimming-the-feed): the oldest changes, those committed `olderThanSeconds`
+ * ago or earlier, whole commits, about `limit` at most (the last commit taken is taken whole).
+ */
+export function trimChanges(state: MemoryState, query: TrimChangesQuery): TrimChangesResult {
+  const { log, logTimes } = state
+  const limit = query.limit ?? 1000
+  const cutoff = Date.now() - query.olderThanSeconds * 1000
+  const old = (i: number) => i < log.length && (logTimes[i] as number) <= cutoff
+  let n = 0
+  // A commit's changes are logged together, with one time: past the limit, only the commit being taken finishes.
+  while (old(n) && (n < limit || log[n]?.seq === log[n - 1]?.seq)) n++
+  const more = n >= limit && old(n)
+  log.splice(0, n)
+  logTimes.splice(0, n)
+  return { deleted: n, has_more: more }
 }

@@ -2,7 +2,7 @@ import { COLLECTIONS } from '../storage/collections'
 import type { Alternative, Changeset, CollectionName, CommitResult, Repository, Store } from '../storage/ports'
 import { chooseAlternative } from '../storage/ports'
 import { apply } from './apply'
-import { changes } from './change-feed'
+import { changes, trimChanges } from './change-feed'
 import { check } from './check-changeset'
 import { repository } from './repository-reads'
 import { createState, type MemoryStoreOptions, type MemoryStoreStats } from './state'
@@ -47,6 +47,10 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): MemoryStore
     async changes(query) {
       stats.calls++
       return changes(state, query)
+    },
+    async trimChanges(query) {
+      stats.calls++
+      return trimChanges(state, query)
     },
   }
 }

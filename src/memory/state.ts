@@ -55,6 +55,8 @@ export interface MemoryState {
   readonly declaredTypes: Map<CollectionName, Readonly<Record<string, IndexType>>>
   /** Every commit's changes in order, frozen: the feed hands them out as they are. */
   readonly log: Change[]
+  /** When each change of `log` was committed (ms since the epoch), for `trimChanges`. */
+  readonly logTimes: number[]
   /** The last commit's sequence number. */
   seq: number
 }
@@ -73,6 +75,7 @@ class State implements MemoryState {
   readonly declaredFields = new Map<CollectionName, Map<string, IndexType>>()
   readonly declaredTypes = new Map<CollectionName, Readonly<Record<string, IndexType>>>()
   readonly log: Change[] = []
+  readonly logTimes: number[] = []
   seq = 0
   constructor(readonly options: MemoryStoreOptions) {}
 }

@@ -1,4 +1,4 @@
-import type { Change, ChangePage, ChangesQuery } from 'promo-engine/storage'
+import type { Change, ChangePage, ChangesQuery, TrimChangesQuery, TrimChangesResult } from 'promo-engine/storage'
 import { feedHorizon } from './feed-numbering'
 import type { Statements } from './statements'
 
@@ -50,5 +50,27 @@ export function feedPages(s: string, statements: Statements): (q?: ChangesQuery)
     if (head?.edge != null) return { data, has_more: head.more === true, next_after: Number(head.edge) }
     // Fewer than `limit` matched: the cursor moves past every commit read, matching or not.
     return { data, has_more: false, next_after: head?.last == null ? after : Number(head.last) }
+  }
+}
+
+/**
+ * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement: of the oldest `limit`
+ * changes below the readers' horizon (by position, through the primary key: nothing newer is read),
+ * the commits made `olderThanSeconds` ago or earlier are deleted, each whole.
+ */
+export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuery) => Promise<TrimChangesResult> {
+  const horizon = feedHorizon(s)
+  const sql = `WITH o AS (SELECT seq, at FROM ${s}.pe_changes WHERE seq < ${horizon} ORDER BY seq, pos LIMIT $2),
+      t AS (SELECT DISTINCT seq FROM o WHERE at <= now() - make_interval(secs => $1)),
+      d AS (DELETE FROM ${s}.pe_changes c USING t WHERE c.seq = t.seq RETURNING 1)
+    SELECT (SELECT count(*) FROM d)::integer AS deleted,
+      (SELECT count(*) FROM o) = $2 AND coalesce((SELECT at <= now() - make_interval(secs => $1) FROM ${s}.pe_changes
+        WHERE seq > (SELECT max(seq) FROM o) AND seq < ${horizon} ORDER BY seq, pos LIMIT 1), false) AS more`
+  return async function trimChanges(q) {
+    const { rows } = await statements.query<{ deleted: number; more: boolean }>(sql, [
+      q.olderThanSeconds,
+      q.limit ?? 1000,
+    ])
+    return { deleted: rows[0]?.deleted ?? 0, has_more: rows[0]?.more === true }
   }
 }

@@ -34,7 +34,7 @@ export const UPDATED_IN_PLACE: Readonly<Partial<Record<CollectionName, number>>>
 }
 
 /** The schema version this release writes. */
-export const SCHEMA_VERSION = 9
+export const SCHEMA_VERSION = 10
 
 const STEPS: readonly ((s: string) => string)[] = [
   (s) => `
@@ -150,6 +150,10 @@ const STEPS: readonly ((s: string) => string)[] = [
         )
         .join('\n      ')}
     END $$;`,
+  // 10: when each change was committed (its transaction's start), for retention (trimChanges,
+  // docs/postgres.md#trimming-the-feed). A default that is not volatile is stored once in the catalog:
+  // no rewrite; changes stored before read as made at this step's run.
+  (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN at timestamptz NOT NULL DEFAULT now();`,
 ]
 
 /**

@@ -4,7 +4,7 @@ import { COLLECTIONS } from '../storage/collections'
 import { quote, type TableLayout } from './columns'
 import { type CommitStep, commitCall, commitStatement } from './commit-call'
 import { type PoolLike, planGenerically, type Queryable, storeFault } from './connection'
-import { feedPages } from './feed-page'
+import { feedPages, feedTrim } from './feed-page'
 import { layouts, runMigrations } from './migrate'
 import { namer, readBatcher } from './read-batching'
 import { type CacheEvent, type ReadCache, readCache } from './read-cache'
@@ -151,6 +151,7 @@ export function createPostgresStore(options: PostgresStoreOptions): PostgresStor
       statements: sent,
     }),
     changes: feedPages(s, sent),
+    trimChanges: feedTrim(s, sent),
     async migrate() {
       if (options.client) {
         return runMigrations(options.client, { schema, indexes: options.indexes ?? {} }).catch((error: unknown) => {

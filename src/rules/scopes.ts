@@ -69,7 +69,7 @@ const token: OperationAccess = { family: 'token', scope: null }
  * The operation table: every engine operation a host may put behind an endpoint, by its engine name
  * (`namespace.method`; client-side requests are prefixed `client.`). Host-only calls that are not
  * endpoints (`auth.authenticate`, `auth.createApplication`, `auth.rotateSecret`, `files.get`,
- * `maintenance.purgeExpired`, `maintenance.backfillCustomerSummaries`, `maintenance.backfillSessionLocks`,
+ * `maintenance.purgeExpired`, `maintenance.trimChangeFeed`, `maintenance.backfillCustomerSummaries`, `maintenance.backfillSessionLocks`,
  * `maintenance.backfillCardTransactions`, `maintenance.backfillUnitBudgets`, `maintenance.foldPeriodCounters`)
  * are not listed.
  */

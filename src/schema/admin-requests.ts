@@ -119,6 +119,14 @@ export interface MaintenancePurgeExpiredParams {
   limit?: number | undefined
 }
 
+/** `maintenance.trimChangeFeed`: how old a commit's changes must be to go, and how many per call. */
+export interface MaintenanceTrimChangeFeedParams {
+  /** Commits made this many seconds ago or earlier go (0: every commit made so far). */
+  older_than_seconds: number
+  /** Changes read per call, oldest first: 1 to 10,000, 1,000 by default. */
+  limit?: number | undefined
+}
+
 /**
  * `maintenance.backfillCustomerSummaries`, `maintenance.backfillSessionLocks`,
  * `maintenance.backfillUnitBudgets` and `maintenance.backfillCardTransactions`: a page of customers (or

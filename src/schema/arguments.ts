@@ -108,6 +108,7 @@ export const SIGNATURES = {
   'orders.update': ['id:orderId', 'body'],
   'orders.get': ['id:orderId'],
   'maintenance.purgeExpired': ['body'],
+  'maintenance.trimChangeFeed': ['body'],
   'maintenance.backfillCustomerSummaries': ['body'],
   'maintenance.backfillSessionLocks': ['body'],
   'maintenance.backfillCardTransactions': ['body'],

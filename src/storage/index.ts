@@ -1,6 +1,6 @@
 /**
  * `promo-engine/storage`: the storage contract for adapter authors (docs/storage.md). What a store
- * implements (`Store`: one repository per collection, `commit`, `changes`), what it stores (the
+ * implements (`Store`: one repository per collection, `commit`, `changes`, `trimChanges`), what it stores (the
  * collections, their entities, natural keys and declared indexes, the shape version each value is
  * stored and returned with), `chooseAlternative`, the rule every store applies to a changeset's alternatives, and `takeOrder`, the
  * order in which a `take` spends a card's buckets.
@@ -45,6 +45,8 @@ export type {
   Stored,
   StoredRow,
   TakenPart,
+  TrimChangesQuery,
+  TrimChangesResult,
   Write,
 } from './ports'
 export { chooseAlternative, takeOrder } from './ports'

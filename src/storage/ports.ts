@@ -353,6 +353,25 @@ export interface ChangePage {
   next_after: number
 }
 
+/** What `trimChanges` deletes: the oldest commits made long enough ago (docs/storage.md#trimming-the-feed). */
+export interface TrimChangesQuery {
+  /**
+   * Changes of commits made at least this many seconds ago (by the store's clock) go; 0: every
+   * commit made so far.
+   */
+  olderThanSeconds: number
+  /** At most this many changes read per call, oldest first (1 to 10,000; 1,000 by default). */
+  limit?: number
+}
+
+/** What one call of `trimChanges` deleted, and whether to call again. */
+export interface TrimChangesResult {
+  /** Changes deleted: whole commits only, so a reader never meets part of one. */
+  deleted: number
+  /** The call took as many as `limit` allows and all of them were old enough: call again. */
+  has_more: boolean
+}
+
 export type Repositories = { [C in CollectionName]: Repository<C> }
 
 export interface Store extends Repositories {
@@ -372,6 +391,11 @@ export interface Store extends Repositories {
   commit(changeset: Changeset): Promise<CommitResult>
   /** What commits wrote, in commit order, after a cursor: the change feed (docs/storage.md#change-feed). */
   changes(query?: ChangesQuery): Promise<ChangePage>
+  /**
+   * Deletes the oldest commits' changes from the feed, those made `olderThanSeconds` ago or earlier,
+   * whole commits at a time: retention for a feed nothing reads past a point (docs/storage.md#trimming-the-feed).
+   */
+  trimChanges(query: TrimChangesQuery): Promise<TrimChangesResult>
 }
 
 export interface Clock {

@@ -47,6 +47,39 @@ export async function changeFeed(store: Store): Promise<void> {
 }
 
 /**
+ * Retention (docs/storage.md#trimming-the-feed): `trimChanges` deletes the oldest commits' changes
+ * made long enough ago, each commit whole, and nothing else; readers' cursors keep working.
+ */
+export async function trimmedFeed(store: Store): Promise<void> {
+  const a = await store.commit({
+    writes: [put('vouchers', voucher('v_a', 'A'), null), put('customers', customer('cust_a', 'a'), null)],
+  })
+  const b = await store.commit({ writes: [put('vouchers', voucher('v_b', 'B'), null)] })
+  const c = await store.commit({ writes: [put('vouchers', voucher('v_a', 'A2'), 1)] })
+  assert.ok(a.ok && b.ok && c.ok)
+  const seqs = async (after?: number) =>
+    (await store.changes(after === undefined ? {} : { after })).data.map((x) => [x.seq, x.id])
+  assert.deepEqual(await store.trimChanges({ olderThanSeconds: 3600 }), { deleted: 0, has_more: false })
+  assert.equal((await seqs()).length, 4, 'nothing an hour old: nothing goes')
+  // A limit of one change still takes the oldest commit whole, and says the next is old enough too.
+  assert.deepEqual(await store.trimChanges({ olderThanSeconds: 0, limit: 1 }), { deleted: 2, has_more: true })
+  assert.deepEqual(await seqs(), [
+    [b.seq, 'v_b'],
+    [c.seq, 'v_a'],
+  ])
+  // A cursor from before the trim reads on from where it was.
+  assert.deepEqual(await seqs(a.seq), await seqs())
+  assert.deepEqual(await store.trimChanges({ olderThanSeconds: 0 }), { deleted: 2, has_more: false })
+  assert.deepEqual(await store.changes(), { data: [], has_more: false, next_after: 0 })
+  // The entities stay; commits after the trim are numbered above every earlier one.
+  assert.equal((await repo(store, 'vouchers').get('v_a'))?.version, 2)
+  assert.ok(await repo(store, 'customers').get('cust_a'))
+  const d = await store.commit({ writes: [del('vouchers', 'v_b', 1)] })
+  assert.ok(d.ok && d.seq > c.seq)
+  assert.deepEqual(await seqs(c.seq), [[d.seq, 'v_b']])
+}
+
+/**
  * Shape versions (docs/storage.md#shape-versions): a store keeps the shape number each write names
  * and returns it with the value, as stored, from every read; the engine does the upgrading.
  */

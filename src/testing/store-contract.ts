@@ -17,7 +17,7 @@ import {
   concurrentTwoEntities,
 } from './concurrency'
 import { elementsFollowWrites, listByElements } from './elements'
-import { changeFeed, findManyByKey, shapeVersions, undeclaredListsRefused } from './feed'
+import { changeFeed, findManyByKey, shapeVersions, trimmedFeed, undeclaredListsRefused } from './feed'
 import { campaign, customer, product, voucher } from './fixtures'
 import { concurrentGuards, counterUpserts, fieldRemovals, guardedIncrements, storedBounds } from './guards'
 import { isolationOfInput, isolationOfReads } from './isolation'
@@ -131,6 +131,7 @@ export function storeContract(
     ["an alternative's own conflict is reported and it writes nothing", alternativeConflicts],
     // Change feed and shapes
     ['every commit gets a sequence number; changes are read after a cursor in commit order', changeFeed],
+    ['the feed is trimmed oldest first, whole commits, only what is old enough', trimmedFeed],
     ['every read returns the shape version the write named', shapeVersions],
     // Listing
     ['a list by an undeclared field or order is refused', undeclaredListsRefused],

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { VoucherifyServerSide } from '@voucherify/sdk'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, startServer } from '../../packages/server/src/server'
 import { createEngine, createMemoryStore } from '../../src'
 import { engineContext } from '../../src/engine'
@@ -107,6 +107,45 @@ describe('the server (packages/server)', () => {
       expect(left.data[0]?.value.created_at).toBe('2026-01-15T10:02:00.000Z')
     } finally {
       await purging.close()
+    }
+  })
+
+  it('trims the change feed past its retention with each purge, and keeps it whole with 0', async () => {
+    const start = (retention: string) =>
+      startServer({
+        asyncIntervalMs: 0,
+        purgeIntervalMs: 5,
+        env: { ...env, PROMO_CHANGE_FEED_RETENTION_SECONDS: retention },
+      })
+    const trimming = await start('3600')
+    const keeping = await start('0')
+    try {
+      for (const s of [trimming, keeping]) {
+        const created = await fetch(`${s.url}/v1/orders`, {
+          method: 'POST',
+          headers: { ...keys, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ amount: 100 }),
+        })
+        expect(created.status).toBe(200)
+      }
+      const feed = (s: RunningServer) => engineContext(s.engine).store.changes()
+      expect((await feed(trimming)).data.length).toBeGreaterThan(0)
+      // Two hours on (the memory store dates its commits by the system's clock).
+      vi.useFakeTimers({ toFake: ['Date'] })
+      vi.setSystemTime(Date.now() + 2 * 3600_000)
+      await eventually(
+        () => feed(trimming),
+        (page) => page.data.length === 0,
+      )
+      const kept = (await feed(keeping)).data.length
+      expect(kept).toBeGreaterThan(0)
+      // The other server purged meanwhile too (every 5 ms), and kept its feed.
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      expect((await feed(keeping)).data.length).toBe(kept)
+    } finally {
+      vi.useRealTimers()
+      await trimming.close()
+      await keeping.close()
     }
   })
 })

@@ -27,6 +27,7 @@ describe('the operation table (auth scopes)', () => {
       'auth.rotateSecret',
       'files.get',
       'maintenance.purgeExpired',
+      'maintenance.trimChangeFeed',
       'maintenance.backfillCustomerSummaries',
       'maintenance.backfillSessionLocks',
       'maintenance.backfillCardTransactions',

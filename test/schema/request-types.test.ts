@@ -7,7 +7,7 @@
 import type * as v from 'valibot'
 import { expectTypeOf, it } from 'vitest'
 import type { objectsExportInput } from '../../src/operations/admin/exports'
-import type { backfillInput, purgeInput } from '../../src/operations/admin/maintenance'
+import type { backfillInput, purgeInput, trimInput } from '../../src/operations/admin/maintenance'
 import type {
   applicationInput,
   authenticateInput,
@@ -64,6 +64,7 @@ import type {
   LoyaltiesRedeemRewardParams,
   MaintenanceBackfillParams,
   MaintenancePurgeExpiredParams,
+  MaintenanceTrimChangeFeedParams,
   MetadataSchemasCreateParams,
   OrdersCreateParams,
   OrdersUpdateParams,
@@ -170,5 +171,6 @@ it('types every request exactly as its schema accepts it', () => {
   expectTypeOf<LoyaltiesQualificationsParams>().toEqualTypeOf<In<typeof pointsEstimateRequest>>()
   expectTypeOf<ExportsCreateParams>().toEqualTypeOf<In<typeof objectsExportInput>>()
   expectTypeOf<MaintenancePurgeExpiredParams>().toEqualTypeOf<In<typeof purgeInput>>()
+  expectTypeOf<MaintenanceTrimChangeFeedParams>().toEqualTypeOf<In<typeof trimInput>>()
   expectTypeOf<MaintenanceBackfillParams>().toEqualTypeOf<In<typeof backfillInput>>()
 })

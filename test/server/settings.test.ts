@@ -34,6 +34,15 @@ describe('the server settings (packages/server/src/settings.ts)', () => {
     expect(help).toMatch(/--db-async-activities, PROMO_DB_ASYNC_ACTIVITIES .*\(default off\)/)
   })
 
+  it('PROMO_CHANGE_FEED_RETENTION_SECONDS: a week by default, 0 keeps the feed whole, a negative one refused', () => {
+    expect(readSettings([], {}).changeFeedRetentionSeconds).toBe(604_800)
+    expect(readSettings([], { PROMO_CHANGE_FEED_RETENTION_SECONDS: '0' }).changeFeedRetentionSeconds).toBe(0)
+    expect(readSettings(['--change-feed-retention-seconds', '3600'], {}).changeFeedRetentionSeconds).toBe(3600)
+    expect(() => readSettings([], { PROMO_CHANGE_FEED_RETENTION_SECONDS: '-1' })).toThrow(
+      /PROMO_CHANGE_FEED_RETENTION_SECONDS must be a whole number from 0 to/,
+    )
+  })
+
   it('a pool size of 0 or above 1,000 is refused before anything starts', () => {
     expect(() => readSettings([], { PROMO_DB_POOL_SIZE: '0' })).toThrow(
       'PROMO_DB_POOL_SIZE must be a whole number from 1 to 1000; got "0"',

@@ -227,6 +227,7 @@ export const OPERATIONS: Record<string, Sample> = {
   'files.get': () => ['file_x'],
   'files.download': () => ['file_x', { expires: '1768474800', signature: 'x'.repeat(43) }],
   'maintenance.purgeExpired': () => [{ limit: 10 }],
+  'maintenance.trimChangeFeed': () => [{ older_than_seconds: 3600, limit: 10 }],
   'maintenance.backfillCustomerSummaries': () => [{ limit: 10 }],
   'maintenance.backfillSessionLocks': () => [{ limit: 10 }],
   'maintenance.backfillCardTransactions': () => [{ limit: 10 }],

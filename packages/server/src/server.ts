@@ -286,7 +286,9 @@ async function run(
       await engine.asyncActions.runPending()
       if (!options.engine) extra.setPending(await countPending(store))
     }),
-    every(settings.purgeIntervalMs, 'purge', logger, metrics, () => purgeAll(engine)),
+    every(settings.purgeIntervalMs, 'purge', logger, metrics, () =>
+      purgeAll(engine, settings.changeFeedRetentionSeconds),
+    ),
   ]
   state = 'ready'
 
@@ -411,10 +413,16 @@ function every(
   }
 }
 
-/** Purges expired records a batch (one commit) at a time until none is left. */
-export async function purgeAll(engine: Engine): Promise<void> {
+/**
+ * Purges expired records a batch (one commit) at a time until none is left, then, with a retention
+ * (seconds; 0: none), the change feed's older commits (docs/http.md#housekeeping).
+ */
+export async function purgeAll(engine: Engine, feedRetentionSeconds = 0): Promise<void> {
   let more = true
   while (more) more = (await engine.maintenance.purgeExpired()).has_more
+  if (feedRetentionSeconds <= 0) return
+  more = true
+  while (more) more = (await engine.maintenance.trimChangeFeed({ older_than_seconds: feedRetentionSeconds })).has_more
 }
 
 /** Stops accepting, lets in-flight requests finish for `timeoutMs`, then closes what is left. */

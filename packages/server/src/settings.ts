@@ -183,6 +183,15 @@ export const DEFINITIONS = define({
     max: 86_400_000,
     about: 'how often expired records are purged (0: a separate worker purges)',
   },
+  changeFeedRetentionSeconds: {
+    flag: '--change-feed-retention-seconds',
+    env: 'PROMO_CHANGE_FEED_RETENTION_SECONDS',
+    kind: 'integer',
+    fallback: '604800',
+    min: 0,
+    max: 3_153_600_000,
+    about: 'how long the change feed keeps a commit, trimmed with each purge (0: for ever)',
+  },
   clientOrigins: {
     flag: '--client-origins',
     env: 'PROMO_CLIENT_ORIGINS',
@@ -299,6 +308,8 @@ export interface Settings {
   shutdownTimeoutMs: number
   asyncIntervalMs: number
   purgeIntervalMs: number
+  /** The purge's `maintenance.trimChangeFeed` (docs/http.md#housekeeping); 0: the feed is kept whole. */
+  changeFeedRetentionSeconds: number
   clientOrigins: string[]
   trustProxy: boolean
   /** null: keys are not persisted (programmatic use). */
@@ -434,6 +445,7 @@ export function readSettings(argv: readonly string[], env: Record<string, string
     shutdownTimeoutMs: integer('shutdownTimeoutMs'),
     asyncIntervalMs: integer('asyncIntervalMs'),
     purgeIntervalMs: integer('purgeIntervalMs'),
+    changeFeedRetentionSeconds: integer('changeFeedRetentionSeconds'),
     clientOrigins: origins(),
     trustProxy: onOff('trustProxy'),
     keysFile: text('keysFile') as string,

@@ -7,7 +7,11 @@ import { BACKFILLED, historyRow, summaryRowId } from '../../rules/customer-summa
 import { hasUnitBudget, targetingOf, unitScopeOf, unitsTaken } from '../../rules/redeemables'
 import { nonEmptyString, opt } from '../../schema/common'
 import { parse } from '../../schema/parse'
-import type { MaintenanceBackfillParams, MaintenancePurgeExpiredParams } from '../../schema/requests'
+import type {
+  MaintenanceBackfillParams,
+  MaintenancePurgeExpiredParams,
+  MaintenanceTrimChangeFeedParams,
+} from '../../schema/requests'
 import * as v from '../../schema/valibot'
 import type { CollectionName, Entity, Repository, Stored, StoredRow } from '../../storage/ports'
 import { loadCollections } from '../checkout/catalogue'
@@ -21,6 +25,13 @@ import { withOrders } from '../shop/order-records'
 export const purgeInput = v.object({
   /** Records deleted per call (one commit): 1 to 1,000, 500 by default. */
   limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(1000))),
+})
+
+export const trimInput = v.object({
+  /** Commits made this many seconds ago or earlier go (0: every commit made so far). */
+  older_than_seconds: v.pipe(v.number(), v.integer('must be an integer'), v.minValue(0), v.maxValue(3_153_600_000)),
+  /** Changes read per call, oldest first: 1 to 10,000, 1,000 by default. */
+  limit: opt(v.pipe(v.number(), v.integer('must be an integer'), v.minValue(1), v.maxValue(10_000))),
 })
 
 export const backfillInput = v.object({
@@ -85,6 +96,14 @@ export interface PurgeSummary {
   files: number
   file_chunks: number
   /** More expired records than `limit`: call again. */
+  has_more: boolean
+}
+
+/** What one call of `maintenance.trimChangeFeed` deleted, and whether old changes remain. */
+export interface TrimSummary {
+  /** Changes deleted from the feed: whole commits only. */
+  changes: number
+  /** The call reached its `limit` and the next change is old enough too: call again. */
   has_more: boolean
 }
 
@@ -293,6 +312,21 @@ export function maintenance(ctx: Context) {
      * again meanwhile (an expired idempotency key reused) makes the commit conflict, and the retry reads
      * it as live and leaves it.
      */
+    /**
+     * Retention for the change feed (docs/storage.md#trimming-the-feed): deletes the oldest commits'
+     * changes, those made `older_than_seconds` ago or earlier by the store's clock, whole commits,
+     * about `limit` changes per call. Readers whose cursor is behind them never see those commits:
+     * keep the feed longer than your slowest reader lags.
+     */
+    async trimChangeFeed(input: MaintenanceTrimChangeFeedParams, _options?: CallOptions): Promise<TrimSummary> {
+      const q = parse(trimInput, input)
+      const trimmed = await ctx.store.trimChanges({
+        olderThanSeconds: q.older_than_seconds,
+        ...(q.limit === undefined ? {} : { limit: q.limit }),
+      })
+      return { changes: trimmed.deleted, has_more: trimmed.has_more }
+    },
+
     async purgeExpired(input: MaintenancePurgeExpiredParams = {}, _options?: CallOptions): Promise<PurgeSummary> {
       const limit = parse(purgeInput, input).limit ?? 500
       return mutate(ctx, async (tx) => {

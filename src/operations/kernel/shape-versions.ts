@@ -101,6 +101,7 @@ export function upgradedStore(store: Store): Store {
     ...(store.inProcess === undefined ? {} : { inProcess: store.inProcess }),
     commit: (changeset) => store.commit(changeset).then(upgradeCommit),
     changes: (query) => store.changes(query).then(upgradePage),
+    trimChanges: (query) => store.trimChanges(query),
   }
 }
 
