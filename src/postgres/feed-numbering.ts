@@ -13,7 +13,8 @@ export function feedHorizon(s: string): string {
 }
 
 /**
- * Keeps new positions above every stored one, and installs `pe_feed_base()`, run by every `migrate()`.
+ * Keeps new positions above every stored one (and above the newest trim's mark: a trimmed feed's
+ * positions were handed out too), and installs `pe_feed_base()`, run by every `migrate()`.
  * Positions written by the one-row counter before schema version 4 are small; a database restored
  * into a new cluster (a dump, not `pg_upgrade`) restarts transaction ids below the positions it
  * holds. Either way the base rises until the next transaction id lands above the newest position, so
@@ -21,8 +22,8 @@ export function feedHorizon(s: string): string {
  */
 export async function installFeedBase(db: Queryable, s: string): Promise<void> {
   const { rows } = await db.query<{ base: string }>(
-    `WITH m AS (SELECT coalesce(max(seq), 0) + 1 - pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS need
-        FROM ${s}.pe_changes),
+    `WITH m AS (SELECT coalesce(greatest((SELECT max(seq) FROM ${s}.pe_changes), (SELECT max(seq) FROM ${s}.pe_feed_marks)), 0)
+          + 1 - pg_snapshot_xmax(pg_current_snapshot())::text::bigint AS need),
       u AS (UPDATE ${s}.pe_feed f SET base = m.need FROM m WHERE m.need > f.base RETURNING f.base)
     SELECT coalesce((SELECT base FROM u), (SELECT base FROM ${s}.pe_feed)) AS base`,
   )

@@ -54,18 +54,25 @@ export function feedPages(s: string, statements: Statements): (q?: ChangesQuery)
 }
 
 /**
- * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement: of the oldest `limit`
- * changes below the readers' horizon (by position, through the primary key: nothing newer is read),
- * the commits made `olderThanSeconds` ago or earlier are deleted, each whole.
+ * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement. Every call records a
+ * mark, its time and the readers' horizon then: every change below that position had committed by that
+ * time. The changes below the newest mark made `olderThanSeconds` ago or earlier are old enough; the
+ * oldest `limit` of them, read by position through the primary key, go, each commit whole, and the
+ * marks older than that one with them (the newest mark always stays: `migrate()` keeps new positions
+ * above it, feed-numbering.ts). A commit writes nothing for it.
  */
 export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuery) => Promise<TrimChangesResult> {
   const horizon = feedHorizon(s)
-  const sql = `WITH o AS (SELECT seq, at FROM ${s}.pe_changes WHERE seq < ${horizon} ORDER BY seq, pos LIMIT $2),
-      t AS (SELECT DISTINCT seq FROM o WHERE at <= now() - make_interval(secs => $1)),
-      d AS (DELETE FROM ${s}.pe_changes c USING t WHERE c.seq = t.seq RETURNING 1)
+  const sql = `WITH mark AS (INSERT INTO ${s}.pe_feed_marks VALUES (now(), ${horizon}) ON CONFLICT (at) DO NOTHING),
+      cut AS (SELECT max(at) AS at, max(seq) AS seq FROM (
+          SELECT at, seq FROM ${s}.pe_feed_marks WHERE at <= now() - make_interval(secs => $1)
+          UNION ALL SELECT now(), ${horizon} WHERE $1 = 0) m),
+      o AS (SELECT seq FROM ${s}.pe_changes WHERE seq < (SELECT seq FROM cut) ORDER BY seq, pos LIMIT $2),
+      d AS (DELETE FROM ${s}.pe_changes WHERE seq = ANY (ARRAY(SELECT DISTINCT seq FROM o)) RETURNING 1),
+      gone AS (DELETE FROM ${s}.pe_feed_marks WHERE at < (SELECT at FROM cut))
     SELECT (SELECT count(*) FROM d)::integer AS deleted,
-      (SELECT count(*) FROM o) = $2 AND coalesce((SELECT at <= now() - make_interval(secs => $1) FROM ${s}.pe_changes
-        WHERE seq > (SELECT max(seq) FROM o) AND seq < ${horizon} ORDER BY seq, pos LIMIT 1), false) AS more`
+      (SELECT count(*) FROM o) = $2 AND EXISTS (SELECT 1 FROM ${s}.pe_changes
+        WHERE seq > (SELECT max(seq) FROM o) AND seq < (SELECT seq FROM cut)) AS more`
   return async function trimChanges(q) {
     const { rows } = await statements.query<{ deleted: number; more: boolean }>(sql, [
       q.olderThanSeconds,

@@ -150,10 +150,10 @@ const STEPS: readonly ((s: string) => string)[] = [
         )
         .join('\n      ')}
     END $$;`,
-  // 10: when each change was committed (its transaction's start), for retention (trimChanges,
-  // docs/postgres.md#trimming-the-feed). A default that is not volatile is stored once in the catalog:
-  // no rewrite; changes stored before read as made at this step's run.
-  (s) => `ALTER TABLE ${s}.pe_changes ADD COLUMN at timestamptz NOT NULL DEFAULT now();`,
+  // 10: the feed's marks, for retention (trimChanges, docs/postgres.md#trimming-the-feed): each trim
+  // records the time and the readers' horizon then, and deletes the changes below the newest mark
+  // old enough. Nothing is added to a commit.
+  (s) => `CREATE TABLE ${s}.pe_feed_marks (at timestamptz PRIMARY KEY, seq bigint NOT NULL);`,
 ]
 
 /**

@@ -357,7 +357,8 @@ export interface ChangePage {
 export interface TrimChangesQuery {
   /**
    * Changes of commits made at least this many seconds ago (by the store's clock) go; 0: every
-   * commit made so far.
+   * commit made so far. A store may keep a change longer (PostgreSQL dates commits by the marks its
+   * trims leave), never shorter.
    */
   olderThanSeconds: number
   /** At most this many changes read per call, oldest first (1 to 10,000; 1,000 by default). */
