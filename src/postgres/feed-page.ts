@@ -57,8 +57,9 @@ export function feedPages(s: string, statements: Statements): (q?: ChangesQuery)
  * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement. Every call records a
  * mark, its time and the readers' horizon then: every change below that position had committed by that
  * time. The changes below the newest mark made `olderThanSeconds` ago or earlier are old enough; the
- * oldest `limit` of them, read by position through the primary key, go, each commit whole, and the
- * marks older than that one with them (the newest mark always stays: `migrate()` keeps new positions
+ * oldest `limit` of them go, each commit whole: the position of the `limit`-th, read through the
+ * primary key, bounds one range delete (two bounds, so a generic plan takes the index). The marks
+ * older than that one go with them (the newest mark always stays: `migrate()` keeps new positions
  * above it, feed-numbering.ts). A commit writes nothing for it.
  */
 export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuery) => Promise<TrimChangesResult> {
@@ -67,12 +68,14 @@ export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuer
       cut AS (SELECT max(at) AS at, max(seq) AS seq FROM (
           SELECT at, seq FROM ${s}.pe_feed_marks WHERE at <= now() - make_interval(secs => $1)
           UNION ALL SELECT now(), ${horizon} WHERE $1 = 0) m),
-      o AS (SELECT seq FROM ${s}.pe_changes WHERE seq < (SELECT seq FROM cut) ORDER BY seq, pos LIMIT $2),
-      d AS (DELETE FROM ${s}.pe_changes WHERE seq = ANY (ARRAY(SELECT DISTINCT seq FROM o)) RETURNING 1),
+      edge AS (SELECT seq FROM ${s}.pe_changes WHERE seq < (SELECT seq FROM cut) ORDER BY seq, pos OFFSET $2 - 1 LIMIT 1),
+      span AS (SELECT (SELECT seq FROM ${s}.pe_changes ORDER BY seq, pos LIMIT 1) AS lo,
+          coalesce((SELECT seq FROM edge), (SELECT seq FROM cut) - 1) AS hi),
+      d AS (DELETE FROM ${s}.pe_changes WHERE seq BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span) RETURNING 1),
       gone AS (DELETE FROM ${s}.pe_feed_marks WHERE at < (SELECT at FROM cut))
     SELECT (SELECT count(*) FROM d)::integer AS deleted,
-      (SELECT count(*) FROM o) = $2 AND EXISTS (SELECT 1 FROM ${s}.pe_changes
-        WHERE seq > (SELECT max(seq) FROM o) AND seq < (SELECT seq FROM cut)) AS more`
+      EXISTS (SELECT 1 FROM edge) AND EXISTS (SELECT 1 FROM ${s}.pe_changes
+        WHERE seq > (SELECT seq FROM edge) AND seq < (SELECT seq FROM cut)) AS more`
   return async function trimChanges(q) {
     const { rows } = await statements.query<{ deleted: number; more: boolean }>(sql, [
       q.olderThanSeconds,
