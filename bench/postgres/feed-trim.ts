@@ -106,9 +106,11 @@ for (const fsync of ['off', 'on'] as const) {
     )
     client.release()
     console.log(`\n### fsync ${fsync} (rows left: trimmed ${left.rows[0].t}, floor ${left.rows[0].f})\n`)
-    console.log('| call | batches | changes deleted | ms per batch (p50) | changes/s | backend CPU ms per change | WAL bytes per change |')
+    console.log(
+      '| call | batches | changes deleted | ms per batch (p50) | changes/s | backend CPU ms per change | WAL bytes per change |',
+    )
     console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |')
-    console.log(row('`trimChanges` (limit ' + LIMIT + ')', trims))
+    console.log(row(`\`trimChanges\` (limit ${LIMIT})`, trims))
     console.log(row('floor: `DELETE … WHERE seq >= $1 AND seq < $2`', floors))
   } finally {
     await pool.end()
