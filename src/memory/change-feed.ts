@@ -1,4 +1,11 @@
-import type { Change, ChangePage, ChangesQuery, TrimChangesQuery, TrimChangesResult } from '../storage/ports'
+import {
+  type Change,
+  type ChangePage,
+  type ChangesQuery,
+  type TrimChangesQuery,
+  type TrimChangesResult,
+  trimBounds,
+} from '../storage/ports'
 import { firstWhere } from './index-buckets'
 import type { MemoryState } from './state'
 
@@ -28,8 +35,8 @@ export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePag
  */
 export function trimChanges(state: MemoryState, query: TrimChangesQuery): TrimChangesResult {
   const { log, logTimes } = state
-  const limit = query.limit ?? 1000
-  const cutoff = Date.now() - query.olderThanSeconds * 1000
+  const { olderThanSeconds, limit } = trimBounds(query)
+  const cutoff = Date.now() - olderThanSeconds * 1000
   const old = (i: number) => i < log.length && (logTimes[i] as number) <= cutoff
   let n = 0
   // A commit's changes are logged together, with one time: past the limit, only the commit being taken finishes.

@@ -1,4 +1,5 @@
 import type { Change, ChangePage, ChangesQuery, TrimChangesQuery, TrimChangesResult } from 'promo-engine/storage'
+import { trimBounds } from '../storage/ports'
 import { feedHorizon } from './feed-numbering'
 import type { Statements } from './statements'
 
@@ -77,10 +78,8 @@ export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuer
       EXISTS (SELECT 1 FROM edge) AND EXISTS (SELECT 1 FROM ${s}.pe_changes
         WHERE seq > (SELECT seq FROM edge) AND seq < (SELECT seq FROM cut)) AS more`
   return async function trimChanges(q) {
-    const { rows } = await statements.query<{ deleted: number; more: boolean }>(sql, [
-      q.olderThanSeconds,
-      q.limit ?? 1000,
-    ])
+    const { olderThanSeconds, limit } = trimBounds(q)
+    const { rows } = await statements.query<{ deleted: number; more: boolean }>(sql, [olderThanSeconds, limit])
     return { deleted: rows[0]?.deleted ?? 0, has_more: rows[0]?.more === true }
   }
 }

@@ -49,4 +49,4 @@ export type {
   TrimChangesResult,
   Write,
 } from './ports'
-export { chooseAlternative, takeOrder } from './ports'
+export { chooseAlternative, takeOrder, trimBounds } from './ports'

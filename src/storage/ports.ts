@@ -1,3 +1,4 @@
+import { EngineError } from '../errors'
 import { parseInstant } from '../rules/zoned-calendar'
 import type { CollectionName, Entity, NaturalKey } from './collections'
 
@@ -363,6 +364,22 @@ export interface TrimChangesQuery {
   olderThanSeconds: number
   /** At most this many changes read per call, oldest first (1 to 10,000; 1,000 by default). */
   limit?: number
+}
+
+/**
+ * A `trimChanges` query as every store applies it: `limit` defaulted to 1,000; a negative or
+ * non-finite age, or a limit that is not a whole number from 1 to 10,000, is a 400 naming the field,
+ * before anything is read or deleted.
+ */
+export function trimBounds(query: TrimChangesQuery): { olderThanSeconds: number; limit: number } {
+  const { olderThanSeconds, limit = 1000 } = query
+  const bad = (path: string, rule: string) =>
+    new EngineError({ code: 400, key: 'invalid_payload', message: 'Invalid payload', details: `${path} ${rule}`, path })
+  if (typeof olderThanSeconds !== 'number' || !Number.isFinite(olderThanSeconds) || olderThanSeconds < 0)
+    throw bad('olderThanSeconds', 'must be a number of seconds, 0 or more')
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw bad('limit', 'must be a whole number from 1 to 10,000')
+  return { olderThanSeconds, limit }
 }
 
 /** What one call of `trimChanges` deleted, and whether to call again. */

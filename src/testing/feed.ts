@@ -61,6 +61,16 @@ export async function trimmedFeed(store: Store): Promise<void> {
     (await store.changes(after === undefined ? {} : { after })).data.map((x) => [x.seq, x.id])
   assert.deepEqual(await store.trimChanges({ olderThanSeconds: 3600 }), { deleted: 0, has_more: false })
   assert.equal((await seqs()).length, 4, 'nothing an hour old: nothing goes')
+  // Bad bounds are refused before anything goes (a limit of 0 would never finish a loop on has_more).
+  for (const [bad, path] of [
+    [{ olderThanSeconds: -1 }, 'olderThanSeconds'],
+    [{ olderThanSeconds: Number.NaN }, 'olderThanSeconds'],
+    [{ olderThanSeconds: 0, limit: 0 }, 'limit'],
+    [{ olderThanSeconds: 0, limit: 1.5 }, 'limit'],
+  ] as const) {
+    await assert.rejects(() => store.trimChanges(bad), { code: 400, key: 'invalid_payload', path })
+  }
+  assert.equal((await seqs()).length, 4, 'refused: nothing goes')
   // A limit of one change still takes the oldest commit whole, and says the next is old enough too.
   assert.deepEqual(await store.trimChanges({ olderThanSeconds: 0, limit: 1 }), { deleted: 2, has_more: true })
   assert.deepEqual(await seqs(), [
