@@ -55,9 +55,9 @@ export function feedPages(s: string, statements: Statements): (q?: ChangesQuery)
 }
 
 /**
- * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement. Every call records a
- * mark, its time and the readers' horizon then: every change below that position had committed by that
- * time. The changes below the newest mark made `olderThanSeconds` ago or earlier are old enough; the
+ * A store's `trimChanges()` (docs/postgres.md#trimming-the-feed), one statement. A call records a mark
+ * (at most one a second, however often a loop calls), its time and the readers' horizon then: every
+ * change below that position had committed by that time. The changes below the newest mark made `olderThanSeconds` ago or earlier are old enough; the
  * oldest `limit` of them go, each commit whole: the position of the `limit`-th, read through the
  * primary key, bounds one range delete (two bounds, so a generic plan takes the index). The marks
  * older than that one go with them (the newest mark always stays: `migrate()` keeps new positions
@@ -65,7 +65,8 @@ export function feedPages(s: string, statements: Statements): (q?: ChangesQuery)
  */
 export function feedTrim(s: string, statements: Statements): (q: TrimChangesQuery) => Promise<TrimChangesResult> {
   const horizon = feedHorizon(s)
-  const sql = `WITH mark AS (INSERT INTO ${s}.pe_feed_marks VALUES (now(), ${horizon}) ON CONFLICT (at) DO NOTHING),
+  const sql = `WITH mark AS (INSERT INTO ${s}.pe_feed_marks SELECT now(), ${horizon}
+        WHERE NOT EXISTS (SELECT 1 FROM ${s}.pe_feed_marks WHERE at > now() - interval '1 second') ON CONFLICT (at) DO NOTHING),
       cut AS (SELECT max(at) AS at, max(seq) AS seq FROM (
           SELECT at, seq FROM ${s}.pe_feed_marks WHERE at <= now() - make_interval(secs => $1)
           UNION ALL SELECT now(), ${horizon} WHERE $1 = 0) m),
