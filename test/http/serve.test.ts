@@ -115,7 +115,7 @@ describe('the server (packages/server)', () => {
       startServer({
         asyncIntervalMs: 0,
         purgeIntervalMs: 5,
-        env: { ...env, PROMO_CHANGE_FEED_RETENTION_SECONDS: retention },
+        env: { ...env, PROMO_CHANGE_FEED_RETENTION_SECONDS: retention, PROMO_METRICS_TOKEN: 'm'.repeat(32) },
       })
     const trimming = await start('3600')
     const keeping = await start('0')
@@ -129,7 +129,8 @@ describe('the server (packages/server)', () => {
         expect(created.status).toBe(200)
       }
       const feed = (s: RunningServer) => engineContext(s.engine).store.changes()
-      expect((await feed(trimming)).data.length).toBeGreaterThan(0)
+      const before = (await feed(trimming)).data.length
+      expect(before).toBeGreaterThan(0)
       // Two hours on (the memory store dates its commits by the system's clock).
       vi.useFakeTimers({ toFake: ['Date'] })
       vi.setSystemTime(Date.now() + 2 * 3600_000)
@@ -137,6 +138,13 @@ describe('the server (packages/server)', () => {
         () => feed(trimming),
         (page) => page.data.length === 0,
       )
+      // Counted in the metrics (the token serves them on the main port).
+      const counted = new RegExp(`^promo_engine_feed_trimmed_changes_total ${before}$`, 'm')
+      const metrics = () =>
+        fetch(`${trimming.url}/metrics`, { headers: { Authorization: `Bearer ${'m'.repeat(32)}` } }).then((r) =>
+          r.text(),
+        )
+      expect(await eventually(metrics, (text) => counted.test(text))).toMatch(counted)
       const kept = (await feed(keeping)).data.length
       expect(kept).toBeGreaterThan(0)
       // The other server purged meanwhile too (every 5 ms), and kept its feed.

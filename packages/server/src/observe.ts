@@ -74,6 +74,11 @@ export function createMetrics(sources: {
     labelNames: ['task'] as const,
     registers: [registry],
   })
+  const feedTrimmed = new Counter({
+    name: 'promo_engine_feed_trimmed_changes_total',
+    help: 'Changes the purge trimmed from the change feed, past PROMO_CHANGE_FEED_RETENTION_SECONDS',
+    registers: [registry],
+  })
   const poolWait = new Histogram({
     name: 'promo_engine_db_pool_wait_seconds',
     help: 'Time a statement waited for a connection of the pool (every connection taken: requests queue here)',
@@ -137,6 +142,9 @@ export function createMetrics(sources: {
     },
     poolWait(seconds: number) {
       poolWait.observe(seconds)
+    },
+    feedTrimmed(changes: number) {
+      feedTrimmed.inc(changes)
     },
     backgroundFailure(task: string, errorKey: string | null) {
       backgroundFailures.inc({ task })

@@ -286,8 +286,8 @@ async function run(
       await engine.asyncActions.runPending()
       if (!options.engine) extra.setPending(await countPending(store))
     }),
-    every(settings.purgeIntervalMs, 'purge', logger, metrics, () =>
-      purgeAll(engine, settings.changeFeedRetentionSeconds),
+    every(settings.purgeIntervalMs, 'purge', logger, metrics, async () =>
+      metrics.feedTrimmed(await purgeAll(engine, settings.changeFeedRetentionSeconds)),
     ),
   ]
   state = 'ready'
@@ -415,14 +415,20 @@ function every(
 
 /**
  * Purges expired records a batch (one commit) at a time until none is left, then, with a retention
- * (seconds; 0: none), the change feed's older commits (docs/http.md#housekeeping).
+ * (seconds; 0: none), the change feed's older commits (docs/http.md#housekeeping). Answers how many
+ * changes it trimmed.
  */
-export async function purgeAll(engine: Engine, feedRetentionSeconds = 0): Promise<void> {
+export async function purgeAll(engine: Engine, feedRetentionSeconds = 0): Promise<number> {
   let more = true
   while (more) more = (await engine.maintenance.purgeExpired()).has_more
-  if (feedRetentionSeconds <= 0) return
-  more = true
-  while (more) more = (await engine.maintenance.trimChangeFeed({ older_than_seconds: feedRetentionSeconds })).has_more
+  let trimmed = 0
+  more = feedRetentionSeconds > 0
+  while (more) {
+    const step = await engine.maintenance.trimChangeFeed({ older_than_seconds: feedRetentionSeconds })
+    trimmed += step.changes
+    more = step.has_more
+  }
+  return trimmed
 }
 
 /** Stops accepting, lets in-flight requests finish for `timeoutMs`, then closes what is left. */
