@@ -31,6 +31,8 @@ function cpuMs(pid: number): number {
 const N = Number(process.env.REPLAY_N ?? 300)
 const ROUNDS = Number(process.env.REPLAY_ROUNDS ?? 6)
 const earlier = process.argv[2]
+/** The schema of the writes by hand (bench/postgres/floor.ts `writesFloorSql`). */
+const HAND = 'hand'
 if (!earlier) throw new Error('usage: commit-replay.ts <earlier dist>')
 
 const server = await startEmbedded({ track_functions: 'all' })
@@ -46,11 +48,17 @@ try {
   // the earlier build's schema.
   const { payload, inserted, fresh, copyCodeTo } = await captureRedemptionCommit(pool)
   await copyCodeTo('base')
+  // The writes by hand in a schema of their own (this checkout's tables), so that neither build's
+  // tables hold rows the other's do not: the code and the counter rows the payload increments.
+  const { createPostgresStore: ownStore } = await import('../../src/postgres/index')
+  await ownStore({ pool, schema: HAND }).migrate()
+  await copyCodeTo(HAND)
+  await pool.query(`INSERT INTO ${HAND}.counters SELECT * FROM promo_engine.counters`)
   const { insertStatement } = await import('../../src/postgres/commit-statements')
   const { layouts } = await import('../../src/postgres/migrate')
-  const tables = [...layouts('promo_engine').values()]
+  const tables = [...layouts(HAND).values()]
   await pool.query(
-    writesFloorSql('promo_engine', (l) => insertStatement('promo_engine', l as never), tables, JSON.parse(payload)),
+    writesFloorSql(HAND, (l) => insertStatement(HAND, l as never), tables, JSON.parse(payload)),
   )
   console.log(
     `${new Date().toISOString()}; payload ${payload.length} bytes, ${inserted.length} inserts; ${ROUNDS} rounds × ${N} calls per build`,
@@ -66,14 +74,14 @@ try {
       ['floor', []],
       ['writes', []],
     ])
-    const writes = { name: 'r_writes', text: 'SELECT promo_engine.pe_floor_writes($1::jsonb) AS ok' }
+    const writes = { name: 'r_writes', text: `SELECT ${HAND}.pe_floor_writes($1::jsonb) AS ok` }
     for (let i = 0; i < 20; i++) await client.query({ ...writes, values: [fresh()] })
     // The hand-written writes are the commit's: one feed row per entity, every counter row incremented.
     const count = async () =>
       (
         await client.query(
-          `SELECT (SELECT count(*) FROM promo_engine.pe_changes WHERE seq < 0 AND pos >= 1)::int AS f,
-            (SELECT sum(version) FROM promo_engine.counters)::int AS c`,
+          `SELECT (SELECT count(*) FROM ${HAND}.pe_changes WHERE seq < 0 AND pos >= 1)::int AS f,
+            (SELECT sum(version) FROM ${HAND}.counters)::int AS c`,
         )
       ).rows[0] as { f: number; c: number }
     const before = await count()
