@@ -57,9 +57,7 @@ try {
   const { insertStatement } = await import('../../src/postgres/commit-statements')
   const { layouts } = await import('../../src/postgres/migrate')
   const tables = [...layouts(HAND).values()]
-  await pool.query(
-    writesFloorSql(HAND, (l) => insertStatement(HAND, l as never), tables, JSON.parse(payload)),
-  )
+  await pool.query(writesFloorSql(HAND, (l) => insertStatement(HAND, l as never), tables, JSON.parse(payload)))
   console.log(
     `${new Date().toISOString()}; payload ${payload.length} bytes, ${inserted.length} inserts; ${ROUNDS} rounds × ${N} calls per build`,
   )
