@@ -18,12 +18,17 @@ const voucher = (code: string) => ({
   discount: { type: 'AMOUNT' as const, amount_off: 100 },
 })
 
+/** A store on its own schema, migrated, and an engine on it. */
+async function migrated(schema: string) {
+  const store = createPostgresStore({ pool: db.pool, schema })
+  await store.migrate()
+  return { store, engine: createEngine({ store }) }
+}
+
 describe('PostgreSQL store: trimming the change feed', () => {
   it('deletes the commits made long enough ago, whole, and keeps the recent ones', async () => {
     const schema = 'trim_by_age'
-    const store = createPostgresStore({ pool: db.pool, schema })
-    await store.migrate()
-    const engine = createEngine({ store })
+    const { store, engine } = await migrated(schema)
     for (let i = 0; i < 5; i++) await engine.vouchers.create(voucher(`OLD${i}`))
     // A trim now deletes nothing (no mark is an hour old) and marks the feed; that mark made two hours ago.
     expect(await engine.maintenance.trimChangeFeed({ older_than_seconds: 3600 })).toEqual({
@@ -127,9 +132,7 @@ describe('PostgreSQL store: trimming the change feed', () => {
 
   it('numbers new commits above every position handed out, after the whole feed was trimmed and the database restored', async () => {
     const schema = 'trim_restored'
-    const store = createPostgresStore({ pool: db.pool, schema })
-    await store.migrate()
-    const engine = createEngine({ store })
+    const { store, engine } = await migrated(schema)
     await engine.vouchers.create(voucher('A'))
     expect((await engine.maintenance.trimChangeFeed({ older_than_seconds: 0 })).changes).toBeGreaterThan(0)
     expect((await store.changes()).data).toEqual([])
@@ -147,9 +150,7 @@ describe('PostgreSQL store: trimming the change feed', () => {
 
   it('refuses bad input with a clear error and deletes nothing', async () => {
     const schema = 'trim_input'
-    const store = createPostgresStore({ pool: db.pool, schema })
-    await store.migrate()
-    const engine = createEngine({ store })
+    const { store, engine } = await migrated(schema)
     await engine.vouchers.create(voucher('KEEP'))
     const before = (await store.changes()).data
     for (const [input, path] of [
