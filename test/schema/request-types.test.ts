@@ -6,8 +6,9 @@
  */
 import type * as v from 'valibot'
 import { expectTypeOf, it } from 'vitest'
+import type { backfillInput } from '../../src/operations/admin/backfills'
 import type { objectsExportInput } from '../../src/operations/admin/exports'
-import type { backfillInput, purgeInput, trimInput } from '../../src/operations/admin/maintenance'
+import type { purgeInput, trimInput } from '../../src/operations/admin/housekeeping'
 import type {
   applicationInput,
   authenticateInput,
