@@ -156,6 +156,41 @@ describe('the server (packages/server)', () => {
       await keeping.close()
     }
   })
+
+  it('stops a trim with more to go at shutdown, after the batch in hand', async () => {
+    // A feed whose trim never ends (a first trim of millions of changes): each call answers has_more.
+    const store = createMemoryStore()
+    let trims = 0
+    const engine = createEngine({
+      authentication: 'keys',
+      store: {
+        ...store,
+        async trimChanges() {
+          trims++
+          await new Promise((resolve) => setTimeout(resolve, 1))
+          return { deleted: 1000, has_more: true }
+        },
+      },
+    })
+    const s = await startServer({
+      env: { ...env, PROMO_CHANGE_FEED_RETENTION_SECONDS: '3600' },
+      engine,
+      asyncIntervalMs: 0,
+      purgeIntervalMs: 5,
+    })
+    try {
+      await eventually(
+        async () => trims,
+        (n) => n >= 3,
+      )
+    } finally {
+      // Without the stop reaching the loop, this would wait for ever.
+      await s.close()
+    }
+    const after = trims
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(trims).toBe(after)
+  })
 })
 
 describe("the server's admission (docs/http.md#admission)", () => {

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFINITIONS } from '../../packages/server/src/settings'
+import { DEFINITIONS } from '../../packages/server/src/setting-definitions'
 import { type Embedded, freePort, startEmbedded } from '../postgres/embedded'
 
 /**

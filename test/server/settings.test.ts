@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFINITIONS, helpText, readSettings, SettingError } from '../../packages/server/src/settings'
+import { DEFINITIONS, helpText } from '../../packages/server/src/setting-definitions'
+import { readSettings, SettingError } from '../../packages/server/src/settings'
 
 /** `promo-engine serve`'s settings as the CLI reads them: flags over the environment over defaults. */
 describe('the server settings (packages/server/src/settings.ts)', () => {

@@ -4,9 +4,10 @@ import pg from 'pg'
 import { createEngine } from '../../../src'
 import { createPostgresStore } from '../../../src/postgres'
 import { StartError } from './keys'
-import { createLogger } from './observe'
-import { describe, startServer } from './server'
-import { helpText, readSettings, SettingError } from './settings'
+import { createLogger, describe } from './observe'
+import { startServer } from './server'
+import { helpText } from './setting-definitions'
+import { readSettings, SettingError } from './settings'
 
 /**
  * `promo-engine serve | migrate | rotate-secret <app_id>` (docs/http.md#deploying). A wrong setting or

@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
+import type { Logger } from 'pino'
 import type { Engine } from '../../../src'
-import type { KeyPair } from './settings'
+import { describe } from './observe'
+import type { KeyPair, Settings } from './settings'
 
 export type Family = 'server' | 'client' | 'management'
 export type Keys = Record<Family, KeyPair>
@@ -135,4 +137,34 @@ export async function ensureApplication(
       `${v.secret} is not the secret stored for ${family} application ${pair.app_id} (${v.id}), or that id belongs to another kind of application; to give it a new secret run: promo-engine rotate-secret ${pair.app_id}`,
     )
   }
+}
+
+/**
+ * The three applications registered at start (or found, on a restart) with their keys: from the
+ * settings, else the keys file; a server started without one (programmatic use) makes keys it keeps
+ * in memory only.
+ */
+export async function startApplications(engine: Engine, settings: Settings, logger: Logger): Promise<Keys> {
+  const { keys, file } =
+    settings.keysFile === null
+      ? {
+          keys: Object.fromEntries(FAMILIES.map((f) => [f, settings.keys[f] ?? newKeyPair(f)])) as Keys,
+          file: null,
+        }
+      : resolveKeys(settings.keys, settings.keysFile)
+  for (const family of FAMILIES) {
+    const source =
+      settings.keys[family] !== undefined ? KEY_VARIABLES[family].secret : `the keys file ${file?.path ?? ''}`
+    try {
+      const outcome = await ensureApplication(engine, family, keys[family], settings.clientOrigins)
+      logger.info({ family, app_id: keys[family].app_id, outcome, source }, 'application keys')
+    } catch (error) {
+      if (error instanceof StartError) throw new StartError(error.message.replace(KEY_VARIABLES[family].secret, source))
+      throw new StartError(`the ${family} application cannot be registered: ${describe(error)}`)
+    }
+  }
+  if (file?.written)
+    logger.warn({ keys_file: file.path }, 'application keys created and written to the keys file (mode 0600)')
+  else if (file) logger.info({ keys_file: file.path }, 'application keys read from the keys file')
+  return keys
 }

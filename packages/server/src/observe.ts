@@ -1,6 +1,6 @@
 import pino, { type Logger } from 'pino'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
-import type { LogLevel } from './settings'
+import type { LogLevel } from './setting-definitions'
 
 /**
  * Logs and metrics of the server (docs/http.md#deploying). Metric labels come from route templates,
@@ -186,4 +186,16 @@ export function timeConnections(pool: Connecting, observe: (seconds: number) => 
       },
     )
   }) as Connecting['connect']
+}
+
+/** A failure's error key (an `EngineError`'s), for logs and metrics labels; null for any other. */
+export function errorKey(error: unknown): string | null {
+  const key = (error as { key?: unknown } | null)?.key
+  return typeof key === 'string' ? key : null
+}
+
+/** A failure in one line for a log or a start-up message: its key or name, and its message. */
+export function describe(error: unknown): string {
+  if (error instanceof Error) return `${errorKey(error) ?? error.name}: ${error.message}`.slice(0, 300)
+  return String(error).slice(0, 300)
 }

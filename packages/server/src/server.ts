@@ -8,8 +8,9 @@ import { createEngine, createMemoryStore, type Engine, type EngineOptions, type 
 import { type Answered, createFetchHandler } from '../../../src/http'
 import { createPostgresStore, type PostgresStore, planGenerically } from '../../../src/postgres'
 import { type Admission, createAdmission } from './admission'
-import { ensureApplication, type Family, KEY_VARIABLES, type Keys, resolveKeys, StartError } from './keys'
-import { createLogger, createMetrics, type Metrics, timeConnections } from './observe'
+import { countPending, every, purgeAll } from './background'
+import { type Keys, StartError, startApplications } from './keys'
+import { createLogger, createMetrics, describe, type Metrics, timeConnections } from './observe'
 import { readSettings, type Settings } from './settings'
 import { createTracer, type Tracer } from './trace'
 
@@ -236,7 +237,7 @@ async function run(
       ...(settings.filesSecret === undefined ? {} : { filesSecret: settings.filesSecret }),
       ...options.engineOptions,
     })
-  const keys = await applications(engine, settings, logger)
+  const keys = await startApplications(engine, settings, logger)
   const requestId = (request: Request) => {
     const given = settings.trustProxy ? request.headers.get('X-Request-Id') : null
     return given !== null && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replaceAll('-', '')}`
@@ -286,8 +287,8 @@ async function run(
       await engine.asyncActions.runPending()
       if (!options.engine) extra.setPending(await countPending(store))
     }),
-    every(settings.purgeIntervalMs, 'purge', logger, metrics, async () =>
-      metrics.feedTrimmed(await purgeAll(engine, settings.changeFeedRetentionSeconds)),
+    every(settings.purgeIntervalMs, 'purge', logger, metrics, async (signal) =>
+      metrics.feedTrimmed(await purgeAll(engine, settings.changeFeedRetentionSeconds, signal)),
     ),
   ]
   state = 'ready'
@@ -310,39 +311,6 @@ async function run(
   }
 }
 
-async function applications(engine: Engine, settings: Settings, logger: Logger): Promise<Keys> {
-  const { keys, file } =
-    settings.keysFile === null
-      ? {
-          keys: Object.fromEntries(
-            (['server', 'client', 'management'] as const).map((f) => [f, settings.keys[f] ?? generated(f)]),
-          ) as Keys,
-          file: null,
-        }
-      : resolveKeys(settings.keys, settings.keysFile)
-  for (const family of ['server', 'client', 'management'] as const) {
-    const source =
-      settings.keys[family] !== undefined ? KEY_VARIABLES[family].secret : `the keys file ${file?.path ?? ''}`
-    try {
-      const outcome = await ensureApplication(engine, family, keys[family], settings.clientOrigins)
-      logger.info({ family, app_id: keys[family].app_id, outcome, source }, 'application keys')
-    } catch (error) {
-      if (error instanceof StartError) throw new StartError(error.message.replace(KEY_VARIABLES[family].secret, source))
-      throw new StartError(`the ${family} application cannot be registered: ${describe(error)}`)
-    }
-  }
-  if (file?.written)
-    logger.warn({ keys_file: file.path }, 'application keys created and written to the keys file (mode 0600)')
-  else if (file) logger.info({ keys_file: file.path }, 'application keys read from the keys file')
-  return keys
-}
-
-function generated(family: Family) {
-  const bytes = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n)))
-  const prefix = { server: 'app_', client: 'client_', management: 'mgmt_' }[family]
-  return { app_id: `${prefix}${bytes(12).toString('hex')}`, secret: bytes(32).toString('base64url') }
-}
-
 /** The store with its commits counted by outcome (metrics): everything else passes through. */
 function counted(store: Store, metrics: Metrics): Store {
   return new Proxy(store, {
@@ -356,79 +324,6 @@ function counted(store: Store, metrics: Metrics): Store {
       }
     },
   })
-}
-
-async function countPending(store: Store): Promise<number> {
-  const page = await store.async_actions.list({
-    where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] } },
-    limit: 1,
-  })
-  return page.total
-}
-
-/**
- * Background work on a timer, one run at a time. A failure streak is logged once when it starts and
- * once when it ends (never a stack trace per tick), and the timer backs off to a minute meanwhile.
- * Returns the function that stops it, resolving once a run under way has finished.
- */
-function every(
-  intervalMs: number,
-  task: string,
-  logger: Logger,
-  metrics: Metrics,
-  work: () => Promise<unknown>,
-): () => Promise<void> {
-  if (intervalMs <= 0) return async () => {}
-  let failures = 0
-  let stopped = false
-  let running: Promise<void> | undefined
-  let timer: NodeJS.Timeout | undefined
-  const schedule = () => {
-    if (stopped) return
-    const delay = failures === 0 ? intervalMs : Math.min(intervalMs * 2 ** failures, Math.max(intervalMs, 60_000))
-    timer = setTimeout(tick, delay)
-    timer.unref()
-  }
-  const tick = () => {
-    running = work().then(
-      () => {
-        if (failures > 0) logger.info({ task, failures }, 'background task recovered')
-        failures = 0
-      },
-      (error: unknown) => {
-        failures++
-        metrics.backgroundFailure(task, errorKey(error))
-        if (failures === 1) {
-          logger.warn({ task, error_key: errorKey(error), error: describe(error) }, 'background task failing')
-        }
-      },
-    )
-    running.finally(schedule)
-  }
-  schedule()
-  return async () => {
-    stopped = true
-    clearTimeout(timer)
-    await running
-  }
-}
-
-/**
- * Purges expired records a batch (one commit) at a time until none is left, then, with a retention
- * (seconds; 0: none), the change feed's older commits (docs/http.md#housekeeping). Answers how many
- * changes it trimmed.
- */
-export async function purgeAll(engine: Engine, feedRetentionSeconds = 0): Promise<number> {
-  let more = true
-  while (more) more = (await engine.maintenance.purgeExpired()).has_more
-  let trimmed = 0
-  more = feedRetentionSeconds > 0
-  while (more) {
-    const step = await engine.maintenance.trimChangeFeed({ older_than_seconds: feedRetentionSeconds })
-    trimmed += step.changes
-    more = step.has_more
-  }
-  return trimmed
 }
 
 /** Stops accepting, lets in-flight requests finish for `timeoutMs`, then closes what is left. */
@@ -486,14 +381,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error('timed out')), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
-}
-
-function errorKey(error: unknown): string | null {
-  const key = (error as { key?: unknown } | null)?.key
-  return typeof key === 'string' ? key : null
-}
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) return `${errorKey(error) ?? error.name}: ${error.message}`.slice(0, 300)
-  return String(error).slice(0, 300)
 }
