@@ -32,7 +32,8 @@ import { AMOUNT_OFF, oneLineRedemption } from './one-line'
  * the pool's `application_name`), per operation. The pool runs the session setting the build asks of
  * its connections (`planGenerically`, docs/postgres.md#plan-caching), as near-floor.ts's workers do;
  * the operation is theirs too: the same customer and the same code at every call. KINDS (both)
- * picks the operations, e.g. KINDS=redeem.
+ * picks the operations, e.g. KINDS=redeem. A build written `dist@/path/to/node` runs its processes on
+ * that Node.js binary: `dist dist@/opt/node24/bin/node` compares two Node versions on one build.
  */
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5)
@@ -190,9 +191,10 @@ async function child(dist: string, kind: string, url: string, schema: string): P
   await pool.end()
 }
 
-function run(env: Record<string, string>, args: string[]): Promise<Out> {
+function run(env: Record<string, string>, args: string[], execPath?: string): Promise<Out> {
   return new Promise((done, fail) => {
     const p = fork(fileURLToPath(import.meta.url), ['--child', ...args], {
+      ...(execPath === undefined ? {} : { execPath }),
       execArgv: ['--import', 'tsx', '--expose-gc'],
       silent: true,
       env: { ...process.env, ...env },
@@ -234,7 +236,9 @@ async function main(dists: string[]): Promise<void> {
         const order = dists.map((_, i) => dists[(i + round) % dists.length] as string)
         for (const dist of order) {
           const schema = `b${dists.indexOf(dist)}`
-          const out = await run({}, [dist, kind, server.url, schema])
+          // `dist@/path/to/node`: that build on another Node.js (the same build on two Node versions).
+          const [path, node] = dist.split('@') as [string, string | undefined]
+          const out = await run({}, [path, kind, server.url, schema], node)
           const byBuild = results[kind] ?? {}
           results[kind] = byBuild
           byBuild[dist] = [...(byBuild[dist] ?? []), out]
