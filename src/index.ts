@@ -29,6 +29,7 @@ export {
   type RoundingMode,
   roundToUnit,
 } from './money'
+export type { RunPendingCallOptions } from './operations/admin/async-actions'
 export type { ApplicationCredentials, Headers, OAuthToken, Principal } from './operations/admin/auth'
 export type { FileLinkQuery } from './operations/admin/files'
 export type { BackfillSummary, PurgeSummary, TrimSummary } from './operations/admin/maintenance'

@@ -149,11 +149,18 @@ const idempotencyKey = v.optional(v.string('must be a string'))
 /** `CallOptions` (src/call-options.ts). */
 const callOptions = v.strictObject({ idempotencyKey })
 
-/** Per-call options beyond `CallOptions`: the family calling, which the HTTP handler passes. */
+/**
+ * Per-call options beyond `CallOptions`: the family calling, which the HTTP handler passes; the
+ * signal that stops a run of async actions, which a host's worker passes.
+ */
 const EXTRA_OPTIONS: Readonly<Record<string, v.GenericSchema>> = {
   'qualifications.checkEligibility': v.strictObject({
     idempotencyKey,
     side: v.optional(v.picklist(['server', 'client'], 'must be server or client')),
+  }),
+  'asyncActions.runPending': v.strictObject({
+    idempotencyKey,
+    signal: v.optional(v.instance(AbortSignal, 'must be an AbortSignal')),
   }),
 }
 

@@ -140,6 +140,9 @@ function visit(walk: Walk, value: unknown, parent: Frame | undefined, key: strin
       break
     case 'object':
       if (value === null) add(walk, 4, value, parent, key, depth)
+      // The one value of an argument's first level that is not JSON: a per-call option's signal
+      // (`asyncActions.runPending`), which the options' schema checks (src/schema/arguments.ts).
+      else if (depth === 1 && key === 'signal' && value instanceof AbortSignal) return
       else walk.stack.push(open(walk, value, parent, key, depth))
       return
   }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type RunningServer, startServer } from '../../packages/server/src/server'
 import { createEngine, createMemoryStore } from '../../src'
 import { engineContext } from '../../src/engine'
+import { continueLater, enqueue, registerAsyncHandler } from '../../src/operations/kernel/jobs'
+import { mutate } from '../../src/operations/kernel/unit-of-work'
 import { manualClock } from '../support/engine'
 
 /** The server's own jobs: keys from the environment, background async actions, downloads. */
@@ -190,6 +192,34 @@ describe('the server (packages/server)', () => {
     const after = trims
     await new Promise((resolve) => setTimeout(resolve, 30))
     expect(trims).toBe(after)
+  })
+
+  it('stops an async action of many steps at shutdown, after the step in hand, its cursor kept', async () => {
+    // An action whose steps never end (an export of a huge campaign), each step a commit.
+    const engine = createEngine({ authentication: 'keys', store: createMemoryStore() })
+    const ctx = engineContext(engine)
+    let steps = 0
+    registerAsyncHandler(ctx, 'test.endless', async (_tx, action) => {
+      steps++
+      return continueLater(((action.state as number | undefined) ?? 0) + 1)
+    })
+    const action = await mutate(ctx, async (tx) => enqueue(tx, 'test.endless', null))
+    const s = await startServer({ env, engine, asyncIntervalMs: 5, purgeIntervalMs: 0 })
+    try {
+      await eventually(
+        async () => steps,
+        (n) => n >= 3,
+      )
+    } finally {
+      await s.close()
+    }
+    const after = steps
+    await new Promise((resolve) => setTimeout(resolve, 30))
+    expect(steps).toBe(after)
+    // Every step done committed its cursor, and no claim is left to wait out.
+    const stored = (await ctx.store.async_actions.get(action.id))?.value
+    expect(stored).toMatchObject({ status: 'IN_PROGRESS', state: after })
+    expect(stored).not.toHaveProperty('claimed_until')
   })
 })
 

@@ -283,8 +283,8 @@ async function run(
   }
 
   background = [
-    every(settings.asyncIntervalMs, 'async_actions', logger, metrics, async () => {
-      await engine.asyncActions.runPending()
+    every(settings.asyncIntervalMs, 'async_actions', logger, metrics, async (signal) => {
+      await engine.asyncActions.runPending({ signal })
       if (!options.engine) extra.setPending(await countPending(store))
     }),
     every(settings.purgeIntervalMs, 'purge', logger, metrics, async (signal) =>

@@ -5,6 +5,15 @@ import { parse } from '../../schema/parse'
 import { type RunSummary, runPending } from '../kernel/jobs'
 import { type Context, must } from '../kernel/unit-of-work'
 
+/** `runPending`'s options: the call's, and a signal that stops the run between two steps of work. */
+export interface RunPendingCallOptions extends CallOptions {
+  /**
+   * Aborted, the run starts no further action, and an action of several steps (an export) stops
+   * after the step in hand, its cursor committed, free for the next run (docs/http.md#stopping-a-run).
+   */
+  signal?: AbortSignal | undefined
+}
+
 export function asyncActions(ctx: Context) {
   return {
     async get(id: string, _options?: CallOptions): Promise<AsyncActionResponse> {
@@ -17,8 +26,8 @@ export function asyncActions(ctx: Context) {
      * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
      * in its own commit (`runPending`, docs/storage.md#claims).
      */
-    runPending(_options?: CallOptions): Promise<RunSummary> {
-      return runPending(ctx)
+    runPending(options?: RunPendingCallOptions): Promise<RunSummary> {
+      return runPending(ctx, options?.signal)
     },
   }
 }

@@ -61,10 +61,12 @@ export interface RunSummary {
 /**
  * Runs every enqueued action due at the clock's now (`run_at` ≤ now), oldest `run_at` first, each
  * in its own commit. A failure marks that action `FAILED` with its message and the run goes on.
+ * With `signal` aborted it starts no further action and leaves one of several steps after the step
+ * in hand (not counted in the summary: it has not ended).
  * Safe to call from several workers: each action is claimed first (docs/storage.md#claims), and a
  * worker that loses the claim skips the action without running its work.
  */
-export async function runPending(ctx: Context): Promise<RunSummary> {
+export async function runPending(ctx: Context, signal?: AbortSignal): Promise<RunSummary> {
   const now = ctx.clock.now().getTime()
   const page = await ctx.store.async_actions.list({
     // IN_PROGRESS: claims whose runner did not finish within its lease are taken again.
@@ -74,15 +76,28 @@ export async function runPending(ctx: Context): Promise<RunSummary> {
   })
   const due = page.data.filter((s) => claimable(s.value, now)).map((s) => s.value)
   const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
+  // Work that spans several commits (an export) runs step by step, each step claimed and committed.
+  // Between two steps the process's other work runs (a memory store's commits never wait for I/O:
+  // without the turn an export would hold the event loop, and a stop, for its whole length), and
+  // told to stop the run stops there: the step's commit ended its claim, so any run goes on.
+  const step = async (id: string): Promise<Outcome | 'stopped'> => {
+    await nextTurn()
+    return signal?.aborted ? 'stopped' : runOne(ctx, id)
+  }
   for (const action of due) {
-    // Work that spans several commits (an export) runs step by step, each step claimed and committed.
-    let outcome = await runOne(ctx, action.id)
-    while (outcome === 'continued') outcome = await runOne(ctx, action.id)
+    let outcome = await step(action.id)
+    while (outcome === 'continued') outcome = await step(action.id)
+    if (outcome === 'stopped') break
     if (outcome === 'skipped') continue
     summary.ran++
     summary[outcome]++
   }
   return summary
+}
+
+/** A turn of the event loop: timers, I/O and other requests run before the promise resolves. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)))
 }
 
 /**
@@ -144,7 +159,9 @@ function finished(action: AsyncAction, status: 'DONE' | 'FAILED', result: unknow
   return { ...rest, status, progress: 100, result, updated_at: at }
 }
 
-async function runOne(ctx: Context, id: string): Promise<'succeeded' | 'failed' | 'skipped' | 'continued'> {
+type Outcome = 'succeeded' | 'failed' | 'skipped' | 'continued'
+
+async function runOne(ctx: Context, id: string): Promise<Outcome> {
   const claimed = await claim(ctx, id)
   if (!claimed) return 'skipped'
   const runCtx = runContext(ctx, claimed.value)

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { engineContext } from '../../../src/engine'
 import { EngineError } from '../../../src/errors'
-import { CLAIM_LEASE_MS, enqueue, registerAsyncHandler } from '../../../src/operations/kernel/jobs'
+import { CLAIM_LEASE_MS, continueLater, enqueue, registerAsyncHandler } from '../../../src/operations/kernel/jobs'
 import { mutate } from '../../../src/operations/kernel/unit-of-work'
 import { testEngine } from '../../support/engine'
 
@@ -171,5 +171,55 @@ describe('claims', () => {
     expect(await first).toEqual({ ran: 0, succeeded: 0, failed: 0 })
     expect(await engine.asyncActions.get(action.id)).toMatchObject({ status: 'DONE', result: { run: 2 } })
     expect((await store.activities.list()).data).toHaveLength(1)
+  })
+
+  it('a run told to stop leaves a long action after the step in hand, free for the next run', async () => {
+    const { engine, store, schedule } = setup()
+    const stopping = new AbortController()
+    const steps: number[] = []
+    // Four steps (an export's chunks); the run is told to stop while it works on the second.
+    registerAsyncHandler(engineContext(engine), 'test.steps', async (tx, action) => {
+      const at = (action.state as number | undefined) ?? 0
+      steps.push(at)
+      tx.emit('test.step', 'cust_1', { at })
+      if (at === 1) stopping.abort()
+      return at < 3 ? continueLater(at + 1) : { steps: at + 1 }
+    })
+    const long = await schedule('test.steps', null, new Date('2026-01-15T09:00:00.000Z'))
+    const next = await schedule('test.echo', 'next')
+    // Neither ended: the long one is part-way, the other not started.
+    expect(await engine.asyncActions.runPending({ signal: stopping.signal })).toEqual({
+      ran: 0,
+      succeeded: 0,
+      failed: 0,
+    })
+    expect(steps).toEqual([0, 1])
+    const left = (await store.async_actions.get(long.id))?.value
+    expect(left).toMatchObject({ status: 'IN_PROGRESS', state: 2 })
+    // Its claim ended with the step's commit: any runner takes it at once, no lease to wait out.
+    expect(left).not.toHaveProperty('claimed_until')
+    expect((await store.async_actions.get(next.id))?.value.status).toBe('ENQUEUED')
+    expect((await store.activities.list()).data.map((a) => a.value.data.at)).toEqual([0, 1])
+    // Already aborted: nothing starts.
+    expect(await engine.asyncActions.runPending({ signal: stopping.signal })).toEqual({
+      ran: 0,
+      succeeded: 0,
+      failed: 0,
+    })
+    expect(steps).toEqual([0, 1])
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 2, succeeded: 2, failed: 0 })
+    expect(steps).toEqual([0, 1, 2, 3])
+    expect(await engine.asyncActions.get(long.id)).toMatchObject({ status: 'DONE', result: { steps: 4 } })
+  })
+
+  it('refuses a signal that is not an AbortSignal, before running anything', async () => {
+    const { engine, schedule } = setup()
+    const action = await schedule('test.echo', 'kept')
+    await expect(engine.asyncActions.runPending({ signal: 'stop' as never })).rejects.toMatchObject({
+      code: 400,
+      key: 'invalid_call_options',
+      path: 'options.signal',
+    })
+    expect((await engine.asyncActions.get(action.id)).status).toBe('ENQUEUED')
   })
 })
