@@ -29,6 +29,26 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   throw new Error('the condition never held')
 }
 
+/**
+ * Closes the server once its background work has done three batches of work that never ends, and
+ * answers how many it did: none after the close (without the stop reaching the loop, the close
+ * would wait for ever).
+ */
+async function stopsAtShutdown(s: RunningServer, done: () => number): Promise<number> {
+  try {
+    await eventually(
+      async () => done(),
+      (n) => n >= 3,
+    )
+  } finally {
+    await s.close()
+  }
+  const after = done()
+  await new Promise((resolve) => setTimeout(resolve, 30))
+  expect(done()).toBe(after)
+  return after
+}
+
 describe('the server (packages/server)', () => {
   it('takes the application keys from the environment', async () => {
     const sdk = VoucherifyServerSide({
@@ -180,18 +200,7 @@ describe('the server (packages/server)', () => {
       asyncIntervalMs: 0,
       purgeIntervalMs: 5,
     })
-    try {
-      await eventually(
-        async () => trims,
-        (n) => n >= 3,
-      )
-    } finally {
-      // Without the stop reaching the loop, this would wait for ever.
-      await s.close()
-    }
-    const after = trims
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    expect(trims).toBe(after)
+    await stopsAtShutdown(s, () => trims)
   })
 
   it('stops an async action of many steps at shutdown, after the step in hand, its cursor kept', async () => {
@@ -205,17 +214,7 @@ describe('the server (packages/server)', () => {
     })
     const action = await mutate(ctx, async (tx) => enqueue(tx, 'test.endless', null))
     const s = await startServer({ env, engine, asyncIntervalMs: 5, purgeIntervalMs: 0 })
-    try {
-      await eventually(
-        async () => steps,
-        (n) => n >= 3,
-      )
-    } finally {
-      await s.close()
-    }
-    const after = steps
-    await new Promise((resolve) => setTimeout(resolve, 30))
-    expect(steps).toBe(after)
+    const after = await stopsAtShutdown(s, () => steps)
     // Every step done committed its cursor, and no claim is left to wait out.
     const stored = (await ctx.store.async_actions.get(action.id))?.value
     expect(stored).toMatchObject({ status: 'IN_PROGRESS', state: after })
