@@ -58,11 +58,17 @@ export function every(
  * the next run goes on from where this one stopped.
  */
 export async function purgeAll(engine: Engine, feedRetentionSeconds = 0, signal?: AbortSignal): Promise<number> {
+  // A turn of the event loop before each batch: the memory store's batches wait for no I/O, and
+  // without it a long purge would hold the process (its requests, a stop) until it ended.
+  const goOn = async (more: boolean) => {
+    await new Promise((resolve) => setImmediate(resolve))
+    return more && !signal?.aborted
+  }
   let more = true
-  while (more && !signal?.aborted) more = (await engine.maintenance.purgeExpired()).has_more
+  while (await goOn(more)) more = (await engine.maintenance.purgeExpired()).has_more
   let trimmed = 0
   more = feedRetentionSeconds > 0
-  while (more && !signal?.aborted) {
+  while (await goOn(more)) {
     const step = await engine.maintenance.trimChangeFeed({ older_than_seconds: feedRetentionSeconds })
     trimmed += step.changes
     more = step.has_more
