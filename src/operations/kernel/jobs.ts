@@ -68,14 +68,31 @@ export interface RunSummary {
  */
 export async function runPending(ctx: Context, signal?: AbortSignal): Promise<RunSummary> {
   const now = ctx.clock.now().getTime()
-  const page = await ctx.store.async_actions.list({
-    // IN_PROGRESS: claims whose runner did not finish within its lease are taken again.
-    where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] }, run_at: { before: new Date(now + 1).toISOString() } },
-    order: { field: 'run_at', direction: 'asc' },
-    count: false,
-  })
-  const due = page.data.filter((s) => claimable(s.value, now)).map((s) => s.value)
   const summary: RunSummary = { ran: 0, succeeded: 0, failed: 0 }
+  // A page of due actions at a time, each page after the last one's place in `run_at` order (where it
+  // stays once run): a backlog of any size (a day of pending points after an outage) is read in
+  // pages as it is worked through, never at once.
+  let after: string | undefined
+  for (;;) {
+    const page = await ctx.store.async_actions.list({
+      // IN_PROGRESS: claims whose runner did not finish within its lease are taken again.
+      where: { status: { in: ['ENQUEUED', 'IN_PROGRESS'] }, run_at: { before: new Date(now + 1).toISOString() } },
+      order: { field: 'run_at', direction: 'asc' },
+      limit: DUE_PAGE,
+      count: false,
+      ...(after === undefined ? {} : { starting_after_id: after }),
+    })
+    const due = page.data.filter((s) => claimable(s.value, now)).map((s) => s.value)
+    if (!(await runDue(ctx, due, summary, signal)) || page.data.length < DUE_PAGE) return summary
+    after = page.data[page.data.length - 1]?.value.id
+  }
+}
+
+/** Due actions read per store call by `runPending`. */
+export const DUE_PAGE = 100
+
+/** Runs the due actions of a page in turn, counting them; false once told to stop. */
+async function runDue(ctx: Context, due: AsyncAction[], summary: RunSummary, signal?: AbortSignal): Promise<boolean> {
   // Work that spans several commits (an export) runs step by step, each step claimed and committed.
   // Between two steps the process's other work runs (a memory store's commits never wait for I/O:
   // without the turn an export would hold the event loop, and a stop, for its whole length), and
@@ -87,12 +104,12 @@ export async function runPending(ctx: Context, signal?: AbortSignal): Promise<Ru
   for (const action of due) {
     let outcome = await step(action.id)
     while (outcome === 'continued') outcome = await step(action.id)
-    if (outcome === 'stopped') break
+    if (outcome === 'stopped') return false
     if (outcome === 'skipped') continue
     summary.ran++
     summary[outcome]++
   }
-  return summary
+  return true
 }
 
 /** A turn of the event loop: timers, I/O and other requests run before the promise resolves. */

@@ -222,4 +222,21 @@ describe('claims', () => {
     })
     expect((await engine.asyncActions.get(action.id)).status).toBe('ENQUEUED')
   })
+
+  it('reads a backlog of due actions a page at a time, and runs every one of it once', async () => {
+    const { engine, store, schedule } = setup()
+    const ids: string[] = []
+    // 250 due actions, half of them due at the same instant (a day of pending points after an outage).
+    for (let i = 0; i < 250; i++) {
+      const runAt = i % 2 === 0 ? new Date('2026-01-15T09:00:00.000Z') : new Date(Date.UTC(2026, 0, 15, 8, 0, i))
+      ids.push((await schedule('test.echo', i, runAt)).id)
+    }
+    const list = vi.spyOn(store.async_actions, 'list')
+    expect(await engine.asyncActions.runPending()).toEqual({ ran: 250, succeeded: 250, failed: 0 })
+    const pages = list.mock.results.map((r) => (r.value as Promise<{ data: unknown[] }>).then((p) => p.data.length))
+    expect(await Promise.all(pages)).toEqual([100, 100, 50])
+    const statuses = await Promise.all(ids.map(async (id) => (await engine.asyncActions.get(id)).status))
+    expect(new Set(statuses)).toEqual(new Set(['DONE']))
+    expect((await store.activities.list()).data).toHaveLength(250)
+  })
 })
