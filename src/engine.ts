@@ -38,6 +38,7 @@ import { LOYALTY_CODES_ACTION, loyaltyCodesFailure, loyaltyCodesHandler } from '
 import { PENDING_POINTS_ACTION, POINTS_EXPIRY_ACTION } from './operations/loyalty/points-ledger'
 import { rewards } from './operations/loyalty/rewards'
 import { pendingPointsHandler, pointsExpiryHandler, tierExpiryHandler } from './operations/loyalty/scheduled-points'
+import { TIERS_REFRESH_ACTION, tiersRefreshHandler } from './operations/loyalty/tier-refresh'
 import { referrals } from './operations/referrals/referrals'
 import { customers } from './operations/shop/customers'
 import { events } from './operations/shop/events'
@@ -289,6 +290,7 @@ export function createEngine(options: EngineOptions = {}) {
   registerAsyncHandler(ctx, POINTS_EXPIRY_ACTION, { run: pointsExpiryHandler, datedAtDue: true })
   registerAsyncHandler(ctx, PENDING_POINTS_ACTION, { run: pendingPointsHandler, datedAtDue: true })
   registerAsyncHandler(ctx, TIER_EXPIRY_ACTION, { run: tierExpiryHandler, datedAtDue: true })
+  registerAsyncHandler(ctx, TIERS_REFRESH_ACTION, tiersRefreshHandler)
   const engine = withRaw({
     /** The resolved configuration (no store, no secrets). */
     settings: settingsOf(ctx),

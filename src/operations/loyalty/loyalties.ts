@@ -44,12 +44,13 @@ import { enforceMetadata } from '../kernel/metadata-enforcement'
 import { type Context, must, mutate, Tx, takeLock } from '../kernel/unit-of-work'
 import { resolveCustomer } from '../shop/customer-records'
 import { publicVoucher } from '../vouchers/voucher-records'
-import { afterPointsChanged, joinProgram } from './earn-points'
+import { joinProgram } from './earn-points'
 import { memberTier, primeCampaignTiers } from './member-tiers'
 import { LOYALTY_CODES_ACTION, loyaltyCampaign, memberCard } from './members'
 import { loadCard } from './points-ledger'
 import { assignReward } from './reward-assignments'
 import { redeemReward } from './reward-redemption'
+import { refreshTiersLater } from './tier-refresh'
 
 /** Max earning rules per project (docs/concepts.md#earning-rules). */
 export const MAX_EARNING_RULES = 100
@@ -274,11 +275,8 @@ export function loyalties(ctx: Context) {
           )
         }
         primeCampaignTiers(tx, campaign.value.id, [...existing, ...out])
-        const cards = await tx.store.vouchers.list({ where: { campaign_id: campaign.value.id } })
-        for (const stored of cards.data) {
-          if (stored.value.type !== 'LOYALTY_CARD' || !stored.value.holder_id) continue
-          await afterPointsChanged(tx, campaign.value, await loadCard(tx, stored))
-        }
+        // The members are re-tiered by an async action, a page of cards per commit (tier-refresh.ts).
+        await refreshTiersLater(tx, campaign.value.id)
         return out
       })
     },

@@ -76,3 +76,40 @@ describe("a member's tier under their concurrent paid orders", () => {
     })
   }
 })
+
+describe("a program's tier refresh beside its members' earning", () => {
+  it('30 members earn while the refresh after createTiers runs: every order earns, every member ends in the tier of their points', async () => {
+    const { engine, store } = testEngine()
+    const club = await program(engine)
+    await engine.loyalties.createEarningRule(club.id, [{ event: 'order.paid', loyalty: { type: 'FIXED', points: 50 } }])
+    const ids = Array.from({ length: 30 }, (_, i) => `m${i}`)
+    const paid = (sourceId: string) =>
+      engine.orders.create({ customer: { source_id: sourceId }, status: 'PAID', amount: 1000 })
+    const cards = []
+    for (const id of ids) {
+      cards.push(await member(engine, club.id, id))
+      await paid(id)
+    }
+    await engine.loyalties.createTiers(club.id, [
+      { name: 'Bronze', points: { from: 1, to: 99 } },
+      { name: 'Silver', points: { from: 100 } },
+    ])
+    // The refresh (Bronze for everyone at 50 points) and a second order each (100 points: Silver) at once.
+    const [run, ...orders] = await Promise.all([
+      engine.asyncActions.runPending(),
+      ...ids.map((id) => outcomeOf(() => paid(id))),
+    ])
+    expect(tally(orders)).toEqual({ ok: 30 })
+    // A page that met an order's commit ran again, or went back to the queue for the next run.
+    expect(run?.failed).toBe(0)
+    await engine.asyncActions.runPending()
+    const refresh = (await store.async_actions.list()).data.find(
+      (a) => a.value.type === 'CAMPAIGN.LOYALTY_TIERS_REFRESH',
+    )
+    expect(refresh?.value.status).toBe('DONE')
+    for (const card of cards) {
+      expect((await engine.loyalties.getMember(null, card.id)).loyalty_card?.balance).toBe(100)
+      expect((await engine.loyalties.getMemberTier(null, card.id))?.name).toBe('Silver')
+    }
+  })
+})
