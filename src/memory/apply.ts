@@ -107,7 +107,7 @@ export function apply(state: MemoryState, staged: Map<string, Staged>): Extract<
         ),
       )
     }
-    const at = Date.now()
+    const at = options.clock?.now().getTime() ?? Date.now()
     for (let i = logTimes.length; i < log.length; i++) logTimes.push(at)
     return { ok: true, seq, versions, values, shapes }
   } catch (error) {

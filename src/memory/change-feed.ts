@@ -34,9 +34,9 @@ export function changes(state: MemoryState, query: ChangesQuery = {}): ChangePag
  * ago or earlier, whole commits, about `limit` at most (the last commit taken is taken whole).
  */
 export function trimChanges(state: MemoryState, query: TrimChangesQuery): TrimChangesResult {
-  const { log, logTimes } = state
+  const { log, logTimes, options } = state
   const { olderThanSeconds, limit } = trimBounds(query)
-  const cutoff = Date.now() - olderThanSeconds * 1000
+  const cutoff = (options.clock?.now().getTime() ?? Date.now()) - olderThanSeconds * 1000
   const old = (i: number) => i < log.length && (logTimes[i] as number) <= cutoff
   let n = 0
   // A commit's changes are logged together, with one time: past the limit, only the commit being taken finishes.

@@ -1,4 +1,4 @@
-import type { Change, CollectionName, IndexDeclarations, IndexType } from '../storage/ports'
+import type { Change, Clock, CollectionName, IndexDeclarations, IndexType } from '../storage/ports'
 import { COLLECTIONS, indexesOf, naturalKeysOf } from '../storage/ports'
 import { checkDeclaration, IndexBuckets } from './index-buckets'
 import type { Row } from './pages'
@@ -21,6 +21,12 @@ export interface MemoryStoreOptions {
    * there (a stack overflow, an out-of-memory). The commit must then leave the store as it was.
    */
   faults?: (step: FaultStep) => void
+  /**
+   * The clock the change feed's commit times and its trims read (docs/storage.md#trimming-the-feed):
+   * the system's by default; give it the engine's clock when the engine's is not the system's (a
+   * test's manual clock), so a trim ages the feed as the engine sees time pass.
+   */
+  clock?: Clock
 }
 
 /** What the memory store counts, for tests that assert the cost of an operation without timing it. */

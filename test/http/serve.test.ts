@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http'
 import { VoucherifyServerSide } from '@voucherify/sdk'
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, startServer } from '../../packages/server/src/server'
 import { createEngine, createMemoryStore } from '../../src'
 import { engineContext } from '../../src/engine'
@@ -133,11 +133,14 @@ describe('the server (packages/server)', () => {
   })
 
   it('trims the change feed past its retention with each purge, and keeps it whole with 0', async () => {
+    // One manual clock: the engine's, and so the memory store's, which dates the feed by it.
+    const clock = manualClock()
     const start = (retention: string) =>
       startServer({
         asyncIntervalMs: 0,
         purgeIntervalMs: 5,
         env: { ...env, PROMO_CHANGE_FEED_RETENTION_SECONDS: retention, PROMO_METRICS_TOKEN: 'm'.repeat(32) },
+        engineOptions: { clock },
       })
     const trimming = await start('3600')
     const keeping = await start('0')
@@ -153,9 +156,8 @@ describe('the server (packages/server)', () => {
       const feed = (s: RunningServer) => engineContext(s.engine).store.changes()
       const before = (await feed(trimming)).data.length
       expect(before).toBeGreaterThan(0)
-      // Two hours on (the memory store dates its commits by the system's clock).
-      vi.useFakeTimers({ toFake: ['Date'] })
-      vi.setSystemTime(Date.now() + 2 * 3600_000)
+      // Two hours on.
+      clock.advance(2 * 3600_000)
       await eventually(
         () => feed(trimming),
         (page) => page.data.length === 0,
@@ -173,7 +175,6 @@ describe('the server (packages/server)', () => {
       await new Promise((resolve) => setTimeout(resolve, 50))
       expect((await feed(keeping)).data.length).toBe(kept)
     } finally {
-      vi.useRealTimers()
       await trimming.close()
       await keeping.close()
     }

@@ -226,7 +226,9 @@ async function run(
   closing.push(() => closeServer(server, settings.shutdownTimeoutMs))
   const url = `http://${hostForUrl(settings.host)}:${(server.address() as AddressInfo).port}`
 
-  const plain = extra.store ?? createMemoryStore()
+  // The memory store dates its change feed by the engine's clock (a test's manual one included).
+  const clock = options.engineOptions?.clock
+  const plain = extra.store ?? createMemoryStore(clock === undefined ? {} : { clock })
   const store = counted(extra.tracer ? extra.tracer.store(plain) : plain, metrics)
   const engine =
     options.engine ??
