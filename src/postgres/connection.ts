@@ -143,8 +143,13 @@ export function commitFault(error: unknown): EngineError {
  * statements that connection has prepared.
  */
 interface WireConnection {
+  /** Statements the server has parsed (node-postgres records each at its ParseComplete). */
   parsedStatements: Record<string, string>
-  submittedNamedStatements: Record<string, string>
+  /**
+   * Statements sent but not yet parsed, which pipeline mode needs: node-postgres 8.23 on; absent
+   * before (the peer range starts at 8.11, and `test/postgres/driver-path.test.ts` runs both forms).
+   */
+  submittedNamedStatements?: Record<string, string>
   stream: { cork?: () => void; uncork?: () => void }
   parse(config: { text: string; name: string }): void
   bind(config: { statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void
@@ -200,7 +205,7 @@ export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
     const previous =
       this.name === ''
         ? undefined
-        : (connection.parsedStatements[this.name] ?? connection.submittedNamedStatements[this.name])
+        : (connection.parsedStatements[this.name] ?? connection.submittedNamedStatements?.[this.name])
     if (previous !== undefined && previous !== this.text) {
       return new Error(`Prepared statements must be unique - '${this.name}' was used for a different statement`)
     }
@@ -208,7 +213,8 @@ export class JsonRowQuery implements PromiseLike<unknown[] | undefined> {
     try {
       if (previous === undefined) {
         connection.parse({ text: this.text, name: this.name })
-        if (this.name !== '') connection.submittedNamedStatements[this.name] = this.text
+        if (this.name !== '' && connection.submittedNamedStatements)
+          connection.submittedNamedStatements[this.name] = this.text
       }
       try {
         connection.bind({ statement: this.name, values: this.values, valueMapper: wireValue })

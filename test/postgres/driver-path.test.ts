@@ -2,6 +2,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { createEngine } from '../../src'
 import { createPostgresStore, type PoolLike, type Queryable } from '../../src/postgres'
+import { JsonRowQuery } from '../../src/postgres/connection'
 import { emptySchema, useClonedPool } from './database'
 
 /*
@@ -90,5 +91,30 @@ describe.sequential('the driver path on PostgreSQL', () => {
     } finally {
       await client.end()
     }
+  })
+})
+
+describe("the adapter's query object on node-postgres before 8.23", () => {
+  it('writes to a connection without the registry of statements sent but not yet parsed (8.19 to 8.22)', () => {
+    const sent: string[] = []
+    const connection = {
+      parsedStatements: {} as Record<string, string>,
+      stream: {},
+      parse: () => sent.push('parse'),
+      bind: () => sent.push('bind'),
+      execute: () => sent.push('execute'),
+      sync: () => sent.push('sync'),
+    }
+    expect(new JsonRowQuery('pe_x', 'SELECT 1', []).submit(connection as never)).toBeNull()
+    expect(sent).toEqual(['parse', 'bind', 'execute', 'sync'])
+    // node-postgres records a statement at its ParseComplete: the next use only binds.
+    connection.parsedStatements.pe_x = 'SELECT 1'
+    sent.length = 0
+    expect(new JsonRowQuery('pe_x', 'SELECT 1', []).submit(connection as never)).toBeNull()
+    expect(sent).toEqual(['bind', 'execute', 'sync'])
+    // Another text under a prepared name is refused, as node-postgres refuses it.
+    expect(new JsonRowQuery('pe_x', 'SELECT 2', []).submit(connection as never)?.message).toMatch(
+      /Prepared statements must be unique/,
+    )
   })
 })
